@@ -1,0 +1,123 @@
+// gpucalc: a performance calculator for GPU kernel design. main parses, dispatches through
+// the subcommand table, renders, checks --require, and alone decides the exit code:
+// 0 success, 1 a requirement failed, 2 bad input, 3 measure cannot run here, 4 a device error.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+int fail(const std::string& message, int code) {
+  std::cerr << "gpucalc: " << message << "\n";
+  return code;
+}
+
+// CLI11's messages name the option; add which subcommand and where to read the accepted form.
+std::string parse_error_message(const CLI::ParseError& e, const std::string& subcommand, CLI::App* sub) {
+  std::string what = e.what();
+  std::string where = subcommand.empty() ? "gpucalc --help" : "gpucalc " + subcommand + " --help";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub != nullptr) {
+    // Unknown option: suggest the closest known one.
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : sub->get_options()) {
+      for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
+    }
+    std::string word = what.substr(what.find_last_of(' ') + 1);
+    std::string hint = did_you_mean(word, names);
+    return fmt::format("{}: unknown option '{}'{}; see '{}' for the accepted options", subcommand.empty() ? "gpucalc" : subcommand,
+                       word, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), where);
+  }
+  return fmt::format("{}: {}; see '{}'", subcommand.empty() ? "gpucalc" : subcommand, what, where);
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
+               "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gpucalc 0.1.0");
+  const auto& table = commands();
+  std::vector<Invocation> invocations(table.size());
+  std::vector<CLI::App*> subs;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    CLI::App* sub = app.add_subcommand(table[i].name, table[i].help);
+    if (std::string(table[i].name) != "hw" && std::string(table[i].name) != "measure") {
+      add_common_options(*sub, invocations[i].common);
+    }
+    table[i].add(*sub, invocations[i]);
+    subs.push_back(sub);
+  }
+  std::string subcommand = argc > 1 ? argv[1] : "";
+  CLI::App* current = nullptr;
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (subcommand == table[i].name) current = subs[i];
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::RequiredError& e) {
+    if (current == nullptr) {
+      std::vector<std::string> names;
+      for (const Command& c : table) names.emplace_back(c.name);
+      std::string hint = did_you_mean(subcommand, names);
+      return fail(fmt::format("{}: expected a subcommand, one of {}{}",
+                              subcommand.empty() ? "missing subcommand" : "unknown subcommand '" + subcommand + "'",
+                              fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)),
+                  2);
+    }
+    return fail(parse_error_message(e, subcommand, current), 2);
+  } catch (const CLI::ParseError& e) {
+    if (current == nullptr && !subcommand.empty() && subcommand[0] != '-') {
+      std::vector<std::string> names;
+      for (const Command& c : table) names.emplace_back(c.name);
+      std::string hint = did_you_mean(subcommand, names);
+      return fail(fmt::format("unknown subcommand '{}': expected one of {}{}", subcommand, fmt::join(names, ", "),
+                              hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)),
+                  2);
+    }
+    return fail(parse_error_message(e, subcommand, current), 2);
+  }
+
+  for (std::size_t i = 0; i < table.size(); ++i) {
+    if (!subs[i]->parsed()) continue;
+    Invocation& inv = invocations[i];
+    if (inv.run_custom) return inv.run_custom(inv.common);
+    Format format = parse_format(inv.common.format);
+    std::vector<Requirement> requirements;
+    for (const std::string& text : inv.common.require) requirements.push_back(parse_requirement(text));
+    Gpu gpu = load_gpu(inv.common.gpu);
+    Report report = inv.run(gpu);
+    std::vector<std::string> failures = check_requirements(report, requirements);
+    std::cout << render(report, gpu, format, inv.common.explain);
+    for (const std::string& f : failures) std::cerr << f << "\n";
+    return failures.empty() ? 0 : 1;
+  }
+  return fail("expected a subcommand; see 'gpucalc --help'", 2);
+}
+
+}  // namespace
+}  // namespace gpucalc
+
+int main(int argc, char** argv) {
+  try {
+    return gpucalc::run(argc, argv);
+  } catch (const gpucalc::InputError& e) {
+    return gpucalc::fail(e.what(), 2);
+  } catch (const gpucalc::UnavailableError& e) {
+    return gpucalc::fail(e.what(), 3);
+  } catch (const gpucalc::DeviceError& e) {
+    return gpucalc::fail(e.what(), 4);
+  } catch (const std::exception& e) {
+    return gpucalc::fail(std::string("internal error: ") + e.what(), 5);
+  }
+}

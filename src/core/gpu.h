@@ -1,0 +1,104 @@
+// Hardware profiles: one value type per GPU, read from TOML (hw/*.toml, compiled in, or a file).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucalc {
+
+/// Where a profile value comes from.
+struct Provenance {
+  std::string kind;    // "spec", "measured" or "derived"
+  std::string source;  // document, measurement or derivation
+};
+
+/// The units of work a roofline can be drawn for.
+enum class ComputeUnit { cuda, tensor };
+
+/// A data type for peak FLOP/s and element sizes.
+struct Dtype {
+  std::string name;     // fp32, bf16, ...
+  int bytes;            // element size
+  ComputeUnit default_unit;
+};
+
+/// The dtypes gpucalc knows; unknown names are an input error.
+const std::vector<Dtype>& known_dtypes();
+const Dtype& dtype_by_name(std::string_view name, const std::string& option);
+
+/// One GPU. All sizes in bytes, rates in base units (bytes/s, FLOP/s, Hz), times in seconds.
+struct Gpu {
+  std::string key;   // short name: h100
+  std::string name;  // NVIDIA H100 SXM5 80GB
+  std::vector<std::string> aliases;
+  std::string origin;  // "built-in" or the file it was read from
+  int cc_major = 0;
+  int cc_minor = 0;
+
+  int sm_count = 0;
+  int warp_size = 32;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  int registers_per_sm = 0;
+  int registers_per_block = 0;
+  int max_registers_per_thread = 0;
+  int register_allocation_unit = 0;  // registers per warp are rounded up to this
+  int register_sub_partitions = 0;   // registers are allocated per sub-partition
+  int barriers_per_sm = 0;           // named block barriers (one per block on sm_90)
+
+  std::int64_t shared_memory_per_sm = 0;
+  std::int64_t shared_memory_per_block = 0;        // without opting in
+  std::int64_t shared_memory_per_block_optin = 0;  // the opt-in maximum
+  std::int64_t shared_memory_reserved_per_block = 0;
+  std::int64_t shared_memory_allocation_unit = 0;
+  std::vector<std::int64_t> shared_memory_carveouts;  // the sizes the carveout rounds up to
+
+  std::int64_t l1_size_per_sm = 0;
+  std::int64_t l2_size = 0;
+  std::int64_t memory_size = 0;
+  double memory_bandwidth = 0;  // bytes/s
+  double l2_bandwidth = 0;      // bytes/s
+  std::int64_t dram_granularity = 0;  // bytes DRAM moves for a scattered 32-byte sector
+  double boost_clock = 0;       // Hz
+
+  std::map<std::string, double> peak_cuda;    // dtype -> FLOP/s on the CUDA cores (dense)
+  std::map<std::string, double> peak_tensor;  // dtype -> FLOP/s on the tensor cores (dense)
+
+  double latency_l1_cycles = 0;
+  double latency_shared_cycles = 0;
+  double latency_l2_cycles = 0;
+  double latency_hbm_cycles = 0;
+  double launch_overhead = 0;  // seconds per kernel, back to back
+
+  std::map<std::string, Provenance> provenance;  // field -> where its value comes from
+
+  /// Peak FLOP/s of `unit` for `dtype`; 0 when the unit has no such path.
+  double peak(ComputeUnit unit, const std::string& dtype) const;
+};
+
+/// A profile compiled into the binary.
+struct BuiltinProfile {
+  const char* key;
+  const char* toml;
+};
+const std::vector<BuiltinProfile>& builtin_profiles();
+
+/// Parses profile TOML; `origin` names the file in errors. Throws InputError naming the
+/// field and what was expected when a field is missing or malformed.
+Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
+
+/// Finds a profile by key, alias or path to a .toml file. Unknown names throw InputError
+/// listing the known ones with a "did you mean".
+Gpu load_gpu(const std::string& name_or_path);
+
+/// Keys of the built-in profiles, sorted.
+std::vector<std::string> builtin_gpu_keys();
+
+/// The closest of `candidates` to `word` by edit distance, or "" when none is close.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+}  // namespace gpucalc

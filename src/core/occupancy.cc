@@ -1,0 +1,178 @@
+#include "core/occupancy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+std::int64_t round_up(std::int64_t x, std::int64_t unit) { return (x + unit - 1) / unit * unit; }
+std::int64_t divide_round_up(std::int64_t x, std::int64_t unit) { return (x + unit - 1) / unit; }
+
+void check_input(const OccupancyInput& in, const Gpu& gpu) {
+  if (in.threads < 1 || in.threads > gpu.max_threads_per_block) {
+    throw InputError("--threads", std::to_string(in.threads),
+                     fmt::format("a whole number from 1 to {} (threads per block on {})", gpu.max_threads_per_block, gpu.key));
+  }
+  if (in.registers < 1 || in.registers > gpu.max_registers_per_thread) {
+    throw InputError("--regs", std::to_string(in.registers),
+                     fmt::format("a whole number from 1 to {} (registers per thread on {})", gpu.max_registers_per_thread, gpu.key));
+  }
+  if (in.shared_memory < 0 || in.shared_memory > gpu.shared_memory_per_block_optin) {
+    throw InputError("--smem", std::to_string(in.shared_memory),
+                     fmt::format("a size from 0 to {} bytes ({} KiB, the opt-in maximum per block on {})",
+                                 gpu.shared_memory_per_block_optin, gpu.shared_memory_per_block_optin / 1024, gpu.key));
+  }
+  if (in.carveout_percent < -1 || in.carveout_percent > 100) {
+    throw InputError("--carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
+  }
+}
+
+// The carveout sizes round a preference up to the next size the architecture offers.
+std::int64_t align_to_carveout(std::int64_t bytes, const Gpu& gpu) {
+  for (std::int64_t size : gpu.shared_memory_carveouts) {
+    if (bytes <= size) return size;
+  }
+  return gpu.shared_memory_carveouts.back();
+}
+
+OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
+  OccupancyResult r;
+  const int warps_per_block = static_cast<int>(divide_round_up(in.threads, gpu.warp_size));
+  const int max_warps = gpu.max_threads_per_sm / gpu.warp_size;
+
+  // Threads: warp slots per SM / warps per block.
+  r.limit_threads = max_warps / warps_per_block;
+  r.limit_blocks = gpu.max_blocks_per_sm;
+
+  // Registers: per warp, rounded up to the allocation unit (256), allocated per sub-partition.
+  const std::int64_t regs_per_warp = round_up(std::int64_t{in.registers} * gpu.warp_size, gpu.register_allocation_unit);
+  r.registers_per_block = regs_per_warp * warps_per_block;
+  // The hardware checks a block as if its warps were spread over all sub-partitions.
+  const std::int64_t regs_assumed = regs_per_warp * round_up(warps_per_block, gpu.register_sub_partitions);
+  if (regs_assumed > gpu.registers_per_block || r.registers_per_block > gpu.registers_per_block) {
+    r.limit_registers = 0;
+    r.fits = false;
+    r.does_not_fit = fmt::format(
+        "registers: {} warps x {} registers per warp (rounded up to {} per warp, {} warps counted as {}) need {} "
+        "registers, more than the {} a block may use",
+        warps_per_block, in.registers * gpu.warp_size, gpu.register_allocation_unit, warps_per_block,
+        round_up(warps_per_block, gpu.register_sub_partitions), regs_assumed, gpu.registers_per_block);
+  } else {
+    const std::int64_t per_partition = gpu.registers_per_sm / gpu.register_sub_partitions;
+    const std::int64_t warps_per_partition = per_partition / regs_per_warp;
+    r.limit_registers = static_cast<int>(warps_per_partition * gpu.register_sub_partitions / warps_per_block);
+  }
+
+  // Shared memory: static + dynamic + the reserved 1 KB, in 128-byte units, against the carveout.
+  const std::int64_t used = in.shared_memory + gpu.shared_memory_reserved_per_block;
+  r.shared_memory_per_block = round_up(used, gpu.shared_memory_allocation_unit);
+  const std::int64_t block_limit = gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block;
+  std::int64_t preference = in.carveout_percent < 0 ? gpu.shared_memory_per_sm
+                                                    : in.carveout_percent * gpu.shared_memory_per_sm / 100;
+  preference = align_to_carveout(preference, gpu);
+  // A preference smaller than one block is overridden: the driver picks the next size up.
+  r.shared_memory_per_sm = preference >= r.shared_memory_per_block ? preference
+                                                                   : align_to_carveout(r.shared_memory_per_block, gpu);
+  if (r.shared_memory_per_block > block_limit) {
+    r.limit_shared_memory = 0;
+    r.fits = false;
+    r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} allowed",
+                                 r.shared_memory_per_block, block_limit);
+  } else {
+    r.limit_shared_memory = static_cast<int>(r.shared_memory_per_sm / r.shared_memory_per_block);
+  }
+
+  // Barriers (sm_90): each block uses one of the SM's named barriers.
+  if (gpu.cc_major >= 9) r.limit_barriers = gpu.barriers_per_sm;
+  return r;
+}
+
+OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
+  OccupancyResult r;
+  // blocks = min(R / (t r), S / s, T / t, B), as the lessons write it.
+  r.limit_registers = static_cast<int>(gpu.registers_per_sm / (std::int64_t{in.threads} * in.registers));
+  r.limit_shared_memory = in.shared_memory == 0 ? kNoLimit : static_cast<int>(gpu.shared_memory_per_sm / in.shared_memory);
+  r.limit_threads = gpu.max_threads_per_sm / in.threads;
+  r.limit_blocks = gpu.max_blocks_per_sm;
+  r.registers_per_block = std::int64_t{in.threads} * in.registers;
+  r.shared_memory_per_block = in.shared_memory;
+  r.shared_memory_per_sm = gpu.shared_memory_per_sm;
+  if (r.limit_registers == 0) {
+    r.fits = false;
+    r.does_not_fit = fmt::format("registers: {} threads x {} registers = {} registers, more than the {} of an SM",
+                                 in.threads, in.registers, r.registers_per_block, gpu.registers_per_sm);
+  }
+  return r;
+}
+
+}  // namespace
+
+OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
+  check_input(input, gpu);
+  OccupancyResult r = input.model == OccupancyModel::exact ? exact(input, gpu) : simple(input, gpu);
+  // The tightest resource sets the count; ties name the first of registers, shared memory,
+  // threads, blocks.
+  const std::pair<const char*, int> limits[] = {{"registers", r.limit_registers},
+                                                {"shared_memory", r.limit_shared_memory},
+                                                {"threads", r.limit_threads},
+                                                {"blocks", r.limit_blocks},
+                                                {"barriers", r.limit_barriers}};
+  r.blocks_per_sm = kNoLimit;
+  for (const auto& [name, limit] : limits) {
+    if (limit < r.blocks_per_sm) {
+      r.blocks_per_sm = limit;
+      r.limiter = name;
+    }
+  }
+  const int warps_per_block = (input.threads + gpu.warp_size - 1) / gpu.warp_size;
+  r.warps_per_sm = r.blocks_per_sm * warps_per_block;
+  r.threads_per_sm = r.blocks_per_sm * input.threads;
+  // occupancy = resident warps / max warps per SM
+  r.occupancy = static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
+  if (r.blocks_per_sm == 0) r.fits = false;
+  return r;
+}
+
+OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
+  OneMoreBlock out;
+  const int now = occupancy(input, gpu).blocks_per_sm;
+  auto blocks_with = [&](auto change) {
+    OccupancyInput changed = input;
+    change(changed);
+    return occupancy(changed, gpu).blocks_per_sm;
+  };
+  // Fewer registers: the most that still buys a block (blocks never fall as registers fall).
+  for (int r = input.registers - 1; r >= 1; --r) {
+    if (blocks_with([r](OccupancyInput& c) { c.registers = r; }) > now) {
+      out.registers = r;
+      break;
+    }
+  }
+  // Less shared memory: binary search for the most bytes that still buy a block.
+  if (input.shared_memory > 0 && blocks_with([](OccupancyInput& c) { c.shared_memory = 0; }) > now) {
+    std::int64_t lo = 0, hi = input.shared_memory - 1;  // blocks(lo) > now holds
+    while (lo < hi) {
+      std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (blocks_with([mid](OccupancyInput& c) { c.shared_memory = mid; }) > now) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    out.shared_memory = lo;
+  }
+  // A smaller block, in whole warps.
+  for (int t = (input.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
+    if (blocks_with([t](OccupancyInput& c) { c.threads = t; }) > now) {
+      out.threads = t;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpucalc
