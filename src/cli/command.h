@@ -20,6 +20,9 @@ struct CommonOptions {
   std::string format = "text";
   bool explain = false;
   std::vector<std::string> require;
+  std::string batch;  // --batch FILE|-: one case a CSV row
+  bool strict = false;  // --strict: stop at the first bad batch row
+  std::string plot;   // --plot FILE.svg
 };
 
 /// One parsed subcommand, ready to run.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/batch.h"
 #include "cli/command.h"
 #include "core/error.h"
 
@@ -40,6 +41,8 @@ int run(int argc, char** argv) {
   CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
                "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
   app.require_subcommand(1);
+  // Batch rows restore an option's command-line value or default when their cell is empty.
+  app.option_defaults()->always_capture_default();
   app.set_version_flag("--version", "gpucalc 0.1.0");
   const auto& table = commands();
   std::vector<Invocation> invocations(table.size());
@@ -92,6 +95,7 @@ int run(int argc, char** argv) {
     if (!subs[i]->parsed()) continue;
     Invocation& inv = invocations[i];
     if (inv.run_custom) return inv.run_custom(inv.common);
+    if (!inv.common.batch.empty()) return run_batch(*subs[i], inv, std::cout, std::cerr);
     Format format = parse_format(inv.common.format);
     std::vector<Requirement> requirements;
     for (const std::string& text : inv.common.require) requirements.push_back(parse_requirement(text));

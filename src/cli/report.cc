@@ -95,6 +95,8 @@ std::string json_value(const Value& v) {
   }
 }
 
+}  // namespace
+
 std::string json_object(const std::vector<Value>& values) {
   std::string out = "{";
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -104,6 +106,8 @@ std::string json_object(const std::vector<Value>& values) {
   return out + "}";
 }
 
+namespace {
+
 std::string text_value(const Value& v) {
   switch (v.unit) {
     case Unit::text: return v.text;
@@ -111,6 +115,8 @@ std::string text_value(const Value& v) {
     default: return format_quantity(v.number, v.unit);
   }
 }
+
+}  // namespace
 
 // Objects flatten to dotted keys for tables: limits.registers.
 void flatten(const std::vector<Value>& values, const std::string& prefix, std::vector<const Value*>& out,
@@ -140,6 +146,8 @@ std::string csv_cell(const Value& v) {
     }
   }
 }
+
+namespace {
 
 std::string render_json(const Report& r, const Gpu& gpu, bool explain) {
   std::string out = "{";
@@ -259,6 +267,11 @@ std::string render(const Report& report, const Gpu& gpu, Format format, bool exp
     case Format::text: return render_text(report, gpu, explain, false);
   }
   return "";
+}
+
+std::string render_rows(const std::vector<std::vector<Value>>& rows, Format format) {
+  if (rows.empty()) return "";
+  return render_table(rows, format == Format::csv, format == Format::md);
 }
 
 const Value* find_value(const std::vector<Value>& values, const std::string& key) {

@@ -47,6 +47,9 @@ Format parse_format(const std::string& text);
 /// Renders `report` for `gpu`; `explain` adds the derivation.
 std::string render(const Report& report, const Gpu& gpu, Format format, bool explain);
 
+/// Rows of values as one table (text, md or csv); rows may differ in keys only at the end.
+std::string render_rows(const std::vector<std::vector<Value>>& rows, Format format);
+
 /// The value of `key` in `values` (dotted for objects: limits.registers), or nullptr.
 const Value* find_value(const std::vector<Value>& values, const std::string& key);
 
@@ -65,6 +68,16 @@ Requirement parse_requirement(const std::string& text);
 /// per failure: "requirement failed: occupancy >= 0.5 (got 0.375)". Unknown keys throw
 /// InputError listing the known keys.
 std::vector<std::string> check_requirements(const Report& report, const std::vector<Requirement>& requirements);
+
+/// One JSON object of values (numbers in base units; no limit is null).
+std::string json_object(const std::vector<Value>& values);
+
+/// Objects flattened to dotted keys (limits.registers), in order.
+void flatten(const std::vector<Value>& values, const std::string& prefix, std::vector<const Value*>& out,
+             std::vector<std::string>& keys);
+
+/// A value as one CSV cell (base units; quoted when needed).
+std::string csv_cell(const Value& v);
 
 /// JSON string escaping.
 std::string json_escape(const std::string& s);
