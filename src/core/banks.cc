@@ -1,1 +1,128 @@
-// placeholder
+#include "core/banks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+#include "core/error.h"
+
+namespace gpucalc {
+
+namespace {
+
+void check_element_bytes(int element_bytes) {
+  if (element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
+    throw InputError("--elem", std::to_string(element_bytes),
+                     "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
+  }
+}
+
+bool power_of_two(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+}  // namespace
+
+int bank_of_byte(std::int64_t byte) {
+  // bank = (byte / 4) mod 32
+  return static_cast<int>((byte / kBankWordBytes) % kBanks);
+}
+
+std::int64_t tile_index(const Tile& tile, std::int64_t r, std::int64_t c) {
+  // index = r (width + pad) + c, the column swizzled to c xor (r mod width)
+  const std::int64_t column = tile.swizzle ? (c ^ (r % tile.width)) : c;
+  return r * (tile.width + tile.pad) + column;
+}
+
+SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, std::int64_t col) {
+  check_element_bytes(tile.element_bytes);
+  if (tile.swizzle && !power_of_two(tile.width)) {
+    throw InputError("--swizzle", "xor", fmt::format("a --width that is a power of two (got {}) for the xor swizzle", tile.width));
+  }
+  SharedAccess access;
+  access.element_bytes = tile.element_bytes;
+  const std::int64_t lanes = 32;
+  for (int t = 0; t < 32; ++t) {
+    std::int64_t r = 0, c = 0;
+    switch (kind) {
+      case TileAccess::row: r = row + t / tile.width, c = t % tile.width; break;
+      case TileAccess::column: r = t % tile.rows, c = col + t / tile.rows; break;
+      case TileAccess::diagonal: r = t, c = t; break;
+      case TileAccess::word: r = row, c = col; break;
+    }
+    access.active[t] = true;
+    access.element[t] = tile_index(tile, r, c);
+  }
+  // The elements must lie inside the tile.
+  if (kind == TileAccess::row && row + (lanes - 1) / tile.width >= tile.rows) {
+    throw InputError("--row", std::to_string(row),
+                     fmt::format("a row from 0 to {} (a warp reads {} row(s) of {} elements; the tile has {} rows)",
+                                 tile.rows - (lanes - 1) / tile.width - 1, (lanes - 1) / tile.width + 1, tile.width,
+                                 tile.rows));
+  }
+  if (kind == TileAccess::column && col + (lanes - 1) / tile.rows >= tile.width) {
+    throw InputError("--col", std::to_string(col),
+                     fmt::format("a column from 0 to {} (a warp reads {} column(s) of {} rows; the tile has {} columns)",
+                                 tile.width - (lanes - 1) / tile.rows - 1, (lanes - 1) / tile.rows + 1, tile.rows,
+                                 tile.width));
+  }
+  if (kind == TileAccess::diagonal && (tile.rows < lanes || tile.width < lanes)) {
+    throw InputError("--access", "diagonal",
+                     fmt::format("a tile of at least 32 rows and 32 columns for the diagonal (got [{}][{}])", tile.rows,
+                                 tile.width));
+  }
+  if (kind == TileAccess::word && (row >= tile.rows || col >= tile.width)) {
+    throw InputError(row >= tile.rows ? "--row" : "--col", std::to_string(row >= tile.rows ? row : col),
+                     fmt::format("an element inside the tile [{}][{}]", tile.rows, tile.width));
+  }
+  return access;
+}
+
+BanksResult banks(const SharedAccess& access) {
+  check_element_bytes(access.element_bytes);
+  BanksResult r;
+  const int words_per_element = static_cast<int>(access.element_bytes / kBankWordBytes);
+  // 4-byte elements: one phase of 32 lanes; 8-byte: 2 of 16; 16-byte: 4 of 8.
+  r.phases = words_per_element;
+  const int lanes_per_phase = 32 / r.phases;
+  std::set<int> banks_used;
+  std::map<std::int64_t, int> readers;  // word -> lanes that read it
+  for (int p = 0; p < r.phases; ++p) {
+    BankPhase phase;
+    phase.first_lane = p * lanes_per_phase;
+    phase.lanes = lanes_per_phase;
+    std::array<std::set<std::int64_t>, kBanks> words;
+    bool any = false;
+    for (int t = phase.first_lane; t < phase.first_lane + lanes_per_phase; ++t) {
+      if (!access.active[t]) continue;
+      if (access.element[t] < 0) {
+        throw InputError("--words", std::to_string(access.element[t]), "element indices of 0 or more");
+      }
+      any = true;
+      ++r.active_lanes;
+      // The element covers words first .. first + element_bytes / 4 - 1.
+      const std::int64_t first = access.element[t] * access.element_bytes / kBankWordBytes;
+      for (std::int64_t w = first; w < first + words_per_element; ++w) {
+        words[static_cast<std::size_t>(w % kBanks)].insert(w);
+        ++readers[w];
+        banks_used.insert(static_cast<int>(w % kBanks));
+      }
+    }
+    for (int b = 0; b < kBanks; ++b) {
+      phase.words_per_bank[b] = static_cast<int>(words[b].size());
+      // ways = the most distinct words in one bank
+      phase.ways = std::max(phase.ways, phase.words_per_bank[b]);
+    }
+    // wavefronts = sum over phases of max(1, ways); a phase with no active lane costs nothing
+    if (any) r.wavefronts += std::max(1, phase.ways);
+    r.ways = std::max(r.ways, phase.ways);
+    r.phase.push_back(phase);
+  }
+  if (r.active_lanes == 0) throw InputError("--words", "", "at least one active lane");
+  r.banks_used = static_cast<int>(banks_used.size());
+  for (const auto& [word, count] : readers) r.broadcast = r.broadcast || count > 1;
+  return r;
+}
+
+}  // namespace gpucalc

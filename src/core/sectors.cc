@@ -1,1 +1,119 @@
-// placeholder
+#include "core/sectors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "core/error.h"
+
+namespace gpucalc {
+
+namespace {
+
+void check_element_bytes(int element_bytes) {
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
+    throw InputError("--elem", std::to_string(element_bytes),
+                     "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
+  }
+}
+
+std::array<bool, kWarpLanes> lanes_of(std::uint32_t mask) {
+  std::array<bool, kWarpLanes> active{};
+  for (int t = 0; t < kWarpLanes; ++t) active[t] = (mask >> t) & 1u;
+  return active;
+}
+
+}  // namespace
+
+WarpLoad strided_load(std::int64_t stride, int element_bytes, std::int64_t offset_bytes, std::uint32_t mask) {
+  check_element_bytes(element_bytes);
+  WarpLoad load;
+  load.element_bytes = element_bytes;
+  load.active = lanes_of(mask);
+  // address(t) = offset + t x stride x e   [bytes]
+  for (int t = 0; t < kWarpLanes; ++t) load.address[t] = offset_bytes + t * stride * element_bytes;
+  return load;
+}
+
+WarpLoad matrix_load(std::int64_t cols, MatrixAccess access, std::int64_t index, int element_bytes,
+                     std::int64_t offset_bytes, std::uint32_t mask) {
+  check_element_bytes(element_bytes);
+  WarpLoad load;
+  load.element_bytes = element_bytes;
+  load.active = lanes_of(mask);
+  for (int t = 0; t < kWarpLanes; ++t) {
+    // element (i, j) at byte offset + e (cols i + j); row: (index, t), column: (t, index)
+    const std::int64_t i = access == MatrixAccess::row ? index : t;
+    const std::int64_t j = access == MatrixAccess::row ? t : index;
+    load.address[t] = offset_bytes + element_bytes * (cols * i + j);
+  }
+  return load;
+}
+
+WarpLoad address_load(const std::vector<std::int64_t>& addresses, int element_bytes, std::uint32_t mask) {
+  check_element_bytes(element_bytes);
+  WarpLoad load;
+  load.element_bytes = element_bytes;
+  for (int t = 0; t < kWarpLanes; ++t) {
+    const bool listed = static_cast<std::size_t>(t) < addresses.size();
+    load.active[t] = listed && ((mask >> t) & 1u);
+    load.address[t] = listed ? addresses[static_cast<std::size_t>(t)] : 0;
+  }
+  return load;
+}
+
+SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
+  check_element_bytes(load.element_bytes);
+  const std::int64_t e = load.element_bytes;
+  SectorsResult r;
+  r.dram_granularity = gpu.dram_granularity > 0 ? gpu.dram_granularity : kSectorBytes;
+  std::map<std::int64_t, std::vector<int>> lanes_by_sector;
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // [first byte, last byte + 1)
+  for (int t = 0; t < kWarpLanes; ++t) {
+    if (!load.active[t]) continue;
+    const std::int64_t a = load.address[t];
+    if (a < 0) throw InputError("--addresses", std::to_string(a), "byte addresses of 0 or more");
+    ++r.active_lanes;
+    if (a % e != 0) r.misaligned = true;
+    // The lane reads bytes a .. a + e - 1: sectors a / 32 .. (a + e - 1) / 32 (two when it straddles).
+    for (std::int64_t s = a / kSectorBytes; s <= (a + e - 1) / kSectorBytes; ++s) lanes_by_sector[s].push_back(t);
+    ranges.emplace_back(a, a + e);
+  }
+  if (r.active_lanes == 0) throw InputError("--active", "0", "at least one active lane (--active 1..32 or a non-zero --mask)");
+
+  // Distinct bytes requested: the union of the lanes' byte ranges (lanes reading the same bytes count once).
+  std::sort(ranges.begin(), ranges.end());
+  std::int64_t covered_to = ranges.front().first;
+  for (const auto& [first, end] : ranges) {
+    const std::int64_t from = std::max(first, covered_to);
+    if (end > from) r.bytes_requested += end - from;
+    covered_to = std::max(covered_to, end);
+  }
+  r.lane_bytes = r.active_lanes * e;
+
+  std::set<std::int64_t> lines;
+  std::set<std::int64_t> granules;
+  for (auto& [sector, lanes] : lanes_by_sector) {
+    lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
+    r.touched.push_back({sector, lanes});
+    lines.insert(sector * kSectorBytes / kLineBytes);
+    granules.insert(sector * kSectorBytes / r.dram_granularity);
+  }
+  r.sectors = static_cast<std::int64_t>(lanes_by_sector.size());
+  r.lines = static_cast<std::int64_t>(lines.size());
+  // bytes fetched = 32 x sectors
+  r.bytes_fetched = kSectorBytes * r.sectors;
+  // efficiency = bytes requested / (32 x sectors)
+  r.efficiency = static_cast<double>(r.bytes_requested) / static_cast<double>(r.bytes_fetched);
+  // DRAM moves whole granules: dram bytes = granularity x distinct granules
+  r.dram_granules = static_cast<std::int64_t>(granules.size());
+  r.dram_bytes = r.dram_granularity * r.dram_granules;
+  // the fewest sectors that can hold the bytes: ceil(bytes / 32)
+  r.min_sectors = (r.bytes_requested + kSectorBytes - 1) / kSectorBytes;
+  return r;
+}
+
+}  // namespace gpucalc

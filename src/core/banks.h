@@ -1,0 +1,71 @@
+// Shared-memory bank conflicts of one warp-wide access: 32 banks of 4 bytes, bank = word mod 32.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace gpucalc {
+
+inline constexpr int kBanks = 32;
+inline constexpr std::int64_t kBankWordBytes = 4;
+
+/// The bank of a byte address: (byte / 4) mod 32.
+int bank_of_byte(std::int64_t byte);
+
+/// One warp-wide shared-memory access: each active lane reads one element of `element_bytes` bytes
+/// (4, 8 or 16) at storage index `element[t]`, that is at byte element[t] x element_bytes.
+struct SharedAccess {
+  int element_bytes = 4;
+  std::array<bool, 32> active{};
+  std::array<std::int64_t, 32> element{};
+};
+
+/// A tile `[rows][width + pad]` of elements; with `swizzle`, element (r, c) is stored at column
+/// c xor (r mod width) of its row (width a power of two), which keeps every row a permutation of itself.
+struct Tile {
+  std::int64_t rows = 32;
+  std::int64_t width = 32;
+  std::int64_t pad = 0;
+  int element_bytes = 4;
+  bool swizzle = false;
+};
+
+/// The storage index of element (r, c): r (width + pad) + c, or + (c xor (r mod width)) when swizzled.
+std::int64_t tile_index(const Tile& tile, std::int64_t r, std::int64_t c);
+
+enum class TileAccess {
+  row,       // lane t reads (row + t / width, t mod width): a row (and the next ones when width < 32)
+  column,    // lane t reads (t mod rows, col + t / rows): a column (and the next ones when rows < 32)
+  diagonal,  // lane t reads (t, t)
+  word,      // every lane reads (row, col): a broadcast
+};
+
+/// The warp's access of `tile` by `kind`. Throws InputError naming the option when the access falls
+/// outside the tile, or for a swizzle of a width that is not a power of two.
+SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, std::int64_t col);
+
+/// What one phase (a group of lanes served together) costs.
+struct BankPhase {
+  int first_lane = 0;
+  int lanes = 32;
+  int ways = 0;                                    // most distinct words in one bank (0: no active lane)
+  std::array<int, kBanks> words_per_bank{};        // distinct words each bank serves in this phase
+};
+
+struct BanksResult {
+  int ways = 0;         // the most distinct words in one bank within a phase, over the phases
+  int wavefronts = 0;   // passes: the sum over phases of max(1, that phase's ways)
+  int banks_used = 0;   // distinct banks the warp touches
+  bool broadcast = false;  // some word is read by more than one lane
+  int phases = 1;       // 1 for 4-byte, 2 for 8-byte, 4 for 16-byte elements
+  int active_lanes = 0;
+  std::vector<BankPhase> phase;
+};
+
+/// Ways and wavefronts of one access. 8-byte accesses are served as 2 phases of 16 lanes, 16-byte
+/// accesses as 4 phases of 8 lanes; each lane's element covers element_bytes / 4 consecutive words.
+/// Throws InputError for an element size other than 4, 8, 16, a negative index or no active lane.
+BanksResult banks(const SharedAccess& access);
+
+}  // namespace gpucalc

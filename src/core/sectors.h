@@ -1,0 +1,63 @@
+// Coalescing: the 32-byte sectors one warp-wide global load touches.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/gpu.h"
+
+namespace gpucalc {
+
+inline constexpr int kWarpLanes = 32;
+inline constexpr std::int64_t kSectorBytes = 32;
+inline constexpr std::int64_t kLineBytes = 128;
+
+/// One warp-wide load: each active lane reads `element_bytes` bytes at its byte address.
+struct WarpLoad {
+  int element_bytes = 4;                           // 1, 2, 4, 8 or 16 (16 = float4, LDG.128)
+  std::array<bool, kWarpLanes> active{};           // inactive lanes read nothing
+  std::array<std::int64_t, kWarpLanes> address{};  // byte address of each lane's element
+};
+
+/// Lane t reads element offset/e + t x stride: byte offset + t x stride x e. `mask` bit t = lane t active.
+WarpLoad strided_load(std::int64_t stride, int element_bytes, std::int64_t offset_bytes, std::uint32_t mask);
+
+enum class MatrixAccess { row, column };
+/// A row-major matrix with `cols` columns, element (i, j) at byte offset + e (cols i + j).
+/// row: lane t reads (index, t); column: lane t reads (t, index).
+WarpLoad matrix_load(std::int64_t cols, MatrixAccess access, std::int64_t index, int element_bytes,
+                     std::int64_t offset_bytes, std::uint32_t mask);
+
+/// Explicit byte addresses: lane i reads addresses[i]; lanes beyond the list (or off in `mask`) are inactive.
+WarpLoad address_load(const std::vector<std::int64_t>& addresses, int element_bytes, std::uint32_t mask);
+
+/// The lanes that hit one sector.
+struct SectorUse {
+  std::int64_t sector = 0;  // index: byte address / 32
+  std::vector<int> lanes;   // active lanes that read at least one of its bytes
+};
+
+struct SectorsResult {
+  std::int64_t sectors = 0;          // distinct 32-byte sectors touched
+  std::int64_t lines = 0;            // distinct 128-byte lines those sectors lie in
+  std::int64_t bytes_requested = 0;  // distinct bytes the active lanes read (a broadcast counts once)
+  std::int64_t lane_bytes = 0;       // active lanes x element size (what the lanes ask for, repeats included)
+  std::int64_t bytes_fetched = 0;    // 32 x sectors
+  double efficiency = 0;             // bytes_requested / bytes_fetched
+  std::int64_t dram_granules = 0;    // distinct DRAM granules (aligned dram_granularity chunks)
+  std::int64_t dram_bytes = 0;       // dram_granularity x granules
+  std::int64_t dram_granularity = 0;
+  std::int64_t min_sectors = 0;      // the fewest sectors that could hold the requested bytes
+  int active_lanes = 0;
+  bool misaligned = false;           // some element is not aligned to its own size
+  std::vector<SectorUse> touched;    // sorted by sector
+};
+
+/// Sectors, lines, bytes and efficiency of one warp-wide load. Lane order never matters: only the
+/// set of bytes read does. Throws InputError for an element size other than 1, 2, 4, 8, 16, a
+/// negative address or a load with no active lane.
+SectorsResult sectors(const WarpLoad& load, const Gpu& gpu);
+
+}  // namespace gpucalc
