@@ -1,1 +1,125 @@
-// placeholder
+#include "core/fusion.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+
+namespace gpucalc {
+
+FusionChain unary_chain(int ops, double n) {
+  FusionChain c{"unary", n, {}, {}};
+  // each op: read N, write N; fused: read N once, write N once
+  for (int i = 0; i < ops; ++i) c.unfused.push_back({fmt::format("op {}", i + 1), n, n});
+  c.fused.push_back({"fused", n, n});
+  return c;
+}
+
+FusionChain binary_chain(int ops, double n) {
+  FusionChain c{"binary", n, {}, {}};
+  // each op: read its input and one extra tensor (2N), write N; fused: read x and the k extras, write N
+  for (int i = 0; i < ops; ++i) c.unfused.push_back({fmt::format("op {} (x w{})", i + 1, i + 1), 2 * n, n});
+  c.fused.push_back({"fused", (1.0 + ops) * n, n});
+  return c;
+}
+
+FusionChain rmsnorm_chain(double rows, double cols) {
+  const double n = rows * cols;  // N = rows x h
+  const double h = cols;
+  const double per_row = rows;   // N / h
+  FusionChain c{"rmsnorm", n, {}, {}};
+  c.unfused = {{"x.pow(2)", n, n},
+               {".mean(-1)", n, per_row},
+               {"+ eps", per_row, per_row},
+               {"rsqrt", per_row, per_row},
+               {"x * r", n + per_row, n},
+               {"w * (...)", n + h, n}};
+  // fused: read x (N) and w (h), write the output (N)
+  c.fused.push_back({"fused rmsnorm", n + h, n});
+  return c;
+}
+
+FusionChain swiglu_chain(double n) {
+  FusionChain c{"swiglu", n, {}, {}};
+  c.unfused = {{"silu(a)", n, n}, {"t * b", 2 * n, n}};
+  c.fused.push_back({"fused silu(a) * b", 2 * n, n});
+  return c;
+}
+
+FusionChain custom_chain(const std::vector<KernelPerN>& kernels, const KernelPerN& fused, double n) {
+  FusionChain c{"custom", n, {}, {}};
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    c.unfused.push_back({fmt::format("kernel {}", i + 1), kernels[i].reads * n, kernels[i].writes * n});
+  }
+  c.fused.push_back({"fused", fused.reads * n, fused.writes * n});
+  return c;
+}
+
+namespace {
+
+std::vector<KernelTime> times(const std::vector<FusionKernel>& kernels, double e, double o, double bw) {
+  std::vector<KernelTime> out;
+  for (const FusionKernel& k : kernels) {
+    if (!(k.reads >= 0) || !(k.writes >= 0)) {
+      throw InputError("--kernel", fmt::format("{},{}", k.reads, k.writes), "reads and writes of 0 or more");
+    }
+    KernelTime t;
+    t.name = k.name;
+    t.transfers = k.reads + k.writes;
+    t.bytes = t.transfers * e;
+    // t_kernel = max(o, bytes / BW)
+    t.memory_time = t.bytes / bw;
+    t.time = std::max(o, t.memory_time);
+    t.overhead_bound = o >= t.memory_time;
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
+  if (in.chain.unfused.empty()) throw InputError("--kernel", "", "at least one unfused kernel");
+  if (in.chain.fused.empty()) throw InputError("--fused", "", "the fused kernel's reads,writes");
+  if (in.element_bytes <= 0) throw InputError("--dtype", "", "a dtype with a positive element size");
+  FusionResult r;
+  r.launch_overhead = in.launch_overhead >= 0 ? in.launch_overhead : gpu.launch_overhead;
+  r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
+  if (!(r.bandwidth > 0)) throw InputError("--bandwidth", "", "a bandwidth greater than 0");
+  if (!(r.launch_overhead >= 0)) throw InputError("--launch", "", "a launch overhead of 0 or more");
+  const double e = in.element_bytes;
+  r.unfused = times(in.chain.unfused, e, r.launch_overhead, r.bandwidth);
+  for (const FusionKernel& k : in.chain.fused) {
+    if (k.reads + k.writes <= 0) throw InputError("--fused", fmt::format("{},{}", k.reads, k.writes), "a fused kernel that reads or writes something");
+  }
+  r.fused = times(in.chain.fused, e, r.launch_overhead, r.bandwidth);
+  for (const KernelTime& k : r.unfused) {
+    r.unfused_transfers += k.transfers;
+    r.unfused_time += k.time;
+  }
+  for (const KernelTime& k : r.fused) {
+    r.fused_transfers += k.transfers;
+    r.fused_time += k.time;
+  }
+  r.unfused_kernels = static_cast<int>(r.unfused.size());
+  r.fused_kernels = static_cast<int>(r.fused.size());
+  r.unfused_bytes = r.unfused_transfers * e;
+  r.fused_bytes = r.fused_transfers * e;
+  r.unfused_memory_time = r.unfused_bytes / r.bandwidth;
+  r.fused_memory_time = r.fused_bytes / r.bandwidth;
+  // speed-up = unfused time / fused time
+  r.speedup = r.fused_time > 0 ? r.unfused_time / r.fused_time : std::numeric_limits<double>::quiet_NaN();
+  r.traffic_ratio = r.fused_transfers > 0 ? r.unfused_transfers / r.fused_transfers : std::numeric_limits<double>::infinity();
+  // regime: memory when the chain's bytes / BW exceed its launches x o
+  r.regime = r.unfused_memory_time > r.unfused_kernels * r.launch_overhead ? "memory" : "overhead";
+  // crossover: (unfused bytes per element of N / kernels) x N / BW = o  ->  N = o BW kernels / (bytes per N)
+  const double bytes_per_n = in.chain.n > 0 ? r.unfused_bytes / in.chain.n : 0;
+  r.crossover_n = bytes_per_n > 0 ? r.launch_overhead * r.bandwidth * r.unfused_kernels / bytes_per_n
+                                  : std::numeric_limits<double>::infinity();
+  return r;
+}
+
+}  // namespace gpucalc

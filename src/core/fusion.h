@@ -1,0 +1,82 @@
+// Fusion: HBM traffic and time of a chain of kernels, unfused against fused.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/gpu.h"
+
+namespace gpucalc {
+
+/// One kernel's HBM traffic in elements.
+struct FusionKernel {
+  std::string name;
+  double reads = 0;   // elements read from HBM
+  double writes = 0;  // elements written to HBM
+};
+
+/// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
+struct FusionChain {
+  std::string name;
+  double n = 0;  // elements of the main tensor: N
+  std::vector<FusionKernel> unfused;
+  std::vector<FusionKernel> fused;
+};
+
+/// k unary elementwise ops on N elements: each reads N and writes N (2kN); fused 2N.
+FusionChain unary_chain(int ops, double n);
+/// k ops that each read one extra tensor of N elements (y = x w_i): 3kN; fused (2 + k)N.
+FusionChain binary_chain(int ops, double n);
+/// Eager RMSNorm, w * (x * rsqrt(x.pow(2).mean(-1) + eps)), on rows x cols (N = rows cols, h = cols):
+/// the lesson's six kernels, 7N + 6N/h + h in all; fused: read x and w, write the output (2N + h).
+FusionChain rmsnorm_chain(double rows, double cols);
+/// out = silu(a) * b: silu reads a, writes t (2N); * reads t and b, writes out (3N); fused 3N.
+FusionChain swiglu_chain(double n);
+/// Kernels given as (reads, writes) in units of N.
+struct KernelPerN {
+  double reads = 0;
+  double writes = 0;
+};
+FusionChain custom_chain(const std::vector<KernelPerN>& kernels, const KernelPerN& fused, double n);
+
+struct KernelTime {
+  std::string name;
+  double transfers = 0;  // elements
+  double bytes = 0;
+  double memory_time = 0;  // bytes / bandwidth
+  double time = 0;         // max(launch overhead, memory time)
+  bool overhead_bound = false;
+};
+
+struct FusionInput {
+  FusionChain chain;
+  int element_bytes = 2;
+  double launch_overhead = -1;  // seconds per kernel; negative: the profile's
+  double bandwidth = 0;        // bytes/s; 0: the profile's
+};
+
+struct FusionResult {
+  double unfused_transfers = 0;  // elements, reads + writes over all kernels
+  double fused_transfers = 0;
+  double unfused_bytes = 0;
+  double fused_bytes = 0;
+  int unfused_kernels = 0;
+  int fused_kernels = 0;
+  double unfused_time = 0;  // sum over kernels of max(o, bytes / BW)
+  double fused_time = 0;
+  double speedup = 0;       // unfused_time / fused_time
+  double unfused_memory_time = 0;  // unfused bytes / BW: the lesson's time for large N
+  double fused_memory_time = 0;
+  double traffic_ratio = 0;        // unfused / fused transfers: the speed-up for large N
+  std::string regime;              // of the unfused chain: memory when bytes / BW exceeds kernels x o
+  double crossover_n = 0;          // the N where the average unfused kernel's bytes / BW equals o
+  double launch_overhead = 0;
+  double bandwidth = 0;
+  std::vector<KernelTime> unfused;
+  std::vector<KernelTime> fused;
+};
+
+/// Throws InputError when a chain has no kernel, counts are negative, or rates are not positive.
+FusionResult fusion(const FusionInput& input, const Gpu& gpu);
+
+}  // namespace gpucalc

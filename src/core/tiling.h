@@ -1,0 +1,51 @@
+// Tiled matmul traffic: C = A B with A M x K, B K x N, naive against tiled, and the tile against shared memory.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/gpu.h"
+
+namespace gpucalc {
+
+struct TilingInput {
+  std::int64_t m = 0, n = 0, k = 0;                 // C is M x N, the inner dimension K
+  std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;  // output tile Tm x Tn, K step Tk (square: all T)
+  std::string dtype = "bf16";
+  ComputeUnit unit = ComputeUnit::tensor;
+  double peak = 0;       // FLOP/s override (0: the profile's for the dtype and unit)
+  double bandwidth = 0;  // bytes/s override (0: the profile's)
+};
+
+/// Counts are in elements and held in double: exact below 2^53, never wrapping above.
+struct TilingResult {
+  int element_bytes = 0;
+  double flops = 0;            // 2 M N K
+  double naive_reads = 0;      // 2 M N K
+  double tiled_reads = 0;      // M K ceil(N / Tn) + K N ceil(M / Tm)
+  double approx_reads = 0;     // M N K (1/Tn + 1/Tm): 2 M N K / T for square tiles
+  double writes = 0;           // M N
+  double reduction = 0;        // naive / tiled reads
+  double intensity = 0;        // FLOP per byte of one step: 2 Tm Tn Tk / ((Tm Tk + Tk Tn) e) = T / e when square
+  double kernel_intensity = 0; // 2 M N K / ((tiled reads + writes) e), the whole kernel with edge tiles
+  std::int64_t tile_smem_bytes = 0;  // (Tm Tk + Tk Tn) e: the A tile and the B tile
+  std::int64_t smem_limit = 0;       // the profile's opt-in shared memory per block
+  bool fits_smem = false;
+  std::int64_t max_square_tile = 0;  // the largest T with 2 T^2 e <= the limit
+  double naive_time = 0;    // naive reads x e / BW
+  double tiled_time = 0;    // tiled reads x e / BW
+  double compute_time = 0;  // 2 M N K / peak
+  double min_bytes = 0;     // (M K + K N + M N) e: each matrix crosses HBM once
+  double min_time = 0;      // min bytes / BW
+  double hong_kung_reads = 0;  // M N K / sqrt(S), S = the limit in elements: Hong-Kung's Omega bound, constant omitted
+  double peak = 0;
+  double bandwidth = 0;
+  double ridge = 0;       // peak / BW, FLOP/byte
+  double ridge_tile = 0;  // the square T whose step intensity T / e reaches the ridge: ridge x e
+};
+
+/// Throws InputError for sizes or tiles that are not positive or are absurd (above 2^40), or a
+/// dtype with no peak on the unit.
+TilingResult tiling(const TilingInput& input, const Gpu& gpu);
+
+}  // namespace gpucalc
