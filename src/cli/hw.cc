@@ -1,6 +1,7 @@
 // gpucalc hw list | show NAME: the hardware profiles and where each value comes from.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -85,11 +86,18 @@ int show(const std::string& name, Format format) {
     return 0;
   }
   std::cout << fmt::format("{} ({}, {})\n", g.name, g.key, g.origin);
+  auto text_of = [](const Value& v) {
+    if (v.key == "boost_clock_mhz") return format_number(v.number) + " MHz";
+    return v.unit == Unit::text ? v.text : format_quantity(v.number, v.unit);
+  };
+  std::size_t key_width = 0, value_width = 0;
+  for (const Value& v : values) {
+    key_width = std::max(key_width, v.key.size());
+    value_width = std::max(value_width, text_of(v).size());
+  }
   for (const Value& v : values) {
     Provenance p = provenance_of(v.key);
-    std::string value = v.unit == Unit::text ? v.text : format_quantity(v.number, v.unit);
-    if (v.key == "boost_clock_mhz") value = format_number(v.number) + " MHz";
-    std::cout << fmt::format("  {:<33} {:<16} {:<9} {}\n", v.key, value, p.kind, p.source);
+    std::cout << fmt::format("  {:<{}}  {:<{}}  {:<8}  {}\n", v.key, key_width, text_of(v), value_width, p.kind, p.source);
   }
   return 0;
 }

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 
 #include "cli/command.h"
@@ -20,6 +21,12 @@ Report run_little(const LittleOptions& o, const Gpu& gpu, double latency_overrid
   in.bandwidth = o.bandwidth.empty() ? gpu.memory_bandwidth : positive_option(o.bandwidth, "--bandwidth", Unit::bytes_per_second);
   in.latency = latency_override > 0 ? latency_override : positive_option(o.latency, "--latency", Unit::seconds);
   in.bytes_per_load = positive_option(o.bytes_per_load, "--bytes-per-load", Unit::onchip_bytes);
+  // The scheduler form takes k, c and L together.
+  const bool any = !o.warps.empty() || !o.issue_cycles.empty() || !o.wait_cycles.empty();
+  if (any && (o.warps.empty() || o.issue_cycles.empty() || o.wait_cycles.empty())) {
+    const char* missing = o.warps.empty() ? "--warps" : o.issue_cycles.empty() ? "--issue-cycles" : "--wait-cycles";
+    throw InputError(missing, "", "a value: the scheduler form needs --warps k, --issue-cycles c and --wait-cycles L together");
+  }
   if (!o.warps.empty()) in.warps = positive_option(o.warps, "--warps", Unit::count);
   if (!o.issue_cycles.empty()) in.issue_cycles = positive_option(o.issue_cycles, "--issue-cycles", Unit::cycles);
   if (!o.wait_cycles.empty()) in.wait_cycles = nonnegative_option(o.wait_cycles, "--wait-cycles", Unit::cycles);
@@ -34,9 +41,9 @@ Report run_little(const LittleOptions& o, const Gpu& gpu, double latency_overrid
   report.explain = {
       fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}", format_quantity(in.bandwidth, Unit::bytes_per_second),
                   format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)),
-      fmt::format("per SM = {} / {} SMs = {}", format_number(r.bytes_in_flight), gpu.sm_count,
-                  format_quantity(r.bytes_in_flight_per_sm, Unit::bytes)),
-      fmt::format("loads in flight per SM = {} / {} bytes per load = {}", format_number(r.bytes_in_flight_per_sm),
+      fmt::format("per SM = {} B / {} SMs = {} B ({})", format_number(std::round(r.bytes_in_flight)), gpu.sm_count,
+                  format_number(std::round(r.bytes_in_flight_per_sm)), format_quantity(r.bytes_in_flight_per_sm, Unit::bytes)),
+      fmt::format("loads in flight per SM = {} B / {} B per load = {}", format_number(std::round(r.bytes_in_flight_per_sm)),
                   format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm))};
   if (r.has_scheduler) {
     report.inputs.push_back(Value::num("warps", in.warps));

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <memory>
 
 #include "cli/command.h"
@@ -15,19 +16,30 @@ struct OccupancyOptions {
   std::string threads, regs, smem = "0", carveout, model = "exact", sweep;
 };
 
-OccupancyInput read_input(const OccupancyOptions& o) {
-  if (o.threads.empty()) throw InputError("--threads", "", "threads per block, a whole number from 1 to 1,024");
-  if (o.regs.empty()) throw InputError("--regs", "", "registers per thread, a whole number from 1 to 255");
+OccupancyInput read_input(const OccupancyOptions& o, const Gpu& gpu) {
+  const std::string threads_range = fmt::format("a whole number from 1 to {}", format_number(gpu.max_threads_per_block));
+  const std::string regs_range = fmt::format("a whole number from 1 to {}", gpu.max_registers_per_thread);
+  if (o.threads.empty()) throw InputError("--threads", "", "threads per block, " + threads_range);
+  if (o.regs.empty()) throw InputError("--regs", "", "registers per thread, " + regs_range);
   OccupancyInput in;
-  in.threads = static_cast<int>(integer_option(o.threads, "--threads", 1, 1024));
-  in.registers = static_cast<int>(integer_option(o.regs, "--regs", 1, 255));
-  in.shared_memory = integer_option(o.smem, "--smem", 0, std::int64_t{1} << 40, Unit::onchip_bytes);
+  in.threads = static_cast<int>(integer_option(o.threads, "--threads", 1, gpu.max_threads_per_block));
+  in.registers = static_cast<int>(integer_option(o.regs, "--regs", 1, gpu.max_registers_per_thread));
+  // The block's shared memory, static plus dynamic: at most the opt-in maximum.
+  const double smem = parse_quantity(o.smem, Unit::onchip_bytes, "--smem");
+  if (smem < 0 || smem != std::floor(smem) || smem > static_cast<double>(gpu.shared_memory_per_block_optin)) {
+    throw InputError("--smem", o.smem,
+                     fmt::format("a size from 0 to {} ({} bytes, the opt-in maximum per block on {}), such as 40KB",
+                                 format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
+                                 format_number(static_cast<double>(gpu.shared_memory_per_block_optin)), gpu.key));
+  }
+  in.shared_memory = static_cast<std::int64_t>(smem);
   if (!o.carveout.empty()) {
-    double pct = parse_quantity(o.carveout, Unit::fraction, "--carveout") * 100;
-    if (pct < 0 || pct > 100 || pct != static_cast<int>(pct)) {
+    // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
+    const double pct = parse_quantity(o.carveout, Unit::fraction, "--carveout") * 100;
+    if (!(pct >= -1e-9 && pct <= 100 + 1e-9) || std::fabs(pct - std::round(pct)) > 1e-9) {
       throw InputError("--carveout", o.carveout, "a whole percentage from 0% to 100%");
     }
-    in.carveout_percent = static_cast<int>(pct);
+    in.carveout_percent = static_cast<int>(std::lround(pct));
   }
   if (o.model == "exact") {
     in.model = OccupancyModel::exact;
@@ -59,60 +71,113 @@ std::vector<Value> result_values(const OccupancyResult& r, bool with_barriers) {
           Value::boolean("fits", r.fits)};
 }
 
+// An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
+std::string size_text(std::int64_t bytes) {
+  if (bytes >= 1024 && bytes % 1024 == 0) return format_number(static_cast<double>(bytes / 1024)) + " KiB";
+  return format_number(static_cast<double>(bytes)) + " B";
+}
+
+// "1 block", "4 blocks".
+std::string blocks_text(int n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
+
+std::string limiter_words(const std::string& limiter) { return limiter == "shared_memory" ? "shared memory" : limiter; }
+
+std::string last_step(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
+  const int wpb = (in.threads + g.warp_size - 1) / g.warp_size;
+  const int max_warps = g.max_threads_per_sm / g.warp_size;
+  if (!r.fits) return fmt::format("the minimum is 0 blocks: not even one block fits ({})", limiter_words(r.limiter));
+  return fmt::format("the minimum is {}, limited by {}: {} x {} = {} warps, so occupancy is {} / {} = {}",
+                     blocks_text(r.blocks_per_sm), limiter_words(r.limiter), r.blocks_per_sm, wpb, format_number(r.warps_per_sm),
+                     format_number(r.warps_per_sm), max_warps, format_quantity(r.occupancy, Unit::fraction));
+}
+
 std::vector<std::string> explain_exact(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
   const int wpb = (in.threads + g.warp_size - 1) / g.warp_size;
   const std::int64_t per_warp = r.registers_per_block / wpb;
+  const int raw_per_warp = in.registers * g.warp_size;
   std::vector<std::string> steps;
-  steps.push_back(fmt::format("warps per block = ceil({} / {}) = {}", in.threads, g.warp_size, wpb));
-  steps.push_back(fmt::format(
-      "registers per warp = {} x {} = {}, rounded up to a multiple of {} = {}; per block {} x {} = {}",
-      in.registers, g.warp_size, in.registers * g.warp_size, g.register_allocation_unit, per_warp, per_warp, wpb,
-      r.registers_per_block));
+  steps.push_back(fmt::format("warps per block: ceil({} / {}) = {}", format_number(in.threads), g.warp_size, wpb));
+  // Registers, allocated per warp and per sub-partition.
+  std::string per_warp_text =
+      per_warp == raw_per_warp
+          ? fmt::format("{} x {} = {} per warp (a multiple of {})", in.registers, g.warp_size, format_number(raw_per_warp),
+                        g.register_allocation_unit)
+          : fmt::format("{} x {} = {} per warp, rounded up to a multiple of {}: {}", in.registers, g.warp_size,
+                        format_number(raw_per_warp), g.register_allocation_unit, format_number(static_cast<double>(per_warp)));
   if (r.limit_registers > 0) {
-    const int per_partition = g.registers_per_sm / g.register_sub_partitions;
+    const std::int64_t per_partition = g.registers_per_sm / g.register_sub_partitions;
+    const std::int64_t warps_each = per_partition / per_warp;
     steps.push_back(fmt::format(
-        "registers: {} sub-partitions of {:L} registers hold floor({} / {}) = {} warps each, {} per SM; "
-        "floor({} / {}) = {} blocks",
-        g.register_sub_partitions, per_partition, per_partition, per_warp, per_partition / per_warp,
-        per_partition / per_warp * g.register_sub_partitions, per_partition / per_warp * g.register_sub_partitions, wpb,
-        r.limit_registers));
+        "registers: {}; each of the {} sub-partitions holds floor({} / {}) = {} warps, {} per SM: floor({} / {}) = {}",
+        per_warp_text, g.register_sub_partitions, format_number(static_cast<double>(per_partition)),
+        format_number(static_cast<double>(per_warp)), warps_each, warps_each * g.register_sub_partitions,
+        warps_each * g.register_sub_partitions, wpb, blocks_text(r.limit_registers)));
   } else {
-    steps.push_back("registers: " + r.does_not_fit);
+    steps.push_back(fmt::format("registers: {}; {}", per_warp_text,
+                                r.does_not_fit.substr(r.does_not_fit.find("; ") + 2) + ": 0 blocks"));
   }
-  steps.push_back(fmt::format(
-      "shared memory per block = {} + {} reserved = {}, rounded up to {} bytes = {}; SM carveout {} bytes: "
-      "floor({} / {}) = {} blocks",
-      in.shared_memory, g.shared_memory_reserved_per_block, in.shared_memory + g.shared_memory_reserved_per_block,
-      g.shared_memory_allocation_unit, r.shared_memory_per_block, r.shared_memory_per_sm, r.shared_memory_per_sm,
-      r.shared_memory_per_block, r.limit_shared_memory));
-  steps.push_back(fmt::format("threads: floor({} / {}) warps = {} blocks", g.max_threads_per_sm / g.warp_size, wpb,
-                              r.limit_threads));
-  steps.push_back(fmt::format("block limit: {} blocks per SM", r.limit_blocks));
+  // Shared memory: the block's bytes plus the reserved part, in allocation units, against the carveout.
+  const std::int64_t used = in.shared_memory + g.shared_memory_reserved_per_block;
+  std::string block_text = fmt::format("{} + {} reserved = {}", size_text(in.shared_memory),
+                                       size_text(g.shared_memory_reserved_per_block), size_text(used));
+  if (r.shared_memory_per_block != used) {
+    block_text += fmt::format(", rounded up to a multiple of {} B: {}", g.shared_memory_allocation_unit,
+                              size_text(r.shared_memory_per_block));
+  }
+  std::string carveout_text;
+  if (in.carveout_percent >= 0) {
+    const std::int64_t preference = in.carveout_percent * g.shared_memory_per_sm / 100;
+    carveout_text = fmt::format("carveout {}% of {} = {}", in.carveout_percent, size_text(g.shared_memory_per_sm),
+                                size_text(preference));
+    if (r.shared_memory_per_sm != preference) {
+      carveout_text += fmt::format(", rounded up to {} ({})", size_text(r.shared_memory_per_sm),
+                                   r.shared_memory_per_sm > preference && preference < r.shared_memory_per_block &&
+                                           r.shared_memory_per_sm >= r.shared_memory_per_block
+                                       ? "the driver takes the next size that holds one block"
+                                       : "the next size the SM offers");
+    }
+  } else {
+    carveout_text = fmt::format("carveout {}", size_text(r.shared_memory_per_sm));
+  }
+  if (r.limit_shared_memory > 0 || r.fits || r.limiter != "shared_memory") {
+    steps.push_back(fmt::format("shared memory: {} per block; {}: floor({} / {}) = {}", block_text, carveout_text,
+                                size_text(r.shared_memory_per_sm), size_text(r.shared_memory_per_block),
+                                blocks_text(r.limit_shared_memory)));
+  } else {
+    steps.push_back(fmt::format("shared memory: {} per block: {}", block_text, r.does_not_fit));
+  }
+  const int max_warps = g.max_threads_per_sm / g.warp_size;
+  if (in.threads % g.warp_size == 0) {
+    steps.push_back(fmt::format("threads: floor({} / {}) = {}", format_number(g.max_threads_per_sm),
+                                format_number(in.threads), blocks_text(r.limit_threads)));
+  } else {
+    steps.push_back(fmt::format("threads: a block takes whole warps: floor({} / {}) = {}", max_warps, wpb,
+                                blocks_text(r.limit_threads)));
+  }
+  steps.push_back(fmt::format("block limit: {}", r.limit_blocks));
   if (r.limit_barriers != kNoLimit) {
-    steps.push_back(fmt::format("barriers: {} per SM, one per block = {} blocks", g.barriers_per_sm, r.limit_barriers));
+    steps.push_back(fmt::format("barriers: {} per SM, one per block: {}", g.barriers_per_sm, blocks_text(r.limit_barriers)));
   }
-  steps.push_back(fmt::format("blocks per SM = min(...) = {}, limited by {}: {} x {} = {} warps; occupancy {} / {} = {}",
-                              r.blocks_per_sm, r.limiter, r.blocks_per_sm, wpb, r.warps_per_sm, r.warps_per_sm,
-                              g.max_threads_per_sm / g.warp_size, format_quantity(r.occupancy, Unit::fraction)));
+  steps.push_back(last_step(in, r, g));
   return steps;
 }
 
 std::vector<std::string> explain_simple(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
   std::vector<std::string> steps;
-  steps.push_back(fmt::format("registers: floor({} / ({} x {})) = {} blocks", g.registers_per_sm, in.threads,
-                              in.registers, r.limit_registers));
+  steps.push_back(fmt::format("registers: floor({} / ({} x {})) = {}", format_number(g.registers_per_sm),
+                              format_number(in.threads), in.registers, blocks_text(r.limit_registers)));
   if (in.shared_memory == 0) {
     steps.push_back("shared memory: none used, no limit");
   } else {
-    steps.push_back(fmt::format("shared memory: floor({} / {}) = {} blocks", format_quantity(static_cast<double>(g.shared_memory_per_sm), Unit::onchip_bytes),
-                                format_quantity(static_cast<double>(in.shared_memory), Unit::onchip_bytes), r.limit_shared_memory));
+    steps.push_back(fmt::format("shared memory: floor({} / {}) = {}",
+                                format_quantity(static_cast<double>(g.shared_memory_per_sm), Unit::onchip_bytes),
+                                format_quantity(static_cast<double>(in.shared_memory), Unit::onchip_bytes),
+                                blocks_text(r.limit_shared_memory)));
   }
-  steps.push_back(fmt::format("threads: floor({} / {}) = {} blocks", g.max_threads_per_sm, in.threads, r.limit_threads));
+  steps.push_back(fmt::format("threads: floor({} / {}) = {}", format_number(g.max_threads_per_sm),
+                              format_number(in.threads), blocks_text(r.limit_threads)));
   steps.push_back(fmt::format("block limit: {}", r.limit_blocks));
-  steps.push_back(fmt::format("the minimum is {} blocks, limited by {}: {} x {} = {} warps, occupancy {} / {} = {}",
-                              r.blocks_per_sm, r.limiter, r.blocks_per_sm, (in.threads + 31) / 32, r.warps_per_sm,
-                              r.warps_per_sm, g.max_threads_per_sm / g.warp_size,
-                              format_quantity(r.occupancy, Unit::fraction)));
+  steps.push_back(last_step(in, r, g));
   return steps;
 }
 
@@ -134,8 +199,8 @@ Report run_single(const OccupancyInput& in, const Gpu& gpu) {
   OccupancyResult o = occupancy(other, gpu);
   if (o.blocks_per_sm != r.blocks_per_sm) {
     report.notes.push_back(fmt::format(
-        "the {} model gives {} blocks per SM ({}); {}", in.model == OccupancyModel::exact ? "lessons' simple" : "exact",
-        o.blocks_per_sm, format_quantity(o.occupancy, Unit::fraction),
+        "the {} model gives {} per SM ({}); {}", in.model == OccupancyModel::exact ? "lessons' simple" : "exact",
+        blocks_text(o.blocks_per_sm), format_quantity(o.occupancy, Unit::fraction),
         in.model == OccupancyModel::exact
             ? "the hardware allocates registers per warp in units of 256 and reserves 1 KB of shared memory per block"
             : "the exact model follows NVIDIA's calculator (cuda_occupancy.h)"));
@@ -149,7 +214,10 @@ Report run_single(const OccupancyInput& in, const Gpu& gpu) {
       words.push_back(fmt::format("--regs {} (from {})", next.registers, in.registers));
     }
     if (next.shared_memory >= 0) {
-      words.push_back(fmt::format("--smem {} (from {})", next.shared_memory, in.shared_memory));
+      auto as_option = [](std::int64_t bytes) {
+        return bytes % 1024 == 0 ? fmt::format("{}KB", bytes / 1024) : fmt::format("{}", bytes);
+      };
+      words.push_back(fmt::format("--smem {} (from {})", as_option(next.shared_memory), as_option(in.shared_memory)));
     }
     if (next.threads > 0) {
       words.push_back(fmt::format("--threads {} (from {})", next.threads, in.threads));
@@ -200,7 +268,7 @@ void add_occupancy(CLI::App& sub, Invocation& inv) {
   sub.add_option("--model", o->model, "exact (NVIDIA's rules) or simple (the lessons' formula)")->capture_default_str();
   sub.add_option("--sweep", o->sweep, "AXIS[=FROM:TO[:STEP]]: occupancy over threads, regs or smem");
   inv.run = [o](const Gpu& gpu) {
-    OccupancyInput in = read_input(*o);
+    OccupancyInput in = read_input(*o, gpu);
     if (o->sweep.empty()) return run_single(in, gpu);
     Sweep sweep = parse_sweep(o->sweep, {{"threads", 32, gpu.max_threads_per_block, 32, Unit::count},
                                          {"regs", 1, gpu.max_registers_per_thread, 1, Unit::count},

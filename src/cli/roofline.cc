@@ -82,7 +82,8 @@ void add_roofline(CLI::App& sub, Invocation& inv) {
                                          format_quantity(r.peak, Unit::flops_per_second), format_number(r.intensity),
                                          format_quantity(r.bandwidth, Unit::bytes_per_second),
                                          format_quantity(r.attainable, Unit::flops_per_second)));
-    report.explain.push_back(fmt::format("I {} ridge: {}-bound", r.intensity < r.ridge ? "<" : ">=", r.bound));
+    report.explain.push_back(fmt::format("intensity {} {} ridge {} FLOP/byte: {}-bound", format_number(r.intensity),
+                                         r.intensity < r.ridge ? "<" : ">=", format_number(r.ridge), r.bound));
     if (r.has_times) {
       report.explain.push_back(fmt::format("compute time = {} / {} = {}", format_quantity(in.flops, Unit::flops),
                                            format_quantity(r.peak, Unit::flops_per_second),

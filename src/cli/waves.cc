@@ -12,6 +12,11 @@
 namespace gpucalc {
 namespace {
 
+// Far above any real launch (a grid holds at most (2^31 - 1) x 65,535 x 65,535 blocks), and
+// printable with separators in the error message.
+constexpr std::int64_t kMaxBlocks = 1'000'000'000'000;
+constexpr std::int64_t kMaxElements = 100'000'000'000'000;
+
 struct WavesOptions {
   std::string blocks, elements, blocks_per_sm, threads, regs, smem = "0", block_time, sweep;
 };
@@ -25,14 +30,15 @@ Report run_waves(const WavesOptions& o, const Gpu& gpu, std::int64_t blocks_over
   if (blocks_override > 0) {
     in.blocks = blocks_override;
   } else if (!o.blocks.empty()) {
-    in.blocks = integer_option(o.blocks, "--blocks", 1, std::int64_t{1} << 62);
+    in.blocks = integer_option(o.blocks, "--blocks", 1, kMaxBlocks);
   } else if (!o.elements.empty()) {
     if (threads == 0) throw InputError("--threads", "", "threads per block, needed with --elements");
-    std::int64_t n = integer_option(o.elements, "--elements", 1, std::int64_t{1} << 62);
+    std::int64_t n = integer_option(o.elements, "--elements", 1, kMaxElements);
     // blocks = ceil(n / threads)
     in.blocks = (n - 1) / threads + 1;
     report.inputs.push_back(Value::num("elements", static_cast<double>(n)));
-    report.explain.push_back(fmt::format("blocks = ceil({} / {}) = {}", n, threads, in.blocks));
+    report.explain.push_back(fmt::format("blocks = ceil({} / {}) = {}", format_number(static_cast<double>(n)),
+                                         format_number(threads), format_number(static_cast<double>(in.blocks))));
   } else {
     throw InputError("--blocks", "", "the number of blocks in the grid (or --elements with --threads)");
   }
@@ -52,8 +58,10 @@ Report run_waves(const WavesOptions& o, const Gpu& gpu, std::int64_t blocks_over
     report.inputs.push_back(Value::num("threads", threads));
     report.inputs.push_back(Value::num("regs", occ.registers));
     report.inputs.push_back(Value::num("smem", static_cast<double>(occ.shared_memory), Unit::onchip_bytes));
-    report.explain.push_back(fmt::format("blocks per SM from occupancy ({} threads, {} registers, {} bytes): {}, limited by {}",
-                                         threads, occ.registers, occ.shared_memory, r.blocks_per_sm, r.limiter));
+    report.explain.push_back(fmt::format(
+        "occupancy of {} threads, {} registers, {} of shared memory: {} blocks per SM, limited by {}", format_number(threads),
+        occ.registers, format_quantity(static_cast<double>(occ.shared_memory), Unit::onchip_bytes), r.blocks_per_sm,
+        r.limiter == "shared_memory" ? "shared memory" : r.limiter));
   } else {
     throw InputError("--blocks-per-sm", "", "resident blocks per SM (or --threads and --regs to derive it)");
   }
@@ -71,25 +79,27 @@ Report run_waves(const WavesOptions& o, const Gpu& gpu, std::int64_t blocks_over
     // warps in the grid = blocks x ceil(threads / 32)
     double warps = static_cast<double>(in.blocks) * ((threads + gpu.warp_size - 1) / gpu.warp_size);
     report.results.push_back(Value::num("warps", warps));
-    report.explain.push_back(fmt::format("warps in the grid = {} x {} = {}", in.blocks, (threads + 31) / 32,
-                                         format_number(warps)));
+    report.explain.push_back(fmt::format("warps in the grid = {} x {} = {}", format_number(static_cast<double>(in.blocks)),
+                                         (threads + gpu.warp_size - 1) / gpu.warp_size, format_number(warps)));
   }
   if (in.block_time > 0) report.results.push_back(Value::num("time", r.time, Unit::seconds));
-  report.explain.push_back(fmt::format("blocks per wave = {} SMs x {} = {}", gpu.sm_count, in.blocks_per_sm, r.blocks_per_wave));
-  report.explain.push_back(fmt::format("waves = ceil({} / {}) = {}", in.blocks, r.blocks_per_wave, r.waves));
-  report.explain.push_back(fmt::format("last wave = {} - {} x {} = {} blocks, {} of a wave", in.blocks, r.waves - 1,
-                                       r.blocks_per_wave, r.last_wave_blocks,
+  auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
+  report.explain.push_back(
+      fmt::format("blocks per wave = {} SMs x {} = {}", gpu.sm_count, in.blocks_per_sm, n(r.blocks_per_wave)));
+  report.explain.push_back(fmt::format("waves = ceil({} / {}) = {}", n(in.blocks), n(r.blocks_per_wave), n(r.waves)));
+  report.explain.push_back(fmt::format("last wave = {} - {} x {} = {} blocks, {} of a wave", n(in.blocks), n(r.waves - 1),
+                                       n(r.blocks_per_wave), n(r.last_wave_blocks),
                                        format_quantity(r.last_wave_utilization, Unit::fraction)));
-  report.explain.push_back(fmt::format("efficiency = {} / ({} x {}) = {}", in.blocks, r.waves, r.blocks_per_wave,
+  report.explain.push_back(fmt::format("efficiency = {} / ({} x {}) = {}", n(in.blocks), n(r.waves), n(r.blocks_per_wave),
                                        format_quantity(r.efficiency, Unit::fraction)));
   if (in.block_time > 0) {
-    report.explain.push_back(fmt::format("time = {} waves x {} = {}", r.waves, format_quantity(in.block_time, Unit::seconds),
+    report.explain.push_back(fmt::format("time = {} waves x {} = {}", n(r.waves), format_quantity(in.block_time, Unit::seconds),
                                          format_quantity(r.time, Unit::seconds)));
   }
   if (r.waves > 1 && r.efficiency < 0.9) {
     report.notes.push_back(fmt::format("tail effect: the last wave fills {} of the GPU; {} blocks would make {} full waves",
                                        format_quantity(r.last_wave_utilization, Unit::fraction),
-                                       (r.waves - 1) * r.blocks_per_wave, r.waves - 1));
+                                       n((r.waves - 1) * r.blocks_per_wave), n(r.waves - 1)));
   }
   return report;
 }

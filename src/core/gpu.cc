@@ -51,27 +51,45 @@ struct Field {
   throw InputError(fmt::format("profile {}: field '{}': expected {}", origin, key, expected));
 }
 
+// What a TOML value is, for messages: 132, 132.5, the string "132", an array.
+std::string describe(const toml::node& v) {
+  if (v.is_string()) return fmt::format("the string \"{}\"", *v.value<std::string>());
+  if (v.is_integer()) return fmt::format("{}", *v.value<std::int64_t>());
+  if (v.is_floating_point()) return fmt::format("{}", *v.value<double>());
+  if (v.is_boolean()) return *v.value<bool>() ? "true" : "false";
+  if (v.is_array()) return "an array";
+  if (v.is_table()) return "a table";
+  return "a date or time";
+}
+
 std::int64_t as_integer(const toml::node& v, const std::string& origin, const std::string& key,
                         bool positive) {
+  const char* expected = positive ? "a whole number > 0" : "a whole number >= 0";
   auto i = v.value<std::int64_t>();
-  if (!v.is_integer() || !i) bad_field(origin, key, "a whole number");
-  if (positive ? *i <= 0 : *i < 0) bad_field(origin, key, positive ? "a whole number > 0" : "a whole number >= 0");
-  if (*i > (std::int64_t{1} << 50)) bad_field(origin, key, "a whole number below 2^50");
+  if (!v.is_integer() || !i) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
+  if (positive ? *i <= 0 : *i < 0) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
+  if (*i > (std::int64_t{1} << 50)) bad_field(origin, key, fmt::format("a whole number below 2^50, got {}", describe(v)));
   return *i;
 }
 
 double as_number(const toml::node& v, const std::string& origin, const std::string& key, bool positive) {
+  const char* expected = positive ? "a finite number > 0" : "a finite number >= 0";
   auto d = v.value<double>();
   if (!(v.is_floating_point() || v.is_integer()) || !d || !std::isfinite(*d)) {
-    bad_field(origin, key, "a finite number");
+    bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
   }
-  if (positive ? *d <= 0 : *d < 0) bad_field(origin, key, positive ? "a number > 0" : "a number >= 0");
+  if (positive ? *d <= 0 : *d < 0) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
+  // As for options (parse_quantity): products and ratios of a few values must stay finite.
+  if (*d != 0 && (*d > 1e30 || *d < 1e-30)) {
+    bad_field(origin, key, fmt::format("a number from 1e-30 to 1e30, got {}", describe(v)));
+  }
   return *d;
 }
 
 int as_int(const toml::node& v, const std::string& origin, const std::string& key) {
   std::int64_t i = as_integer(v, origin, key, true);
-  if (i > std::numeric_limits<int>::max()) bad_field(origin, key, "a whole number below 2^31");
+  // 2^24 is far above any real count and keeps the models' int arithmetic (threads + 31, ...) exact.
+  if (i > (std::int64_t{1} << 24)) bad_field(origin, key, fmt::format("a whole number up to 2^24, got {}", i));
   return static_cast<int>(i);
 }
 
@@ -199,14 +217,16 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
     f.set(gpu, *value);
     auto kind = (*t)["kind"].value<std::string>();
     if (!kind || (*kind != "spec" && *kind != "measured" && *kind != "derived")) {
-      bad_field(o, f.key + std::string(".kind"), "\"spec\", \"measured\" or \"derived\"");
+      const toml::node* given = t->get("kind");
+      bad_field(o, f.key + std::string(".kind"),
+                fmt::format("\"spec\", \"measured\" or \"derived\", got {}", given ? describe(*given) : "nothing"));
     }
     auto source = (*t)["source"].value<std::string>();
     if (!source || source->empty()) bad_field(o, f.key + std::string(".source"), "a non-empty string naming the source");
     gpu.provenance[f.key] = Provenance{*kind, *source};
   }
-  for (const auto& [k, v] : doc) {
-    (void)v;
+  for (const auto& entry : doc) {
+    const toml::key& k = entry.first;  // not a structured binding: clang 14 cannot capture those
     bool known = std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return k.str() == f.key; });
     if (!known) {
       std::vector<std::string> names;
@@ -235,6 +255,7 @@ std::vector<std::string> builtin_gpu_keys() {
 }
 
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  if (word.empty()) return "";  // nothing typed: nothing to correct
   std::string best;
   std::size_t best_distance = std::numeric_limits<std::size_t>::max();
   for (const std::string& c : candidates) {
@@ -267,11 +288,19 @@ Gpu load_gpu(const std::string& name_or_path) {
   bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                          (lower.size() > 5 && lower.substr(lower.size() - 5) == ".toml");
   if (!looks_like_path) {
-    std::vector<std::string> names;
-    for (const BuiltinProfile& p : builtin_profiles()) {
+    auto parse_builtin = [](const BuiltinProfile& p) {
       Gpu gpu = parse_gpu(p.toml, p.key, fmt::format("built-in {}", p.key));
       gpu.origin = "built-in";
-      if (lower == gpu.key) return gpu;
+      return gpu;
+    };
+    // A key parses only its own profile (the common case, and the fast one); an alias needs
+    // every profile's aliases.
+    for (const BuiltinProfile& p : builtin_profiles()) {
+      if (lower == p.key) return parse_builtin(p);
+    }
+    std::vector<std::string> names;
+    for (const BuiltinProfile& p : builtin_profiles()) {
+      Gpu gpu = parse_builtin(p);
       for (const std::string& alias : gpu.aliases) {
         std::string a;
         for (char c : alias) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -5,17 +5,22 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {
 
 std::int64_t round_up(std::int64_t x, std::int64_t unit) { return (x + unit - 1) / unit * unit; }
 std::int64_t divide_round_up(std::int64_t x, std::int64_t unit) { return (x + unit - 1) / unit; }
+// Blocks a resource allows, clamped to int: a profile's 2^50-byte SM must not wrap around.
+int blocks_allowed(std::int64_t resource, std::int64_t per_block) {
+  return static_cast<int>(std::min<std::int64_t>(resource / per_block, kNoLimit));
+}
 
 void check_input(const OccupancyInput& in, const Gpu& gpu) {
   if (in.threads < 1 || in.threads > gpu.max_threads_per_block) {
     throw InputError("--threads", std::to_string(in.threads),
-                     fmt::format("a whole number from 1 to {} (threads per block on {})", gpu.max_threads_per_block, gpu.key));
+                     fmt::format("a whole number from 1 to {} (threads per block on {})", format_number(gpu.max_threads_per_block), gpu.key));
   }
   if (in.registers < 1 || in.registers > gpu.max_registers_per_thread) {
     throw InputError("--regs", std::to_string(in.registers),
@@ -23,8 +28,10 @@ void check_input(const OccupancyInput& in, const Gpu& gpu) {
   }
   if (in.shared_memory < 0 || in.shared_memory > gpu.shared_memory_per_block_optin) {
     throw InputError("--smem", std::to_string(in.shared_memory),
-                     fmt::format("a size from 0 to {} bytes ({} KiB, the opt-in maximum per block on {})",
-                                 gpu.shared_memory_per_block_optin, gpu.shared_memory_per_block_optin / 1024, gpu.key));
+                     fmt::format("a size from 0 to {} bytes ({}, the opt-in maximum per block on {})",
+                                 format_number(static_cast<double>(gpu.shared_memory_per_block_optin)),
+                                 format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
+                                 gpu.key));
   }
   if (in.carveout_percent < -1 || in.carveout_percent > 100) {
     throw InputError("--carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
@@ -56,11 +63,19 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
   if (regs_assumed > gpu.registers_per_block || r.registers_per_block > gpu.registers_per_block) {
     r.limit_registers = 0;
     r.fits = false;
+    const std::int64_t counted = round_up(warps_per_block, gpu.register_sub_partitions);
     r.does_not_fit = fmt::format(
-        "registers: {} warps x {} registers per warp (rounded up to {} per warp, {} warps counted as {}) need {} "
-        "registers, more than the {} a block may use",
-        warps_per_block, in.registers * gpu.warp_size, gpu.register_allocation_unit, warps_per_block,
-        round_up(warps_per_block, gpu.register_sub_partitions), regs_assumed, gpu.registers_per_block);
+        "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
+        in.registers, gpu.warp_size, format_number(in.registers * gpu.warp_size),
+        regs_per_warp == in.registers * gpu.warp_size
+            ? std::string()
+            : fmt::format(", rounded up to {}", format_number(static_cast<double>(regs_per_warp))),
+        warps_per_block,
+        counted == warps_per_block ? std::string()
+                                   : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
+                                                 counted, gpu.register_sub_partitions),
+        format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs_assumed, r.registers_per_block))),
+        format_number(gpu.registers_per_block));
   } else {
     const std::int64_t per_partition = gpu.registers_per_sm / gpu.register_sub_partitions;
     const std::int64_t warps_per_partition = per_partition / regs_per_warp;
@@ -80,10 +95,11 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
   if (r.shared_memory_per_block > block_limit) {
     r.limit_shared_memory = 0;
     r.fits = false;
-    r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} allowed",
-                                 r.shared_memory_per_block, block_limit);
+    r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
+                                 format_number(static_cast<double>(r.shared_memory_per_block)),
+                                 format_number(static_cast<double>(block_limit)));
   } else {
-    r.limit_shared_memory = static_cast<int>(r.shared_memory_per_sm / r.shared_memory_per_block);
+    r.limit_shared_memory = blocks_allowed(r.shared_memory_per_sm, r.shared_memory_per_block);
   }
 
   // Barriers (sm_90): each block uses one of the SM's named barriers.
@@ -95,7 +111,7 @@ OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
   OccupancyResult r;
   // blocks = min(R / (t r), S / s, T / t, B), as the lessons write it.
   r.limit_registers = static_cast<int>(gpu.registers_per_sm / (std::int64_t{in.threads} * in.registers));
-  r.limit_shared_memory = in.shared_memory == 0 ? kNoLimit : static_cast<int>(gpu.shared_memory_per_sm / in.shared_memory);
+  r.limit_shared_memory = in.shared_memory == 0 ? kNoLimit : blocks_allowed(gpu.shared_memory_per_sm, in.shared_memory);
   r.limit_threads = gpu.max_threads_per_sm / in.threads;
   r.limit_blocks = gpu.max_blocks_per_sm;
   r.registers_per_block = std::int64_t{in.threads} * in.registers;
@@ -103,8 +119,10 @@ OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
   r.shared_memory_per_sm = gpu.shared_memory_per_sm;
   if (r.limit_registers == 0) {
     r.fits = false;
-    r.does_not_fit = fmt::format("registers: {} threads x {} registers = {} registers, more than the {} of an SM",
-                                 in.threads, in.registers, r.registers_per_block, gpu.registers_per_sm);
+    r.does_not_fit = fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM",
+                                 format_number(in.threads), in.registers,
+                                 format_number(static_cast<double>(r.registers_per_block)),
+                                 format_number(gpu.registers_per_sm));
   }
   return r;
 }
@@ -131,46 +149,56 @@ OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
   const int warps_per_block = (input.threads + gpu.warp_size - 1) / gpu.warp_size;
   r.warps_per_sm = r.blocks_per_sm * warps_per_block;
   r.threads_per_sm = r.blocks_per_sm * input.threads;
-  // occupancy = resident warps / max warps per SM
-  r.occupancy = static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
+  // occupancy = resident warps / max warps per SM; the simple model counts t/32 warps a block, as
+  // the lessons do (blocks t / 32 / 64), so that its floor(2048 / t) blocks never exceed 100%.
+  r.occupancy = input.model == OccupancyModel::simple
+                    ? static_cast<double>(r.threads_per_sm) / gpu.max_threads_per_sm
+                    : static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
   if (r.blocks_per_sm == 0) r.fits = false;
   return r;
 }
 
 OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
   OneMoreBlock out;
-  const int now = occupancy(input, gpu).blocks_per_sm;
-  auto blocks_with = [&](auto change) {
+  const OccupancyResult base = occupancy(input, gpu);
+  const int now = base.blocks_per_sm;
+  auto buys_a_block = [&](auto change) {
     OccupancyInput changed = input;
     change(changed);
-    return occupancy(changed, gpu).blocks_per_sm;
+    return occupancy(changed, gpu).blocks_per_sm > now;
   };
-  // Fewer registers: the most that still buys a block (blocks never fall as registers fall).
-  for (int r = input.registers - 1; r >= 1; --r) {
-    if (blocks_with([r](OccupancyInput& c) { c.registers = r; }) > now) {
-      out.registers = r;
-      break;
-    }
-  }
-  // Less shared memory: binary search for the most bytes that still buy a block.
-  if (input.shared_memory > 0 && blocks_with([](OccupancyInput& c) { c.shared_memory = 0; }) > now) {
-    std::int64_t lo = 0, hi = input.shared_memory - 1;  // blocks(lo) > now holds
+  // A smaller input only raises the limit of the resource it uses, so only a resource whose
+  // limit is the current count can buy a block; blocks never fall as an input falls, so the
+  // inputs that buy one form a range [smallest, largest]: binary search for the largest.
+  auto largest_that_buys = [&](std::int64_t lo, std::int64_t hi, auto set) {
+    // Invariant: `lo` buys a block; every value above `hi` does not.
     while (lo < hi) {
-      std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (blocks_with([mid](OccupancyInput& c) { c.shared_memory = mid; }) > now) {
+      const std::int64_t mid = lo + (hi - lo + 1) / 2;
+      if (buys_a_block([&](OccupancyInput& c) { set(c, mid); })) {
         lo = mid;
       } else {
         hi = mid - 1;
       }
     }
-    out.shared_memory = lo;
+    return lo;
+  };
+  // Fewer registers per thread.
+  auto set_registers = [](OccupancyInput& c, std::int64_t r) { c.registers = static_cast<int>(r); };
+  if (base.limit_registers == now && input.registers > 1 && buys_a_block([&](OccupancyInput& c) { set_registers(c, 1); })) {
+    out.registers = static_cast<int>(largest_that_buys(1, input.registers - 1, set_registers));
   }
-  // A smaller block, in whole warps.
-  for (int t = (input.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
-    if (blocks_with([t](OccupancyInput& c) { c.threads = t; }) > now) {
-      out.threads = t;
-      break;
-    }
+  // Less shared memory per block.
+  auto set_shared_memory = [](OccupancyInput& c, std::int64_t s) { c.shared_memory = s; };
+  if (base.limit_shared_memory == now && input.shared_memory > 0 &&
+      buys_a_block([&](OccupancyInput& c) { set_shared_memory(c, 0); })) {
+    out.shared_memory = largest_that_buys(0, input.shared_memory - 1, set_shared_memory);
+  }
+  // A smaller block, in whole warps (threads set the warp and register limits).
+  auto set_warps = [&gpu](OccupancyInput& c, std::int64_t w) { c.threads = static_cast<int>(w) * gpu.warp_size; };
+  const std::int64_t fewer_warps = (input.threads - 1) / gpu.warp_size;  // whole warps below the block
+  if ((base.limit_registers == now || base.limit_threads == now) && fewer_warps >= 1 &&
+      buys_a_block([&](OccupancyInput& c) { set_warps(c, 1); })) {
+    out.threads = static_cast<int>(largest_that_buys(1, fewer_warps, set_warps)) * gpu.warp_size;
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -71,7 +72,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // Reads a plain decimal number at `text[pos]` (digits, optional 3-digit comma groups,
 // fraction, exponent) and advances `pos`. Returns false when there is none.
-bool read_decimal(std::string_view text, std::size_t& pos, double& out) {
+bool read_decimal(std::string_view text, std::size_t& pos, double& out, std::string* normalized = nullptr) {
   std::string digits;
   std::size_t i = pos;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) digits += text[i++];
@@ -121,7 +122,27 @@ bool read_decimal(std::string_view text, std::size_t& pos, double& out) {
   auto [ptr, ec] = std::from_chars(first, digits.data() + digits.size(), out);
   if (ec != std::errc() || ptr != digits.data() + digits.size()) return false;
   pos = i;
+  if (normalized != nullptr) *normalized = first;
   return true;
+}
+
+// `number` (as read_decimal normalised it) times 10^shift, rounded once: 400ns is 4e-07 exactly
+// as the literal 400e-9 is, where 400 x 1e-9 would be 4.0000000000000003e-07.
+bool shift_decimal(const std::string& number, int shift, double& out) {
+  std::size_t e = number.find_first_of("eE");
+  long long exponent = shift;
+  if (e != std::string::npos) exponent += std::stoll(number.substr(e + 1));
+  std::string text = number.substr(0, e) + "e" + std::to_string(exponent);
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+// The power of ten that `scale` is (1e-9 -> -9, 0.01 -> -2), or nullopt.
+std::optional<int> power_of_ten(double scale) {
+  for (int k = -15; k <= 18; ++k) {
+    if (scale == std::pow(10.0, k)) return k;
+  }
+  return std::nullopt;
 }
 
 std::string_view trim(std::string_view s) {
@@ -134,7 +155,7 @@ std::string_view trim(std::string_view s) {
 
 std::string accepted_forms(Unit unit) {
   switch (unit) {
-    case Unit::count: return "a number such as 256, 1e8, 2^24 or 16,384";
+    case Unit::count: return "a number such as 256, 1e8, 2^24, 3*2^20 or 16,384";
     case Unit::bytes: return "a size such as 101MB, 2.15GB, 64KiB or 4096 (KB, MB, GB decimal; KiB, MiB, GiB binary)";
     case Unit::onchip_bytes: return "a size such as 40KB, 40KiB or 40960 (KB = KiB = 1024 bytes)";
     case Unit::seconds: return "a time with a unit such as 400ns, 3.6us, 3.6\xC2\xB5s or 2ms";
@@ -157,20 +178,44 @@ double parse_quantity(std::string_view raw, Unit unit, const std::string& option
   };
   if (text.empty() || text.size() > 64) return fail();
   std::size_t pos = 0;
-  double value = 0;
-  if (!read_decimal(text, pos, value)) return fail();
-  // 2^24: a power, both parts plain numbers.
-  if (pos < text.size() && text[pos] == '^') {
-    ++pos;
-    double exponent = 0;
-    if (!read_decimal(text, pos, exponent)) return fail();
-    value = std::pow(value, exponent);
+  double value = 1;
+  int factors = 0;
+  bool plain = true;  // one factor, no power: the unit can shift its decimal exponent
+  std::string number;
+  // A product of factors (3*4*2^24), each a plain number or a power (2^24), then one unit.
+  while (true) {
+    double factor = 0;
+    if (!read_decimal(text, pos, factor, &number)) return fail();
+    ++factors;
+    if (pos < text.size() && text[pos] == '^') {
+      ++pos;
+      double exponent = 0;
+      if (!read_decimal(text, pos, exponent)) return fail();
+      factor = std::pow(factor, exponent);
+      plain = false;
+    }
+    value *= factor;
+    if (pos < text.size() && text[pos] == '*') {
+      ++pos;
+      continue;
+    }
+    break;
   }
   std::string_view suffix = trim(text.substr(pos));
   for (const Suffix& s : suffixes(unit)) {
     if (s.text == suffix) {
-      value *= s.scale;
+      std::optional<int> shift = power_of_ten(s.scale);
+      if (plain && factors == 1 && shift) {
+        if (!shift_decimal(number, *shift, value)) return fail();
+      } else {
+        value *= s.scale;
+      }
       if (!std::isfinite(value)) return fail();
+      // Magnitudes from 1e-30 to 1e30 (or 0), so that products and ratios of a few inputs stay
+      // finite: no model turns 1e300 x 1e300 into an infinity printed as "no limit".
+      if (value != 0 && (std::fabs(value) > 1e30 || std::fabs(value) < 1e-30)) {
+        throw InputError(option, std::string(raw), accepted_forms(unit) + ", of magnitude 1e-30 to 1e30 (or 0)");
+      }
       return value;
     }
   }
@@ -183,8 +228,10 @@ std::int64_t parse_integer(std::string_view text, Unit unit, const std::string& 
   std::string range = fmt::format("{} from {} to {}", unit == Unit::count ? "a whole number" : "a whole number of bytes",
                                   format_number(static_cast<double>(min)),
                                   format_number(static_cast<double>(max)));
-  if (value != std::floor(value) || value < static_cast<double>(min) ||
-      value > static_cast<double>(max)) {
+  // Compared as integers: static_cast<double>(INT64_MAX) rounds up to 2^63, which no int64 holds.
+  constexpr double two_to_63 = 9223372036854775808.0;
+  if (value != std::floor(value) || value >= two_to_63 || value < -two_to_63 ||
+      static_cast<std::int64_t>(value) < min || static_cast<std::int64_t>(value) > max) {
     throw InputError(option, std::string(text), range);
   }
   return static_cast<std::int64_t>(value);
@@ -259,9 +306,14 @@ std::string format_quantity(double value, Unit unit) {
     case Unit::flops_per_second:
       return scaled(value, {{{1e15, "PFLOP/s"}, {1e12, "TFLOP/s"}, {1e9, "GFLOP/s"}, {1e6, "MFLOP/s"}, {1e3, "KFLOP/s"}, {1, "FLOP/s"}}});
     case Unit::fraction: {
+      // Up to two decimals, as the lessons write them (18.75%, 12.5%, 1.96%); small ones 3 digits.
       double pct = value * 100;
       if (pct == std::floor(pct)) return fmt::format("{:.0f}%", pct);
-      return fmt::format("{:.3g}%", pct);
+      if (std::fabs(pct) < 1) return fmt::format("{:.3g}%", pct);
+      std::string text = fmt::format("{:.2f}", pct);
+      while (text.back() == '0') text.pop_back();
+      if (text.back() == '.') text.pop_back();
+      return text + "%";
     }
     case Unit::flop_per_byte: return format_number(value) + " FLOP/B";
     case Unit::cycles: return format_number(value) + " cycles";

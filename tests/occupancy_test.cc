@@ -1,0 +1,496 @@
+// Occupancy: the lessons' numbers, NVIDIA's own calculator, and the next block.
+#include "core/occupancy.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "core/error.h"
+#include "core/gpu.h"
+#include "verify_helpers.h"
+
+#ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
+#include <cuda_occupancy.h>
+#endif
+
+namespace gpucalc {
+namespace {
+
+OccupancyResult occ(const Gpu& gpu, int threads, int regs, std::int64_t smem,
+                    OccupancyModel model = OccupancyModel::exact, int carveout = -1) {
+  OccupancyInput in;
+  in.threads = threads;
+  in.registers = regs;
+  in.shared_memory = smem;
+  in.model = model;
+  in.carveout_percent = carveout;
+  return occupancy(in, gpu);
+}
+
+constexpr auto kExact = OccupancyModel::exact;
+constexpr auto kSimple = OccupancyModel::simple;
+
+TEST_CASE("lesson example: 256 threads, 64 registers, 40 KB -> 4 blocks, 50%, registers") {
+  const Gpu h100 = load_gpu("h100");
+  for (OccupancyModel model : {kExact, kSimple}) {
+    CAPTURE(static_cast<int>(model));
+    OccupancyResult r = occ(h100, 256, 64, 40 * 1024, model);
+    CHECK(r.blocks_per_sm == 4);
+    CHECK(r.warps_per_sm == 32);
+    CHECK(r.occupancy == doctest::Approx(0.5));
+    CHECK(r.limiter == "registers");
+    CHECK(r.limit_registers == 4);
+    CHECK(r.limit_shared_memory == 5);  // floor(228 / 40); exact: floor(228 / 41)
+    CHECK(r.limit_threads == 8);
+    CHECK(r.limit_blocks == 32);
+    CHECK(r.fits);
+  }
+}
+
+TEST_CASE("lesson quick check: 128 threads, 32 registers, 64 KB -> 3 blocks, 18.75%, shared memory") {
+  const Gpu h100 = load_gpu("h100");
+  for (OccupancyModel model : {kExact, kSimple}) {
+    CAPTURE(static_cast<int>(model));
+    OccupancyResult r = occ(h100, 128, 32, 64 * 1024, model);
+    CHECK(r.blocks_per_sm == 3);
+    CHECK(r.warps_per_sm == 12);
+    CHECK(r.occupancy == doctest::Approx(0.1875));
+    CHECK(r.limiter == "shared_memory");
+  }
+}
+
+TEST_CASE("lesson check 1: 128 threads at 255 registers -> 2 blocks, 8 warps, 12.5%") {
+  const Gpu h100 = load_gpu("h100");
+  for (OccupancyModel model : {kExact, kSimple}) {
+    CAPTURE(static_cast<int>(model));
+    OccupancyResult r = occ(h100, 128, 255, 0, model);
+    CHECK(r.blocks_per_sm == 2);
+    CHECK(r.warps_per_sm == 8);
+    CHECK(r.occupancy == doctest::Approx(0.125));
+    CHECK(r.limiter == "registers");
+  }
+  // 255 registers round up to 256 per thread: 8,192 per warp.
+  CHECK(occ(h100, 128, 255, 0).registers_per_block == 4 * 8192);
+}
+
+TEST_CASE("lesson: 1,024 threads at 65 registers do not fit") {
+  const Gpu h100 = load_gpu("h100");
+  for (OccupancyModel model : {kExact, kSimple}) {
+    CAPTURE(static_cast<int>(model));
+    OccupancyResult r = occ(h100, 1024, 65, 0, model);
+    CHECK_FALSE(r.fits);
+    CHECK(r.blocks_per_sm == 0);
+    CHECK(r.occupancy == 0);
+    CHECK(r.limiter == "registers");
+    CHECK(r.does_not_fit.find("registers") == 0);
+  }
+  // 64 registers still fit: exactly the 65,536 of the register file.
+  CHECK(occ(h100, 1024, 64, 0).blocks_per_sm == 1);
+}
+
+TEST_CASE("DESIGN: 33 registers at 256 threads: simple 7 blocks, exact 6") {
+  const Gpu h100 = load_gpu("h100");
+  CHECK(occ(h100, 256, 33, 0, kSimple).blocks_per_sm == 7);
+  OccupancyResult exact = occ(h100, 256, 33, 0, kExact);
+  CHECK(exact.blocks_per_sm == 6);
+  CHECK(exact.limiter == "registers");
+  // 33 x 32 = 1,056 registers per warp, rounded up to 1,280; 8 warps per block.
+  CHECK(exact.registers_per_block == 1280 * 8);
+}
+
+TEST_CASE("DESIGN: 200 registers per thread gives 8 warps per SM, not 10") {
+  const Gpu h100 = load_gpu("h100");
+  // 200 x 32 = 6,400 per warp, rounded to 6,400; 16,384 per sub-partition hold 2 warps.
+  for (int threads : {32, 64, 128, 256}) {
+    CAPTURE(threads);
+    OccupancyResult r = occ(h100, threads, 200, 0);
+    CHECK(r.warps_per_sm == 8);
+  }
+  // A block of 96 threads (3 warps) at 200 registers: 8 warps per SM hold 2 blocks.
+  CHECK(occ(h100, 96, 200, 0).blocks_per_sm == 2);
+}
+
+TEST_CASE("a block whose warps, rounded up to 4, exceed the register file does not fit") {
+  const Gpu h100 = load_gpu("h100");
+  // 29 warps at 72 registers: 2,304 per warp x 29 = 66,816 > 65,536 already.
+  // 25 warps (800 threads) at 80 registers: 2,560 x 25 = 64,000 fits the file, but counted as
+  // 28 warps it needs 71,680: the hardware check rejects it.
+  OccupancyResult r = occ(h100, 800, 80, 0);
+  CHECK_FALSE(r.fits);
+  CHECK(r.blocks_per_sm == 0);
+  CHECK(r.limit_registers == 0);
+  CHECK(occ(h100, 800, 72, 0).fits);  // 2,304 x 28 = 64,512
+}
+
+TEST_CASE("vector-add worked example: 256 threads, 16 registers, no shared memory -> 8 blocks, 100%") {
+  const Gpu h100 = load_gpu("h100");
+  for (OccupancyModel model : {kExact, kSimple}) {
+    CAPTURE(static_cast<int>(model));
+    OccupancyResult r = occ(h100, 256, 16, 0, model);
+    CHECK(r.blocks_per_sm == 8);
+    CHECK(r.warps_per_sm == 64);
+    CHECK(r.occupancy == doctest::Approx(1.0));
+    CHECK(r.limiter == "threads");
+    CHECK(r.limit_registers == 16);
+  }
+  CHECK(occ(h100, 256, 16, 0, kSimple).limit_shared_memory == kNoLimit);
+}
+
+TEST_CASE("exact model: shared memory allocation, the reserved 1 KB and the carveout") {
+  const Gpu h100 = load_gpu("h100");
+  // 1 byte + 1 KB reserved = 1,025, rounded up to 1,152.
+  CHECK(occ(h100, 32, 16, 1).shared_memory_per_block == 1152);
+  // The opt-in maximum: 227 KB + 1 KB = the whole 228 KB carveout, one block.
+  OccupancyResult full = occ(h100, 32, 16, h100.shared_memory_per_block_optin);
+  CHECK(full.fits);
+  CHECK(full.blocks_per_sm == 1);
+  CHECK(full.limiter == "shared_memory");
+  // A carveout preference of 25% = 57 KB rounds up to the 64 KB size: floor(64 / 9) = 7 blocks of 8 KB + 1 KB.
+  OccupancyResult small = occ(h100, 32, 16, 8 * 1024, kExact, 25);
+  CHECK(small.shared_memory_per_sm == 64 * 1024);
+  CHECK(small.limit_shared_memory == 7);
+  // A preference below one block is overridden by the next size that holds one.
+  OccupancyResult override = occ(h100, 32, 16, 100 * 1024, kExact, 0);
+  CHECK(override.shared_memory_per_sm == 132 * 1024);
+  CHECK(override.limit_shared_memory == 1);
+}
+
+TEST_CASE("occupancy rejects inputs outside the profile's range") {
+  const Gpu h100 = load_gpu("h100");
+  CHECK_THROWS_AS(occ(h100, 0, 32, 0), InputError);
+  CHECK_THROWS_AS(occ(h100, 1025, 32, 0), InputError);
+  CHECK_THROWS_AS(occ(h100, 256, 0, 0), InputError);
+  CHECK_THROWS_AS(occ(h100, 256, 256, 0), InputError);
+  CHECK_THROWS_AS(occ(h100, 256, 32, -1), InputError);
+  CHECK_THROWS_AS(occ(h100, 256, 32, h100.shared_memory_per_block_optin + 1), InputError);
+  CHECK_THROWS_AS(occ(h100, 256, 32, 0, kExact, 101), InputError);
+  CHECK_NOTHROW(occ(h100, 1024, 255, h100.shared_memory_per_block_optin));
+}
+
+#ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
+
+cudaOccDeviceProp device_prop(const Gpu& g) {
+  cudaOccDeviceProp p;
+  p.computeMajor = g.cc_major;
+  p.computeMinor = g.cc_minor;
+  p.maxThreadsPerBlock = g.max_threads_per_block;
+  p.maxThreadsPerMultiprocessor = g.max_threads_per_sm;
+  p.regsPerBlock = g.registers_per_block;
+  p.regsPerMultiprocessor = g.registers_per_sm;
+  p.warpSize = g.warp_size;
+  p.sharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_per_block);
+  p.sharedMemPerMultiprocessor = static_cast<std::size_t>(g.shared_memory_per_sm);
+  p.numSms = g.sm_count;
+  p.sharedMemPerBlockOptin = static_cast<std::size_t>(g.shared_memory_per_block_optin);
+  p.reservedSharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_reserved_per_block);
+  return p;
+}
+
+/// Random configurations with a share of draws at the edges: whole warps, whole KB, the maximum.
+struct Draws {
+  std::mt19937_64 rng;
+  explicit Draws(std::uint64_t seed) : rng(seed) {}
+  int uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
+  bool chance(int percent) { return uniform(1, 100) <= percent; }
+  int threads() {
+    if (chance(30)) return 32 * uniform(1, 32);
+    if (chance(5)) return chance(50) ? 1 : 1024;
+    return uniform(1, 1024);
+  }
+  int registers() {
+    if (chance(25)) return 8 * uniform(1, 31);
+    if (chance(5)) return chance(50) ? 1 : 255;
+    return uniform(1, 255);
+  }
+  std::int64_t smem(std::int64_t optin) {
+    if (chance(10)) return 0;
+    if (chance(10)) return optin - (chance(50) ? 0 : uniform(0, 256));
+    if (chance(30)) return 1024 * uniform(0, static_cast<int>(optin / 1024));
+    if (chance(10)) return 128 * uniform(0, static_cast<int>(optin / 128));
+    return uniform(0, static_cast<int>(optin));
+  }
+  int carveout() {
+    if (chance(50)) return -1;  // the driver's default
+    if (chance(20)) {
+      const int named[] = {0, 25, 50, 75, 100};
+      return named[uniform(0, 4)];
+    }
+    return uniform(0, 100);
+  }
+};
+
+/// The single limiter the header names, or "" when it names several (a tie).
+std::string header_limiter(unsigned factors) {
+  switch (factors) {
+    case OCC_LIMIT_REGISTERS: return "registers";
+    case OCC_LIMIT_SHARED_MEMORY: return "shared_memory";
+    case OCC_LIMIT_WARPS: return "threads";
+    case OCC_LIMIT_BLOCKS: return "blocks";
+    case OCC_LIMIT_BARRIERS: return "barriers";
+    default: return "";
+  }
+}
+
+void compare_with_header(const std::string& key, std::uint64_t seed, int count) {
+  const Gpu gpu = load_gpu(key);
+  const cudaOccDeviceProp prop = device_prop(gpu);
+  Draws draw(seed);
+  int compared_limiters = 0;
+  int not_fitting = 0;
+  for (int i = 0; i < count; ++i) {
+    OccupancyInput in;
+    in.threads = draw.threads();
+    in.registers = draw.registers();
+    in.shared_memory = draw.smem(gpu.shared_memory_per_block_optin);
+    in.carveout_percent = draw.carveout();
+    INFO(key, ": --threads ", in.threads, " --regs ", in.registers, " --smem ", in.shared_memory,
+         " --carveout ", in.carveout_percent);
+
+    cudaOccFuncAttributes attr;
+    attr.maxThreadsPerBlock = gpu.max_threads_per_block;
+    attr.numRegs = in.registers;
+    attr.sharedSizeBytes = 0;
+    attr.maxDynamicSharedSizeBytes = static_cast<std::size_t>(in.shared_memory);
+    attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+    attr.numBlockBarriers = 1;
+    cudaOccDeviceState state;
+    state.carveoutConfig = in.carveout_percent;
+    cudaOccResult want{};
+    const cudaOccError status = cudaOccMaxActiveBlocksPerMultiprocessor(
+        &want, &prop, &attr, &state, in.threads, static_cast<std::size_t>(in.shared_memory));
+    REQUIRE(status == CUDA_OCC_SUCCESS);
+
+    const OccupancyResult got = occupancy(in, gpu);
+    CHECK(got.blocks_per_sm == want.activeBlocksPerMultiprocessor);
+    CHECK(got.limit_registers == want.blockLimitRegs);
+    CHECK(got.limit_shared_memory == want.blockLimitSharedMem);
+    CHECK(got.limit_threads == want.blockLimitWarps);
+    CHECK(got.limit_blocks == want.blockLimitBlocks);
+    CHECK((got.limit_barriers == kNoLimit ? INT_MAX : got.limit_barriers) == want.blockLimitBarriers);
+    CHECK(got.registers_per_block == want.allocatedRegistersPerBlock);
+    CHECK(got.shared_memory_per_block == static_cast<std::int64_t>(want.allocatedSharedMemPerBlock));
+    CHECK(got.fits == (want.activeBlocksPerMultiprocessor > 0));
+    if (!got.fits) ++not_fitting;
+    const std::string limiter = header_limiter(want.limitingFactors);
+    if (!limiter.empty() && want.activeBlocksPerMultiprocessor > 0) {
+      CHECK(got.limiter == limiter);
+      ++compared_limiters;
+    }
+  }
+  // The draws reach every regime: a good share have a single limiter, some do not fit at all.
+  CHECK(compared_limiters > count / 4);
+  CHECK(not_fitting > count / 100);
+}
+
+TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations: h100") {
+  compare_with_header("h100", 0x5eed0100, 10000);
+}
+TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations: a100") {
+  compare_with_header("a100", 0x5eed0a10, 10000);
+}
+TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations: h200") {
+  compare_with_header("h200", 0x5eed0200, 10000);
+}
+
+TEST_CASE("exact model equals cuda_occupancy.h on every block size at the lessons' register counts") {
+  for (const std::string& key : builtin_gpu_keys()) {
+    const Gpu gpu = load_gpu(key);
+    if (gpu.cc_major < 8) continue;
+    const cudaOccDeviceProp prop = device_prop(gpu);
+    for (int threads = 1; threads <= gpu.max_threads_per_block; ++threads) {
+      for (int regs : {16, 32, 33, 64, 65, 72, 128, 200, 255}) {
+        for (std::int64_t smem : {std::int64_t{0}, std::int64_t{40 * 1024}, gpu.shared_memory_per_block_optin}) {
+          INFO(key, ": --threads ", threads, " --regs ", regs, " --smem ", smem);
+          OccupancyInput in;
+          in.threads = threads;
+          in.registers = regs;
+          in.shared_memory = smem;
+          cudaOccFuncAttributes attr;
+          attr.maxThreadsPerBlock = gpu.max_threads_per_block;
+          attr.numRegs = regs;
+          attr.maxDynamicSharedSizeBytes = static_cast<std::size_t>(smem);
+          attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+          attr.numBlockBarriers = 1;
+          cudaOccDeviceState state;
+          cudaOccResult want{};
+          REQUIRE(cudaOccMaxActiveBlocksPerMultiprocessor(&want, &prop, &attr, &state, threads,
+                                                          static_cast<std::size_t>(smem)) == CUDA_OCC_SUCCESS);
+          CHECK(occupancy(in, gpu).blocks_per_sm == want.activeBlocksPerMultiprocessor);
+        }
+      }
+    }
+  }
+}
+
+#endif  // GPUCALC_HAVE_CUDA_OCCUPANCY_H
+
+// one_more_block against a brute-force search over every smaller value of each input.
+OneMoreBlock brute_force_one_more(const OccupancyInput& in, const Gpu& gpu) {
+  OneMoreBlock out;
+  const int now = occupancy(in, gpu).blocks_per_sm;
+  for (int r = in.registers - 1; r >= 1; --r) {
+    OccupancyInput c = in;
+    c.registers = r;
+    if (occupancy(c, gpu).blocks_per_sm > now) {
+      out.registers = r;
+      break;
+    }
+  }
+  for (std::int64_t s = in.shared_memory - 1; s >= 0; --s) {
+    OccupancyInput c = in;
+    c.shared_memory = s;
+    if (occupancy(c, gpu).blocks_per_sm > now) {
+      out.shared_memory = s;
+      break;
+    }
+  }
+  for (int t = (in.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
+    OccupancyInput c = in;
+    c.threads = t;
+    if (occupancy(c, gpu).blocks_per_sm > now) {
+      out.threads = t;
+      break;
+    }
+  }
+  return out;
+}
+
+TEST_CASE("one_more_block equals a brute-force search on random inputs") {
+  std::mt19937_64 rng(0x0e0b1);
+  auto uniform = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (const std::string& key : {std::string("h100"), std::string("a100")}) {
+    const Gpu gpu = load_gpu(key);
+    for (int i = 0; i < 150; ++i) {
+      OccupancyInput in;
+      in.threads = uniform(0, 3) == 0 ? 32 * uniform(1, 32) : uniform(1, 1024);
+      in.registers = uniform(1, 255);
+      // Small shared memory keeps the byte-by-byte search quick; some draws use none.
+      in.shared_memory = uniform(0, 3) == 0 ? 0 : uniform(0, 24 * 1024);
+      in.carveout_percent = uniform(0, 2) == 0 ? uniform(0, 100) : -1;
+      in.model = uniform(0, 3) == 0 ? OccupancyModel::simple : OccupancyModel::exact;
+      if (!occupancy(in, gpu).fits) continue;
+      INFO(key, ": --threads ", in.threads, " --regs ", in.registers, " --smem ", in.shared_memory, " --carveout ",
+           in.carveout_percent, " simple ", in.model == OccupancyModel::simple);
+      const OneMoreBlock want = brute_force_one_more(in, gpu);
+      const OneMoreBlock got = one_more_block(in, gpu);
+      CHECK(got.registers == want.registers);
+      CHECK(got.shared_memory == want.shared_memory);
+      CHECK(got.threads == want.threads);
+    }
+  }
+}
+
+TEST_CASE("one_more_block: the lesson's example buys a fifth block with 48 registers or 192 threads") {
+  const Gpu h100 = load_gpu("h100");
+  OccupancyInput in;
+  in.threads = 256;
+  in.registers = 64;
+  in.shared_memory = 40 * 1024;
+  OneMoreBlock next = one_more_block(in, h100);
+  CHECK(next.registers == 48);      // 48 x 32 = 1,536 per warp: 10 warps per sub-partition, 5 blocks
+  CHECK(next.shared_memory == -1);  // shared memory is not the limiter
+  CHECK(next.threads == 192);
+}
+
+// End to end through the binary.
+using testing::json_number;
+using testing::json_word;
+using testing::run_gpucalc;
+
+TEST_CASE("gpucalc occupancy: the lesson's examples end to end") {
+  struct Case {
+    std::vector<std::string> args;
+    double blocks, warps, occupancy;
+    const char* limiter;
+  };
+  const Case cases[] = {
+      {{"--threads", "256", "--regs", "64", "--smem", "40KB"}, 4, 32, 0.5, "registers"},
+      {{"--threads", "256", "--regs", "64", "--smem", "40KB", "--model", "simple"}, 4, 32, 0.5, "registers"},
+      {{"--threads", "128", "--regs", "32", "--smem", "64KB"}, 3, 12, 0.1875, "shared_memory"},
+      {{"--threads", "128", "--regs", "32", "--smem", "64KB", "--model", "simple"}, 3, 12, 0.1875, "shared_memory"},
+      {{"--threads", "128", "--regs", "255"}, 2, 8, 0.125, "registers"},
+      {{"--threads", "256", "--regs", "33"}, 6, 48, 0.75, "registers"},
+      {{"--threads", "256", "--regs", "33", "--model", "simple"}, 7, 56, 0.875, "registers"},
+      {{"--threads", "128", "--regs", "200"}, 2, 8, 0.125, "registers"},
+      {{"--threads", "256", "--regs", "16"}, 8, 64, 1.0, "threads"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {"occupancy"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    args.push_back("--format");
+    args.push_back("json");
+    testing::Run r = run_gpucalc(args);
+    INFO(r.out, r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.err.empty());
+    CHECK(json_number(r.out, "results.blocks_per_sm") == c.blocks);
+    CHECK(json_number(r.out, "results.warps_per_sm") == c.warps);
+    CHECK(json_number(r.out, "results.occupancy") == doctest::Approx(c.occupancy));
+    CHECK(json_word(r.out, "results.limiter") == c.limiter);
+    CHECK(json_word(r.out, "results.fits") == "true");
+  }
+}
+
+TEST_CASE("gpucalc occupancy: 1,024 x 65 does not fit, and says which resource") {
+  testing::Run r = run_gpucalc({"occupancy", "--threads", "1024", "--regs", "65", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_word(r.out, "results.fits") == "false");
+  CHECK(json_number(r.out, "results.blocks_per_sm") == 0);
+  CHECK(json_word(r.out, "results.limiter") == "registers");
+  CHECK(json_number(r.out, "results.limits.registers") == 0);
+  testing::Run text = run_gpucalc({"occupancy", "--threads", "1,024", "--regs", "65"});
+  CHECK(text.out.find("not even one block fits: registers") != std::string::npos);
+}
+
+TEST_CASE("gpucalc occupancy: limits and allocation in json") {
+  testing::Run r = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "results.limits.registers") == 4);
+  CHECK(json_number(r.out, "results.limits.shared_memory") == 5);
+  CHECK(json_number(r.out, "results.limits.threads") == 8);
+  CHECK(json_number(r.out, "results.limits.blocks") == 32);
+  CHECK(json_number(r.out, "results.registers_per_block") == 16384);
+  CHECK(json_number(r.out, "results.shared_memory_per_block") == 41 * 1024);
+  CHECK(json_number(r.out, "results.threads_per_sm") == 1024);
+  CHECK(json_number(r.out, "results.one_more_block.regs") == 48);
+  CHECK(json_number(r.out, "results.one_more_block.threads") == 192);
+}
+
+TEST_CASE("gpucalc occupancy: text says when the two models differ") {
+  testing::Run r = run_gpucalc({"occupancy", "--threads", "256", "--regs", "33"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("blocks_per_sm            6") != std::string::npos);
+  CHECK(r.out.find("simple model gives 7 blocks per SM") != std::string::npos);
+  testing::Run same = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB"});
+  CHECK(same.out.find("model gives") == std::string::npos);
+}
+
+TEST_CASE("gpucalc occupancy --explain follows the lesson's steps") {
+  testing::Run r = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB", "--model", "simple",
+                                "--explain"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("65,536 / (256 x 64)) = 4 blocks") != std::string::npos);
+  CHECK(r.out.find("floor(228 KiB / 40 KiB) = 5 blocks") != std::string::npos);
+  CHECK(r.out.find("floor(2,048 / 256) = 8 blocks") != std::string::npos);
+  CHECK(r.out.find("4 x 8 = 32 warps") != std::string::npos);
+  CHECK(r.out.find("32 / 64 = 50%") != std::string::npos);
+  testing::Run exact = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB", "--explain"});
+  REQUIRE(exact.exit_code == 0);
+  CHECK(exact.out.find("40 KiB + 1 KiB reserved = 41 KiB") != std::string::npos);
+  CHECK(exact.out.find("floor(228 KiB / 41 KiB) = 5 blocks") != std::string::npos);
+  CHECK(exact.out.find("4 x 8 = 32 warps") != std::string::npos);
+  testing::Run quick = run_gpucalc({"occupancy", "--threads", "128", "--regs", "32", "--smem", "64KB"});
+  CHECK(quick.out.find("18.75%") != std::string::npos);
+}
+
+TEST_CASE("gpucalc occupancy --sweep covers the axis") {
+  testing::Run r = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--sweep", "regs=16:64:48", "--format",
+                                "csv"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("regs,blocks_per_sm,warps_per_sm,occupancy,limiter") == 0);
+  CHECK(r.out.find("\n16,8,64,1,threads\n") != std::string::npos);
+  CHECK(r.out.find("\n64,4,32,0.5,registers\n") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpucalc

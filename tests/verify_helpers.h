@@ -1,0 +1,113 @@
+// Helpers for end-to-end tests: run the gpucalc binary and read numbers out of its JSON.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace gpucalc::testing {
+
+/// What one run of the binary gave.
+struct Run {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+  /// The lines of stderr (without the newlines).
+  std::vector<std::string> err_lines() const {
+    std::vector<std::string> lines;
+    std::istringstream in(err);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  }
+};
+
+/// `s` in single quotes for /bin/sh.
+inline std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// Runs GPUCALC_BINARY with `args` (each passed as one argument), from the source folder so
+/// that tests/data/... paths resolve.
+inline Run run_gpucalc(const std::vector<std::string>& args) {
+  char err_path[] = "/tmp/gpucalc_test_err_XXXXXX";
+  int fd = mkstemp(err_path);
+  if (fd >= 0) close(fd);
+  // (Appending piece by piece: GCC 12 warns falsely about "literal" + std::string.)
+  std::string command = "cd ";
+  command += shell_quote(GPUCALC_SOURCE_DIR);
+  command += " && ";
+  command += shell_quote(GPUCALC_BINARY);
+  for (const std::string& a : args) {
+    command += ' ';
+    command += shell_quote(a);
+  }
+  command += " 2>";
+  command += shell_quote(err_path);
+  Run r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, n);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  std::ifstream err(err_path);
+  std::ostringstream text;
+  text << err.rdbuf();
+  r.err = text.str();
+  std::remove(err_path);
+  return r;
+}
+
+/// The text after `"a": ` ... `"b": ` ... for the dotted path "a.b" (each key searched after the
+/// previous one), or npos. Good enough for gpucalc's flat, ordered JSON.
+inline std::size_t json_find(const std::string& json, const std::string& path) {
+  std::size_t at = 0;
+  std::size_t start = 0;
+  while (start <= path.size()) {
+    std::size_t dot = path.find('.', start);
+    std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    std::string quoted = "\"";
+    quoted += key;
+    quoted += "\": ";
+    at = json.find(quoted, at);
+    if (at == std::string::npos) return at;
+    at += key.size() + 4;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return at;
+}
+
+/// The number at `path` (NaN when missing or not a number; JSON null is NaN too).
+inline double json_number(const std::string& json, const std::string& path) {
+  std::size_t at = json_find(json, path);
+  if (at == std::string::npos) return std::nan("");
+  const char* begin = json.c_str() + at;
+  char* end = nullptr;
+  double v = std::strtod(begin, &end);
+  return end == begin ? std::nan("") : v;
+}
+
+/// The string or literal (true/false/null) at `path`, without quotes; "" when missing.
+inline std::string json_word(const std::string& json, const std::string& path) {
+  std::size_t at = json_find(json, path);
+  if (at == std::string::npos) return "";
+  if (json[at] == '"') {
+    std::size_t end = json.find('"', at + 1);
+    return json.substr(at + 1, end - at - 1);
+  }
+  std::size_t end = json.find_first_of(",}]", at);
+  return json.substr(at, end - at);
+}
+
+}  // namespace gpucalc::testing
