@@ -1,0 +1,700 @@
+// The SVG charts: well-formed XML, the expected labels and points, the axis transforms, the
+// tick labels, escaping, and degenerate input (never NaN, never a crash).
+//
+// GPUCALC_PLOT_EXAMPLES=DIR writes the example charts (docs/plots/) into DIR.
+#include "cli/plot.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/gpu.h"
+#include "core/occupancy.h"
+#include "core/waves.h"
+
+using namespace gpucalc;
+using namespace gpucalc::plot;
+
+namespace {
+
+// ---------------------------------------------------------------- a tiny XML checker
+
+/// Empty when `xml` is well-formed (one root, balanced tags, quoted attributes, no duplicate
+/// attributes, `&` only in entities, no raw `<` or `>` in text); else what is wrong, and where.
+std::string xml_problem(const std::string& xml) {
+  std::size_t i = 0;
+  const std::size_t n = xml.size();
+  auto where = [&](const std::string& what) { return what + " at offset " + std::to_string(i); };
+  auto entity_ok = [&](std::size_t at) {
+    static const std::vector<std::string> known = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+    for (const auto& e : known) {
+      if (xml.compare(at, e.size(), e) == 0) return true;
+    }
+    return std::regex_search(xml.substr(at, 12), std::regex("^&#(x[0-9a-fA-F]+|[0-9]+);"));
+  };
+  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.'; };
+  if (xml.compare(0, 5, "<?xml") == 0) {
+    i = xml.find("?>");
+    if (i == std::string::npos) return "unterminated XML declaration";
+    i += 2;
+  }
+  std::vector<std::string> stack;
+  int roots = 0;
+  while (i < n) {
+    char c = xml[i];
+    if (c != '<') {
+      if (c == '>') return where("raw '>' in text");
+      if (c == '&' && !entity_ok(i)) return where("bare '&' in text");
+      if (stack.empty() && !std::isspace(static_cast<unsigned char>(c))) return where("text outside the root");
+      ++i;
+      continue;
+    }
+    if (xml.compare(i, 4, "<!--") == 0) {
+      auto e = xml.find("-->", i);
+      if (e == std::string::npos) return where("unterminated comment");
+      i = e + 3;
+      continue;
+    }
+    if (xml.compare(i, 2, "</") == 0) {
+      std::size_t s = i + 2, e = s;
+      while (e < n && is_name(xml[e])) ++e;
+      std::string name = xml.substr(s, e - s);
+      while (e < n && std::isspace(static_cast<unsigned char>(xml[e]))) ++e;
+      if (e >= n || xml[e] != '>') return where("malformed end tag");
+      if (stack.empty() || stack.back() != name) return where("end tag </" + name + "> does not match");
+      stack.pop_back();
+      i = e + 1;
+      continue;
+    }
+    // Start tag.
+    std::size_t s = i + 1, e = s;
+    while (e < n && is_name(xml[e])) ++e;
+    std::string name = xml.substr(s, e - s);
+    if (name.empty()) return where("'<' that starts no tag");
+    std::set<std::string> attributes;
+    bool self_closing = false;
+    while (true) {
+      while (e < n && std::isspace(static_cast<unsigned char>(xml[e]))) ++e;
+      if (e >= n) return where("unterminated tag <" + name);
+      if (xml[e] == '>') break;
+      if (xml.compare(e, 2, "/>") == 0) {
+        self_closing = true;
+        ++e;
+        break;
+      }
+      std::size_t a = e;
+      while (e < n && is_name(xml[e])) ++e;
+      std::string attribute = xml.substr(a, e - a);
+      if (attribute.empty() || e >= n || xml[e] != '=') return where("malformed attribute in <" + name);
+      if (!attributes.insert(attribute).second) return where("duplicate attribute " + attribute);
+      ++e;
+      if (e >= n || (xml[e] != '"' && xml[e] != '\'')) return where("unquoted attribute " + attribute);
+      char quote = xml[e];
+      auto close = xml.find(quote, e + 1);
+      if (close == std::string::npos) return where("unterminated attribute " + attribute);
+      for (std::size_t k = e + 1; k < close; ++k) {
+        if (xml[k] == '<') return where("'<' in attribute " + attribute);
+        if (xml[k] == '&' && !entity_ok(k)) return where("bare '&' in attribute " + attribute);
+      }
+      e = close + 1;
+      if (e < n && !std::isspace(static_cast<unsigned char>(xml[e])) && xml[e] != '>' && xml[e] != '/') {
+        return where("no space after attribute " + attribute);
+      }
+    }
+    if (stack.empty()) ++roots;
+    if (roots > 1) return where("a second root element");
+    if (!self_closing) stack.push_back(name);
+    i = e + 1;
+  }
+  if (!stack.empty()) return "unclosed <" + stack.back() + ">";
+  if (roots != 1) return "no root element";
+  return "";
+}
+
+/// xmllint's verdict when it is installed ("" when well-formed or when it is not there).
+std::string xmllint_problem(const std::string& svg) {
+  if (std::system("command -v xmllint >/dev/null 2>&1") != 0) return "";
+  auto path = std::filesystem::temp_directory_path() / ("gpucalc_plot_test_" + std::to_string(std::rand()) + ".svg");
+  std::ofstream(path) << svg;
+  std::string command = "xmllint --noout '" + path.string() + "' 2>&1";
+  std::string output;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buffer[512];
+    while (std::fgets(buffer, sizeof buffer, p)) output += buffer;
+    int rc = pclose(p);
+    if (rc != 0 && output.empty()) output = "xmllint failed";
+  }
+  std::filesystem::remove(path);
+  return output;
+}
+
+/// Checks that every chart must pass: well-formed, SVG 1.1 header, no NaN or infinity.
+void check_svg(const std::string& svg) {
+  CHECK_MESSAGE(xml_problem(svg) == "", svg.substr(0, 400));
+  CHECK(xmllint_problem(svg) == "");
+  CHECK(svg.find(R"(xmlns="http://www.w3.org/2000/svg")") != std::string::npos);
+  CHECK(svg.find(R"(version="1.1")") != std::string::npos);
+  CHECK(svg.find("viewBox=\"0 0 ") != std::string::npos);
+  CHECK(svg.find("width=\"") != std::string::npos);
+  CHECK(svg.find("sans-serif") != std::string::npos);
+  for (const char* bad : {"nan", "NaN", "inf", "Inf"}) {
+    // Words such as "inflight" do not occur in our labels; numbers are what could go wrong.
+    CHECK_MESSAGE(!std::regex_search(svg, std::regex(std::string("[\"= ,]-?") + bad)), bad);
+  }
+  // Every font size is readable.
+  std::regex size_re("font-size=\"([0-9.]+)\"");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), size_re); it != std::sregex_iterator(); ++it) {
+    CHECK(std::stod((*it)[1]) >= 11);
+  }
+}
+
+bool contains(const std::string& svg, const std::string& text) { return svg.find(text) != std::string::npos; }
+
+/// The points of every <polyline class="series">, in order.
+std::vector<std::vector<std::pair<double, double>>> polylines(const std::string& svg) {
+  std::vector<std::vector<std::pair<double, double>>> out;
+  std::regex line_re(R"re(<polyline class="series"[^>]*points="([^"]*)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line_re); it != std::sregex_iterator(); ++it) {
+    std::vector<std::pair<double, double>> points;
+    std::string list = (*it)[1];
+    std::regex pair_re(R"(([-0-9.]+),([-0-9.]+))");
+    for (auto p = std::sregex_iterator(list.begin(), list.end(), pair_re); p != std::sregex_iterator(); ++p) {
+      points.emplace_back(std::stod((*p)[1]), std::stod((*p)[2]));
+    }
+    out.push_back(points);
+  }
+  return out;
+}
+
+std::vector<std::pair<double, double>> marker_centres(const std::string& svg) {
+  std::vector<std::pair<double, double>> out;
+  std::regex re(R"re(<circle class="marker" cx="([-0-9.]+)" cy="([-0-9.]+)")re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it) {
+    out.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the example charts
+
+RooflineChart example_roofline() {
+  RooflineChart r;
+  r.title = "Roofline: H100 SXM, bf16 on the tensor cores";
+  r.subtitle = "memory 3.35 TB/s; a kernel doing 64 FLOP per byte";
+  r.bandwidth = 3.35e12;
+  r.ceilings = {{"bf16 tensor cores", 989.4e12}, {"fp32 CUDA cores", 66.9e12}};
+  r.point_intensity = 64;
+  r.point_attainable = 3.35e12 * 64;  // 214.4 TFLOP/s
+  r.point_label = "this kernel";
+  return r;
+}
+
+/// Occupancy against one axis; the others stay at the current configuration.
+Chart example_occupancy(const std::string& axis) {
+  const Gpu gpu = load_gpu("h100");
+  const OccupancyInput current{256, 64, 32 * 1024};
+  Chart c;
+  c.title = "Occupancy against " + axis + ": H100 SXM";
+  c.subtitle = "current: 256 threads per block, 64 registers per thread, 32 KiB shared memory per block";
+  c.y_label = "occupancy (resident warps / 64)";
+  c.y_unit = Unit::fraction;
+  c.y_min = 0;
+  c.y_max = 1;
+  Series s{"occupancy", {}, "step"};
+  double current_x = 0;
+  auto add = [&](OccupancyInput in, double x) {
+    try {
+      s.points.emplace_back(x, occupancy(in, gpu).occupancy);
+    } catch (const std::exception&) {  // beyond the profile's limits: not drawn
+    }
+  };
+  if (axis == "threads") {
+    c.x_label = "threads per block";
+    for (int t = 32; t <= 1024; t += 32) add({t, current.registers, current.shared_memory}, t);
+    c.x_min = 0;
+    c.x_max = 1024;
+    for (int t = 0; t <= 1024; t += 128) c.x_ticks.push_back(t);
+    current_x = current.threads;
+  } else if (axis == "registers") {
+    c.x_label = "registers per thread";
+    for (int r = 1; r <= 255; ++r) add({current.threads, r, current.shared_memory}, r);
+    c.x_min = 0;
+    c.x_max = 256;
+    for (int r = 0; r <= 256; r += 32) c.x_ticks.push_back(r);
+    current_x = current.registers;
+  } else {
+    c.x_label = "shared memory per block";
+    c.x_unit = Unit::onchip_bytes;
+    for (std::int64_t kib = 0; kib <= 227; ++kib) add({current.threads, current.registers, kib * 1024}, static_cast<double>(kib * 1024));
+    c.x_min = 0;
+    c.x_max = 227 * 1024;
+    for (int kib = 0; kib <= 224; kib += 32) c.x_ticks.push_back(kib * 1024);
+    current_x = static_cast<double>(current.shared_memory);
+  }
+  c.series.push_back(s);
+  const double now = occupancy(current, gpu).occupancy;
+  c.markers.push_back({current_x, now, "current: " + value_label(current_x, axis == "shared memory" ? Unit::onchip_bytes : Unit::count) +
+                                           ", " + value_label(now, Unit::fraction)});
+  return c;
+}
+
+Chart example_fusion() {
+  // unary chain, k = 4, bf16 on the H100: each unfused kernel reads N and writes N elements of
+  // 2 bytes (4N bytes); the fused kernel also moves 4N bytes, once.
+  // t_kernel = max(launch, bytes / bandwidth); crossover where 4N / BW = launch.
+  const double bw = 3.35e12, launch = 3.6e-6;
+  const int k = 4;
+  Chart c;
+  c.title = "Fusion: a chain of 4 unary bf16 kernels on the H100 SXM";
+  c.subtitle = "t = max(launch 3.6 µs, bytes / 3.35 TB/s) per kernel; unfused: 4 kernels of 4N bytes, fused: 1 kernel of 4N bytes";
+  c.x_label = "N (elements)";
+  c.y_label = "time (s)";
+  c.log_x = c.log_y = true;
+  c.x_unit = Unit::count;
+  c.y_unit = Unit::seconds;
+  Series unfused{"unfused (4 kernels)", {}, "line"}, fused{"fused (1 kernel)", {}, "line"};
+  const double crossover = launch * bw / 4;  // 3.015e6
+  std::vector<double> ns;
+  for (int i = 0; i <= 60; ++i) ns.push_back(std::pow(10.0, 3 + i / 10.0));
+  ns.push_back(crossover);  // the knee itself, so the lines bend exactly there
+  std::sort(ns.begin(), ns.end());
+  for (double n : ns) {
+    double t = std::max(launch, 4 * n / bw);
+    unfused.points.emplace_back(n, k * t);
+    fused.points.emplace_back(n, t);
+  }
+  c.series = {unfused, fused};
+  c.bands = {{1e3, crossover, "overhead-bound"}, {crossover, 1e9, "memory-bound"}};
+  c.vlines = {{crossover, "crossover N = " + value_label(crossover, Unit::count)}};
+  return c;
+}
+
+Chart example_waves() {
+  const Gpu gpu = load_gpu("h100");
+  Chart c;
+  c.title = "Waves: 132 SMs, 1 block per SM (H100 SXM)";
+  c.subtitle = "last-wave utilisation = last-wave blocks / 132; efficiency = blocks / (waves x 132)";
+  c.x_label = "blocks in the grid";
+  c.y_label = "utilisation";
+  c.y_unit = Unit::fraction;
+  c.y_min = 0;
+  c.y_max = 1;
+  Series last{"last-wave utilisation", {}, "line"}, efficiency{"efficiency", {}, "line"};
+  for (int b = 1; b <= 528; ++b) {
+    WavesResult w = waves({b, 1, 0}, gpu);
+    last.points.emplace_back(b, w.last_wave_utilization);
+    efficiency.points.emplace_back(b, w.efficiency);
+  }
+  c.series = {last, efficiency};
+  c.x_min = 0;
+  c.x_max = 528;
+  c.x_ticks = {0, 132, 264, 396, 528};
+  WavesResult w = waves({200, 1, 0}, gpu);
+  c.markers.push_back({200, w.efficiency, "200 blocks: 2 waves,\nefficiency " + value_label(w.efficiency, Unit::fraction)});
+  return c;
+}
+
+std::map<std::string, std::string> example_svgs() {
+  return {{"roofline.svg", render_roofline_svg(example_roofline())},
+          {"occupancy-threads.svg", render_svg(example_occupancy("threads"))},
+          {"occupancy-registers.svg", render_svg(example_occupancy("registers"))},
+          {"occupancy-smem.svg", render_svg(example_occupancy("shared memory"))},
+          {"fusion.svg", render_svg(example_fusion())},
+          {"waves.svg", render_svg(example_waves())}};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- axes and labels
+
+TEST_CASE("nice_step picks 1, 2 or 5 times a power of ten") {
+  CHECK(nice_step(0.3) == doctest::Approx(0.5));
+  CHECK(nice_step(1) == doctest::Approx(1));
+  CHECK(nice_step(1.1) == doctest::Approx(2));
+  CHECK(nice_step(3) == doctest::Approx(5));
+  CHECK(nice_step(7) == doctest::Approx(10));
+  CHECK(nice_step(170) == doctest::Approx(200));
+  CHECK(nice_step(0) == 1);
+  CHECK(nice_step(-5) == 1);
+  CHECK(nice_step(std::numeric_limits<double>::quiet_NaN()) == 1);
+}
+
+TEST_CASE("tick labels are short and carry units") {
+  CHECK(tick_label(1e-3, Unit::seconds) == "1 ms");
+  CHECK(tick_label(2.5e-4, Unit::seconds) == "250 µs");
+  CHECK(tick_label(1e-6, Unit::seconds) == "1 µs");
+  CHECK(tick_label(0.5, Unit::fraction) == "50%");
+  CHECK(tick_label(1e12, Unit::bytes_per_second) == "1 TB/s");
+  CHECK(tick_label(1e14, Unit::flops_per_second) == "100 TFLOP/s");
+  CHECK(tick_label(1e15, Unit::flops_per_second) == "1 PFLOP/s");
+  CHECK(tick_label(65536, Unit::onchip_bytes) == "64 KiB");
+  CHECK(tick_label(1000, Unit::count) == "1000");
+  CHECK(tick_label(1e5, Unit::count) == "100k");
+  CHECK(tick_label(1e6, Unit::count) == "1M");
+  CHECK(tick_label(1e9, Unit::count) == "1G");
+  CHECK(tick_label(0.30000000000000004, Unit::count) == "0.3");
+  CHECK(tick_label(1e-5, Unit::count) == "1e-5");
+  CHECK(tick_label(0, Unit::seconds) == "0");
+  CHECK(tick_label(std::pow(10.0, -6), Unit::seconds) == "1 µs");
+  CHECK(value_label(989.4e12, Unit::flops_per_second) == "989.4 TFLOP/s");
+  CHECK(value_label(3.35e12, Unit::bytes_per_second) == "3.35 TB/s");
+  CHECK(value_label(3.015e6, Unit::count) == "3.015M");
+  CHECK(value_label(std::numeric_limits<double>::infinity(), Unit::count) == "-");
+}
+
+TEST_CASE("linear ticks: 1-2-5 steps inside the range, never more than asked") {
+  auto t = linear_ticks(0, 1, 6, Unit::fraction);  // percentages step by 25%, not 20%
+  REQUIRE(t.size() == 5);
+  CHECK(t[0].label == "0%");
+  CHECK(t[1].label == "25%");
+  CHECK(t[4].label == "100%");
+  CHECK(t[4].value == doctest::Approx(1));
+  auto t11 = linear_ticks(0, 1, 11, Unit::fraction);
+  REQUIRE(t11.size() == 11);
+  CHECK(t11[3].label == "30%");
+  auto counts = linear_ticks(0, 1000, 6, Unit::count);  // 1-2-5 for everything else
+  REQUIRE(counts.size() == 6);
+  CHECK(counts[1].label == "200");
+
+  auto kib = linear_ticks(0, 227 * 1024, 6, Unit::onchip_bytes);  // steps in KiB, not bytes
+  REQUIRE(kib.size() == 5);
+  CHECK(kib[1].label == "50 KiB");
+  CHECK(kib[4].value == 200 * 1024);
+
+  for (int max_ticks = 2; max_ticks <= 12; ++max_ticks) {
+    for (double hi : {1.0, 7.3, 1024.0, 3.3e-5, 123456.0}) {
+      INFO("max_ticks " << max_ticks << " hi " << hi);
+      auto ticks = linear_ticks(-hi / 3, hi, max_ticks, Unit::count);
+      CHECK(ticks.size() >= 2);
+      CHECK(static_cast<int>(ticks.size()) <= max_ticks);
+      for (const auto& tick : ticks) {
+        CHECK(tick.value >= -hi / 3 - 1e-12);
+        CHECK(tick.value <= hi + 1e-12);
+      }
+    }
+  }
+  CHECK(linear_ticks(5, 5, 6, Unit::count).size() == 1);
+  CHECK(linear_ticks(0, std::numeric_limits<double>::quiet_NaN(), 6, Unit::count).empty());
+}
+
+TEST_CASE("log ticks: decades, every other decade when crowded, 1-2-5 on short ranges") {
+  auto d = log_ticks(1e3, 1e9, 8, Unit::count);
+  REQUIRE(d.size() == 7);
+  CHECK(d[0].label == "1000");
+  CHECK(d[1].label == "10k");
+  CHECK(d[3].label == "1M");
+  CHECK(d[6].label == "1G");
+
+  auto crowded = log_ticks(1e3, 1e9, 4, Unit::count);
+  REQUIRE(crowded.size() == 3);
+  CHECK(crowded[0].value == doctest::Approx(1e4));
+  CHECK(crowded[2].value == doctest::Approx(1e8));
+
+  auto flops = log_ticks(1e12, 3e15, 8, Unit::flops_per_second);
+  REQUIRE(flops.size() == 4);
+  CHECK(flops[2].label == "100 TFLOP/s");
+  CHECK(flops[3].label == "1 PFLOP/s");
+
+  auto time = log_ticks(1e-6, 1e-2, 8, Unit::seconds);
+  REQUIRE(time.size() == 5);
+  CHECK(time[0].label == "1 µs");
+  CHECK(time[3].label == "1 ms");
+  CHECK(time[4].label == "10 ms");
+
+  auto short_range = log_ticks(2, 30, 8, Unit::count);
+  REQUIRE(short_range.size() == 4);
+  CHECK(short_range[0].label == "2");
+  CHECK(short_range[1].label == "5");
+  CHECK(short_range[3].label == "20");
+
+  auto tiny = log_ticks(3, 4, 8, Unit::count);  // no 1-2-5 value inside: linear ticks
+  CHECK(tiny.size() >= 2);
+  CHECK(log_ticks(0, 10, 8, Unit::count).empty());
+  CHECK(log_ticks(-1, 10, 8, Unit::count).empty());
+}
+
+TEST_CASE("axis transforms map data to pixels, linear and log") {
+  Scale lin{0, 100, false, 50, 850};
+  CHECK(lin.to_pixel(0) == doctest::Approx(50));
+  CHECK(lin.to_pixel(100) == doctest::Approx(850));
+  CHECK(lin.to_pixel(25) == doctest::Approx(250));
+  Scale y{0, 1, false, 500, 100};  // y grows upward
+  CHECK(y.to_pixel(0.5) == doctest::Approx(300));
+  CHECK(y.to_pixel(1) == doctest::Approx(100));
+  Scale lg{1e3, 1e9, true, 0, 600};
+  CHECK(lg.to_pixel(1e3) == doctest::Approx(0));
+  CHECK(lg.to_pixel(1e6) == doctest::Approx(300));
+  CHECK(lg.to_pixel(1e9) == doctest::Approx(600));
+  CHECK(lg.to_pixel(0) == doctest::Approx(0));   // clamped to lo
+  CHECK(lg.to_pixel(-5) == doctest::Approx(0));
+  CHECK(std::isfinite(lg.to_pixel(std::numeric_limits<double>::quiet_NaN())));
+  Scale flat{2, 2, false, 10, 20};
+  CHECK(std::isfinite(flat.to_pixel(2)));
+}
+
+TEST_CASE("xml_escape escapes the five special characters and drops control characters") {
+  CHECK(xml_escape(R"(a<b>&"c"'d')") == "a&lt;b&gt;&amp;&quot;c&quot;&apos;d&apos;");
+  CHECK(xml_escape(std::string("x\x01y")) == "xy");
+  CHECK(xml_escape("µs") == "µs");
+}
+
+TEST_CASE("the XML checker itself rejects what is not well-formed") {
+  CHECK(xml_problem(R"(<svg a="1"><g/></svg>)") == "");
+  CHECK(xml_problem(R"(<svg a=1></svg>)") != "");
+  CHECK(xml_problem(R"(<svg><g></svg>)") != "");
+  CHECK(xml_problem(R"(<svg>a & b</svg>)") != "");
+  CHECK(xml_problem(R"(<svg>a < b</svg>)") != "");
+  CHECK(xml_problem(R"(<svg a="1" a="2"></svg>)") != "");
+  CHECK(xml_problem(R"(<svg></svg><svg></svg>)") != "");
+  CHECK(xml_problem(R"(<svg a="x"b="y"></svg>)") != "");
+}
+
+// ---------------------------------------------------------------- the charts
+
+TEST_CASE("roofline: the roofs, the ridge, the point and its attainable value") {
+  const RooflineChart r = example_roofline();
+  const std::string svg = render_roofline_svg(r);
+  check_svg(svg);
+  CHECK(contains(svg, "arithmetic intensity (FLOP/byte)"));
+  CHECK(contains(svg, "attainable performance (FLOP/s)"));
+  CHECK(contains(svg, "ridge 295 FLOP/B"));
+  CHECK(contains(svg, "bf16 tensor cores: 989.4 TFLOP/s"));
+  CHECK(contains(svg, "fp32 CUDA cores: 66.9 TFLOP/s"));
+  CHECK(contains(svg, "memory: 3.35 TB/s"));
+  CHECK(contains(svg, "this kernel"));
+  CHECK(contains(svg, "64 FLOP/B \u2192 214.4 TFLOP/s (memory-bound)"));
+  CHECK(contains(svg, "100 TFLOP/s"));  // a y tick
+  CHECK(contains(svg, "stroke-dasharray=\"7 5\""));  // the other ceiling is dashed
+
+  // The chosen roof: three corners, the middle one at the ridge.
+  const Chart c = roofline_chart(r);
+  const Layout l = layout(c);
+  auto lines = polylines(svg);
+  REQUIRE(lines.size() == 2);
+  REQUIRE(lines[1].size() == 3);
+  CHECK(lines[1][1].first == doctest::Approx(l.x.to_pixel(989.4e12 / 3.35e12)).epsilon(1e-3));
+  CHECK(lines[1][1].second == doctest::Approx(l.y.to_pixel(989.4e12)).epsilon(1e-3));
+  // The point sits on the memory roof.
+  auto dots = marker_centres(svg);
+  REQUIRE(dots.size() == 1);
+  CHECK(dots[0].first == doctest::Approx(l.x.to_pixel(64)).epsilon(1e-3));
+  CHECK(dots[0].second == doctest::Approx(l.y.to_pixel(214.4e12)).epsilon(1e-3));
+  CHECK(l.x.lo <= 20);
+  CHECK(l.x.hi >= 2950);
+  CHECK(l.y.hi > 989.4e12);
+
+  // A compute-bound point, and an attainable value worked out when not given.
+  RooflineChart high = r;
+  high.point_intensity = 1000;
+  high.point_attainable = 0;
+  const std::string high_svg = render_roofline_svg(high);
+  check_svg(high_svg);
+  CHECK(contains(high_svg, "1000 FLOP/B \u2192 989.4 TFLOP/s (compute-bound)"));
+}
+
+TEST_CASE("roofline: equal ceilings share a label; bad input gives no data, never NaN") {
+  RooflineChart r = example_roofline();
+  r.ceilings = {{"bf16 tensor", 989.4e12}, {"fp16 tensor", 989.4e12}};
+  const std::string svg = render_roofline_svg(r);
+  check_svg(svg);
+  CHECK(contains(svg, "bf16 tensor / fp16 tensor: 989.4 TFLOP/s"));
+
+  for (double bw : {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+    RooflineChart bad = example_roofline();
+    bad.bandwidth = bw;
+    const std::string out = render_roofline_svg(bad);
+    check_svg(out);
+    CHECK(contains(out, "no data"));
+  }
+  RooflineChart none = example_roofline();
+  none.ceilings.clear();
+  CHECK(contains(render_roofline_svg(none), "no data"));
+  RooflineChart no_point = example_roofline();
+  no_point.point_intensity = -3;
+  const std::string np = render_roofline_svg(no_point);
+  check_svg(np);
+  CHECK(marker_centres(np).empty());
+  CHECK(contains(np, "ridge 295 FLOP/B"));
+  RooflineChart huge = example_roofline();
+  huge.point_intensity = 1e30;
+  huge.ceilings.push_back({"zero", 0});
+  huge.ceilings.push_back({"nan", std::numeric_limits<double>::quiet_NaN()});
+  check_svg(render_roofline_svg(huge));
+}
+
+TEST_CASE("line chart: labels, legend, every point, markers through the axis transform") {
+  const Chart c = example_fusion();
+  const std::string svg = render_svg(c);
+  check_svg(svg);
+  CHECK(contains(svg, "N (elements)"));
+  CHECK(contains(svg, "time (s)"));
+  CHECK(contains(svg, "unfused (4 kernels)"));
+  CHECK(contains(svg, "fused (1 kernel)"));
+  CHECK(contains(svg, "overhead-bound"));
+  CHECK(contains(svg, "memory-bound"));
+  CHECK(contains(svg, "crossover N = 3.015M"));
+  CHECK(contains(svg, ">1 ms<"));
+  CHECK(contains(svg, ">1M<"));
+  auto lines = polylines(svg);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].size() == 62);
+  CHECK(lines[1].size() == 62);
+  const Layout l = layout(c);
+  // The crossing point of the fused line lies where the transform puts it.
+  CHECK(lines[1][30].first == doctest::Approx(l.x.to_pixel(1e6)).epsilon(1e-3));
+  CHECK(lines[1][30].second == doctest::Approx(l.y.to_pixel(3.6e-6)).epsilon(1e-3));
+  CHECK(l.left < l.right);
+  CHECK(l.top < l.bottom);
+}
+
+TEST_CASE("occupancy charts: step series and the current configuration marked") {
+  for (const std::string axis : {"threads", "registers", "shared memory"}) {
+    INFO(axis);
+    const Chart c = example_occupancy(axis);
+    const std::string svg = render_svg(c);
+    check_svg(svg);
+    CHECK(contains(svg, c.x_label));
+    CHECK(contains(svg, "occupancy (resident warps / 64)"));
+    CHECK(contains(svg, ">50%<"));
+    CHECK(contains(svg, ">100%<"));
+    CHECK(contains(svg, "current: "));
+    CHECK(contains(svg, ", 50%"));
+    auto lines = polylines(svg);
+    REQUIRE(lines.size() == 1);
+    // A step series: each sample holds its value half-way to its neighbours: 2n corners.
+    CHECK(lines[0].size() == 2 * c.series[0].points.size());
+    const Layout l = layout(c);
+    auto dots = marker_centres(svg);
+    REQUIRE(dots.size() == 1);
+    CHECK(dots[0].first == doctest::Approx(l.x.to_pixel(c.markers[0].x)).epsilon(1e-3));
+    CHECK(dots[0].second == doctest::Approx(l.y.to_pixel(0.5)).epsilon(1e-3));
+    CHECK(l.y.to_pixel(0.5) == doctest::Approx((l.top + l.bottom) / 2));
+  }
+  CHECK(contains(render_svg(example_occupancy("shared memory")), ">64 KiB<"));
+  CHECK(contains(render_svg(example_occupancy("threads")), ">256<"));
+}
+
+TEST_CASE("waves chart: saw-tooth through the wave boundaries") {
+  const Chart c = example_waves();
+  const std::string svg = render_svg(c);
+  check_svg(svg);
+  CHECK(contains(svg, "last-wave utilisation"));
+  CHECK(contains(svg, "efficiency"));
+  CHECK(contains(svg, ">132<"));
+  CHECK(contains(svg, ">528<"));
+  auto lines = polylines(svg);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0].size() == 528);
+  const Layout l = layout(c);
+  // 132 blocks fill the wave (100%); 133 leave one block in the last wave.
+  CHECK(lines[0][131].second == doctest::Approx(l.y.to_pixel(1.0)).epsilon(1e-3));
+  CHECK(lines[0][132].second == doctest::Approx(l.y.to_pixel(1.0 / 132)).epsilon(1e-3));
+}
+
+TEST_CASE("text is escaped everywhere") {
+  Chart c;
+  c.title = R"(<script>alert("x")</script> & co)";
+  c.subtitle = "a < b > c";
+  c.x_label = "x & y";
+  c.y_label = "'quoted'";
+  c.series = {{"A&B <1>", {{1, 1}, {2, 2}}, "line", "\"red"}, {"second", {{1, 2}, {2, 1}}}};
+  c.markers = {{1, 1, "m<&>"}};
+  c.bands = {{1, 2, "b\"&"}};
+  c.vlines = {{1.5, "v<"}};
+  c.notes = {{1.5, 1.5, "n&", "bogus"}};
+  const std::string svg = render_svg(c);
+  check_svg(svg);
+  CHECK(!contains(svg, "<script"));
+  CHECK(contains(svg, "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; co"));
+  CHECK(contains(svg, "A&amp;B &lt;1&gt;"));
+  CHECK(contains(svg, "m&lt;&amp;&gt;"));
+  CHECK(contains(svg, "&apos;quoted&apos;"));
+}
+
+TEST_CASE("degenerate input: no data, one point, flat lines, zeros on log axes, NaN") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  Chart empty;
+  empty.title = "nothing";
+  check_svg(render_svg(empty));
+  CHECK(contains(render_svg(empty), "no data"));
+  Chart empty_series = empty;
+  empty_series.series = {{"a", {}, "line"}, {"b", {{nan, 1}, {1, inf}}, "line"}};
+  CHECK(contains(render_svg(empty_series), "no data"));
+
+  std::vector<Chart> cases;
+  Chart one;
+  one.series = {{"one", {{5, 7}}, "line"}};
+  cases.push_back(one);
+  Chart flat;
+  flat.series = {{"flat", {{1, 3}, {2, 3}, {3, 3}}, "step"}};
+  cases.push_back(flat);
+  Chart zero_flat;
+  zero_flat.series = {{"zero", {{0, 0}, {0, 0}}, "line"}};
+  zero_flat.y_unit = Unit::fraction;
+  cases.push_back(zero_flat);
+  Chart log_bad;
+  log_bad.log_x = log_bad.log_y = true;
+  log_bad.series = {{"log", {{0, 1}, {-1, 2}, {10, 0}, {100, 5}, {1000, -3}, {1e4, 50}, {nan, 3}, {1e5, inf}}, "line"}};
+  log_bad.bands = {{-5, 0, "before zero"}, {0, 1e9, "all"}, {nan, 3, "nan"}};
+  log_bad.vlines = {{0, "zero"}, {-1, "neg"}, {nan, "nan"}, {500, "ok"}};
+  log_bad.markers = {{0, 0, "zero"}, {200, 3, "ok marker"}};
+  log_bad.y_min = -1;  // ignored on a log axis
+  cases.push_back(log_bad);
+  Chart inverted;
+  inverted.series = {{"inv", {{1, 1}, {2, 4}}, "dashed points"}};
+  inverted.y_min = 10;
+  inverted.y_max = 0;
+  inverted.x_min = 3;
+  inverted.x_max = 3;
+  inverted.bands = {{2, 1, "reversed"}};
+  cases.push_back(inverted);
+  Chart tiny;
+  tiny.width = 0;
+  tiny.height = -10;
+  tiny.title = std::string(500, 'w');
+  tiny.series = {{"t", {{1e-300, 1e300}, {2e-300, -1e300}}, "line"}};
+  cases.push_back(tiny);
+  Chart huge_log;
+  huge_log.log_x = huge_log.log_y = true;
+  huge_log.series = {{"h", {{1e-300, 1e-300}, {1e300, 1e300}}, "line"}};
+  cases.push_back(huge_log);
+  Chart explicit_ticks;
+  explicit_ticks.series = {{"e", {{0, 0}, {10, 10}}, "line"}};
+  explicit_ticks.x_ticks = {nan, -5, 0, 5, 10, 50};
+  explicit_ticks.y_ticks = {inf};
+  cases.push_back(explicit_ticks);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    INFO("case " << i);
+    const std::string svg = render_svg(cases[i]);
+    check_svg(svg);
+    CHECK(!contains(svg, "no data"));
+  }
+  // Points that cannot be drawn on a log axis break the line rather than bend it to zero.
+  auto lines = polylines(render_svg(log_bad));
+  CHECK(lines.empty());  // no two drawable points are neighbours
+  CHECK(contains(render_svg(log_bad), "ok marker"));
+  CHECK(!contains(render_svg(log_bad), ">zero<"));
+}
+
+TEST_CASE("the example charts (docs/plots) are well-formed; GPUCALC_PLOT_EXAMPLES=DIR writes them") {
+  const auto svgs = example_svgs();
+  for (const auto& [name, svg] : svgs) {
+    INFO(name);
+    check_svg(svg);
+  }
+  if (const char* dir = std::getenv("GPUCALC_PLOT_EXAMPLES")) {
+    std::filesystem::create_directories(dir);
+    for (const auto& [name, svg] : svgs) std::ofstream(std::filesystem::path(dir) / name) << svg;
+  }
+}
