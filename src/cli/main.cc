@@ -3,12 +3,14 @@
 // 0 success, 1 a requirement failed, 2 bad input, 3 measure cannot run here, 4 a device error.
 #include <fmt/format.h>
 
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli/batch.h"
 #include "cli/command.h"
+#include "cli/plot_report.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -35,6 +37,31 @@ std::string parse_error_message(const CLI::ParseError& e, const std::string& sub
                        word, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), where);
   }
   return fmt::format("{}: {}; see '{}'", subcommand.empty() ? "gpucalc" : subcommand, what, where);
+}
+
+// --plot FILE.svg: the chart of the calculator's sweep (its default sweep when none was given).
+void write_plot(CLI::App& sub, Invocation& inv, const Report& report, const Gpu& gpu) {
+  Report swept = report;
+  CLI::Option* sweep = sub.get_option_no_throw("--sweep");
+  std::string axis = default_plot_sweep(report.command, gpu);
+  Report base = report;
+  if (sweep != nullptr && report.sweep.empty() && !axis.empty()) {
+    sweep->clear();
+    sweep->add_result(axis);
+    sweep->run_callback();
+    swept = inv.run(gpu);
+  } else if (sweep != nullptr && !report.sweep.empty()) {
+    // The case itself, without the sweep, for the marker.
+    sweep->clear();
+    sweep->add_result("");
+    sweep->run_callback();
+    base = inv.run(gpu);
+  }
+  std::string svg = plot_report(swept, base, gpu);
+  std::ofstream file(inv.common.plot, std::ios::binary);
+  if (!file || !(file << svg) || !file.flush()) {
+    throw InputError("--plot", inv.common.plot, "a path to an .svg file that can be written");
+  }
 }
 
 int run(int argc, char** argv) {
@@ -101,6 +128,7 @@ int run(int argc, char** argv) {
     for (const std::string& text : inv.common.require) requirements.push_back(parse_requirement(text));
     Gpu gpu = load_gpu(inv.common.gpu);
     Report report = inv.run(gpu);
+    if (!inv.common.plot.empty()) write_plot(*subs[i], inv, report, gpu);
     std::vector<std::string> failures = check_requirements(report, requirements);
     std::cout << render(report, gpu, format, inv.common.explain);
     for (const std::string& f : failures) std::cerr << f << "\n";
