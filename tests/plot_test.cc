@@ -5,16 +5,17 @@
 #include "cli/plot.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,7 +42,17 @@ std::string xml_problem(const std::string& xml) {
     for (const auto& e : known) {
       if (xml.compare(at, e.size(), e) == 0) return true;
     }
-    return std::regex_search(xml.substr(at, 12), std::regex("^&#(x[0-9a-fA-F]+|[0-9]+);"));
+    // &#123; or &#x1F;
+    std::size_t k = at + 2;
+    if (xml.compare(at, 2, "&#") != 0) return false;
+    bool hex = k < xml.size() && xml[k] == 'x';
+    if (hex) ++k;
+    std::size_t digits = 0;
+    while (k < xml.size() && (hex ? std::isxdigit(static_cast<unsigned char>(xml[k])) : std::isdigit(static_cast<unsigned char>(xml[k])))) {
+      ++k;
+      ++digits;
+    }
+    return digits > 0 && k < xml.size() && xml[k] == ';';
   };
   auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.'; };
   if (xml.compare(0, 5, "<?xml") == 0) {
@@ -139,24 +150,48 @@ std::string xmllint_problem(const std::string& svg) {
   return output;
 }
 
-/// Checks that every chart must pass: well-formed, SVG 1.1 header, no NaN or infinity.
-void check_svg(const std::string& svg) {
+/// The values of `attribute` in every element that starts with `element` (any element when
+/// empty), in order.
+std::vector<std::string> attribute_values(const std::string& svg, const std::string& element, const std::string& attribute) {
+  std::vector<std::string> out;
+  const std::string start = element.empty() ? "<" : element;
+  for (auto at = svg.find(start); at != std::string::npos; at = svg.find(start, at + 1)) {
+    auto end = svg.find('>', at);
+    std::string tag = svg.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    auto a = tag.find(" " + attribute + "=\"");
+    if (a == std::string::npos) continue;
+    a += attribute.size() + 3;
+    out.push_back(tag.substr(a, tag.find('"', a) - a));
+  }
+  return out;
+}
+
+/// Whether a number came out as nan or inf ("inflight" and such are not in our labels).
+bool has_non_finite(const std::string& svg) {
+  for (const char* bad : {"nan", "NaN", "inf", "Inf"}) {
+    for (auto at = svg.find(bad); at != std::string::npos; at = svg.find(bad, at + 1)) {
+      std::size_t before = at > 0 && svg[at - 1] == '-' ? at - 1 : at;
+      char c = before > 0 ? svg[before - 1] : ' ';
+      char after = at + 3 < svg.size() ? svg[at + 3] : '"';
+      if (std::string("\"=, >").find(c) != std::string::npos && std::string("\" ,<)").find(after) != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+/// Checks that every chart must pass: well-formed (xmllint too, unless `lint` is false), SVG 1.1
+/// header, no NaN or infinity, readable font sizes.
+void check_svg(const std::string& svg, bool lint = true) {
   CHECK_MESSAGE(xml_problem(svg) == "", svg.substr(0, 400));
-  CHECK(xmllint_problem(svg) == "");
+  if (lint) CHECK(xmllint_problem(svg) == "");
   CHECK(svg.find(R"(xmlns="http://www.w3.org/2000/svg")") != std::string::npos);
   CHECK(svg.find(R"(version="1.1")") != std::string::npos);
   CHECK(svg.find("viewBox=\"0 0 ") != std::string::npos);
   CHECK(svg.find("width=\"") != std::string::npos);
   CHECK(svg.find("sans-serif") != std::string::npos);
-  for (const char* bad : {"nan", "NaN", "inf", "Inf"}) {
-    // Words such as "inflight" do not occur in our labels; numbers are what could go wrong.
-    CHECK_MESSAGE(!std::regex_search(svg, std::regex(std::string("[\"= ,]-?") + bad)), bad);
-  }
+  CHECK_MESSAGE(!has_non_finite(svg), svg.substr(0, 400));
   // Every font size is readable.
-  std::regex size_re("font-size=\"([0-9.]+)\"");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), size_re); it != std::sregex_iterator(); ++it) {
-    CHECK(std::stod((*it)[1]) >= 11);
-  }
+  for (const std::string& size : attribute_values(svg, "", "font-size")) CHECK(std::stod(size) >= 11);
 }
 
 bool contains(const std::string& svg, const std::string& text) { return svg.find(text) != std::string::npos; }
@@ -164,13 +199,15 @@ bool contains(const std::string& svg, const std::string& text) { return svg.find
 /// The points of every <polyline class="series">, in order.
 std::vector<std::vector<std::pair<double, double>>> polylines(const std::string& svg) {
   std::vector<std::vector<std::pair<double, double>>> out;
-  std::regex line_re(R"re(<polyline class="series"[^>]*points="([^"]*)")re");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), line_re); it != std::sregex_iterator(); ++it) {
+  for (const std::string& list : attribute_values(svg, "<polyline class=\"series\"", "points")) {
     std::vector<std::pair<double, double>> points;
-    std::string list = (*it)[1];
-    std::regex pair_re(R"(([-0-9.]+),([-0-9.]+))");
-    for (auto p = std::sregex_iterator(list.begin(), list.end(), pair_re); p != std::sregex_iterator(); ++p) {
-      points.emplace_back(std::stod((*p)[1]), std::stod((*p)[2]));
+    std::size_t i = 0;
+    while (i < list.size()) {
+      auto comma = list.find(',', i);
+      auto space = list.find(' ', i);
+      if (comma == std::string::npos) break;
+      points.emplace_back(std::stod(list.substr(i, comma - i)), std::stod(list.substr(comma + 1, space - comma - 1)));
+      i = space == std::string::npos ? list.size() : space + 1;
     }
     out.push_back(points);
   }
@@ -179,10 +216,9 @@ std::vector<std::vector<std::pair<double, double>>> polylines(const std::string&
 
 std::vector<std::pair<double, double>> marker_centres(const std::string& svg) {
   std::vector<std::pair<double, double>> out;
-  std::regex re(R"re(<circle class="marker" cx="([-0-9.]+)" cy="([-0-9.]+)")re");
-  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), re); it != std::sregex_iterator(); ++it) {
-    out.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
-  }
+  auto cx = attribute_values(svg, "<circle class=\"marker\"", "cx");
+  auto cy = attribute_values(svg, "<circle class=\"marker\"", "cy");
+  for (std::size_t i = 0; i < cx.size() && i < cy.size(); ++i) out.emplace_back(std::stod(cx[i]), std::stod(cy[i]));
   return out;
 }
 
@@ -458,6 +494,11 @@ TEST_CASE("the XML checker itself rejects what is not well-formed") {
   CHECK(xml_problem(R"(<svg a="1" a="2"></svg>)") != "");
   CHECK(xml_problem(R"(<svg></svg><svg></svg>)") != "");
   CHECK(xml_problem(R"(<svg a="x"b="y"></svg>)") != "");
+  CHECK(xml_problem(R"(<svg>&#38;&#x26;</svg>)") == "");
+  CHECK(has_non_finite(R"(<line x1="nan"/>)"));
+  CHECK(has_non_finite(R"(<polyline points="1,2 -inf,3"/>)"));
+  CHECK(has_non_finite(R"(<text>inf</text>)"));
+  CHECK(!has_non_finite(R"(<text>inflight</text>)"));
 }
 
 // ---------------------------------------------------------------- the charts
@@ -696,5 +737,55 @@ TEST_CASE("the example charts (docs/plots) are well-formed; GPUCALC_PLOT_EXAMPLE
   if (const char* dir = std::getenv("GPUCALC_PLOT_EXAMPLES")) {
     std::filesystem::create_directories(dir);
     for (const auto& [name, svg] : svgs) std::ofstream(std::filesystem::path(dir) / name) << svg;
+  }
+}
+
+TEST_CASE("random charts, odd values included, always come out well-formed") {
+  // A fixed linear congruential generator: the same charts every run.
+  std::uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>(state >> 11) / 9007199254740992.0;  // [0, 1)
+  };
+  const double odd[] = {0.0, -1.0, 1e-300, 1e300, -1e308, 1e308, std::numeric_limits<double>::quiet_NaN(),
+                        std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), 5e-324};
+  auto value = [&] {
+    double r = next();
+    if (r < 0.1) return odd[static_cast<int>(next() * 10) % 10];
+    return std::pow(10.0, next() * 12 - 6) * (next() < 0.2 ? -1 : 1);
+  };
+  const Unit units[] = {Unit::count, Unit::seconds, Unit::fraction, Unit::bytes, Unit::onchip_bytes,
+                        Unit::flops_per_second, Unit::bytes_per_second, Unit::flop_per_byte};
+  for (int i = 0; i < 300; ++i) {
+    INFO("chart " << i);
+    Chart c;
+    c.title = fmt::format("random & <{}>", i);
+    c.log_x = next() < 0.5;
+    c.log_y = next() < 0.5;
+    c.x_unit = units[static_cast<int>(next() * 8) % 8];
+    c.y_unit = units[static_cast<int>(next() * 8) % 8];
+    int series = static_cast<int>(next() * 4);
+    for (int s = 0; s < series; ++s) {
+      Series line{fmt::format("s{}", s), {}, next() < 0.3 ? "step" : next() < 0.5 ? "dashed points" : "line"};
+      int n = static_cast<int>(next() * 20);
+      for (int k = 0; k < n; ++k) line.points.emplace_back(value(), value());
+      c.series.push_back(line);
+    }
+    if (next() < 0.5) c.markers.push_back({value(), value(), "m"});
+    if (next() < 0.5) c.bands.push_back({value(), value(), "band"});
+    if (next() < 0.5) c.vlines.push_back({value(), "v"});
+    if (next() < 0.3) c.notes.push_back({value(), value(), "note", "end", -6, std::pair{value(), value()}});
+    if (next() < 0.3) c.y_min = value();
+    if (next() < 0.3) c.y_max = value();
+    if (next() < 0.3) c.x_min = value();
+    if (next() < 0.3) c.x_max = value();
+    if (next() < 0.2) c.x_ticks = {value(), value(), value()};
+    check_svg(render_svg(c), false);
+    RooflineChart r;
+    r.bandwidth = value();
+    r.ceilings = {{"a", value()}, {"b", value()}};
+    r.point_intensity = value();
+    r.point_attainable = value();
+    check_svg(render_roofline_svg(r), false);
   }
 }

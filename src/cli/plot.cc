@@ -18,6 +18,7 @@ constexpr std::array<const char*, 8> kPalette = {"#1f77b4", "#d62728", "#2ca02c"
 constexpr std::array<const char*, 4> kBandFill = {"#fdebd3", "#dce9f7", "#e2f2dc", "#efe2f4"};
 constexpr const char* kHalo = R"( stroke="#ffffff" stroke-width="3.5" stroke-linejoin="round" paint-order="stroke")";
 
+constexpr double kBold = 1.12;  // bold text is this much wider
 constexpr double kTitleSize = 17, kSubtitleSize = 13, kLabelSize = 13, kTickSize = 12, kTextSize = 12;
 
 // ---------------------------------------------------------------- numbers and text
@@ -329,7 +330,7 @@ Frame compute_frame(const Chart& chart) {
 
   // Titles and legend, at the top.
   double y = 12;
-  f.title_lines = wrap(chart.title, kTitleSize, W - 40);
+  f.title_lines = wrap(chart.title, kTitleSize * kBold, W - 40);
   if (!f.title_lines.empty()) {
     f.title_y = y + kTitleSize;
     y += 22.0 * static_cast<double>(f.title_lines.size());
@@ -420,7 +421,7 @@ Frame compute_frame(const Chart& chart) {
   };
   for (int pass = 0; pass < 2; ++pass) {
     Scale xs{xr.lo, xr.hi, chart.log_x, left, right};
-    int max_ticks = std::max(2, static_cast<int>((right - left) / 60) + 1);
+    int max_ticks = std::max(2, static_cast<int>((right - left) / 75) + 1);
     for (; max_ticks >= 2; --max_ticks) {
       f.x_ticks = x_ticks_for(max_ticks);
       bool fits = true;
@@ -919,8 +920,8 @@ std::string render_svg(const Chart& chart) {
       c.push_back({X, Y - d - h - 2, "middle"});
       c.push_back({X, Y + d + kTextSize, "middle"});
     }
-    auto best = placer.place(c, lines, kTextSize);
-    Box box = text_box(best.x, best.y, lines, kTextSize, best.anchor);
+    auto best = placer.place(c, lines, kTextSize * kBold);
+    Box box = text_box(best.x, best.y, lines, kTextSize * kBold, best.anchor);
     double bx = std::clamp(X, box.x0, box.x1), by = std::clamp(Y, box.y0, box.y1);
     double gap = std::hypot(bx - X, by - Y);
     if (gap > 18) {  // a label set apart gets a leader line to its dot
