@@ -84,7 +84,7 @@ std::string lane_words(const SharedAccess& a) {
 Report run(const BanksOptions& o, const Gpu& gpu) {
   Report report;
   report.command = "banks";
-  const std::int64_t e = integer_option(o.elem, "--elem", 1, 16);
+  const std::int64_t e = integer_option(o.elem, "--elem", 0, 1 << 20);
   if (e != 4 && e != 8 && e != 16) {
     throw InputError("--elem", o.elem, "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
   }

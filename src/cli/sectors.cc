@@ -90,7 +90,7 @@ std::uint32_t read_mask(const SectorsOptions& o) {
 Report run(const SectorsOptions& o, const Gpu& gpu) {
   Report report;
   report.command = "sectors";
-  const int e = static_cast<int>(integer_option(o.elem, "--elem", 1, 16));
+  const int e = static_cast<int>(integer_option(o.elem, "--elem", 0, 1 << 20));
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
     throw InputError("--elem", o.elem, "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
   }

@@ -42,6 +42,9 @@ Report run(const TilingOptions& o, const Gpu& gpu) {
   in.n = required(o.n, "--n", kMaxDimension, "columns N of B and C, such as 4096");
   in.k = required(o.k, "--k", kMaxDimension, "the inner dimension K, such as 4096");
   const std::int64_t tile = o.tile.empty() ? 0 : integer_option(o.tile, "--tile", 1, kMaxTile);
+  if (tile == 0 && o.tile_m.empty() && o.tile_n.empty() && o.tile_k.empty()) {
+    throw InputError("--tile", "", "a tile size: --tile T for square tiles, or --tile-m, --tile-n and --tile-k");
+  }
   auto tile_side = [&](const std::string& text, const char* option) {
     if (!text.empty()) return integer_option(text, option, 1, kMaxTile);
     if (tile == 0) throw InputError(option, "", "a tile size: --tile T for square tiles, or --tile-m, --tile-n and --tile-k");
