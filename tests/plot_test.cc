@@ -407,6 +407,13 @@ TEST_CASE("linear ticks: 1-2-5 steps inside the range, never more than asked") {
   REQUIRE(kib.size() == 5);
   CHECK(kib[1].label == "50 KiB");
   CHECK(kib[4].value == 200 * 1024);
+  auto binary = linear_ticks(0, 227 * 1024, 6, Unit::onchip_bytes, true);  // powers of two
+  REQUIRE(binary.size() == 4);
+  CHECK(binary[1].label == "64 KiB");
+  CHECK(binary[3].value == 192 * 1024);
+  auto threads = linear_ticks(0, 1024, 9, Unit::count, true);
+  REQUIRE(threads.size() == 9);
+  CHECK(threads[3].label == "384");
 
   for (int max_ticks = 2; max_ticks <= 12; ++max_ticks) {
     for (double hi : {1.0, 7.3, 1024.0, 3.3e-5, 123456.0}) {
@@ -624,6 +631,35 @@ TEST_CASE("occupancy charts: step series and the current configuration marked") 
   }
   CHECK(contains(render_svg(example_occupancy("shared memory")), ">64 KiB<"));
   CHECK(contains(render_svg(example_occupancy("threads")), ">256<"));
+}
+
+TEST_CASE("automatic x axes: from zero when the data start near it, powers of two for threads") {
+  Chart threads;
+  threads.x_label = "threads per block";
+  Series s{"occupancy", {}, "step"};
+  for (int t = 32; t <= 1024; t += 32) s.points.emplace_back(t, 1.0 - t / 2048.0);
+  threads.series = {s};
+  const std::string svg = render_svg(threads);
+  check_svg(svg);
+  CHECK(layout(threads).x.lo == 0);
+  CHECK(layout(threads).x.hi == 1024);
+  CHECK(contains(svg, ">384<"));
+  CHECK(contains(svg, ">1024<"));
+  CHECK(!contains(svg, ">100<"));
+
+  Chart blocks;  // 1..528: not multiples of 32, so 1-2-5 steps, from zero
+  Series b{"efficiency", {}, "line"};
+  for (int n = 1; n <= 528; ++n) b.points.emplace_back(n, 0.5);
+  blocks.series = {b};
+  const std::string blocks_svg = render_svg(blocks);
+  CHECK(layout(blocks).x.lo == 0);
+  CHECK(contains(blocks_svg, ">100<"));
+
+  Chart far;  // data far from zero keep their own range
+  far.series = {{"far", {{1000, 1}, {1100, 2}}}};
+  CHECK(layout(far).x.lo == 1000);
+  far.x_min = 900;
+  CHECK(layout(far).x.lo == 900);
 }
 
 TEST_CASE("waves chart: saw-tooth through the wave boundaries") {

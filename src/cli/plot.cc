@@ -250,9 +250,10 @@ void widen(Range& r, bool log) {
   }
 }
 
-/// The next tick step after `step`: 1, 2, 5 x 10^k (and 2.5 x 10^k for percentages, so they
-/// fall on 25% and 50%).
-double next_step(double step, Unit unit) {
+/// The next tick step after `step`: 1, 2, 5 x 10^k (2.5 x 10^k instead of 2 x 10^k for
+/// percentages, so they fall on 25% and 50%); twice `step` for binary steps.
+double next_step(double step, Unit unit, bool binary) {
+  if (binary) return step * 2;
   double base = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
   double m = step / base;
   std::vector<double> steps = {1, 2, 5, 10};
@@ -263,9 +264,9 @@ double next_step(double step, Unit unit) {
   return 10 * base;
 }
 
-/// The smallest 1-2-5 step that gives at most `max_ticks` ticks in [lo, hi], and the unit
-/// scale it is taken in (KiB or MiB for on-chip bytes).
-std::pair<double, double> linear_step(double lo, double hi, int max_ticks, Unit unit) {
+/// The smallest step (1-2-5, or a power of two when `binary`) that gives at most `max_ticks`
+/// ticks in [lo, hi], and the unit scale it is taken in (KiB or MiB for on-chip bytes).
+std::pair<double, double> linear_step(double lo, double hi, int max_ticks, Unit unit, bool binary) {
   double scale = 1;
   if (unit == Unit::onchip_bytes) {
     double a = std::max(std::fabs(lo), std::fabs(hi));
@@ -273,14 +274,35 @@ std::pair<double, double> linear_step(double lo, double hi, int max_ticks, Unit 
   }
   double l = lo / scale, h = hi / scale;
   max_ticks = std::max(2, max_ticks);
-  double step = nice_step((h - l) / (4.0 * max_ticks));
   if (!std::isfinite(h - l) || !(h > l)) return {1, scale};
-  for (int guard = 0; guard < 64; ++guard) {
+  double raw = (h - l) / (4.0 * max_ticks);
+  double step = binary ? std::max(1.0, std::pow(2.0, std::floor(std::log2(raw)))) : nice_step(raw);
+  for (int guard = 0; guard < 2100; ++guard) {
     double first = std::ceil(l / step - 1e-9), last = std::floor(h / step + 1e-9);
     if (last - first + 1 <= max_ticks) break;
-    step = next_step(step, unit);
+    step = next_step(step, unit, binary);
   }
   return {step, scale};
+}
+
+/// Whether every x of the chart is a whole multiple of 32 (threads per block, sizes in bytes):
+/// such an axis reads best in power-of-two steps (128, 256, 384...).
+bool multiples_of_32(const Chart& chart) {
+  bool any = false;
+  auto check = [&](double x) {
+    if (!std::isfinite(x)) return true;
+    any = true;
+    return std::fmod(x, 32.0) == 0;
+  };
+  for (const Series& s : chart.series) {
+    for (const auto& p : s.points) {
+      if (!check(p.first)) return false;
+    }
+  }
+  for (const Marker& m : chart.markers) {
+    if (!check(m.x)) return false;
+  }
+  return any;
 }
 
 // ---------------------------------------------------------------- the frame: everything laid out
@@ -375,7 +397,13 @@ Frame compute_frame(const Chart& chart) {
     widen(r, log);
     return std::pair{given_lo, given_hi};
   };
-  apply(xr, chart.x_min, chart.x_max, chart.log_x);
+  auto [x_lo_given, x_hi_given] = apply(xr, chart.x_min, chart.x_max, chart.log_x);
+  (void)x_hi_given;
+  // A linear x range that starts near zero starts at zero (threads 32.., blocks 1..).
+  if (!chart.log_x && !x_lo_given && xr.lo > 0 && xr.lo <= 0.1 * xr.hi) xr.lo = 0;
+  const bool x_binary = chart.x_unit == Unit::onchip_bytes ||
+                        ((chart.x_unit == Unit::count || chart.x_unit == Unit::bytes) && multiples_of_32(chart) &&
+                         xr.hi >= 128);
   auto [y_lo_given, y_hi_given] = apply(yr, chart.y_min, chart.y_max, chart.log_y);
 
   // The y range ends on round values (ticks or decades) unless given.
@@ -385,7 +413,7 @@ Frame compute_frame(const Chart& chart) {
   } else {
     if (!y_lo_given && yr.lo > 0 && yr.lo <= 0.5 * yr.hi) yr.lo = 0;
     if (!y_lo_given && yr.hi < 0 && yr.hi >= 0.5 * yr.lo) yr.hi = 0;
-    auto [step, scale] = linear_step(yr.lo, yr.hi, 7, chart.y_unit);
+    auto [step, scale] = linear_step(yr.lo, yr.hi, 7, chart.y_unit, chart.y_unit == Unit::onchip_bytes);
     double s = step * scale;
     if (!y_lo_given) yr.lo = std::floor(yr.lo / s + 1e-9) * s;
     if (!y_hi_given) yr.hi = std::ceil(yr.hi / s - 1e-9) * s;
@@ -407,7 +435,7 @@ Frame compute_frame(const Chart& chart) {
   int y_max_ticks = std::max(2, static_cast<int>(plot_h_guess / 50) + 1);
   f.y_ticks = !chart.y_ticks.empty() ? explicit_ticks(chart.y_ticks, yr.lo, yr.hi, chart.log_y, chart.y_unit)
               : chart.log_y          ? log_ticks(yr.lo, yr.hi, y_max_ticks, chart.y_unit)
-                                     : linear_ticks(yr.lo, yr.hi, y_max_ticks, chart.y_unit);
+                                     : linear_ticks(yr.lo, yr.hi, y_max_ticks, chart.y_unit, chart.y_unit == Unit::onchip_bytes);
   double y_tick_w = 0;
   for (const Tick& t : f.y_ticks) y_tick_w = std::max(y_tick_w, text_width(t.label, kTickSize));
   double left = 14 + (has_y_label ? kLabelSize + 10 : 0) + y_tick_w + 10;
@@ -417,7 +445,7 @@ Frame compute_frame(const Chart& chart) {
   auto x_ticks_for = [&](int max_ticks) {
     return !chart.x_ticks.empty() ? explicit_ticks(chart.x_ticks, xr.lo, xr.hi, chart.log_x, chart.x_unit)
            : chart.log_x          ? log_ticks(xr.lo, xr.hi, max_ticks, chart.x_unit)
-                                  : linear_ticks(xr.lo, xr.hi, max_ticks, chart.x_unit);
+                                  : linear_ticks(xr.lo, xr.hi, max_ticks, chart.x_unit, x_binary);
   };
   for (int pass = 0; pass < 2; ++pass) {
     Scale xs{xr.lo, xr.hi, chart.log_x, left, right};
@@ -625,7 +653,7 @@ double nice_step(double raw) {
   return 10 * base;
 }
 
-std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, Unit unit) {
+std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, Unit unit, bool binary) {
   std::vector<Tick> out;
   if (!std::isfinite(lo) || !std::isfinite(hi)) return out;
   if (lo > hi) std::swap(lo, hi);
@@ -633,7 +661,7 @@ std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, Unit unit) {
     out.push_back({lo, tick_label(lo, unit)});
     return out;
   }
-  auto [step, scale] = linear_step(lo, hi, max_ticks, unit);
+  auto [step, scale] = linear_step(lo, hi, max_ticks, unit, binary);
   double l = lo / scale, h = hi / scale;
   double first = std::ceil(l / step - 1e-9), last = std::floor(h / step + 1e-9);
   for (double k = first; k <= last && out.size() < 1000; k += 1) {

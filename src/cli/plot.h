@@ -71,7 +71,9 @@ struct Chart {
   std::string x_label, y_label;  // with units: "threads per block", "time (s)"
   bool log_x = false, log_y = false;
   Unit x_unit = Unit::count, y_unit = Unit::count;  // how tick labels print: 1 ms, 50%, 1 TB/s
-  std::optional<double> x_min, x_max, y_min, y_max;   // not given: from the data
+  // Not given: from the data (a linear x range starting near zero starts at zero; y ends on
+  // round values).
+  std::optional<double> x_min, x_max, y_min, y_max;
   std::vector<double> x_ticks, y_ticks;               // not given: 1-2-5 steps or decades
   std::vector<Series> series;
   std::vector<Marker> markers;
@@ -120,9 +122,10 @@ struct Tick {
 /// The smallest 1, 2 or 5 x 10^k that is >= `raw` (1 for anything not positive and finite).
 double nice_step(double raw);
 
-/// Ticks at multiples of a 1-2-5 step inside [lo, hi], at most `max_ticks` of them (for
-/// Unit::onchip_bytes the step is taken in KiB or MiB).
-std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, Unit unit);
+/// Ticks at multiples of a 1-2-5 step (a power of two when `binary`) inside [lo, hi], at most
+/// `max_ticks` of them (for Unit::onchip_bytes the step is taken in KiB or MiB). Charts use
+/// binary steps for on-chip bytes and for x axes whose values are all multiples of 32.
+std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, Unit unit, bool binary = false);
 
 /// Ticks at decades (every 2nd, 3rd... decade when there are too many) inside [lo, hi]; a range
 /// shorter than two decades gets 1-2-5 ticks, or linear ones when even those are too few.
