@@ -825,3 +825,25 @@ TEST_CASE("random charts, odd values included, always come out well-formed") {
     check_svg(render_roofline_svg(r), false);
   }
 }
+
+TEST_CASE("a marker label moves away from what is already there") {
+  Chart c;
+  c.series = {{"flat", {{0, 0}, {10, 10}}}};
+  c.markers = {{2, 8, "the label"}};
+  const Layout l = layout(c);
+  const double X = l.x.to_pixel(2), Y = l.y.to_pixel(8);
+  auto label_at = [](const std::string& svg, const std::string& text) {
+    auto at = svg.rfind("<text", svg.find(">" + text + "<"));
+    auto xs = svg.find("x=\"", at) + 3, ys = svg.find("y=\"", at) + 3;
+    return std::pair{std::stod(svg.substr(xs, svg.find('"', xs) - xs)), std::stod(svg.substr(ys, svg.find('"', ys) - ys))};
+  };
+  // Nothing in the way: up and to the right of the dot.
+  auto free = label_at(render_svg(c), "the label");
+  CHECK(free.first == doctest::Approx(X + 10).epsilon(0.01));
+  CHECK(free.second == doctest::Approx(Y - 10).epsilon(0.01));
+  // A note there: the label goes elsewhere.
+  Chart blocked = c;
+  blocked.notes = {{2.5, 8, "a note in the way", "start", -10}};  // on the same baseline
+  auto moved = label_at(render_svg(blocked), "the label");
+  CHECK((moved.first != doctest::Approx(free.first) || moved.second != doctest::Approx(free.second)));
+}

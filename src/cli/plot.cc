@@ -918,16 +918,31 @@ std::string render_svg(const Chart& chart) {
     if (!drawable(n.x, l.x.log) || !drawable(n.y, l.y.log) || n.text.empty()) continue;
     double X = l.x.to_pixel(n.x), Y = l.y.to_pixel(n.y);
     std::string extra = kHalo;
+    double angle = 0;
     if (n.along && drawable(n.along->first, l.x.log) && drawable(n.along->second, l.y.log)) {
       double X2 = l.x.to_pixel(n.along->first), Y2 = l.y.to_pixel(n.along->second);
-      double angle = std::atan2(Y2 - Y, X2 - X) * 180 / M_PI;
+      angle = std::atan2(Y2 - Y, X2 - X) * 180 / M_PI;
       if (angle > 90) angle -= 180;
       if (angle < -90) angle += 180;
       extra += fmt::format(R"~( transform="rotate({} {} {})")~", px(angle), px(X), px(Y));
     }
     const std::string anchor = n.anchor == "start" || n.anchor == "end" ? n.anchor : "middle";
     svg.text(X, Y + n.dy, n.text, kTextSize, anchor, extra, n.color.empty() ? "#222222" : xml_escape(n.color));
-    if (!n.along) placer.block(text_box(X, Y + n.dy, split_lines(n.text), kTextSize, anchor));
+    const auto lines = split_lines(n.text);
+    const Box box = text_box(X, Y + n.dy, lines, kTextSize, anchor);
+    if (angle == 0) {
+      placer.block(box);
+      continue;
+    }
+    // A rotated note blocks a chain of small squares along its turned box.
+    const double c = std::cos(angle * M_PI / 180), sn = std::sin(angle * M_PI / 180);
+    const double h = box.y1 - box.y0;
+    const int pieces = std::max(1, static_cast<int>(std::ceil((box.x1 - box.x0) / h)));
+    for (int k = 0; k < pieces; ++k) {
+      double ux = box.x0 + (box.x1 - box.x0) * (k + 0.5) / pieces - X, uy = (box.y0 + box.y1) / 2 - Y;
+      double cx = X + ux * c - uy * sn, cy = Y + ux * sn + uy * c;
+      placer.block({cx - h / 2, cy - h / 2, cx + h / 2, cy + h / 2});
+    }
   }
 
   // Marker labels: around the dot, where they cover the least.
