@@ -15,7 +15,7 @@ namespace {
 constexpr std::int64_t kMaxElements = 100'000'000'000'000;  // 1e14 elements, far beyond any GPU memory
 
 struct FusionOptions {
-  std::string preset, ops, n, rows, cols, dtype = "bf16", launch, bandwidth, fused;
+  std::string preset, ops, n, rows, cols, dtype = "bf16", launch, bandwidth, fused, sweep;
   std::vector<std::string> kernels;
 };
 
@@ -201,6 +201,50 @@ Report run(const FusionOptions& o, const Gpu& gpu) {
   return report;
 }
 
+// --sweep n=FROM:TO[:PER_DECADE] (rows for rmsnorm): a geometric sweep, 10 points a decade.
+Report run_sweep(const FusionOptions& o, const Gpu& gpu) {
+  const bool rms = o.preset == "rmsnorm";
+  const std::string axis = rms ? "rows" : "n";
+  const std::string accepted =
+      fmt::format("{}=FROM:TO[:POINTS_PER_DECADE], such as {}=1e3:1e9 (a geometric sweep, 10 points a decade)", axis, axis);
+  const std::size_t eq = o.sweep.find('=');
+  if (o.sweep.substr(0, eq) != axis || eq == std::string::npos) throw InputError("--sweep", o.sweep, accepted);
+  std::vector<std::string> parts;
+  for (std::size_t start = eq + 1;;) {
+    std::size_t colon = o.sweep.find(':', start);
+    parts.push_back(o.sweep.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (parts.size() < 2 || parts.size() > 3) throw InputError("--sweep", o.sweep, accepted);
+  const double from = static_cast<double>(integer_option(parts[0], "--sweep", 1, kMaxElements));
+  const double to = static_cast<double>(integer_option(parts[1], "--sweep", 1, kMaxElements));
+  const double per_decade = parts.size() == 3 ? static_cast<double>(integer_option(parts[2], "--sweep", 1, 100)) : 10;
+  if (to < from) throw InputError("--sweep", o.sweep, "FROM <= TO");
+  std::vector<double> points;
+  // x_i = FROM x 10^(i / PER_DECADE), whole numbers, up to TO
+  for (int i = 0;; ++i) {
+    double x = std::round(from * std::pow(10.0, i / per_decade));
+    if (x > to) break;
+    if (points.empty() || x > points.back()) points.push_back(x);
+  }
+  if (points.back() < to) points.push_back(to);
+  Report report;
+  for (double x : points) {
+    FusionOptions point = o;
+    (rms ? point.rows : point.n) = fmt::format("{:.0f}", x);
+    Report one = run(point, gpu);
+    if (report.command.empty()) report = one;
+    std::vector<Value> row = {Value::num(axis, x)};
+    for (const Value& v : one.results) row.push_back(v);
+    report.sweep.push_back(std::move(row));
+  }
+  report.sweep_axis = axis;
+  report.drawing.clear();
+  report.notes.clear();
+  return report;
+}
+
 }  // namespace
 
 void add_fusion(CLI::App& sub, Invocation& inv) {
@@ -215,7 +259,8 @@ void add_fusion(CLI::App& sub, Invocation& inv) {
   sub.add_option("--bandwidth", o->bandwidth, "HBM bandwidth (3.35TB/s; default: the profile's)");
   sub.add_option("--kernel", o->kernels, "custom: one unfused kernel's READS,WRITES in units of N (repeatable)");
   sub.add_option("--fused", o->fused, "custom: the fused kernel's READS,WRITES in units of N");
-  inv.run = [o](const Gpu& gpu) { return run(*o, gpu); };
+  sub.add_option("--sweep", o->sweep, "n=FROM:TO[:PER_DECADE] (rows= for rmsnorm): times over N, geometric");
+  inv.run = [o](const Gpu& gpu) { return o->sweep.empty() ? run(*o, gpu) : run_sweep(*o, gpu); };
 }
 
 }  // namespace gpucalc

@@ -55,7 +55,12 @@ void write_plot(CLI::App& sub, Invocation& inv, const Report& report, const Gpu&
     sweep->clear();
     sweep->add_result("");
     sweep->run_callback();
-    base = inv.run(gpu);
+    try {
+      base = inv.run(gpu);  // the case itself; without a value for the sweep's axis, the sweep's first point
+    } catch (const InputError&) {
+      base = report;
+      base.sweep.clear();
+    }
   }
   std::string svg = plot_report(swept, base, gpu);
   std::ofstream file(inv.common.plot, std::ios::binary);

@@ -38,7 +38,7 @@ std::string roofline_svg(const Report& r, const Report& base, const Gpu& gpu) {
   c.title = fmt::format("Roofline: {} on the {} cores", dtype, unit == "cuda" ? "CUDA" : "tensor");
   c.subtitle = gpu_line(gpu);
   c.bandwidth = number(r.inputs, "bandwidth");
-  c.ceilings.emplace_back(fmt::format("{} {} cores", dtype, unit), number(r.inputs, "peak"));
+  c.ceilings.emplace_back(fmt::format("{} {} cores", dtype, unit == "cuda" ? "CUDA" : "tensor"), number(r.inputs, "peak"));
   // The other unit's ceiling, dashed, for scale: fp32 CUDA cores or bf16 tensor cores.
   if (unit == "tensor") {
     c.ceilings.emplace_back("fp32 CUDA cores", gpu.peak(ComputeUnit::cuda, "fp32"));
@@ -62,6 +62,7 @@ std::string occupancy_svg(const Report& r, const Report& base, const Gpu& gpu) {
                            format_quantity(number(r.inputs, "smem"), Unit::onchip_bytes), r.model);
   c.x_label = axis == "regs" ? "registers per thread" : axis == "smem" ? "shared memory per block" : "threads per block";
   c.x_unit = axis == "smem" ? Unit::onchip_bytes : Unit::count;
+  if (axis == "regs") c.x_ticks = {0, 32, 64, 96, 128, 160, 192, 224, 256};
   c.y_label = "occupancy (resident warps / max warps)";
   c.y_unit = Unit::fraction;
   c.y_min = 0;
@@ -136,6 +137,7 @@ std::string fusion_svg(const Report& r, const Report& base, const Gpu& gpu) {
 std::string tiling_svg(const Report& r, const Report& base, const Gpu& gpu) {
   plot::Chart c;
   c.title = "Tiled matmul: HBM time and compute time against the tile size";
+  c.y_label = "time";
   c.subtitle = gpu_line(gpu);
   c.x_label = "tile size T";
   c.y_label = "time";
@@ -143,6 +145,11 @@ std::string tiling_svg(const Report& r, const Report& base, const Gpu& gpu) {
   c.log_y = true;
   c.series.push_back(column(r, "tiled_time", "tiled HBM time", "line thick"));
   c.series.push_back(column(r, "compute_time", "compute time", "dashed"));
+  c.series.push_back(column(r, "min_time", "each matrix once (minimum traffic)", "dotted"));
+  const double max_tile = number(base.results, "max_square_tile");
+  if (std::isfinite(max_tile) && max_tile <= r.sweep.back().front().number) {
+    c.vlines.push_back({max_tile, fmt::format("largest tile pair in shared memory: T = {}", format_number(max_tile))});
+  }
   const Value* tile = find_value(base.inputs, "tile");
   if (tile != nullptr) {
     c.markers.push_back({tile->number, number(base.results, "tiled_time"),
@@ -165,6 +172,9 @@ std::string default_plot_sweep(const std::string& command, const Gpu& gpu) {
 
 std::string plot_report(const Report& r, const Report& base, const Gpu& gpu) {
   if (r.command == "roofline") return roofline_svg(r, base, gpu);
+  if (default_plot_sweep(r.command, gpu).empty()) {
+    throw InputError("--plot", r.command, "one of the charted calculators: roofline, occupancy, waves, little, fusion, tiling");
+  }
   if (r.sweep.empty()) {
     throw InputError("--plot", r.command, "a sweep to chart (add --sweep AXIS=FROM:TO)");
   }

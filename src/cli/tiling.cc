@@ -16,7 +16,7 @@ constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
 struct TilingOptions {
-  std::string m, n, k, tile, tile_m, tile_n, tile_k, dtype = "bf16", unit, peak, bandwidth;
+  std::string m, n, k, tile, tile_m, tile_n, tile_k, dtype = "bf16", unit, peak, bandwidth, sweep;
 };
 
 std::int64_t required(const std::string& text, const char* option, std::int64_t max, const char* what) {
@@ -168,6 +168,29 @@ Report run(const TilingOptions& o, const Gpu& gpu) {
   return report;
 }
 
+// --sweep tile=FROM:TO[:STEP]: square tiles over T.
+Report run_sweep(const TilingOptions& o, const Gpu& gpu) {
+  Sweep sweep = parse_sweep(o.sweep, {{"tile", 8, 256, 8, Unit::count}});
+  if (sweep.from < 1) throw InputError("--sweep", o.sweep, "tile sizes from 1");
+  Report report;
+  for (std::int64_t t = sweep.from; t <= sweep.to; t += sweep.step) {
+    TilingOptions point = o;
+    point.tile = std::to_string(t);
+    point.tile_m.clear();
+    point.tile_n.clear();
+    point.tile_k.clear();
+    Report one = run(point, gpu);
+    if (report.command.empty()) report = one;
+    std::vector<Value> row = {Value::num("tile", static_cast<double>(t))};
+    for (const Value& v : one.results) row.push_back(v);
+    report.sweep.push_back(std::move(row));
+  }
+  report.sweep_axis = "tile";
+  report.drawing.clear();
+  report.notes.clear();
+  return report;
+}
+
 }  // namespace
 
 void add_tiling(CLI::App& sub, Invocation& inv) {
@@ -183,7 +206,8 @@ void add_tiling(CLI::App& sub, Invocation& inv) {
   sub.add_option("--unit", o->unit, "cuda or tensor: override the unit the dtype implies");
   sub.add_option("--peak", o->peak, "peak FLOP/s override (989TFLOP/s)");
   sub.add_option("--bandwidth", o->bandwidth, "bandwidth override (3.35TB/s)");
-  inv.run = [o](const Gpu& gpu) { return run(*o, gpu); };
+  sub.add_option("--sweep", o->sweep, "tile=FROM:TO[:STEP]: traffic and times over square tiles T");
+  inv.run = [o](const Gpu& gpu) { return o->sweep.empty() ? run(*o, gpu) : run_sweep(*o, gpu); };
 }
 
 }  // namespace gpucalc

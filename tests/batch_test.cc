@@ -1,0 +1,205 @@
+// --batch: one result row per input row, equal to the single-case output; bad rows, --strict,
+// --require per row, JSON Lines, standard input. And --sweep points equal single calls.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/csv.h"
+#include "verify_helpers.h"
+
+using gpucalc::parse_csv_record;
+using gpucalc::testing::run_gpucalc;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// A CSV table as a list of rows, each a map from column name to cell.
+std::vector<std::map<std::string, std::string>> table_of(const std::string& csv) {
+  std::vector<std::string> lines = lines_of(csv);
+  std::vector<std::map<std::string, std::string>> rows;
+  if (lines.empty()) return rows;
+  std::vector<std::string> header = parse_csv_record(lines[0], "test");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> cells = parse_csv_record(lines[i], "test");
+    std::map<std::string, std::string> row;
+    for (std::size_t j = 0; j < header.size() && j < cells.size(); ++j) row[header[j]] = cells[j];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string write_temp(const std::string& text) {
+  char path[] = "/tmp/gpucalc_batch_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+  std::ofstream(path) << text;
+  return path;
+}
+
+struct BatchCase {
+  const char* calculator;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+};
+
+}  // namespace
+
+TEST_CASE("batch rows equal the single-case output, for every calculator") {
+  const std::vector<BatchCase> cases = {
+      {"occupancy", {"threads", "regs", "smem"}, {{"256", "64", "40KB"}, {"128", "32", "64KB"}, {"1024", "65", "0"}, {"256", "33", "0"}}},
+      {"waves", {"blocks", "blocks-per-sm"}, {{"264", "1"}, {"265", "1"}, {"65536", "8"}}},
+      {"little", {"latency", "bandwidth"}, {{"400ns", "3.35TB/s"}, {"340ns", "4.8TB/s"}}},
+      {"roofline", {"flops", "bytes", "dtype"}, {{"1e9", "2GB", "fp32"}, {"1.37e11", "101MB", "bf16"}}},
+      {"sectors", {"stride", "elem"}, {{"1", "4"}, {"2", "4"}, {"32", "4"}, {"1", "16"}}},
+      {"banks", {"width", "access"}, {{"32", "column"}, {"33", "column"}, {"32", "row"}}},
+      {"fusion", {"preset", "ops", "n"}, {{"unary", "4", "1e8"}, {"binary", "4", "1e8"}, {"unary", "4", "1e4"}}},
+      {"tiling", {"m", "n", "k", "tile"}, {{"4096", "4096", "4096", "128"}, {"1000", "1000", "1000", "128"}}},
+  };
+  for (const BatchCase& c : cases) {
+    std::string csv;
+    for (std::size_t j = 0; j < c.header.size(); ++j) csv += (j ? "," : "") + c.header[j];
+    csv += "\n";
+    for (const auto& row : c.rows) {
+      for (std::size_t j = 0; j < row.size(); ++j) csv += (j ? "," : "") + row[j];
+      csv += "\n";
+    }
+    const std::string path = write_temp(csv);
+    auto batch = run_gpucalc({c.calculator, "--batch", path, "--format", "csv"});
+    std::remove(path.c_str());
+    INFO(c.calculator, ": ", batch.err);
+    REQUIRE(batch.exit_code == 0);
+    auto batch_rows = table_of(batch.out);
+    REQUIRE(batch_rows.size() == c.rows.size());
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+      std::vector<std::string> args = {c.calculator, "--format", "csv"};
+      for (std::size_t j = 0; j < c.header.size(); ++j) {
+        args.push_back("--" + c.header[j]);
+        args.push_back(c.rows[i][j]);
+      }
+      auto single = run_gpucalc(args);
+      REQUIRE(single.exit_code == 0);
+      auto single_rows = table_of(single.out);
+      REQUIRE(single_rows.size() == 1);
+      CHECK(batch_rows[i]["line"] == std::to_string(i + 2));
+      CHECK(batch_rows[i]["error"].empty());
+      for (const auto& [key, value] : single_rows[0]) {
+        INFO(c.calculator, " row ", i, " key ", key);
+        CHECK(batch_rows[i][key] == value);
+      }
+    }
+  }
+}
+
+TEST_CASE("a bad batch row names its line and the others still run; --strict stops") {
+  const std::string path = write_temp("threads,regs,smem\n256,64,40KB\n2000,3,0\n128,32,64KB\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
+  CHECK(r.exit_code == 2);
+  auto rows = table_of(r.out);
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[0]["blocks_per_sm"] == "4");
+  CHECK(rows[1]["blocks_per_sm"].empty());
+  CHECK(rows[1]["error"].find("--threads") != std::string::npos);
+  CHECK(rows[2]["blocks_per_sm"] == "3");
+  REQUIRE(r.err_lines().size() == 1);
+  CHECK(r.err_lines()[0].find("line 3") != std::string::npos);
+  CHECK(r.err_lines()[0].find("--threads") != std::string::npos);
+
+  auto strict = run_gpucalc({"occupancy", "--batch", path, "--format", "csv", "--strict"});
+  CHECK(strict.exit_code == 2);
+  CHECK(table_of(strict.out).size() == 2);  // the good row, then the bad one; the last never ran
+  std::remove(path.c_str());
+}
+
+TEST_CASE("--require applies to every batch row; empty cells take the command line's value") {
+  const std::string path = write_temp("threads,regs\n256,64\n128,\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--regs", "32", "--smem", "64KB", "--format", "json",
+                        "--require", "occupancy>=0.3"});
+  std::remove(path.c_str());
+  CHECK(r.exit_code == 1);
+  auto lines = lines_of(r.out);
+  REQUIRE(lines.size() == 2);
+  // Row 2 (256 threads, 64 registers, 64 KB): 3 blocks by shared memory, 24 warps, 37.5%.
+  CHECK(gpucalc::testing::json_number(lines[0], "results.blocks_per_sm") == 3);
+  // Row 3 (128 threads, the command line's 32 registers, 64 KB): 3 blocks, 18.75%.
+  CHECK(gpucalc::testing::json_number(lines[1], "results.occupancy") == doctest::Approx(0.1875));
+  REQUIRE(r.err_lines().size() == 1);
+  CHECK(r.err_lines()[0] == "line 3: requirement failed: occupancy >= 0.3 (got 0.1875)");
+}
+
+TEST_CASE("--batch - reads standard input; an unknown header names the options") {
+  std::string command = "printf 'stride\\n1\\n2\\n' | ";
+  command += gpucalc::testing::shell_quote(GPUCALC_BINARY);
+  command += " sectors --batch - --format csv";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) out.append(buffer, n);
+  CHECK(pclose(pipe) == 0);
+  auto rows = table_of(out);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0]["sectors"] == "4");
+  CHECK(rows[1]["sectors"] == "8");
+
+  const std::string path = write_temp("thread,regs\n256,64\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path});
+  std::remove(path.c_str());
+  CHECK(r.exit_code == 2);
+  REQUIRE(r.err_lines().size() == 1);
+  CHECK(r.err_lines()[0].find("did you mean 'threads'") != std::string::npos);
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("sweep points equal single calls") {
+  auto sweep = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB", "--sweep", "regs=16:128:16",
+                            "--format", "csv"});
+  REQUIRE(sweep.exit_code == 0);
+  auto rows = table_of(sweep.out);
+  REQUIRE(rows.size() == 8);
+  for (const auto& row : rows) {
+    auto single = run_gpucalc({"occupancy", "--threads", "256", "--regs", row.at("regs"), "--smem", "40KB", "--format", "csv"});
+    auto one = table_of(single.out);
+    REQUIRE(one.size() == 1);
+    INFO("regs ", row.at("regs"));
+    CHECK(row.at("blocks_per_sm") == one[0]["blocks_per_sm"]);
+    CHECK(row.at("occupancy") == one[0]["occupancy"]);
+    CHECK(row.at("limiter") == one[0]["limiter"]);
+  }
+  auto fusion = run_gpucalc({"fusion", "--preset", "unary", "--ops", "4", "--sweep", "n=1e4:1e8:1", "--format", "csv"});
+  REQUIRE(fusion.exit_code == 0);
+  auto points = table_of(fusion.out);
+  REQUIRE(points.size() == 5);  // 1e4, 1e5, 1e6, 1e7, 1e8
+  for (const auto& row : points) {
+    auto single = run_gpucalc({"fusion", "--preset", "unary", "--ops", "4", "--n", row.at("n"), "--format", "csv"});
+    auto one = table_of(single.out);
+    REQUIRE(one.size() == 1);
+    CHECK(row.at("unfused_time") == one[0]["unfused_time"]);
+    CHECK(row.at("speedup") == one[0]["speedup"]);
+  }
+  auto waves = run_gpucalc({"waves", "--blocks-per-sm", "1", "--sweep", "blocks=263:266", "--format", "csv"});
+  auto wrows = table_of(waves.out);
+  REQUIRE(wrows.size() == 4);
+  CHECK(wrows[1].at("waves") == "2");  // 264
+  CHECK(wrows[2].at("waves") == "3");  // 265
+  auto tiling = run_gpucalc({"tiling", "--m", "1000", "--n", "1000", "--k", "1000", "--sweep", "tile=64:128:64", "--format", "csv"});
+  auto trows = table_of(tiling.out);
+  REQUIRE(trows.size() == 2);
+  CHECK(trows[1].at("tiled_reads") == "16000000");
+}
