@@ -3,8 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/command.h"
 #include "core/error.h"
@@ -15,21 +20,335 @@ namespace {
 struct MeasureOptions {
   std::vector<std::string> words;
   bool list = false;
+  std::string gpu;  // empty: the profile recognised from the device
+  std::string out;  // calibrate: where the profile TOML goes
+  std::map<std::string, std::string> case_options;
 };
+
+const char* kMethod =
+    "CUDA events; warm-up runs, then repeated timed runs, the first dropped, the median kept; inputs random and "
+    "non-zero; outputs poisoned (0xFF bytes) before the runs and every element checked against a host reference; "
+    "memory working sets several times the L2";
+
+std::string unit_name(Unit u) {
+  switch (u) {
+    case Unit::bytes:
+    case Unit::onchip_bytes: return "B";
+    case Unit::seconds: return "s";
+    case Unit::bytes_per_second: return "B/s";
+    case Unit::flops: return "FLOP";
+    case Unit::flops_per_second: return "FLOP/s";
+    case Unit::fraction: return "fraction";
+    case Unit::flop_per_byte: return "FLOP/B";
+    case Unit::cycles: return "cycles";
+    default: return "count";
+  }
+}
+
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  return fmt::format("{}", x);
+}
+
+std::string cell(double x, Unit u) {
+  if (!std::isfinite(x)) return "-";
+  if (u == Unit::count && x != std::floor(x)) return fmt::format("{:.2f}", x);
+  return format_quantity(x, u);
+}
+
+std::string ratio_cell(const MeasureRow& r) {
+  double q = r.ratio();
+  return std::isfinite(q) ? fmt::format("{:.2f}", q) : "-";
+}
+
+std::string version(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
+
+std::string device_line(const DeviceInfo& d) {
+  return fmt::format("{} (GPU 0: sm_{}{}, {} SMs, SM clock {:.0f} MHz, memory clock {:.0f} MHz, {}-bit bus, {:.1f} GiB, "
+                     "L2 {:.0f} MB; driver {}, runtime {})",
+                     d.name, d.cc_major, d.cc_minor, d.sm_count, d.clock_hz / 1e6, d.memory_clock_hz / 1e6, d.memory_bus_bits,
+                     static_cast<double>(d.memory_bytes) / (1 << 30), static_cast<double>(d.l2_bytes) / 1e6,
+                     version(d.driver_version), version(d.runtime_version));
+}
+
+struct Output {
+  std::string what;  // the case, all or calibrate
+  const DeviceInfo* device;
+  const Gpu* gpu;
+  std::string profile_note;
+  std::vector<MeasureTable> tables;
+  bool summary = false;  // measure all: one summary table in text
+  std::vector<std::string> extra;  // lines after the tables (calibrate: where the TOML went)
+};
+
+std::vector<std::vector<std::string>> table_cells(const std::vector<const MeasureRow*>& rows,
+                                                  const std::vector<std::string>& case_names) {
+  std::vector<std::vector<std::string>> cells;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<std::string> line;
+    if (!case_names.empty()) line.push_back(case_names[i]);
+    line.push_back(rows[i]->quantity);
+    line.push_back(cell(rows[i]->predicted, rows[i]->unit));
+    line.push_back(cell(rows[i]->achieved, rows[i]->unit));
+    line.push_back(ratio_cell(*rows[i]));
+    cells.push_back(line);
+  }
+  return cells;
+}
+
+std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, bool markdown) {
+  std::string out;
+  if (markdown) {
+    out += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|";
+    for (std::size_t i = 0; i < header.size(); ++i) out += i + 3 > header.size() ? " ---: |" : " --- |";
+    out += "\n";
+    for (const auto& line : cells) out += "| " + fmt::format("{}", fmt::join(line, " | ")) + " |\n";
+    return out;
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    width[i] = header[i].size();
+    for (const auto& line : cells) width[i] = std::max(width[i], line[i].size());
+  }
+  auto emit = [&](const std::vector<std::string>& line) {
+    std::string s;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      // text columns left-aligned, numbers right-aligned
+      bool text = i + 3 < header.size();
+      s += text ? fmt::format("{:<{}}", line[i], width[i]) : fmt::format("{:>{}}", line[i], width[i]);
+      if (i + 1 < line.size()) s += "  ";
+    }
+    return s + "\n";
+  };
+  out += emit(header);
+  for (const auto& line : cells) out += emit(line);
+  return out;
+}
+
+std::string render_text(const Output& o, bool markdown) {
+  std::string out;
+  out += fmt::format("{}gpucalc measure {} on {}\n", markdown ? "### " : "", o.what, device_line(*o.device));
+  out += fmt::format("{}profile: {} ({}, {})\n", markdown ? "\n" : "", o.gpu->key, o.gpu->name, o.gpu->origin);
+  if (!o.profile_note.empty()) out += fmt::format("note: {}\n", o.profile_note);
+  out += fmt::format("method: {}\n", kMethod);
+  if (o.summary) {
+    std::vector<const MeasureRow*> rows;
+    std::vector<std::string> names;
+    for (const MeasureTable& t : o.tables) {
+      for (const std::string& q : t.summary) {
+        for (const MeasureRow& r : t.rows) {
+          if (r.quantity == q) {
+            rows.push_back(&r);
+            names.push_back(t.key);
+          }
+        }
+      }
+    }
+    out += "\n" + aligned({"case", "quantity", "predicted", "achieved", "achieved/predicted"}, table_cells(rows, names), markdown);
+    out += "\n(each case in full: gpucalc measure CASE; --format json gives every row of every case)\n";
+  } else {
+    for (const MeasureTable& t : o.tables) {
+      out += fmt::format("\n{}{}: {}\n", markdown ? "#### " : "== ", t.key, t.title);
+      if (markdown) out += "\n";
+      std::vector<const MeasureRow*> rows;
+      for (const MeasureRow& r : t.rows) rows.push_back(&r);
+      out += aligned({"quantity", "predicted", "achieved", "achieved/predicted"}, table_cells(rows, {}), markdown);
+      if (markdown && !t.notes.empty()) out += "\n";
+      for (const std::string& n : t.notes) out += fmt::format("{}note: {}\n", markdown ? "- " : "", n);
+    }
+  }
+  for (const std::string& line : o.extra) out += line + "\n";
+  return out;
+}
+
+std::string render_json(const Output& o) {
+  const DeviceInfo& d = *o.device;
+  std::string out = "{\"command\": \"measure\", \"case\": " + json_escape(o.what);
+  out += fmt::format(
+      ", \"device\": {{\"name\": {}, \"compute_capability\": \"{}.{}\", \"sm_count\": {}, \"clock_hz\": {}, "
+      "\"memory_clock_hz\": {}, \"memory_bus_bits\": {}, \"memory_bytes\": {}, \"l2_bytes\": {}, \"driver\": \"{}\", "
+      "\"runtime\": \"{}\"}}",
+      json_escape(d.name), d.cc_major, d.cc_minor, d.sm_count, json_number(d.clock_hz), json_number(d.memory_clock_hz),
+      d.memory_bus_bits, d.memory_bytes, d.l2_bytes, version(d.driver_version), version(d.runtime_version));
+  out += fmt::format(", \"gpu\": {{\"key\": {}, \"name\": {}, \"origin\": {}, \"note\": {}}}", json_escape(o.gpu->key),
+                     json_escape(o.gpu->name), json_escape(o.gpu->origin), json_escape(o.profile_note));
+  out += ", \"method\": " + json_escape(kMethod) + ", \"tables\": [";
+  for (std::size_t i = 0; i < o.tables.size(); ++i) {
+    const MeasureTable& t = o.tables[i];
+    out += (i ? ", " : "") + fmt::format("{{\"case\": {}, \"title\": {}, \"rows\": [", json_escape(t.key), json_escape(t.title));
+    for (std::size_t j = 0; j < t.rows.size(); ++j) {
+      const MeasureRow& r = t.rows[j];
+      bool summary = std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end();
+      out += (j ? ", " : "") + fmt::format("{{\"quantity\": {}, \"unit\": \"{}\", \"predicted\": {}, \"achieved\": {}, "
+                                           "\"ratio\": {}, \"summary\": {}}}",
+                                           json_escape(r.quantity), unit_name(r.unit), json_number(r.predicted),
+                                           json_number(r.achieved), json_number(r.ratio()), summary ? "true" : "false");
+    }
+    out += "], \"notes\": [";
+    for (std::size_t j = 0; j < t.notes.size(); ++j) out += (j ? ", " : "") + json_escape(t.notes[j]);
+    out += "]}";
+  }
+  out += "]";
+  if (!o.extra.empty()) {
+    out += ", \"messages\": [";
+    for (std::size_t j = 0; j < o.extra.size(); ++j) out += (j ? ", " : "") + json_escape(o.extra[j]);
+    out += "]";
+  }
+  return out + "}\n";
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string render_csv(const Output& o) {
+  std::string out = "case,quantity,unit,predicted,achieved,ratio\n";
+  auto num = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); };
+  for (const MeasureTable& t : o.tables) {
+    for (const MeasureRow& r : t.rows) {
+      out += fmt::format("{},{},{},{},{},{}\n", t.key, csv_field(r.quantity), unit_name(r.unit), num(r.predicted),
+                         num(r.achieved), num(r.ratio()));
+    }
+  }
+  return out;
+}
+
+std::string today() {
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&now));
+  return buf;
+}
+
+std::string list_cases() {
+  std::string out = "measure cases (gpucalc measure CASE [the calculator's options]):\n";
+  std::size_t width = 9;
+  for (const MeasureCase& c : measure_cases()) width = std::max(width, std::string(c.key).size());
+  for (const MeasureCase& c : measure_cases()) {
+    std::string opts;
+    for (const char* o : c.options) opts += fmt::format("{}--{}", opts.empty() ? "" : " ", o);
+    out += fmt::format("  {:<{}}  {}{}\n", c.key, width, c.help, opts.empty() ? "" : " [" + opts + "]");
+  }
+  out += fmt::format("  {:<{}}  {}\n", "all", width, "every case at its default size, one summary table");
+  out += fmt::format("  {:<{}}  {}\n", "calibrate", width,
+                     "measure the ceilings (bandwidths, latencies, launch overhead, peaks) and write a profile TOML "
+                     "for --gpu [--out FILE]");
+  return out;
+}
+
+int run_measure(const MeasureOptions& o, const std::string& format_text) {
+  if (o.list) {
+    std::cout << list_cases();
+    return 0;
+  }
+  std::vector<std::string> names;
+  for (const MeasureCase& c : measure_cases()) names.emplace_back(c.key);
+  names.emplace_back("all");
+  names.emplace_back("calibrate");
+  const std::string accepted = fmt::format("one of {} (see gpucalc measure --list)", fmt::join(names, ", "));
+  if (o.words.empty()) throw InputError("measure", "", "a case: " + accepted);
+  if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
+  const std::string& what = o.words[0];
+  if (std::find(names.begin(), names.end(), what) == names.end()) {
+    std::string hint = did_you_mean(what, names);
+    throw InputError("measure", what, "a case: " + accepted + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  }
+  const Format format = parse_format(format_text);
+  CaseOptions options;
+  for (const auto& [k, v] : o.case_options) {
+    if (!v.empty()) options[k] = v;
+  }
+  if ((what == "all" || what == "calibrate") && !options.empty()) {
+    throw InputError("--" + options.begin()->first, options.begin()->second,
+                     fmt::format("no calculator options with measure {} (give a case: gpucalc measure CASE ...)", what));
+  }
+  if (!o.out.empty() && what != "calibrate") throw InputError("--out", o.out, "only with measure calibrate");
+  // The profile named with --gpu is checked before the device is opened.
+  std::optional<Gpu> named;
+  if (!o.gpu.empty()) named = load_gpu(o.gpu);
+  if (what != "all" && what != "calibrate") {
+    if (named) {
+      validate_case(what, options, *named);
+    } else {
+      // Before the device is known: input that no built-in profile accepts is bad anywhere.
+      std::optional<InputError> last;  // the last profile (h200) is the most permissive
+      bool any = false;
+      for (const std::string& key : builtin_gpu_keys()) {
+        try {
+          validate_case(what, options, load_gpu(key));
+          any = true;
+        } catch (const InputError& e) {
+          last = e;
+        }
+      }
+      if (!any && last) throw *last;
+    }
+  }
+
+  const DeviceInfo device = open_device();
+  DeviceProfile recognised = profile_for_device(device);
+  Output out;
+  out.what = what;
+  out.device = &device;
+  Gpu gpu = named ? *named : recognised.gpu;
+  out.gpu = &gpu;
+  if (what != "all" && what != "calibrate") validate_case(what, options, gpu);
+  if (named) {
+    if (named->sm_count != device.sm_count || named->cc_major != device.cc_major) {
+      out.profile_note = fmt::format("the profile {} ({} SMs, sm_{}{}) is not this GPU ({} SMs, sm_{}{}); predictions use "
+                                     "the profile as given",
+                                     named->key, named->sm_count, named->cc_major, named->cc_minor, device.sm_count,
+                                     device.cc_major, device.cc_minor);
+    }
+  } else {
+    out.profile_note = recognised.note;
+  }
+
+  if (what == "calibrate") {
+    Calibration c = run_calibration(device);
+    out.tables.push_back(calibration_table(c, gpu));
+    const std::string date = today();
+    Gpu calibrated = calibrated_profile(gpu, c, device, date);
+    std::string path = o.out.empty() ? calibrated.key + ".toml" : o.out;
+    std::string text = profile_toml(calibrated, fmt::format("{} calibrated by `gpucalc measure calibrate` on {} ({}).\n"
+                                                            "Fields marked \"measured\" come from this run; the rest are "
+                                                            "copied from the {} profile. Use it with --gpu {}.",
+                                                            gpu.name, device.name, date, gpu.key, path));
+    (void)parse_gpu(text, calibrated.key, path);  // what is written must load
+    std::ofstream file(path, std::ios::binary);
+    if (!file || !(file << text)) throw InputError("--out", path, "a file that can be written");
+    out.extra.push_back(fmt::format("\nwrote {} (use it with --gpu {})", path, path));
+  } else if (what == "all") {
+    out.tables = run_all(gpu, device);
+    out.summary = true;
+  } else {
+    out.tables.push_back(run_case(what, options, gpu, device));
+  }
+  switch (format) {
+    case Format::json: std::cout << render_json(out); break;
+    case Format::csv: std::cout << render_csv(out); break;
+    case Format::md: std::cout << render_text(out, true); break;
+    case Format::text: std::cout << render_text(out, false); break;
+  }
+  return 0;
+}
 
 }  // namespace
 
 void add_measure(CLI::App& sub, Invocation& inv) {
   auto o = std::make_shared<MeasureOptions>();
-  sub.add_option("case", o->words, "a calculator, all, or calibrate");
+  sub.add_option("case", o->words, "a case (gpucalc measure --list), all, or calibrate");
   sub.add_flag("--list", o->list, "list the cases");
-  sub.add_option("--format", inv.common.format, "text, json or csv")->capture_default_str();
-  sub.allow_extras();
-  inv.run_custom = [o](const CommonOptions&) -> int {
-    DeviceInfo device = open_device();
-    std::cout << fmt::format("GPU 0: {} (sm_{}{}, {} SMs)\n", device.name, device.cc_major, device.cc_minor, device.sm_count);
-    return 0;
-  };
+  sub.add_option("--format", inv.common.format, "text, json, csv or md")->capture_default_str();
+  sub.add_option("--gpu", o->gpu, "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml");
+  sub.add_option("--out", o->out, "calibrate: the profile TOML to write (default: KEY-calibrated.toml)");
+  for (const auto& [name, help] : measure_case_options()) {
+    sub.add_option(std::string("--") + name, o->case_options[name], help);
+  }
+  inv.run_custom = [o](const CommonOptions& common) -> int { return run_measure(*o, common.format); };
 }
 
 }  // namespace gpucalc

@@ -1,16 +1,22 @@
 // Host-side interface of `gpucalc measure`: plain functions and structs, no CUDA types, so
-// that the CLI compiles with the ordinary C++ compiler. The kernels live in *.cu beside this.
+// that the CLI compiles with the ordinary C++ compiler. The kernels live in *.cu beside this
+// (reached through measure/kernels.h); the cases, predictions and tables in cases.cc.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
+
+#include "core/gpu.h"
+#include "core/quantity.h"
 
 namespace gpucalc {
 
 /// True when this binary was built with the CUDA kernels.
 bool measure_built_with_cuda();
 
-/// The GPU measure will run on. Throws UnavailableError ("built without CUDA support",
-/// "no CUDA device found: ...") when it cannot run here.
+/// The GPU measure will run on, as the CUDA runtime describes it.
 struct DeviceInfo {
   std::string name;
   int cc_major = 0, cc_minor = 0;
@@ -20,7 +26,104 @@ struct DeviceInfo {
   int memory_bus_bits = 0;
   long long memory_bytes = 0;
   long long l2_bytes = 0;
+  int max_threads_per_sm = 0;
+  int max_threads_per_block = 0;
+  int max_blocks_per_sm = 0;
+  int registers_per_sm = 0;
+  int registers_per_block = 0;
+  long long shared_memory_per_sm = 0;
+  long long shared_memory_per_block = 0;
+  long long shared_memory_per_block_optin = 0;
+  long long shared_memory_reserved_per_block = 0;
+  int driver_version = 0;   // cudaDriverGetVersion: 13000 = 13.0
+  int runtime_version = 0;  // cudaRuntimeGetVersion
 };
+
+/// Opens GPU 0. Throws UnavailableError ("built without CUDA support", "no CUDA device
+/// found: ...") when measure cannot run here.
 DeviceInfo open_device();
+
+/// The profile that predictions use for a device: the built-in profile whose name, compute
+/// capability and SM count match, else the closest built-in profile of the same compute
+/// capability with the device's own properties written over it (and a note saying so).
+struct DeviceProfile {
+  Gpu gpu;
+  std::string note;  // empty when a built-in profile matched
+};
+DeviceProfile profile_for_device(const DeviceInfo& device);
+
+/// One measure case: a stable key, one line of help, and the calculator options it accepts.
+struct MeasureCase {
+  const char* key;
+  const char* help;
+  std::vector<const char*> options;  // without the leading "--"
+};
+/// The cases, in the order `measure --list` and `measure all` use.
+const std::vector<MeasureCase>& measure_cases();
+/// Every calculator option any case accepts, with one line of help each.
+const std::vector<std::pair<const char*, const char*>>& measure_case_options();
+
+/// One line of a measure table: what the model predicted beside what the GPU did.
+struct MeasureRow {
+  std::string quantity;
+  Unit unit = Unit::count;
+  double predicted = 0;  // NaN: no prediction
+  double achieved = 0;
+  double ratio() const;  // achieved / predicted (NaN without a prediction)
+};
+
+/// What one case measured.
+struct MeasureTable {
+  std::string key;    // occupancy
+  std::string title;  // the configuration in words
+  std::vector<MeasureRow> rows;
+  std::vector<std::string> notes;
+  std::vector<std::string> summary;  // quantities of rows that `measure all` lists
+};
+
+/// The calculator options given on the command line ("threads" -> "256").
+using CaseOptions = std::map<std::string, std::string>;
+
+/// Checks the options of `key` against the case's accepted options and the GPU's limits and
+/// throws InputError (exit 2) for bad input: this runs before any launch.
+void validate_case(const std::string& key, const CaseOptions& options, const Gpu& gpu);
+
+/// Runs one case (validating first). Throws DeviceError naming the case on a CUDA error or a
+/// failed result check.
+MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device);
+
+/// Runs every case at its default size (`measure all`).
+std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device);
+
+/// What `measure calibrate` measured: the ceilings a profile needs.
+struct Calibration {
+  double copy_bandwidth = 0;     // bytes/s, read + write, the copy kernel
+  double memcpy_bandwidth = 0;   // bytes/s, read + write, cudaMemcpy device to device
+  double read_bandwidth = 0;     // bytes/s, a read-only kernel
+  double l2_bandwidth = 0;       // bytes/s, reads of a buffer that fits in L2
+  double latency_l1_cycles = 0, latency_l1_ns = 0;
+  double latency_l2_cycles = 0, latency_l2_ns = 0;
+  double latency_hbm_cycles = 0, latency_hbm_ns = 0;
+  double launch_overhead = 0;        // seconds per kernel, back to back
+  double launch_overhead_graph = 0;  // seconds per kernel in a CUDA graph
+  double launch_round_trip = 0;      // seconds, launch plus synchronize, host clock
+  double fp32_peak = 0;              // FLOP/s, FMA loop
+  double bf16_tensor_peak = 0;       // FLOP/s, mma.sync (wmma) loop
+  std::string copy_variant;          // which copy kernel
+  std::vector<std::pair<std::string, double>> copy_variants;  // every copy variant tried, bytes/s
+};
+
+/// Measures the ceilings on GPU 0.
+Calibration run_calibration(const DeviceInfo& device);
+
+/// The calibrated profile: `base` with the measured fields replaced and marked "measured".
+Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& device, const std::string& date);
+
+/// A profile as TOML in the hw/ schema (every field a table { value, kind, source }), which
+/// parse_gpu reads back to the same values.
+std::string profile_toml(const Gpu& gpu, const std::string& header_comment);
+
+/// The rows of the calibration table (calibrated against the base profile's figures).
+MeasureTable calibration_table(const Calibration& c, const Gpu& base);
 
 }  // namespace gpucalc

@@ -1,14 +1,44 @@
-// measure in a build without CUDA: it exists, and says plainly that it cannot run.
+// measure in a build without CUDA: it exists, and says plainly that it cannot run. The device
+// functions of measure/kernels.h are defined so that the host side links; open_device()
+// throws first, so none of them is ever reached.
 #include "core/error.h"
+#include "measure/kernels.h"
 #include "measure/measure.h"
 
 namespace gpucalc {
 
 bool measure_built_with_cuda() { return false; }
 
-DeviceInfo open_device() {
+namespace {
+[[noreturn]] void unavailable() {
   throw UnavailableError(
       "measure: built without CUDA support (rebuild where nvcc is found, or with -DGPUCALC_ENABLE_CUDA=ON)");
 }
+}  // namespace
+
+DeviceInfo open_device() { unavailable(); }
+
+namespace dev {
+CopyRun run_copy(std::size_t) { unavailable(); }
+double run_read(std::size_t) { unavailable(); }
+double run_l2_read(std::size_t, int) { unavailable(); }
+ChaseRun run_chase(std::size_t, std::size_t) { unavailable(); }
+LaunchRun run_launch(int) { unavailable(); }
+double run_fma_peak(int) { unavailable(); }
+double run_mma_peak(int) { unavailable(); }
+const std::vector<int>& residency_variants() { unavailable(); }
+ResidencyRun residency_attributes(int, int, std::size_t) { unavailable(); }
+ResidencyRun run_residency(int, int, std::size_t, int, long long) { unavailable(); }
+WavesRun run_waves(int, int, std::size_t, long long) { unavailable(); }
+double run_little(int, int, std::size_t, int, std::size_t) { unavailable(); }
+double run_strided(std::size_t, std::size_t) { unavailable(); }
+double run_column_read(std::size_t, std::size_t) { unavailable(); }
+double run_banks(BankAccess, int, int, int) { unavailable(); }
+TransposeRun run_transpose(int) { unavailable(); }
+FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }
+FusionRun run_rmsnorm(int, int) { unavailable(); }
+MatmulRun run_matmul(int, int, int, int) { unavailable(); }
+double run_roofline(std::size_t, int) { unavailable(); }
+}  // namespace dev
 
 }  // namespace gpucalc

@@ -1,0 +1,391 @@
+// Calibration kernels: copy and read bandwidth, L2 bandwidth, pointer-chase latency, launch
+// overhead, the FP32 FMA peak and a bf16 tensor-core peak.
+#include <cuda_bf16.h>
+#include <mma.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "measure/common.cuh"
+
+namespace gpucalc::dev {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// copy: U independent 16-byte loads per thread before the stores; STREAMING uses ld/st.cs
+// (evict-first) so the copy does not churn L2.
+
+template <int U, bool STREAMING>
+__global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
+  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      std::size_t i = base + std::size_t(u) * blockDim.x;
+      if (i < n) v[u] = STREAMING ? __ldcs(in + i) : in[i];
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      std::size_t i = base + std::size_t(u) * blockDim.x;
+      if (i < n) {
+        if (STREAMING) {
+          __stcs(out + i, v[u]);
+        } else {
+          out[i] = v[u];
+        }
+      }
+    }
+  }
+}
+
+struct CopyVariant {
+  const char* name;
+  void (*kernel)(const uint4*, uint4*, std::size_t);
+  int unroll;
+  int blocks_per_sm;  // 0: one pass (a block per chunk), else a grid-stride grid of this many per SM
+};
+
+const CopyVariant kCopyVariants[] = {
+    {"16B x1, grid-stride 32 blocks/SM", copy_kernel<1, false>, 1, 32},
+    {"16B x4, one pass", copy_kernel<4, false>, 4, 0},
+    {"16B x8, one pass", copy_kernel<8, false>, 8, 0},
+    {"16B x4, grid-stride 8 blocks/SM", copy_kernel<4, false>, 4, 8},
+    {"16B x4 ld/st.cs, one pass", copy_kernel<4, true>, 4, 0},
+    {"16B x8 ld/st.cs, one pass", copy_kernel<8, true>, 8, 0},
+};
+
+int sm_count() {
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return sms;
+}
+
+void check_copy(const char* what, const DeviceBuffer<std::uint32_t>& out, std::uint32_t seed) {
+  auto h = out.to_host();
+  const std::uint32_t* p = h.get();
+  require_match(what, compare_elements(
+                          out.size(), [p](std::size_t i) { return p[i]; },
+                          [seed](std::size_t i) { return inputs::word(seed, i); }, 0, 0));
+}
+
+// ---------------------------------------------------------------------------------------------
+// reads
+
+template <int U, bool L2_ONLY>
+__global__ void read_kernel(const uint4* __restrict__ in, std::size_t n, int passes, std::uint32_t* partial) {
+  std::uint32_t acc = 0;
+  // L2: a grid-stride loop, `passes` times over a buffer L2 holds; HBM: one pass, a chunk per block.
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
+  for (int p = 0; p < passes; ++p) {
+    for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
+      uint4 v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        std::size_t i = base + std::size_t(u) * blockDim.x;
+        v[u] = i < n ? (L2_ONLY ? __ldcg(in + i) : in[i]) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+  if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
+}
+
+double read_seconds(std::size_t bytes, int passes, bool l2_only) {
+  const std::size_t words = bytes / 4, n = words / 4;
+  DeviceBuffer<std::uint32_t> in(words);
+  fill_words(in.get(), words, 21);
+  const unsigned threads = 256;
+  const unsigned blocks = l2_only ? static_cast<unsigned>(sm_count() * 8) : static_cast<unsigned>((n + 1023) / 1024);
+  DeviceBuffer<std::uint32_t> partial(std::size_t(blocks) * threads / 32);
+  partial.poison();
+  auto in4 = reinterpret_cast<const uint4*>(in.get());
+  double s = time_median([&] {
+    if (l2_only) {
+      read_kernel<4, true><<<blocks, threads>>>(in4, n, passes, partial.get());
+    } else {
+      read_kernel<4, false><<<blocks, threads>>>(in4, n, passes, partial.get());
+    }
+    CUDA_CHECK_LAUNCH("read_kernel");
+  });
+  CUDA_CHECK(cudaDeviceSynchronize());
+  check_word_sum(l2_only ? "L2 read" : "read", partial, 21, words, static_cast<std::uint32_t>(passes));
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// pointer chase: one thread follows a random cycle through 128-byte lines
+
+__global__ void chase_kernel(const std::uint32_t* __restrict__ buf, std::size_t hops, std::uint32_t* end_index,
+                             long long* cycles) {
+  std::uint32_t j = *end_index;  // each run goes on where the last stopped: fresh lines every hop
+  long long t0 = clock64();
+  for (std::size_t h = 0; h < hops; ++h) j = buf[j];
+  long long t1 = clock64();
+  *end_index = j;
+  *cycles = t1 - t0;
+}
+
+__global__ void scatter_chain_kernel(std::uint32_t* buf, const std::uint32_t* next_line, std::size_t lines) {
+  for (std::size_t l = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; l < lines; l += std::size_t(gridDim.x) * blockDim.x) {
+    buf[l * 32] = next_line[l] * 32u;
+  }
+}
+
+__global__ void empty_kernel() {}
+
+// ---------------------------------------------------------------------------------------------
+// FP32 FMA peak: 8 independent chains per thread
+
+constexpr int kChains = 8;
+
+__global__ void fma_kernel(float* out, int iters, float a, float b) {
+  const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
+  float x[kChains];
+#pragma unroll
+  for (int j = 0; j < kChains; ++j) x[j] = 1.0f + static_cast<float>((tid % 64) * kChains + j) / 1024.0f;
+#pragma unroll 4
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int j = 0; j < kChains; ++j) x[j] = fmaf(x[j], a, b);
+  }
+#pragma unroll
+  for (int j = 0; j < kChains; ++j) out[std::size_t(tid) * kChains + j] = x[j];
+}
+
+// ---------------------------------------------------------------------------------------------
+// bf16 tensor cores: wmma m16n16k16 (mma.sync), fp32 accumulate, 4 accumulators per warp
+
+constexpr int kAcc = 4;
+
+__global__ void mma_kernel(const __nv_bfloat16* a, const __nv_bfloat16* b, float* out, int iters) {
+  using namespace nvcuda;
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[kAcc];
+  wmma::load_matrix_sync(fa, a, 16);
+  wmma::load_matrix_sync(fb, b, 16);
+#pragma unroll
+  for (int k = 0; k < kAcc; ++k) wmma::fill_fragment(acc[k], 0.0f);
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < kAcc; ++k) wmma::mma_sync(acc[k], fa, fb, acc[k]);
+  }
+  const std::size_t warp = (blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32;
+#pragma unroll
+  for (int k = 0; k < kAcc; ++k) wmma::store_matrix_sync(out + (warp * kAcc + k) * 256, acc[k], 16, wmma::mem_row_major);
+}
+
+}  // namespace
+
+CopyRun run_copy(std::size_t bytes) {
+  CopyRun r;
+  const std::size_t words = bytes / 16 * 4, n = words / 4;
+  r.bytes = words * 4;
+  DeviceBuffer<std::uint32_t> in(words), out(words);
+  fill_words(in.get(), words, 11);
+  auto in4 = reinterpret_cast<const uint4*>(in.get());
+  auto out4 = reinterpret_cast<uint4*>(out.get());
+  out.poison();
+  r.memcpy_seconds = time_median([&] { CUDA_CHECK(cudaMemcpyAsync(out.get(), in.get(), r.bytes, cudaMemcpyDeviceToDevice)); });
+  check_copy("cudaMemcpy device to device", out, 11);
+  const int sms = sm_count();
+  for (const CopyVariant& v : kCopyVariants) {
+    const unsigned threads = 256;
+    const std::size_t chunk = std::size_t(threads) * v.unroll;
+    const unsigned blocks = v.blocks_per_sm > 0 ? static_cast<unsigned>(sms * v.blocks_per_sm)
+                                                : static_cast<unsigned>((n + chunk - 1) / chunk);
+    out.poison();
+    double s = time_median([&] {
+      v.kernel<<<blocks, threads>>>(in4, out4, n);
+      CUDA_CHECK_LAUNCH("copy_kernel");
+    });
+    check_copy((std::string("copy kernel ") + v.name).c_str(), out, 11);
+    r.variants.emplace_back(v.name, s);
+  }
+  for (std::size_t i = 0; i < r.variants.size(); ++i) {
+    if (r.variants[i].second < r.variants[r.best].second) r.best = i;
+  }
+  return r;
+}
+
+double run_read(std::size_t bytes) { return read_seconds(bytes, 1, false); }
+
+double run_l2_read(std::size_t bytes, int passes) { return read_seconds(bytes, passes, true); }
+
+ChaseRun run_chase(std::size_t footprint, std::size_t hops) {
+  const std::size_t lines = footprint / 128;
+  // A random single cycle through every line (Sattolo's shuffle), so nothing can prefetch it.
+  std::vector<std::uint32_t> order(lines);
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937_64 rng(42);
+  for (std::size_t i = lines - 1; i > 0; --i) {
+    std::uniform_int_distribution<std::size_t> pick(0, i - 1);
+    std::swap(order[i], order[pick(rng)]);
+  }
+  std::vector<std::uint32_t> next(lines);
+  for (std::size_t i = 0; i < lines; ++i) next[order[i]] = order[(i + 1) % lines];
+  // order is a permutation; next[] maps each line to the following one in a single cycle.
+  DeviceBuffer<std::uint32_t> buf(lines * 32), dnext(lines);
+  buf.poison();
+  CUDA_CHECK(cudaMemcpy(dnext.get(), next.data(), lines * 4, cudaMemcpyHostToDevice));
+  scatter_chain_kernel<<<grid_for(lines, 256, 4096), 256>>>(buf.get(), dnext.get(), lines);
+  CUDA_CHECK_LAUNCH("scatter_chain_kernel");
+  DeviceBuffer<std::uint32_t> end(1);
+  CUDA_CHECK(cudaMemset(end.get(), 0, 4));
+  DeviceBuffer<long long> cycles(1);
+  std::vector<double> cyc;
+  double s = time_median(
+      [&] {
+        chase_kernel<<<1, 1>>>(buf.get(), hops, end.get(), cycles.get());
+        CUDA_CHECK_LAUNCH("chase_kernel");
+        CUDA_CHECK(cudaStreamSynchronize(0));
+        long long c = 0;
+        CUDA_CHECK(cudaMemcpy(&c, cycles.get(), sizeof c, cudaMemcpyDeviceToHost));
+        cyc.push_back(static_cast<double>(c));
+      },
+      TimingPolicy{1, 3});
+  std::uint32_t got = 0;
+  CUDA_CHECK(cudaMemcpy(&got, end.get(), 4, cudaMemcpyDeviceToHost));
+  std::uint32_t want = 0;  // 1 warm-up + 3 timed runs of `hops` hops from word 0
+  for (std::size_t h = 0; h < 4 * hops; ++h) want = next[want / 32] * 32u;
+  if (got != want) {
+    throw DeviceError("pointer chase over " + std::to_string(footprint) + " bytes ended at word " + std::to_string(got) +
+                      ", the host walk at " + std::to_string(want));
+  }
+  ChaseRun r;
+  r.ns_per_hop = s * 1e9 / static_cast<double>(hops);
+  cyc.erase(cyc.begin(), cyc.begin() + 1);  // the warm-up
+  r.cycles_per_hop = median_after_first(cyc) / static_cast<double>(hops);
+  return r;
+}
+
+LaunchRun run_launch(int kernels) {
+  LaunchRun r;
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{stream};
+  EventPair ev;
+  auto launches = [&] {
+    for (int i = 0; i < kernels; ++i) {
+      empty_kernel<<<1, 1, 0, stream>>>();
+      CUDA_CHECK_LAUNCH("empty_kernel");
+    }
+  };
+  std::vector<double> plain;
+  for (int rep = 0; rep < 5; ++rep) {
+    CUDA_CHECK(cudaEventRecord(ev.start, stream));
+    launches();
+    CUDA_CHECK(cudaEventRecord(ev.stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    plain.push_back(ms * 1e-3 / kernels);
+  }
+  r.per_kernel = median_after_first(plain);
+
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  launches();
+  CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  std::vector<double> graphed;
+  for (int rep = 0; rep < 5; ++rep) {
+    CUDA_CHECK(cudaEventRecord(ev.start, stream));
+    CUDA_CHECK(cudaGraphLaunch(exec, stream));
+    CUDA_CHECK(cudaEventRecord(ev.stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    graphed.push_back(ms * 1e-3 / kernels);
+  }
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+  r.per_kernel_graph = median_after_first(graphed);
+
+  std::vector<double> trips;
+  for (int rep = 0; rep < 201; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    empty_kernel<<<1, 1, 0, stream>>>();
+    CUDA_CHECK_LAUNCH("empty_kernel");
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    trips.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  r.round_trip = median_after_first(trips);
+  return r;
+}
+
+double run_fma_peak(int sms) {
+  const unsigned threads = 256, blocks = static_cast<unsigned>(sms * 8);
+  const int iters = 8192;
+  const float a = 0.9999f, b = 0.0001f;
+  DeviceBuffer<float> out(std::size_t(blocks) * threads * kChains);
+  out.poison();
+  double s = time_median([&] {
+    fma_kernel<<<blocks, threads>>>(out.get(), iters, a, b);
+    CUDA_CHECK_LAUNCH("fma_kernel");
+  });
+  // The host runs the 64 x 8 distinct chains with the same correctly rounded fmaf.
+  std::vector<float> want(64 * kChains);
+  for (int t = 0; t < 64; ++t) {
+    for (int j = 0; j < kChains; ++j) {
+      float x = 1.0f + static_cast<float>(t * kChains + j) / 1024.0f;
+      for (int i = 0; i < iters; ++i) x = std::fmaf(x, a, b);
+      want[t * kChains + j] = x;
+    }
+  }
+  auto h = out.to_host();
+  const float* p = h.get();
+  require_match("FMA peak", compare_elements(
+                                out.size(), [p](std::size_t i) { return p[i]; },
+                                [&want](std::size_t i) { return want[(i / kChains % 64) * kChains + i % kChains]; }, 0, 0));
+  return 2.0 * kChains * iters * static_cast<double>(blocks) * threads / s;
+}
+
+double run_mma_peak(int sms) {
+  const unsigned threads = 256, blocks = static_cast<unsigned>(sms * 4);
+  const int iters = 16384;
+  // Small integers: every product and sum is exact in fp32, so the check is exact.
+  std::vector<__nv_bfloat16> ha(256), hb(256);
+  std::vector<float> fa(256), fb(256);
+  for (int i = 0; i < 256; ++i) {
+    fa[i] = static_cast<float>(1 + (i * 7) % 3);
+    fb[i] = static_cast<float>(1 + (i * 5) % 2);
+    ha[i] = __float2bfloat16(fa[i]);
+    hb[i] = __float2bfloat16(fb[i]);
+  }
+  DeviceBuffer<__nv_bfloat16> da(256), db(256);
+  CUDA_CHECK(cudaMemcpy(da.get(), ha.data(), 512, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(db.get(), hb.data(), 512, cudaMemcpyHostToDevice));
+  const std::size_t warps = std::size_t(blocks) * threads / 32;
+  DeviceBuffer<float> out(warps * kAcc * 256);
+  out.poison();
+  double s = time_median([&] {
+    mma_kernel<<<blocks, threads>>>(da.get(), db.get(), out.get(), iters);
+    CUDA_CHECK_LAUNCH("mma_kernel");
+  });
+  std::vector<double> c(256, 0);
+  for (int i = 0; i < 16; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      for (int k = 0; k < 16; ++k) c[i * 16 + j] += static_cast<double>(fa[i * 16 + k]) * fb[k * 16 + j];
+    }
+  }
+  auto h = out.to_host();
+  const float* p = h.get();
+  require_match("tensor-core peak", compare_elements(
+                                        out.size(), [p](std::size_t i) { return p[i]; },
+                                        [&c, iters](std::size_t i) { return c[i % 256] * iters; }, 0, 0));
+  return 2.0 * 16 * 16 * 16 * kAcc * static_cast<double>(iters) * static_cast<double>(warps) / s;
+}
+
+}  // namespace gpucalc::dev

@@ -1,0 +1,865 @@
+// The measure cases: each parses its options (validating against the GPU before any launch),
+// runs its kernels through measure/kernels.h, and sets the core model's prediction beside
+// what the GPU achieved.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <set>
+
+#include "core/error.h"
+#include "core/banks.h"
+#include "core/fusion.h"
+#include "core/little.h"
+#include "core/occupancy.h"
+#include "core/roofline.h"
+#include "core/sectors.h"
+#include "core/tiling.h"
+#include "core/waves.h"
+#include "measure/host.h"
+#include "measure/kernels.h"
+#include "measure/measure.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr double kNoPrediction = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kGiB = std::size_t{1} << 30;
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+/// What the cases of one run share: the GPU, and the copy bandwidth once measured.
+struct Context {
+  const Gpu& gpu;
+  const DeviceInfo& device;
+  std::optional<dev::CopyRun> copy;
+
+  const dev::CopyRun& copy_run() {
+    if (!copy) copy = dev::run_copy(kGiB);
+    return *copy;
+  }
+  double copy_kernel_bandwidth() {
+    const dev::CopyRun& c = copy_run();
+    return 2.0 * static_cast<double>(c.bytes) / c.variants[c.best].second;
+  }
+  /// The bandwidth predictions use: the profile's when it was measured (a calibrated
+  /// profile), else the copy kernel's, measured in this run (a datasheet figure is a
+  /// ceiling no kernel reaches).
+  double bandwidth(MeasureTable& t) {
+    auto it = gpu.provenance.find("memory_bandwidth");
+    if (it != gpu.provenance.end() && it->second.kind == "measured") {
+      t.notes.push_back(fmt::format("bandwidth for predictions: {} (the profile's, measured)",
+                                    format_quantity(gpu.memory_bandwidth, Unit::bytes_per_second)));
+      return gpu.memory_bandwidth;
+    }
+    double bw = copy_kernel_bandwidth();
+    t.notes.push_back(fmt::format("bandwidth for predictions: {}, the copy kernel measured in this run (the profile's {} "
+                                  "is a datasheet figure; `measure calibrate` writes a measured profile)",
+                                  format_quantity(bw, Unit::bytes_per_second),
+                                  format_quantity(gpu.memory_bandwidth, Unit::bytes_per_second)));
+    return bw;
+  }
+};
+
+MeasureRow row(std::string quantity, Unit unit, double predicted, double achieved) {
+  return MeasureRow{std::move(quantity), unit, predicted, achieved};
+}
+
+std::string get(const CaseOptions& o, const char* key) {
+  auto it = o.find(key);
+  return it == o.end() ? std::string() : it->second;
+}
+
+std::int64_t integer(const CaseOptions& o, const char* key, std::int64_t fallback, std::int64_t min, std::int64_t max,
+                     Unit unit = Unit::count) {
+  std::string text = get(o, key);
+  if (text.empty()) return fallback;
+  return parse_integer(text, unit, std::string("--") + key, min, max);
+}
+
+// ---------------------------------------------------------------------------------------------
+// copy
+
+MeasureTable run_copy_case(Context& ctx) {
+  MeasureTable t;
+  t.key = "copy";
+  const dev::CopyRun& c = ctx.copy_run();
+  const double bytes = 2.0 * static_cast<double>(c.bytes);
+  t.title = fmt::format("copy of {} (bandwidth counts bytes read + written)", format_quantity(static_cast<double>(c.bytes), Unit::onchip_bytes));
+  const double memcpy_bw = bytes / c.memcpy_seconds;
+  const double kernel_bw = bytes / c.variants[c.best].second;
+  t.rows.push_back(row("cudaMemcpy device to device, bandwidth (against the profile)", Unit::bytes_per_second,
+                       ctx.gpu.memory_bandwidth, memcpy_bw));
+  t.rows.push_back(row(fmt::format("copy kernel ({}), bandwidth (against cudaMemcpy)", c.variants[c.best].first),
+                       Unit::bytes_per_second, memcpy_bw, kernel_bw));
+  t.summary = {t.rows[0].quantity, t.rows[1].quantity};
+  for (const auto& [name, seconds] : c.variants) {
+    t.notes.push_back(fmt::format("copy variant {}: {} ({:.1f}% of cudaMemcpy)", name,
+                                  format_quantity(bytes / seconds, Unit::bytes_per_second), 100.0 * (bytes / seconds) / memcpy_bw));
+  }
+  auto it = ctx.gpu.provenance.find("memory_bandwidth");
+  if (it != ctx.gpu.provenance.end() && it->second.kind == "spec") {
+    t.notes.push_back("the profile's bandwidth is the datasheet's; no copy reaches it (DRAM refresh, read/write "
+                      "turnaround and ECC take their share)");
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// occupancy
+
+struct OccupancyPlan {
+  int threads = 256, regs = 64;
+  std::int64_t smem = 40 * 1024;
+};
+
+OccupancyPlan plan_occupancy(const CaseOptions& o, const Gpu& gpu) {
+  OccupancyPlan p;
+  p.threads = static_cast<int>(integer(o, "threads", 256, 1, gpu.max_threads_per_block));
+  p.regs = static_cast<int>(integer(o, "regs", 64, 1, gpu.max_registers_per_thread));
+  std::string smem = get(o, "smem");
+  if (!smem.empty()) {
+    p.smem = parse_integer(smem, Unit::onchip_bytes, "--smem", 0, std::int64_t{1} << 40);
+    if (p.smem > gpu.shared_memory_per_block_optin) {
+      throw InputError("--smem", smem,
+                       fmt::format("at most {} ({} bytes), the opt-in limit per block of {}",
+                                   format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
+                                   gpu.shared_memory_per_block_optin, gpu.name));
+    }
+  }
+  return p;
+}
+
+MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "occupancy";
+  dev::ResidencyRun attrs = dev::residency_attributes(p.regs, p.threads, static_cast<std::size_t>(p.smem));
+  OccupancyInput in;
+  in.threads = p.threads;
+  in.registers = attrs.num_regs;
+  in.shared_memory = p.smem;
+  OccupancyResult model = occupancy(in, gpu);
+  const int warps_per_block = (p.threads + gpu.warp_size - 1) / gpu.warp_size;
+  t.title = fmt::format("{} threads, {} registers per thread (numRegs of the variant built for {}), {} shared memory",
+                        p.threads, attrs.num_regs, attrs.variant_regs,
+                        format_quantity(static_cast<double>(p.smem), Unit::onchip_bytes));
+  if (attrs.num_regs != p.regs) {
+    t.notes.push_back(fmt::format("asked for {} registers; the nearest compiled variant has numRegs {}, and the "
+                                  "prediction uses {}",
+                                  p.regs, attrs.num_regs, attrs.num_regs));
+  }
+  int achieved = 0, sms_at_max = 0;
+  std::size_t blocks = 0;
+  if (model.fits && attrs.runtime_blocks_per_sm > 0) {
+    int per_sm = std::max(model.blocks_per_sm, attrs.runtime_blocks_per_sm);
+    blocks = static_cast<std::size_t>(3 * gpu.sm_count * per_sm);
+    dev::ResidencyRun run = dev::run_residency(p.regs, p.threads, static_cast<std::size_t>(p.smem), static_cast<int>(blocks), 20000);
+    achieved = max_resident_per_sm(run.records, &sms_at_max);
+    std::set<int> sms;
+    for (const dev::BlockRecord& r : run.records) sms.insert(r.sm);
+    t.notes.push_back(fmt::format("{} blocks of 20 us each ran on {} SMs; {} of them held {} blocks at once", blocks,
+                                  sms.size(), sms_at_max, achieved));
+  } else {
+    t.notes.push_back(fmt::format("not even one block fits ({}); nothing was launched",
+                                  model.does_not_fit.empty() ? "the runtime says 0 blocks per SM" : model.does_not_fit));
+  }
+  t.rows.push_back(row("blocks per SM, resident at once (measured)", Unit::count, model.blocks_per_sm, achieved));
+  t.rows.push_back(row("blocks per SM, cudaOccupancyMaxActiveBlocksPerMultiprocessor", Unit::count, model.blocks_per_sm,
+                       attrs.runtime_blocks_per_sm));
+  t.rows.push_back(row("warps per SM (measured)", Unit::count, model.warps_per_sm, achieved * warps_per_block));
+  const double max_warps = static_cast<double>(gpu.max_threads_per_sm) / gpu.warp_size;
+  t.rows.push_back(row("occupancy (measured)", Unit::fraction, model.occupancy, achieved * warps_per_block / max_warps));
+  t.summary = {t.rows[0].quantity};
+  if (model.fits) t.notes.push_back(fmt::format("the model's limiter: {}", model.limiter));
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// waves
+
+struct WavesPlan {
+  std::vector<std::int64_t> grids;
+  int blocks_per_sm = 1;
+  int threads = 128;
+  double block_time = 100e-6;
+  std::int64_t smem = 0;
+};
+
+WavesPlan plan_waves(const CaseOptions& o, const Gpu& gpu) {
+  WavesPlan p;
+  p.threads = static_cast<int>(integer(o, "threads", 128, 32, gpu.max_threads_per_block));
+  const int thread_limit = gpu.max_threads_per_sm / p.threads;
+  p.blocks_per_sm = static_cast<int>(integer(o, "blocks-per-sm", 1, 1, std::min(gpu.max_blocks_per_sm, thread_limit)));
+  std::string bt = get(o, "block-time");
+  if (!bt.empty()) {
+    p.block_time = parse_quantity(bt, Unit::seconds, "--block-time");
+    if (!(p.block_time >= 1e-6 && p.block_time <= 10e-3)) throw InputError("--block-time", bt, "a time from 1us to 10ms");
+  }
+  const std::int64_t wave = static_cast<std::int64_t>(gpu.sm_count) * p.blocks_per_sm;
+  std::string blocks = get(o, "blocks");
+  if (blocks.empty()) {
+    p.grids = {wave, wave + 1, 2 * wave, 2 * wave + 1};
+  } else {
+    p.grids = {parse_integer(blocks, Unit::count, "--blocks", 1, 1 << 24)};
+  }
+  for (std::int64_t g : p.grids) {
+    double time = static_cast<double>((g + wave - 1) / wave) * p.block_time;
+    if (time > 2.0) throw InputError("--blocks", std::to_string(g), "a grid that runs under 2 s (waves x block time)");
+  }
+  // Shared memory pins the blocks per SM: the most a block may take so that k fit, and
+  // more than k + 1 would leave room for.
+  std::int64_t share = gpu.shared_memory_per_sm / p.blocks_per_sm - gpu.shared_memory_reserved_per_block;
+  share -= share % gpu.shared_memory_allocation_unit;
+  p.smem = std::min(share, gpu.shared_memory_per_block_optin);
+  return p;
+}
+
+MeasureTable run_waves_case(Context& ctx, const WavesPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "waves";
+  t.title = fmt::format("blocks of {} threads that each run {}, {} per SM (pinned by {} of shared memory)", p.threads,
+                        format_quantity(p.block_time, Unit::seconds), p.blocks_per_sm,
+                        format_quantity(static_cast<double>(p.smem), Unit::onchip_bytes));
+  for (std::int64_t g : p.grids) {
+    WavesInput in;
+    in.blocks = g;
+    in.blocks_per_sm = p.blocks_per_sm;
+    in.block_time = p.block_time;
+    WavesResult r = waves(in, gpu);
+    dev::WavesRun run = dev::run_waves(static_cast<int>(g), p.threads, static_cast<std::size_t>(p.smem),
+                                       static_cast<long long>(p.block_time * 1e9));
+    if (run.runtime_blocks_per_sm != p.blocks_per_sm) {
+      t.notes.push_back(fmt::format("the runtime allows {} blocks per SM with this shared memory, not {}",
+                                    run.runtime_blocks_per_sm, p.blocks_per_sm));
+    }
+    t.rows.push_back(row(fmt::format("time, {} blocks ({} waves)", g, r.waves), Unit::seconds, r.time, run.seconds));
+    t.rows.push_back(row(fmt::format("waves, {} blocks (time / block time)", g), Unit::count, static_cast<double>(r.waves),
+                         run.seconds / p.block_time));
+    if (t.summary.size() < 2) t.summary.push_back(t.rows[t.rows.size() - 2].quantity);
+  }
+  t.notes.push_back("the measured time includes the launch (a few us) and the block start-up; one block more than "
+                    "a wave costs a whole extra block time");
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// little
+
+struct LittlePlan {
+  std::vector<std::pair<int, int>> configs;  // warps per SM, loads per thread
+};
+
+LittlePlan plan_little(const CaseOptions& o, const Gpu& gpu) {
+  LittlePlan p;
+  const int max_warps = gpu.max_threads_per_sm / gpu.warp_size;
+  std::string w = get(o, "warps"), l = get(o, "loads");
+  if (w.empty() && l.empty()) {
+    p.configs = {{1, 4}, {4, 4}, {8, 4}, {16, 4}, {32, 4}, {64, 4}, {16, 1}, {64, 1}};
+    p.configs.erase(std::remove_if(p.configs.begin(), p.configs.end(), [&](auto c) { return c.first > max_warps; }),
+                    p.configs.end());
+    return p;
+  }
+  int warps = static_cast<int>(integer(o, "warps", 16, 1, max_warps));
+  int loads = static_cast<int>(integer(o, "loads", 4, 1, 8));
+  if (loads != 1 && loads != 2 && loads != 4 && loads != 8) throw InputError("--loads", l, "1, 2, 4 or 8");
+  const int per_block = gpu.max_threads_per_block / gpu.warp_size;
+  if (warps > per_block && warps % 2 != 0) {
+    throw InputError("--warps", w, fmt::format("an even number above {} (two blocks per SM share them)", per_block));
+  }
+  p.configs = {{warps, loads}};
+  return p;
+}
+
+MeasureTable run_little_case(Context& ctx, const LittlePlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "little";
+  const std::size_t bytes = 512 * kMiB;
+  t.title = fmt::format("reads of {} with W warps per SM, each thread keeping U 16-byte loads in flight",
+                        format_quantity(static_cast<double>(bytes), Unit::onchip_bytes));
+  const double bw = ctx.bandwidth(t);
+  const double latency = gpu.latency_hbm_cycles / gpu.boost_clock;
+  struct Point {
+    double in_flight, bandwidth;
+    std::string label;
+  };
+  std::vector<Point> points;
+  for (auto [warps, loads] : p.configs) {
+    const int per_block = gpu.max_threads_per_block / gpu.warp_size;
+    const int blocks_per_sm = warps > per_block ? 2 : 1;
+    std::int64_t smem = gpu.shared_memory_per_sm / (blocks_per_sm + 1) + 1024;
+    smem = std::min(smem, gpu.shared_memory_per_block_optin);
+    const double in_flight_per_sm = static_cast<double>(warps) * gpu.warp_size * loads * 16;
+    // bandwidth = bytes in flight / latency (Little's law), at most the memory's
+    const double predicted = std::min(bw, in_flight_per_sm * gpu.sm_count / latency);
+    double seconds = dev::run_little(warps / blocks_per_sm, loads, bytes, gpu.sm_count * blocks_per_sm,
+                                     static_cast<std::size_t>(smem));
+    const double achieved = static_cast<double>(bytes) / seconds;
+    const std::string label = fmt::format("{} warps x {} loads ({} per SM)", warps, loads,
+                                          format_quantity(in_flight_per_sm, Unit::onchip_bytes));
+    t.rows.push_back(row("bandwidth, " + label, Unit::bytes_per_second, predicted, achieved));
+    points.push_back({in_flight_per_sm, achieved, label});
+    // latency under load = bytes in flight / bandwidth (Little's law read backwards)
+    t.notes.push_back(fmt::format("{}: {} in flight over {} gives a latency under load of {}", label,
+                                  format_quantity(in_flight_per_sm * gpu.sm_count, Unit::bytes),
+                                  format_quantity(achieved, Unit::bytes_per_second),
+                                  format_quantity(in_flight_per_sm * gpu.sm_count / achieved, Unit::seconds)));
+  }
+  if (!points.empty()) {
+    t.summary = {t.rows.front().quantity};
+    // The knee: the fewest bytes in flight that reach 90% of the best bandwidth seen. Past it,
+    // more bytes in flight only lengthen the queues, so the latency there is the one under load.
+    double best = 0;
+    for (const Point& q : points) best = std::max(best, q.bandwidth);
+    const Point* knee = nullptr;
+    for (const Point& q : points) {
+      if (q.bandwidth >= 0.9 * best && (knee == nullptr || q.in_flight < knee->in_flight)) knee = &q;
+    }
+    if (points.size() > 1) {
+      for (const MeasureRow& r : t.rows) {
+        if (r.quantity == "bandwidth, " + knee->label) t.summary.push_back(r.quantity);
+      }
+    }
+    t.rows.push_back(row("latency under load at the knee, " + knee->label, Unit::seconds, latency,
+                         knee->in_flight * gpu.sm_count / knee->bandwidth));
+    t.summary.push_back(t.rows.back().quantity);
+  }
+  LittleInput li;
+  li.bandwidth = bw;
+  li.latency = latency;
+  li.bytes_per_load = 512;
+  LittleResult lr = little(li, gpu);
+  t.notes.push_back(fmt::format("Little's law at the idle latency {} ({} cycles): {} in flight per SM ({} float4 warp "
+                                "loads) would sustain {}",
+                                format_quantity(latency, Unit::seconds), gpu.latency_hbm_cycles,
+                                format_quantity(lr.bytes_in_flight_per_sm, Unit::bytes),
+                                format_number(std::round(lr.loads_in_flight_per_sm)),
+                                format_quantity(bw, Unit::bytes_per_second)));
+  t.notes.push_back("under load the latency grows (queues in the memory system), so more bytes must be in flight than "
+                    "the idle latency says; the latency rows show it");
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// sectors
+
+struct SectorsPlan {
+  std::vector<std::int64_t> strides;
+  std::int64_t cols = 0;  // > 0: a matrix read column by column
+};
+
+SectorsPlan plan_sectors(const CaseOptions& o, const Gpu&) {
+  SectorsPlan p;
+  std::string s = get(o, "stride"), c = get(o, "cols");
+  if (s.empty() && c.empty()) {
+    p.strides = {1, 2, 4, 8, 16, 32};
+    p.cols = 4096;
+    return p;
+  }
+  if (!s.empty()) p.strides = {parse_integer(s, Unit::count, "--stride", 1, 4096)};
+  if (!c.empty()) p.cols = parse_integer(c, Unit::count, "--cols", 32, 65536);
+  return p;
+}
+
+/// The sector model (core/sectors.h) for one warp of fp32 loads at `stride` elements.
+SectorsResult warp_sectors(std::int64_t stride, const Gpu& gpu) {
+  return sectors(strided_load(stride, 4, 0, 0xFFFFFFFFu), gpu);
+}
+
+MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "sectors";
+  t.title = "out[i] = in[i * stride] over a 1 GiB span (fp32), and a matrix read column by column";
+  const double bw = ctx.bandwidth(t);
+  for (std::int64_t stride : p.strides) {
+    const std::size_t n = kGiB / (4 * static_cast<std::size_t>(stride));
+    SectorsResult w = warp_sectors(stride, gpu);
+    // time = (DRAM bytes read + bytes written) / bandwidth
+    const double bytes = static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes) + 4.0 * static_cast<double>(n);
+    double seconds = dev::run_strided(n, static_cast<std::size_t>(stride));
+    t.rows.push_back(row(fmt::format("time, stride {} ({} sectors per request)", stride, w.sectors), Unit::seconds,
+                         bytes / bw, seconds));
+    t.notes.push_back(fmt::format("stride {}: {} sectors per warp request, {} DRAM bytes per request; useful bandwidth {}",
+                                  stride, w.sectors, w.dram_bytes,
+                                  format_quantity(8.0 * static_cast<double>(n) / seconds, Unit::bytes_per_second)));
+  }
+  if (p.cols > 0) {
+    const std::size_t rows = kGiB / (4 * static_cast<std::size_t>(p.cols));
+    const std::size_t n = rows * static_cast<std::size_t>(p.cols);
+    SectorsResult w = sectors(matrix_load(p.cols, MatrixAccess::column, 0, 4, 0, 0xFFFFFFFFu), gpu);
+    double seconds = dev::run_column_read(rows, static_cast<std::size_t>(p.cols));
+    const double no_reuse = static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes) + 4.0 * static_cast<double>(n);
+    const double once = 8.0 * static_cast<double>(n);
+    t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, sector model ({} sectors per request)", rows, p.cols,
+                                     w.sectors),
+                         Unit::seconds, no_reuse / bw, seconds));
+    t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, each byte from HBM once", rows, p.cols),
+                         Unit::seconds, once / bw, seconds));
+    t.notes.push_back("by column: each warp request touches 32 sectors, but the next 7 columns reuse those sectors "
+                      "while L2 still holds them, so HBM moves far fewer bytes than the sectors requested");
+  }
+  for (const MeasureRow& r : t.rows) t.summary.push_back(r.quantity);
+  if (t.summary.size() > 3) t.summary = {t.rows.front().quantity, t.rows[std::min<std::size_t>(4, t.rows.size() - 1)].quantity, t.rows.back().quantity};
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// banks
+
+struct BanksPlan {
+  struct Access {
+    dev::BankAccess access;
+    int width;
+  };
+  std::vector<Access> accesses;
+  bool transposes = true;
+};
+
+BanksPlan plan_banks(const CaseOptions& o, const Gpu&) {
+  BanksPlan p;
+  std::string w = get(o, "width"), a = get(o, "access");
+  if (w.empty() && a.empty()) {
+    p.accesses = {{dev::BankAccess::column, 32}, {dev::BankAccess::column, 33}, {dev::BankAccess::swizzled, 32}};
+    return p;
+  }
+  p.transposes = false;
+  int width = static_cast<int>(integer(o, "width", 32, 32, 256));
+  dev::BankAccess access = dev::BankAccess::column;
+  if (a == "row") {
+    access = dev::BankAccess::row;
+  } else if (a == "swizzled") {
+    access = dev::BankAccess::swizzled;
+    if (width != 32) throw InputError("--width", w, "32 with --access swizzled (the XOR swizzle of a [32][32] tile)");
+  } else if (!a.empty() && a != "column") {
+    throw InputError("--access", a, "row, column or swizzled");
+  }
+  p.accesses = {{access, width}};
+  return p;
+}
+
+/// Ways of one warp's access by the banks model (core/banks.h): the [32][width] tile as a
+/// [32][32 + pad] tile, read by row 0 or column 0, swizzled or not.
+int bank_ways(dev::BankAccess access, int width) {
+  Tile tile;
+  tile.rows = 32;
+  tile.width = 32;
+  tile.pad = width - 32;
+  tile.swizzle = access == dev::BankAccess::swizzled;
+  return banks(tile_access(tile, access == dev::BankAccess::row ? TileAccess::row : TileAccess::column, 0, 0)).ways;
+}
+
+const char* access_name(dev::BankAccess a) {
+  return a == dev::BankAccess::row ? "row" : a == dev::BankAccess::column ? "column" : "swizzled column";
+}
+
+MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "banks";
+  t.title = "warps read a [32][width] int tile in shared memory; 8192 x 8192 fp32 transposes";
+  const int iters = 1 << 14;
+  const int blocks = gpu.sm_count * 4;
+  const double row_time = dev::run_banks(dev::BankAccess::row, 32, iters, blocks);
+  t.notes.push_back(fmt::format("row read of the [32][32] tile (1 way): {} for {} reads per thread", format_quantity(row_time, Unit::seconds), iters));
+  for (const auto& a : p.accesses) {
+    const int ways = bank_ways(a.access, a.width);
+    double seconds = dev::run_banks(a.access, a.width, iters, blocks);
+    t.rows.push_back(row(fmt::format("{} [32][{}]: time / row time ({} ways)", access_name(a.access), a.width, ways),
+                         Unit::count, ways, seconds / row_time));
+  }
+  t.notes.push_back("predicted: time in proportion to wavefronts (ways); the row read's time also holds the loop's "
+                    "other instructions, so a 32-way read costs less than 32 row reads");
+  if (p.transposes) {
+    const int n = 8192;
+    dev::TransposeRun tr = dev::run_transpose(n);
+    const double bytes = 2.0 * n * static_cast<double>(n) * 4;
+    const double copy_bw = ctx.copy_kernel_bandwidth();
+    t.rows.push_back(row("transpose copy (2D tiles, no transpose), bandwidth", Unit::bytes_per_second, copy_bw, bytes / tr.copy));
+    t.rows.push_back(row("transpose naive (strided writes), bandwidth", Unit::bytes_per_second, copy_bw, bytes / tr.naive));
+    t.rows.push_back(row("transpose tiled [32][32] (32-way conflicts), bandwidth", Unit::bytes_per_second, copy_bw, bytes / tr.tiled));
+    t.rows.push_back(row(fmt::format("transpose tiled + padded ({}), bandwidth", tr.padded_variant), Unit::bytes_per_second,
+                         copy_bw, bytes / tr.padded));
+    for (const auto& [name, seconds] : tr.padded_variants) {
+      t.notes.push_back(fmt::format("padded transpose {}: {}", name, format_quantity(bytes / seconds, Unit::bytes_per_second)));
+    }
+    t.notes.push_back(fmt::format("transposes are predicted at the 1D copy kernel's bandwidth ({}), the same bytes moved",
+                                  format_quantity(copy_bw, Unit::bytes_per_second)));
+  }
+  for (const MeasureRow& r : t.rows) {
+    if (r.quantity.rfind("column [32][32]", 0) == 0 || r.quantity.rfind("transpose tiled + padded", 0) == 0) t.summary.push_back(r.quantity);
+  }
+  if (t.summary.empty() && !t.rows.empty()) t.summary.push_back(t.rows.front().quantity);
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// fusion
+
+struct FusionPlan {
+  struct Chain {
+    std::string preset;  // unary, binary, rmsnorm
+    int ops = 4;
+    std::int64_t n = 0;
+    int rows = 0, cols = 0;
+  };
+  std::vector<Chain> chains;
+};
+
+FusionPlan plan_fusion(const CaseOptions& o, const Gpu&) {
+  FusionPlan p;
+  std::string preset = get(o, "preset");
+  if (preset.empty() && get(o, "ops").empty() && get(o, "n").empty() && get(o, "rows").empty() && get(o, "cols").empty()) {
+    p.chains = {{"unary", 4, std::int64_t{1} << 28, 0, 0},
+                {"unary", 4, std::int64_t{1} << 14, 0, 0},
+                {"binary", 4, std::int64_t{1} << 28, 0, 0},
+                {"rmsnorm", 6, 0, 16384, 4096}};
+    return p;
+  }
+  if (preset.empty()) preset = "unary";
+  if (preset != "unary" && preset != "binary" && preset != "rmsnorm") {
+    throw InputError("--preset", preset, "unary, binary or rmsnorm");
+  }
+  FusionPlan::Chain c;
+  c.preset = preset;
+  if (preset == "rmsnorm") {
+    if (!get(o, "ops").empty() || !get(o, "n").empty()) {
+      throw InputError(get(o, "ops").empty() ? "--n" : "--ops", get(o, "ops").empty() ? get(o, "n") : get(o, "ops"),
+                       "no --ops or --n with --preset rmsnorm (it takes --rows and --cols)");
+    }
+    c.ops = 6;
+    c.rows = static_cast<int>(integer(o, "rows", 16384, 1, 1 << 20));
+    c.cols = static_cast<int>(integer(o, "cols", 4096, 8, 8192));
+    if (c.cols % 8 != 0) throw InputError("--cols", get(o, "cols"), "a multiple of 8 up to 8192");
+    if (static_cast<double>(c.rows) * c.cols > static_cast<double>(std::int64_t{1} << 31)) {
+      throw InputError("--rows", get(o, "rows"), "rows x cols at most 2^31 elements");
+    }
+  } else {
+    if (!get(o, "rows").empty() || !get(o, "cols").empty()) {
+      throw InputError(get(o, "rows").empty() ? "--cols" : "--rows", get(o, "rows").empty() ? get(o, "cols") : get(o, "rows"),
+                       "--rows and --cols only with --preset rmsnorm");
+    }
+    c.ops = static_cast<int>(integer(o, "ops", 4, 1, 16));
+    c.n = integer(o, "n", std::int64_t{1} << 28, 1, std::int64_t{1} << 29);
+    const double buffers = preset == "binary" ? c.ops + 2 : 2;
+    if (buffers * static_cast<double>(c.n) * 4 > 24e9) {
+      throw InputError("--n", get(o, "n"), "a chain whose buffers fit in 24 GB ((ops + 2) x n x 4 bytes for binary)");
+    }
+  }
+  p.chains = {c};
+  return p;
+}
+
+MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "fusion";
+  t.title = "an elementwise chain: one kernel per op against one fused kernel";
+  const double bw = ctx.bandwidth(t);
+  for (const FusionPlan::Chain& c : p.chains) {
+    FusionInput in;
+    in.bandwidth = bw;
+    std::string label;
+    dev::FusionRun run;
+    if (c.preset == "rmsnorm") {
+      in.chain = rmsnorm_chain(c.rows, c.cols);
+      in.element_bytes = 2;
+      label = fmt::format("rmsnorm bf16 {} x {}", c.rows, c.cols);
+      run = dev::run_rmsnorm(c.rows, c.cols);
+    } else {
+      const double n = static_cast<double>(c.n);
+      const bool binary = c.preset == "binary";
+      in.chain = binary ? binary_chain(c.ops, n) : unary_chain(c.ops, n);
+      in.element_bytes = 4;
+      label = fmt::format("{} x{} fp32 N = {}", c.preset, c.ops, c.n >= 1024 && (c.n & (c.n - 1)) == 0
+                                                                          ? fmt::format("2^{}", static_cast<int>(std::log2(n)))
+                                                                          : format_number(n));
+      run = dev::run_fusion(static_cast<std::size_t>(c.n), c.ops, binary);
+    }
+    // the fusion model: t_kernel = max(launch overhead, bytes / bandwidth), summed over kernels
+    FusionResult r = fusion(in, gpu);
+    t.rows.push_back(row(fmt::format("{}: unfused time ({} kernels)", label, r.unfused_kernels), Unit::seconds, r.unfused_time,
+                         run.unfused));
+    t.rows.push_back(row(fmt::format("{}: fused time", label), Unit::seconds, r.fused_time, run.fused));
+    t.rows.push_back(row(fmt::format("{}: speed-up", label), Unit::count, r.speedup, run.unfused / run.fused));
+    t.summary.push_back(t.rows.back().quantity);
+    t.notes.push_back(fmt::format("{}: {} unfused against {} fused (traffic ratio {}), regime {}", label,
+                                  format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.fused_bytes, Unit::bytes),
+                                  format_number(r.traffic_ratio), r.regime));
+  }
+  t.notes.push_back(fmt::format("launch overhead in the model: {} per kernel (the profile's)", format_quantity(gpu.launch_overhead, Unit::seconds)));
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tiling
+
+struct TilingPlan {
+  int m = 4096, n = 4096, k = 4096, tile = 32;
+};
+
+TilingPlan plan_tiling(const CaseOptions& o, const Gpu&) {
+  TilingPlan p;
+  p.tile = static_cast<int>(integer(o, "tile", 32, 16, 32));
+  if (p.tile != 16 && p.tile != 32) throw InputError("--tile", get(o, "tile"), "16 or 32");
+  p.m = static_cast<int>(integer(o, "m", 4096, 32, 16384));
+  p.n = static_cast<int>(integer(o, "n", 4096, 32, 16384));
+  p.k = static_cast<int>(integer(o, "k", 4096, 32, 16384));
+  for (auto [name, v] : {std::pair{"--m", p.m}, {"--n", p.n}, {"--k", p.k}}) {
+    if (v % 32 != 0) throw InputError(name, std::to_string(v), "a multiple of 32 from 32 to 16,384");
+  }
+  if (static_cast<double>(p.m) * p.n * p.k > 1.2e12) {
+    throw InputError("--k", std::to_string(p.k), "m x n x k at most 1.2e12 (the naive kernel would run for seconds)");
+  }
+  return p;
+}
+
+MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "tiling";
+  t.title = fmt::format("fp32 C = A B, {} x {} x {}: naive (one thread per element) and tiled {} x {} in shared memory",
+                        p.m, p.n, p.k, p.tile, p.tile);
+  const double bw = ctx.bandwidth(t);
+  TilingInput in;
+  in.m = p.m;
+  in.n = p.n;
+  in.k = p.k;
+  in.tile_m = in.tile_n = in.tile_k = p.tile;
+  in.dtype = "fp32";
+  in.unit = ComputeUnit::cuda;
+  in.bandwidth = bw;
+  TilingResult model = tiling(in, gpu);
+  const double flops = model.flops, peak = model.peak, e = model.element_bytes;
+  // the traffic model: naive 2MNK reads, tiled MK ceil(N/T) + KN ceil(M/T), at HBM bandwidth;
+  // a time is never below the compute floor 2MNK / peak
+  const double naive_bytes = model.naive_reads * e, tiled_bytes = model.tiled_reads * e;
+  const double naive_time = std::max(model.naive_time, model.compute_time);
+  const double tiled_time = std::max(model.tiled_time, model.compute_time);
+  dev::MatmulRun run = dev::run_matmul(p.m, p.n, p.k, p.tile);
+  t.rows.push_back(row("naive time (every operand from HBM)", Unit::seconds, naive_time, run.naive));
+  t.rows.push_back(row(fmt::format("tiled time (T = {})", p.tile), Unit::seconds, tiled_time, run.tiled));
+  t.rows.push_back(row("naive FLOP/s", Unit::flops_per_second, flops / naive_time, flops / run.naive));
+  t.rows.push_back(row("tiled FLOP/s", Unit::flops_per_second, flops / tiled_time, flops / run.tiled));
+  t.summary = {t.rows[0].quantity, t.rows[1].quantity};
+  auto served = [&](const char* what, double model_bytes, double seconds) {
+    const double hbm_max = seconds * bw;
+    t.notes.push_back(fmt::format("{}: the model counts {} from HBM; in {} HBM moves at most {}, so the caches (L1, L2) "
+                                  "served at least {} ({})",
+                                  what, format_quantity(model_bytes, Unit::bytes), format_quantity(seconds, Unit::seconds),
+                                  format_quantity(hbm_max, Unit::bytes), format_quantity(std::max(0.0, model_bytes - hbm_max), Unit::bytes),
+                                  format_quantity(std::max(0.0, 1 - hbm_max / model_bytes), Unit::fraction)));
+  };
+  served("naive", naive_bytes, run.naive);
+  served("tiled", tiled_bytes, run.tiled);
+  t.notes.push_back(fmt::format("compute floor at the profile's fp32 peak {}: {}; the tiled kernel is bound by "
+                                "shared-memory loads and instruction issue, not by HBM",
+                                format_quantity(peak, Unit::flops_per_second), format_quantity(flops / peak, Unit::seconds)));
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// roofline
+
+struct RooflinePlan {
+  std::vector<int> fmas;  // FMAs per element: intensity = 2 fmas / 8 bytes
+};
+
+RooflinePlan plan_roofline(const CaseOptions& o, const Gpu&) {
+  RooflinePlan p;
+  std::string s = get(o, "intensity");
+  if (s.empty()) {
+    p.fmas = {1, 4, 8, 16, 32, 64, 128, 256, 1024};
+    return p;
+  }
+  double intensity = parse_quantity(s, Unit::flop_per_byte, "--intensity");
+  double fmas = intensity * 4;
+  if (!(fmas >= 1 && fmas <= 4096) || fmas != std::floor(fmas)) {
+    throw InputError("--intensity", s, "a multiple of 0.25 FLOP/byte from 0.25 to 1024 (2 FMA FLOP per 8 bytes)");
+  }
+  p.fmas = {static_cast<int>(fmas)};
+  return p;
+}
+
+MeasureTable run_roofline_case(Context& ctx, const RooflinePlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "roofline";
+  const std::size_t n = std::size_t{1} << 26;
+  t.title = fmt::format("y = f(x) over {} fp32 elements, f = F dependent FMAs: intensity 2F / 8 FLOP/byte (CUDA cores)",
+                        format_number(static_cast<double>(n)));
+  const double bw = ctx.bandwidth(t);
+  RooflineInput in;
+  in.dtype = "fp32";
+  in.unit = ComputeUnit::cuda;
+  in.bandwidth = bw;
+  for (int f : p.fmas) {
+    in.intensity = 2.0 * f / 8.0;
+    RooflineResult r = roofline(in, gpu);
+    const double seconds = dev::run_roofline(n, f);
+    const double achieved = 2.0 * f * static_cast<double>(n) / seconds;
+    t.rows.push_back(row(fmt::format("FLOP/s at {} FLOP/B ({}-bound)", format_number(in.intensity), r.bound),
+                         Unit::flops_per_second, r.attainable, achieved));
+    if (t.summary.empty() || f == p.fmas.back()) t.summary.push_back(t.rows.back().quantity);
+    if (t.notes.empty()) {
+      t.notes.push_back(fmt::format("ridge = {} / {} = {} FLOP/B", format_quantity(r.peak, Unit::flops_per_second),
+                                    format_quantity(bw, Unit::bytes_per_second), format_number(r.ridge)));
+    }
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the table of cases
+
+struct CaseRunner {
+  const char* key;
+  std::function<void(const CaseOptions&, const Gpu&)> validate;
+  std::function<MeasureTable(const CaseOptions&, Context&)> run;
+};
+
+template <class Plan>
+CaseRunner make_runner(const char* key, Plan (*plan)(const CaseOptions&, const Gpu&), MeasureTable (*run)(Context&, const Plan&)) {
+  return CaseRunner{key, [plan](const CaseOptions& o, const Gpu& g) { (void)plan(o, g); },
+                    [plan, run](const CaseOptions& o, Context& ctx) { return run(ctx, plan(o, ctx.gpu)); }};
+}
+
+const std::vector<CaseRunner>& runners() {
+  static const std::vector<CaseRunner> table = {
+      {"copy", [](const CaseOptions&, const Gpu&) {}, [](const CaseOptions&, Context& ctx) { return run_copy_case(ctx); }},
+      make_runner("occupancy", plan_occupancy, run_occupancy_case),
+      make_runner("waves", plan_waves, run_waves_case),
+      make_runner("little", plan_little, run_little_case),
+      make_runner("sectors", plan_sectors, run_sectors_case),
+      make_runner("banks", plan_banks, run_banks_case),
+      make_runner("fusion", plan_fusion, run_fusion_case),
+      make_runner("tiling", plan_tiling, run_tiling_case),
+      make_runner("roofline", plan_roofline, run_roofline_case),
+  };
+  return table;
+}
+
+const CaseRunner& runner(const std::string& key) {
+  for (const CaseRunner& r : runners()) {
+    if (key == r.key) return r;
+  }
+  std::vector<std::string> names;
+  for (const MeasureCase& c : measure_cases()) names.emplace_back(c.key);
+  std::string hint = did_you_mean(key, names);
+  throw InputError("measure", key,
+                   fmt::format("a case: one of {}, all or calibrate{}", fmt::join(names, ", "),
+                               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+}
+
+MeasureTable run_named(const std::string& key, const CaseOptions& options, Context& ctx) {
+  try {
+    return runner(key).run(options, ctx);
+  } catch (const DeviceError& e) {
+    throw DeviceError(fmt::format("measure {}: {}", key, e.what()));
+  }
+}
+
+}  // namespace
+
+void validate_case(const std::string& key, const CaseOptions& options, const Gpu& gpu) {
+  const CaseRunner& r = runner(key);
+  const MeasureCase* c = nullptr;
+  for (const MeasureCase& mc : measure_cases()) {
+    if (key == mc.key) c = &mc;
+  }
+  for (const auto& [name, value] : options) {
+    bool accepted = c != nullptr && std::any_of(c->options.begin(), c->options.end(), [&](const char* o) { return name == o; });
+    if (!accepted) {
+      std::vector<std::string> names;
+      if (c != nullptr) {
+        for (const char* o : c->options) names.push_back(std::string("--") + o);
+      }
+      throw InputError("--" + name, value,
+                       names.empty() ? fmt::format("no calculator options for measure {}", key)
+                                     : fmt::format("an option of measure {}: {}", key, fmt::join(names, ", ")));
+    }
+  }
+  r.validate(options, gpu);
+}
+
+MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device) {
+  validate_case(key, options, gpu);
+  Context ctx{gpu, device, std::nullopt};
+  return run_named(key, options, ctx);
+}
+
+std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device) {
+  for (const CaseRunner& r : runners()) r.validate({}, gpu);
+  Context ctx{gpu, device, std::nullopt};
+  std::vector<MeasureTable> tables;
+  for (const CaseRunner& r : runners()) tables.push_back(run_named(r.key, {}, ctx));
+  return tables;
+}
+
+Calibration run_calibration(const DeviceInfo& device) {
+  Calibration c;
+  try {
+    dev::CopyRun copy = dev::run_copy(kGiB);
+    const double bytes = 2.0 * static_cast<double>(copy.bytes);
+    c.memcpy_bandwidth = bytes / copy.memcpy_seconds;
+    c.copy_bandwidth = bytes / copy.variants[copy.best].second;
+    c.copy_variant = copy.variants[copy.best].first;
+    for (const auto& [name, seconds] : copy.variants) c.copy_variants.emplace_back(name, bytes / seconds);
+    c.read_bandwidth = static_cast<double>(kGiB) / dev::run_read(kGiB);
+    const int passes = 20;
+    c.l2_bandwidth = static_cast<double>(24 * kMiB) * passes / dev::run_l2_read(24 * kMiB, passes);
+    dev::ChaseRun l1 = dev::run_chase(64 * 1024, 1 << 16);
+    dev::ChaseRun l2 = dev::run_chase(16 * kMiB, 1 << 17);
+    dev::ChaseRun hbm = dev::run_chase(kGiB, 1 << 17);
+    c.latency_l1_cycles = l1.cycles_per_hop;
+    c.latency_l1_ns = l1.ns_per_hop;
+    c.latency_l2_cycles = l2.cycles_per_hop;
+    c.latency_l2_ns = l2.ns_per_hop;
+    c.latency_hbm_cycles = hbm.cycles_per_hop;
+    c.latency_hbm_ns = hbm.ns_per_hop;
+    dev::LaunchRun launch = dev::run_launch(2000);
+    c.launch_overhead = launch.per_kernel;
+    c.launch_overhead_graph = launch.per_kernel_graph;
+    c.launch_round_trip = launch.round_trip;
+    c.fp32_peak = dev::run_fma_peak(device.sm_count);
+    c.bf16_tensor_peak = dev::run_mma_peak(device.sm_count);
+  } catch (const DeviceError& e) {
+    throw DeviceError(fmt::format("measure calibrate: {}", e.what()));
+  }
+  return c;
+}
+
+MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
+  MeasureTable t;
+  t.key = "calibrate";
+  t.title = fmt::format("the ceilings, against the {} profile", base.key);
+  const double hz = base.boost_clock;
+  t.rows = {
+      row("cudaMemcpy device to device, bandwidth (read + write)", Unit::bytes_per_second, base.memory_bandwidth, c.memcpy_bandwidth),
+      row(fmt::format("copy kernel ({}), bandwidth (against cudaMemcpy)", c.copy_variant), Unit::bytes_per_second, c.memcpy_bandwidth,
+          c.copy_bandwidth),
+      row("read-only kernel, bandwidth", Unit::bytes_per_second, base.memory_bandwidth, c.read_bandwidth),
+      row("L2 read bandwidth", Unit::bytes_per_second, base.l2_bandwidth, c.l2_bandwidth),
+      row("L1 latency (pointer chase, 64 KiB)", Unit::cycles, base.latency_l1_cycles, c.latency_l1_cycles),
+      row("L2 latency (pointer chase, 16 MiB)", Unit::cycles, base.latency_l2_cycles, c.latency_l2_cycles),
+      row("HBM latency (pointer chase, 1 GiB)", Unit::cycles, base.latency_hbm_cycles, c.latency_hbm_cycles),
+      row("HBM latency in time", Unit::seconds, base.latency_hbm_cycles / hz, c.latency_hbm_ns * 1e-9),
+      row("launch overhead, back to back", Unit::seconds, base.launch_overhead, c.launch_overhead),
+      row("launch overhead, CUDA graph", Unit::seconds, base.launch_overhead, c.launch_overhead_graph),
+      row("launch + synchronize (host clock)", Unit::seconds, kNoPrediction, c.launch_round_trip),
+      row("FP32 FMA peak", Unit::flops_per_second, base.peak(ComputeUnit::cuda, "fp32"), c.fp32_peak),
+      row("bf16 tensor-core peak (wmma, mma.sync)", Unit::flops_per_second, base.peak(ComputeUnit::tensor, "bf16"), c.bf16_tensor_peak),
+  };
+  for (const auto& [name, bw] : c.copy_variants) {
+    t.notes.push_back(fmt::format("copy variant {}: {} ({:.1f}% of cudaMemcpy)", name, format_quantity(bw, Unit::bytes_per_second),
+                                  100.0 * bw / c.memcpy_bandwidth));
+  }
+  for (const MeasureRow& r : t.rows) t.summary.push_back(r.quantity);
+  return t;
+}
+
+}  // namespace gpucalc

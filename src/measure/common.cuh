@@ -1,0 +1,161 @@
+// What every measure .cu file shares: the CUDA_CHECK macro, device buffers, event timing and
+// the input fills. Included by .cu files only (it holds kernels); the host reaches them
+// through measure/kernels.h.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "measure/host.h"
+#include "measure/inputs.h"
+#include "measure/kernels.h"
+
+namespace gpucalc::dev {
+
+/// Throws DeviceError naming the expression, the CUDA error, the file and the line.
+inline void cuda_check(cudaError_t err, const char* expr, const char* file, int line) {
+  if (err == cudaSuccess) return;
+  throw DeviceError(std::string(expr) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ") at " +
+                    file + ":" + std::to_string(line));
+}
+
+#define CUDA_CHECK(expr) ::gpucalc::dev::cuda_check((expr), #expr, __FILE__, __LINE__)
+/// After every launch: a bad configuration shows here, a fault at the next synchronisation.
+#define CUDA_CHECK_LAUNCH(name) ::gpucalc::dev::cuda_check(cudaGetLastError(), "launch of " name, __FILE__, __LINE__)
+
+/// A cudaMalloc'd array of n T, freed on scope exit.
+template <class T>
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t n) : n_(n) {
+    CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T) + 16));
+  }
+  ~DeviceBuffer() {
+    if (p_ != nullptr) cudaFree(p_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+  /// Every byte 0xFF: NaN as floats, so an element the kernel never wrote fails its check.
+  void poison() const { CUDA_CHECK(cudaMemset(p_, 0xFF, bytes())); }
+  /// A host copy (uninitialised storage, then filled by the copy).
+  std::unique_ptr<T[]> to_host() const {
+    std::unique_ptr<T[]> h(new T[n_]);
+    CUDA_CHECK(cudaMemcpy(h.get(), p_, bytes(), cudaMemcpyDeviceToHost));
+    return h;
+  }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_;
+};
+
+/// Two events, destroyed on scope exit.
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+};
+
+/// Times `run` (which launches on stream 0): warm-up runs, then timed runs with events; the
+/// first timing is dropped and the median of the rest returned, in seconds.
+template <class Run>
+double time_median(Run&& run, TimingPolicy policy = kTiming) {
+  for (int i = 0; i < policy.warmup; ++i) run();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EventPair ev;
+  std::vector<double> seconds;
+  for (int i = 0; i < policy.repeats; ++i) {
+    CUDA_CHECK(cudaEventRecord(ev.start));
+    run();
+    CUDA_CHECK(cudaEventRecord(ev.stop));
+    CUDA_CHECK(cudaEventSynchronize(ev.stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
+    seconds.push_back(ms * 1e-3);
+  }
+  return median_after_first(seconds);
+}
+
+/// A grid for a grid-stride loop over n items.
+inline unsigned grid_for(std::size_t n, unsigned threads, unsigned max_blocks = 65535u * 16u) {
+  std::size_t blocks = (n + threads - 1) / threads;
+  if (blocks < 1) blocks = 1;
+  return static_cast<unsigned>(blocks < max_blocks ? blocks : max_blocks);
+}
+
+static __global__ void fill_words_kernel(std::uint32_t* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    p[i] = inputs::word(seed, i);
+  }
+}
+
+static __global__ void fill_floats_kernel(float* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    p[i] = inputs::unit_float(seed, i);
+  }
+}
+
+static __global__ void fill_bf16_kernel(std::uint16_t* p, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    p[i] = inputs::bf16_bits(seed, i);
+  }
+}
+
+/// Random non-zero words: word(seed, i).
+inline void fill_words(std::uint32_t* p, std::size_t n, std::uint32_t seed) {
+  fill_words_kernel<<<grid_for(n, 256, 8192), 256>>>(p, n, seed);
+  CUDA_CHECK_LAUNCH("fill_words_kernel");
+}
+/// Random floats in [1, 2): unit_float(seed, i).
+inline void fill_floats(float* p, std::size_t n, std::uint32_t seed) {
+  fill_floats_kernel<<<grid_for(n, 256, 8192), 256>>>(p, n, seed);
+  CUDA_CHECK_LAUNCH("fill_floats_kernel");
+}
+/// Random bf16 in +-[1, 2): bf16_bits(seed, i).
+inline void fill_bf16(std::uint16_t* p, std::size_t n, std::uint32_t seed) {
+  fill_bf16_kernel<<<grid_for(n, 256, 8192), 256>>>(p, n, seed);
+  CUDA_CHECK_LAUNCH("fill_bf16_kernel");
+}
+
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+__device__ __forceinline__ long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return static_cast<long long>(t);
+}
+
+/// Checks that the words sum (mod 2^32) to the sum of word(seed, i) over n inputs, `passes` times.
+inline void check_word_sum(const char* what, const DeviceBuffer<std::uint32_t>& partial, std::uint32_t seed,
+                           std::size_t n, std::uint32_t passes) {
+  auto h = partial.to_host();
+  std::uint32_t got = 0;
+  for (std::size_t i = 0; i < partial.size(); ++i) got += h[i];
+  std::uint32_t want = sum_of_words(seed, n) * passes;
+  if (got != want) {
+    throw DeviceError(std::string(what) + ": the sum of what was read is " + std::to_string(got) + ", the host reference " +
+                      std::to_string(want) + " (some inputs were read twice or not at all)");
+  }
+}
+
+}  // namespace gpucalc::dev

@@ -1,0 +1,473 @@
+// Kernels of the fusion, tiling and roofline cases.
+#include <cuda_bf16.h>
+
+#include <cmath>
+
+#include "measure/common.cuh"
+
+namespace gpucalc::dev {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// fusion: unary op i is x -> fmaf(x, a_i, b); binary op i is t -> fmaf(t, 0.5, x_{i+1}).
+
+constexpr int kMaxOps = 16;
+constexpr float kUnaryB = 0.25f;
+
+// Computed, not looked up: an array indexed at run time would go to local memory.
+__host__ __device__ inline float unary_a(int i) { return 0.5f + 0.25f * static_cast<float>(i % 4); }
+
+constexpr int kUnroll = 4;  // 16-byte loads in flight per thread
+
+__global__ void unary_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int first, int count) {
+  const std::size_t n4 = n / 4;
+  const std::size_t base = blockIdx.x * std::size_t(blockDim.x) * kUnroll + threadIdx.x;
+  float4 v[kUnroll];
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    std::size_t i = base + std::size_t(u) * blockDim.x;
+    if (i < n4) v[u] = reinterpret_cast<const float4*>(in)[i];
+  }
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    std::size_t i = base + std::size_t(u) * blockDim.x;
+    if (i < n4) {
+      for (int k = first; k < first + count; ++k) {
+        v[u].x = fmaf(v[u].x, unary_a(k), kUnaryB);
+        v[u].y = fmaf(v[u].y, unary_a(k), kUnaryB);
+        v[u].z = fmaf(v[u].z, unary_a(k), kUnaryB);
+        v[u].w = fmaf(v[u].w, unary_a(k), kUnaryB);
+      }
+      reinterpret_cast<float4*>(out)[i] = v[u];
+    }
+  }
+  // The tail that is not a whole float4.
+  if (blockIdx.x == 0 && threadIdx.x < n % 4) {
+    std::size_t i = n4 * 4 + threadIdx.x;
+    float x = in[i];
+    for (int k = first; k < first + count; ++k) x = fmaf(x, unary_a(k), kUnaryB);
+    out[i] = x;
+  }
+}
+
+struct Inputs {
+  const float* x[kMaxOps + 1];
+};
+
+// Binary: t_{k+1} = fmaf(t_k, 0.5, x_{k+1}), from op `first` for `count` ops; t_first = in.
+__global__ void binary_kernel(const float* __restrict__ t_in, Inputs xs, float* __restrict__ out, std::size_t n, int first,
+                              int count) {
+  const std::size_t n4 = n / 4;
+  const std::size_t base = blockIdx.x * std::size_t(blockDim.x) * kUnroll + threadIdx.x;
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    std::size_t i = base + std::size_t(u) * blockDim.x;
+    if (i < n4) {
+      float4 t = reinterpret_cast<const float4*>(t_in)[i];
+      for (int k = first; k < first + count; ++k) {
+        float4 x = reinterpret_cast<const float4*>(xs.x[k + 1])[i];
+        t.x = fmaf(t.x, 0.5f, x.x);
+        t.y = fmaf(t.y, 0.5f, x.y);
+        t.z = fmaf(t.z, 0.5f, x.z);
+        t.w = fmaf(t.w, 0.5f, x.w);
+      }
+      reinterpret_cast<float4*>(out)[i] = t;
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x < n % 4) {
+    std::size_t i = n4 * 4 + threadIdx.x;
+    float t = t_in[i];
+    for (int k = first; k < first + count; ++k) t = fmaf(t, 0.5f, xs.x[k + 1][i]);
+    out[i] = t;
+  }
+}
+
+unsigned blocks_for(std::size_t n) {
+  const std::size_t per_block = 256 * std::size_t(kUnroll) * 4;
+  return static_cast<unsigned>(std::max<std::size_t>(1, (n + per_block - 1) / per_block));
+}
+
+// ---------------------------------------------------------------------------------------------
+// RMSNorm (bf16): the six eager kernels and the fused one. Eight bf16 in one 16-byte load.
+
+constexpr float kEps = 1e-6f;
+
+struct Bf16x8 {
+  uint4 raw;
+  __device__ float get(int k) const {
+    const unsigned w = (&raw.x)[k / 2];
+    return __uint_as_float(k % 2 == 0 ? w << 16 : w & 0xFFFF0000u);
+  }
+};
+
+__device__ __forceinline__ unsigned pack2(float lo, float hi) {
+  __nv_bfloat162 p = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&p);
+}
+
+__device__ __forceinline__ float round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+
+// 1. t = x^2
+__global__ void pow_kernel(const uint4* __restrict__ x, uint4* __restrict__ t, std::size_t n8) {
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i >= n8) return;
+  Bf16x8 v{x[i]};
+  float f[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) f[k] = v.get(k) * v.get(k);
+  t[i] = make_uint4(pack2(f[0], f[1]), pack2(f[2], f[3]), pack2(f[4], f[5]), pack2(f[6], f[7]));
+}
+
+__device__ float block_sum(float v) {
+  __shared__ float warp_sums[32];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xFFFFFFFFu, v, o);
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x / 32] = v;
+  __syncthreads();
+  float s = 0;
+  for (int w = 0; w < (blockDim.x + 31) / 32; ++w) s += warp_sums[w];
+  __syncthreads();
+  return s;
+}
+
+// 2. m = mean(t, -1): one block per row
+__global__ void mean_kernel(const uint4* __restrict__ t, __nv_bfloat16* __restrict__ m, int cols) {
+  const int c8 = cols / 8;
+  const uint4* row = t + std::size_t(blockIdx.x) * c8;
+  float s = 0;
+  for (int j = threadIdx.x; j < c8; j += blockDim.x) {
+    Bf16x8 v{row[j]};
+#pragma unroll
+    for (int k = 0; k < 8; ++k) s += v.get(k);
+  }
+  s = block_sum(s);
+  if (threadIdx.x == 0) m[blockIdx.x] = __float2bfloat16_rn(s / static_cast<float>(cols));
+}
+
+// 3. m + eps; 4. rsqrt
+__global__ void add_eps_kernel(const __nv_bfloat16* __restrict__ m, __nv_bfloat16* __restrict__ out, int rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) out[i] = __float2bfloat16_rn(__bfloat162float(m[i]) + kEps);
+}
+__global__ void rsqrt_kernel(const __nv_bfloat16* __restrict__ m, __nv_bfloat16* __restrict__ out, int rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < rows) out[i] = __float2bfloat16_rn(rsqrtf(__bfloat162float(m[i])));
+}
+
+// 5. y = x * r (r per row); 6. out = w * y (w per column)
+__global__ void scale_rows_kernel(const uint4* __restrict__ x, const __nv_bfloat16* __restrict__ r, uint4* __restrict__ y,
+                                  std::size_t n8, int cols) {
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i >= n8) return;
+  const float s = __bfloat162float(r[i * 8 / cols]);
+  Bf16x8 v{x[i]};
+  float f[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) f[k] = v.get(k) * s;
+  y[i] = make_uint4(pack2(f[0], f[1]), pack2(f[2], f[3]), pack2(f[4], f[5]), pack2(f[6], f[7]));
+}
+__global__ void scale_cols_kernel(const uint4* __restrict__ y, const uint4* __restrict__ w, uint4* __restrict__ out,
+                                  std::size_t n8, int cols) {
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i >= n8) return;
+  Bf16x8 v{y[i]}, g{w[i % (cols / 8)]};
+  float f[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k) f[k] = v.get(k) * g.get(k);
+  out[i] = make_uint4(pack2(f[0], f[1]), pack2(f[2], f[3]), pack2(f[4], f[5]), pack2(f[6], f[7]));
+}
+
+// Fused: one block of 128 threads per row; the row stays in registers (up to 8 x 8 values
+// per thread, so cols <= 8192), read from HBM once.
+constexpr int kRowChunks = 8;
+constexpr int kRowThreads = 128;
+__global__ void rmsnorm_fused_kernel(const uint4* __restrict__ x, const uint4* __restrict__ w, uint4* __restrict__ out,
+                                     int cols) {
+  const int c8 = cols / 8;
+  const uint4* row = x + std::size_t(blockIdx.x) * c8;
+  uint4* orow = out + std::size_t(blockIdx.x) * c8;
+  Bf16x8 v[kRowChunks];
+  float s = 0;
+#pragma unroll
+  for (int c = 0; c < kRowChunks; ++c) {
+    int j = threadIdx.x + c * blockDim.x;
+    if (j < c8) {
+      v[c].raw = row[j];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) s += v[c].get(k) * v[c].get(k);
+    }
+  }
+  s = block_sum(s);
+  const float r = rsqrtf(s / static_cast<float>(cols) + kEps);
+#pragma unroll
+  for (int c = 0; c < kRowChunks; ++c) {
+    int j = threadIdx.x + c * blockDim.x;
+    if (j < c8) {
+      Bf16x8 g{w[j]};
+      float f[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) f[k] = g.get(k) * round_bf16(v[c].get(k) * r);
+      orow[j] = make_uint4(pack2(f[0], f[1]), pack2(f[2], f[3]), pack2(f[4], f[5]), pack2(f[6], f[7]));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// matmul (fp32, row-major): A is m x k, B is k x n
+
+__global__ void fill_low_rank_kernel(float* p, int rows, int cols, std::uint32_t seed) {
+  const std::size_t total = std::size_t(rows) * cols;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total; i += std::size_t(gridDim.x) * blockDim.x) {
+    const std::size_t r = i / cols, c = i % cols;
+    // rank 2: p[r][c] = f0(r) g0(c) + f1(r) g1(c), factors in [0.5, 1.5)
+    const float f0 = inputs::unit_float(seed, r) - 0.5f, g0 = inputs::unit_float(seed + 1, c) - 0.5f;
+    const float f1 = inputs::unit_float(seed + 2, r) - 0.5f, g1 = inputs::unit_float(seed + 3, c) - 0.5f;
+    p[i] = fmaf(f0, g0, f1 * g1);
+  }
+}
+
+__global__ void naive_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                    int n, int k) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= m || col >= n) return;
+  float s = 0;
+  for (int i = 0; i < k; ++i) s = fmaf(a[std::size_t(row) * k + i], b[std::size_t(i) * n + col], s);
+  c[std::size_t(row) * n + col] = s;
+}
+
+template <int T>
+__global__ void tiled_matmul_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                                    int n, int k) {
+  __shared__ float ta[T][T];
+  __shared__ float tb[T][T];
+  const int col = blockIdx.x * T + threadIdx.x;
+  const int row = blockIdx.y * T + threadIdx.y;
+  float s = 0;
+  for (int t = 0; t < k; t += T) {
+    ta[threadIdx.y][threadIdx.x] = a[std::size_t(row) * k + t + threadIdx.x];
+    tb[threadIdx.y][threadIdx.x] = b[std::size_t(t + threadIdx.y) * n + col];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < T; ++i) s = fmaf(ta[threadIdx.y][i], tb[i][threadIdx.x], s);
+    __syncthreads();
+  }
+  c[std::size_t(row) * n + col] = s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// roofline: F dependent FMAs on each of four lanes of a float4
+
+constexpr float kRoofA = 1.0f - 1.0f / 1024.0f;  // x -> a x + b has the fixed point 1.5
+constexpr float kRoofB = 1.5f / 1024.0f;
+
+__global__ void roofline_kernel(const float4* __restrict__ in, float4* __restrict__ out, std::size_t n4, int fmas) {
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  if (i >= n4) return;
+  float4 v = in[i];
+#pragma unroll 16
+  for (int f = 0; f < fmas; ++f) {
+    v.x = fmaf(v.x, kRoofA, kRoofB);
+    v.y = fmaf(v.y, kRoofA, kRoofB);
+    v.z = fmaf(v.z, kRoofA, kRoofB);
+    v.w = fmaf(v.w, kRoofA, kRoofB);
+  }
+  out[i] = v;
+}
+
+}  // namespace
+
+FusionRun run_fusion(std::size_t n, int ops, bool binary) {
+  FusionRun r;
+  const unsigned blocks = blocks_for(n);
+  DeviceBuffer<float> out(n), tmp0(n), tmp1(n);
+  float* tmp[2] = {tmp0.get(), tmp1.get()};
+  std::vector<std::unique_ptr<DeviceBuffer<float>>> xs;
+  for (int i = 0; i < (binary ? ops + 1 : 1); ++i) {
+    xs.push_back(std::make_unique<DeviceBuffer<float>>(n));
+    fill_floats(xs.back()->get(), n, 61u + static_cast<std::uint32_t>(i));
+  }
+  Inputs in{};
+  for (std::size_t i = 0; i < xs.size(); ++i) in.x[i] = xs[i]->get();
+  // Unfused: one kernel per op, through two temporaries; the last writes out.
+  auto unfused = [&] {
+    const float* src = xs[0]->get();
+    for (int k = 0; k < ops; ++k) {
+      float* dst = k == ops - 1 ? out.get() : tmp[k % 2];
+      if (binary) {
+        binary_kernel<<<blocks, 256>>>(src, in, dst, n, k, 1);
+      } else {
+        unary_kernel<<<blocks, 256>>>(src, dst, n, k, 1);
+      }
+      CUDA_CHECK_LAUNCH("fusion: unfused kernel");
+      src = dst;
+    }
+  };
+  auto fused = [&] {
+    if (binary) {
+      binary_kernel<<<blocks, 256>>>(xs[0]->get(), in, out.get(), n, 0, ops);
+    } else {
+      unary_kernel<<<blocks, 256>>>(xs[0]->get(), out.get(), n, 0, ops);
+    }
+    CUDA_CHECK_LAUNCH("fusion: fused kernel");
+  };
+  auto check = [&](const char* what) {
+    auto h = out.to_host();
+    const float* p = h.get();
+    require_match(what, compare_elements(
+                            n, [p](std::size_t i) { return p[i]; },
+                            [&](std::size_t i) {
+                              float t = inputs::unit_float(61, i);
+                              for (int k = 0; k < ops; ++k) {
+                                t = binary ? std::fmaf(t, 0.5f, inputs::unit_float(62u + static_cast<std::uint32_t>(k), i))
+                                           : std::fmaf(t, unary_a(k), kUnaryB);
+                              }
+                              return t;
+                            },
+                            0, 0));
+  };
+  out.poison();
+  r.unfused = time_median(unfused);
+  check("fusion: unfused chain");
+  out.poison();
+  r.fused = time_median(fused);
+  check("fusion: fused kernel");
+  return r;
+}
+
+FusionRun run_rmsnorm(int rows, int cols) {
+  FusionRun r;
+  const std::size_t n = std::size_t(rows) * cols, n8 = n / 8;
+  DeviceBuffer<std::uint16_t> x(n), w(static_cast<std::size_t>(cols)), t1(n), t2(n), out(n), m(rows), m2(rows), rr(rows);
+  fill_bf16(x.get(), n, 71);
+  fill_bf16(w.get(), static_cast<std::size_t>(cols), 72);
+  auto u4 = [](const DeviceBuffer<std::uint16_t>& b) { return reinterpret_cast<uint4*>(b.get()); };
+  auto bf = [](const DeviceBuffer<std::uint16_t>& b) { return reinterpret_cast<__nv_bfloat16*>(b.get()); };
+  const unsigned eblocks = static_cast<unsigned>((n8 + 255) / 256), rblocks = static_cast<unsigned>((rows + 255) / 256);
+  auto unfused = [&] {
+    pow_kernel<<<eblocks, 256>>>(u4(x), u4(t1), n8);
+    CUDA_CHECK_LAUNCH("rmsnorm: pow");
+    mean_kernel<<<rows, 256>>>(u4(t1), bf(m), cols);
+    CUDA_CHECK_LAUNCH("rmsnorm: mean");
+    add_eps_kernel<<<rblocks, 256>>>(bf(m), bf(m2), rows);
+    CUDA_CHECK_LAUNCH("rmsnorm: add");
+    rsqrt_kernel<<<rblocks, 256>>>(bf(m2), bf(rr), rows);
+    CUDA_CHECK_LAUNCH("rmsnorm: rsqrt");
+    scale_rows_kernel<<<eblocks, 256>>>(u4(x), bf(rr), u4(t2), n8, cols);
+    CUDA_CHECK_LAUNCH("rmsnorm: x * r");
+    scale_cols_kernel<<<eblocks, 256>>>(u4(t2), u4(w), u4(out), n8, cols);
+    CUDA_CHECK_LAUNCH("rmsnorm: w * y");
+  };
+  auto fused = [&] {
+    rmsnorm_fused_kernel<<<rows, kRowThreads>>>(u4(x), u4(w), u4(out), cols);
+    CUDA_CHECK_LAUNCH("rmsnorm: fused");
+  };
+  // The host reference in double: out = w x / sqrt(mean(x^2) + eps).
+  std::vector<double> inv_rms(static_cast<std::size_t>(rows));
+  for (int row = 0; row < rows; ++row) {
+    double s = 0;
+    for (int c = 0; c < cols; ++c) {
+      double v = inputs::bf16_to_float(inputs::bf16_bits(71, std::size_t(row) * cols + c));
+      s += v * v;
+    }
+    inv_rms[static_cast<std::size_t>(row)] = 1.0 / std::sqrt(s / cols + kEps);
+  }
+  auto check = [&](const char* what) {
+    auto h = out.to_host();
+    const std::uint16_t* p = h.get();
+    require_match(what, compare_elements(
+                            n, [p](std::size_t i) { return inputs::bf16_to_float(p[i]); },
+                            [&](std::size_t i) {
+                              return inputs::bf16_to_float(inputs::bf16_bits(72, i % cols)) *
+                                     inputs::bf16_to_float(inputs::bf16_bits(71, i)) * inv_rms[i / cols];
+                            },
+                            2e-2, 1e-3));
+  };
+  out.poison();
+  r.unfused = time_median(unfused);
+  check("rmsnorm: six eager kernels");
+  out.poison();
+  r.fused = time_median(fused);
+  check("rmsnorm: fused kernel");
+  return r;
+}
+
+MatmulRun run_matmul(int m, int n, int k, int tile) {
+  MatmulRun r;
+  DeviceBuffer<float> a(std::size_t(m) * k), b(std::size_t(k) * n), c(std::size_t(m) * n);
+  fill_low_rank_kernel<<<4096, 256>>>(a.get(), m, k, 81);
+  CUDA_CHECK_LAUNCH("fill_low_rank_kernel");
+  fill_low_rank_kernel<<<4096, 256>>>(b.get(), k, n, 91);
+  CUDA_CHECK_LAUNCH("fill_low_rank_kernel");
+  // C[i][j] = sum over r, s of f_r(i) h_s(j) G[r][s], G[r][s] = sum over l of g_r(l) e_s(l),
+  // where A = f0 g0^T + f1 g1^T and B = e0 h0^T + e1 h1^T.
+  auto factor = [](std::uint32_t seed, std::size_t i) { return static_cast<double>(inputs::unit_float(seed, i) - 0.5f); };
+  double g[2][2] = {{0, 0}, {0, 0}};
+  for (int l = 0; l < k; ++l) {
+    const double ga[2] = {factor(82, l), factor(84, l)}, eb[2] = {factor(91, l), factor(93, l)};
+    for (int p = 0; p < 2; ++p) {
+      for (int q = 0; q < 2; ++q) g[p][q] += ga[p] * eb[q];
+    }
+  }
+  auto check = [&](const char* what) {
+    auto h = c.to_host();
+    const float* p = h.get();
+    require_match(what, compare_elements(
+                            c.size(), [p](std::size_t i) { return p[i]; },
+                            [&](std::size_t i) {
+                              const std::size_t row = i / n, col = i % n;
+                              const double f[2] = {factor(81, row), factor(83, row)};
+                              const double hh[2] = {factor(92, col), factor(94, col)};
+                              double s = 0;
+                              for (int p2 = 0; p2 < 2; ++p2) {
+                                for (int q = 0; q < 2; ++q) s += f[p2] * hh[q] * g[p2][q];
+                              }
+                              return s;
+                            },
+                            1e-4, 0));
+  };
+  const TimingPolicy slow{1, 4};
+  c.poison();
+  r.naive = time_median(
+      [&] {
+        naive_matmul_kernel<<<dim3(n / 32, m / 8), dim3(32, 8)>>>(a.get(), b.get(), c.get(), m, n, k);
+        CUDA_CHECK_LAUNCH("naive_matmul_kernel");
+      },
+      slow);
+  check("tiling: naive matmul");
+  c.poison();
+  r.tiled = time_median(
+      [&] {
+        if (tile == 32) {
+          tiled_matmul_kernel<32><<<dim3(n / 32, m / 32), dim3(32, 32)>>>(a.get(), b.get(), c.get(), m, n, k);
+        } else {
+          tiled_matmul_kernel<16><<<dim3(n / 16, m / 16), dim3(16, 16)>>>(a.get(), b.get(), c.get(), m, n, k);
+        }
+        CUDA_CHECK_LAUNCH("tiled_matmul_kernel");
+      },
+      slow);
+  check("tiling: tiled matmul");
+  return r;
+}
+
+double run_roofline(std::size_t n, int fmas) {
+  DeviceBuffer<float> in(n), out(n);
+  fill_floats(in.get(), n, 101);
+  out.poison();
+  const std::size_t n4 = n / 4;
+  double s = time_median([&] {
+    roofline_kernel<<<static_cast<unsigned>((n4 + 255) / 256), 256>>>(reinterpret_cast<const float4*>(in.get()),
+                                                                      reinterpret_cast<float4*>(out.get()), n4, fmas);
+    CUDA_CHECK_LAUNCH("roofline_kernel");
+  });
+  // x_F = 1.5 + a^F (x_0 - 1.5); fp32 rounding stays within about 2^-24 / (1 - a) relative.
+  const double af = std::pow(static_cast<double>(kRoofA), fmas);
+  auto h = out.to_host();
+  const float* p = h.get();
+  require_match("roofline kernel",
+                compare_elements(
+                    n4 * 4, [p](std::size_t i) { return p[i]; },
+                    [af](std::size_t i) { return 1.5 + af * (static_cast<double>(inputs::unit_float(101, i)) - 1.5); }, 1e-3, 0));
+  return s;
+}
+
+}  // namespace gpucalc::dev

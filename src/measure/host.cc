@@ -1,0 +1,388 @@
+// Host-side parts of measure that need no GPU: checks, residency counting, the case table,
+// the profile for a device, and the profile TOML writer.
+#include "measure/host.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "measure/measure.h"
+
+namespace gpucalc {
+
+void require_match(const std::string& what, const CheckResult& result) {
+  if (result.wrong == 0) return;
+  std::string first;
+  for (const Mismatch& m : result.first) {
+    first += fmt::format("{}[{}] got {}, expected {}", first.empty() ? "" : "; ", m.index, m.got, m.want);
+  }
+  throw DeviceError(fmt::format("{}: {} of {} elements differ from the host reference: {}", what, result.wrong,
+                                result.checked, first));
+}
+
+int max_resident_per_sm(const std::vector<dev::BlockRecord>& records, int* sms_at_max) {
+  // Per SM, a sweep over start (+1) and end (-1) events; at equal times ends come first, so a
+  // block that starts in the tick another ends does not count as overlapping it.
+  std::map<int, std::vector<std::pair<long long, int>>> events;
+  for (const dev::BlockRecord& r : records) {
+    events[r.sm].push_back({r.start, +1});
+    events[r.sm].push_back({r.end, -1});
+  }
+  int best = 0, at_best = 0;
+  for (auto& [sm, ev] : events) {
+    (void)sm;
+    std::sort(ev.begin(), ev.end());
+    int now = 0, most = 0;
+    for (const auto& e : ev) {
+      now += e.second;
+      most = std::max(most, now);
+    }
+    if (most > best) {
+      best = most;
+      at_best = 1;
+    } else if (most == best) {
+      ++at_best;
+    }
+  }
+  if (sms_at_max != nullptr) *sms_at_max = at_best;
+  return best;
+}
+
+double median_after_first(std::vector<double> seconds) {
+  if (seconds.size() < 2) throw std::invalid_argument("median_after_first: fewer than two timings");
+  seconds.erase(seconds.begin());
+  std::sort(seconds.begin(), seconds.end());
+  std::size_t n = seconds.size();
+  return n % 2 == 1 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
+}
+
+double MeasureRow::ratio() const {
+  if (!std::isfinite(predicted) || predicted == 0) return std::numeric_limits<double>::quiet_NaN();
+  return achieved / predicted;
+}
+
+const std::vector<MeasureCase>& measure_cases() {
+  static const std::vector<MeasureCase> cases = {
+      {"copy", "copy kernel against cudaMemcpy device to device (1 GiB, read + write)", {}},
+      {"occupancy", "blocks resident at once on one SM (SM id and globaltimer per block) against the model and the runtime",
+       {"threads", "regs", "smem"}},
+      {"waves", "fixed-time blocks: the tail effect of one extra block (132 against 133 at one per SM)",
+       {"blocks", "blocks-per-sm", "threads", "block-time"}},
+      {"little", "read bandwidth against bytes in flight per SM (warps x loads x 16 B) and the latency under load",
+       {"warps", "loads"}},
+      {"sectors", "strided fp32 reads and a matrix column read against the sector model at the calibrated bandwidth",
+       {"stride", "cols"}},
+      {"banks", "shared-memory reads by row, column, padded and swizzled; transposes (naive, tiled, padded) against the copy",
+       {"width", "access"}},
+      {"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",
+       {"preset", "ops", "n", "rows", "cols"}},
+      {"tiling", "naive against shared-memory tiled fp32 matmul against the HBM traffic model", {"m", "n", "k", "tile"}},
+      {"roofline", "a kernel of tunable FLOP per byte: achieved FLOP/s against min(peak, I x bandwidth)", {"intensity"}},
+  };
+  return cases;
+}
+
+const std::vector<std::pair<const char*, const char*>>& measure_case_options() {
+  static const std::vector<std::pair<const char*, const char*>> options = {
+      {"threads", "occupancy, waves: threads per block"},
+      {"regs", "occupancy: registers per thread (the nearest compiled variant is used; its numRegs is reported)"},
+      {"smem", "occupancy: dynamic shared memory per block (40KB)"},
+      {"blocks", "waves: blocks in the grid (default: SMs, SMs + 1, 2 SMs, 2 SMs + 1)"},
+      {"blocks-per-sm", "waves: resident blocks per SM, pinned with shared memory (default 1)"},
+      {"block-time", "waves: time each block runs (default 100us)"},
+      {"warps", "little: warps per SM (1 to 64)"},
+      {"loads", "little: independent 16-byte loads in flight per thread (1, 2, 4 or 8)"},
+      {"stride", "sectors: stride in fp32 elements"},
+      {"cols", "sectors: columns of the matrix read by column; fusion: RMSNorm columns"},
+      {"width", "banks: row width of the [32][width] tile in 4-byte words (32 to 256)"},
+      {"access", "banks: row, column or swizzled"},
+      {"preset", "fusion: unary, binary or rmsnorm"},
+      {"ops", "fusion: elementwise ops in the chain (1 to 16)"},
+      {"n", "fusion: elements (fp32); tiling: columns of B and C"},
+      {"rows", "fusion: RMSNorm rows"},
+      {"m", "tiling: rows of A and C"},
+      {"k", "tiling: columns of A, rows of B"},
+      {"tile", "tiling: tile edge, 16 or 32"},
+      {"intensity", "roofline: FLOP per byte (a multiple of 0.25; default a sweep across the ridge)"},
+  };
+  return options;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+DeviceProfile profile_for_device(const DeviceInfo& device) {
+  const std::string name = lower(device.name);
+  std::vector<Gpu> builtins;
+  for (const BuiltinProfile& p : builtin_profiles()) {
+    Gpu gpu = parse_gpu(p.toml, p.key, fmt::format("built-in {}", p.key));
+    gpu.origin = "built-in";
+    bool named = name.find(lower(gpu.key)) != std::string::npos;
+    for (const std::string& alias : gpu.aliases) named = named || name == lower(alias);
+    if (named && gpu.cc_major == device.cc_major && gpu.cc_minor == device.cc_minor && gpu.sm_count == device.sm_count) {
+      return {gpu, ""};
+    }
+    builtins.push_back(std::move(gpu));
+  }
+  // No match: the device's properties over the closest profile (same compute capability).
+  const Gpu* base = nullptr;
+  for (const Gpu& g : builtins) {
+    if (g.cc_major == device.cc_major && g.cc_minor == device.cc_minor && base == nullptr) base = &g;
+  }
+  for (const Gpu& g : builtins) {
+    if (g.cc_major == device.cc_major && base == nullptr) base = &g;
+  }
+  for (const Gpu& g : builtins) {
+    if (g.key == "h100" && base == nullptr) base = &g;
+  }
+  if (base == nullptr) base = &builtins.front();
+  Gpu gpu = *base;
+  const std::string source = fmt::format("device properties of {} (cudaGetDeviceProperties)", device.name);
+  auto set = [&](const char* field) { gpu.provenance[field] = Provenance{"measured", source}; };
+  gpu.key = "device";
+  gpu.name = device.name;
+  gpu.aliases.clear();
+  gpu.origin = fmt::format("device properties over {}", base->key);
+  gpu.cc_major = device.cc_major;
+  gpu.cc_minor = device.cc_minor;
+  set("name");
+  set("compute_capability");
+  auto take = [&](auto& member, auto value, const char* field) {
+    if (value > 0) {
+      member = static_cast<std::remove_reference_t<decltype(member)>>(value);
+      set(field);
+    }
+  };
+  take(gpu.sm_count, device.sm_count, "sm_count");
+  take(gpu.max_threads_per_sm, device.max_threads_per_sm, "max_threads_per_sm");
+  take(gpu.max_threads_per_block, device.max_threads_per_block, "max_threads_per_block");
+  take(gpu.max_blocks_per_sm, device.max_blocks_per_sm, "max_blocks_per_sm");
+  take(gpu.registers_per_sm, device.registers_per_sm, "registers_per_sm");
+  take(gpu.registers_per_block, device.registers_per_block, "registers_per_block");
+  take(gpu.shared_memory_per_sm, device.shared_memory_per_sm, "shared_memory_per_sm");
+  take(gpu.shared_memory_per_block, device.shared_memory_per_block, "shared_memory_per_block");
+  take(gpu.shared_memory_per_block_optin, device.shared_memory_per_block_optin, "shared_memory_per_block_optin");
+  if (device.shared_memory_reserved_per_block >= 0 && device.shared_memory_per_sm > 0) {
+    gpu.shared_memory_reserved_per_block = device.shared_memory_reserved_per_block;
+    set("shared_memory_reserved_per_block");
+  }
+  take(gpu.l2_size, device.l2_bytes, "l2_size");
+  take(gpu.memory_size, device.memory_bytes, "memory_size");
+  take(gpu.boost_clock, device.clock_hz, "boost_clock");
+  // HBM and GDDR report the clock of a double-data-rate interface: bytes/s = 2 f bus / 8.
+  double bandwidth = 2.0 * device.memory_clock_hz * device.memory_bus_bits / 8.0;
+  if (bandwidth > 0) {
+    gpu.memory_bandwidth = bandwidth;
+    gpu.provenance["memory_bandwidth"] = Provenance{"derived", source + ": 2 x memory clock x bus width / 8"};
+  }
+  return {gpu, fmt::format("no built-in profile matches {} (sm_{}{}, {} SMs): predictions use its properties over "
+                           "the {} profile (peaks, latencies and the rest are {}'s)",
+                           device.name, device.cc_major, device.cc_minor, device.sm_count, base->key, base->key)};
+}
+
+namespace {
+
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7F) {
+          out += fmt::format("\\u{:04X}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A number TOML reads back to the same double: shortest round-trip digits.
+std::string toml_number(double x) {
+  if (!std::isfinite(x)) throw std::invalid_argument("profile_toml: a field is not finite");
+  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) return fmt::format("{}", static_cast<long long>(x));
+  std::string s = fmt::format("{}", x);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace
+
+std::string profile_toml(const Gpu& g, const std::string& header_comment) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  auto add = [&](const char* key, std::string value) { fields.emplace_back(key, std::move(value)); };
+  auto num = [&](const char* key, double v) { add(key, toml_number(v)); };
+  auto peak = [&](const char* key, const std::map<std::string, double>& table, const char* dtype) {
+    auto it = table.find(dtype);
+    num(key, it == table.end() ? 0.0 : it->second);
+  };
+  add("name", toml_string(g.name));
+  std::string aliases = "[";
+  for (std::size_t i = 0; i < g.aliases.size(); ++i) aliases += (i ? ", " : "") + toml_string(g.aliases[i]);
+  add("aliases", aliases + "]");
+  add("compute_capability", toml_string(fmt::format("{}.{}", g.cc_major, g.cc_minor)));
+  num("sm_count", g.sm_count);
+  num("warp_size", g.warp_size);
+  num("max_threads_per_sm", g.max_threads_per_sm);
+  num("max_threads_per_block", g.max_threads_per_block);
+  num("max_blocks_per_sm", g.max_blocks_per_sm);
+  num("registers_per_sm", g.registers_per_sm);
+  num("registers_per_block", g.registers_per_block);
+  num("max_registers_per_thread", g.max_registers_per_thread);
+  num("register_allocation_unit", g.register_allocation_unit);
+  num("register_sub_partitions", g.register_sub_partitions);
+  num("barriers_per_sm", g.barriers_per_sm);
+  num("shared_memory_per_sm", static_cast<double>(g.shared_memory_per_sm));
+  num("shared_memory_per_block", static_cast<double>(g.shared_memory_per_block));
+  num("shared_memory_per_block_optin", static_cast<double>(g.shared_memory_per_block_optin));
+  num("shared_memory_reserved_per_block", static_cast<double>(g.shared_memory_reserved_per_block));
+  num("shared_memory_allocation_unit", static_cast<double>(g.shared_memory_allocation_unit));
+  std::string carveouts = "[";
+  for (std::size_t i = 0; i < g.shared_memory_carveouts.size(); ++i) {
+    carveouts += (i ? ", " : "") + toml_number(static_cast<double>(g.shared_memory_carveouts[i]));
+  }
+  add("shared_memory_carveouts", carveouts + "]");
+  num("l1_size_per_sm", static_cast<double>(g.l1_size_per_sm));
+  num("l2_size", static_cast<double>(g.l2_size));
+  num("memory_size", static_cast<double>(g.memory_size));
+  num("memory_bandwidth", g.memory_bandwidth);
+  num("l2_bandwidth", g.l2_bandwidth);
+  num("dram_granularity", static_cast<double>(g.dram_granularity));
+  num("boost_clock", g.boost_clock);
+  peak("peak_cuda_fp64", g.peak_cuda, "fp64");
+  peak("peak_cuda_fp32", g.peak_cuda, "fp32");
+  peak("peak_cuda_fp16", g.peak_cuda, "fp16");
+  peak("peak_cuda_bf16", g.peak_cuda, "bf16");
+  peak("peak_tensor_fp64", g.peak_tensor, "fp64");
+  peak("peak_tensor_tf32", g.peak_tensor, "tf32");
+  peak("peak_tensor_bf16", g.peak_tensor, "bf16");
+  peak("peak_tensor_fp16", g.peak_tensor, "fp16");
+  peak("peak_tensor_fp8", g.peak_tensor, "fp8");
+  peak("peak_tensor_int8", g.peak_tensor, "int8");
+  num("latency_l1_cycles", g.latency_l1_cycles);
+  num("latency_shared_cycles", g.latency_shared_cycles);
+  num("latency_l2_cycles", g.latency_l2_cycles);
+  num("latency_hbm_cycles", g.latency_hbm_cycles);
+  num("launch_overhead", g.launch_overhead);
+
+  std::string out;
+  std::size_t start = 0;
+  while (start < header_comment.size()) {
+    std::size_t nl = header_comment.find('\n', start);
+    out += "# " + header_comment.substr(start, nl == std::string::npos ? std::string::npos : nl - start) + "\n";
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  for (const auto& [key, value] : fields) {
+    auto it = g.provenance.find(key);
+    Provenance p = it == g.provenance.end() ? Provenance{"derived", "gpucalc"} : it->second;
+    if (p.source.empty()) p.source = "gpucalc";
+    out += fmt::format("{} = {{ value = {}, kind = {}, source = {} }}\n", key, value, toml_string(p.kind),
+                       toml_string(p.source));
+  }
+  return out;
+}
+
+Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& device, const std::string& date) {
+  Gpu g = base;
+  g.key = base.key + "-calibrated";
+  g.origin = "measure calibrate";
+  const std::string where = fmt::format("gpucalc measure calibrate on {} ({} SMs), {}", device.name, device.sm_count, date);
+  auto measured = [&](const char* field, const std::string& how) { g.provenance[field] = Provenance{"measured", where + ": " + how}; };
+  if (c.copy_bandwidth > 0) {
+    g.memory_bandwidth = c.copy_bandwidth;
+    measured("memory_bandwidth",
+             fmt::format("copy kernel {} over 1 GiB, read + write, median; cudaMemcpy device to device {:.0f} GB/s; "
+                         "read-only kernel {:.0f} GB/s",
+                         c.copy_variant, c.memcpy_bandwidth / 1e9, c.read_bandwidth / 1e9));
+  }
+  if (c.l2_bandwidth > 0) {
+    g.l2_bandwidth = c.l2_bandwidth;
+    measured("l2_bandwidth", "16-byte ld.global.cg reads of a 24 MiB buffer, repeated passes");
+  }
+  if (c.latency_l1_cycles > 0) {
+    g.latency_l1_cycles = c.latency_l1_cycles;
+    measured("latency_l1_cycles", fmt::format("pointer chase in 64 KiB, clock64: {:.1f} ns", c.latency_l1_ns));
+  }
+  if (c.latency_l2_cycles > 0) {
+    g.latency_l2_cycles = c.latency_l2_cycles;
+    measured("latency_l2_cycles", fmt::format("pointer chase in 16 MiB, clock64: {:.1f} ns", c.latency_l2_ns));
+  }
+  if (c.latency_hbm_cycles > 0) {
+    g.latency_hbm_cycles = c.latency_hbm_cycles;
+    measured("latency_hbm_cycles", fmt::format("pointer chase over 1 GiB in 128-byte lines, clock64: {:.1f} ns", c.latency_hbm_ns));
+  }
+  if (c.launch_overhead > 0) {
+    g.launch_overhead = c.launch_overhead;
+    measured("launch_overhead", fmt::format("2000 back-to-back empty kernels, events; in a CUDA graph {:.2f} us; "
+                                            "launch + synchronize {:.2f} us",
+                                            c.launch_overhead_graph * 1e6, c.launch_round_trip * 1e6));
+  }
+  if (c.fp32_peak > 0) {
+    g.peak_cuda["fp32"] = c.fp32_peak;
+    measured("peak_cuda_fp32", "FMA loop, 8 independent chains per thread");
+  }
+  if (c.bf16_tensor_peak > 0) {
+    g.peak_tensor["bf16"] = c.bf16_tensor_peak;
+    measured("peak_tensor_bf16", "wmma m16n16k16 bf16 loop (mma.sync, fp32 accumulate); Hopper's wgmma, not used "
+                                 "here, reaches more");
+  }
+  const std::string props = where + ": cudaGetDeviceProperties";
+  if (device.sm_count > 0) {
+    g.sm_count = device.sm_count;
+    g.provenance["sm_count"] = {"measured", props};
+  }
+  if (device.l2_bytes > 0) {
+    g.l2_size = device.l2_bytes;
+    g.provenance["l2_size"] = {"measured", props};
+  }
+  if (device.clock_hz > 0) {
+    g.boost_clock = device.clock_hz;
+    g.provenance["boost_clock"] = {"measured", props + " (clockRate)"};
+  }
+  return g;
+}
+
+}  // namespace gpucalc
+
+#include "measure/inputs.h"
+
+namespace gpucalc {
+
+std::uint32_t sum_of_words(std::uint32_t seed, std::size_t n) {
+  unsigned threads = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
+  if (n < (1u << 16)) threads = 1;
+  std::vector<std::uint32_t> parts(threads, 0);
+  auto work = [&](unsigned t) {
+    std::size_t begin = n / threads * t;
+    std::size_t end = t + 1 == threads ? n : n / threads * (t + 1);
+    std::uint32_t s = 0;
+    for (std::size_t i = begin; i < end; ++i) s += inputs::word(seed, i);
+    parts[t] = s;
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& th : pool) th.join();
+  std::uint32_t sum = 0;
+  for (std::uint32_t s : parts) sum += s;
+  return sum;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,133 @@
+// The boundary between the host and the kernels: plain functions that run one experiment on
+// GPU 0 and return what it measured. Each checks its outputs against a host reference and
+// throws DeviceError (a CUDA error or a wrong element) before returning a number. Defined in
+// the *.cu files beside this; no_cuda.cc defines them for a build without CUDA.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpucalc::dev {
+
+/// How every timing is taken: warm-up runs, then `repeats` runs timed with CUDA events, the
+/// first dropped, the median kept.
+struct TimingPolicy {
+  int warmup = 2;
+  int repeats = 7;
+};
+inline constexpr TimingPolicy kTiming{};
+
+/// Copy bandwidth: the copy kernel variants against cudaMemcpy device to device.
+struct CopyRun {
+  std::size_t bytes = 0;  // bytes copied (read once and written once)
+  double memcpy_seconds = 0;
+  std::vector<std::pair<std::string, double>> variants;  // kernel variant, seconds
+  std::size_t best = 0;                                  // index of the fastest variant
+};
+CopyRun run_copy(std::size_t bytes);
+
+/// Seconds to read `bytes` once with a read-only kernel (16-byte loads, sum checked).
+double run_read(std::size_t bytes);
+/// Seconds to read a `bytes` buffer `passes` times through L2 only (ld.global.cg).
+double run_l2_read(std::size_t bytes, int passes);
+
+/// A dependent pointer chase over `footprint` bytes in 128-byte lines, in a random cycle.
+struct ChaseRun {
+  double ns_per_hop = 0;
+  double cycles_per_hop = 0;  // clock64 of the SM that ran it
+};
+ChaseRun run_chase(std::size_t footprint, std::size_t hops);
+
+/// Launch overhead of an empty kernel: back to back, in a CUDA graph, and launch plus sync.
+struct LaunchRun {
+  double per_kernel = 0;        // seconds, events around `kernels` launches
+  double per_kernel_graph = 0;  // seconds, the same launches replayed from a graph
+  double round_trip = 0;        // seconds, host clock, launch and cudaStreamSynchronize
+};
+LaunchRun run_launch(int kernels);
+
+/// FP32 FMA throughput in FLOP/s (independent chains, results checked).
+double run_fma_peak(int sm_count);
+/// bf16 tensor-core throughput in FLOP/s: a wmma (mma.sync) m16n16k16 loop, fp32 accumulate.
+double run_mma_peak(int sm_count);
+
+/// One block's record: the SM it ran on and when (globaltimer, ns).
+struct BlockRecord {
+  int sm = 0;
+  long long start = 0;
+  long long end = 0;
+};
+
+/// Residency: a kernel built for about `target_regs` registers per thread runs `blocks`
+/// blocks of `threads` threads with `smem` bytes of dynamic shared memory; each block spins
+/// `spin_ns` and records its SM and times.
+struct ResidencyRun {
+  int num_regs = 0;           // cudaFuncAttributes::numRegs of the variant chosen
+  int variant_regs = 0;       // the register cap it was compiled with
+  int runtime_blocks_per_sm = 0;  // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  std::vector<BlockRecord> records;  // empty when the runtime says no block fits
+};
+/// The register caps of the compiled variants, ascending.
+const std::vector<int>& residency_variants();
+/// numRegs of the variant for `target_regs`, without launching anything.
+ResidencyRun residency_attributes(int target_regs, int threads, std::size_t smem);
+ResidencyRun run_residency(int target_regs, int threads, std::size_t smem, int blocks, long long spin_ns);
+
+/// Seconds for `blocks` blocks of `threads` threads with `smem` bytes of dynamic shared
+/// memory, each spinning `block_ns`; also the runtime's blocks per SM for that shared memory.
+struct WavesRun {
+  double seconds = 0;
+  int runtime_blocks_per_sm = 0;
+  int sms_used = 0;  // distinct SMs the blocks ran on
+};
+WavesRun run_waves(int blocks, int threads, std::size_t smem, long long block_ns);
+
+/// Seconds to read `bytes` with one block of `warps` warps per SM (pinned by shared memory),
+/// each thread keeping `loads` independent 16-byte loads in flight.
+double run_little(int warps, int loads, std::size_t bytes, int sm_count, std::size_t smem_per_block);
+
+/// Seconds for out[i] = in[i * stride] (fp32), i < n; every element checked.
+double run_strided(std::size_t n, std::size_t stride);
+
+/// Seconds for reading a rows x cols fp32 matrix column by column (thread i reads row i % rows
+/// of column i / rows) into a contiguous output; every element checked.
+double run_column_read(std::size_t rows, std::size_t cols);
+
+/// Shared-memory reads: seconds of a kernel whose warps read a [32][width] int tile `iters`
+/// times by row, by column, or by column with an XOR swizzle.
+enum class BankAccess { row, column, swizzled };
+double run_banks(BankAccess access, int width, int iters, int blocks);
+
+/// Transposes of an n x n fp32 matrix: seconds of the 2D copy, naive, tiled, tiled and
+/// padded variants; every element checked.
+struct TransposeRun {
+  double copy = 0, naive = 0, tiled = 0, padded = 0;
+  std::string padded_variant;
+  std::vector<std::pair<std::string, double>> padded_variants;  // tile shapes tried, seconds
+};
+TransposeRun run_transpose(int n);
+
+/// A chain of `ops` elementwise ops over n fp32 elements: `ops` kernels against one fused
+/// kernel. Binary ops read a fresh input each (3 ops N against (2 + ops) N).
+struct FusionRun {
+  double unfused = 0, fused = 0;
+};
+FusionRun run_fusion(std::size_t n, int ops, bool binary);
+
+/// RMSNorm of a rows x cols bf16 matrix: the six eager kernels against one fused kernel.
+FusionRun run_rmsnorm(int rows, int cols);
+
+/// fp32 matmul C = A B (M x K times K x N): naive (one thread per element) and tiled in
+/// shared memory with tile x tile blocks; every element checked.
+struct MatmulRun {
+  double naive = 0, tiled = 0;
+};
+MatmulRun run_matmul(int m, int n, int k, int tile);
+
+/// Seconds of a kernel that reads n fp32 values, runs `fmas` dependent FMAs on each and
+/// writes it back (2 fmas FLOP per 8 bytes); every element checked.
+double run_roofline(std::size_t n, int fmas);
+
+}  // namespace gpucalc::dev
