@@ -8,36 +8,13 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+#include "verify_helpers.h"
 
 namespace gpucalc {
 namespace {
 
-struct Ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs the built gpucalc with `args` through the shell; returns the exit code, stdout and stderr.
-Ran run_gpucalc(const std::string& args) {
-  static int serial = 0;
-  const std::string err_path = fmt::format("/tmp/gpucalc_bad_input_{}_{}.err", ::getpid(), serial++);
-  const std::string command = fmt::format("{} {} 2>{}", GPUCALC_BINARY, args, err_path);
-  Ran r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, got);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = std::fopen(err_path.c_str(), "r")) {
-    while ((got = std::fread(buffer, 1, sizeof buffer, f)) > 0) r.err.append(buffer, got);
-    std::fclose(f);
-  }
-  std::remove(err_path.c_str());
-  return r;
-}
+using testing::Ran;
+Ran run_gpucalc(const std::string& args) { return testing::run_gpucalc_shell(args); }
 
 struct BadInput {
   const char* args;

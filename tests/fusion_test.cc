@@ -14,36 +14,13 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "verify_helpers.h"
 
 namespace gpucalc {
 namespace {
 
-// Runs the built gpucalc with `args` through the shell; returns the exit code, stdout and stderr.
-struct Ran {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Ran run_gpucalc(const std::string& args) {
-  static int serial = 0;
-  const std::string err_path = fmt::format("/tmp/gpucalc_test_{}_{}.err", ::getpid(), serial++);
-  const std::string command = fmt::format("{} {} 2>{}", GPUCALC_BINARY, args, err_path);
-  Ran r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, got);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (FILE* f = std::fopen(err_path.c_str(), "r")) {
-    while ((got = std::fread(buffer, 1, sizeof buffer, f)) > 0) r.err.append(buffer, got);
-    std::fclose(f);
-  }
-  std::remove(err_path.c_str());
-  return r;
-}
+using testing::Ran;
+Ran run_gpucalc(const std::string& args) { return testing::run_gpucalc_shell(args); }
 
 // The number after "key": in gpucalc's JSON output (results keys are unique within a report).
 double json_number(const std::string& json, const std::string& key) {

@@ -68,6 +68,42 @@ inline Run run_gpucalc(const std::vector<std::string>& args) {
   return r;
 }
 
+/// What one run of the binary gave, for tests that write the arguments as one shell string.
+struct Ran {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+/// Runs GPUCALC_BINARY with `args` as a shell would split them ("banks --words '33*t+5'").
+inline Ran run_gpucalc_shell(const std::string& args) {
+  static int serial = 0;
+  std::string err_path = "/tmp/gpucalc_test_";
+  err_path += std::to_string(::getpid());
+  err_path += "_";
+  err_path += std::to_string(serial++);
+  err_path += ".err";
+  std::string command = GPUCALC_BINARY;
+  command += " ";
+  command += args;
+  command += " 2>";
+  command += err_path;
+  Ran r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, got);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(err_path);
+  std::ostringstream text;
+  text << err.rdbuf();
+  r.err = text.str();
+  std::remove(err_path.c_str());
+  return r;
+}
+
 /// The text after `"a": ` ... `"b": ` ... for the dotted path "a.b" (each key searched after the
 /// previous one), or npos. Good enough for gpucalc's flat, ordered JSON.
 inline std::size_t json_find(const std::string& json, const std::string& path) {
