@@ -131,7 +131,18 @@ bool read_decimal(std::string_view text, std::size_t& pos, double& out, std::str
 bool shift_decimal(const std::string& number, int shift, double& out) {
   std::size_t e = number.find_first_of("eE");
   long long exponent = shift;
-  if (e != std::string::npos) exponent += std::stoll(number.substr(e + 1));
+  if (e != std::string::npos) {
+    // Not std::stoll: 0e99999999999999999999 is a number read_decimal accepts (it is 0), and its
+    // exponent must be refused, not thrown as std::out_of_range or overflow the sum below.
+    const char* first = number.data() + e + 1;
+    if (first < number.data() + number.size() && *first == '+') ++first;
+    long long written = 0;
+    auto [end, ec] = std::from_chars(first, number.data() + number.size(), written);
+    if (ec != std::errc() || end != number.data() + number.size() || written > 100000 || written < -100000) {
+      return false;
+    }
+    exponent += written;
+  }
   std::string text = number.substr(0, e) + "e" + std::to_string(exponent);
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && ptr == text.data() + text.size();
