@@ -26,10 +26,10 @@ void add_common_options(CLI::App& sub, CommonOptions& common) {
   sub.add_option("--gpu", common.gpu, "hardware profile: a name (gpucalc hw list) or FILE.toml")
       ->capture_default_str();
   sub.add_option("--format", common.format, "text, json, csv or md")->capture_default_str();
-  sub.add_flag("--explain", common.explain, "show the derivation step by step");
+  sub.add_flag("--explain", common.explain, "show the derivation step by step")->disable_flag_override();
   sub.add_option("--require", common.require, "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails");
   sub.add_option("--batch", common.batch, "CSV FILE (or - for stdin) whose header names options: one case a row");
-  sub.add_flag("--strict", common.strict, "with --batch: stop at the first bad row");
+  sub.add_flag("--strict", common.strict, "with --batch: stop at the first bad row")->disable_flag_override();
   sub.add_option("--plot", common.plot, "write a chart of the result or sweep to FILE.svg");
 }
 

@@ -37,6 +37,11 @@ std::string parse_error_message(const CLI::ParseError& e, const std::string& sub
     return fmt::format("{}: unknown option '{}'{}; see '{}' for the accepted options", subcommand.empty() ? "gpucalc" : subcommand,
                        word, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), where);
   }
+  if (what.find("disallowed flag override") != std::string::npos) {
+    // --explain=3: a flag takes no value.
+    std::string flag = what.substr(0, what.find(' '));
+    return fmt::format("{}: --{}: a flag takes no value: expected --{} alone", subcommand, flag, flag);
+  }
   return fmt::format("{}: {}; see '{}'", subcommand.empty() ? "gpucalc" : subcommand, what, where);
 }
 
