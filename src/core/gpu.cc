@@ -96,6 +96,16 @@ int as_int(const toml::node& v, const std::string& origin, const std::string& ke
 }  // namespace
 
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin) {
+  // Profiles are plain ASCII. toml++ 3.3.0 (Debian's) reaches __builtin_unreachable on some
+  // non-ASCII text (U+00A1..U+0499 and others: marzer/tomlplusplus#295), so refuse it first.
+  std::size_t line = 1;
+  for (char c : toml_text) {
+    if (c == '\n') ++line;
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      throw InputError(fmt::format("profile {}: line {}: expected plain ASCII text (a byte 0x{:02X} is not)", origin,
+                                   line, static_cast<unsigned char>(c)));
+    }
+  }
   toml::table doc;
   try {
     doc = toml::parse(toml_text, origin);
