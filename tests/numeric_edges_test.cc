@@ -149,6 +149,15 @@ const std::vector<Subcommand>& subcommands() {
       {"waves", {"--elements", "1e6", "--threads", "256", "--regs", "32"}, {"--elements", "--threads", "--regs", "--smem"}},
       {"roofline", {"--flops", "1.37e11", "--bytes", "101MB"}, {"--flops", "--bytes", "--peak", "--bandwidth"}},
       {"roofline", {"--intensity", "64"}, {"--intensity"}},
+      {"sectors", {"--stride", "2"}, {"--stride", "--elem", "--offset", "--active"}},
+      {"sectors", {"--cols", "4096", "--access", "row"}, {"--cols", "--row"}},
+      {"sectors", {"--cols", "4096", "--access", "column"}, {"--col"}},
+      {"banks", {"--width", "33", "--access", "column"}, {"--width", "--rows", "--elem", "--col", "--pad"}},
+      {"banks", {"--width", "32", "--access", "row"}, {"--row"}},
+      {"fusion", {"--preset", "unary", "--ops", "4", "--n", "1e8"}, {"--ops", "--n", "--launch", "--bandwidth"}},
+      {"fusion", {"--preset", "rmsnorm", "--rows", "16384", "--cols", "4096"}, {"--rows", "--cols"}},
+      {"tiling", {"--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128"},
+       {"--m", "--n", "--k", "--tile", "--tile-m", "--tile-n", "--tile-k", "--peak", "--bandwidth"}},
   };
   return table;
 }
@@ -218,6 +227,30 @@ TEST_CASE("sizes of one and 2^62 give exact answers") {
   // A block of one thread on the H100: 32 blocks (the block limit), 32 of 64 warps.
   expect_answer({"occupancy", "--threads", "1", "--regs", "1"}, {{"blocks_per_sm", 32}, {"occupancy", 0.5}});
   expect_answer({"occupancy", "--threads", "1", "--regs", "1", "--smem", "0"}, {{"blocks_per_sm", 32}});
+}
+
+TEST_CASE("tiling at M = N = K = 2^22: 2MNK = 2^67 reads, beyond 64 bits, as a double of the right magnitude") {
+  // naive reads = 2 M N K = 2^67; tiled = M K ceil(N/T) + K N ceil(M/T) = 2 x 2^44 x 2^15 = 2^60;
+  // writes = M N = 2^44.
+  expect_answer({"tiling", "--m", "2^22", "--n", "2^22", "--k", "2^22", "--tile", "128"},
+                {{"naive_reads", 147573952589676412928.0}, {"tiled_reads", 1152921504606846976.0},
+                 {"writes", 17592186044416.0}, {"reduction", 128}});
+  // One element: 2 reads, 1 write.
+  expect_answer({"tiling", "--m", "1", "--n", "1", "--k", "1", "--tile", "1"},
+                {{"naive_reads", 2}, {"tiled_reads", 2}, {"writes", 1}});
+  for (const char* v : {"2^63", "2^64", "1e19"}) {
+    expect_refusal({"tiling", "--m", v, "--n", "4096", "--k", "4096", "--tile", "128"}, "--m");
+  }
+}
+
+TEST_CASE("fusion and sectors at the edges: N of 1e14, stride 0, one active lane") {
+  // unary chain, k = 4: 2kN = 8e14 transfers unfused, 2N = 2e14 fused.
+  expect_answer({"fusion", "--preset", "unary", "--ops", "4", "--n", "1e14"},
+                {{"unfused_transfers", 8e14}, {"fused_transfers", 2e14}});
+  expect_answer({"fusion", "--preset", "unary", "--ops", "1", "--n", "1"}, {{"fused_transfers", 2}});
+  // Every lane reads one element: one sector.
+  expect_answer({"sectors", "--stride", "0"}, {{"sectors", 1}, {"bytes_requested", 4}});
+  expect_answer({"sectors", "--stride", "1", "--active", "1"}, {{"sectors", 1}, {"bytes_requested", 4}});
 }
 
 TEST_CASE("magnitudes of 1e30 and 1e-30 give finite, correct answers") {
