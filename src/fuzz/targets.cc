@@ -289,7 +289,8 @@ void run_models(const Gpu& gpu, std::string_view text) {
     one_more_block(OccupancyInput{256, 64, gpu.shared_memory_per_block, -1, OccupancyModel::exact}, gpu);
   } catch (const InputError&) {
   }
-  for (std::int64_t blocks : {std::int64_t{1}, std::int64_t{133}, std::int64_t{1} << 62}) {
+  // Up to the 10^12 blocks the CLI accepts (beyond 2^53, blocks / (waves x blocks per wave) rounds).
+  for (std::int64_t blocks : {std::int64_t{1}, std::int64_t{133}, std::int64_t{1000000000000}}) {
     for (int per_sm : {1, gpu.max_blocks_per_sm}) {
       try {
         WavesResult w = waves(WavesInput{blocks, per_sm, 1e-6}, gpu);
