@@ -215,3 +215,12 @@ TEST_CASE("end to end: banks through the binary, json, csv, --require, the grid"
 
 }  // namespace
 }  // namespace gpucalc
+
+TEST_CASE("a tile too small for one warp's row or column read names the tile's size") {
+  gpucalc::testing::Ran r = gpucalc::testing::run_gpucalc_shell("banks --width 1 --rows 1 --access row");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--rows: invalid value '1': expected at least 32 rows") != std::string::npos);
+  r = gpucalc::testing::run_gpucalc_shell("banks --width 4 --rows 4 --access column");
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--width: invalid value '4': expected at least 8 columns") != std::string::npos);
+}

@@ -86,6 +86,9 @@ TEST_CASE("--plot refuses what it cannot chart, and unwritable paths") {
   auto r = run_gpucalc({"sectors", "--stride", "2", "--plot", "/tmp/x.svg"});
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("--plot") != std::string::npos);
+  auto png = run_gpucalc({"roofline", "--intensity", "64", "--plot", "/tmp/x.png"});
+  CHECK(png.exit_code == 2);
+  CHECK(png.err.find("ending in .svg") != std::string::npos);
   auto w = run_gpucalc({"roofline", "--intensity", "64", "--plot", "/nonexistent-dir/x.svg"});
   CHECK(w.exit_code == 2);
   CHECK(w.err.find("--plot") != std::string::npos);

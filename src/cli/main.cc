@@ -69,6 +69,10 @@ void write_plot(CLI::App& sub, Invocation& inv, const Report& report, const Gpu&
     }
   }
   std::string svg = plot_report(swept, base, gpu);
+  const std::string& path = inv.common.plot;
+  if (path.size() < 5 || path.compare(path.size() - 4, 4, ".svg") != 0) {
+    throw InputError("--plot", path, "a file name ending in .svg (gpucalc writes SVG)");
+  }
   std::ofstream file(inv.common.plot, std::ios::binary);
   if (!file || !(file << svg) || !file.flush()) {
     throw InputError("--plot", inv.common.plot, "a path to an .svg file that can be written");

@@ -54,7 +54,17 @@ SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, st
     access.active[t] = true;
     access.element[t] = tile_index(tile, r, c);
   }
-  // The elements must lie inside the tile.
+  // The elements must lie inside the tile; a tile smaller than one warp's access cannot hold it.
+  if (kind == TileAccess::row && (lanes - 1) / tile.width >= tile.rows) {
+    throw InputError("--rows", std::to_string(tile.rows),
+                     fmt::format("at least {} rows: a warp's row read of 32 elements spans {} row(s) of {} elements",
+                                 (lanes - 1) / tile.width + 1, (lanes - 1) / tile.width + 1, tile.width));
+  }
+  if (kind == TileAccess::column && (lanes - 1) / tile.rows >= tile.width) {
+    throw InputError("--width", std::to_string(tile.width),
+                     fmt::format("at least {} columns: a warp's column read of 32 elements spans {} column(s) of {} rows",
+                                 (lanes - 1) / tile.rows + 1, (lanes - 1) / tile.rows + 1, tile.rows));
+  }
   if (kind == TileAccess::row && row + (lanes - 1) / tile.width >= tile.rows) {
     throw InputError("--row", std::to_string(row),
                      fmt::format("a row from 0 to {} (a warp reads {} row(s) of {} elements; the tile has {} rows)",
