@@ -26,7 +26,9 @@ struct MeasureOptions {
 };
 
 const char* kMethod =
-    "CUDA events; warm-up runs, then repeated timed runs, the first dropped, the median kept; inputs random and "
+    "CUDA events, the median kept; copy: 2 warm-ups, then 30 interleaved cudaMemcpy / kernel pairs per variant, each run "
+    "timed, none dropped; every other measurement: 1-2 warm-ups, then 3-7 timed runs, the first dropped (launch overhead: "
+    "5 timed batches, and 201 launch + synchronize round trips by the host clock, the first dropped); inputs random and "
     "non-zero; outputs poisoned (0xFF bytes) before the runs and every element checked against a host reference; "
     "memory working sets several times the L2";
 

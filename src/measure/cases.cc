@@ -482,12 +482,15 @@ MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
     t.rows.push_back(row("transpose copy (2D tiles, no transpose), bandwidth", Unit::bytes_per_second, copy_bw, bytes / tr.copy));
     t.rows.push_back(row("transpose naive (strided writes), bandwidth", Unit::bytes_per_second, copy_bw, bytes / tr.naive));
     t.rows.push_back(row("transpose tiled [32][32] (32-way conflicts), bandwidth", Unit::bytes_per_second, copy_bw, bytes / tr.tiled));
-    t.rows.push_back(row(fmt::format("transpose tiled + padded ({}), bandwidth", tr.padded_variant), Unit::bytes_per_second,
-                         copy_bw, bytes / tr.padded));
+    // issue 4's bar: the padded transpose at >= 90% of the 1D copy kernel measured in this run
+    t.rows.push_back(row(fmt::format("transpose tiled + padded ({}), bandwidth vs this run's 1D copy kernel", tr.padded_variant),
+                         Unit::bytes_per_second, copy_bw, bytes / tr.padded));
     for (const auto& [name, seconds] : tr.padded_variants) {
-      t.notes.push_back(fmt::format("padded transpose {}: {}", name, format_quantity(bytes / seconds, Unit::bytes_per_second)));
+      t.notes.push_back(fmt::format("padded transpose {}: {} ({:.1f}% of the 1D copy kernel)", name,
+                                    format_quantity(bytes / seconds, Unit::bytes_per_second), 100.0 * bytes / seconds / copy_bw));
     }
-    t.notes.push_back(fmt::format("transposes are predicted at the 1D copy kernel's bandwidth ({}), the same bytes moved",
+    t.notes.push_back(fmt::format("transposes (8192 x 8192 fp32, read + write counted) are predicted at the bandwidth of the 1D "
+                                  "copy kernel measured in this run ({}, the `measure copy` case's best variant over 1 GiB)",
                                   format_quantity(copy_bw, Unit::bytes_per_second)));
   }
   for (const MeasureRow& r : t.rows) {
