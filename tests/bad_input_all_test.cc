@@ -15,6 +15,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "verify_helpers.h"
 
 namespace {
 
@@ -263,49 +264,13 @@ const std::vector<BadInput>& table() {
   return rows;
 }
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-Outcome gpucalc(const std::vector<std::string>& args) {
-  char err_path[] = "/tmp/gpucalc_bad_input_err_XXXXXX";
-  int fd = mkstemp(err_path);
-  if (fd >= 0) close(fd);
-  std::string command = quote(GPUCALC_BINARY);
-  for (const std::string& a : args) {
-    command += ' ';
-    command += quote(a);
-  }
-  command += " 2>";
-  command += err_path;
-  Outcome o;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return o;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.out.append(buffer, n);
-  int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream err(err_path);
-  std::ostringstream text;
-  text << err.rdbuf();
-  o.err = text.str();
-  std::remove(err_path);
-  return o;
-}
+using Outcome = gpucalc::testing::Run;
+Outcome run_binary(const std::vector<std::string>& args) { return gpucalc::testing::run_gpucalc(args); }
 
 // The options a subcommand's --help lists that take a value (flags and --help excluded).
 std::vector<std::string> options_taking_values(const std::string& subcommand) {
   std::vector<std::string> names;
-  std::istringstream help(gpucalc({subcommand, "--help"}).out);
+  std::istringstream help(run_binary({subcommand, "--help"}).out);
   for (std::string line; std::getline(help, line);) {
     std::size_t at = line.find("--");
     if (at == std::string::npos || line.find_first_not_of(' ') != at) continue;
@@ -321,7 +286,7 @@ std::vector<std::string> options_taking_values(const std::string& subcommand) {
 TEST_CASE("bad input to any option: exit 2, one line naming the option and the accepted form, empty stdout") {
   CHECK(table().size() >= 100);
   for (const BadInput& row : table()) {
-    Outcome o = gpucalc(row.args);
+    Outcome o = run_binary(row.args);
     std::string command = "gpucalc";
     for (const std::string& a : row.args) command += " " + a;
     INFO(command << "\nstdout: " << o.out << "\nstderr: " << o.err);

@@ -22,13 +22,7 @@ namespace {
 using testing::Ran;
 Ran run_gpucalc(const std::string& args) { return testing::run_gpucalc_shell(args); }
 
-// The number after "key": in gpucalc's JSON output (results keys are unique within a report).
-double json_number(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\": ";
-  const std::size_t at = json.find(needle);
-  REQUIRE_MESSAGE(at != std::string::npos, "no key " << key << " in " << json);
-  return std::strtod(json.c_str() + at + needle.size(), nullptr);
-}
+using testing::json_number;
 
 FusionResult run_chain(const FusionChain& chain, int elem = 2, double launch = 3.6e-6) {
   static const Gpu h100 = load_gpu("h100");

@@ -17,47 +17,12 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "verify_helpers.h"
 
 namespace {
 
-struct Outcome {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-Outcome gpucalc(const std::vector<std::string>& args) {
-  char err_path[] = "/tmp/gpucalc_edges_err_XXXXXX";
-  int fd = mkstemp(err_path);
-  if (fd >= 0) close(fd);
-  std::string command = quote(GPUCALC_BINARY);
-  for (const std::string& a : args) {
-    command += ' ';
-    command += quote(a);
-  }
-  command += " 2>";
-  command += err_path;
-  Outcome o;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return o;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) o.out.append(buffer, n);
-  int status = pclose(pipe);
-  o.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  std::ifstream err(err_path);
-  std::ostringstream text;
-  text << err.rdbuf();
-  o.err = text.str();
-  std::remove(err_path);
-  return o;
-}
+using Outcome = gpucalc::testing::Run;
+Outcome run_binary(const std::vector<std::string>& args) { return gpucalc::testing::run_gpucalc(args); }
 
 std::string joined(const std::vector<std::string>& args) {
   std::string s = "gpucalc";
@@ -112,7 +77,7 @@ double result(const std::string& json, const std::string& key) {
 }
 
 void expect_refusal(const std::vector<std::string>& args, const std::string& names) {
-  Outcome o = gpucalc(args);
+  Outcome o = run_binary(args);
   INFO(joined(args) << "\nstdout: " << o.out << "\nstderr: " << o.err);
   CHECK(o.exit_code == 2);
   CHECK(o.out.empty());
@@ -123,7 +88,7 @@ void expect_refusal(const std::vector<std::string>& args, const std::string& nam
 void expect_answer(std::vector<std::string> args, const std::map<std::string, double>& want) {
   args.push_back("--format");
   args.push_back("json");
-  Outcome o = gpucalc(args);
+  Outcome o = run_binary(args);
   INFO(joined(args) << "\nstdout: " << o.out << "\nstderr: " << o.err);
   REQUIRE(o.exit_code == 0);
   std::string bad;

@@ -22,13 +22,7 @@ namespace {
 using testing::Ran;
 Ran run_gpucalc(const std::string& args) { return testing::run_gpucalc_shell(args); }
 
-// The number after "key": in gpucalc's JSON output (results keys are unique within a report).
-double json_number(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\": ";
-  const std::size_t at = json.find(needle);
-  REQUIRE_MESSAGE(at != std::string::npos, "no key " << key << " in " << json);
-  return std::strtod(json.c_str() + at + needle.size(), nullptr);
-}
+using testing::json_number;
 
 TilingResult tiled(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tm, std::int64_t tn, std::int64_t tk,
                    const std::string& dtype = "bf16") {
