@@ -79,6 +79,16 @@ void write_plot(CLI::App& sub, Invocation& inv, const Report& report, const Gpu&
   }
 }
 
+// No subcommand, or one that is not in the table: the known ones, with a "did you mean".
+std::string subcommand_error(const std::string& subcommand, const std::vector<Command>& table) {
+  std::vector<std::string> names;
+  for (const Command& c : table) names.emplace_back(c.name);
+  if (subcommand.empty()) return fmt::format("missing subcommand: expected one of {}", fmt::join(names, ", "));
+  std::string hint = did_you_mean(subcommand, names);
+  return fmt::format("unknown subcommand '{}': expected one of {}{}", subcommand, fmt::join(names, ", "),
+                     hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
                "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
@@ -115,25 +125,10 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::RequiredError& e) {
-    if (current == nullptr) {
-      std::vector<std::string> names;
-      for (const Command& c : table) names.emplace_back(c.name);
-      std::string hint = did_you_mean(subcommand, names);
-      return fail(fmt::format("{}: expected a subcommand, one of {}{}",
-                              subcommand.empty() ? "missing subcommand" : "unknown subcommand '" + subcommand + "'",
-                              fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)),
-                  2);
-    }
+    if (current == nullptr) return fail(subcommand_error(subcommand, table), 2);
     return fail(parse_error_message(e, subcommand, current), 2);
   } catch (const CLI::ParseError& e) {
-    if (current == nullptr && !subcommand.empty() && subcommand[0] != '-') {
-      std::vector<std::string> names;
-      for (const Command& c : table) names.emplace_back(c.name);
-      std::string hint = did_you_mean(subcommand, names);
-      return fail(fmt::format("unknown subcommand '{}': expected one of {}{}", subcommand, fmt::join(names, ", "),
-                              hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)),
-                  2);
-    }
+    if (current == nullptr && !subcommand.empty() && subcommand[0] != '-') return fail(subcommand_error(subcommand, table), 2);
     return fail(parse_error_message(e, subcommand, current), 2);
   }
 
