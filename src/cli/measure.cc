@@ -11,7 +11,8 @@
 #include <memory>
 #include <optional>
 
-#include "cli/command.h"
+#include "commands/commands.h"
+#include "report/report.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -23,6 +24,7 @@ struct MeasureOptions {
   std::string gpu;  // empty: the profile recognised from the device
   std::string out;  // calibrate: where the profile TOML goes
   std::map<std::string, std::string> case_options;
+  std::string format = "text";
 };
 
 const char* kMethod =
@@ -340,17 +342,17 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 
 }  // namespace
 
-void add_measure(CLI::App& sub, Invocation& inv) {
+std::function<int()> add_measure(CLI::App& sub) {
   auto o = std::make_shared<MeasureOptions>();
   sub.add_option("case", o->words, "a case (gpucalc measure --list), all, or calibrate");
   sub.add_flag("--list", o->list, "list the cases");
-  sub.add_option("--format", inv.common.format, "text, json, csv or md")->capture_default_str();
+  sub.add_option("--format", o->format, "text, json, csv or md")->capture_default_str();
   sub.add_option("--gpu", o->gpu, "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml");
   sub.add_option("--out", o->out, "calibrate: the profile TOML to write (default: KEY-calibrated.toml)");
   for (const auto& [name, help] : measure_case_options()) {
     sub.add_option(std::string("--") + name, o->case_options[name], help);
   }
-  inv.run_custom = [o](const CommonOptions& common) -> int { return run_measure(*o, common.format); };
+  return [o]() -> int { return run_measure(*o, o->format); };
 }
 
 }  // namespace gpucalc

@@ -15,7 +15,7 @@ namespace {
 
 void check_element_bytes(int element_bytes) {
   if (element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
-    throw InputError("--elem", std::to_string(element_bytes),
+    throw FieldError("elem", std::to_string(element_bytes),
                      "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
   }
 }
@@ -38,7 +38,7 @@ std::int64_t tile_index(const Tile& tile, std::int64_t r, std::int64_t c) {
 SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, std::int64_t col) {
   check_element_bytes(tile.element_bytes);
   if (tile.swizzle && !power_of_two(tile.width)) {
-    throw InputError("--swizzle", "xor", fmt::format("a --width that is a power of two (got {}) for the xor swizzle", tile.width));
+    throw FieldError("swizzle", "xor", fmt::format("a --width that is a power of two (got {}) for the xor swizzle", tile.width));
   }
   SharedAccess access;
   access.element_bytes = tile.element_bytes;
@@ -56,34 +56,34 @@ SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, st
   }
   // The elements must lie inside the tile; a tile smaller than one warp's access cannot hold it.
   if (kind == TileAccess::row && (lanes - 1) / tile.width >= tile.rows) {
-    throw InputError("--rows", std::to_string(tile.rows),
+    throw FieldError("rows", std::to_string(tile.rows),
                      fmt::format("at least {} rows: a warp's row read of 32 elements spans {} row(s) of {} elements",
                                  (lanes - 1) / tile.width + 1, (lanes - 1) / tile.width + 1, tile.width));
   }
   if (kind == TileAccess::column && (lanes - 1) / tile.rows >= tile.width) {
-    throw InputError("--width", std::to_string(tile.width),
+    throw FieldError("width", std::to_string(tile.width),
                      fmt::format("at least {} columns: a warp's column read of 32 elements spans {} column(s) of {} rows",
                                  (lanes - 1) / tile.rows + 1, (lanes - 1) / tile.rows + 1, tile.rows));
   }
   if (kind == TileAccess::row && row + (lanes - 1) / tile.width >= tile.rows) {
-    throw InputError("--row", std::to_string(row),
+    throw FieldError("row", std::to_string(row),
                      fmt::format("a row from 0 to {} (a warp reads {} row(s) of {} elements; the tile has {} rows)",
                                  tile.rows - (lanes - 1) / tile.width - 1, (lanes - 1) / tile.width + 1, tile.width,
                                  tile.rows));
   }
   if (kind == TileAccess::column && col + (lanes - 1) / tile.rows >= tile.width) {
-    throw InputError("--col", std::to_string(col),
+    throw FieldError("col", std::to_string(col),
                      fmt::format("a column from 0 to {} (a warp reads {} column(s) of {} rows; the tile has {} columns)",
                                  tile.width - (lanes - 1) / tile.rows - 1, (lanes - 1) / tile.rows + 1, tile.rows,
                                  tile.width));
   }
   if (kind == TileAccess::diagonal && (tile.rows < lanes || tile.width < lanes)) {
-    throw InputError("--access", "diagonal",
+    throw FieldError("access", "diagonal",
                      fmt::format("a tile of at least 32 rows and 32 columns for the diagonal (got [{}][{}])", tile.rows,
                                  tile.width));
   }
   if (kind == TileAccess::word && (row >= tile.rows || col >= tile.width)) {
-    throw InputError(row >= tile.rows ? "--row" : "--col", std::to_string(row >= tile.rows ? row : col),
+    throw FieldError(row >= tile.rows ? "row" : "col", std::to_string(row >= tile.rows ? row : col),
                      fmt::format("an element inside the tile [{}][{}]", tile.rows, tile.width));
   }
   return access;
@@ -107,7 +107,7 @@ BanksResult banks(const SharedAccess& access) {
     for (int t = phase.first_lane; t < phase.first_lane + lanes_per_phase; ++t) {
       if (!access.active[t]) continue;
       if (access.element[t] < 0) {
-        throw InputError("--words", std::to_string(access.element[t]), "element indices of 0 or more");
+        throw FieldError("words", std::to_string(access.element[t]), "element indices of 0 or more");
       }
       any = true;
       ++r.active_lanes;
@@ -129,7 +129,7 @@ BanksResult banks(const SharedAccess& access) {
     r.ways = std::max(r.ways, phase.ways);
     r.phase.push_back(phase);
   }
-  if (r.active_lanes == 0) throw InputError("--words", "", "at least one active lane");
+  if (r.active_lanes == 0) throw FieldError("words", "", "at least one active lane");
   r.banks_used = static_cast<int>(banks_used.size());
   for (const auto& [word, count] : readers) r.broadcast = r.broadcast || count > 1;
   return r;

@@ -64,7 +64,7 @@ std::vector<KernelTime> times(const std::vector<FusionKernel>& kernels, double e
   std::vector<KernelTime> out;
   for (const FusionKernel& k : kernels) {
     if (!(k.reads >= 0) || !(k.writes >= 0)) {
-      throw InputError("--kernel", fmt::format("{},{}", k.reads, k.writes), "reads and writes of 0 or more");
+      throw FieldError("kernel", fmt::format("{},{}", k.reads, k.writes), "reads and writes of 0 or more");
     }
     KernelTime t;
     t.name = k.name;
@@ -82,18 +82,18 @@ std::vector<KernelTime> times(const std::vector<FusionKernel>& kernels, double e
 }  // namespace
 
 FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
-  if (in.chain.unfused.empty()) throw InputError("--kernel", "", "at least one unfused kernel");
-  if (in.chain.fused.empty()) throw InputError("--fused", "", "the fused kernel's reads,writes");
-  if (in.element_bytes <= 0) throw InputError("--dtype", "", "a dtype with a positive element size");
+  if (in.chain.unfused.empty()) throw FieldError("kernel", "", "at least one unfused kernel");
+  if (in.chain.fused.empty()) throw FieldError("fused", "", "the fused kernel's reads,writes");
+  if (in.element_bytes <= 0) throw FieldError("dtype", "", "a dtype with a positive element size");
   FusionResult r;
   r.launch_overhead = in.launch_overhead >= 0 ? in.launch_overhead : gpu.launch_overhead;
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
-  if (!(r.bandwidth > 0)) throw InputError("--bandwidth", "", "a bandwidth greater than 0");
-  if (!(r.launch_overhead >= 0)) throw InputError("--launch", "", "a launch overhead of 0 or more");
+  if (!(r.bandwidth > 0)) throw FieldError("bandwidth", "", "a bandwidth greater than 0");
+  if (!(r.launch_overhead >= 0)) throw FieldError("launch", "", "a launch overhead of 0 or more");
   const double e = in.element_bytes;
   r.unfused = times(in.chain.unfused, e, r.launch_overhead, r.bandwidth);
   for (const FusionKernel& k : in.chain.fused) {
-    if (k.reads + k.writes <= 0) throw InputError("--fused", fmt::format("{},{}", k.reads, k.writes), "a fused kernel that reads or writes something");
+    if (k.reads + k.writes <= 0) throw FieldError("fused", fmt::format("{},{}", k.reads, k.writes), "a fused kernel that reads or writes something");
   }
   r.fused = times(in.chain.fused, e, r.launch_overhead, r.bandwidth);
   for (const KernelTime& k : r.unfused) {

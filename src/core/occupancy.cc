@@ -19,22 +19,22 @@ int blocks_allowed(std::int64_t resource, std::int64_t per_block) {
 
 void check_input(const OccupancyInput& in, const Gpu& gpu) {
   if (in.threads < 1 || in.threads > gpu.max_threads_per_block) {
-    throw InputError("--threads", std::to_string(in.threads),
+    throw FieldError("threads", std::to_string(in.threads),
                      fmt::format("a whole number from 1 to {} (threads per block on {})", format_number(gpu.max_threads_per_block), gpu.key));
   }
   if (in.registers < 1 || in.registers > gpu.max_registers_per_thread) {
-    throw InputError("--regs", std::to_string(in.registers),
+    throw FieldError("regs", std::to_string(in.registers),
                      fmt::format("a whole number from 1 to {} (registers per thread on {})", gpu.max_registers_per_thread, gpu.key));
   }
   if (in.shared_memory < 0 || in.shared_memory > gpu.shared_memory_per_block_optin) {
-    throw InputError("--smem", std::to_string(in.shared_memory),
+    throw FieldError("smem", std::to_string(in.shared_memory),
                      fmt::format("a size from 0 to {} bytes ({}, the opt-in maximum per block on {})",
                                  format_number(static_cast<double>(gpu.shared_memory_per_block_optin)),
                                  format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
                                  gpu.key));
   }
   if (in.carveout_percent < -1 || in.carveout_percent > 100) {
-    throw InputError("--carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
+    throw FieldError("carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
   }
 }
 

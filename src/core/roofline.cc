@@ -13,14 +13,14 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
   const char* unit_name = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
   r.peak = in.peak > 0 ? in.peak : gpu.peak(in.unit, in.dtype);
   if (!(r.peak > 0)) {
-    throw InputError("--dtype", in.dtype,
+    throw FieldError("dtype", in.dtype,
                      fmt::format("a dtype the {} cores of {} run (this profile has no {} peak for {}; try --unit {})",
                                  unit_name, gpu.key, unit_name, in.dtype, in.unit == ComputeUnit::cuda ? "tensor" : "cuda"));
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
   if (in.flops > 0 || in.bytes > 0) {
-    if (!(in.flops > 0)) throw InputError("--flops", fmt::format("{}", in.flops), "a FLOP count > 0 (with --bytes)");
-    if (!(in.bytes > 0)) throw InputError("--bytes", fmt::format("{}", in.bytes), "a size > 0 (with --flops)");
+    if (!(in.flops > 0)) throw FieldError("flops", fmt::format("{}", in.flops), "a FLOP count > 0 (with --bytes)");
+    if (!(in.bytes > 0)) throw FieldError("bytes", fmt::format("{}", in.bytes), "a size > 0 (with --flops)");
     r.intensity = in.flops / in.bytes;
     r.has_times = true;
     // time floor = max(FLOP / peak, bytes / bandwidth)
@@ -29,7 +29,7 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
     r.time = std::max(r.compute_time, r.memory_time);
   } else {
     if (!(in.intensity > 0)) {
-      throw InputError("--intensity", fmt::format("{}", in.intensity), "an intensity > 0 in FLOP/byte, or --flops and --bytes");
+      throw FieldError("intensity", fmt::format("{}", in.intensity), "an intensity > 0 in FLOP/byte, or --flops and --bytes");
     }
     r.intensity = in.intensity;
   }

@@ -15,7 +15,7 @@ namespace {
 
 void check_element_bytes(int element_bytes) {
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
-    throw InputError("--elem", std::to_string(element_bytes),
+    throw FieldError("elem", std::to_string(element_bytes),
                      "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
   }
 }
@@ -75,14 +75,14 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   for (int t = 0; t < kWarpLanes; ++t) {
     if (!load.active[t]) continue;
     const std::int64_t a = load.address[t];
-    if (a < 0) throw InputError("--addresses", std::to_string(a), "byte addresses of 0 or more");
+    if (a < 0) throw FieldError("addresses", std::to_string(a), "byte addresses of 0 or more");
     ++r.active_lanes;
     if (a % e != 0) r.misaligned = true;
     // The lane reads bytes a .. a + e - 1: sectors a / 32 .. (a + e - 1) / 32 (two when it straddles).
     for (std::int64_t s = a / kSectorBytes; s <= (a + e - 1) / kSectorBytes; ++s) lanes_by_sector[s].push_back(t);
     ranges.emplace_back(a, a + e);
   }
-  if (r.active_lanes == 0) throw InputError("--active", "0", "at least one active lane (--active 1..32 or a non-zero --mask)");
+  if (r.active_lanes == 0) throw FieldError("active", "0", "at least one active lane (--active 1..32 or a non-zero --mask)");
 
   // Distinct bytes requested: the union of the lanes' byte ranges (lanes reading the same bytes count once).
   std::sort(ranges.begin(), ranges.end());

@@ -15,7 +15,7 @@ constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
 void check(std::int64_t value, const char* option, std::int64_t max) {
   if (value < 1 || value > max) {
-    throw InputError(option, std::to_string(value), fmt::format("a whole number from 1 to {}", max));
+    throw FieldError(option, std::to_string(value), fmt::format("a whole number from 1 to {}", max));
   }
 }
 
@@ -24,12 +24,12 @@ double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a 
 }  // namespace
 
 TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
-  check(in.m, "--m", kMaxDimension);
-  check(in.n, "--n", kMaxDimension);
-  check(in.k, "--k", kMaxDimension);
-  check(in.tile_m, "--tile-m", kMaxTile);
-  check(in.tile_n, "--tile-n", kMaxTile);
-  check(in.tile_k, "--tile-k", kMaxTile);
+  check(in.m, "m", kMaxDimension);
+  check(in.n, "n", kMaxDimension);
+  check(in.k, "k", kMaxDimension);
+  check(in.tile_m, "tile_m", kMaxTile);
+  check(in.tile_n, "tile_n", kMaxTile);
+  check(in.tile_k, "tile_k", kMaxTile);
   const Dtype& dtype = dtype_by_name(in.dtype, "--dtype");
   TilingResult r;
   r.element_bytes = dtype.bytes;
@@ -38,7 +38,7 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   const double tm = static_cast<double>(in.tile_m), tn = static_cast<double>(in.tile_n), tk = static_cast<double>(in.tile_k);
   r.peak = in.peak > 0 ? in.peak : gpu.peak(in.unit, dtype.name);
   if (!(r.peak > 0)) {
-    throw InputError("--dtype", dtype.name,
+    throw FieldError("dtype", dtype.name,
                      fmt::format("a dtype with a {} peak in the {} profile (or --peak)",
                                  in.unit == ComputeUnit::cuda ? "CUDA-core" : "tensor-core", gpu.key));
   }

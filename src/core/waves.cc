@@ -5,9 +5,9 @@
 namespace gpucalc {
 
 WavesResult waves(const WavesInput& in, const Gpu& gpu) {
-  if (in.blocks < 1) throw InputError("--blocks", std::to_string(in.blocks), "a whole number of blocks >= 1");
+  if (in.blocks < 1) throw FieldError("blocks", std::to_string(in.blocks), "a whole number of blocks >= 1");
   if (in.blocks_per_sm < 1 || in.blocks_per_sm > gpu.max_blocks_per_sm) {
-    throw InputError("--blocks-per-sm", std::to_string(in.blocks_per_sm),
+    throw FieldError("blocks_per_sm", std::to_string(in.blocks_per_sm),
                      "a whole number from 1 to " + std::to_string(gpu.max_blocks_per_sm));
   }
   WavesResult r;

@@ -6,69 +6,50 @@
 #include <cmath>
 #include <memory>
 
-#include "cli/command.h"
+#include "commands/commands.h"
+#include "commands/options.h"
+#include "commands/chart.h"
 #include "core/error.h"
 
 namespace gpucalc {
 namespace {
 
-struct OccupancyOptions {
-  std::string threads, regs, smem = "0", carveout, model = "exact", sweep;
-};
-
-OccupancyInput read_input(const OccupancyOptions& o, const Gpu& gpu) {
-  const std::string threads_range = fmt::format("a whole number from 1 to {}", format_number(gpu.max_threads_per_block));
-  const std::string regs_range = fmt::format("a whole number from 1 to {}", gpu.max_registers_per_thread);
-  if (o.threads.empty()) throw InputError("--threads", "", "threads per block, " + threads_range);
-  if (o.regs.empty()) throw InputError("--regs", "", "registers per thread, " + regs_range);
+OccupancyInput read_input(const Args& a) {
   OccupancyInput in;
-  in.threads = static_cast<int>(integer_option(o.threads, "--threads", 1, gpu.max_threads_per_block));
-  in.registers = static_cast<int>(integer_option(o.regs, "--regs", 1, gpu.max_registers_per_thread));
-  // The block's shared memory, static plus dynamic: at most the opt-in maximum.
-  const double smem = parse_quantity(o.smem, Unit::onchip_bytes, "--smem");
-  if (smem < 0 || smem != std::floor(smem) || smem > static_cast<double>(gpu.shared_memory_per_block_optin)) {
-    throw InputError("--smem", o.smem,
-                     fmt::format("a size from 0 to {} ({} bytes, the opt-in maximum per block on {}), such as 40KB",
-                                 format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
-                                 format_number(static_cast<double>(gpu.shared_memory_per_block_optin)), gpu.key));
-  }
-  in.shared_memory = static_cast<std::int64_t>(smem);
-  if (!o.carveout.empty()) {
+  in.threads = a.count("threads");
+  in.registers = a.count("regs");
+  in.shared_memory = a.integer("smem");
+  if (a.has("carveout")) {
     // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
-    const double pct = parse_quantity(o.carveout, Unit::fraction, "--carveout") * 100;
-    if (!(pct >= -1e-9 && pct <= 100 + 1e-9) || std::fabs(pct - std::round(pct)) > 1e-9) {
-      throw InputError("--carveout", o.carveout, "a whole percentage from 0% to 100%");
+    const double pct = a.number("carveout") * 100;
+    if (std::fabs(pct - std::round(pct)) > 1e-9) {
+      throw FieldError("carveout", a.text("carveout"), "a whole percentage from 0% to 100%");
     }
     in.carveout_percent = static_cast<int>(std::lround(pct));
   }
-  if (o.model == "exact") {
-    in.model = OccupancyModel::exact;
-  } else if (o.model == "simple") {
-    in.model = OccupancyModel::simple;
-  } else {
-    throw InputError("--model", o.model, "exact or simple");
-  }
+  in.model = a.text("model") == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
   return in;
 }
 
 double limit_value(int limit) { return limit == kNoLimit ? std::numeric_limits<double>::infinity() : limit; }
 
 std::vector<Value> result_values(const OccupancyResult& r, bool with_barriers) {
-  std::vector<Value> limits = {Value::num("registers", limit_value(r.limit_registers)),
-                               Value::num("shared_memory", limit_value(r.limit_shared_memory)),
-                               Value::num("threads", limit_value(r.limit_threads)),
-                               Value::num("blocks", limit_value(r.limit_blocks))};
-  if (with_barriers) limits.push_back(Value::num("barriers", limit_value(r.limit_barriers)));
-  return {Value::num("blocks_per_sm", r.blocks_per_sm),
-          Value::num("warps_per_sm", r.warps_per_sm),
-          Value::num("threads_per_sm", r.threads_per_sm),
-          Value::num("occupancy", r.occupancy, Unit::fraction),
-          Value::word("limiter", r.limiter),
-          Value::object("limits", limits),
-          Value::num("registers_per_block", static_cast<double>(r.registers_per_block)),
-          Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes),
-          Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes),
-          Value::boolean("fits", r.fits)};
+  std::vector<Value> v = {Value::num("blocks_per_sm", r.blocks_per_sm),
+                          Value::num("warps_per_sm", r.warps_per_sm),
+                          Value::num("threads_per_sm", r.threads_per_sm),
+                          Value::num("occupancy", r.occupancy, Unit::fraction),
+                          Value::word("limiter", r.limiter),
+                          Value::num("limits.registers", limit_value(r.limit_registers)),
+                          Value::num("limits.shared_memory", limit_value(r.limit_shared_memory)),
+                          Value::num("limits.threads", limit_value(r.limit_threads)),
+                          Value::num("limits.blocks", limit_value(r.limit_blocks)),
+                          Value::num("registers_per_block", static_cast<double>(r.registers_per_block)),
+                          Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes),
+                          Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes),
+                          Value::boolean("fits", r.fits)};
+  // No barrier limit before sm_90: the key stays, empty.
+  if (with_barriers) v.push_back(Value::num("limits.barriers", limit_value(r.limit_barriers)));
+  return v;
 }
 
 // An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
@@ -181,14 +162,11 @@ std::vector<std::string> explain_simple(const OccupancyInput& in, const Occupanc
   return steps;
 }
 
-Report run_single(const OccupancyInput& in, const Gpu& gpu) {
+Report run(const Args& args, const Gpu& gpu) {
+  const OccupancyInput in = read_input(args);
   Report report;
-  report.command = "occupancy";
   report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
   OccupancyResult r = occupancy(in, gpu);
-  report.inputs = {Value::num("threads", in.threads), Value::num("regs", in.registers),
-                   Value::num("smem", static_cast<double>(in.shared_memory), Unit::onchip_bytes)};
-  if (in.carveout_percent >= 0) report.inputs.push_back(Value::num("carveout", in.carveout_percent / 100.0, Unit::fraction));
   report.results = result_values(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9);
   report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
   if (!r.fits) report.notes.push_back("not even one block fits: " + r.does_not_fit);
@@ -222,11 +200,14 @@ Report run_single(const OccupancyInput& in, const Gpu& gpu) {
     if (next.threads > 0) {
       words.push_back(fmt::format("--threads {} (from {})", next.threads, in.threads));
     }
-    report.results.push_back(Value::object(
-        "one_more_block",
-        {Value::num("regs", next.registers > 0 ? next.registers : std::numeric_limits<double>::quiet_NaN()),
-         Value::num("smem", next.shared_memory >= 0 ? static_cast<double>(next.shared_memory) : std::numeric_limits<double>::quiet_NaN(), Unit::onchip_bytes),
-         Value::num("threads", next.threads > 0 ? next.threads : std::numeric_limits<double>::quiet_NaN())}));
+    // A resource whose change buys no block has no value: null in JSON, empty in CSV.
+    report.results.push_back(next.registers > 0 ? Value::num("one_more_block.regs", next.registers)
+                                                : Value::none("one_more_block.regs"));
+    report.results.push_back(next.shared_memory >= 0 ? Value::num("one_more_block.smem", static_cast<double>(next.shared_memory),
+                                                                  Unit::onchip_bytes)
+                                                     : Value::none("one_more_block.smem", Unit::onchip_bytes));
+    report.results.push_back(next.threads > 0 ? Value::num("one_more_block.threads", next.threads)
+                                              : Value::none("one_more_block.threads"));
     if (words.empty()) {
       report.notes.push_back(fmt::format("no single smaller input buys a block beyond {}", r.blocks_per_sm));
     } else {
@@ -236,45 +217,77 @@ Report run_single(const OccupancyInput& in, const Gpu& gpu) {
   return report;
 }
 
-Report run_sweep(const OccupancyInput& base, const Sweep& sweep, const Gpu& gpu) {
-  Report report = run_single(base, gpu);
-  report.sweep_axis = sweep.axis;
-  report.notes.clear();
-  for (std::int64_t x = sweep.from; x <= sweep.to; x += sweep.step) {
-    OccupancyInput in = base;
-    Unit unit = Unit::count;
-    if (sweep.axis == "threads") in.threads = static_cast<int>(x);
-    if (sweep.axis == "regs") in.registers = static_cast<int>(x);
-    if (sweep.axis == "smem") {
-      in.shared_memory = x;
-      unit = Unit::onchip_bytes;
-    }
-    OccupancyResult r = occupancy(in, gpu);
-    report.sweep.push_back({Value::num(sweep.axis, static_cast<double>(x), unit), Value::num("blocks_per_sm", r.blocks_per_sm),
-                            Value::num("warps_per_sm", r.warps_per_sm),
-                            Value::num("occupancy", r.occupancy, Unit::fraction), Value::word("limiter", r.limiter)});
-  }
-  return report;
+// Occupancy over the swept axis, the case itself marked.
+std::string chart(const ChartData& d) {
+  const std::string& axis = d.axis;
+  const char* axis_words = axis == "regs" ? "registers per thread" : axis == "smem" ? "shared memory per block" : "threads per block";
+  auto base = [&](const char* key) { return find_value(d.base.results, key)->number; };
+  auto input = [&](const char* key) {
+    const Value* v = find_value(d.base.inputs, key);
+    return v != nullptr ? v->number : 0.0;
+  };
+  plot::Chart c;
+  c.title = fmt::format("Occupancy against {}", axis_words);
+  c.subtitle = fmt::format("{} ({}); {} threads, {} registers, {} shared memory; {} model", d.gpu->name, d.gpu->key,
+                           format_number(input("threads")), format_number(input("regs")),
+                           format_quantity(input("smem"), Unit::onchip_bytes), d.base_report.model);
+  c.x_label = axis_words;
+  c.x_unit = axis == "smem" ? Unit::onchip_bytes : Unit::count;
+  if (axis == "regs") c.x_ticks = {0, 32, 64, 96, 128, 160, 192, 224, 256};
+  c.y_label = "occupancy (resident warps / max warps)";
+  c.y_unit = Unit::fraction;
+  c.y_min = 0;
+  c.y_max = 1;
+  c.series.push_back(column(d, "occupancy", "occupancy", "step thick"));
+  c.markers.push_back({input(axis.c_str()), base("occupancy"),
+                       fmt::format("this kernel: {} blocks, {}", format_number(base("blocks_per_sm")),
+                                   format_quantity(base("occupancy"), Unit::fraction))});
+  return plot::render_svg(c);
 }
 
 }  // namespace
 
-void add_occupancy(CLI::App& sub, Invocation& inv) {
-  auto o = std::make_shared<OccupancyOptions>();
-  sub.add_option("--threads", o->threads, "threads per block (1 to 1,024)");
-  sub.add_option("--regs", o->regs, "registers per thread (1 to 255)");
-  sub.add_option("--smem", o->smem, "shared memory per block, static plus dynamic (40KB, 40960)")->capture_default_str();
-  sub.add_option("--carveout", o->carveout, "preferred shared-memory carveout, percent of the SM's (default: the driver's)");
-  sub.add_option("--model", o->model, "exact (NVIDIA's rules) or simple (the lessons' formula)")->capture_default_str();
-  sub.add_option("--sweep", o->sweep, "AXIS[=FROM:TO[:STEP]]: occupancy over threads, regs or smem");
-  inv.run = [o](const Gpu& gpu) {
-    OccupancyInput in = read_input(*o, gpu);
-    if (o->sweep.empty()) return run_single(in, gpu);
-    Sweep sweep = parse_sweep(o->sweep, {{"threads", 32, gpu.max_threads_per_block, 32, Unit::count},
-                                         {"regs", 1, gpu.max_registers_per_thread, 1, Unit::count},
-                                         {"smem", 0, gpu.shared_memory_per_block_optin, 1024, Unit::onchip_bytes}});
-    return run_sweep(in, sweep, gpu);
-  };
+const Calculator& occupancy_command() {
+  static const Calculator calc{
+      "occupancy",
+      {options::threads().needed().sweepable([](const Gpu& g) {
+         return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
+                           static_cast<double>(g.warp_size)};
+       }),
+       options::regs().needed().sweepable([](const Gpu& g) {
+         return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1};
+       }),
+       options::smem().sweepable([](const Gpu& g) {
+         return SweepRange{0, static_cast<double>(g.shared_memory_per_block_optin), 1024};
+       }),
+       number_option("carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
+                     Unit::fraction)
+           .at_least(0)
+           .at_most(1),
+       choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (the lessons' formula)",
+                     {"exact", "simple"})
+           .or_else("exact")},
+      {{"blocks_per_sm", Unit::count, true},
+       {"warps_per_sm", Unit::count, true},
+       {"threads_per_sm"},
+       {"occupancy", Unit::fraction, true},
+       {"limiter", Unit::text, true},
+       {"limits.registers"},
+       {"limits.shared_memory"},
+       {"limits.threads"},
+       {"limits.blocks"},
+       {"limits.barriers"},
+       {"registers_per_block"},
+       {"shared_memory_per_block", Unit::onchip_bytes},
+       {"shared_memory_per_sm", Unit::onchip_bytes},
+       {"fits", Unit::boolean},
+       {"one_more_block.regs"},
+       {"one_more_block.smem", Unit::onchip_bytes},
+       {"one_more_block.threads"}},
+      run,
+      "threads",
+      chart};
+  return calc;
 }
 
 }  // namespace gpucalc

@@ -5,7 +5,8 @@
 #include <iostream>
 #include <memory>
 
-#include "cli/command.h"
+#include "commands/commands.h"
+#include "report/report.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -13,6 +14,7 @@ namespace {
 
 struct HwOptions {
   std::vector<std::string> words;
+  std::string format = "text";
 };
 
 std::vector<Value> profile_values(const Gpu& g) {
@@ -131,12 +133,12 @@ int list(Format format) {
 
 }  // namespace
 
-void add_hw(CLI::App& sub, Invocation& inv) {
+std::function<int()> add_hw(CLI::App& sub) {
   auto o = std::make_shared<HwOptions>();
   sub.add_option("action", o->words, "list, or show NAME");
-  sub.add_option("--format", inv.common.format, "text, json or csv")->capture_default_str();
-  inv.run_custom = [o](const CommonOptions& common) {
-    Format format = parse_format(common.format);
+  sub.add_option("--format", o->format, "text, json or csv")->capture_default_str();
+  return [o]() {
+    Format format = parse_format(o->format);
     const auto& w = o->words;
     if (w.empty() || (w[0] == "list" && w.size() == 1)) return list(format);
     if (w[0] == "show" && w.size() == 2) return show(w[1], format);

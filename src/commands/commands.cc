@@ -1,0 +1,21 @@
+#include "commands/commands.h"
+
+namespace gpucalc {
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"occupancy", "resident blocks and warps per SM, the limiting resource, the next block", occupancy_command, {}},
+      {"little", "Little's law: bytes in flight to keep HBM busy; the warp-scheduler form", little_command, {}},
+      // MIGRATING {"sectors", "32-byte sectors and efficiency of one warp-wide global load", sectors_command, {}},
+      // MIGRATING {"banks", "shared-memory bank conflicts (ways, wavefronts) of one warp-wide access", banks_command, {}},
+      // MIGRATING {"fusion", "HBM traffic and time of an unfused kernel chain against the fused kernel", fusion_command, {}},
+      // MIGRATING {"tiling", "HBM traffic of a naive against a tiled matmul; tile size against shared memory", tiling_command, {}},
+      // MIGRATING {"waves", "waves of resident blocks, the tail effect, last-wave utilisation", waves_command, {}},
+      // MIGRATING {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
+      {"hw", "list the hardware profiles or show one with its sources", nullptr, {add_hw}},
+      {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr, {add_measure}},
+  };
+  return table;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,114 @@
+// gpucalc little: Little's law for HBM, and the warp-scheduler form.
+#include "core/little.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+
+#include "commands/chart.h"
+#include "commands/commands.h"
+#include "commands/options.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+Report run(const Args& a, const Gpu& gpu) {
+  LittleInput in;
+  in.bandwidth = a.has("bandwidth") ? a.number("bandwidth") : gpu.memory_bandwidth;
+  in.latency = a.number("latency");
+  in.bytes_per_load = a.number("bytes-per-load");
+  // The scheduler form takes k, c and L together.
+  const bool any = a.has("warps") || a.has("issue-cycles") || a.has("wait-cycles");
+  if (any && !(a.has("warps") && a.has("issue-cycles") && a.has("wait-cycles"))) {
+    const char* missing = !a.has("warps") ? "--warps" : !a.has("issue-cycles") ? "--issue-cycles" : "--wait-cycles";
+    throw InputError(fmt::format("{} is required: the scheduler form needs --warps k, --issue-cycles c and --wait-cycles L "
+                                 "together",
+                                 missing));
+  }
+  if (any) {
+    in.warps = a.number("warps");
+    in.issue_cycles = a.number("issue-cycles");
+    in.wait_cycles = a.number("wait-cycles");
+  }
+  LittleResult r = little(in, gpu);
+  Report report;
+  if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
+  report.results = {Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
+                    Value::num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes),
+                    Value::num("loads_in_flight_per_sm", r.loads_in_flight_per_sm)};
+  report.explain = {
+      fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}", format_quantity(in.bandwidth, Unit::bytes_per_second),
+                  format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)),
+      fmt::format("per SM = {} B / {} SMs = {} B ({})", format_number(std::round(r.bytes_in_flight)), gpu.sm_count,
+                  format_number(std::round(r.bytes_in_flight_per_sm)), format_quantity(r.bytes_in_flight_per_sm, Unit::bytes)),
+      fmt::format("loads in flight per SM = {} B / {} B per load = {}", format_number(std::round(r.bytes_in_flight_per_sm)),
+                  format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm))};
+  if (r.has_scheduler) {
+    report.results.push_back(Value::num("scheduler_utilization", r.scheduler_utilization, Unit::fraction));
+    report.results.push_back(Value::num("warps_needed", r.warps_needed));
+    const double period = in.issue_cycles + in.wait_cycles;
+    report.explain.push_back(fmt::format("scheduler utilisation = min(1, k c / (c + L)) = min(1, {} x {} / {}) = {}",
+                                         format_number(in.warps), format_number(in.issue_cycles), format_number(period),
+                                         format_quantity(r.scheduler_utilization, Unit::fraction)));
+    report.explain.push_back(fmt::format("warps needed = (c + L) / c = {} / {} = {}", format_number(period),
+                                         format_number(in.issue_cycles), format_number(r.warps_needed)));
+    const int per_scheduler = gpu.max_threads_per_sm / gpu.warp_size / gpu.register_sub_partitions;
+    if (r.warps_needed > per_scheduler) {
+      report.notes.push_back(fmt::format("{} warps are needed but one scheduler holds at most {}: more work per load "
+                                         "(larger c) or several loads in flight per warp",
+                                         format_number(r.warps_needed), per_scheduler));
+    }
+  }
+  return report;
+}
+
+// Bytes in flight per SM over the swept latency, the case itself marked.
+std::string chart(const ChartData& d) {
+  plot::Chart c;
+  const double bandwidth = [&] {
+    const Value* v = find_value(d.base.inputs, "bandwidth");
+    return v != nullptr ? v->number : d.gpu->memory_bandwidth;
+  }();
+  c.title = "Little's law: bytes in flight per SM against latency";
+  c.subtitle = fmt::format("{} ({}); {}", d.gpu->name, d.gpu->key, format_quantity(bandwidth, Unit::bytes_per_second));
+  c.x_label = "latency";
+  c.x_unit = Unit::seconds;
+  c.y_label = "bytes in flight per SM";
+  c.y_unit = Unit::bytes;
+  c.y_min = 0;
+  c.series.push_back(column(d, "bytes_in_flight_per_sm", "bytes in flight per SM", "line thick"));
+  const double latency = base_input(d, "latency"), per_sm = base_result(d, "bytes_in_flight_per_sm");
+  c.markers.push_back({latency, per_sm,
+                       fmt::format("{} at {}", format_quantity(per_sm, Unit::bytes), format_quantity(latency, Unit::seconds))});
+  return plot::render_svg(c);
+}
+
+}  // namespace
+
+const Calculator& little_command() {
+  static const Calculator calc{
+      "little",
+      {options::bandwidth(),
+       number_option("latency", "memory latency under load", Unit::seconds).above(0).or_else("400ns").sweepable([](const Gpu&) {
+         return SweepRange{100e-9, 1000e-9, 100e-9};
+       }),
+       number_option("bytes-per-load", "bytes of one warp-wide load (128: fp32 per lane, 512: float4)", Unit::onchip_bytes)
+           .above(0)
+           .or_else("128"),
+       number_option("warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
+       number_option("issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
+       number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0)},
+      {{"bytes_in_flight", Unit::bytes, true},
+       {"bytes_in_flight_per_sm", Unit::bytes, true},
+       {"loads_in_flight_per_sm", Unit::count, true},
+       {"scheduler_utilization", Unit::fraction, true},
+       {"warps_needed", Unit::count, true}},
+      run,
+      "latency=50ns:1000ns:10ns",
+      chart};
+  return calc;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,20 @@
+// Options that several calculators share: declared once, so their range, wording and
+// messages are the same wherever they appear.
+#pragma once
+
+#include "engine/spec.h"
+
+namespace gpucalc::options {
+
+/// --threads: threads per block, 1 to the profile's block limit.
+OptionSpec threads();
+/// --regs: registers per thread, 1 to the profile's limit.
+OptionSpec regs();
+/// --smem: shared memory per block (static plus dynamic), 0 to the profile's opt-in maximum.
+OptionSpec smem();
+/// --dtype: the element type (fp64, fp32, tf32, bf16, fp16, fp8, int8).
+OptionSpec dtype(std::string fallback);
+/// --bandwidth: a memory bandwidth override (default: the profile's).
+OptionSpec bandwidth();
+
+}  // namespace gpucalc::options

@@ -1,0 +1,193 @@
+// One case, a sweep, a batch, a batch with a sweep: every calculator runs through here.
+#include "engine/engine.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <istream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "engine/internal.h"
+
+namespace gpucalc {
+namespace {
+
+// A model's error names its field (bytes_per_load); the user typed an option (--bytes-per-load).
+[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) {
+  for (const OptionSpec& o : calc.options) {
+    if ((o.field.empty() ? o.key() : o.field) == e.field()) throw InputError(o.flag(), e.value(), e.accepted());
+  }
+  throw InputError(e.what());
+}
+
+void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept) {
+  for (const Args::Entry& e : args.entries()) {
+    if (!e.given || e.used) continue;
+    if (e.spec->name == swept) {
+      throw InputError(fmt::format("--sweep: {} does not use --{} in this case, so there is nothing to sweep; see "
+                                   "'gpucalc {} --help' for which options go together",
+                                   calc.name, swept, calc.name));
+    }
+    throw InputError(fmt::format("{}: '{}' is not used by this {} case: drop it, or see 'gpucalc {} --help' for which "
+                                 "options go together",
+                                 e.spec->flag(), InputError::printable(e.text), calc.name, calc.name));
+  }
+}
+
+}  // namespace
+
+Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
+  Report report;
+  try {
+    report = calc.run(args, gpu);
+  } catch (const FieldError& e) {
+    rethrow_for_option(calc, e);
+  }
+  refuse_unused(calc, args, swept);
+  std::vector<Value> ordered;
+  ordered.reserve(calc.results.size());
+  for (const ResultSpec& r : calc.results) {
+    const Value* v = find_value(report.results, r.key);
+    ordered.push_back(v != nullptr ? *v : Value::none(r.key, r.unit));
+  }
+  if (report.results.size() > ordered.size()) {
+    for (const Value& v : report.results) {
+      bool declared = false;
+      for (const ResultSpec& r : calc.results) declared = declared || r.key == v.key;
+      if (!declared) throw std::logic_error(fmt::format("{}: result '{}' is not declared", calc.name, v.key));
+    }
+  }
+  report.results = std::move(ordered);
+  return report;
+}
+
+Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu) { return run_case(calc, args, gpu, ""); }
+
+Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) {
+  Row row;
+  row.line = line;
+  row.gpu = gpu.key;
+  row.inputs = args.inputs();
+  row.inputs.insert(row.inputs.end(), report.inputs.begin(), report.inputs.end());
+  row.results = report.results;
+  return row;
+}
+
+void set_axis(Args& args, const OptionSpec& axis, double x) {
+  Args::Entry* e = args.find(axis.name);
+  e->number = x;
+  e->text = raw_number(x);
+  e->given = true;
+  e->used = false;
+}
+
+// ---- output of many rows ----
+
+RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape)
+    : calc_(calc), format_(format), out_(out), shape_(std::move(shape)) {
+  std::vector<TableWriter::Column> columns;
+  if (shape_.batch) columns.push_back({"line", true});
+  if (format == Format::csv || format == Format::json) {
+    columns.push_back({"gpu", false});
+    for (const OptionSpec& o : calc.options) input_keys_.push_back(o.key());
+    for (const ResultSpec& r : calc.results) result_keys_.push_back(&r);
+  } else {
+    if (shape_.gpu_column) columns.push_back({"gpu", false});
+    for (const std::string& k : shape_.shown_inputs) input_keys_.push_back(k);
+    for (const ResultSpec& r : calc.results) {
+      if (r.brief) result_keys_.push_back(&r);
+    }
+  }
+  for (const std::string& k : input_keys_) columns.push_back({k, true});
+  for (const ResultSpec* r : result_keys_) columns.push_back({r->key, r->unit != Unit::text});
+  if (shape_.batch) columns.push_back({"error", false});
+  if (format != Format::json) table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
+}
+
+RowWriter::~RowWriter() = default;
+
+void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
+  if (format_ == Format::json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    if (shape_.batch) j["line"] = row.line;
+    j["gpu"] = row.gpu;
+    j["inputs"] = json_values(row.inputs);
+    if (row.error.empty()) {
+      j["results"] = json_values(row.results);
+    } else {
+      j["error"] = row.error;
+    }
+    if (explain != nullptr) j["explain"] = *explain;
+    out_ << json_dump(j) << "\n";
+    return;
+  }
+  std::vector<Value> cells;
+  if (shape_.batch) cells.push_back(Value::num("line", static_cast<double>(row.line)));
+  if (format_ == Format::csv || shape_.gpu_column) cells.push_back(Value::word("gpu", row.gpu));
+  for (const std::string& k : input_keys_) {
+    const Value* v = find_value(row.inputs, k);
+    cells.push_back(v != nullptr ? *v : Value::none(k, Unit::text));
+  }
+  for (const ResultSpec* r : result_keys_) {
+    const Value* v = find_value(row.results, r->key);
+    cells.push_back(v != nullptr ? *v : Value::none(r->key, Unit::text));
+  }
+  if (shape_.batch) cells.push_back(Value::word("error", row.error));
+  table_->write(cells);
+}
+
+void RowWriter::finish() {
+  if (table_) table_->finish();
+}
+
+// ---- --plot ----
+
+namespace {
+
+void write_file(const std::string& path, const std::string& svg) {
+  std::ofstream file(path, std::ios::binary);
+  if (!file || !(file << svg) || !file.flush()) {
+    throw InputError("--plot", path, "a path to an .svg file that can be written");
+  }
+}
+
+}  // namespace
+
+void check_plot_path(const std::string& path) {
+  if (path.size() < 5 || path.compare(path.size() - 4, 4, ".svg") != 0) {
+    throw InputError("--plot", path, "a file name ending in .svg (gpucalc writes SVG)");
+  }
+}
+
+void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path) {
+  if (calc.chart == nullptr) {
+    throw InputError("--plot", path, fmt::format("a calculator with a chart ({} has none): roofline, occupancy, waves, "
+                                                 "little, fusion, tiling",
+                                                 calc.name));
+  }
+  const Gpu& gpu = *data.gpu;
+  if (calc.chart_needs_sweep && data.points.empty()) {
+    // No --sweep: the chart's own axis, when this case uses it.
+    Sweep sweep = parse_sweep(calc, calc.chart_axis, gpu);
+    const Args::Entry* e = args.find(sweep.axis->name);
+    if (e == nullptr || !e->used) {
+      throw InputError(fmt::format("--plot: this {} case does not use --{}, the axis of its chart: give --sweep over an "
+                                   "option it uses",
+                                   calc.name, sweep.axis->name));
+    }
+    data.axis = sweep.axis->name;
+    for (double x : sweep.points) {
+      Args point = args;
+      set_axis(point, *sweep.axis, x);
+      data.points.push_back(make_row(point, run_case(calc, point, gpu, sweep.axis->name), gpu, 0));
+    }
+  }
+  write_file(path, calc.chart(data));
+}
+
+}  // namespace gpucalc

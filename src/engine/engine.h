@@ -1,0 +1,76 @@
+// The engine: written once for every calculator's declaration (spec.h). Parsing and validation
+// with one message form, sweeps with one grammar, batch rows, requirements, charts, output.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/spec.h"
+#include "report/report.h"
+
+namespace gpucalc {
+
+/// What the user typed for one case: option name (no dashes) -> values, in order given.
+using RawOptions = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+/// The options every calculator takes.
+struct CommonOptions {
+  std::string gpu = "h100";
+  std::string format = "text";
+  bool explain = false;
+  std::vector<std::string> require;
+  std::string batch;  // --batch FILE|-
+  bool strict = false;
+  std::string plot;   // --plot FILE.svg
+  std::string sweep;  // --sweep AXIS[=FROM:TO[:STEP|:xK]]
+};
+
+/// Reads every option of `calc` for one case: the given text (`raw`), else the default; each
+/// value checked against its kind and range (the profile's where declared). `swept`: the axis
+/// of a sweep, which needs no value of its own. Throws InputError in the one message form.
+Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept = "");
+
+/// Reads one option's text into `entry` (kind, unit, range); throws InputError naming `where`.
+void parse_value(Args::Entry& entry, const std::string& text, const Gpu& gpu, const std::string& where);
+
+/// A sweep: the axis and its points (base units).
+struct Sweep {
+  const OptionSpec* axis = nullptr;
+  std::vector<double> points;
+};
+/// Parses --sweep for `gpu`: AXIS alone (its default range), AXIS=FROM:TO (the default step),
+/// AXIS=FROM:TO:STEP (linear) or AXIS=FROM:TO:xK (geometric). At most kMaxSweepPoints points,
+/// each inside the axis option's range. Throws InputError naming --sweep.
+Sweep parse_sweep(const Calculator& calc, const std::string& text, const Gpu& gpu);
+constexpr std::size_t kMaxSweepPoints = 10000;
+
+/// A requirement: KEY OP VALUE, checked against a declared result key.
+struct Requirement {
+  std::string text;
+  const ResultSpec* key = nullptr;
+  std::string op;
+  std::string value;  // as given
+  double number = 0;  // numeric keys: the value in the key's base units
+};
+/// Parses and checks a requirement against the declaration (key known, operator and value fit
+/// the key's type); throws InputError naming --require.
+Requirement parse_requirement(const Calculator& calc, const std::string& text);
+/// One line per failed requirement: "requirement failed: occupancy >= 0.5 (got 0.375)".
+std::vector<std::string> check_requirements(const std::vector<Requirement>& requirements, const Row& row,
+                                            const std::string& where = "");
+
+/// Runs one case: the model on `args`, its results ordered as declared (a key without a value
+/// present and empty), a model's field error mapped to its option, and an option given but not
+/// used refused.
+Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu);
+
+/// A whole invocation of a calculator: one case, a sweep, a batch, or a batch with a sweep;
+/// --require, --plot, every format. Returns the exit code (0, 1 a requirement failed, 2 a bad
+/// batch row); throws InputError for bad input that stops everything.
+int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
+                   std::ostream& err, std::istream& in);
+
+}  // namespace gpucalc

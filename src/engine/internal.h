@@ -1,0 +1,51 @@
+// The engine's parts, shared by its files (not for calculators).
+#pragma once
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace gpucalc {
+
+Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
+Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
+/// Puts a sweep point into `args` as if typed.
+void set_axis(Args& args, const OptionSpec& axis, double x);
+
+/// Rows of one calculator, streamed in any format: JSON Lines ({line, gpu, inputs, results}),
+/// CSV with every option and every result key as columns (the same header whatever the case),
+/// or a text/md table of the inputs that vary and the brief results.
+class RowWriter {
+ public:
+  struct Shape {
+    bool batch = false;                    // a line and an error column
+    bool gpu_column = false;               // text/md: a gpu column (the batch picks profiles)
+    std::vector<std::string> shown_inputs;  // text/md: the input columns
+  };
+  RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape);
+  ~RowWriter();
+  void write(const Row& row, const std::vector<std::string>* explain = nullptr);
+  void finish();
+
+ private:
+  const Calculator& calc_;
+  Format format_;
+  std::ostream& out_;
+  Shape shape_;
+  std::vector<std::string> input_keys_;
+  std::vector<const ResultSpec*> result_keys_;
+  std::unique_ptr<TableWriter> table_;
+};
+
+void check_plot_path(const std::string& path);
+/// Writes the chart of `data` to `path`; without sweep points, sweeps the chart's own axis.
+void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path);
+
+/// --batch: one case a CSV row (with the sweep, one row per point).
+int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, Format format,
+              const std::vector<Requirement>& requirements, std::ostream& out, std::ostream& err, std::istream& in);
+
+}  // namespace gpucalc

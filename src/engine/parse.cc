@@ -1,0 +1,107 @@
+// Option values: one reader for every kind, one message form for every mistake.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+#include "core/error.h"
+#include "engine/engine.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr std::size_t kMaxValueLength = 65536;
+
+// 0xffff, 0XFF: a whole number in hexadecimal (lane masks).
+bool parse_hex(const std::string& text, double& out) {
+  if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') || text.size() > 18) return false;
+  std::uint64_t v = 0;
+  for (std::size_t i = 2; i < text.size(); ++i) {
+    const char c = text[i];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return false;
+    v = v * 16 + static_cast<std::uint64_t>(d);
+  }
+  out = static_cast<double>(v);
+  return true;
+}
+
+std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu& gpu, const std::string& where) {
+  return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(text), s.accepted(&gpu));
+}
+
+void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+  const OptionSpec& s = *e.spec;
+  double v = 0;
+  if (!(s.kind == OptionKind::integer && parse_hex(text, v))) {
+    try {
+      v = parse_quantity(text, s.unit, where);
+    } catch (const InputError&) {
+      throw InputError(where, text, s.accepted(&gpu));
+    }
+  }
+  if (!std::isfinite(v)) throw InputError(where, text, s.accepted(&gpu));
+  if (s.kind == OptionKind::integer && v != std::floor(v)) throw InputError(where, text, s.accepted(&gpu));
+  const double lo = s.min.at(gpu), hi = s.max.at(gpu);
+  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where));
+  e.number = v;
+}
+
+}  // namespace
+
+void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+  const OptionSpec& s = *e.spec;
+  if (text.size() > kMaxValueLength) {
+    throw InputError(where, text.substr(0, 40), fmt::format("at most {} characters", format_number(kMaxValueLength)));
+  }
+  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where, text, s.accepted(&gpu));
+  switch (s.kind) {
+    case OptionKind::integer:
+    case OptionKind::number: parse_numeric(e, text, gpu, where); break;
+    case OptionKind::choice: {
+      bool known = false;
+      for (const std::string& c : s.choices) known = known || c == text;
+      if (!known) {
+        std::string hint = did_you_mean(text, s.choices);
+        throw InputError(where, text, s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+      }
+      break;
+    }
+    case OptionKind::text:
+    case OptionKind::repeated: break;
+  }
+  e.text = text;
+}
+
+Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept) {
+  Args args;
+  for (const OptionSpec& spec : calc.options) {
+    Args::Entry e;
+    e.spec = &spec;
+    const std::vector<std::string>* given = nullptr;
+    for (const auto& [name, values] : raw) {
+      if (name == spec.name) given = &values;
+    }
+    if (given != nullptr && !given->empty()) {
+      e.given = true;
+      if (spec.kind == OptionKind::repeated) {
+        for (const std::string& v : *given) {
+          if (v.empty()) throw InputError(spec.flag(), v, spec.accepted(&gpu));
+          if (v.size() > kMaxValueLength) throw InputError(spec.flag(), v.substr(0, 40), "a shorter value");
+          e.items.push_back(v);
+        }
+        e.text = fmt::format("{}", fmt::join(e.items, " "));
+      } else {
+        parse_value(e, given->back(), gpu, spec.flag());
+      }
+    } else if (!spec.fallback.empty()) {
+      parse_value(e, spec.fallback, gpu, spec.flag());
+    } else if (spec.required && spec.name != swept) {
+      throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+    }
+    args.entries().push_back(std::move(e));
+  }
+  return args;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,130 @@
+#include "engine/spec.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace gpucalc {
+
+std::string OptionSpec::key() const {
+  std::string k = name;
+  for (char& c : k) c = c == '-' ? '_' : c;
+  return k;
+}
+
+namespace {
+
+std::string bound_text(double v, Unit unit) {
+  if (unit == Unit::onchip_bytes && v >= 1024) {
+    return fmt::format("{} ({} bytes)", format_quantity(v, unit), format_number(v));
+  }
+  return unit == Unit::count ? format_number(v) : format_quantity(v, unit);
+}
+
+}  // namespace
+
+std::string OptionSpec::accepted(const Gpu* gpu) const {
+  if (kind == OptionKind::choice) return fmt::format("{}: {}", fmt::join(choices, ", "), what);
+  if (kind == OptionKind::text || kind == OptionKind::repeated) return what;
+  const double lo = gpu != nullptr || min.of_gpu == nullptr ? min.at(gpu ? *gpu : Gpu{}) : min.value;
+  const double hi = gpu != nullptr || max.of_gpu == nullptr ? max.at(gpu ? *gpu : Gpu{}) : max.value;
+  std::string range;
+  if (std::isfinite(lo) && std::isfinite(hi)) {
+    range = fmt::format("{}{} to {}", min_open ? "above " : "", bound_text(lo, unit), bound_text(hi, unit));
+  } else if (std::isfinite(lo)) {
+    range = min_open ? fmt::format("greater than {}", bound_text(lo, unit)) : fmt::format("{} or more", bound_text(lo, unit));
+  } else if (std::isfinite(hi)) {
+    range = fmt::format("at most {}", bound_text(hi, unit));
+  }
+  const bool from_profile = gpu != nullptr && (min.of_gpu != nullptr || max.of_gpu != nullptr);
+  std::string form = kind == OptionKind::integer && unit == Unit::count ? "a whole number" : accepted_forms(unit);
+  return fmt::format("{}{}{}, {}{}", form, range.empty() ? "" : ", ", range, what,
+                     from_profile ? fmt::format(" ({})", gpu->key) : "");
+}
+
+namespace {
+
+OptionSpec make(std::string name, std::string what, OptionKind kind, Unit unit) {
+  OptionSpec o;
+  o.name = std::move(name);
+  o.what = std::move(what);
+  o.kind = kind;
+  o.unit = unit;
+  return o;
+}
+
+}  // namespace
+
+OptionSpec integer_option(std::string name, std::string what, Unit unit) {
+  return make(std::move(name), std::move(what), OptionKind::integer, unit);
+}
+OptionSpec number_option(std::string name, std::string what, Unit unit) {
+  return make(std::move(name), std::move(what), OptionKind::number, unit);
+}
+OptionSpec choice_option(std::string name, std::string what, std::vector<std::string> choices) {
+  OptionSpec o = make(std::move(name), std::move(what), OptionKind::choice, Unit::text);
+  o.choices = std::move(choices);
+  return o;
+}
+OptionSpec text_option(std::string name, std::string what) {
+  return make(std::move(name), std::move(what), OptionKind::text, Unit::text);
+}
+OptionSpec repeated_option(std::string name, std::string what) {
+  return make(std::move(name), std::move(what), OptionKind::repeated, Unit::text);
+}
+
+Args::Entry* Args::find(std::string_view name) {
+  for (Entry& e : entries_) {
+    if (e.spec->name == name) return &e;
+  }
+  return nullptr;
+}
+
+const Args::Entry* Args::find(std::string_view name) const {
+  for (const Entry& e : entries_) {
+    if (e.spec->name == name) return &e;
+  }
+  return nullptr;
+}
+
+const Args::Entry& Args::get(std::string_view name) const {
+  const Entry* e = find(name);
+  // A run that reads an option its declaration does not have, or one without a value, is a bug.
+  if (e == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  if (e->text.empty() && e->items.empty()) throw std::logic_error(fmt::format("option '{}' has no value", name));
+  e->used = true;
+  return *e;
+}
+
+bool Args::has(std::string_view name) const {
+  const Entry* e = find(name);
+  return e != nullptr && (!e->text.empty() || !e->items.empty());
+}
+
+bool Args::given(std::string_view name) const {
+  const Entry* e = find(name);
+  return e != nullptr && e->given;
+}
+
+double Args::number(std::string_view name) const { return get(name).number; }
+std::int64_t Args::integer(std::string_view name) const { return static_cast<std::int64_t>(get(name).number); }
+const std::string& Args::text(std::string_view name) const { return get(name).text; }
+const std::vector<std::string>& Args::items(std::string_view name) const { return get(name).items; }
+
+std::vector<Value> Args::inputs() const {
+  std::vector<Value> out;
+  for (const Entry& e : entries_) {
+    if (!e.used) continue;
+    const OptionSpec& s = *e.spec;
+    switch (s.kind) {
+      case OptionKind::integer:
+      case OptionKind::number: out.push_back(Value::num(s.key(), e.number, s.unit)); break;
+      case OptionKind::repeated: out.push_back(Value::word(s.key(), fmt::format("{}", fmt::join(e.items, " ")))); break;
+      default: out.push_back(Value::word(s.key(), e.text));
+    }
+  }
+  return out;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,146 @@
+// A calculator is a pure model plus this declaration: its options (type, unit, range fixed or
+// from the profile, default, required, help), its result keys (always the same, in order), its
+// sweepable axes and its chart. The engine (engine.h) turns a declaration into CLI options,
+// validation with one message form, batch rows, sweeps, requirements, charts and every format.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/gpu.h"
+#include "core/quantity.h"
+#include "report/value.h"
+
+namespace gpucalc {
+
+/// How an option's text is read.
+enum class OptionKind {
+  integer,   // a whole number of its unit: 256, 40KB, 2^24, 0xffff
+  number,    // a quantity of its unit: 3.35TB/s, 400ns, 1e8, 50%
+  choice,    // one word of a list: exact, simple
+  text,      // text the model reads: a lane expression, an address list
+  repeated,  // text, and the option may be given several times: --kernel R,W
+};
+
+/// One end of an option's range: a fixed number, or a field of the profile.
+struct Bound {
+  double value = 0;
+  double (*of_gpu)(const Gpu&) = nullptr;  // when set, the bound is the profile's
+  double at(const Gpu& gpu) const { return of_gpu ? of_gpu(gpu) : value; }
+};
+
+/// A sweep's range when only its axis is given: from, to and step (or factor) for a profile.
+struct SweepRange {
+  double from = 0, to = 0, step = 1;
+  bool geometric = false;  // step is a factor: 1e3, 1e4, ...
+};
+using DefaultSweep = SweepRange (*)(const Gpu&);
+
+struct OptionSpec {
+  std::string name;  // the option without dashes: bytes-per-load
+  OptionKind kind = OptionKind::number;
+  Unit unit = Unit::count;
+  std::string what;      // for help and messages: "registers per thread"
+  std::string fallback;  // the default, as a user would type it; empty: none
+  bool required = false;
+  Bound min{-std::numeric_limits<double>::infinity()}, max{std::numeric_limits<double>::infinity()};
+  bool min_open = false;  // min itself is excluded: "greater than 0"
+  std::vector<std::string> choices;
+  DefaultSweep sweep = nullptr;  // set: the option can be swept
+  std::string field;             // the model's field this option fills (default: name with _ for -)
+
+  // Builders, for declarations that read as sentences.
+  OptionSpec& at_least(double v) { min = {v}; min_open = false; return *this; }
+  OptionSpec& above(double v) { min = {v}; min_open = true; return *this; }
+  OptionSpec& at_most(double v) { max = {v}; return *this; }
+  OptionSpec& at_most(double (*of_gpu)(const Gpu&)) { max = {0, of_gpu}; return *this; }
+  OptionSpec& or_else(std::string text) { fallback = std::move(text); return *this; }
+  OptionSpec& needed() { required = true; return *this; }
+  OptionSpec& sweepable(DefaultSweep range) { sweep = range; return *this; }
+  OptionSpec& fills(std::string model_field) { field = std::move(model_field); return *this; }
+
+  std::string flag() const { return "--" + name; }
+  std::string key() const;  // as inputs name it: bytes_per_load
+  /// The accepted form, for messages: "a whole number from 1 to 255 (h100): registers per thread".
+  std::string accepted(const Gpu* gpu) const;
+};
+
+OptionSpec integer_option(std::string name, std::string what, Unit unit = Unit::count);
+OptionSpec number_option(std::string name, std::string what, Unit unit);
+OptionSpec choice_option(std::string name, std::string what, std::vector<std::string> choices);
+OptionSpec text_option(std::string name, std::string what);
+OptionSpec repeated_option(std::string name, std::string what);
+
+/// A result key: always present in every output of the command, in declaration order.
+struct ResultSpec {
+  std::string key;  // dotted for grouped values: limits.registers
+  Unit unit = Unit::count;  // Unit::text for words, Unit::boolean for flags
+  bool brief = false;       // shown in the text table of many rows (a sweep, a batch)
+};
+
+/// The typed values of one case, as the model reads them. Reading a value marks it used: an
+/// option given but never read by the run is refused (it belongs to another form).
+class Args {
+ public:
+  struct Entry {
+    const OptionSpec* spec = nullptr;
+    std::string text;  // as given, or the default
+    bool given = false;
+    double number = 0;
+    std::vector<std::string> items;  // repeated
+    mutable bool used = false;
+  };
+
+  bool has(std::string_view name) const;    // a value, given or by default
+  bool given(std::string_view name) const;  // typed by the user (or a batch cell, or a sweep)
+  double number(std::string_view name) const;
+  std::int64_t integer(std::string_view name) const;
+  int count(std::string_view name) const { return static_cast<int>(integer(name)); }
+  const std::string& text(std::string_view name) const;
+  const std::vector<std::string>& items(std::string_view name) const;
+
+  /// The values the run read, typed, in declaration order: a case's `inputs`.
+  std::vector<Value> inputs() const;
+  std::vector<Entry>& entries() { return entries_; }
+  const std::vector<Entry>& entries() const { return entries_; }
+  Entry* find(std::string_view name);
+  const Entry* find(std::string_view name) const;
+
+ private:
+  const Entry& get(std::string_view name) const;
+  std::vector<Entry> entries_;
+};
+
+/// What a run computed for one case, beyond the values: for people and for --explain.
+struct Report {
+  std::string model;                 // "exact", "simple": shown in the text header
+  std::vector<Value> inputs;         // derived inputs worth echoing (the profile's bandwidth)
+  std::vector<Value> results;        // declared keys (any order; the engine orders them)
+  std::vector<std::string> explain;  // the derivation, one step a line
+  std::vector<std::string> notes;    // remarks for people
+  std::string drawing;               // a figure for people (text output only)
+};
+
+/// The data of a chart: the sweep's rows (x from `axis`), and the case itself.
+struct ChartData {
+  std::string axis;        // "" for a chart that needs no sweep
+  std::vector<Row> points;
+  Row base;
+  Report base_report;
+  const Gpu* gpu = nullptr;
+};
+
+struct Calculator {
+  const char* name;  // the help line is in the command table (commands.h)
+  std::vector<OptionSpec> options;
+  std::vector<ResultSpec> results;
+  Report (*run)(const Args&, const Gpu&);
+  const char* chart_axis = nullptr;                   // the sweep --plot draws when none is given
+  std::string (*chart)(const ChartData&) = nullptr;   // null: no chart
+  bool chart_needs_sweep = true;
+};
+
+}  // namespace gpucalc

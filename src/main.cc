@@ -1,0 +1,156 @@
+// gpucalc: a performance calculator for GPU kernel design. main registers the invoked
+// subcommand from the table, hands a calculator to the engine or runs a tool, and alone decides
+// the exit code: 0 success, 1 a requirement failed, 2 bad input, 3 measure cannot run here,
+// 4 a device error, 5 an internal error (a bug).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "commands/commands.h"
+#include "core/error.h"
+#include "engine/engine.h"
+
+namespace gpucalc {
+namespace {
+
+int fail(const std::string& message, int code) {
+  std::cerr << "gpucalc: " << message << "\n";
+  return code;
+}
+
+// CLI11's messages name the option; add which subcommand and where to read the accepted form.
+std::string parse_error_message(const CLI::ParseError& e, const std::string& subcommand, CLI::App* sub) {
+  std::string what = e.what();
+  const std::string who = subcommand.empty() ? "gpucalc" : subcommand;
+  const std::string where = subcommand.empty() ? "gpucalc --help" : "gpucalc " + subcommand + " --help";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub != nullptr) {
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : sub->get_options()) {
+      for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
+    }
+    std::string word = what.substr(what.find_last_of(' ') + 1);
+    std::string hint = did_you_mean(word, names);
+    return fmt::format("{}: unknown option '{}'{}; see '{}' for the accepted options", who, InputError::printable(word),
+                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), where);
+  }
+  if (what.find("disallowed flag override") != std::string::npos) {
+    std::string flag = what.substr(0, what.find(' '));
+    return fmt::format("{}: --{}: a flag takes no value: expected --{} alone", who, flag, flag);
+  }
+  return fmt::format("{}: {}; see '{}'", who, InputError::printable(what), where);
+}
+
+// No subcommand, or one that is not in the table: the known ones, with a "did you mean".
+std::string subcommand_error(const std::string& subcommand) {
+  std::vector<std::string> names;
+  for (const Command& c : commands()) names.emplace_back(c.name);
+  if (subcommand.empty()) return fmt::format("missing subcommand: expected one of {}", fmt::join(names, ", "));
+  std::string hint = did_you_mean(subcommand, names);
+  return fmt::format("unknown subcommand '{}': expected one of {}{}", InputError::printable(subcommand),
+                     fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
+}
+
+std::string option_help(const OptionSpec& o) {
+  std::string help = o.what;
+  if (o.kind == OptionKind::choice) help += fmt::format(": {}", fmt::join(o.choices, ", "));
+  if (!o.fallback.empty()) help += fmt::format(" (default {})", o.fallback);
+  if (o.required) help += " (required)";
+  if (o.kind == OptionKind::repeated) help += " (repeatable)";
+  return help;
+}
+
+/// A calculator's options as CLI11 sees them: text, read and checked later by the engine.
+struct Registered {
+  std::vector<std::pair<std::string, std::vector<std::string>>> values;
+  std::vector<CLI::Option*> options;
+  CommonOptions common;
+  const Calculator* calc = nullptr;
+};
+
+void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
+  r.calc = &calc;
+  r.values.resize(calc.options.size());
+  bool sweepable = false;
+  for (std::size_t i = 0; i < calc.options.size(); ++i) {
+    const OptionSpec& o = calc.options[i];
+    r.values[i].first = o.name;
+    CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));
+    opt->expected(1);
+    opt->multi_option_policy(o.kind == OptionKind::repeated ? CLI::MultiOptionPolicy::TakeAll
+                                                             : CLI::MultiOptionPolicy::TakeLast);
+    opt->allow_extra_args(false);
+    r.options.push_back(opt);
+    sweepable = sweepable || o.sweep != nullptr;
+  }
+  CommonOptions& c = r.common;
+  sub.add_option("--gpu", c.gpu, "hardware profile: a name (gpucalc hw list) or FILE.toml")->capture_default_str();
+  sub.add_option("--format", c.format, "text, json, csv or md")->capture_default_str();
+  sub.add_flag("--explain", c.explain, "show the derivation step by step")->disable_flag_override();
+  sub.add_option("--require", c.require, "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails");
+  sub.add_option("--batch", c.batch, "CSV FILE (or - for stdin) whose header names options: one case a row");
+  sub.add_flag("--strict", c.strict, "with --batch: stop at the first bad row")->disable_flag_override();
+  if (sweepable) sub.add_option("--sweep", c.sweep, "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point");
+  sub.add_option("--plot", c.plot, "write a chart of the case or the sweep to FILE.svg");
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
+               "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gpucalc 0.2.0");
+  const std::string name = argc > 1 ? argv[1] : "";
+  const Command* chosen = nullptr;
+  CLI::App* chosen_app = nullptr;
+  Registered registered;
+  std::function<int()> tool;
+  for (const Command& c : commands()) {
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    if (name != c.name) continue;  // only the invoked subcommand registers: start-up is most of a call
+    chosen = &c;
+    chosen_app = sub;
+    if (c.calculator != nullptr) {
+      add_calculator(*sub, c.calculator(), registered);
+    } else {
+      tool = c.tool.add(*sub);
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (chosen == nullptr && (name.empty() || name[0] != '-')) return fail(subcommand_error(name), 2);
+    return fail(parse_error_message(e, chosen == nullptr ? "" : name, chosen_app), 2);
+  }
+  if (chosen == nullptr) return fail(subcommand_error(name), 2);
+  if (tool) return tool();
+  RawOptions raw;
+  for (std::size_t i = 0; i < registered.options.size(); ++i) {
+    if (registered.options[i]->count() > 0) raw.push_back(registered.values[i]);
+  }
+  return run_calculator(*registered.calc, raw, registered.common, std::cout, std::cerr, std::cin);
+}
+
+}  // namespace
+}  // namespace gpucalc
+
+int main(int argc, char** argv) {
+  try {
+    return gpucalc::run(argc, argv);
+  } catch (const gpucalc::InputError& e) {
+    return gpucalc::fail(e.what(), 2);
+  } catch (const gpucalc::UnavailableError& e) {
+    return gpucalc::fail(e.what(), 3);
+  } catch (const gpucalc::DeviceError& e) {
+    return gpucalc::fail(e.what(), 4);
+  } catch (const std::exception& e) {
+    return gpucalc::fail(std::string("internal error: ") + e.what(), 5);
+  }
+}

@@ -1,0 +1,323 @@
+#include "report/report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+
+namespace gpucalc {
+
+using json = nlohmann::ordered_json;
+
+Value Value::num(std::string key, double number, Unit unit) {
+  Value v;
+  v.key = std::move(key);
+  v.number = number;
+  v.unit = unit;
+  return v;
+}
+
+Value Value::word(std::string key, std::string text) {
+  Value v;
+  v.key = std::move(key);
+  v.unit = Unit::text;
+  v.text = std::move(text);
+  return v;
+}
+
+Value Value::boolean(std::string key, bool flag) {
+  Value v;
+  v.key = std::move(key);
+  v.unit = Unit::boolean;
+  v.flag = flag;
+  return v;
+}
+
+Value Value::none(std::string key, Unit unit) {
+  Value v;
+  v.key = std::move(key);
+  v.unit = unit;
+  v.missing = true;
+  return v;
+}
+
+const Value* find_value(const std::vector<Value>& values, const std::string& key) {
+  for (const Value& v : values) {
+    if (v.key == key) return &v;
+  }
+  return nullptr;
+}
+
+Format parse_format(const std::string& text, const std::vector<Format>& accepted) {
+  std::vector<std::string> names;
+  for (Format f : accepted) {
+    if (text == format_name(f)) return f;
+    names.emplace_back(format_name(f));
+  }
+  throw InputError("--format", text, fmt::format("one of {}", fmt::join(names, ", ")));
+}
+
+const char* format_name(Format format) {
+  switch (format) {
+    case Format::text: return "text";
+    case Format::json: return "json";
+    case Format::csv: return "csv";
+    case Format::md: return "md";
+  }
+  return "text";
+}
+
+std::string raw_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) return fmt::format("{}", static_cast<long long>(x));
+  return fmt::format("{}", x);
+}
+
+std::string text_cell(const Value& v) {
+  if (v.missing) return "-";
+  switch (v.unit) {
+    case Unit::text: return v.text;
+    case Unit::boolean: return v.flag ? "true" : "false";
+    default: return format_quantity(v.number, v.unit);
+  }
+}
+
+std::string csv_quote(const std::string& s) {
+  bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
+               (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+  if (!quote) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_cell(const Value& v) {
+  if (v.missing) return "";
+  switch (v.unit) {
+    case Unit::text: return csv_quote(v.text);
+    case Unit::boolean: return v.flag ? "true" : "false";
+    default: {
+      std::string s = raw_number(v.number);
+      return s == "null" ? "" : s;
+    }
+  }
+}
+
+std::string md_cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+json json_value(const Value& v) {
+  if (v.missing) return nullptr;
+  switch (v.unit) {
+    case Unit::text: return v.text;
+    case Unit::boolean: return v.flag;
+    default:
+      if (!std::isfinite(v.number)) return nullptr;
+      if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
+        return static_cast<long long>(v.number);
+      }
+      return v.number;
+  }
+}
+
+json json_values(const std::vector<Value>& values) {
+  json out = json::object();
+  for (const Value& v : values) {
+    // limits.registers -> out["limits"]["registers"]
+    json* at = &out;
+    std::size_t start = 0;
+    for (std::size_t dot = v.key.find('.'); dot != std::string::npos; dot = v.key.find('.', start)) {
+      json& child = (*at)[v.key.substr(start, dot - start)];
+      if (!child.is_object()) child = json::object();
+      at = &child;
+      start = dot + 1;
+    }
+    (*at)[v.key.substr(start)] = json_value(v);
+  }
+  return out;
+}
+
+std::string json_escape(const std::string& s) { return json_dump(json(s)); }
+
+std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+namespace {
+
+std::string document_json(const Document& d, bool explain) {
+  json out = json::object();
+  out["command"] = d.command;
+  if (!d.model.empty()) out["model"] = d.model;
+  out["inputs"] = json_values(d.row.inputs);
+  out["results"] = json_values(d.row.results);
+  out["gpu"] = {{"key", d.gpu_key}, {"name", d.gpu_name}, {"origin", d.gpu_origin}};
+  if (!d.notes.empty()) out["notes"] = d.notes;
+  if (explain) out["explain"] = d.explain;
+  return json_dump(out) + "\n";
+}
+
+std::string document_csv(const Document& d) {
+  std::vector<std::string> header, line;
+  for (const Value& v : d.row.results) {
+    header.push_back(csv_quote(v.key));
+    line.push_back(csv_cell(v));
+  }
+  return fmt::format("{}\n{}\n", fmt::join(header, ","), fmt::join(line, ","));
+}
+
+std::string document_text(const Document& d, bool explain, bool markdown) {
+  std::string out = fmt::format("{} on {} ({}{}){}\n", d.command, d.gpu_name, d.gpu_key,
+                                d.gpu_origin == "built-in" ? "" : ", " + d.gpu_origin,
+                                d.model.empty() ? "" : fmt::format(", {} model", d.model));
+  auto section = [&](const char* title, const std::vector<Value>& values) {
+    if (values.empty()) return;
+    if (markdown) {
+      out += fmt::format("\n| {} | |\n| --- | --- |\n", title);
+      for (const Value& v : values) out += fmt::format("| {} | {} |\n", md_cell(v.key), md_cell(text_cell(v)));
+      return;
+    }
+    std::size_t width = 0;
+    for (const Value& v : values) width = std::max(width, v.key.size());
+    out += fmt::format("{}:\n", title);
+    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key, width, text_cell(v));
+  };
+  section("inputs", d.row.inputs);
+  section("results", d.row.results);
+  if (!d.drawing.empty()) out += markdown ? "\n```\n" + d.drawing + "```\n" : "\n" + d.drawing;
+  for (const std::string& note : d.notes) out += fmt::format("{}note: {}\n", markdown ? "\n" : "", note);
+  if (explain && !d.explain.empty()) {
+    out += markdown ? "\nexplain:\n\n" : "explain:\n";
+    for (std::size_t i = 0; i < d.explain.size(); ++i) out += fmt::format("  {}. {}\n", i + 1, d.explain[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_document(const Document& doc, Format format, bool explain) {
+  switch (format) {
+    case Format::json: return document_json(doc, explain);
+    case Format::csv: return document_csv(doc);
+    case Format::md: return document_text(doc, explain, true);
+    case Format::text: return document_text(doc, explain, false);
+  }
+  return "";
+}
+
+TableWriter::TableWriter(std::ostream& out, Format format, std::vector<Column> columns, std::size_t window)
+    : out_(out), format_(format), columns_(std::move(columns)), window_(std::max<std::size_t>(window, 1)) {
+  for (const Column& c : columns_) width_.push_back(c.key.size());
+}
+
+TableWriter::~TableWriter() {
+  if (!finished_) {
+    try {
+      finish();
+    } catch (...) {
+    }
+  }
+}
+
+void TableWriter::write(const std::vector<Value>& cells) {
+  if (format_ == Format::json) {
+    json line = json::object();
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      line[columns_[i].key] = i < cells.size() ? json_value(cells[i]) : json(nullptr);
+    }
+    out_ << json_dump(line) << "\n";
+    return;
+  }
+  if (format_ == Format::csv) {
+    if (!header_written_) write_csv_header();
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (i) out_ << ',';
+      if (i < cells.size()) out_ << csv_cell(cells[i]);
+    }
+    out_ << '\n';
+    return;
+  }
+  std::vector<std::string> text;
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    std::string cell = i < cells.size() ? (cells[i].missing && cells[i].unit == Unit::text ? "" : text_cell(cells[i])) : "";
+    text.push_back(format_ == Format::md ? md_cell(cell) : cell);
+  }
+  held_.push_back(std::move(text));
+  if (held_.size() >= window_) flush_window();
+}
+
+std::string TableWriter::text_line(const std::vector<std::string>& cells) const {
+  std::string line;
+  if (format_ == Format::md) {
+    line = "|";
+    for (const std::string& c : cells) {
+      line += ' ';
+      line += c;
+      line += " |";
+    }
+    return line + "\n";
+  }
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const bool last = i + 1 == cells.size();
+    if (columns_[i].right) {
+      line += fmt::format("{:>{}}", cells[i], width_[i]);
+    } else {
+      line += last ? cells[i] : fmt::format("{:<{}}", cells[i], width_[i]);
+    }
+    if (!last) line += "  ";
+  }
+  return line + "\n";
+}
+
+void TableWriter::flush_window() {
+  for (const auto& cells : held_) {
+    for (std::size_t i = 0; i < cells.size(); ++i) width_[i] = std::max(width_[i], cells[i].size());
+  }
+  if (!header_written_) {
+    std::vector<std::string> header;
+    for (const Column& c : columns_) header.push_back(format_ == Format::md ? md_cell(c.key) : c.key);
+    out_ << text_line(header);
+    if (format_ == Format::md) {
+      std::string rule = "|";
+      for (const Column& c : columns_) rule += c.right ? " ---: |" : " --- |";
+      out_ << rule << "\n";
+    }
+    header_written_ = true;
+  }
+  for (const auto& cells : held_) out_ << text_line(cells);
+  held_.clear();
+}
+
+void TableWriter::write_csv_header() {
+  for (std::size_t i = 0; i < columns_.size(); ++i) {
+    if (i) out_ << ',';
+    out_ << csv_quote(columns_[i].key);
+  }
+  out_ << '\n';
+  header_written_ = true;
+}
+
+void TableWriter::finish() {
+  if (finished_) return;
+  finished_ = true;
+  if (format_ == Format::text || format_ == Format::md) {
+    flush_window();
+  } else if (format_ == Format::csv && !header_written_) {
+    write_csv_header();
+  }
+  out_.flush();
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,86 @@
+// The printers: values and rows to text, json, csv and md. Every command prints through here
+// (calculators, hw, measure), so a format means the same everywhere.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "report/value.h"
+
+namespace gpucalc {
+
+enum class Format { text, json, csv, md };
+
+/// Parses --format against `accepted` (the formats the command prints); throws InputError.
+Format parse_format(const std::string& text, const std::vector<Format>& accepted = {Format::text, Format::json,
+                                                                                     Format::csv, Format::md});
+const char* format_name(Format format);
+
+/// A value for people (text and md): 40 KiB, 3.35 TB/s, 50%, true; "-" when missing.
+std::string text_cell(const Value& v);
+/// A value as one CSV cell: base units, shortest round-trip number, quoted when needed.
+std::string csv_cell(const Value& v);
+/// CSV quoting: a field with a comma, quote, CR, LF or leading/trailing space is quoted.
+std::string csv_quote(const std::string& s);
+/// Markdown table cell: '|' and newlines escaped.
+std::string md_cell(const std::string& s);
+/// A number in base units, as JSON and CSV write it: whole numbers without a fraction.
+std::string raw_number(double x);
+
+/// Values as one JSON object (dotted keys nest: limits.registers -> {"limits": {"registers": }}).
+nlohmann::ordered_json json_values(const std::vector<Value>& values);
+/// One value as JSON: a number in base units (null when missing or not finite), a string or a bool.
+nlohmann::ordered_json json_value(const Value& v);
+/// A string as a JSON string literal, quotes included.
+std::string json_escape(const std::string& s);
+/// Dumps JSON on one line (UTF-8 kept, invalid bytes replaced).
+std::string json_dump(const nlohmann::ordered_json& j);
+
+/// One case in full, for a single call: a header line, inputs, results, a drawing, notes,
+/// the derivation.
+struct Document {
+  std::string command;
+  std::string model;  // "exact", "simple", ...: shown in the header
+  std::string gpu_key, gpu_name, gpu_origin;
+  Row row;
+  std::vector<std::string> explain;
+  std::vector<std::string> notes;
+  std::string drawing;
+};
+std::string render_document(const Document& doc, Format format, bool explain);
+
+/// A table with fixed columns, streamed: CSV and JSON Lines write each row as it comes; text and
+/// md align the columns over the first `window` rows (later rows widen a column only if they
+/// must), so memory stays bounded whatever the number of rows.
+class TableWriter {
+ public:
+  struct Column {
+    std::string key;    // as it heads the column and names the JSON field
+    bool right = true;  // text: numbers right-aligned, words left
+  };
+  TableWriter(std::ostream& out, Format format, std::vector<Column> columns, std::size_t window = 1000);
+  /// One row of cells, as many as the columns (missing cells print empty).
+  void write(const std::vector<Value>& cells);
+  /// Writes what is held back (text and md) or, for an empty table, the header alone (csv).
+  void finish();
+  ~TableWriter();
+
+ private:
+  void flush_window();
+  void write_csv_header();
+  std::string text_line(const std::vector<std::string>& cells) const;
+  std::ostream& out_;
+  Format format_;
+  std::vector<Column> columns_;
+  std::size_t window_;
+  std::vector<std::vector<std::string>> held_;
+  std::vector<std::size_t> width_;
+  bool header_written_ = false;
+  bool finished_ = false;
+};
+
+}  // namespace gpucalc
