@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -104,20 +105,19 @@ inline Ran run_gpucalc_shell(const std::string& args) {
   return r;
 }
 
-/// The text after `"a": ` ... `"b": ` ... for the dotted path "a.b" (each key searched after the
-/// previous one), or npos. Good enough for gpucalc's flat, ordered JSON.
-inline std::size_t json_find(const std::string& json, const std::string& path) {
-  std::size_t at = 0;
+/// The JSON value at the dotted path "a.b" of `text` (its first line when the whole is JSON
+/// Lines), or nullptr.
+inline const nlohmann::json* json_at(const std::string& text, const std::string& path, nlohmann::json& doc) {
+  doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) doc = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
+  if (doc.is_discarded()) return nullptr;
+  const nlohmann::json* at = &doc;
   std::size_t start = 0;
   while (start <= path.size()) {
     std::size_t dot = path.find('.', start);
     std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    std::string quoted = "\"";
-    quoted += key;
-    quoted += "\": ";
-    at = json.find(quoted, at);
-    if (at == std::string::npos) return at;
-    at += key.size() + 4;
+    if (!at->is_object() || !at->contains(key)) return nullptr;
+    at = &(*at)[key];
     if (dot == std::string::npos) break;
     start = dot + 1;
   }
@@ -125,25 +125,19 @@ inline std::size_t json_find(const std::string& json, const std::string& path) {
 }
 
 /// The number at `path` (NaN when missing or not a number; JSON null is NaN too).
-inline double json_number(const std::string& json, const std::string& path) {
-  std::size_t at = json_find(json, path);
-  if (at == std::string::npos) return std::nan("");
-  const char* begin = json.c_str() + at;
-  char* end = nullptr;
-  double v = std::strtod(begin, &end);
-  return end == begin ? std::nan("") : v;
+inline double json_number(const std::string& text, const std::string& path) {
+  nlohmann::json doc;
+  const nlohmann::json* v = json_at(text, path, doc);
+  return v != nullptr && v->is_number() ? v->get<double>() : std::nan("");
 }
 
 /// The string or literal (true/false/null) at `path`, without quotes; "" when missing.
-inline std::string json_word(const std::string& json, const std::string& path) {
-  std::size_t at = json_find(json, path);
-  if (at == std::string::npos) return "";
-  if (json[at] == '"') {
-    std::size_t end = json.find('"', at + 1);
-    return json.substr(at + 1, end - at - 1);
-  }
-  std::size_t end = json.find_first_of(",}]", at);
-  return json.substr(at, end - at);
+inline std::string json_word(const std::string& text, const std::string& path) {
+  nlohmann::json doc;
+  const nlohmann::json* v = json_at(text, path, doc);
+  if (v == nullptr) return "";
+  if (v->is_string()) return v->get<std::string>();
+  return v->dump();
 }
 
 }  // namespace gpucalc::testing
