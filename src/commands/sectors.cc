@@ -187,7 +187,7 @@ const Calculator& sectors_command() {
            .at_most(static_cast<double>(kMaxBytes / (16 * kWarpLanes)))
            .or_else("1")
            .sweepable([](const Gpu&) { return SweepRange{1, 32, 1}; }),
-       integer_option("elem", "element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)")
+       integer_option("elem", "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)", Unit::onchip_bytes)
            .at_least(1)
            .at_most(16)
            .or_else("4"),
