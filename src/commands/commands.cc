@@ -9,7 +9,7 @@ const std::vector<Command>& commands() {
       {"sectors", "32-byte sectors and efficiency of one warp-wide global load", sectors_command, {}},
       {"banks", "shared-memory bank conflicts (ways, wavefronts) of one warp-wide access", banks_command, {}},
       {"fusion", "HBM traffic and time of an unfused kernel chain against the fused kernel", fusion_command, {}},
-      // MIGRATING {"tiling", "HBM traffic of a naive against a tiled matmul; tile size against shared memory", tiling_command, {}},
+      {"tiling", "HBM traffic of a naive against a tiled matmul; tile size against shared memory", tiling_command, {}},
       // MIGRATING {"waves", "waves of resident blocks, the tail effect, last-wave utilisation", waves_command, {}},
       // MIGRATING {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr, {add_hw}},
