@@ -5,7 +5,7 @@
 
 #include <memory>
 
-#include "cli/command.h"
+#include "commands/commands.h"
 #include "core/error.h"
 #include "core/expr.h"
 
@@ -13,10 +13,6 @@ namespace gpucalc {
 namespace {
 
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;  // addresses, offsets: 256 TiB is plenty
-
-struct SectorsOptions {
-  std::string stride, elem = "4", offset, active, mask, addresses, cols, access, row, col;
-};
 
 /// "0-7", "0,16", "0-3,8-11"; "12 lanes" when it would not fit `width`.
 std::string lane_list(const std::vector<int>& lanes, std::size_t width) {
@@ -63,77 +59,56 @@ std::string sector_list(const SectorsResult& r) {
   return fmt::format("{{{}}}", fmt::join(items, ", "));
 }
 
-std::uint32_t read_mask(const SectorsOptions& o) {
-  if (!o.active.empty() && !o.mask.empty()) {
-    throw InputError("--mask", o.mask, "either --active N or --mask BITS, not both");
+// The active lanes: the first N (--active), a mask (--mask), or all 32.
+std::uint32_t read_mask(const Args& a) {
+  if (a.given("active") && a.given("mask")) {
+    throw InputError("--mask", a.text("mask"), "either --active N or --mask BITS, not both");
   }
-  if (!o.active.empty()) {
-    const auto n = integer_option(o.active, "--active", 1, kWarpLanes);
+  if (a.has("active")) {
+    const auto n = a.integer("active");
     return n == 32 ? 0xffffffffu : (1u << n) - 1u;
   }
-  if (!o.mask.empty()) {
-    const std::string accepted = "a non-zero 32-bit lane mask such as 0xffff0000 or 65535 (bit t = lane t)";
-    std::int64_t bits = 0;
-    try {
-      LaneExpression e(o.mask, "--mask");
-      if (e.uses_lane()) throw InputError("--mask", o.mask, accepted);
-      bits = e.evaluate(0);
-    } catch (const InputError&) {
-      throw InputError("--mask", o.mask, accepted);
-    }
-    if (bits <= 0 || bits > 0xffffffffLL) throw InputError("--mask", o.mask, accepted);
-    return static_cast<std::uint32_t>(bits);
-  }
+  if (a.has("mask")) return static_cast<std::uint32_t>(a.integer("mask"));
   return 0xffffffffu;
 }
 
-Report run(const SectorsOptions& o, const Gpu& gpu) {
+Report run(const Args& a, const Gpu& gpu) {
   Report report;
-  report.command = "sectors";
-  const int e = static_cast<int>(integer_option(o.elem, "--elem", 0, 1 << 20));
-  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
-    throw InputError("--elem", o.elem, "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
-  }
-  const std::uint32_t mask = read_mask(o);
-  const int active = __builtin_popcount(mask);
+  const int e = a.count("elem");
+  const std::uint32_t mask = read_mask(a);
   WarpLoad load;
   std::string how;
-  if (!o.addresses.empty()) {
-    for (const auto& [name, value] : {std::pair{"--stride", &o.stride}, {"--cols", &o.cols}, {"--offset", &o.offset}}) {
-      if (!value->empty()) throw InputError(name, *value, "nothing with --addresses (the addresses say it all)");
-    }
-    std::vector<std::int64_t> addresses = lane_values(o.addresses, "--addresses", kWarpLanes, 0, kMaxBytes);
+  if (a.has("addresses")) {
+    const std::string& text = a.text("addresses");
+    std::vector<std::int64_t> addresses = lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes);
     load = address_load(addresses, e, mask);
-    report.inputs.push_back(Value::word("addresses", o.addresses));
-    how = fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, o.addresses);
-  } else if (!o.cols.empty()) {
-    if (!o.stride.empty()) throw InputError("--stride", o.stride, "either --stride or --cols with --access, not both");
-    const std::int64_t cols = integer_option(o.cols, "--cols", 1, kMaxBytes / 16);
-    if (o.access != "row" && o.access != "column") {
-      throw InputError("--access", o.access, "row (lane t reads (i, t)) or column (lane t reads (t, j)) with --cols");
+    how = fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, text);
+  } else if (a.has("cols")) {
+    const std::int64_t cols = a.integer("cols");
+    if (!a.has("access")) {
+      throw InputError("--access is required with --cols: row (lane t reads (i, t)) or column (lane t reads (t, j))");
     }
-    const MatrixAccess access = o.access == "row" ? MatrixAccess::row : MatrixAccess::column;
+    const MatrixAccess access = a.text("access") == "row" ? MatrixAccess::row : MatrixAccess::column;
     std::int64_t index = 0;
     if (access == MatrixAccess::row) {
-      if (!o.col.empty()) throw InputError("--col", o.col, "--row i with --access row (--col goes with --access column)");
       if (cols < kWarpLanes) {
-        throw InputError("--cols", o.cols, "at least 32 columns for --access row (lane t reads column t)");
+        throw InputError("--cols", a.text("cols"), "at least 32 columns for --access row (lane t reads column t)");
       }
-      if (!o.row.empty()) index = integer_option(o.row, "--row", 0, kMaxBytes / 16);
+      index = a.integer("row");
     } else {
-      if (!o.row.empty()) throw InputError("--row", o.row, "--col j with --access column (--row goes with --access row)");
-      if (!o.col.empty()) index = integer_option(o.col, "--col", 0, cols - 1);
+      index = a.integer("col");
+      if (index > cols - 1) {
+        throw InputError("--col", a.text("col"),
+                         fmt::format("a column from 0 to {} (the matrix has {} columns)", format_number(static_cast<double>(cols - 1)),
+                                     format_number(static_cast<double>(cols))));
+      }
     }
-    const std::int64_t offset = o.offset.empty() ? 0 : integer_option(o.offset, "--offset", 0, kMaxBytes, Unit::bytes);
+    const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
     const std::int64_t rows_needed = access == MatrixAccess::row ? index + 1 : kWarpLanes;
     if (static_cast<double>(rows_needed) * static_cast<double>(cols) * e > static_cast<double>(kMaxBytes)) {
-      throw InputError("--cols", o.cols, "a matrix of at most 256 TiB");
+      throw InputError("--cols", a.text("cols"), "a matrix of at most 256 TiB");
     }
     load = matrix_load(cols, access, index, e, offset, mask);
-    report.inputs.push_back(Value::num("cols", static_cast<double>(cols)));
-    report.inputs.push_back(Value::word("access", o.access));
-    report.inputs.push_back(Value::num(access == MatrixAccess::row ? "row" : "col", static_cast<double>(index)));
-    if (offset != 0) report.inputs.push_back(Value::num("offset", static_cast<double>(offset), Unit::onchip_bytes));
     how = access == MatrixAccess::row
               ? fmt::format("lane t reads ({}, t) of a row-major matrix of {} columns: byte {} x ({} x {} + t){}", index,
                             cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "")
@@ -141,21 +116,13 @@ Report run(const SectorsOptions& o, const Gpu& gpu) {
                             "{} bytes apart",
                             index, cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "", cols * e);
   } else {
-    if (!o.access.empty()) throw InputError("--access", o.access, "--access together with --cols");
-    if (!o.row.empty() || !o.col.empty()) {
-      throw InputError(o.row.empty() ? "--col" : "--row", o.row.empty() ? o.col : o.row, "--row/--col together with --cols");
-    }
-    const std::int64_t stride =
-        o.stride.empty() ? 1 : integer_option(o.stride, "--stride", 0, kMaxBytes / (16 * kWarpLanes));
-    const std::int64_t offset = o.offset.empty() ? 0 : integer_option(o.offset, "--offset", 0, kMaxBytes, Unit::bytes);
+    const std::int64_t stride = a.integer("stride");
+    const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
     load = strided_load(stride, e, offset, mask);
-    report.inputs.push_back(Value::num("stride", static_cast<double>(stride)));
-    if (offset != 0) report.inputs.push_back(Value::num("offset", static_cast<double>(offset), Unit::onchip_bytes));
     how = fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "",
                       stride, e);
   }
-  report.inputs.push_back(Value::num("elem", e, Unit::onchip_bytes));
-  report.inputs.push_back(Value::num("active_lanes", active));
+  report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(load, gpu);
   report.results = {Value::num("sectors", static_cast<double>(r.sectors)),
@@ -212,19 +179,39 @@ Report run(const SectorsOptions& o, const Gpu& gpu) {
 
 }  // namespace
 
-void add_sectors(CLI::App& sub, Invocation& inv) {
-  auto o = std::make_shared<SectorsOptions>();
-  sub.add_option("--stride", o->stride, "elements between neighbouring lanes (default 1; 0: all lanes read one element)");
-  sub.add_option("--elem", o->elem, "element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)")->capture_default_str();
-  sub.add_option("--offset", o->offset, "byte offset of lane 0's element from an aligned start (a misaligned start costs a sector)");
-  sub.add_option("--active", o->active, "the first N lanes are active (1 to 32)");
-  sub.add_option("--mask", o->mask, "active lanes as a 32-bit mask (0xffff0000)");
-  sub.add_option("--addresses", o->addresses, "byte address per lane: a list 0,4,8,... or an expression in t such as '128*t+4'");
-  sub.add_option("--cols", o->cols, "columns of a row-major matrix (with --access)");
-  sub.add_option("--access", o->access, "row (lane t reads (i, t)) or column (lane t reads (t, j)) of the --cols matrix");
-  sub.add_option("--row", o->row, "which row i a row access reads (default 0)");
-  sub.add_option("--col", o->col, "which column j a column access reads (default 0)");
-  inv.run = [o](const Gpu& gpu) { return run(*o, gpu); };
+const Calculator& sectors_command() {
+  static const Calculator calc{
+      "sectors",
+      {integer_option("stride", "elements between neighbouring lanes (0: all lanes read one element)")
+           .at_least(0)
+           .at_most(static_cast<double>(kMaxBytes / (16 * kWarpLanes)))
+           .or_else("1")
+           .sweepable([](const Gpu&) { return SweepRange{1, 32, 1}; }),
+       integer_option("elem", "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)", Unit::onchip_bytes)
+           .at_least(1)
+           .at_most(16)
+           .or_else("4"),
+       integer_option("offset", "byte offset of lane 0's element from an aligned start (a misaligned start costs a sector)",
+                      Unit::onchip_bytes)
+           .at_least(0)
+           .at_most(static_cast<double>(kMaxBytes)),
+       integer_option("active", "the first N lanes are active").at_least(1).at_most(kWarpLanes),
+       integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
+           .at_least(1)
+           .at_most(static_cast<double>(0xffffffffu)),
+       text_option("addresses", "byte address per lane: a list 0,4,8,... or an expression in t such as '128*t+4'"),
+       integer_option("cols", "columns of a row-major matrix (with --access)").at_least(1).at_most(static_cast<double>(kMaxBytes / 16)),
+       choice_option("access", "lane t reads (i, t) of the --cols matrix (row) or (t, j) (column)", {"row", "column"}),
+       integer_option("row", "which row i a row access reads").at_least(0).at_most(static_cast<double>(kMaxBytes / 16)).or_else("0"),
+       integer_option("col", "which column j a column access reads").at_least(0).or_else("0")},
+      {{"sectors", Unit::count, true},
+       {"lines", Unit::count, true},
+       {"bytes_requested", Unit::onchip_bytes},
+       {"bytes_fetched", Unit::onchip_bytes, true},
+       {"efficiency", Unit::fraction, true},
+       {"dram_bytes", Unit::onchip_bytes, true}},
+      run};
+  return calc;
 }
 
 }  // namespace gpucalc

@@ -5,8 +5,11 @@
 
 #include <cmath>
 #include <memory>
+#include <tuple>
 
-#include "cli/command.h"
+#include "commands/chart.h"
+#include "commands/commands.h"
+#include "commands/options.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -14,15 +17,6 @@ namespace {
 
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
-
-struct TilingOptions {
-  std::string m, n, k, tile, tile_m, tile_n, tile_k, dtype = "bf16", unit, peak, bandwidth, sweep;
-};
-
-std::int64_t required(const std::string& text, const char* option, std::int64_t max, const char* what) {
-  if (text.empty()) throw InputError(option, "", what);
-  return integer_option(text, option, 1, max);
-}
 
 std::string bar(double used, double limit) {
   constexpr int kWidth = 40;
@@ -34,50 +28,43 @@ std::string bar(double used, double limit) {
   return out;
 }
 
-Report run(const TilingOptions& o, const Gpu& gpu) {
+Report run(const Args& a, const Gpu& gpu) {
   Report report;
-  report.command = "tiling";
   TilingInput in;
-  in.m = required(o.m, "--m", kMaxDimension, "rows M of A and C, such as 4096");
-  in.n = required(o.n, "--n", kMaxDimension, "columns N of B and C, such as 4096");
-  in.k = required(o.k, "--k", kMaxDimension, "the inner dimension K, such as 4096");
-  const std::int64_t tile = o.tile.empty() ? 0 : integer_option(o.tile, "--tile", 1, kMaxTile);
-  if (tile == 0 && o.tile_m.empty() && o.tile_n.empty() && o.tile_k.empty()) {
-    throw InputError("--tile", "", "a tile size: --tile T for square tiles, or --tile-m, --tile-n and --tile-k");
-  }
-  auto tile_side = [&](const std::string& text, const char* option) {
-    if (!text.empty()) return integer_option(text, option, 1, kMaxTile);
-    if (tile == 0) throw InputError(option, "", "a tile size: --tile T for square tiles, or --tile-m, --tile-n and --tile-k");
-    return tile;
+  in.m = a.integer("m");
+  in.n = a.integer("n");
+  in.k = a.integer("k");
+  // Each side: its own option, else --tile.
+  auto tile_side = [&](const char* option) {
+    if (a.has(option)) return a.integer(option);
+    if (!a.has("tile")) {
+      throw InputError(fmt::format("--tile is required: a tile size, --tile T for square tiles, or --tile-m, --tile-n "
+                                   "and --tile-k (--{} is missing)",
+                                   option));
+    }
+    return a.integer("tile");
   };
-  in.tile_m = tile_side(o.tile_m, "--tile-m");
-  in.tile_n = tile_side(o.tile_n, "--tile-n");
-  in.tile_k = tile_side(o.tile_k, "--tile-k");
-  const Dtype& dtype = dtype_by_name(o.dtype, "--dtype");
+  in.tile_m = tile_side("tile-m");
+  in.tile_n = tile_side("tile-n");
+  in.tile_k = tile_side("tile-k");
+  const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
   in.dtype = dtype.name;
-  in.unit = dtype.default_unit;
-  if (!o.unit.empty()) {
-    if (o.unit != "cuda" && o.unit != "tensor") throw InputError("--unit", o.unit, "cuda or tensor");
-    in.unit = o.unit == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor;
-  }
-  if (!o.peak.empty()) in.peak = positive_option(o.peak, "--peak", Unit::flops_per_second);
-  if (!o.bandwidth.empty()) in.bandwidth = positive_option(o.bandwidth, "--bandwidth", Unit::bytes_per_second);
+  in.unit = a.has("unit") ? (a.text("unit") == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
+  if (a.has("peak")) in.peak = a.number("peak");
+  if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
   const TilingResult r = tiling(in, gpu);
   const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;
 
-  report.inputs = {Value::num("m", static_cast<double>(in.m)), Value::num("n", static_cast<double>(in.n)),
-                   Value::num("k", static_cast<double>(in.k))};
-  if (square) {
-    report.inputs.push_back(Value::num("tile", static_cast<double>(in.tile_m)));
-  } else {
-    report.inputs.push_back(Value::num("tile_m", static_cast<double>(in.tile_m)));
-    report.inputs.push_back(Value::num("tile_n", static_cast<double>(in.tile_n)));
-    report.inputs.push_back(Value::num("tile_k", static_cast<double>(in.tile_k)));
+  // Derived inputs: the sides --tile gave a tile that is not square, the unit the dtype implies, the profile's rates.
+  if (!square) {
+    for (const auto& [option, key, value] : {std::tuple{"tile-m", "tile_m", in.tile_m}, {"tile-n", "tile_n", in.tile_n},
+                                             {"tile-k", "tile_k", in.tile_k}}) {
+      if (!a.has(option)) report.inputs.push_back(Value::num(key, static_cast<double>(value)));
+    }
   }
-  report.inputs.push_back(Value::word("dtype", dtype.name));
-  report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
-  report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
-  report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+  if (!a.has("unit")) report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
+  if (!a.has("peak")) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
+  if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
 
   report.results = {Value::num("naive_reads", r.naive_reads),
                     Value::num("tiled_reads", r.tiled_reads),
@@ -168,46 +155,74 @@ Report run(const TilingOptions& o, const Gpu& gpu) {
   return report;
 }
 
-// --sweep tile=FROM:TO[:STEP]: square tiles over T.
-Report run_sweep(const TilingOptions& o, const Gpu& gpu) {
-  Sweep sweep = parse_sweep(o.sweep, {{"tile", 8, 256, 8, Unit::count}});
-  if (sweep.from < 1) throw InputError("--sweep", o.sweep, "tile sizes from 1");
-  Report report;
-  for (std::int64_t t = sweep.from; t <= sweep.to; t += sweep.step) {
-    TilingOptions point = o;
-    point.tile = std::to_string(t);
-    point.tile_m.clear();
-    point.tile_n.clear();
-    point.tile_k.clear();
-    Report one = run(point, gpu);
-    if (report.command.empty()) report = one;
-    std::vector<Value> row = {Value::num("tile", static_cast<double>(t))};
-    for (const Value& v : one.results) row.push_back(v);
-    report.sweep.push_back(std::move(row));
+// HBM time of the tiled kernel, compute time and the minimum traffic over the swept square tile.
+std::string chart(const ChartData& d) {
+  plot::Chart c;
+  c.title = "Tiled matmul: HBM time and compute time against the tile size";
+  c.subtitle = fmt::format("{} ({})", d.gpu->name, d.gpu->key);
+  c.x_label = "tile size T";
+  c.y_label = "time";
+  c.y_unit = Unit::seconds;
+  c.log_y = true;
+  c.series.push_back(column(d, "tiled_time", "tiled HBM time", "line thick"));
+  c.series.push_back(column(d, "compute_time", "compute time", "dashed"));
+  c.series.push_back(column(d, "min_time", "each matrix once (minimum traffic)", "dotted"));
+  const double max_tile = base_result(d, "max_square_tile");
+  const auto& points = c.series.front().points;
+  if (std::isfinite(max_tile) && !points.empty() && max_tile <= points.back().first) {
+    c.vlines.push_back({max_tile, fmt::format("largest tile pair in shared memory: T = {}", format_number(max_tile))});
   }
-  report.sweep_axis = "tile";
-  report.drawing.clear();
-  report.notes.clear();
-  return report;
+  const double tile = base_input(d, "tile");
+  if (std::isfinite(tile)) {
+    c.markers.push_back({tile, base_result(d, "tiled_time"),
+                         fmt::format("T = {}: {}", format_number(tile),
+                                     format_quantity(base_result(d, "tiled_time"), Unit::seconds))});
+  }
+  return plot::render_svg(c);
 }
 
 }  // namespace
 
-void add_tiling(CLI::App& sub, Invocation& inv) {
-  auto o = std::make_shared<TilingOptions>();
-  sub.add_option("--m", o->m, "rows of A and C");
-  sub.add_option("--n", o->n, "columns of B and C");
-  sub.add_option("--k", o->k, "the inner dimension");
-  sub.add_option("--tile", o->tile, "square tile T (output tile T x T, K step T)");
-  sub.add_option("--tile-m", o->tile_m, "output tile rows Tm (default --tile)");
-  sub.add_option("--tile-n", o->tile_n, "output tile columns Tn (default --tile)");
-  sub.add_option("--tile-k", o->tile_k, "K step Tk (default --tile)");
-  sub.add_option("--dtype", o->dtype, "fp64, fp32 (CUDA cores); tf32, bf16, fp16, fp8, int8 (tensor cores)")->capture_default_str();
-  sub.add_option("--unit", o->unit, "cuda or tensor: override the unit the dtype implies");
-  sub.add_option("--peak", o->peak, "peak FLOP/s override (989TFLOP/s)");
-  sub.add_option("--bandwidth", o->bandwidth, "bandwidth override (3.35TB/s)");
-  sub.add_option("--sweep", o->sweep, "tile=FROM:TO[:STEP]: traffic and times over square tiles T");
-  inv.run = [o](const Gpu& gpu) { return o->sweep.empty() ? run(*o, gpu) : run_sweep(*o, gpu); };
+const Calculator& tiling_command() {
+  static const Calculator calc{
+      "tiling",
+      {integer_option("m", "rows M of A and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+       integer_option("n", "columns N of B and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+       integer_option("k", "the inner dimension K, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+       integer_option("tile", "square tile T (output tile T x T, K step T)")
+           .at_least(1)
+           .at_most(static_cast<double>(kMaxTile))
+           .sweepable([](const Gpu&) { return SweepRange{8, 256, 8}; }),
+       integer_option("tile-m", "output tile rows Tm (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+       integer_option("tile-n", "output tile columns Tn (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+       integer_option("tile-k", "K step Tk (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+       options::dtype("bf16"),
+       choice_option("unit", "override the unit the dtype implies (fp64, fp32: CUDA cores; the rest: tensor cores)",
+                     {"cuda", "tensor"}),
+       number_option("peak", "peak FLOP/s override (989TFLOP/s; default: the profile's for the dtype and unit)",
+                     Unit::flops_per_second)
+           .above(0),
+       options::bandwidth()},
+      {{"naive_reads"},
+       {"tiled_reads", Unit::count, true},
+       {"writes"},
+       {"reduction", Unit::count, true},
+       {"intensity", Unit::flop_per_byte, true},
+       {"tile_smem_bytes", Unit::onchip_bytes},
+       {"fits_smem", Unit::boolean, true},
+       {"max_square_tile"},
+       {"naive_time", Unit::seconds},
+       {"tiled_time", Unit::seconds, true},
+       {"compute_time", Unit::seconds, true},
+       {"min_bytes", Unit::bytes},
+       {"min_time", Unit::seconds},
+       {"hong_kung_reads"},
+       {"kernel_intensity", Unit::flop_per_byte},
+       {"ridge_tile"}},
+      run,
+      "tile",
+      chart};
+  return calc;
 }
 
 }  // namespace gpucalc

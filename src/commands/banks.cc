@@ -7,7 +7,7 @@
 #include <memory>
 #include <set>
 
-#include "cli/command.h"
+#include "commands/commands.h"
 #include "core/error.h"
 #include "core/expr.h"
 
@@ -15,10 +15,6 @@ namespace gpucalc {
 namespace {
 
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 40;
-
-struct BanksOptions {
-  std::string width, rows, elem = "4", access, row, col, words, pad, swizzle;
-};
 
 /// The 32-bank grid of one phase: a column per bank, a row per 32 words that hold a word the
 /// phase reads (the cell shows the lane; * when several lanes share the word), and the count per bank.
@@ -81,71 +77,50 @@ std::string lane_words(const SharedAccess& a) {
   return fmt::format("{}, ...", fmt::join(items, ", "));
 }
 
-Report run(const BanksOptions& o, const Gpu& gpu) {
-  Report report;
-  report.command = "banks";
-  const std::int64_t e = integer_option(o.elem, "--elem", 0, 1 << 20);
-  if (e != 4 && e != 8 && e != 16) {
-    throw InputError("--elem", o.elem, "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
+// The lanes --mask leaves active (bit t = lane t); all 32 without it.
+void apply_mask(const Args& a, SharedAccess& access) {
+  if (!a.has("mask")) return;
+  const auto mask = static_cast<std::uint32_t>(a.integer("mask"));
+  bool any = false;
+  for (int t = 0; t < 32; ++t) {
+    access.active[t] = access.active[t] && ((mask >> t) & 1u) != 0;
+    any = any || access.active[t];
   }
+  if (!any) throw InputError("--mask", a.text("mask"), "a mask that keeps at least one lane the access has active");
+}
+
+Report run(const Args& a, const Gpu& gpu) {
+  Report report;
+  const std::int64_t e = a.integer("elem");
   SharedAccess access;
   std::string how;
   Tile tile;
   tile.element_bytes = static_cast<int>(e);
-  if (!o.words.empty()) {
-    for (const auto& [name, value] : {std::pair{"--access", &o.access}, {"--pad", &o.pad}, {"--swizzle", &o.swizzle},
-                                      {"--row", &o.row}, {"--col", &o.col}, {"--width", &o.width}, {"--rows", &o.rows}}) {
-      if (!value->empty()) {
-        throw InputError(name, *value, "nothing with --words (the expression gives each lane's element index itself)");
-      }
-    }
-    std::vector<std::int64_t> index = lane_values(o.words, "--words", 32, 0, kMaxIndex);
+  if (a.has("words")) {
+    const std::string& words = a.text("words");
+    std::vector<std::int64_t> index = lane_values(words, "--words", 32, 0, kMaxIndex);
     access.element_bytes = static_cast<int>(e);
     for (std::size_t t = 0; t < index.size(); ++t) {
       access.active[t] = true;
       access.element[t] = index[t];
     }
-    report.inputs.push_back(Value::word("words", o.words));
-    how = fmt::format("lane t reads element {} of {} bytes", o.words, e);
+    how = fmt::format("lane t reads element {} of {} bytes", words, e);
   } else {
-    if (o.access.empty()) {
-      throw InputError("--access", "", "row, column, diagonal or word (or --words EXPR for any pattern)");
+    if (!a.has("access")) {
+      throw InputError("--access is required: row, column, diagonal or word (or --words EXPR for any pattern)");
     }
-    TileAccess kind;
-    if (o.access == "row") {
-      kind = TileAccess::row;
-    } else if (o.access == "column") {
-      kind = TileAccess::column;
-    } else if (o.access == "diagonal") {
-      kind = TileAccess::diagonal;
-    } else if (o.access == "word") {
-      kind = TileAccess::word;
-    } else {
-      throw InputError("--access", o.access, "row, column, diagonal or word (or --words EXPR for any pattern)");
-    }
-    tile.width = o.width.empty() ? 32 : integer_option(o.width, "--width", 1, std::int64_t{1} << 20);
-    tile.rows = o.rows.empty() ? 32 : integer_option(o.rows, "--rows", 1, std::int64_t{1} << 20);
-    tile.pad = o.pad.empty() ? 0 : integer_option(o.pad, "--pad", 0, 1024);
-    if (!o.swizzle.empty()) {
-      if (o.swizzle != "xor" && o.swizzle != "none") throw InputError("--swizzle", o.swizzle, "xor or none");
-      tile.swizzle = o.swizzle == "xor";
-    }
-    if ((kind == TileAccess::row && !o.col.empty()) || (kind == TileAccess::column && !o.row.empty()) ||
-        (kind == TileAccess::diagonal && (!o.row.empty() || !o.col.empty()))) {
-      const bool row_given = !o.row.empty() && kind != TileAccess::row;
-      throw InputError(row_given ? "--row" : "--col", row_given ? o.row : o.col,
-                       "--row with --access row or word, --col with --access column or word");
-    }
-    const std::int64_t row = o.row.empty() ? 0 : integer_option(o.row, "--row", 0, tile.rows - 1);
-    const std::int64_t col = o.col.empty() ? 0 : integer_option(o.col, "--col", 0, tile.width - 1);
+    const std::string& access_name = a.text("access");
+    const TileAccess kind = access_name == "row"      ? TileAccess::row
+                            : access_name == "column" ? TileAccess::column
+                            : access_name == "diagonal" ? TileAccess::diagonal
+                                                        : TileAccess::word;
+    tile.width = a.integer("width");
+    tile.rows = a.integer("rows");
+    tile.pad = a.has("pad") ? a.integer("pad") : 0;
+    tile.swizzle = a.has("swizzle") && a.text("swizzle") == "xor";
+    const std::int64_t row = kind == TileAccess::row || kind == TileAccess::word ? a.integer("row") : 0;
+    const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer("col") : 0;
     access = tile_access(tile, kind, row, col);
-    report.inputs.push_back(Value::num("rows", static_cast<double>(tile.rows)));
-    report.inputs.push_back(Value::num("width", static_cast<double>(tile.width)));
-    if (tile.pad) report.inputs.push_back(Value::num("pad", static_cast<double>(tile.pad)));
-    if (tile.swizzle) report.inputs.push_back(Value::word("swizzle", "xor"));
-    report.inputs.push_back(Value::word("access", o.access));
-    if (kind == TileAccess::row || kind == TileAccess::word) report.inputs.push_back(Value::num("row", static_cast<double>(row)));
-    if (kind == TileAccess::column || kind == TileAccess::word) report.inputs.push_back(Value::num("col", static_cast<double>(col)));
     const std::string layout = fmt::format(
         "tile[{}][{}]: element (r, c) is at index r x {} + {}", tile.rows, tile.width + tile.pad, tile.width + tile.pad,
         tile.swizzle ? fmt::format("(c xor (r mod {}))", tile.width) : std::string("c"));
@@ -168,7 +143,7 @@ Report run(const BanksOptions& o, const Gpu& gpu) {
                                          format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes)));
     }
   }
-  report.inputs.push_back(Value::num("elem", static_cast<double>(e), Unit::onchip_bytes));
+  apply_mask(a, access);
 
   const BanksResult r = banks(access);
   report.results = {Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
@@ -221,19 +196,39 @@ Report run(const BanksOptions& o, const Gpu& gpu) {
 
 }  // namespace
 
-void add_banks(CLI::App& sub, Invocation& inv) {
-  auto o = std::make_shared<BanksOptions>();
-  sub.add_option("--width", o->width, "elements per row of the tile [rows][width] (default 32)");
-  sub.add_option("--rows", o->rows, "rows of the tile (default 32)");
-  sub.add_option("--elem", o->elem, "element size in bytes: 4, 8 (2 phases of 16 lanes) or 16 (4 phases of 8)")
-      ->capture_default_str();
-  sub.add_option("--access", o->access, "row, column, diagonal or word (every lane reads one element)");
-  sub.add_option("--row", o->row, "the row a row or word access reads (default 0)");
-  sub.add_option("--col", o->col, "the column a column or word access reads (default 0)");
-  sub.add_option("--words", o->words, "element index per lane: an expression in t such as '33*t+5', or a list 0,33,66");
-  sub.add_option("--pad", o->pad, "extra elements at the end of each row (the same as --width + pad)");
-  sub.add_option("--swizzle", o->swizzle, "xor: element (r, c) stored at column c xor r of its row");
-  inv.run = [o](const Gpu& gpu) { return run(*o, gpu); };
+const Calculator& banks_command() {
+  static const Calculator calc{
+      "banks",
+      {integer_option("width", "elements per row of the tile [rows][width]")
+           .at_least(1)
+           .at_most(1 << 20)
+           .or_else("32")
+           .sweepable([](const Gpu&) { return SweepRange{32, 64, 1}; }),
+       integer_option("rows", "rows of the tile").at_least(1).at_most(1 << 20).or_else("32"),
+       integer_option("elem", "an element size in bytes: 4, 8 (2 phases of 16 lanes) or 16 (4 phases of 8)", Unit::onchip_bytes)
+           .at_least(4)
+           .at_most(16)
+           .or_else("4"),
+       choice_option("access", "the warp reads a row, a column, the diagonal, or one word (every lane one element)",
+                     {"row", "column", "diagonal", "word"}),
+       integer_option("row", "the row a row or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
+       integer_option("col", "the column a column or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
+       text_option("words", "element index per lane: an expression in t such as '33*t+5', or a list 0,33,66"),
+       integer_option("pad", "extra elements at the end of each row (the same as --width + pad)")
+           .at_least(0)
+           .at_most(1024)
+           .sweepable([](const Gpu&) { return SweepRange{0, 8, 1}; }),
+       choice_option("swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
+       integer_option("mask", "active lanes as a 32-bit mask such as 0xffff (bit t = lane t; default all 32)")
+           .at_least(1)
+           .at_most(static_cast<double>(0xffffffffu))},
+      {{"ways", Unit::count, true},
+       {"wavefronts", Unit::count, true},
+       {"banks_used", Unit::count, true},
+       {"broadcast", Unit::boolean, true},
+       {"bank"}},
+      run};
+  return calc;
 }
 
 }  // namespace gpucalc

@@ -1,0 +1,245 @@
+// gpucalc fusion: HBM traffic and time of an unfused kernel chain against the fused kernel.
+#include "core/fusion.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+
+#include "commands/chart.h"
+#include "commands/commands.h"
+#include "commands/options.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr std::int64_t kMaxElements = 100'000'000'000'000;  // 1e14 elements, far beyond any GPU memory
+
+/// "R,W" in units of N: two numbers of 0 or more.
+KernelPerN read_kernel(const std::string& text, const std::string& option) {
+  const std::string accepted = "READS,WRITES in units of N, such as 2,1 (reads 2N, writes N) or 1,0.001";
+  const std::size_t comma = text.find(',');
+  if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) {
+    throw InputError(option, text, accepted);
+  }
+  KernelPerN k;
+  try {
+    k.reads = parse_quantity(text.substr(0, comma), Unit::count, option);
+    k.writes = parse_quantity(text.substr(comma + 1), Unit::count, option);
+  } catch (const InputError&) {
+    throw InputError(option, text, accepted);
+  }
+  if (!(k.reads >= 0) || !(k.writes >= 0) || k.reads > 1e6 || k.writes > 1e6) {
+    throw InputError(option, text, accepted + ", each from 0 to 1e6");
+  }
+  return k;
+}
+
+FusionChain read_chain(const Args& a, Report& report) {
+  const std::string preset = a.has("preset") ? a.text("preset") : a.has("kernel") ? "custom" : "unary";
+  if (!a.given("preset")) report.inputs.push_back(Value::word("preset", preset));
+  auto read_n = [&]() {
+    if (!a.has("n")) {
+      throw InputError(fmt::format("--n is required: the number of elements N for --preset {}, such as 1e8", preset));
+    }
+    return a.number("n");
+  };
+  auto read_ops = [&]() {
+    if (!a.has("ops")) {
+      throw InputError(fmt::format("--ops is required: the number of ops k in the chain for --preset {}, 1 to 10,000", preset));
+    }
+    return a.count("ops");
+  };
+  if (preset == "unary" || preset == "binary") {
+    const int k = read_ops();
+    const double n = read_n();
+    return preset == "unary" ? unary_chain(k, n) : binary_chain(k, n);
+  }
+  if (preset == "rmsnorm") {
+    if (!a.has("rows")) throw InputError("--rows is required: rows (tokens) of the RMSNorm input, such as 16384");
+    if (!a.has("cols")) throw InputError("--cols is required: features per row h of the RMSNorm input, such as 4096");
+    const double rows = a.number("rows"), cols = a.number("cols");
+    if (rows * cols > static_cast<double>(kMaxElements)) {
+      throw InputError("--rows", a.text("rows"), "rows x cols of at most 1e14 elements");
+    }
+    return rmsnorm_chain(rows, cols);
+  }
+  if (preset == "swiglu") return swiglu_chain(read_n());
+  // custom
+  if (!a.has("kernel")) throw InputError("--kernel is required: one --kernel READS,WRITES (units of N) per unfused kernel");
+  const std::vector<std::string>& texts = a.items("kernel");
+  if (texts.size() > 10000) throw InputError("--kernel", texts.back(), "at most 10,000 kernels");
+  if (!a.has("fused")) throw InputError("--fused is required: the fused kernel's READS,WRITES in units of N, such as 1,1");
+  std::vector<KernelPerN> kernels;
+  for (const std::string& k : texts) kernels.push_back(read_kernel(k, "--kernel"));
+  const KernelPerN fused = read_kernel(a.text("fused"), "--fused");
+  if (fused.reads + fused.writes <= 0) throw InputError("--fused", a.text("fused"), "a fused kernel that reads or writes something");
+  const double n = read_n();
+  return custom_chain(kernels, fused, n);
+}
+
+std::string per_n(double transfers, double n) { return fmt::format("{:.4g}N", transfers / n); }
+
+std::string table(const FusionResult& r, double n) {
+  std::size_t name_width = 14;
+  for (const KernelTime& k : r.unfused) name_width = std::max(name_width, k.name.size());
+  std::string out = fmt::format("  {:<{}}  {:>16}  {:>10}  {:>10}  {:>10}  {}\n", "kernel", name_width, "transfers",
+                                "of N", "bytes", "time", "bound");
+  auto row = [&](const KernelTime& k) {
+    out += fmt::format("  {:<{}}  {:>16}  {:>10}  {:>10}  {:>10}  {}\n", k.name, name_width, format_number(k.transfers),
+                       per_n(k.transfers, n), format_quantity(k.bytes, Unit::bytes), format_quantity(k.time, Unit::seconds),
+                       k.overhead_bound ? "launch" : "memory");
+  };
+  for (const KernelTime& k : r.unfused) row(k);
+  out += fmt::format("  {:<{}}  {:>16}  {:>10}  {:>10}  {:>10}\n", "unfused total", name_width,
+                     format_number(r.unfused_transfers), per_n(r.unfused_transfers, n),
+                     format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.unfused_time, Unit::seconds));
+  for (const KernelTime& k : r.fused) row(k);
+  return out;
+}
+
+Report run(const Args& a, const Gpu& gpu) {
+  Report report;
+  FusionInput in;
+  in.chain = read_chain(a, report);
+  const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
+  in.element_bytes = dtype.bytes;
+  if (a.has("launch")) in.launch_overhead = a.number("launch");
+  if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
+  const FusionResult r = fusion(in, gpu);
+  const double n = in.chain.n;
+  // The profile's values, when the case takes them.
+  if (!a.has("launch")) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
+  if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+  report.results = {Value::num("unfused_transfers", r.unfused_transfers),
+                    Value::num("fused_transfers", r.fused_transfers),
+                    Value::num("unfused_bytes", r.unfused_bytes, Unit::bytes),
+                    Value::num("fused_bytes", r.fused_bytes, Unit::bytes),
+                    Value::num("unfused_kernels", r.unfused_kernels),
+                    Value::num("fused_kernels", r.fused_kernels),
+                    Value::num("unfused_time", r.unfused_time, Unit::seconds),
+                    Value::num("fused_time", r.fused_time, Unit::seconds),
+                    Value::num("speedup", r.speedup),
+                    Value::word("regime", r.regime),
+                    Value::num("crossover_n", std::round(r.crossover_n)),
+                    Value::num("traffic_ratio", r.traffic_ratio),
+                    Value::num("unfused_memory_time", r.unfused_memory_time, Unit::seconds),
+                    Value::num("fused_memory_time", r.fused_memory_time, Unit::seconds)};
+
+  const std::string o_text = format_quantity(r.launch_overhead, Unit::seconds);
+  const std::string bw_text = format_quantity(r.bandwidth, Unit::bytes_per_second);
+  report.explain.push_back(fmt::format(
+      "unfused: {} kernels, reads + writes summed over them = {} = {} elements; x {} bytes = {}", r.unfused_kernels,
+      per_n(r.unfused_transfers, n), format_number(r.unfused_transfers), dtype.bytes,
+      format_quantity(r.unfused_bytes, Unit::bytes)));
+  report.explain.push_back(fmt::format(
+      "fused: only the external inputs and the final outputs = {} = {} elements; x {} bytes = {}",
+      per_n(r.fused_transfers, n), format_number(r.fused_transfers), dtype.bytes,
+      format_quantity(r.fused_bytes, Unit::bytes)));
+  std::vector<std::string> kernel_times;
+  for (const KernelTime& k : r.unfused) kernel_times.push_back(format_quantity(k.time, Unit::seconds));
+  if (kernel_times.size() > 8) {
+    kernel_times.resize(8);
+    kernel_times.push_back("...");
+  }
+  report.explain.push_back(fmt::format("each kernel takes max(o, bytes / BW) with o = {}, BW = {}: {}", o_text, bw_text,
+                                       fmt::join(kernel_times, " + ")));
+  report.explain.push_back(fmt::format("unfused time = {}; fused time = {}", format_quantity(r.unfused_time, Unit::seconds),
+                                       format_quantity(r.fused_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("speed-up = {} / {} = {}x (bytes alone: {} / {} = {}x; launches alone: {} / {} = {}x)",
+                                       format_quantity(r.unfused_time, Unit::seconds),
+                                       format_quantity(r.fused_time, Unit::seconds), format_number(r.speedup),
+                                       per_n(r.unfused_transfers, n), per_n(r.fused_transfers, n),
+                                       format_number(r.traffic_ratio), r.unfused_kernels, r.fused_kernels,
+                                       format_number(static_cast<double>(r.unfused_kernels) / r.fused_kernels)));
+  report.explain.push_back(fmt::format(
+      "regime of the unfused chain: bytes / BW = {} against {} launches x {} = {}: {}-bound",
+      format_quantity(r.unfused_memory_time, Unit::seconds), r.unfused_kernels, o_text,
+      format_quantity(r.unfused_kernels * r.launch_overhead, Unit::seconds), r.regime));
+  if (std::isfinite(r.crossover_n)) {
+    report.explain.push_back(fmt::format(
+        "crossover: the average unfused kernel moves {} / {} = {} bytes per element of N; it takes as long as one "
+        "launch when N = {} x {} / {} = {}",
+        format_number(r.unfused_bytes / n), r.unfused_kernels, format_number(r.unfused_bytes / n / r.unfused_kernels),
+        o_text, bw_text, format_number(r.unfused_bytes / n / r.unfused_kernels), format_number(std::round(r.crossover_n))));
+  }
+  report.drawing = table(r, n);
+  if (std::fabs(r.speedup - r.traffic_ratio) > 0.01 * r.traffic_ratio) {
+    int launch_bound = 0;
+    for (const KernelTime& k : r.unfused) launch_bound += k.overhead_bound ? 1 : 0;
+    report.notes.push_back(fmt::format(
+        "by bytes alone (the large-N rule): {} against {}, {}x; {} of the {} unfused kernels are launch-bound at this N",
+        format_quantity(r.unfused_memory_time, Unit::seconds), format_quantity(r.fused_memory_time, Unit::seconds),
+        format_number(r.traffic_ratio), launch_bound, r.unfused_kernels));
+  }
+  return report;
+}
+
+// Times of the unfused chain and the fused kernel over the swept N (or rows for rmsnorm).
+std::string chart(const ChartData& d) {
+  plot::Chart c;
+  c.title = "Fusion: time of the unfused chain and the fused kernel against N";
+  c.subtitle = fmt::format("{} ({}); t = max(launch, bytes / bandwidth) per kernel", d.gpu->name, d.gpu->key);
+  const bool rows = d.axis == "rows";
+  c.x_label = rows ? "rows (N = rows x cols elements)" : "N (elements)";
+  c.y_label = "time";
+  c.y_unit = Unit::seconds;
+  c.log_x = true;
+  c.log_y = true;
+  c.series.push_back(column(d, "unfused_time", "unfused chain", "line thick"));
+  c.series.push_back(column(d, "fused_time", "fused kernel", "line thick"));
+  const double crossover = base_result(d, "crossover_n");
+  // On a rows axis the crossover N sits at N / cols rows.
+  const double at = rows ? crossover / base_input(d, "cols") : crossover;
+  if (std::isfinite(at) && at > 0 && !c.series.front().points.empty()) {
+    const double first = c.series.front().points.front().first, last = c.series.front().points.back().first;
+    c.bands.push_back({first, at, "overhead-bound"});
+    c.bands.push_back({at, last, "memory-bound"});
+    c.vlines.push_back({at, fmt::format("crossover N = {}", format_number(crossover))});
+  }
+  return plot::render_svg(c);
+}
+
+}  // namespace
+
+const Calculator& fusion_command() {
+  // 10 points a decade, whole numbers of elements.
+  static const DefaultSweep decades = [](const Gpu&) { return SweepRange{1e3, 1e9, std::pow(10.0, 0.1), true}; };
+  static const Calculator calc{
+      "fusion",
+      {choice_option("preset",
+                     "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N) or custom "
+                     "(default: unary, or custom with --kernel)",
+                     {"unary", "binary", "rmsnorm", "swiglu", "custom"}),
+       integer_option("ops", "k: ops in a unary or binary chain").at_least(1).at_most(10000),
+       integer_option("n", "N: elements of the tensor (1e8)").at_least(1).at_most(static_cast<double>(kMaxElements)).sweepable(decades),
+       integer_option("rows", "rmsnorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
+       integer_option("cols", "rmsnorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
+       options::dtype("bf16"),
+       number_option("launch", "launch overhead per kernel (3.6us; default: the profile's launch_overhead)", Unit::seconds)
+           .at_least(0),
+       options::bandwidth(),
+       repeated_option("kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
+       text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1")},
+      {{"unfused_transfers"},
+       {"fused_transfers"},
+       {"unfused_bytes", Unit::bytes},
+       {"fused_bytes", Unit::bytes},
+       {"unfused_kernels"},
+       {"fused_kernels"},
+       {"unfused_time", Unit::seconds, true},
+       {"fused_time", Unit::seconds, true},
+       {"speedup", Unit::count, true},
+       {"regime", Unit::text, true},
+       {"crossover_n", Unit::count, true},
+       {"traffic_ratio"},
+       {"unfused_memory_time", Unit::seconds},
+       {"fused_memory_time", Unit::seconds}},
+      run,
+      "n",
+      chart};
+  return calc;
+}
+
+}  // namespace gpucalc
