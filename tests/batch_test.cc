@@ -182,7 +182,7 @@ TEST_CASE("sweep points equal single calls") {
     CHECK(row.at("occupancy") == one[0]["occupancy"]);
     CHECK(row.at("limiter") == one[0]["limiter"]);
   }
-  auto fusion = run_gpucalc({"fusion", "--preset", "unary", "--ops", "4", "--sweep", "n=1e4:1e8:1", "--format", "csv"});
+  auto fusion = run_gpucalc({"fusion", "--preset", "unary", "--ops", "4", "--sweep", "n=1e4:1e8:x10", "--format", "csv"});
   REQUIRE(fusion.exit_code == 0);
   auto points = table_of(fusion.out);
   REQUIRE(points.size() == 5);  // 1e4, 1e5, 1e6, 1e7, 1e8

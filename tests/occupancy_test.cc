@@ -487,9 +487,10 @@ TEST_CASE("gpucalc occupancy --sweep covers the axis") {
   testing::Run r = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--sweep", "regs=16:64:48", "--format",
                                 "csv"});
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.find("regs,blocks_per_sm,warps_per_sm,occupancy,limiter") == 0);
-  CHECK(r.out.find("\n16,8,64,1,threads\n") != std::string::npos);
-  CHECK(r.out.find("\n64,4,32,0.5,registers\n") != std::string::npos);
+  // Every option and every result key is a column, whatever the case: the header never changes.
+  CHECK(r.out.find("gpu,threads,regs,smem,carveout,model,blocks_per_sm,warps_per_sm,threads_per_sm,occupancy,limiter,") == 0);
+  CHECK(r.out.find("\nh100,256,16,0,,exact,8,64,2048,1,threads,") != std::string::npos);
+  CHECK(r.out.find("\nh100,256,64,0,,exact,4,32,1024,0.5,registers,") != std::string::npos);
 }
 
 }  // namespace

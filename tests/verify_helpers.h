@@ -105,13 +105,8 @@ inline Ran run_gpucalc_shell(const std::string& args) {
   return r;
 }
 
-/// The JSON value at the dotted path "a.b" of `text` (its first line when the whole is JSON
-/// Lines), or nullptr.
-inline const nlohmann::json* json_at(const std::string& text, const std::string& path, nlohmann::json& doc) {
-  doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded()) doc = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
-  if (doc.is_discarded()) return nullptr;
-  const nlohmann::json* at = &doc;
+/// The value at the dotted path "a.b" below `at`, or nullptr.
+inline const nlohmann::json* json_path(const nlohmann::json* at, const std::string& path) {
   std::size_t start = 0;
   while (start <= path.size()) {
     std::size_t dot = path.find('.', start);
@@ -122,6 +117,26 @@ inline const nlohmann::json* json_at(const std::string& text, const std::string&
     start = dot + 1;
   }
   return at;
+}
+
+/// The first place, depth first, where the dotted `path` starts (as the old flat reader found it:
+/// "ways" finds results.ways; "key" finds profiles[0].key).
+inline const nlohmann::json* json_search(const nlohmann::json& at, const std::string& path) {
+  if (const nlohmann::json* v = json_path(&at, path)) return v;
+  if (!at.is_object() && !at.is_array()) return nullptr;
+  for (const auto& child : at) {
+    if (const nlohmann::json* v = json_search(child, path)) return v;
+  }
+  return nullptr;
+}
+
+/// The JSON value at the dotted path "a.b" of `text` (its first line when the whole is JSON
+/// Lines), or nullptr.
+inline const nlohmann::json* json_at(const std::string& text, const std::string& path, nlohmann::json& doc) {
+  doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded()) doc = nlohmann::json::parse(text.substr(0, text.find('\n')), nullptr, false);
+  if (doc.is_discarded()) return nullptr;
+  return json_search(doc, path);
 }
 
 /// The number at `path` (NaN when missing or not a number; JSON null is NaN too).
