@@ -153,7 +153,7 @@ TEST_CASE("end to end: fusion through the binary, json, csv, --require") {
   CHECK(json_number(r.out, "unfused_memory_time") * 1e6 == doctest::Approx(281).epsilon(0.002));
   CHECK(json_number(r.out, "fused_time") * 1e6 == doctest::Approx(80).epsilon(0.002));
   CHECK(json_number(r.out, "traffic_ratio") == doctest::Approx(3.5).epsilon(0.001));
-  CHECK(r.out.find("\"regime\": \"memory\"") != std::string::npos);
+  CHECK(testing::json_word(r.out, "results.regime") == "memory");
   r = run_gpucalc("fusion --preset rmsnorm --rows 8 --cols 4096 --launch 3.6us --format json");
   REQUIRE(r.code == 0);
   CHECK(json_number(r.out, "speedup") == doctest::Approx(6));

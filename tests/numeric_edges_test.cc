@@ -65,16 +65,7 @@ bool json_numbers_finite(const std::string& json, std::string& bad) {
 }
 
 // The number after "key": in the results object (first match after "results"), NaN if absent.
-double result(const std::string& json, const std::string& key) {
-  std::size_t at = json.find("\"results\"");
-  if (at == std::string::npos) return std::nan("");
-  at = json.find("\"" + key + "\": ", at);
-  if (at == std::string::npos) return std::nan("");
-  const char* start = json.c_str() + at + key.size() + 4;
-  char* end = nullptr;
-  double v = std::strtod(start, &end);
-  return end == start ? std::nan("") : v;
-}
+double result(const std::string& json, const std::string& key) { return gpucalc::testing::json_number(json, "results." + key); }
 
 void expect_refusal(const std::vector<std::string>& args, const std::string& names) {
   Outcome o = run_binary(args);
