@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "commands/commands.h"
@@ -131,6 +132,15 @@ int run(int argc, char** argv) {
   }
   if (chosen == nullptr) return fail(subcommand_error(name), 2);
   if (tool) return tool();
+  // An empty --sweep, --plot or --batch is a mistake, not "none".
+  const CommonOptions& c = registered.common;
+  for (const auto& [flag, value, accepted] :
+       {std::tuple{"--sweep", &c.sweep, "AXIS or AXIS=FROM:TO[:STEP|:xFACTOR] (see --help)"},
+        std::tuple{"--plot", &c.plot, "a file name ending in .svg"},
+        std::tuple{"--batch", &c.batch, "a CSV file, or - for standard input"}}) {
+    const CLI::Option* o = chosen_app->get_option_no_throw(flag);
+    if (o != nullptr && o->count() > 0 && value->empty()) throw InputError(flag, "", accepted);
+  }
   RawOptions raw;
   for (std::size_t i = 0; i < registered.options.size(); ++i) {
     if (registered.options[i]->count() > 0) raw.push_back(registered.values[i]);

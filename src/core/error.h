@@ -12,19 +12,25 @@ class InputError : public std::runtime_error {
   InputError(std::string option, std::string value, std::string accepted)
       : std::runtime_error(format(option, value, accepted)),
         option_(std::move(option)), value_(std::move(value)), accepted_(std::move(accepted)) {}
-  /// A message that is already complete (a profile error, a row of a file).
-  explicit InputError(const std::string& message) : std::runtime_error(message) {}
+  /// A message that is already complete (a profile error, a row of a file); kept to one line.
+  explicit InputError(const std::string& message) : std::runtime_error(one_line(message)) {}
   const std::string& option() const { return option_; }
   const std::string& value() const { return value_; }
   const std::string& accepted() const { return accepted_; }
 
   /// A value as messages quote it: control characters escaped, so the message stays one line,
   /// and at most 200 characters.
-  static std::string printable(const std::string& value) {
+  static std::string printable(const std::string& value) { return escaped(value, 200); }
+
+  /// Control characters escaped (a message is one line on stderr, whatever it quotes).
+  static std::string one_line(const std::string& text) { return escaped(text, std::string::npos); }
+
+ private:
+  static std::string escaped(const std::string& value, std::size_t limit) {
     static const char* hex = "0123456789abcdef";
     std::string out;
     for (unsigned char c : value) {
-      if (out.size() >= 200) return out + "...";
+      if (out.size() >= limit) return out + "...";
       if (c == '\n') {
         out += "\\n";
       } else if (c == '\r') {
@@ -42,10 +48,9 @@ class InputError : public std::runtime_error {
     return out;
   }
 
- private:
   static std::string format(const std::string& option, const std::string& value,
                             const std::string& accepted) {
-    return option + ": invalid value '" + printable(value) + "': expected " + accepted;
+    return option + ": invalid value '" + printable(value) + "': expected " + one_line(accepted);
   }
   std::string option_, value_, accepted_;
 };

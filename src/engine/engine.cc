@@ -103,7 +103,13 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
       if (r.brief) result_keys_.push_back(&r);
     }
   }
-  for (const std::string& k : input_keys_) columns.push_back({k, true});
+  for (const std::string& k : input_keys_) {
+    bool number = false;  // numbers right-aligned, words (access, preset, an expression) left
+    for (const OptionSpec& o : calc.options) {
+      if (o.key() == k) number = o.kind == OptionKind::integer || o.kind == OptionKind::number;
+    }
+    columns.push_back({k, number});
+  }
   for (const ResultSpec* r : result_keys_) columns.push_back({r->key, r->unit != Unit::text});
   if (shape_.batch) columns.push_back({"error", false});
   if (format != Format::json) table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
@@ -172,13 +178,19 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
   }
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
-    // No --sweep: the chart's own axis, when this case uses it.
+    // No --sweep: the chart's own axis when this case uses it, else another axis it uses.
     Sweep sweep = parse_sweep(calc, calc.chart_axis, gpu);
     const Args::Entry* e = args.find(sweep.axis->name);
+    for (const Args::Entry& other : args.entries()) {
+      if (e != nullptr && e->used) break;
+      if (other.used && other.spec->sweep != nullptr) {
+        sweep = parse_sweep(calc, other.spec->name, gpu);
+        e = &other;
+      }
+    }
     if (e == nullptr || !e->used) {
-      throw InputError(fmt::format("--plot: this {} case does not use --{}, the axis of its chart: give --sweep over an "
-                                   "option it uses",
-                                   calc.name, sweep.axis->name));
+      throw InputError(fmt::format("--plot: this {} case has no option to chart along (none it uses can be swept)",
+                                   calc.name));
     }
     data.axis = sweep.axis->name;
     for (double x : sweep.points) {

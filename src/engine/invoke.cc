@@ -1,6 +1,7 @@
 // run_calculator: what main calls for every calculator.
 #include <fmt/format.h>
 
+#include <memory>
 #include <optional>
 #include <ostream>
 
@@ -40,25 +41,31 @@ int run_one(const Plan& p, const Args& args, const Gpu& gpu, std::ostream& out, 
 int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gpu, std::ostream& out,
               std::ostream& err) {
   const OptionSpec& axis = *sweep.axis;
-  if (p.format == Format::text) out << fmt::format("{} on {} ({}): sweep over {}\n", p.calc.name, gpu.name, gpu.key, axis.name);
-  RowWriter writer(p.calc, p.format, out, {false, false, {axis.key()}});
   std::vector<std::string> failures;
   ChartData data;
   data.axis = axis.name;
   data.gpu = &gpu;
+  std::unique_ptr<RowWriter> writer;
   for (double x : sweep.points) {
     Args point = args;
     set_axis(point, axis, x);
     Report report = run_case(p.calc, point, gpu, axis.name);
+    if (!writer) {
+      // Only once the first point ran: a case that cannot be swept prints nothing on stdout.
+      if (p.format == Format::text) {
+        out << fmt::format("{} on {} ({}): sweep over {}\n", p.calc.name, gpu.name, gpu.key, axis.name);
+      }
+      writer = std::make_unique<RowWriter>(p.calc, p.format, out, RowWriter::Shape{false, false, {axis.key()}});
+    }
     Row row = make_row(point, report, gpu, 0);
-    writer.write(row, p.common.explain ? &report.explain : nullptr);
+    writer->write(row, p.common.explain ? &report.explain : nullptr);
     const Value* at = find_value(row.inputs, axis.key());
     for (std::string& f : check_requirements(p.requirements, row, fmt::format(" at {}={}", axis.name, csv_cell(*at)))) {
       failures.push_back(std::move(f));
     }
     if (!p.common.plot.empty()) data.points.push_back(std::move(row));
   }
-  writer.finish();
+  writer->finish();
   if (!p.common.plot.empty()) {
     // The case itself for the marker: its own value of the axis, else the sweep's first point.
     Args base = args;

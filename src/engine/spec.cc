@@ -38,7 +38,8 @@ std::string OptionSpec::accepted(const Gpu* gpu) const {
     range = fmt::format("at most {}", bound_text(hi, unit));
   }
   const bool from_profile = gpu != nullptr && (min.of_gpu != nullptr || max.of_gpu != nullptr);
-  std::string form = kind == OptionKind::integer && unit == Unit::count ? "a whole number" : accepted_forms(unit);
+  std::string form = kind == OptionKind::integer && unit == Unit::count ? "a whole number (256, 2^24, 16,384 or 0xff)"
+                                                                         : accepted_forms(unit);
   return fmt::format("{}{}{}, {}{}", form, range.empty() ? "" : ", ", range, what,
                      from_profile ? fmt::format(" ({})", gpu->key) : "");
 }

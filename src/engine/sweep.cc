@@ -51,7 +51,12 @@ std::vector<double> points_of(const OptionSpec& axis, const SweepRange& r, const
   if (r.to < r.from) throw InputError("--sweep", where, "FROM at most TO");
   double count = 0;
   if (r.geometric) {
-    if (!(r.step > 1) || !(r.from > 0)) throw InputError("--sweep", where, "a FACTOR above 1 and FROM above 0 (xK)");
+    if (!(r.step > 1)) throw InputError("--sweep", where, "a FACTOR above 1 after x (n=1e3:1e9:x10)");
+    if (!(r.from > 0)) {
+      throw InputError("--sweep", where, fmt::format("FROM above 0 for a geometric sweep ({} steps by a factor unless a "
+                                                     "STEP is given: FROM:TO:STEP for a linear one)",
+                                                     axis.name));
+    }
     count = std::floor(std::log(r.to / r.from) / std::log(r.step) + 1e-9) + 1;
   } else {
     if (!(r.step > 0)) throw InputError("--sweep", where, "a STEP greater than 0");
@@ -93,8 +98,15 @@ Sweep parse_sweep(const Calculator& calc, const std::string& text, const Gpu& gp
     range.to = read_point(*axis, parts[1], text, gpu);
     if (parts.size() == 3) {
       range.geometric = !parts[2].empty() && (parts[2][0] == 'x' || parts[2][0] == 'X');
-      range.step = range.geometric ? parse_quantity(parts[2].substr(1), Unit::count, "--sweep")
-                                   : read_point(*axis, parts[2], text, gpu);
+      if (range.geometric) {
+        try {
+          range.step = parse_quantity(parts[2].substr(1), Unit::count, "--sweep");
+        } catch (const InputError&) {
+          throw InputError("--sweep", text, "a FACTOR after x, a number above 1 (n=1e3:1e9:x10)");
+        }
+      } else {
+        range.step = read_point(*axis, parts[2], text, gpu);
+      }
     }
   }
   Sweep sweep{axis, points_of(*axis, range, eq == std::string::npos ? "" : text)};
