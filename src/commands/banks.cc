@@ -89,75 +89,98 @@ void apply_mask(const Args& a, SharedAccess& access) {
   if (!any) throw InputError("--mask", a.text("mask"), "a mask that keeps at least one lane the access has active");
 }
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
-  const std::int64_t e = a.integer("elem");
+/// How a warp reads shared memory: the element each lane reads, and one line that says how.
+struct AccessForm {
   SharedAccess access;
   std::string how;
+};
+
+/// --words: lane t reads the element the expression or list gives it.
+AccessForm words_form(const Args& a, std::int64_t e) {
+  AccessForm form;
+  const std::string& words = a.text("words");
+  std::vector<std::int64_t> index = lane_values(words, "--words", 32, 0, kMaxIndex);
+  form.access.element_bytes = static_cast<int>(e);
+  for (std::size_t t = 0; t < index.size(); ++t) {
+    form.access.active[t] = true;
+    form.access.element[t] = index[t];
+  }
+  form.how = fmt::format("lane t reads element {} of {} bytes", words, e);
+  return form;
+}
+
+TileAccess tile_access_kind(const std::string& access_name) {
+  return access_name == "row"        ? TileAccess::row
+         : access_name == "column"   ? TileAccess::column
+         : access_name == "diagonal" ? TileAccess::diagonal
+                                     : TileAccess::word;
+}
+
+/// The tile's layout and which element lane t reads, in one line.
+std::string tile_how(const Tile& tile, TileAccess kind, std::int64_t row, std::int64_t col) {
+  const std::string layout = fmt::format(
+      "tile[{}][{}]: element (r, c) is at index r x {} + {}", tile.rows, tile.width + tile.pad, tile.width + tile.pad,
+      tile.swizzle ? fmt::format("(c xor (r mod {}))", tile.width) : std::string("c"));
+  switch (kind) {
+    case TileAccess::row:
+      return tile.width >= 32 ? fmt::format("{}; lane t reads ({}, t)", layout, row)
+                              : fmt::format("{}; lane t reads ({} + t / {}, t mod {})", layout, row, tile.width, tile.width);
+    case TileAccess::column:
+      return tile.rows >= 32 ? fmt::format("{}; lane t reads (t, {})", layout, col)
+                             : fmt::format("{}; lane t reads (t mod {}, {} + t / {})", layout, tile.rows, col, tile.rows);
+    case TileAccess::diagonal: return fmt::format("{}; lane t reads (t, t)", layout);
+    case TileAccess::word: return fmt::format("{}; every lane reads ({}, {})", layout, row, col);
+  }
+  return {};
+}
+
+/// A note when the tile is larger than the shared memory one block may have.
+void note_tile_size(const Tile& tile, std::int64_t e, const Gpu& gpu, Report& report) {
+  // tile bytes = rows x (width + pad) x element bytes
+  const double tile_bytes = static_cast<double>(tile.rows) * static_cast<double>(tile.width + tile.pad) * static_cast<double>(e);
+  if (tile_bytes > static_cast<double>(gpu.shared_memory_per_block_optin)) {
+    report.notes.push_back(fmt::format("the tile takes {}, more than the {} of shared memory one block may have",
+                                       format_quantity(tile_bytes, Unit::onchip_bytes),
+                                       format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes)));
+  }
+}
+
+/// --access on a tile [rows][width + pad]: a row, a column, the diagonal or one word.
+AccessForm tile_form(const Args& a, const Gpu& gpu, std::int64_t e, Report& report) {
   Tile tile;
   tile.element_bytes = static_cast<int>(e);
-  if (a.has("words")) {
-    const std::string& words = a.text("words");
-    std::vector<std::int64_t> index = lane_values(words, "--words", 32, 0, kMaxIndex);
-    access.element_bytes = static_cast<int>(e);
-    for (std::size_t t = 0; t < index.size(); ++t) {
-      access.active[t] = true;
-      access.element[t] = index[t];
-    }
-    how = fmt::format("lane t reads element {} of {} bytes", words, e);
-  } else {
-    if (!a.has("access")) {
-      throw InputError("--access is required: row, column, diagonal or word (or --words EXPR for any pattern)");
-    }
-    const std::string& access_name = a.text("access");
-    const TileAccess kind = access_name == "row"      ? TileAccess::row
-                            : access_name == "column" ? TileAccess::column
-                            : access_name == "diagonal" ? TileAccess::diagonal
-                                                        : TileAccess::word;
-    tile.width = a.integer("width");
-    tile.rows = a.integer("rows");
-    tile.pad = a.has("pad") ? a.integer("pad") : 0;
-    tile.swizzle = a.has("swizzle") && a.text("swizzle") == "xor";
-    const std::int64_t row = kind == TileAccess::row || kind == TileAccess::word ? a.integer("row") : 0;
-    const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer("col") : 0;
-    access = tile_access(tile, kind, row, col);
-    const std::string layout = fmt::format(
-        "tile[{}][{}]: element (r, c) is at index r x {} + {}", tile.rows, tile.width + tile.pad, tile.width + tile.pad,
-        tile.swizzle ? fmt::format("(c xor (r mod {}))", tile.width) : std::string("c"));
-    switch (kind) {
-      case TileAccess::row:
-        how = tile.width >= 32 ? fmt::format("{}; lane t reads ({}, t)", layout, row)
-                               : fmt::format("{}; lane t reads ({} + t / {}, t mod {})", layout, row, tile.width, tile.width);
-        break;
-      case TileAccess::column:
-        how = tile.rows >= 32 ? fmt::format("{}; lane t reads (t, {})", layout, col)
-                              : fmt::format("{}; lane t reads (t mod {}, {} + t / {})", layout, tile.rows, col, tile.rows);
-        break;
-      case TileAccess::diagonal: how = fmt::format("{}; lane t reads (t, t)", layout); break;
-      case TileAccess::word: how = fmt::format("{}; every lane reads ({}, {})", layout, row, col); break;
-    }
-    const double tile_bytes = static_cast<double>(tile.rows) * static_cast<double>(tile.width + tile.pad) * static_cast<double>(e);
-    if (tile_bytes > static_cast<double>(gpu.shared_memory_per_block_optin)) {
-      report.notes.push_back(fmt::format("the tile takes {}, more than the {} of shared memory one block may have",
-                                         format_quantity(tile_bytes, Unit::onchip_bytes),
-                                         format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes)));
-    }
+  if (!a.has("access")) {
+    throw InputError("--access is required: row, column, diagonal or word (or --words EXPR for any pattern)");
   }
-  apply_mask(a, access);
+  const TileAccess kind = tile_access_kind(a.text("access"));
+  tile.width = a.integer("width");
+  tile.rows = a.integer("rows");
+  tile.pad = a.has("pad") ? a.integer("pad") : 0;
+  tile.swizzle = a.has("swizzle") && a.text("swizzle") == "xor";
+  const std::int64_t row = kind == TileAccess::row || kind == TileAccess::word ? a.integer("row") : 0;
+  const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer("col") : 0;
+  AccessForm form;
+  form.access = tile_access(tile, kind, row, col);
+  form.how = tile_how(tile, kind, row, col);
+  note_tile_size(tile, e, gpu, report);
+  return form;
+}
 
-  const BanksResult r = banks(access);
-  report.results = {Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
-                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast)};
+/// The bank every active lane's word is in when the access uses one bank; -1 otherwise.
+int single_bank_of(const SharedAccess& access, const BanksResult& r, std::int64_t e) {
   int single_bank = -1;
   if (r.banks_used == 1) {
     for (int t = 0; t < 32 && single_bank < 0; ++t) {
       if (access.active[t]) single_bank = bank_of_byte(access.element[t] * e);
     }
-    report.results.push_back(Value::num("bank", single_bank));
   }
+  return single_bank;
+}
 
-  report.explain.push_back(how);
-  report.explain.push_back(fmt::format("word = index x {} / 4, bank = word mod 32: {}", e, lane_words(access)));
+/// The steps from the lanes' elements to ways, wavefronts and banks used.
+void explain_steps(const AccessForm& form, const BanksResult& r, std::int64_t e, int single_bank, Report& report) {
+  report.explain.push_back(form.how);
+  report.explain.push_back(fmt::format("word = index x {} / 4, bank = word mod 32: {}", e, lane_words(form.access)));
   if (r.phases > 1) {
     report.explain.push_back(fmt::format("{}-byte elements are served in {} phases of {} lanes; each lane's element "
                                          "spans {} words",
@@ -183,14 +206,33 @@ Report run(const Args& a, const Gpu& gpu) {
   report.explain.push_back(fmt::format("banks used = {}; broadcast (a word read by several lanes): {}", r.banks_used,
                                        r.broadcast ? "yes" : "no"));
   if (single_bank >= 0) report.explain.push_back(fmt::format("every lane's word is in bank {}", single_bank));
+}
 
+/// A note when the access takes more wavefronts than its phases need.
+void note_conflict(const BanksResult& r, Report& report) {
   const int ideal = r.phases;
   if (r.wavefronts > ideal) {
     report.notes.push_back(fmt::format("{}-way bank conflict: {} wavefronts where {} would do ({}x); pad the row "
                                        "(--pad 1) or swizzle (--swizzle xor)",
                                        r.ways, r.wavefronts, ideal, r.wavefronts / ideal));
   }
-  report.drawing = drawing(access, r);
+}
+
+Report run(const Args& a, const Gpu& gpu) {
+  Report report;
+  const std::int64_t e = a.integer("elem");
+  AccessForm form = a.has("words") ? words_form(a, e) : tile_form(a, gpu, e, report);
+  apply_mask(a, form.access);
+
+  const BanksResult r = banks(form.access);
+  report.results = {Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
+                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast)};
+  const int single_bank = single_bank_of(form.access, r, e);
+  if (r.banks_used == 1) report.results.push_back(Value::num("bank", single_bank));
+
+  explain_steps(form, r, e, single_bank, report);
+  note_conflict(r, report);
+  report.drawing = drawing(form.access, r);
   return report;
 }
 

@@ -72,66 +72,77 @@ std::uint32_t read_mask(const Args& a) {
   return 0xffffffffu;
 }
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
-  const int e = a.count("elem");
-  const std::uint32_t mask = read_mask(a);
+/// How a warp reads global memory: the bytes each lane reads, and one line that says how.
+struct LoadForm {
   WarpLoad load;
   std::string how;
-  if (a.has("addresses")) {
-    const std::string& text = a.text("addresses");
-    std::vector<std::int64_t> addresses = lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes);
-    load = address_load(addresses, e, mask);
-    how = fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, text);
-  } else if (a.has("cols")) {
-    const std::int64_t cols = a.integer("cols");
-    if (!a.has("access")) {
-      throw InputError("--access is required with --cols: row (lane t reads (i, t)) or column (lane t reads (t, j))");
+};
+
+/// --addresses: lane t reads e bytes at the byte address the expression or list gives it.
+LoadForm address_form(const Args& a, int e, std::uint32_t mask) {
+  const std::string& text = a.text("addresses");
+  std::vector<std::int64_t> addresses = lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes);
+  return {address_load(addresses, e, mask),
+          fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, text)};
+}
+
+/// The row (--access row) or column (--access column) of the --cols matrix the warp reads, checked against it.
+std::int64_t matrix_index(const Args& a, MatrixAccess access, std::int64_t cols) {
+  if (access == MatrixAccess::row) {
+    if (cols < kWarpLanes) {
+      throw InputError("--cols", a.text("cols"), "at least 32 columns for --access row (lane t reads column t)");
     }
-    const MatrixAccess access = a.text("access") == "row" ? MatrixAccess::row : MatrixAccess::column;
-    std::int64_t index = 0;
-    if (access == MatrixAccess::row) {
-      if (cols < kWarpLanes) {
-        throw InputError("--cols", a.text("cols"), "at least 32 columns for --access row (lane t reads column t)");
-      }
-      index = a.integer("row");
-    } else {
-      index = a.integer("col");
-      if (index > cols - 1) {
-        throw InputError("--col", a.text("col"),
-                         fmt::format("a column from 0 to {} (the matrix has {} columns)", format_number(static_cast<double>(cols - 1)),
-                                     format_number(static_cast<double>(cols))));
-      }
-    }
-    const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
-    const std::int64_t rows_needed = access == MatrixAccess::row ? index + 1 : kWarpLanes;
-    if (static_cast<double>(rows_needed) * static_cast<double>(cols) * e > static_cast<double>(kMaxBytes)) {
-      throw InputError("--cols", a.text("cols"), "a matrix of at most 256 TiB");
-    }
-    load = matrix_load(cols, access, index, e, offset, mask);
-    how = access == MatrixAccess::row
-              ? fmt::format("lane t reads ({}, t) of a row-major matrix of {} columns: byte {} x ({} x {} + t){}", index,
-                            cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "")
-              : fmt::format("lane t reads (t, {}) of a row-major matrix of {} columns: byte {} x ({} t + {}){}, "
-                            "{} bytes apart",
-                            index, cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "", cols * e);
-  } else {
-    const std::int64_t stride = a.integer("stride");
-    const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
-    load = strided_load(stride, e, offset, mask);
-    how = fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "",
-                      stride, e);
+    return a.integer("row");
   }
-  report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
+  const std::int64_t index = a.integer("col");
+  if (index > cols - 1) {
+    throw InputError("--col", a.text("col"),
+                     fmt::format("a column from 0 to {} (the matrix has {} columns)", format_number(static_cast<double>(cols - 1)),
+                                 format_number(static_cast<double>(cols))));
+  }
+  return index;
+}
 
-  const SectorsResult r = sectors(load, gpu);
-  report.results = {Value::num("sectors", static_cast<double>(r.sectors)),
-                    Value::num("lines", static_cast<double>(r.lines)),
-                    Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
-                    Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
-                    Value::num("efficiency", r.efficiency, Unit::fraction),
-                    Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes)};
+/// --cols with --access: lane t reads (i, t) or (t, j) of a row-major matrix.
+LoadForm matrix_form(const Args& a, int e, std::uint32_t mask) {
+  const std::int64_t cols = a.integer("cols");
+  if (!a.has("access")) {
+    throw InputError("--access is required with --cols: row (lane t reads (i, t)) or column (lane t reads (t, j))");
+  }
+  const MatrixAccess access = a.text("access") == "row" ? MatrixAccess::row : MatrixAccess::column;
+  const std::int64_t index = matrix_index(a, access, cols);
+  const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
+  const std::int64_t rows_needed = access == MatrixAccess::row ? index + 1 : kWarpLanes;
+  if (static_cast<double>(rows_needed) * static_cast<double>(cols) * e > static_cast<double>(kMaxBytes)) {
+    throw InputError("--cols", a.text("cols"), "a matrix of at most 256 TiB");
+  }
+  LoadForm form;
+  form.load = matrix_load(cols, access, index, e, offset, mask);
+  form.how = access == MatrixAccess::row
+                 ? fmt::format("lane t reads ({}, t) of a row-major matrix of {} columns: byte {} x ({} x {} + t){}", index,
+                               cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "")
+                 : fmt::format("lane t reads (t, {}) of a row-major matrix of {} columns: byte {} x ({} t + {}){}, "
+                               "{} bytes apart",
+                               index, cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "", cols * e);
+  return form;
+}
 
+/// --stride: lane t reads element offset + t x stride.
+LoadForm strided_form(const Args& a, int e, std::uint32_t mask) {
+  const std::int64_t stride = a.integer("stride");
+  const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
+  return {strided_load(stride, e, offset, mask),
+          fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "", stride, e)};
+}
+
+LoadForm read_form(const Args& a, int e, std::uint32_t mask) {
+  if (a.has("addresses")) return address_form(a, e, mask);
+  if (a.has("cols")) return matrix_form(a, e, mask);
+  return strided_form(a, e, mask);
+}
+
+/// The steps from the lanes' bytes to sectors, lines, efficiency and DRAM bytes.
+void explain_steps(const std::string& how, const SectorsResult& r, int e, const Gpu& gpu, Report& report) {
   report.explain.push_back(how);
   report.explain.push_back(fmt::format(
       "sectors = the distinct byte / 32 over every byte the {} active lanes read = {} = {} (at least {} for {} bytes)",
@@ -150,8 +161,10 @@ Report run(const Args& a, const Gpu& gpu) {
       "DRAM moves aligned {}-byte granules ({}'s dram_granularity): the sectors fall in {} granules, dram bytes = {} "
       "x {} = {}",
       r.dram_granularity, gpu.key, r.dram_granules, r.dram_granularity, r.dram_granules, r.dram_bytes));
+}
 
-  report.drawing = drawing(r);
+/// Notes on a misaligned address, shared bytes, scattered sectors and sectors beyond a coalesced load.
+void add_notes(const SectorsResult& r, int e, Report& report) {
   if (r.misaligned) {
     report.notes.push_back(fmt::format(
         "some lane's address is not a multiple of its {}-byte element: the GPU faults on such a load "
@@ -174,6 +187,25 @@ Report run(const Args& a, const Gpu& gpu) {
                                        format_number(static_cast<double>(r.sectors) / static_cast<double>(r.min_sectors)),
                                        r.min_sectors));
   }
+}
+
+Report run(const Args& a, const Gpu& gpu) {
+  Report report;
+  const int e = a.count("elem");
+  const std::uint32_t mask = read_mask(a);
+  const LoadForm form = read_form(a, e, mask);
+  report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
+
+  const SectorsResult r = sectors(form.load, gpu);
+  report.results = {Value::num("sectors", static_cast<double>(r.sectors)),
+                    Value::num("lines", static_cast<double>(r.lines)),
+                    Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
+                    Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
+                    Value::num("efficiency", r.efficiency, Unit::fraction),
+                    Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes)};
+  explain_steps(form.how, r, e, gpu, report);
+  report.drawing = drawing(r);
+  add_notes(r, e, report);
   return report;
 }
 

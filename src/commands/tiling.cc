@@ -28,34 +28,36 @@ std::string bar(double used, double limit) {
   return out;
 }
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
+/// One side of the tile: its own option (--tile-m, --tile-n, --tile-k), else --tile.
+std::int64_t tile_side(const Args& a, const char* option) {
+  if (a.has(option)) return a.integer(option);
+  if (!a.has("tile")) {
+    throw InputError(fmt::format("--tile is required: a tile size, --tile T for square tiles, or --tile-m, --tile-n "
+                                 "and --tile-k (--{} is missing)",
+                                 option));
+  }
+  return a.integer("tile");
+}
+
+/// The matmul, the tile, the dtype and its unit, and any rate overrides.
+TilingInput read_input(const Args& a) {
   TilingInput in;
   in.m = a.integer("m");
   in.n = a.integer("n");
   in.k = a.integer("k");
-  // Each side: its own option, else --tile.
-  auto tile_side = [&](const char* option) {
-    if (a.has(option)) return a.integer(option);
-    if (!a.has("tile")) {
-      throw InputError(fmt::format("--tile is required: a tile size, --tile T for square tiles, or --tile-m, --tile-n "
-                                   "and --tile-k (--{} is missing)",
-                                   option));
-    }
-    return a.integer("tile");
-  };
-  in.tile_m = tile_side("tile-m");
-  in.tile_n = tile_side("tile-n");
-  in.tile_k = tile_side("tile-k");
+  in.tile_m = tile_side(a, "tile-m");
+  in.tile_n = tile_side(a, "tile-n");
+  in.tile_k = tile_side(a, "tile-k");
   const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
   in.dtype = dtype.name;
   in.unit = a.has("unit") ? (a.text("unit") == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
   if (a.has("peak")) in.peak = a.number("peak");
   if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
-  const TilingResult r = tiling(in, gpu);
-  const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;
+  return in;
+}
 
-  // Derived inputs: the sides --tile gave a tile that is not square, the unit the dtype implies, the profile's rates.
+/// Derived inputs: the sides --tile gave a tile that is not square, the unit the dtype implies, the profile's rates.
+void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult& r, bool square, Report& report) {
   if (!square) {
     for (const auto& [option, key, value] : {std::tuple{"tile-m", "tile_m", in.tile_m}, {"tile-n", "tile_n", in.tile_n},
                                              {"tile-k", "tile_k", in.tile_k}}) {
@@ -65,24 +67,29 @@ Report run(const Args& a, const Gpu& gpu) {
   if (!a.has("unit")) report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
   if (!a.has("peak")) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+}
 
-  report.results = {Value::num("naive_reads", r.naive_reads),
-                    Value::num("tiled_reads", r.tiled_reads),
-                    Value::num("writes", r.writes),
-                    Value::num("reduction", r.reduction),
-                    Value::num("intensity", r.intensity, Unit::flop_per_byte),
-                    Value::num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
-                    Value::boolean("fits_smem", r.fits_smem),
-                    Value::num("max_square_tile", static_cast<double>(r.max_square_tile)),
-                    Value::num("naive_time", r.naive_time, Unit::seconds),
-                    Value::num("tiled_time", r.tiled_time, Unit::seconds),
-                    Value::num("compute_time", r.compute_time, Unit::seconds),
-                    Value::num("min_bytes", r.min_bytes, Unit::bytes),
-                    Value::num("min_time", r.min_time, Unit::seconds),
-                    Value::num("hong_kung_reads", std::round(r.hong_kung_reads)),
-                    Value::num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte),
-                    Value::num("ridge_tile", r.ridge_tile)};
+std::vector<Value> result_values(const TilingResult& r) {
+  return {Value::num("naive_reads", r.naive_reads),
+          Value::num("tiled_reads", r.tiled_reads),
+          Value::num("writes", r.writes),
+          Value::num("reduction", r.reduction),
+          Value::num("intensity", r.intensity, Unit::flop_per_byte),
+          Value::num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
+          Value::boolean("fits_smem", r.fits_smem),
+          Value::num("max_square_tile", static_cast<double>(r.max_square_tile)),
+          Value::num("naive_time", r.naive_time, Unit::seconds),
+          Value::num("tiled_time", r.tiled_time, Unit::seconds),
+          Value::num("compute_time", r.compute_time, Unit::seconds),
+          Value::num("min_bytes", r.min_bytes, Unit::bytes),
+          Value::num("min_time", r.min_time, Unit::seconds),
+          Value::num("hong_kung_reads", std::round(r.hong_kung_reads)),
+          Value::num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte),
+          Value::num("ridge_tile", r.ridge_tile)};
+}
 
+/// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.
+void explain_traffic(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
   const double e = r.element_bytes;
   const std::string bw = format_quantity(r.bandwidth, Unit::bytes_per_second);
   report.explain.push_back(fmt::format("FLOP = 2 M N K = 2 x {} x {} x {} = {}", in.m, in.n, in.k,
@@ -106,6 +113,12 @@ Report run(const Args& a, const Gpu& gpu) {
                                            : std::string("the tiles divide M and N")));
   report.explain.push_back(fmt::format("reduction = naive / tiled = {}x; writes = M N = {}", format_number(r.reduction),
                                        format_number(r.writes)));
+}
+
+/// The steps for the tile itself: its intensity, its shared memory, the largest that fits, and the bounds.
+void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
+  const double e = r.element_bytes;
+  const std::string bw = format_quantity(r.bandwidth, Unit::bytes_per_second);
   report.explain.push_back(square ? fmt::format("intensity of one step = 2 T^3 / (2 T^2 x {}) = T / {} = {} FLOP/byte",
                                                 r.element_bytes, r.element_bytes, format_number(r.intensity))
                                   : fmt::format("intensity of one step = 2 Tm Tn Tk / ((Tm Tk + Tk Tn) x {}) = {} FLOP/byte",
@@ -135,16 +148,15 @@ Report run(const Args& a, const Gpu& gpu) {
                                        format_quantity(r.peak, Unit::flops_per_second), bw, format_number(r.ridge),
                                        r.element_bytes, format_number(r.ridge_tile),
                                        format_quantity(2 * r.ridge_tile * r.ridge_tile * e, Unit::bytes)));
+}
 
-  report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",
-                               format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
-                               format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes),
-                               bar(static_cast<double>(r.tile_smem_bytes), static_cast<double>(r.smem_limit)));
+/// Notes: a tile pair too large for shared memory, and whether HBM or compute bounds the tiled kernel.
+void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
   if (!r.fits_smem) {
     report.notes.push_back(fmt::format("the tile pair needs {} but a block may have at most {}: the largest square {} tile "
                                        "is {} (use --require fits_smem==true to fail on this)",
                                        format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
-                                       format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes), dtype.name,
+                                       format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes), in.dtype,
                                        r.max_square_tile));
   }
   report.notes.push_back(fmt::format(
@@ -152,6 +164,22 @@ Report run(const Args& a, const Gpu& gpu) {
       "L2 reuse and register tiling close the gap",
       format_quantity(r.tiled_time, Unit::seconds), format_quantity(r.compute_time, Unit::seconds),
       r.tiled_time > r.compute_time ? "memory" : "compute", format_number(r.intensity), format_number(r.ridge)));
+}
+
+Report run(const Args& a, const Gpu& gpu) {
+  Report report;
+  const TilingInput in = read_input(a);
+  const TilingResult r = tiling(in, gpu);
+  const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;
+  add_derived_inputs(a, in, r, square, report);
+  report.results = result_values(r);
+  explain_traffic(in, r, square, report);
+  explain_tile(in, r, square, report);
+  report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",
+                               format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
+                               format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes),
+                               bar(static_cast<double>(r.tile_smem_bytes), static_cast<double>(r.smem_limit)));
+  add_notes(in, r, report);
   return report;
 }
 
