@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <variant>
 
 #include "cli/command.h"
 #include "core/error.h"
@@ -15,42 +16,28 @@ struct HwOptions {
   std::vector<std::string> words;
 };
 
+// One value per profile field, in the order and with the units of profile_fields().
 std::vector<Value> profile_values(const Gpu& g) {
-  std::vector<Value> v = {
-      Value::word("name", g.name),
-      Value::word("compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)),
-      Value::num("sm_count", g.sm_count),
-      Value::num("warp_size", g.warp_size),
-      Value::num("max_threads_per_sm", g.max_threads_per_sm),
-      Value::num("max_threads_per_block", g.max_threads_per_block),
-      Value::num("max_blocks_per_sm", g.max_blocks_per_sm),
-      Value::num("registers_per_sm", g.registers_per_sm),
-      Value::num("registers_per_block", g.registers_per_block),
-      Value::num("max_registers_per_thread", g.max_registers_per_thread),
-      Value::num("register_allocation_unit", g.register_allocation_unit),
-      Value::num("register_sub_partitions", g.register_sub_partitions),
-      Value::num("barriers_per_sm", g.barriers_per_sm),
-      Value::num("shared_memory_per_sm", static_cast<double>(g.shared_memory_per_sm), Unit::onchip_bytes),
-      Value::num("shared_memory_per_block", static_cast<double>(g.shared_memory_per_block), Unit::onchip_bytes),
-      Value::num("shared_memory_per_block_optin", static_cast<double>(g.shared_memory_per_block_optin), Unit::onchip_bytes),
-      Value::num("shared_memory_reserved_per_block", static_cast<double>(g.shared_memory_reserved_per_block), Unit::onchip_bytes),
-      Value::num("shared_memory_allocation_unit", static_cast<double>(g.shared_memory_allocation_unit), Unit::onchip_bytes),
-      Value::num("l1_size_per_sm", static_cast<double>(g.l1_size_per_sm), Unit::onchip_bytes),
-      Value::num("l2_size", static_cast<double>(g.l2_size), Unit::onchip_bytes),
-      Value::num("memory_size", static_cast<double>(g.memory_size), Unit::bytes),
-      Value::num("memory_bandwidth", g.memory_bandwidth, Unit::bytes_per_second),
-      Value::num("l2_bandwidth", g.l2_bandwidth, Unit::bytes_per_second),
-      Value::num("dram_granularity", static_cast<double>(g.dram_granularity), Unit::onchip_bytes),
-      Value::num("boost_clock", g.boost_clock / 1e6),
-  };
-  v.back().key = "boost_clock_mhz";
-  for (const auto& [dtype, peak] : g.peak_cuda) v.push_back(Value::num("peak_cuda_" + dtype, peak, Unit::flops_per_second));
-  for (const auto& [dtype, peak] : g.peak_tensor) v.push_back(Value::num("peak_tensor_" + dtype, peak, Unit::flops_per_second));
-  v.push_back(Value::num("latency_l1_cycles", g.latency_l1_cycles, Unit::cycles));
-  v.push_back(Value::num("latency_shared_cycles", g.latency_shared_cycles, Unit::cycles));
-  v.push_back(Value::num("latency_l2_cycles", g.latency_l2_cycles, Unit::cycles));
-  v.push_back(Value::num("latency_hbm_cycles", g.latency_hbm_cycles, Unit::cycles));
-  v.push_back(Value::num("launch_overhead", g.launch_overhead, Unit::seconds));
+  std::vector<Value> v;
+  for (const ProfileField& f : profile_fields()) {
+    const std::string key(f.key);
+    const FieldValue value = f.get(g);
+    if (key == "boost_clock") {
+      v.push_back(Value::num("boost_clock_mhz", g.boost_clock / 1e6));
+    } else if (const auto* text = std::get_if<std::string>(&value)) {
+      v.push_back(Value::word(key, *text));
+    } else if (const auto* texts = std::get_if<std::vector<std::string>>(&value)) {
+      v.push_back(Value::word(key, fmt::format("{}", fmt::join(*texts, ", "))));
+    } else if (const auto* sizes = std::get_if<std::vector<std::int64_t>>(&value)) {
+      std::vector<std::string> parts;
+      for (std::int64_t size : *sizes) parts.push_back(format_quantity(static_cast<double>(size), f.quantity));
+      v.push_back(Value::word(key, fmt::format("{}", fmt::join(parts, ", "))));
+    } else if (const auto* whole = std::get_if<std::int64_t>(&value)) {
+      v.push_back(Value::num(key, static_cast<double>(*whole), f.quantity));
+    } else {
+      v.push_back(Value::num(key, std::get<double>(value), f.quantity));
+    }
+  }
   return v;
 }
 
@@ -134,10 +121,15 @@ int list(Format format) {
 void add_hw(CLI::App& sub, Invocation& inv) {
   auto o = std::make_shared<HwOptions>();
   sub.add_option("action", o->words, "list, or show NAME");
-  sub.add_option("--format", inv.common.format, "text, json or csv")->capture_default_str();
+  sub.add_option("--format", inv.common.format, "text, json or csv; show also toml")->capture_default_str();
   inv.run_custom = [o](const CommonOptions& common) {
-    Format format = parse_format(common.format);
     const auto& w = o->words;
+    // toml: the profile in the hw/*.toml form, which --gpu FILE reads back unchanged.
+    if (common.format == "toml" && w.size() == 2 && w[0] == "show") {
+      std::cout << profile_toml(load_gpu(w[1]));
+      return 0;
+    }
+    Format format = parse_format(common.format);
     if (w.empty() || (w[0] == "list" && w.size() == 1)) return list(format);
     if (w[0] == "show" && w.size() == 2) return show(w[1], format);
     throw InputError("hw", fmt::format("{}", fmt::join(w, " ")), "'list' or 'show NAME' (NAME from gpucalc hw list, or a FILE.toml)");
