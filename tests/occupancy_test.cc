@@ -231,8 +231,8 @@ std::string header_limiter(unsigned factors) {
   }
 }
 
-void compare_with_header(const std::string& key, std::uint64_t seed, int count) {
-  const Gpu gpu = load_gpu(key);
+void compare_with_header(const Gpu& gpu, std::uint64_t seed, int count) {
+  const std::string& key = gpu.key;
   const cudaOccDeviceProp prop = device_prop(gpu);
   Draws draw(seed);
   int compared_limiters = 0;
@@ -283,23 +283,35 @@ void compare_with_header(const std::string& key, std::uint64_t seed, int count) 
 }
 
 TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations: h100") {
-  compare_with_header("h100", 0x5eed0100, 10000);
+  compare_with_header(load_gpu("h100"), 0x5eed0100, 10000);
 }
 TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations: a100") {
-  compare_with_header("a100", 0x5eed0a10, 10000);
+  compare_with_header(load_gpu("a100"), 0x5eed0a10, 10000);
 }
 TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations: h200") {
-  compare_with_header("h200", 0x5eed0200, 10000);
+  compare_with_header(load_gpu("h200"), 0x5eed0200, 10000);
+}
+
+// V100 (sm_70): no shared memory reserved per block, 256-byte allocation units, the Volta carveouts.
+const std::string kV100 = std::string(GPUCALC_SOURCE_DIR) + "/tests/data/v100.toml";
+
+TEST_CASE("exact model equals cuda_occupancy.h on 20,000 random configurations: v100 (sm_70, nothing reserved)") {
+  const Gpu v100 = load_gpu(kV100);
+  REQUIRE(v100.cc_major == 7);
+  REQUIRE(v100.shared_memory_reserved_per_block == 0);
+  compare_with_header(v100, 0x5eed0070, 20000);
 }
 
 TEST_CASE("exact model equals cuda_occupancy.h on every block size at the lessons' register counts") {
-  for (const std::string& key : builtin_gpu_keys()) {
-    const Gpu gpu = load_gpu(key);
-    if (gpu.cc_major < 8) continue;
+  std::vector<Gpu> gpus;
+  for (const std::string& key : builtin_gpu_keys()) gpus.push_back(load_gpu(key));
+  gpus.push_back(load_gpu(kV100));
+  for (const Gpu& gpu : gpus) {
+    const std::string& key = gpu.key;
     const cudaOccDeviceProp prop = device_prop(gpu);
     for (int threads = 1; threads <= gpu.max_threads_per_block; ++threads) {
       for (int regs : {16, 32, 33, 64, 65, 72, 128, 200, 255}) {
-        for (std::int64_t smem : {std::int64_t{0}, std::int64_t{40 * 1024}, gpu.shared_memory_per_block_optin}) {
+        for (std::int64_t smem : {std::int64_t{0}, std::int64_t{1}, std::int64_t{40 * 1024}, gpu.shared_memory_per_block_optin}) {
           INFO(key, ": --threads ", threads, " --regs ", regs, " --smem ", smem);
           OccupancyInput in;
           in.threads = threads;
@@ -429,6 +441,23 @@ TEST_CASE("gpucalc occupancy: the lesson's examples end to end") {
     CHECK(json_word(r.out, "results.limiter") == c.limiter);
     CHECK(json_word(r.out, "results.fits") == "true");
   }
+}
+
+TEST_CASE("gpucalc occupancy and waves on a profile with nothing reserved per block (sm_70) and no shared memory") {
+  // Was a floating-point exception (exit 136): 0 bytes per block divided the carveout.
+  testing::Run r = run_gpucalc({"occupancy", "--gpu", "tests/data/v100.toml", "--threads", "256", "--regs", "32",
+                                "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "results.blocks_per_sm") == 8);
+  CHECK(json_word(r.out, "results.limiter") == "registers");
+  testing::Run explained = run_gpucalc({"occupancy", "--gpu", "tests/data/v100.toml", "--threads", "256", "--regs",
+                                        "32", "--explain"});
+  CHECK(explained.exit_code == 0);
+  testing::Run w = run_gpucalc({"waves", "--gpu", "tests/data/v100.toml", "--blocks", "1000", "--threads", "256",
+                                "--regs", "32"});
+  INFO(w.err);
+  CHECK(w.exit_code == 0);
 }
 
 TEST_CASE("gpucalc occupancy: 1,024 x 65 does not fit, and says which resource") {

@@ -1,10 +1,13 @@
 #include "core/gpu.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <limits>
@@ -45,14 +48,9 @@ double Gpu::peak(ComputeUnit unit, const std::string& dtype) const {
 
 namespace {
 
-enum class FieldType { text, text_list, integer, size_list, number };
-
-struct Field {
-  const char* key;
-  FieldType type;
-  std::function<void(Gpu&, const toml::node&)> set;
-  bool positive = true;  // numbers must be > 0 (else >= 0)
-};
+// Bounds on what a profile may be, checked before any of it is parsed.
+constexpr std::size_t kMaxProfileBytes = 64 * 1024;  // hw/*.toml are about 7 KB
+constexpr int kMaxProfileNesting = 4;                // a profile needs 2
 
 [[noreturn]] void bad_field(const std::string& origin, const std::string& key, const std::string& expected) {
   throw InputError(fmt::format("profile {}: field '{}': expected {}", origin, key, expected));
@@ -69,41 +67,372 @@ std::string describe(const toml::node& v) {
   return "a date or time";
 }
 
-std::int64_t as_integer(const toml::node& v, const std::string& origin, const std::string& key,
-                        bool positive) {
-  const char* expected = positive ? "a whole number > 0" : "a whole number >= 0";
+// Limits of the whole numbers: 2^24 is far above any real count and keeps the models' int
+// arithmetic (threads + 31, warps x registers, ...) exact; 2^50 bytes keeps sums and products
+// of sizes inside int64.
+constexpr double kMaxCount = 16777216.0;          // 2^24
+constexpr double kMaxSize = 1125899906842624.0;   // 2^50
+// As for options (parse_quantity): products and ratios of a few values must stay finite.
+constexpr double kMinReal = 1e-30;
+constexpr double kMaxReal = 1e30;
+
+std::string number_text(double x) {
+  if (x == kMaxCount) return "2^24";
+  if (x == kMaxSize) return "2^50";
+  return fmt::format("{}", x);
+}
+
+std::int64_t as_integer(const toml::node& v, const std::string& origin, const ProfileField& f) {
+  const std::string key(f.key);
+  const char* expected = f.zero_ok ? "a whole number >= 0" : "a whole number > 0";
   // is_integer() first: value<int64_t>() of a float such as 2.1e47 is an out-of-range cast in toml++.
   auto i = v.is_integer() ? v.value<std::int64_t>() : std::nullopt;
-  if (!i) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
-  if (positive ? *i <= 0 : *i < 0) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
-  if (*i > (std::int64_t{1} << 50)) bad_field(origin, key, fmt::format("a whole number below 2^50, got {}", describe(v)));
+  if (!i || (f.zero_ok ? *i < 0 : *i <= 0)) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
+  if (*i == 0 && f.zero_ok) return 0;
+  if (static_cast<double>(*i) < f.min || static_cast<double>(*i) > f.max) {
+    bad_field(origin, key,
+              f.min == f.max ? fmt::format("{}, got {}", number_text(f.min), *i)
+                             : fmt::format("a whole number from {}{} to {}, got {}", f.zero_ok ? "0 or " : "",
+                                           number_text(f.min), number_text(f.max), *i));
+  }
   return *i;
 }
 
-double as_number(const toml::node& v, const std::string& origin, const std::string& key, bool positive) {
-  const char* expected = positive ? "a finite number > 0" : "a finite number >= 0";
+double as_number(const toml::node& v, const std::string& origin, const ProfileField& f) {
+  const std::string key(f.key);
+  const char* expected = f.zero_ok ? "a finite number >= 0" : "a finite number > 0";
   auto d = v.value<double>();
-  if (!(v.is_floating_point() || v.is_integer()) || !d || !std::isfinite(*d)) {
+  if (!(v.is_floating_point() || v.is_integer()) || !d || !std::isfinite(*d) || (f.zero_ok ? *d < 0 : *d <= 0)) {
     bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
   }
-  if (positive ? *d <= 0 : *d < 0) bad_field(origin, key, fmt::format("{}, got {}", expected, describe(v)));
-  // As for options (parse_quantity): products and ratios of a few values must stay finite.
-  if (*d != 0 && (*d > 1e30 || *d < 1e-30)) {
-    bad_field(origin, key, fmt::format("a number from 1e-30 to 1e30, got {}", describe(v)));
+  if (*d != 0 && (*d < f.min || *d > f.max)) {
+    bad_field(origin, key, fmt::format("a number from {} to {}, got {}", f.min, f.max, describe(v)));
   }
   return *d;
 }
 
-int as_int(const toml::node& v, const std::string& origin, const std::string& key) {
-  std::int64_t i = as_integer(v, origin, key, true);
-  // 2^24 is far above any real count and keeps the models' int arithmetic (threads + 31, ...) exact.
-  if (i > (std::int64_t{1} << 24)) bad_field(origin, key, fmt::format("a whole number up to 2^24, got {}", i));
-  return static_cast<int>(i);
+// A field's value from TOML, checked against its kind and range.
+FieldValue read_value(const toml::node& v, const std::string& origin, const ProfileField& f) {
+  const std::string key(f.key);
+  switch (f.kind) {
+    case FieldKind::text: {
+      auto s = v.value<std::string>();
+      if (!v.is_string() || !s || s->empty()) bad_field(origin, key, "a non-empty string");
+      return *s;
+    }
+    case FieldKind::text_list: {
+      const toml::array* a = v.as_array();
+      if (!a) bad_field(origin, key, "an array of strings");
+      std::vector<std::string> list;
+      for (const toml::node& e : *a) {
+        auto s = e.value<std::string>();
+        if (!e.is_string() || !s) bad_field(origin, key, "an array of strings");
+        list.push_back(*s);
+      }
+      return list;
+    }
+    case FieldKind::version: {
+      auto s = v.value<std::string>();
+      int major = 0, minor = 0;
+      char dot = 0;
+      std::istringstream in(s ? *s : "");
+      if (!v.is_string() || !(in >> major >> dot >> minor) || dot != '.' || !in.eof() || major < f.min ||
+          major > f.max || minor < 0 || minor > 9) {
+        bad_field(origin, key, fmt::format("a string such as \"9.0\" ({}.0 to {}.x)", f.min, f.max));
+      }
+      return fmt::format("{}.{}", major, minor);
+    }
+    case FieldKind::integer:
+    case FieldKind::size:
+      return as_integer(v, origin, f);
+    case FieldKind::size_list: {
+      const toml::array* a = v.as_array();
+      if (!a || a->empty()) bad_field(origin, key, "a non-empty array of sizes in bytes");
+      std::vector<std::int64_t> list;
+      for (const toml::node& e : *a) list.push_back(as_integer(e, origin, f));
+      if (!std::is_sorted(list.begin(), list.end())) bad_field(origin, key, "sizes in increasing order");
+      return list;
+    }
+    case FieldKind::rate:
+    case FieldKind::cycles:
+    case FieldKind::time:
+      return as_number(v, origin, f);
+  }
+  return {};
+}
+
+// A field's value as TOML text.
+std::string toml_string(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7F) {
+          out += fmt::format("\\u{:04X}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// A number TOML reads back to the same double: shortest round-trip digits.
+std::string toml_number(double x) {
+  if (!std::isfinite(x)) throw std::invalid_argument("profile_toml: a field is not finite");
+  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) return fmt::format("{}", static_cast<long long>(x));
+  std::string s = fmt::format("{}", x);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+struct WriteValue {
+  std::string operator()(const std::string& s) const { return toml_string(s); }
+  std::string operator()(const std::vector<std::string>& list) const {
+    std::string out = "[";
+    for (std::size_t i = 0; i < list.size(); ++i) out += (i ? ", " : "") + toml_string(list[i]);
+    return out + "]";
+  }
+  std::string operator()(std::int64_t i) const { return fmt::format("{}", i); }
+  std::string operator()(const std::vector<std::int64_t>& list) const { return fmt::format("[{}]", fmt::join(list, ", ")); }
+  std::string operator()(double d) const { return toml_number(d); }
+};
+
+// Table rows: where each kind of field lives in Gpu.
+ProfileField count(std::string_view key, std::string_view unit, int Gpu::*member, double min = 1, double max = kMaxCount) {
+  return {key, FieldKind::integer, unit, Unit::count, false, min, max,
+          [member](const Gpu& g) -> FieldValue { return std::int64_t{g.*member}; },
+          [member](Gpu& g, const FieldValue& v) { g.*member = static_cast<int>(std::get<std::int64_t>(v)); }};
+}
+ProfileField size(std::string_view key, std::int64_t Gpu::*member, bool zero_ok = false, Unit quantity = Unit::onchip_bytes) {
+  return {key, FieldKind::size, "bytes", quantity, zero_ok, 1, kMaxSize,
+          [member](const Gpu& g) -> FieldValue { return g.*member; },
+          [member](Gpu& g, const FieldValue& v) { g.*member = std::get<std::int64_t>(v); }};
+}
+ProfileField real(std::string_view key, FieldKind kind, std::string_view unit, Unit quantity, double Gpu::*member) {
+  return {key, kind, unit, quantity, false, kMinReal, kMaxReal,
+          [member](const Gpu& g) -> FieldValue { return g.*member; },
+          [member](Gpu& g, const FieldValue& v) { g.*member = std::get<double>(v); }};
+}
+ProfileField peak(std::string_view key, ComputeUnit unit, const char* dtype, bool zero_ok = true) {
+  auto table = [unit](auto& g) -> auto& { return unit == ComputeUnit::cuda ? g.peak_cuda : g.peak_tensor; };
+  return {key, FieldKind::rate, "FLOP/s", Unit::flops_per_second, zero_ok, kMinReal, kMaxReal,
+          [table, dtype](const Gpu& g) -> FieldValue {
+            auto it = table(g).find(dtype);
+            return it == table(g).end() ? 0.0 : it->second;
+          },
+          [table, dtype](Gpu& g, const FieldValue& v) { table(g)[dtype] = std::get<double>(v); }};
+}
+
+// A profile file, read whole but never more than kMaxProfileBytes: only a regular file is opened
+// (a device such as /dev/zero never ends, a FIFO blocks), and its size is checked before reading.
+std::string read_profile_file(const std::string& path) {
+  const std::string accepted = fmt::format("a profile .toml: a regular file of at most {} bytes", kMaxProfileBytes);
+  struct stat before {};
+  if (::stat(path.c_str(), &before) != 0) {
+    throw InputError("--gpu", path, "a readable profile .toml file (this one cannot be opened)");
+  }
+  if (!S_ISREG(before.st_mode)) {
+    throw InputError("--gpu", path, accepted + " (this is a " +
+                                        (S_ISDIR(before.st_mode) ? "directory" : "device, pipe or socket") + ")");
+  }
+  if (before.st_size > static_cast<off_t>(kMaxProfileBytes)) {
+    throw InputError("--gpu", path, fmt::format("{} (this one has {})", accepted, before.st_size));
+  }
+  // O_NONBLOCK: should the path have become a FIFO since stat, open must not wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError("--gpu", path, "a readable profile .toml file (this one cannot be opened)");
+  struct stat opened {};
+  if (::fstat(fd, &opened) != 0 || !S_ISREG(opened.st_mode)) {
+    ::close(fd);
+    throw InputError("--gpu", path, accepted + " (this is not a regular file)");
+  }
+  // One byte more than the limit tells a file that grew since stat from one that fits.
+  std::string text(kMaxProfileBytes + 1, '\0');
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      ::close(fd);
+      throw InputError("--gpu", path, "a readable profile .toml file (reading it failed)");
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (got > kMaxProfileBytes) throw InputError("--gpu", path, fmt::format("{} (this one has more)", accepted));
+  text.resize(got);
+  return text;
+}
+
+// Before toml++ sees the text: toml++ parses nested tables and arrays recursively, so a document
+// nested 100,000 deep overflows the stack. Containers are counted as TOML builds them: each part
+// of a [table] or [[array]] header, each part but the last of a dotted key, and each { or [ of a
+// value. A profile needs 2 (name = { value = [...] }); deeper is refused with its line.
+void check_nesting(std::string_view text, const std::string& origin) {
+  struct Open {
+    char bracket;  // '{' or '['
+    int key_dots;  // the containers the dots of its key opened
+  };
+  std::size_t line = 1;
+  int header = 0;            // containers the current [table] header opens
+  std::vector<Open> open;    // the { and [ not yet closed
+  int open_dots = 0;         // the sum of their key_dots
+  int pending_dots = 0;      // dots of the key whose value comes next
+  bool expect_key = true;    // at the start of a top-level line, or after { or , in an inline table
+  auto check = [&](int depth) {
+    if (depth > kMaxProfileNesting) {
+      throw InputError(fmt::format("profile {}: line {}: expected at most {} levels of nested tables and arrays "
+                                   "(each field is NAME = {{ value = ..., kind = ..., source = ... }})",
+                                   origin, line, kMaxProfileNesting));
+    }
+  };
+  // Skips the string that starts at text[i] (a quote); returns the index of its last character.
+  auto skip_string = [&](std::size_t i) {
+    const char quote = text[i];
+    const std::string triple(3, quote);
+    const bool multi = text.substr(i, 3) == triple;
+    for (std::size_t j = i + (multi ? 3 : 1); j < text.size(); ++j) {
+      if (text[j] == '\n') {
+        if (!multi) return j - 1;  // unterminated: toml++ reports it
+        ++line;
+      } else if (quote == '"' && text[j] == '\\') {
+        if (j + 1 < text.size() && text[j + 1] == '\n') ++line;
+        ++j;
+      } else if (!multi && text[j] == quote) {
+        return j;
+      } else if (multi && text.substr(j, 3) == triple) {
+        // """a""""" ends with up to two quotes of content before the closing three.
+        std::size_t end = j + 2;
+        for (int extra = 0; extra < 2 && end + 1 < text.size() && text[end + 1] == quote; ++extra) ++end;
+        return end;
+      }
+    }
+    return text.size() - 1;
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      if (open.empty()) expect_key = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    if (c == '#') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (expect_key && open.empty() && c == '[') {
+      // A [table] or [[array of tables]] header: a container per dotted part (and per extra [).
+      header = 1;
+      for (++i; i < text.size() && text[i] != ']' && text[i] != '\n'; ++i) {
+        if (text[i] == '"' || text[i] == '\'') {
+          i = skip_string(i);
+        } else if (text[i] == '.' || text[i] == '[') {
+          check(++header);
+        }
+      }
+      if (i < text.size() && text[i] == '\n') --i;
+      expect_key = false;  // what follows on the line is a comment, or an error toml++ reports
+      continue;
+    }
+    if (expect_key && c != '}') {
+      // A key, possibly dotted, up to its '='.
+      pending_dots = 0;
+      for (; i < text.size() && text[i] != '=' && text[i] != '\n' && text[i] != '}' && text[i] != ','; ++i) {
+        if (text[i] == '"' || text[i] == '\'') {
+          i = skip_string(i);
+        } else if (text[i] == '.') {
+          check(header + open_dots + static_cast<int>(open.size()) + ++pending_dots);
+        }
+      }
+      expect_key = false;
+      if (i < text.size() && text[i] != '=') --i;  // not a key after all: toml++ reports it
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      i = skip_string(i);
+    } else if (c == '[' || c == '{') {
+      open.push_back(Open{c, pending_dots});
+      open_dots += pending_dots;
+      pending_dots = 0;
+      check(header + open_dots + static_cast<int>(open.size()));
+      expect_key = c == '{';
+    } else if (c == ']' || c == '}') {
+      if (!open.empty()) {
+        open_dots -= open.back().key_dots;
+        open.pop_back();
+      }
+      expect_key = false;
+    } else if (c == ',') {
+      expect_key = !open.empty() && open.back().bracket == '{';
+    }
+  }
+}
+
+// Relations between fields, so that no model divides by zero, overflows an int or indexes out of
+// range, and no profile says what no GPU can be. The first broken one is reported, naming the
+// fields and their values.
+void check_relations(const Gpu& g, const std::string& origin) {
+  auto require = [&](bool ok, const char* field, const std::string& expected) {
+    if (!ok) bad_field(origin, field, expected);
+  };
+  // Threads: whole warps per SM (max warps = threads / warp size must not be 0 or truncated).
+  require(g.max_threads_per_sm % g.warp_size == 0, "max_threads_per_sm",
+          fmt::format("a multiple of warp_size ({}), got {}", g.warp_size, g.max_threads_per_sm));
+  require(g.max_threads_per_block <= g.max_threads_per_sm, "max_threads_per_block",
+          fmt::format("at most max_threads_per_sm ({}), got {}", g.max_threads_per_sm, g.max_threads_per_block));
+  // Registers: a block draws on the SM's file, which is split evenly over its sub-partitions.
+  require(g.registers_per_block <= g.registers_per_sm, "registers_per_block",
+          fmt::format("at most registers_per_sm ({}), got {}", g.registers_per_sm, g.registers_per_block));
+  require(g.registers_per_sm % g.register_sub_partitions == 0, "register_sub_partitions",
+          fmt::format("a divisor of registers_per_sm ({}), got {}", g.registers_per_sm, g.register_sub_partitions));
+  // One warp at the most registers a thread may use, rounded up to the allocation unit, must fit
+  // a sub-partition and a block: else no kernel at that count could ever run.
+  const std::int64_t per_partition = g.registers_per_sm / g.register_sub_partitions;
+  const std::int64_t unit = g.register_allocation_unit;
+  const std::int64_t widest_warp = (std::int64_t{g.max_registers_per_thread} * g.warp_size + unit - 1) / unit * unit;
+  require(widest_warp <= per_partition, "register_allocation_unit",
+          fmt::format("one warp at max_registers_per_thread ({} x {} registers, rounded up to a multiple of {} = {}) to fit "
+                      "the {} registers of a sub-partition (registers_per_sm / register_sub_partitions)",
+                      g.max_registers_per_thread, g.warp_size, unit, widest_warp, per_partition));
+  require(widest_warp <= g.registers_per_block, "registers_per_block",
+          fmt::format("at least one warp at max_registers_per_thread ({}), got {}", widest_warp, g.registers_per_block));
+  // Shared memory: per block <= opt-in, and the opt-in block plus its reserved part fits an SM.
+  require(g.shared_memory_per_block <= g.shared_memory_per_block_optin, "shared_memory_per_block",
+          fmt::format("at most shared_memory_per_block_optin ({}), got {}", g.shared_memory_per_block_optin,
+                      g.shared_memory_per_block));
+  require(g.shared_memory_per_block_optin + g.shared_memory_reserved_per_block <= g.shared_memory_per_sm,
+          "shared_memory_per_block_optin",
+          fmt::format("at most shared_memory_per_sm - shared_memory_reserved_per_block ({} - {}), got {}",
+                      g.shared_memory_per_sm, g.shared_memory_reserved_per_block, g.shared_memory_per_block_optin));
+  require(g.shared_memory_allocation_unit <= g.shared_memory_per_sm, "shared_memory_allocation_unit",
+          fmt::format("at most shared_memory_per_sm ({}), got {}", g.shared_memory_per_sm, g.shared_memory_allocation_unit));
+  // Carveouts: the sizes a preference rounds up to; the largest is all the SM has.
+  require(g.shared_memory_carveouts.back() == g.shared_memory_per_sm, "shared_memory_carveouts",
+          fmt::format("sizes up to shared_memory_per_sm, the largest equal to it ({}), got {} last",
+                      g.shared_memory_per_sm, g.shared_memory_carveouts.back()));
+  require(g.l1_size_per_sm >= g.shared_memory_per_sm, "l1_size_per_sm",
+          fmt::format("at least shared_memory_per_sm ({}: shared memory is carved out of L1), got {}",
+                      g.shared_memory_per_sm, g.l1_size_per_sm));
+  // DRAM moves whole sectors at least.
+  require(g.dram_granularity % 32 == 0, "dram_granularity",
+          fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity));
 }
 
 }  // namespace
 
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin) {
+  if (toml_text.size() > kMaxProfileBytes) {
+    throw InputError(fmt::format("profile {}: expected at most {} bytes of TOML, got {}", origin, kMaxProfileBytes,
+                                 toml_text.size()));
+  }
   // Profiles are plain ASCII. toml++ 3.3.0 (Debian's) reaches __builtin_unreachable on some
   // non-ASCII text (U+00A1..U+0499 and others: marzer/tomlplusplus#295), so refuse it first.
   std::size_t line = 1;
@@ -114,6 +443,7 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
                                    line, static_cast<unsigned char>(c)));
     }
   }
+  check_nesting(toml_text, origin);
   toml::table doc;
   try {
     doc = toml::parse(toml_text, origin);
@@ -124,145 +454,118 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
   Gpu gpu;
   gpu.key = key;
   gpu.origin = origin;
-  std::string o = origin;
-
-  auto int_field = [&](const char* k, int Gpu::*member) {
-    return Field{k, FieldType::integer, [k, member, o](Gpu& g, const toml::node& v) { g.*member = as_int(v, o, k); }};
-  };
-  auto size_field = [&](const char* k, std::int64_t Gpu::*member) {
-    return Field{k, FieldType::integer, [k, member, o](Gpu& g, const toml::node& v) { g.*member = as_integer(v, o, k, true); }};
-  };
-  auto number_field = [&](const char* k, double Gpu::*member) {
-    return Field{k, FieldType::number, [k, member, o](Gpu& g, const toml::node& v) { g.*member = as_number(v, o, k, true); }};
-  };
-  auto peak_field = [&](const char* k, bool tensor, const char* dtype) {
-    return Field{k, FieldType::number, [k, tensor, dtype, o](Gpu& g, const toml::node& v) {
-                   (tensor ? g.peak_tensor : g.peak_cuda)[dtype] = as_number(v, o, k, false);
-                 }};
-  };
-
-  const std::vector<Field> fields = {
-      {"name", FieldType::text,
-       [o](Gpu& g, const toml::node& v) {
-         auto s = v.value<std::string>();
-         if (!v.is_string() || !s || s->empty()) bad_field(o, "name", "a non-empty string");
-         g.name = *s;
-       }},
-      {"aliases", FieldType::text_list,
-       [o](Gpu& g, const toml::node& v) {
-         const toml::array* a = v.as_array();
-         if (!a) bad_field(o, "aliases", "an array of strings");
-         for (const toml::node& e : *a) {
-           auto s = e.value<std::string>();
-           if (!e.is_string() || !s) bad_field(o, "aliases", "an array of strings");
-           g.aliases.push_back(*s);
-         }
-       }},
-      {"compute_capability", FieldType::text,
-       [o](Gpu& g, const toml::node& v) {
-         auto s = v.value<std::string>();
-         int major = 0, minor = 0;
-         char dot = 0;
-         std::istringstream in(s ? *s : "");
-         if (!v.is_string() || !(in >> major >> dot >> minor) || dot != '.' || !in.eof() ||
-             major < 7 || major > 12 || minor < 0 || minor > 9) {
-           bad_field(o, "compute_capability", "a string such as \"9.0\" (7.0 to 12.x)");
-         }
-         g.cc_major = major;
-         g.cc_minor = minor;
-       }},
-      int_field("sm_count", &Gpu::sm_count),
-      int_field("warp_size", &Gpu::warp_size),
-      int_field("max_threads_per_sm", &Gpu::max_threads_per_sm),
-      int_field("max_threads_per_block", &Gpu::max_threads_per_block),
-      int_field("max_blocks_per_sm", &Gpu::max_blocks_per_sm),
-      int_field("registers_per_sm", &Gpu::registers_per_sm),
-      int_field("registers_per_block", &Gpu::registers_per_block),
-      int_field("max_registers_per_thread", &Gpu::max_registers_per_thread),
-      int_field("register_allocation_unit", &Gpu::register_allocation_unit),
-      int_field("register_sub_partitions", &Gpu::register_sub_partitions),
-      int_field("barriers_per_sm", &Gpu::barriers_per_sm),
-      size_field("shared_memory_per_sm", &Gpu::shared_memory_per_sm),
-      size_field("shared_memory_per_block", &Gpu::shared_memory_per_block),
-      size_field("shared_memory_per_block_optin", &Gpu::shared_memory_per_block_optin),
-      Field{"shared_memory_reserved_per_block", FieldType::integer,
-            [o](Gpu& g, const toml::node& v) {
-              g.shared_memory_reserved_per_block = as_integer(v, o, "shared_memory_reserved_per_block", false);
-            }},
-      size_field("shared_memory_allocation_unit", &Gpu::shared_memory_allocation_unit),
-      {"shared_memory_carveouts", FieldType::size_list,
-       [o](Gpu& g, const toml::node& v) {
-         const toml::array* a = v.as_array();
-         if (!a || a->empty()) bad_field(o, "shared_memory_carveouts", "a non-empty array of sizes in bytes");
-         for (const toml::node& e : *a) {
-           g.shared_memory_carveouts.push_back(as_integer(e, o, "shared_memory_carveouts", false));
-         }
-         if (!std::is_sorted(g.shared_memory_carveouts.begin(), g.shared_memory_carveouts.end())) {
-           bad_field(o, "shared_memory_carveouts", "sizes in increasing order");
-         }
-       }},
-      size_field("l1_size_per_sm", &Gpu::l1_size_per_sm),
-      size_field("l2_size", &Gpu::l2_size),
-      size_field("memory_size", &Gpu::memory_size),
-      number_field("memory_bandwidth", &Gpu::memory_bandwidth),
-      number_field("l2_bandwidth", &Gpu::l2_bandwidth),
-      size_field("dram_granularity", &Gpu::dram_granularity),
-      number_field("boost_clock", &Gpu::boost_clock),
-      peak_field("peak_cuda_fp64", false, "fp64"),
-      peak_field("peak_cuda_fp32", false, "fp32"),
-      peak_field("peak_cuda_fp16", false, "fp16"),
-      peak_field("peak_cuda_bf16", false, "bf16"),
-      peak_field("peak_tensor_fp64", true, "fp64"),
-      peak_field("peak_tensor_tf32", true, "tf32"),
-      peak_field("peak_tensor_bf16", true, "bf16"),
-      peak_field("peak_tensor_fp16", true, "fp16"),
-      peak_field("peak_tensor_fp8", true, "fp8"),
-      peak_field("peak_tensor_int8", true, "int8"),
-      number_field("latency_l1_cycles", &Gpu::latency_l1_cycles),
-      number_field("latency_shared_cycles", &Gpu::latency_shared_cycles),
-      number_field("latency_l2_cycles", &Gpu::latency_l2_cycles),
-      number_field("latency_hbm_cycles", &Gpu::latency_hbm_cycles),
-      number_field("launch_overhead", &Gpu::launch_overhead),
-  };
-
-  for (const Field& f : fields) {
-    const toml::node* entry = doc.get(f.key);
-    if (!entry) bad_field(o, f.key, "the field to be present (a table { value, kind, source })");
+  const std::vector<ProfileField>& fields = profile_fields();
+  for (const ProfileField& f : fields) {
+    const std::string k(f.key);
+    const toml::node* entry = doc.get(k);
+    if (!entry) bad_field(origin, k, "the field to be present (a table { value, kind, source })");
     const toml::table* t = entry->as_table();
-    if (!t) bad_field(o, f.key, "a table { value = ..., kind = \"spec|measured|derived\", source = \"...\" }");
+    if (!t) bad_field(origin, k, "a table { value = ..., kind = \"spec|measured|derived\", source = \"...\" }");
     const toml::node* value = t->get("value");
-    if (!value) bad_field(o, f.key + std::string(".value"), "a value");
-    f.set(gpu, *value);
+    if (!value) bad_field(origin, k + ".value", "a value");
+    f.set(gpu, read_value(*value, origin, f));
     auto kind = (*t)["kind"].value<std::string>();
     if (!kind || (*kind != "spec" && *kind != "measured" && *kind != "derived")) {
       const toml::node* given = t->get("kind");
-      bad_field(o, f.key + std::string(".kind"),
+      bad_field(origin, k + ".kind",
                 fmt::format("\"spec\", \"measured\" or \"derived\", got {}", given ? describe(*given) : "nothing"));
     }
     auto source = (*t)["source"].value<std::string>();
-    if (!source || source->empty()) bad_field(o, f.key + std::string(".source"), "a non-empty string naming the source");
-    gpu.provenance[f.key] = Provenance{*kind, *source};
+    if (!source || source->empty()) bad_field(origin, k + ".source", "a non-empty string naming the source");
+    for (const auto& part : *t) {
+      const toml::key& name = part.first;  // not a structured binding: clang 14 cannot capture those
+      if (name.str() != "value" && name.str() != "kind" && name.str() != "source") {
+        bad_field(origin, k + "." + std::string(name.str()), "only value, kind and source in a field");
+      }
+    }
+    gpu.provenance[k] = Provenance{*kind, *source};
   }
   for (const auto& entry : doc) {
     const toml::key& k = entry.first;  // not a structured binding: clang 14 cannot capture those
-    bool known = std::any_of(fields.begin(), fields.end(), [&](const Field& f) { return k.str() == f.key; });
+    bool known = std::any_of(fields.begin(), fields.end(), [&](const ProfileField& f) { return k.str() == f.key; });
     if (!known) {
       std::vector<std::string> names;
-      for (const Field& f : fields) names.emplace_back(f.key);
+      for (const ProfileField& f : fields) names.emplace_back(f.key);
       std::string hint = did_you_mean(k.str(), names);
-      bad_field(o, std::string(k.str()), hint.empty() ? "a known field (this one is unknown)"
-                                                      : fmt::format("a known field (did you mean '{}'?)", hint));
+      bad_field(origin, std::string(k.str()), hint.empty() ? "a known field (this one is unknown)"
+                                                           : fmt::format("a known field (did you mean '{}'?)", hint));
     }
   }
-  // Relations a profile must keep, so that no model divides by zero or reads nonsense.
-  if (gpu.warp_size != 32) bad_field(o, "warp_size", "32");
-  if (gpu.max_threads_per_block > gpu.max_threads_per_sm) bad_field(o, "max_threads_per_block", "at most max_threads_per_sm");
-  if (gpu.registers_per_sm % gpu.register_sub_partitions != 0) bad_field(o, "register_sub_partitions", "a divisor of registers_per_sm");
-  if (gpu.shared_memory_per_block_optin > gpu.shared_memory_per_sm) bad_field(o, "shared_memory_per_block_optin", "at most shared_memory_per_sm");
-  if (gpu.shared_memory_per_block > gpu.shared_memory_per_block_optin) bad_field(o, "shared_memory_per_block", "at most shared_memory_per_block_optin");
-  if (gpu.max_registers_per_thread > 255) bad_field(o, "max_registers_per_thread", "at most 255");
-  if (gpu.peak(ComputeUnit::cuda, "fp32") <= 0) bad_field(o, "peak_cuda_fp32", "a number > 0");
+  check_relations(gpu, origin);
   return gpu;
+}
+
+const std::vector<ProfileField>& profile_fields() {
+  using K = FieldKind;
+  static const std::vector<ProfileField> fields = {
+      {"name", K::text, "", Unit::text, false, 0, 0, [](const Gpu& g) -> FieldValue { return g.name; },
+       [](Gpu& g, const FieldValue& v) { g.name = std::get<std::string>(v); }},
+      {"aliases", K::text_list, "", Unit::text, false, 0, 0, [](const Gpu& g) -> FieldValue { return g.aliases; },
+       [](Gpu& g, const FieldValue& v) { g.aliases = std::get<std::vector<std::string>>(v); }},
+      // Range: the major versions gpucalc's rules cover (sm_70 to sm_12x).
+      {"compute_capability", K::version, "", Unit::text, false, 7, 12,
+       [](const Gpu& g) -> FieldValue { return fmt::format("{}.{}", g.cc_major, g.cc_minor); },
+       [](Gpu& g, const FieldValue& v) {
+         const std::string& text = std::get<std::string>(v);  // "major.minor", checked by read_value
+         const std::size_t dot = text.find('.');
+         g.cc_major = std::stoi(text.substr(0, dot));
+         g.cc_minor = std::stoi(text.substr(dot + 1));
+       }},
+      count("sm_count", "SMs", &Gpu::sm_count),
+      count("warp_size", "threads", &Gpu::warp_size, 32, 32),  // the models and the lessons assume 32 lanes
+      count("max_threads_per_sm", "threads", &Gpu::max_threads_per_sm, 32),
+      count("max_threads_per_block", "threads", &Gpu::max_threads_per_block),
+      count("max_blocks_per_sm", "blocks", &Gpu::max_blocks_per_sm),
+      count("registers_per_sm", "registers", &Gpu::registers_per_sm),
+      count("registers_per_block", "registers", &Gpu::registers_per_block),
+      count("max_registers_per_thread", "registers", &Gpu::max_registers_per_thread, 1, 255),  // 8-bit register numbers
+      count("register_allocation_unit", "registers", &Gpu::register_allocation_unit),
+      count("register_sub_partitions", "sub-partitions", &Gpu::register_sub_partitions),
+      count("barriers_per_sm", "barriers", &Gpu::barriers_per_sm),
+      size("shared_memory_per_sm", &Gpu::shared_memory_per_sm),
+      size("shared_memory_per_block", &Gpu::shared_memory_per_block),
+      size("shared_memory_per_block_optin", &Gpu::shared_memory_per_block_optin),
+      size("shared_memory_reserved_per_block", &Gpu::shared_memory_reserved_per_block, true),  // 0 before sm_80
+      size("shared_memory_allocation_unit", &Gpu::shared_memory_allocation_unit),
+      {"shared_memory_carveouts", K::size_list, "bytes", Unit::onchip_bytes, true, 1, kMaxSize,
+       [](const Gpu& g) -> FieldValue { return g.shared_memory_carveouts; },
+       [](Gpu& g, const FieldValue& v) { g.shared_memory_carveouts = std::get<std::vector<std::int64_t>>(v); }},
+      size("l1_size_per_sm", &Gpu::l1_size_per_sm),
+      size("l2_size", &Gpu::l2_size),
+      size("memory_size", &Gpu::memory_size, false, Unit::bytes),
+      real("memory_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::memory_bandwidth),
+      real("l2_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::l2_bandwidth),
+      size("dram_granularity", &Gpu::dram_granularity),
+      real("boost_clock", K::rate, "Hz", Unit::count, &Gpu::boost_clock),
+      peak("peak_cuda_fp64", ComputeUnit::cuda, "fp64"),
+      peak("peak_cuda_fp32", ComputeUnit::cuda, "fp32", false),  // every GPU has FP32 lanes; rooflines default to them
+      peak("peak_cuda_fp16", ComputeUnit::cuda, "fp16"),
+      peak("peak_cuda_bf16", ComputeUnit::cuda, "bf16"),
+      peak("peak_tensor_fp64", ComputeUnit::tensor, "fp64"),
+      peak("peak_tensor_tf32", ComputeUnit::tensor, "tf32"),
+      peak("peak_tensor_bf16", ComputeUnit::tensor, "bf16"),
+      peak("peak_tensor_fp16", ComputeUnit::tensor, "fp16"),
+      peak("peak_tensor_fp8", ComputeUnit::tensor, "fp8"),
+      peak("peak_tensor_int8", ComputeUnit::tensor, "int8"),
+      real("latency_l1_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_l1_cycles),
+      real("latency_shared_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_shared_cycles),
+      real("latency_l2_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_l2_cycles),
+      real("latency_hbm_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_hbm_cycles),
+      real("launch_overhead", K::time, "s", Unit::seconds, &Gpu::launch_overhead),
+  };
+  return fields;
+}
+
+std::string profile_toml(const Gpu& gpu) {
+  std::string out;
+  for (const ProfileField& f : profile_fields()) {
+    auto it = gpu.provenance.find(std::string(f.key));
+    Provenance p = it == gpu.provenance.end() ? Provenance{"derived", "gpucalc"} : it->second;
+    if (p.source.empty()) p.source = "gpucalc";
+    out += fmt::format("{} = {{ value = {}, kind = {}, source = {} }}\n", f.key, std::visit(WriteValue{}, f.get(gpu)),
+                       toml_string(p.kind), toml_string(p.source));
+  }
+  return out;
 }
 
 std::vector<std::string> builtin_gpu_keys() {
@@ -331,14 +634,10 @@ Gpu load_gpu(const std::string& name_or_path) {
                      fmt::format("one of {} or a path to a profile .toml{}", fmt::join(names, ", "),
                                  hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
   }
-  std::ifstream in(name_or_path, std::ios::binary);
-  if (!in) throw InputError("--gpu", name_or_path, "a readable profile .toml file (this one cannot be opened)");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > (1 << 20)) throw InputError("--gpu", name_or_path, "a profile file under 1 MiB");
+  std::string text = read_profile_file(name_or_path);
   std::string key = name_or_path.substr(name_or_path.find_last_of('/') + 1);
   if (key.size() > 5 && lower.substr(lower.size() - 5) == ".toml") key = key.substr(0, key.size() - 5);
-  return parse_gpu(text.str(), key, name_or_path);
+  return parse_gpu(text, key, name_or_path);
 }
 
 }  // namespace gpucalc

@@ -4,8 +4,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <functional>
 #include <string_view>
+#include <variant>
 #include <vector>
+
+#include "core/quantity.h"
 
 namespace gpucalc {
 
@@ -13,6 +17,7 @@ namespace gpucalc {
 struct Provenance {
   std::string kind;    // "spec", "measured" or "derived"
   std::string source;  // document, measurement or derivation
+  bool operator==(const Provenance&) const = default;
 };
 
 /// The units of work a roofline can be drawn for.
@@ -78,7 +83,49 @@ struct Gpu {
 
   /// Peak FLOP/s of `unit` for `dtype`; 0 when the unit has no such path.
   double peak(ComputeUnit unit, const std::string& dtype) const;
+
+  /// Every field and every provenance equal (key and origin included).
+  bool operator==(const Gpu&) const = default;
 };
+
+/// What a profile field holds: how it is read, checked and written.
+enum class FieldKind {
+  text,       // a non-empty string
+  text_list,  // an array of strings
+  version,    // a compute capability, "major.minor"
+  integer,    // a count (threads, registers, blocks)
+  size,       // bytes, a whole number
+  size_list,  // byte sizes in increasing order
+  rate,       // per second: bytes/s, FLOP/s, Hz
+  cycles,     // a latency in clock cycles
+  time,       // seconds
+};
+
+/// A field's value as TOML holds it: text, a list of text, a whole number, a list of whole
+/// numbers or a number.
+using FieldValue =
+    std::variant<std::string, std::vector<std::string>, std::int64_t, std::vector<std::int64_t>, double>;
+
+/// One profile field. profile_fields() is the one list of them: the TOML parser, the TOML writer,
+/// `hw show` and `measure calibrate` all read it, so a field is added in one place.
+struct ProfileField {
+  std::string_view key;   // the TOML key: sm_count
+  FieldKind kind;
+  std::string_view unit;  // what one of it is: bytes, bytes/s, FLOP/s, Hz, s, cycles, threads, ...
+  Unit quantity;          // how `hw show` prints it
+  // The accepted range of a number (of each element of a list): 0, or from `min` to `max`.
+  bool zero_ok;
+  double min;
+  double max;
+  std::function<FieldValue(const Gpu&)> get;        // where it lives in Gpu
+  std::function<void(Gpu&, const FieldValue&)> set;
+};
+const std::vector<ProfileField>& profile_fields();
+
+/// A profile in the hw/*.toml form, one line a field (value, kind, source) in profile_fields()
+/// order: parse_gpu gives the same Gpu back. A field without provenance is written as derived
+/// by gpucalc. Throws std::invalid_argument for a number that is not finite.
+std::string profile_toml(const Gpu& gpu);
 
 /// A profile compiled into the binary.
 struct BuiltinProfile {
@@ -88,11 +135,13 @@ struct BuiltinProfile {
 const std::vector<BuiltinProfile>& builtin_profiles();
 
 /// Parses profile TOML; `origin` names the file in errors. Throws InputError naming the
-/// field and what was expected when a field is missing or malformed.
+/// field and what was expected when a field is missing or malformed, when fields contradict
+/// each other, or when the text is over 64 KiB or nested deeper than 4.
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
 
 /// Finds a profile by key, alias or path to a .toml file. Unknown names throw InputError
-/// listing the known ones with a "did you mean".
+/// listing the known ones with a "did you mean"; a path that is not a regular file of at most
+/// 64 KiB throws InputError naming --gpu before anything is read.
 Gpu load_gpu(const std::string& name_or_path);
 
 /// Keys of the built-in profiles, sorted.

@@ -12,8 +12,10 @@ namespace {
 
 std::int64_t round_up(std::int64_t x, std::int64_t unit) { return (x + unit - 1) / unit * unit; }
 std::int64_t divide_round_up(std::int64_t x, std::int64_t unit) { return (x + unit - 1) / unit; }
-// Blocks a resource allows, clamped to int: a profile's 2^50-byte SM must not wrap around.
+// Blocks a resource allows, clamped to int: a profile's 2^50-byte SM must not wrap around. A block
+// that uses none of it (no shared memory on sm_70, where nothing is reserved) is not limited.
 int blocks_allowed(std::int64_t resource, std::int64_t per_block) {
+  if (per_block == 0) return kNoLimit;
   return static_cast<int>(std::min<std::int64_t>(resource / per_block, kNoLimit));
 }
 

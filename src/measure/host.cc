@@ -177,6 +177,15 @@ DeviceProfile profile_for_device(const DeviceInfo& device) {
     gpu.shared_memory_reserved_per_block = device.shared_memory_reserved_per_block;
     set("shared_memory_reserved_per_block");
   }
+  // The carveouts: the base's sizes below the device's shared memory per SM, then all of it (a
+  // profile's largest carveout is its shared memory per SM).
+  auto& carveouts = gpu.shared_memory_carveouts;
+  if (carveouts.back() != gpu.shared_memory_per_sm) {
+    std::erase_if(carveouts, [&](std::int64_t size) { return size >= gpu.shared_memory_per_sm; });
+    carveouts.push_back(gpu.shared_memory_per_sm);
+    gpu.provenance["shared_memory_carveouts"] =
+        Provenance{"derived", fmt::format("{}'s carveouts up to the device's shared memory per SM", base->key)};
+  }
   take(gpu.l2_size, device.l2_bytes, "l2_size");
   take(gpu.memory_size, device.memory_bytes, "memory_size");
   take(gpu.boost_clock, device.clock_hz, "boost_clock");
@@ -191,96 +200,7 @@ DeviceProfile profile_for_device(const DeviceInfo& device) {
                            device.name, device.cc_major, device.cc_minor, device.sm_count, base->key, base->key)};
 }
 
-namespace {
-
-std::string toml_string(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          out += fmt::format("\\u{:04X}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// A number TOML reads back to the same double: shortest round-trip digits.
-std::string toml_number(double x) {
-  if (!std::isfinite(x)) throw std::invalid_argument("profile_toml: a field is not finite");
-  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) return fmt::format("{}", static_cast<long long>(x));
-  std::string s = fmt::format("{}", x);
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
-}
-
-}  // namespace
-
 std::string profile_toml(const Gpu& g, const std::string& header_comment) {
-  std::vector<std::pair<std::string, std::string>> fields;
-  auto add = [&](const char* key, std::string value) { fields.emplace_back(key, std::move(value)); };
-  auto num = [&](const char* key, double v) { add(key, toml_number(v)); };
-  auto peak = [&](const char* key, const std::map<std::string, double>& table, const char* dtype) {
-    auto it = table.find(dtype);
-    num(key, it == table.end() ? 0.0 : it->second);
-  };
-  add("name", toml_string(g.name));
-  std::string aliases = "[";
-  for (std::size_t i = 0; i < g.aliases.size(); ++i) aliases += (i ? ", " : "") + toml_string(g.aliases[i]);
-  add("aliases", aliases + "]");
-  add("compute_capability", toml_string(fmt::format("{}.{}", g.cc_major, g.cc_minor)));
-  num("sm_count", g.sm_count);
-  num("warp_size", g.warp_size);
-  num("max_threads_per_sm", g.max_threads_per_sm);
-  num("max_threads_per_block", g.max_threads_per_block);
-  num("max_blocks_per_sm", g.max_blocks_per_sm);
-  num("registers_per_sm", g.registers_per_sm);
-  num("registers_per_block", g.registers_per_block);
-  num("max_registers_per_thread", g.max_registers_per_thread);
-  num("register_allocation_unit", g.register_allocation_unit);
-  num("register_sub_partitions", g.register_sub_partitions);
-  num("barriers_per_sm", g.barriers_per_sm);
-  num("shared_memory_per_sm", static_cast<double>(g.shared_memory_per_sm));
-  num("shared_memory_per_block", static_cast<double>(g.shared_memory_per_block));
-  num("shared_memory_per_block_optin", static_cast<double>(g.shared_memory_per_block_optin));
-  num("shared_memory_reserved_per_block", static_cast<double>(g.shared_memory_reserved_per_block));
-  num("shared_memory_allocation_unit", static_cast<double>(g.shared_memory_allocation_unit));
-  std::string carveouts = "[";
-  for (std::size_t i = 0; i < g.shared_memory_carveouts.size(); ++i) {
-    carveouts += (i ? ", " : "") + toml_number(static_cast<double>(g.shared_memory_carveouts[i]));
-  }
-  add("shared_memory_carveouts", carveouts + "]");
-  num("l1_size_per_sm", static_cast<double>(g.l1_size_per_sm));
-  num("l2_size", static_cast<double>(g.l2_size));
-  num("memory_size", static_cast<double>(g.memory_size));
-  num("memory_bandwidth", g.memory_bandwidth);
-  num("l2_bandwidth", g.l2_bandwidth);
-  num("dram_granularity", static_cast<double>(g.dram_granularity));
-  num("boost_clock", g.boost_clock);
-  peak("peak_cuda_fp64", g.peak_cuda, "fp64");
-  peak("peak_cuda_fp32", g.peak_cuda, "fp32");
-  peak("peak_cuda_fp16", g.peak_cuda, "fp16");
-  peak("peak_cuda_bf16", g.peak_cuda, "bf16");
-  peak("peak_tensor_fp64", g.peak_tensor, "fp64");
-  peak("peak_tensor_tf32", g.peak_tensor, "tf32");
-  peak("peak_tensor_bf16", g.peak_tensor, "bf16");
-  peak("peak_tensor_fp16", g.peak_tensor, "fp16");
-  peak("peak_tensor_fp8", g.peak_tensor, "fp8");
-  peak("peak_tensor_int8", g.peak_tensor, "int8");
-  num("latency_l1_cycles", g.latency_l1_cycles);
-  num("latency_shared_cycles", g.latency_shared_cycles);
-  num("latency_l2_cycles", g.latency_l2_cycles);
-  num("latency_hbm_cycles", g.latency_hbm_cycles);
-  num("launch_overhead", g.launch_overhead);
-
   std::string out;
   std::size_t start = 0;
   while (start < header_comment.size()) {
@@ -289,14 +209,8 @@ std::string profile_toml(const Gpu& g, const std::string& header_comment) {
     if (nl == std::string::npos) break;
     start = nl + 1;
   }
-  for (const auto& [key, value] : fields) {
-    auto it = g.provenance.find(key);
-    Provenance p = it == g.provenance.end() ? Provenance{"derived", "gpucalc"} : it->second;
-    if (p.source.empty()) p.source = "gpucalc";
-    out += fmt::format("{} = {{ value = {}, kind = {}, source = {} }}\n", key, value, toml_string(p.kind),
-                       toml_string(p.source));
-  }
-  return out;
+  // The fields, one line each, as the core writes every profile.
+  return out + profile_toml(g);
 }
 
 Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& device, const std::string& date) {
