@@ -2,7 +2,7 @@
 // tick labels, escaping, and degenerate input (never NaN, never a crash).
 //
 // GPUCALC_PLOT_EXAMPLES=DIR writes the example charts (docs/plots/) into DIR.
-#include "cli/plot.h"
+#include "plot/plot.h"
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>

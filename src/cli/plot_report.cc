@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "cli/plot.h"
+#include "plot/plot.h"
 #include "core/error.h"
 
 namespace gpucalc {
