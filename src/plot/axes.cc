@@ -1,58 +1,11 @@
 // Axes and ticks (see axes.h).
 #include "plot/axes.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
-#include <span>
 
 namespace gpucalc::plot {
 namespace {
-
-/// `v` with `digits` significant digits, no trailing zeros, exponents as 1e-5 / 1e20.
-std::string trim_number(double v, int digits) {
-  if (!std::isfinite(v)) return "0";
-  if (v == 0) return "0";
-  std::string s = fmt::format("{:.{}g}", v, digits);
-  auto e = s.find('e');
-  if (e != std::string::npos) {
-    std::string mantissa = s.substr(0, e);
-    std::string exponent = s.substr(e + 1);
-    bool negative = !exponent.empty() && exponent[0] == '-';
-    if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.erase(0, 1);
-    while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
-    s = mantissa + "e" + (negative ? "-" : "") + exponent;
-  }
-  return s;
-}
-
-struct Prefix {
-  double factor;
-  const char* symbol;
-};
-
-/// `v` in the largest prefix it reaches ("250 µs"); below the smallest prefix, in that one.
-std::string scaled(double v, std::span<const Prefix> prefixes, int digits, const char* separator = " ") {
-  double a = std::fabs(v);
-  if (a == 0) return "0";
-  for (const Prefix& p : prefixes) {
-    if (a >= p.factor * (1 - 1e-9)) return trim_number(v / p.factor, digits) + separator + p.symbol;
-  }
-  const Prefix& last = prefixes.back();
-  return trim_number(v / last.factor, digits) + separator + last.symbol;
-}
-
-constexpr Prefix kSeconds[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "µs"}, {1e-9, "ns"}, {1e-12, "ps"}};
-constexpr Prefix kBytes[] = {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}, {1, "B"}};
-constexpr Prefix kBytesPerSecond[] = {{1e15, "PB/s"}, {1e12, "TB/s"}, {1e9, "GB/s"},
-                                      {1e6, "MB/s"},  {1e3, "KB/s"},  {1, "B/s"}};
-constexpr Prefix kBinaryBytes[] = {{1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1, "B"}};
-constexpr Prefix kFlops[] = {{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"},
-                             {1e6, "MFLOP"},  {1e3, "KFLOP"},  {1, "FLOP"}};
-constexpr Prefix kFlopsPerSecond[] = {{1e18, "EFLOP/s"}, {1e15, "PFLOP/s"}, {1e12, "TFLOP/s"}, {1e9, "GFLOP/s"},
-                                      {1e6, "MFLOP/s"},  {1e3, "KFLOP/s"},  {1, "FLOP/s"}};
-constexpr Prefix kCount[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
 
 /// The next tick step after `step`: 1, 2, 5 x 10^k (2.5 x 10^k instead of 2 x 10^k for
 /// percentages, so they fall on 25% and 50%); twice `step` for binary steps.
@@ -69,27 +22,6 @@ double next_step(double step, Unit unit, bool binary) {
 }
 
 }  // namespace
-
-std::string format_value(double v, Unit unit, int digits) {
-  if (!std::isfinite(v)) return "-";
-  switch (unit) {
-    case Unit::seconds: return scaled(v, kSeconds, digits);
-    case Unit::bytes: return scaled(v, kBytes, digits);
-    case Unit::bytes_per_second: return scaled(v, kBytesPerSecond, digits);
-    case Unit::onchip_bytes: return scaled(v, kBinaryBytes, digits);
-    case Unit::flops: return scaled(v, kFlops, digits);
-    case Unit::flops_per_second: return scaled(v, kFlopsPerSecond, digits);
-    case Unit::fraction: return trim_number(v * 100, digits) + "%";
-    case Unit::count:
-    case Unit::cycles:
-    case Unit::flop_per_byte:
-    case Unit::text:
-    case Unit::boolean:
-      if (std::fabs(v) < 1e4) return trim_number(v, digits);
-      return scaled(v, kCount, digits, "");
-  }
-  return trim_number(v, digits);
-}
 
 bool drawable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
 
@@ -226,8 +158,8 @@ std::vector<double> minor_ticks(const std::vector<Tick>& major, double lo, doubl
   return out;
 }
 
-std::string tick_label(double value, Unit unit) { return format_value(value, unit, 6); }
+std::string tick_label(double value, Unit unit) { return format_quantity_short(value, unit, 6); }
 
-std::string value_label(double value, Unit unit) { return format_value(value, unit, 4); }
+std::string value_label(double value, Unit unit) { return format_quantity_short(value, unit, 4); }
 
 }  // namespace gpucalc::plot

@@ -56,13 +56,11 @@ std::vector<Tick> explicit_ticks(const std::vector<double>& values, double lo, d
 /// Minor ticks of a log axis, 2..9 x 10^d, when `major` are whole decades; else none.
 std::vector<double> minor_ticks(const std::vector<Tick>& major, double lo, double hi);
 
-/// A short label for a tick: 1 ms, 250 µs, 50%, 1 TB/s, 100 TFLOP/s, 64 KiB, 10k, 1M.
+/// A short label for a tick, in the units text output uses (format_quantity_short, up to 6
+/// digits, so round steps print exactly): 1 ms, 250 us, 50%, 1 TB/s, 100 TFLOP/s, 64 KiB, 10k, 1M.
 std::string tick_label(double value, Unit unit);
 
 /// A value with up to 4 significant digits and its unit, for labels: 989.4 TFLOP/s, 3.35 TB/s.
 std::string value_label(double value, Unit unit);
-
-/// A value with up to `digits` significant digits and its unit.
-std::string format_value(double v, Unit unit, int digits);
 
 }  // namespace gpucalc::plot

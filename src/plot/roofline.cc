@@ -117,7 +117,7 @@ Chart roofline_chart(const RooflineChart& r) {
   c.y_min = e.y_lo;
   c.y_max = e.y_hi;
   add_roofs(c, ceilings, bw, e);
-  c.vlines.push_back({ridge0, "ridge " + format_value(ridge0, Unit::flop_per_byte, 3) + " FLOP/B"});
+  c.vlines.push_back({ridge0, "ridge " + format_quantity_short(ridge0, Unit::flop_per_byte, 3) + " FLOP/B"});
   if (has_point) c.markers.push_back(point_marker(r, attainable, ridge0));
   return c;
 }
