@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "core/error.h"
@@ -120,6 +121,31 @@ TEST_CASE("format_number and format_quantity: thousands separators and readable 
   CHECK(format_quantity(0.125, Unit::fraction) == "12.5%");
   CHECK(format_quantity(10.0 / 510, Unit::fraction) == "1.96%");
   CHECK(format_number(std::numeric_limits<double>::infinity()) == "unlimited");
+}
+
+TEST_CASE("format_quantity_short: the units of format_quantity, trimmed digits, for charts") {
+  CHECK(format_quantity_short(2.5e-4, Unit::seconds, 6) == "250 us");
+  CHECK(format_quantity_short(3.6e-6, Unit::seconds, 4) == "3.6 us");
+  CHECK(format_quantity_short(0.9999999, Unit::seconds, 6) == "1 s");  // rounds up into the next prefix
+  CHECK(format_quantity_short(0, Unit::seconds, 6) == "0");
+  CHECK(format_quantity_short(989.4e12, Unit::flops_per_second, 4) == "989.4 TFLOP/s");
+  CHECK(format_quantity_short(65536, Unit::onchip_bytes, 6) == "64 KiB");
+  CHECK(format_quantity_short(0.25, Unit::fraction, 6) == "25%");
+  CHECK(format_quantity_short(9999, Unit::count, 6) == "9999");
+  CHECK(format_quantity_short(3.015e6, Unit::count, 4) == "3.015M");
+  CHECK(format_quantity_short(295.3, Unit::flop_per_byte, 3) == "295");
+  CHECK(format_quantity_short(1e-5, Unit::count, 6) == "1e-5");
+  CHECK(format_quantity_short(std::numeric_limits<double>::quiet_NaN(), Unit::bytes, 4) == "-");
+
+  // Text output and charts spell every unit the same way: the symbol after the number agrees.
+  for (Unit unit : {Unit::seconds, Unit::bytes, Unit::bytes_per_second, Unit::flops, Unit::flops_per_second}) {
+    for (double magnitude = 1e-15; magnitude < 1e20; magnitude *= 7.3) {
+      const std::string text = format_quantity(magnitude, unit), chart = format_quantity_short(magnitude, unit, 4);
+      INFO(text << " vs " << chart);
+      CHECK(text.substr(text.rfind(' ') + 1) == chart.substr(chart.rfind(' ') + 1));
+    }
+  }
+  CHECK(format_quantity(2e18, Unit::flops_per_second) == "2.00 EFLOP/s");  // was 2000 PFLOP/s, unlike charts
 }
 
 }  // namespace

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "cli/plot.h"
+#include "plot/plot.h"
 #include "engine/spec.h"
 
 namespace gpucalc {

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -278,15 +278,75 @@ std::string three_digits(double v) {
   return fmt::format("{:.2f}", v);
 }
 
-std::string scaled(double value, const std::array<std::pair<double, const char*>, 6>& steps) {
+// At most `digits` significant digits, no trailing zeros, exponents as 1e-5 / 1e20: 0.3, 3.015.
+std::string significant(double v, int digits) {
+  if (!std::isfinite(v) || v == 0) return "0";
+  std::string s = fmt::format("{:.{}g}", v, digits);
+  auto e = s.find('e');
+  if (e != std::string::npos) {
+    std::string mantissa = s.substr(0, e);
+    std::string exponent = s.substr(e + 1);
+    bool negative = !exponent.empty() && exponent[0] == '-';
+    if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.erase(0, 1);
+    while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+    s = mantissa + "e" + (negative ? "-" : "") + exponent;
+  }
+  return s;
+}
+
+struct Prefix {
+  double scale;
+  const char* symbol;
+};
+
+// The one spelling of every unit gpucalc prints, largest prefix first; text output
+// (format_quantity) and charts (format_quantity_short) both take their symbols from here.
+constexpr Prefix kSecondPrefixes[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}, {1e-15, "fs"}};
+constexpr Prefix kBytePrefixes[] = {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}, {1, "B"}};
+constexpr Prefix kBinaryBytePrefixes[] = {{1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1, "B"}};
+constexpr Prefix kBandwidthPrefixes[] = {{1e15, "PB/s"}, {1e12, "TB/s"}, {1e9, "GB/s"},
+                                         {1e6, "MB/s"},  {1e3, "KB/s"},  {1, "B/s"}};
+constexpr Prefix kFlopPrefixes[] = {{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"},
+                                    {1e6, "MFLOP"},  {1e3, "KFLOP"},  {1, "FLOP"}};
+constexpr Prefix kFlopRatePrefixes[] = {{1e18, "EFLOP/s"}, {1e15, "PFLOP/s"}, {1e12, "TFLOP/s"}, {1e9, "GFLOP/s"},
+                                        {1e6, "MFLOP/s"},  {1e3, "KFLOP/s"},  {1, "FLOP/s"}};
+constexpr Prefix kCountPrefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+
+// The prefixes `unit` prints with; empty for units printed as plain numbers.
+std::span<const Prefix> prefixes(Unit unit) {
+  switch (unit) {
+    case Unit::seconds: return kSecondPrefixes;
+    case Unit::bytes: return kBytePrefixes;
+    case Unit::onchip_bytes: return kBinaryBytePrefixes;
+    case Unit::bytes_per_second: return kBandwidthPrefixes;
+    case Unit::flops: return kFlopPrefixes;
+    case Unit::flops_per_second: return kFlopRatePrefixes;
+    case Unit::count:
+    case Unit::fraction:
+    case Unit::flop_per_byte:
+    case Unit::cycles:
+    case Unit::text:
+    case Unit::boolean: return {};
+  }
+  return {};
+}
+
+// `value` in the largest prefix it reaches, written by `number`; below the smallest prefix, in
+// that one. A prefix counts as reached from `threshold` of it on, so that what `number` would
+// round up to 1000 of one prefix prints as 1 of the next (0.9995 for three digits).
+template <typename Number>
+std::string scaled(double value, std::span<const Prefix> steps, double threshold, std::string_view separator,
+                   Number number) {
   double a = std::fabs(value);
-  for (const auto& [scale, name] : steps) {
-    if (a >= scale * 0.9995 || scale == steps.back().first) {
-      return three_digits(value / scale) + " " + name;
+  for (const Prefix& p : steps) {
+    if (a >= p.scale * threshold || &p == &steps.back()) {
+      return number(value / p.scale) + std::string(separator) + p.symbol;
     }
   }
-  return three_digits(value);
+  return number(value);
 }
+
+std::string scaled(double value, Unit unit) { return scaled(value, prefixes(unit), 0.9995, " ", three_digits); }
 
 }  // namespace
 
@@ -295,7 +355,7 @@ std::string format_quantity(double value, Unit unit) {
   switch (unit) {
     case Unit::bytes:
       if (std::fabs(value) < 1000) return format_number(value) + " B";
-      return scaled(value, {{{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}, {1, "B"}}});
+      return scaled(value, unit);
     case Unit::onchip_bytes: {
       double a = std::fabs(value);
       if (a < 1024) return format_number(value) + " B";
@@ -308,14 +368,12 @@ std::string format_quantity(double value, Unit unit) {
     }
     case Unit::seconds:
       if (value == 0) return "0 s";
-      return scaled(value, {{{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}, {1e-15, "fs"}}});
-    case Unit::bytes_per_second:
-      return scaled(value, {{{1e15, "PB/s"}, {1e12, "TB/s"}, {1e9, "GB/s"}, {1e6, "MB/s"}, {1e3, "KB/s"}, {1, "B/s"}}});
+      return scaled(value, unit);
+    case Unit::bytes_per_second: return scaled(value, unit);
     case Unit::flops:
       if (std::fabs(value) < 1000) return format_number(value) + " FLOP";
-      return scaled(value, {{{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"}, {1e6, "MFLOP"}, {1e3, "KFLOP"}}});
-    case Unit::flops_per_second:
-      return scaled(value, {{{1e15, "PFLOP/s"}, {1e12, "TFLOP/s"}, {1e9, "GFLOP/s"}, {1e6, "MFLOP/s"}, {1e3, "KFLOP/s"}, {1, "FLOP/s"}}});
+      return scaled(value, unit);
+    case Unit::flops_per_second: return scaled(value, unit);
     case Unit::fraction: {
       // Up to two decimals, as the lessons write them (18.75%, 12.5%, 1.96%); small ones 3 digits.
       double pct = value * 100;
@@ -333,6 +391,31 @@ std::string format_quantity(double value, Unit unit) {
     case Unit::boolean: return format_number(value);
   }
   return format_number(value);
+}
+
+std::string format_quantity_short(double value, Unit unit, int digits) {
+  if (!std::isfinite(value)) return "-";
+  const double threshold = 1 - 0.5 * std::pow(10.0, -digits);
+  auto number = [digits](double v) { return significant(v, digits); };
+  switch (unit) {
+    case Unit::fraction: return significant(value * 100, digits) + "%";
+    case Unit::seconds:
+    case Unit::bytes:
+    case Unit::onchip_bytes:
+    case Unit::bytes_per_second:
+    case Unit::flops:
+    case Unit::flops_per_second:
+      if (value == 0) return "0";
+      return scaled(value, prefixes(unit), threshold, " ", number);
+    case Unit::count:
+    case Unit::cycles:
+    case Unit::flop_per_byte:
+    case Unit::text:
+    case Unit::boolean:
+      if (std::fabs(value) < 1e4) return significant(value, digits);
+      return scaled(value, kCountPrefixes, threshold, "", number);
+  }
+  return significant(value, digits);
 }
 
 }  // namespace gpucalc

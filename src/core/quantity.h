@@ -37,6 +37,12 @@ std::string accepted_forms(Unit unit);
 /// A value in readable units: 1.34 MB, 40 KiB, 60.1 us, 3.35 TB/s, 50%.
 std::string format_quantity(double value, Unit unit);
 
+/// A value in the same units, short, for chart ticks and labels: at most `digits` significant
+/// digits, no trailing zeros (250 us, 1 TB/s, 989.4 TFLOP/s, 64 KiB, 50%); counts from 10,000 on
+/// with a k, M, G suffix (10k, 3.015M); cycles and FLOP/byte as bare numbers (the axis names
+/// them); zero as "0" (or "0%"), a value that is not finite as "-".
+std::string format_quantity_short(double value, Unit unit, int digits);
+
 /// A number with thousands separators when whole ("16,384"), else 4 significant digits.
 std::string format_number(double value);
 

@@ -1,15 +1,14 @@
-// Charts as standalone SVG 1.1, written by gpucalc itself (no plotting dependency): a generic
-// line chart (series, highlighted points, shaded x-regions, vertical lines) and the roofline.
-// Plain data in, one std::string out, no I/O; the caller writes the file (`--plot FILE.svg`).
+// The generic line chart: series, highlighted points, shaded x-regions, vertical lines and
+// notes, with a legend; plain data in, one standalone SVG 1.1 document out, no I/O.
 #pragma once
 
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/quantity.h"
+#include "plot/axes.h"
 
 namespace gpucalc::plot {
 
@@ -87,66 +86,7 @@ struct Chart {
 /// chart that says "no data"; no NaN or infinity ever reaches the output.
 std::string render_svg(const Chart& chart);
 
-/// The roofline: log-log, x = arithmetic intensity (FLOP/byte), y = FLOP/s.
-struct RooflineChart {
-  std::string title;
-  std::string subtitle;
-  double bandwidth = 0;  // bytes/s: the memory roof's slope
-  // label, peak FLOP/s: the chosen unit and dtype first (solid), the others dashed.
-  std::vector<std::pair<std::string, double>> ceilings;
-  double point_intensity = 0;    // FLOP/byte of the case; <= 0: no point
-  double point_attainable = 0;   // FLOP/s; <= 0: min(bandwidth x intensity, first ceiling)
-  std::string point_label;       // a name ("this kernel"); the values are added to it
-};
-
-/// The Chart that render_roofline_svg draws (for tests and for adding to it).
-Chart roofline_chart(const RooflineChart& roofline);
-std::string render_roofline_svg(const RooflineChart& roofline);
-
-// ---- Axes, exposed for tests and for callers that want the same ticks ----
-
-/// Maps data values to pixels along one axis; `pixel_lo` is where `lo` lands (the bottom of a
-/// y axis, the left of an x axis). Values <= 0 on a log axis map to `lo`'s pixel.
-struct Scale {
-  double lo = 0, hi = 1;
-  bool log = false;
-  double pixel_lo = 0, pixel_hi = 1;
-  double to_pixel(double value) const;
-};
-
-struct Tick {
-  double value = 0;
-  std::string label;
-};
-
-/// The smallest 1, 2 or 5 x 10^k that is >= `raw` (1 for anything not positive and finite).
-double nice_step(double raw);
-
-/// Ticks at multiples of a 1-2-5 step (a power of two when `binary`) inside [lo, hi], at most
-/// `max_ticks` of them (for Unit::onchip_bytes the step is taken in KiB or MiB). Charts use
-/// binary steps for on-chip bytes and for x axes whose values are all multiples of 32.
-std::vector<Tick> linear_ticks(double lo, double hi, int max_ticks, Unit unit, bool binary = false);
-
-/// Ticks at decades (every 2nd, 3rd... decade when there are too many) inside [lo, hi]; a range
-/// shorter than two decades gets 1-2-5 ticks, or linear ones when even those are too few.
-std::vector<Tick> log_ticks(double lo, double hi, int max_ticks, Unit unit);
-
-/// A short label for a tick: 1 ms, 250 µs, 50%, 1 TB/s, 100 TFLOP/s, 64 KiB, 10k, 1M.
-std::string tick_label(double value, Unit unit);
-
-/// A value with up to 4 significant digits and its unit, for labels: 989.4 TFLOP/s, 3.35 TB/s.
-std::string value_label(double value, Unit unit);
-
 /// Where the plot area lies and how data maps onto it for `chart` (render_svg uses the same).
-struct Layout {
-  Scale x, y;
-  double left = 0, top = 0, right = 0, bottom = 0;  // the plot area, pixels
-  bool has_data = false;
-};
 Layout layout(const Chart& chart);
-
-/// Text escaped for XML content and attribute values (&, <, >, ", '); control characters are
-/// dropped.
-std::string xml_escape(std::string_view text);
 
 }  // namespace gpucalc::plot
