@@ -109,14 +109,14 @@ TEST_CASE("predicted counts: the model's count per warp x blocks") {
   Gpu h200 = load_gpu("h200");
   const SectorsResult s = sectors(strided_load(2, 4, 0, 0xFFFFFFFFu), h200);
   std::vector<PredictedCount> g = predict_global(s, 1000);
-  REQUIRE(g.size() == 4);
+  REQUIRE(g.size() == 3);
   CHECK(g[0].counter == Counter::global_load_sectors);
   CHECK(g[0].value == 8000);
   CHECK(g[0].verdict);
   CHECK(g[1].value == 1000);
-  CHECK(g[3].counter == Counter::dram_bytes_read);
-  CHECK(g[3].value == 1000.0 * static_cast<double>(s.dram_bytes));
-  CHECK_FALSE(g[3].verdict);
+  CHECK(g[2].counter == Counter::dram_bytes_read);
+  CHECK(g[2].value == 1000.0 * static_cast<double>(s.dram_bytes));
+  CHECK_FALSE(g[2].verdict);
   const BanksResult b = banks(banks_pattern({{"access", "column"}}, nullptr));
   std::vector<PredictedCount> sh = predict_shared(b, 1024);
   CHECK(sh[0].value == 32 * 1024);

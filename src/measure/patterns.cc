@@ -233,8 +233,6 @@ std::vector<PredictedCount> predict_global(const SectorsResult& r, std::int64_t 
   return {
       {Counter::global_load_sectors, b * static_cast<double>(r.sectors), 0, true},
       {Counter::global_load_requests, b, 0, true},
-      // L2 also serves the SMs' constant and instruction misses: a few hundred sectors
-      {Counter::l2_sectors_read, b * static_cast<double>(r.sectors), 0.02, false},
       {Counter::dram_bytes_read, b * static_cast<double>(r.dram_bytes), 0.02, false},
   };
 }
@@ -364,6 +362,13 @@ const std::vector<SuitePattern>& verify_suite() {
     bank({{"words", "t%4+8*((t/4)%2)+4*(t/8)"}, {"elem", "16"}});
     bank({{"words", "t"}, {"elem", "16"}, {"mask", "0x000000ff"}});
     bank({{"words", "t"}, {"elem", "16"}, {"mask", "0x0f0f0f0f"}});
+    // the quad rule for 8- and 16-byte phases served together, at its edges
+    bank({{"words", "(t/4)*2+(t%4)/3"}, {"elem", "8"}});
+    bank({{"words", "(t%4+1)/2+(t/4)*4"}, {"elem", "8"}});
+    bank({{"words", "t%4"}, {"elem", "8"}, {"mask", "0x55555555"}});
+    bank({{"words", "(t%2)*16+t/16"}, {"elem", "8"}});
+    bank({{"words", "(1-t/16)*(t/2)+(t/16)*(64+t%4)"}, {"elem", "16"}});
+    bank({{"words", "(t%2)*2+(t/8)*4"}, {"elem", "16"}});
     return s;
   }();
   return suite;

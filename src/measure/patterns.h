@@ -62,8 +62,10 @@ struct PredictedCount {
   double tolerance = 0;
   bool verdict = true;  // counts towards "agree" (sectors, requests, wavefronts, instructions)
 };
-/// The sector model's counts for `blocks` independent requests: sectors, requests, L2 sectors,
-/// DRAM bytes read (2% tolerance; reported, not part of the verdict).
+/// The sector model's counts for `blocks` independent requests: sectors, requests, DRAM bytes
+/// read (2% tolerance; reported, not part of the verdict). L2 sectors are counted, not
+/// predicted: on the H200 lts__t_sectors_op_read counts 1.5 to 2 times the sectors the SMs
+/// asked for (a sector can be counted in both L2 partitions).
 std::vector<PredictedCount> predict_global(const SectorsResult& r, std::int64_t blocks);
 /// The bank model's counts for `blocks` warps each making the access once.
 std::vector<PredictedCount> predict_shared(const BanksResult& r, std::int64_t blocks);
