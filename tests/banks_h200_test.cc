@@ -117,6 +117,14 @@ const std::vector<Counted>& h200_counted() {
       {{{"elem", "16"}, {"words", "t%4+8*((t/4)%2)+4*(t/8)"}}, 8},
       {{{"elem", "16"}, {"mask", "0x000000ff"}, {"words", "t"}}, 1},
       {{{"elem", "16"}, {"mask", "0x0f0f0f0f"}, {"words", "t"}}, 4},
+      // 2026-11-30, second run: the edges of the rule (quads (0,0,0,1) and (0,1,1,2) stay apart,
+      // and a 16-byte warp whose second half does not pair up keeps all four phases)
+      {{{"elem", "8"}, {"words", "(t/4)*2+(t%4)/3"}}, 2},
+      {{{"elem", "8"}, {"words", "(t%4+1)/2+(t/4)*4"}}, 2},
+      {{{"elem", "8"}, {"words", "t%4"}, {"mask", "0x55555555"}}, 1},
+      {{{"elem", "8"}, {"words", "(t%2)*16+t/16"}}, 2},
+      {{{"elem", "16"}, {"words", "(1-t/16)*(t/2)+(t/16)*(64+t%4)"}}, 4},
+      {{{"elem", "16"}, {"words", "(t%2)*2+(t/8)*4"}}, 2},
   };
   return counted;
 }
@@ -134,7 +142,7 @@ TEST_CASE("banks: the model's wavefronts equal the H200's counters on every patt
   CHECK(n >= 90);
 }
 
-TEST_CASE("banks: 8- and 16-byte phases go together when each quad of lanes reads at most 2 elements") {
+TEST_CASE("banks: 8- and 16-byte phases go together when every quad of lanes reads in pairs") {
   // a broadcast: one pass for 8-byte elements (was 2), two for 16-byte (was 4)
   BanksResult b8 = banks(banks_pattern({{"access", "word"}, {"elem", "8"}}, nullptr));
   CHECK(b8.wavefronts == 1);
@@ -147,6 +155,8 @@ TEST_CASE("banks: 8- and 16-byte phases go together when each quad of lanes read
   BanksResult q = banks(banks_pattern({{"words", "t%4"}, {"elem", "8"}}, nullptr));
   CHECK(q.wavefronts == 2);
   CHECK(q.merged.empty());
+  // (0,0,0,1) in every quad: 2 distinct elements, but not in pairs, so apart too
+  CHECK(banks(banks_pattern({{"words", "(t/4)*2+(t%4)/3"}, {"elem", "8"}}, nullptr)).wavefronts == 2);
   // merged phases count their conflicts together: elements 0 and 32 share banks 0-1
   CHECK(banks(banks_pattern({{"words", "(t%2)*32"}, {"elem", "8"}}, nullptr)).wavefronts == 2);
   // a coalesced read is unchanged: 2 and 4 passes

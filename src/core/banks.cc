@@ -126,19 +126,24 @@ BanksResult banks(const SharedAccess& access) {
   }
   if (r.active_lanes == 0) throw InputError("--words", "", "at least one active lane");
 
-  // Pairs of neighbouring phases are served as one when every quad of their lanes reads at
-  // most 2 distinct elements (measured on an H200: lanes t/2, t%2, a broadcast take half the
-  // passes of two phases; t%4, 4 distinct elements in each quad, does not).
-  auto quads_share = [&](int first, int lanes) {
-    for (int q = first; q < first + lanes; q += 4) {
-      std::set<std::int64_t> distinct;
-      for (int t = q; t < q + 4; ++t) {
-        if (access.active[t]) distinct.insert(access.element[t]);
-      }
-      if (distinct.size() > 2) return false;
-    }
-    return true;
+  // Pairs of neighbouring phases are served as one when every quad of lanes in the warp
+  // (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do
+  // (an inactive lane matches anything). Measured on an H200: lanes t/2, t%2 and a broadcast
+  // take half the passes of the phases; t%4, (0,0,0,1) per quad, or one half of the warp that
+  // does not pair up, take them all.
+  auto pairs_with = [&](int t, int partner) {
+    return !access.active[t] || !access.active[partner] || access.element[t] == access.element[partner];
   };
+  bool quads_pair = true;
+  for (int q = 0; q < 32; q += 4) {
+    bool by_neighbour = true, by_pair = true;
+    for (int t = q; t < q + 4; ++t) {
+      by_neighbour = by_neighbour && pairs_with(t, t ^ 1);
+      by_pair = by_pair && pairs_with(t, t ^ 2);
+    }
+    quads_pair = quads_pair && (by_neighbour || by_pair);
+  }
+  auto quads_share = [&](int, int) { return quads_pair; };
   auto ways_over = [&](int first, int lanes) {
     std::array<std::set<std::int64_t>, kBanks> words;
     for (int t = first; t < first + lanes; ++t) {
@@ -175,12 +180,13 @@ BanksResult banks(const SharedAccess& access) {
   }
   if (r.phases > 1) {
     r.explain.push_back(fmt::format(
-        "{}-byte elements: {} phases of {} lanes; two neighbouring phases are served together when each quad of "
-        "their lanes (4k..4k+3) reads at most 2 distinct elements (counted on an H200)",
-        access.element_bytes, r.phases, lanes_per_phase));
+        "{}-byte elements: {} phases of {} lanes; two neighbouring phases are served together when every quad of "
+        "lanes in the warp (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do "
+        "(counted on an H200){}",
+        access.element_bytes, r.phases, lanes_per_phase, quads_pair ? "; here every quad does" : "; here some quad does not"));
     for (const MergedPhases& m : r.merged) {
-      r.explain.push_back(fmt::format("lanes {}-{}: every quad reads at most 2 distinct elements, so their phases go "
-                                      "together: {}-way over both, {} wavefront(s) instead of {}",
+      r.explain.push_back(fmt::format("lanes {}-{}: their two phases go together: {}-way over both, {} wavefront(s) "
+                                      "instead of {}",
                                       m.first_lane, m.first_lane + m.lanes - 1, m.ways, std::max(1, m.ways),
                                       std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase)].ways) +
                                           std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase + 1)].ways)));

@@ -76,9 +76,10 @@ struct BanksResult {
 /// Ways and wavefronts of one access. 8-byte accesses are served as 2 phases of 16 lanes, 16-byte
 /// accesses as 4 phases of 8 lanes; each lane's element covers element_bytes / 4 consecutive words.
 /// Two neighbouring phases (8-byte: lanes 0-15 and 16-31; 16-byte: 0-7 with 8-15, 16-23 with
-/// 24-31) are served together when every quad of lanes in them (lanes 4k..4k+3) reads at most 2
-/// distinct elements: the pair then costs max(1, its ways over both phases together) instead of
-/// the sum of the two (the rule found with Nsight Compute's counters on an H200, docs/counters-h200.md).
+/// 24-31) are served together when every quad of lanes in the warp (lanes 4k..4k+3) reads in
+/// pairs: lanes t and t^1 read the same element, or lanes t and t^2 do (inactive lanes match
+/// anything). The pair then costs max(1, its ways over both phases together) instead of the sum
+/// of the two (the rule the H200's counters show, docs/counters-h200.md).
 /// Throws InputError for an element size other than 4, 8, 16, a negative index or no active lane.
 BanksResult banks(const SharedAccess& access);
 
