@@ -334,4 +334,22 @@ TEST_CASE("gpucalc measure end to end, without a GPU") {
   CHECK(run_gpucalc("measure all --threads 64").code == 2);
   CHECK(run_gpucalc("measure copy --out x.toml").code == 2);
   CHECK(run_gpucalc("measure occupancy --format yaml").code == 2);
+
+  // counted patterns: bad patterns exit 2 before the device is opened; verify says why it cannot run
+  Ran misaligned = run_gpucalc("measure sectors --offset 2");
+  CHECK(misaligned.code == 2);
+  CHECK(misaligned.output.find("--offset") != std::string::npos);
+  CHECK(run_gpucalc("measure sectors --addresses '4194304*t'").code == 2);
+  CHECK(run_gpucalc("measure banks --words '100000*t'").code == 2);
+  CHECK(run_gpucalc("measure banks --words t --width 33").code == 2);
+  Ran verify = run_gpucalc("measure verify");
+  if (verify.code != 0 && verify.code != 4) {
+    CHECK(verify.code == 3);
+    CHECK(verify.output.find("measure") != std::string::npos);
+  }
+  Ran json = run_gpucalc("measure --list --format json");
+  CHECK(json.code == 0);
+  CHECK(json.output.rfind("{\"command\": \"measure\", \"cases\": [", 0) == 0);
+  CHECK(json.output.find("\"key\": \"verify\"") != std::string::npos);
+  CHECK(json.output.find("\"in_all\": false") != std::string::npos);
 }

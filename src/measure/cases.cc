@@ -382,7 +382,7 @@ SectorsPlan plan_sectors(const CaseOptions& o, const Gpu&) {
     return p;
   }
   p.load = sectors_pattern(o, &p.how);
-  p.global = plan_global(*p.load);
+  p.global = plan_global(*p.load, address_option(o));
   // The timed kernels of the defaults still run for the loads they make: fp32 at a stride, or
   // down a column of a matrix.
   const std::size_t given = static_cast<std::size_t>(std::count_if(o.begin(), o.end(), [](const auto& kv) { return !kv.second.empty(); }));
@@ -881,7 +881,7 @@ VerifyPlan plan_verify(const CaseOptions&, const Gpu& gpu) {
     x.suite = &sp;
     if (std::string(sp.calculator) == "sectors") {
       x.load = sectors_pattern(sp.options, nullptr);
-      x.global = plan_global(*x.load);
+      x.global = plan_global(*x.load, address_option(sp.options));
     } else {
       x.access = banks_pattern(sp.options, nullptr);
       x.shared = plan_shared(*x.access, gpu);

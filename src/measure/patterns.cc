@@ -175,7 +175,14 @@ SharedAccess banks_pattern(const CaseOptions& o, std::string* how) {
   return access;
 }
 
-GlobalPlan plan_global(const WarpLoad& load) {
+std::string address_option(const CaseOptions& o) {
+  for (const char* k : {"addresses", "offset", "stride", "cols"}) {
+    if (!get(o, k).empty()) return std::string("--") + k;
+  }
+  return "--addresses";
+}
+
+GlobalPlan plan_global(const WarpLoad& load, const std::string& option) {
   GlobalPlan p;
   p.element_bytes = load.element_bytes;
   std::int64_t lo = -1, hi = 0;
@@ -184,7 +191,7 @@ GlobalPlan plan_global(const WarpLoad& load) {
     p.mask |= 1u << t;
     const std::int64_t a = load.address[t];
     if (a % load.element_bytes != 0) {
-      throw InputError("--addresses", fmt::format("{} (lane {})", a, t),
+      throw InputError(option, fmt::format("lane {} at byte {}", t, a),
                        fmt::format("addresses aligned to the {}-byte element: the GPU faults on a misaligned load, so "
                                    "measure cannot run it (gpucalc sectors still counts it)",
                                    load.element_bytes));
@@ -198,7 +205,7 @@ GlobalPlan plan_global(const WarpLoad& load) {
   const std::int64_t base = lo / 4096 * 4096;
   const std::int64_t span = hi - base;
   if (span > kMaxWindow) {
-    throw InputError("--addresses", fmt::format("a span of {} bytes", span),
+    throw InputError(option, fmt::format("a span of {} bytes", span),
                      fmt::format("lanes' addresses within a window of {} (64 MiB) that each block reads in its own copy",
                                  format_quantity(static_cast<double>(kMaxWindow), Unit::onchip_bytes)));
   }

@@ -42,7 +42,9 @@ inline constexpr std::int64_t kMaxPatternBytes = std::int64_t{2} << 30;
 inline constexpr std::int64_t kMaxPatternBlocks = 65536;
 /// Throws InputError (exit 2, before any launch) for an address not aligned to its element
 /// (the GPU faults on it) or a span of addresses wider than the window (64 MiB).
-GlobalPlan plan_global(const WarpLoad& load);
+GlobalPlan plan_global(const WarpLoad& load, const std::string& option = "--addresses");
+/// The option that placed the lanes' addresses in `o` (for plan_global's messages).
+std::string address_option(const CaseOptions& o);
 
 /// How the generic shared kernel runs an access.
 struct SharedPlan {
