@@ -27,7 +27,7 @@ TEST_CASE("counters: one CUPTI metric each, Nsight Compute's names") {
   CHECK(counter_value(Counter::global_load_sectors, 12.0) == 12.0);
 }
 
-TEST_CASE("counts agree only when equal; DRAM within its tolerance") {
+TEST_CASE("counts agree only when equal - DRAM within its tolerance") {
   CHECK(compare_count(524288, 524288).agree);
   CHECK_FALSE(compare_count(524288, 524289).agree);
   CHECK_FALSE(compare_count(2, 1).agree);
@@ -85,7 +85,7 @@ TEST_CASE("global plans: offsets inside a window, alignment kept, bad patterns r
   CHECK_NOTHROW(plan_global(sectors_pattern({{"addresses", "0,4,8"}}, nullptr)));
 }
 
-TEST_CASE("banks patterns: tiles, words, masks; shared plans within the block's shared memory") {
+TEST_CASE("banks patterns: tiles, words, masks - shared plans within the block's shared memory") {
   Gpu h200 = load_gpu("h200");
   SharedAccess a = banks_pattern({{"access", "column"}, {"width", "33"}}, nullptr);
   CHECK(a.element[2] == 66);
@@ -164,7 +164,7 @@ TEST_CASE("the verify suite: at least 60 patterns over both calculators, every o
   CHECK_NOTHROW(validate_case("verify", {}, h200));
 }
 
-TEST_CASE("measure cases come from one registry; verify is not part of measure all") {
+TEST_CASE("measure cases come from one registry - verify is not part of measure all") {
   bool verify = false;
   for (const MeasureCase& c : measure_cases()) {
     if (std::string(c.key) == "verify") {
