@@ -85,19 +85,48 @@ struct Output {
   std::vector<std::string> extra;  // lines after the tables (calibrate: where the TOML went)
 };
 
+/// A counted cell: counts in full (the counters are exact), other units as quantities.
+std::string count_cell(double x, Unit u) {
+  if (!std::isfinite(x)) return "-";
+  if (u == Unit::count && x == std::floor(x)) return fmt::format("{:.0f}", x);
+  return cell(x, u);
+}
+
+/// A table's rows: predicted | achieved | ratio, or for counted tables predicted | counted | equal?.
 std::vector<std::vector<std::string>> table_cells(const std::vector<const MeasureRow*>& rows,
-                                                  const std::vector<std::string>& case_names) {
+                                                  const std::vector<std::string>& case_names, bool counted = false) {
   std::vector<std::vector<std::string>> cells;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::vector<std::string> line;
     if (!case_names.empty()) line.push_back(case_names[i]);
     line.push_back(rows[i]->quantity);
-    line.push_back(cell(rows[i]->predicted, rows[i]->unit));
-    line.push_back(cell(rows[i]->achieved, rows[i]->unit));
-    line.push_back(ratio_cell(*rows[i]));
+    if (counted) {
+      line.push_back(count_cell(rows[i]->predicted, rows[i]->unit));
+      line.push_back(count_cell(rows[i]->achieved, rows[i]->unit));
+      line.push_back(rows[i]->agreement.empty() ? "-" : rows[i]->agreement);
+    } else {
+      line.push_back(cell(rows[i]->predicted, rows[i]->unit));
+      line.push_back(cell(rows[i]->achieved, rows[i]->unit));
+      line.push_back(ratio_cell(*rows[i]));
+    }
     cells.push_back(line);
   }
   return cells;
+}
+
+bool has_counts(const MeasureTable& t) {
+  return std::any_of(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) { return !r.agreement.empty(); });
+}
+
+/// "N/M patterns agree" over the tables that counted patterns ("" when none did).
+std::string agreement_line(const std::vector<MeasureTable>& tables) {
+  int agree = 0, total = 0;
+  for (const MeasureTable& t : tables) {
+    if (t.total < 0) continue;
+    agree += t.agree;
+    total += t.total;
+  }
+  return total > 0 ? fmt::format("{}/{} patterns agree", agree, total) : "";
 }
 
 std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, bool markdown) {
@@ -156,12 +185,18 @@ std::string render_text(const Output& o, bool markdown) {
       if (markdown) out += "\n";
       std::vector<const MeasureRow*> rows;
       for (const MeasureRow& r : t.rows) rows.push_back(&r);
-      out += aligned({"quantity", "predicted", "achieved", "achieved/predicted"}, table_cells(rows, {}), markdown);
+      const bool counted = has_counts(t);
+      out += aligned(counted ? std::vector<std::string>{"quantity", "predicted", "counted", "equal?"}
+                             : std::vector<std::string>{"quantity", "predicted", "achieved", "achieved/predicted"},
+                     table_cells(rows, {}, counted), markdown);
       if (markdown && !t.notes.empty()) out += "\n";
       for (const std::string& n : t.notes) out += fmt::format("{}note: {}\n", markdown ? "- " : "", n);
     }
   }
   for (const std::string& line : o.extra) out += line + "\n";
+  // The verdict goes last, where a script's `tail -1` finds it.
+  const std::string verdict = agreement_line(o.tables);
+  if (!verdict.empty()) out += fmt::format("\n{}\n", verdict);
   return out;
 }
 
@@ -183,14 +218,22 @@ std::string render_json(const Output& o) {
     for (std::size_t j = 0; j < t.rows.size(); ++j) {
       const MeasureRow& r = t.rows[j];
       bool summary = std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end();
+      std::string agreement;
+      if (!r.agreement.empty()) {
+        agreement = fmt::format(", \"agrees\": {}, \"verdict\": {}", r.agrees < 0 ? "null" : r.agrees ? "true" : "false",
+                                r.verdict ? "true" : "false");
+      }
       out += (j ? ", " : "") + fmt::format("{{\"quantity\": {}, \"unit\": \"{}\", \"predicted\": {}, \"achieved\": {}, "
-                                           "\"ratio\": {}, \"summary\": {}}}",
+                                           "\"ratio\": {}, \"summary\": {}{}}}",
                                            json_escape(r.quantity), unit_name(r.unit), json_number(r.predicted),
-                                           json_number(r.achieved), json_number(r.ratio()), summary ? "true" : "false");
+                                           json_number(r.achieved), json_number(r.ratio()), summary ? "true" : "false",
+                                           agreement);
     }
     out += "], \"notes\": [";
     for (std::size_t j = 0; j < t.notes.size(); ++j) out += (j ? ", " : "") + json_escape(t.notes[j]);
-    out += "]}";
+    out += "]";
+    if (t.total >= 0) out += fmt::format(", \"patterns_agree\": {}, \"patterns\": {}", t.agree, t.total);
+    out += "}";
   }
   out += "]";
   if (!o.extra.empty()) {
@@ -227,6 +270,22 @@ std::string today() {
   return buf;
 }
 
+std::string list_cases_json() {
+  std::string out = "{\"command\": \"measure\", \"cases\": [";
+  bool first = true;
+  auto add = [&](const std::string& key, const std::string& help, const std::vector<const char*>& options, bool in_all) {
+    std::vector<std::string> opts;
+    for (const char* o : options) opts.push_back(json_escape(std::string("--") + o));
+    out += fmt::format("{}{{\"key\": {}, \"help\": {}, \"options\": [{}], \"in_all\": {}}}", first ? "" : ", ",
+                       json_escape(key), json_escape(help), fmt::join(opts, ", "), in_all ? "true" : "false");
+    first = false;
+  };
+  for (const MeasureCase& c : measure_cases()) add(c.key, c.help, c.options, c.in_all);
+  add("all", "every case marked in_all at its default size, one summary table", {}, false);
+  add("calibrate", "measure the ceilings and write a profile TOML for --gpu", {"out"}, false);
+  return out + "]}\n";
+}
+
 std::string list_cases() {
   std::string out = "measure cases (gpucalc measure CASE [the calculator's options]):\n";
   std::size_t width = 9;
@@ -236,7 +295,7 @@ std::string list_cases() {
     for (const char* o : c.options) opts += fmt::format("{}--{}", opts.empty() ? "" : " ", o);
     out += fmt::format("  {:<{}}  {}{}\n", c.key, width, c.help, opts.empty() ? "" : " [" + opts + "]");
   }
-  out += fmt::format("  {:<{}}  {}\n", "all", width, "every case at its default size, one summary table");
+  out += fmt::format("  {:<{}}  {}\n", "all", width, "every case but verify at its default size, one summary table");
   out += fmt::format("  {:<{}}  {}\n", "calibrate", width,
                      "measure the ceilings (bandwidths, latencies, launch overhead, peaks) and write a profile TOML "
                      "for --gpu [--out FILE]");
@@ -245,7 +304,7 @@ std::string list_cases() {
 
 int run_measure(const MeasureOptions& o, const std::string& format_text) {
   if (o.list) {
-    std::cout << list_cases();
+    std::cout << (parse_format(format_text) == Format::json ? list_cases_json() : list_cases());
     return 0;
   }
   std::vector<std::string> names;
@@ -336,6 +395,15 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
     case Format::csv: std::cout << render_csv(out); break;
     case Format::md: std::cout << render_text(out, true); break;
     case Format::text: std::cout << render_text(out, false); break;
+  }
+  // A counted pattern that disagrees with its model is a failed check (exit 4), reported
+  // after the table that shows it.
+  for (const MeasureTable& t : out.tables) {
+    if (t.total >= 0 && t.agree < t.total) {
+      std::cout.flush();
+      std::cerr << fmt::format("measure {}: {}\n", what, agreement_line(out.tables));
+      return 4;
+    }
   }
   return 0;
 }

@@ -196,13 +196,8 @@ void explain_steps(const AccessForm& form, const BanksResult& r, std::int64_t e,
                                          r.phases > 1 ? fmt::format("phase {}: ", p.first_lane / p.lanes) : "", p.ways,
                                          busiest));
   }
-  std::vector<std::string> terms;
-  for (const BankPhase& p : r.phase) {
-    if (p.ways > 0) terms.push_back(fmt::format("{}", std::max(1, p.ways)));
-  }
-  report.explain.push_back(terms.size() == 1 ? fmt::format("wavefronts = max(1, ways) = {}", r.wavefronts)
-                                             : fmt::format("wavefronts = the sum over phases of max(1, ways) = {} = {}",
-                                                           fmt::join(terms, " + "), r.wavefronts));
+  // the core's derivation: which phases are served together, and the sum
+  for (const std::string& line : r.explain) report.explain.push_back(line);
   report.explain.push_back(fmt::format("banks used = {}; broadcast (a word read by several lanes): {}", r.banks_used,
                                        r.broadcast ? "yes" : "no"));
   if (single_bank >= 0) report.explain.push_back(fmt::format("every lane's word is in bank {}", single_bank));

@@ -103,13 +103,11 @@ BanksResult banks(const SharedAccess& access) {
     phase.first_lane = p * lanes_per_phase;
     phase.lanes = lanes_per_phase;
     std::array<std::set<std::int64_t>, kBanks> words;
-    bool any = false;
     for (int t = phase.first_lane; t < phase.first_lane + lanes_per_phase; ++t) {
       if (!access.active[t]) continue;
       if (access.element[t] < 0) {
         throw FieldError("words", std::to_string(access.element[t]), "element indices of 0 or more");
       }
-      any = true;
       ++r.active_lanes;
       // The element covers words first .. first + element_bytes / 4 - 1.
       const std::int64_t first = access.element[t] * access.element_bytes / kBankWordBytes;
@@ -124,12 +122,77 @@ BanksResult banks(const SharedAccess& access) {
       // ways = the most distinct words in one bank
       phase.ways = std::max(phase.ways, phase.words_per_bank[b]);
     }
-    // wavefronts = sum over phases of max(1, ways); a phase with no active lane costs nothing
-    if (any) r.wavefronts += std::max(1, phase.ways);
-    r.ways = std::max(r.ways, phase.ways);
     r.phase.push_back(phase);
   }
   if (r.active_lanes == 0) throw FieldError("words", "", "at least one active lane");
+
+  // Pairs of neighbouring phases are served as one when every quad of lanes in the warp
+  // (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do
+  // (an inactive lane matches anything). Measured on an H200: lanes t/2, t%2 and a broadcast
+  // take half the passes of the phases; t%4, (0,0,0,1) per quad, or one half of the warp that
+  // does not pair up, take them all.
+  auto pairs_with = [&](int t, int partner) {
+    return !access.active[t] || !access.active[partner] || access.element[t] == access.element[partner];
+  };
+  bool quads_pair = true;
+  for (int q = 0; q < 32; q += 4) {
+    bool by_neighbour = true, by_pair = true;
+    for (int t = q; t < q + 4; ++t) {
+      by_neighbour = by_neighbour && pairs_with(t, t ^ 1);
+      by_pair = by_pair && pairs_with(t, t ^ 2);
+    }
+    quads_pair = quads_pair && (by_neighbour || by_pair);
+  }
+  auto quads_share = [&](int, int) { return quads_pair; };
+  auto ways_over = [&](int first, int lanes) {
+    std::array<std::set<std::int64_t>, kBanks> words;
+    for (int t = first; t < first + lanes; ++t) {
+      if (!access.active[t]) continue;
+      const std::int64_t w0 = access.element[t] * access.element_bytes / kBankWordBytes;
+      for (std::int64_t w = w0; w < w0 + words_per_element; ++w) words[static_cast<std::size_t>(w % kBanks)].insert(w);
+    }
+    int ways = 0;
+    for (const auto& ws : words) ways = std::max(ways, static_cast<int>(ws.size()));
+    return ways;
+  };
+  std::vector<std::string> terms;
+  for (int p = 0; p < r.phases;) {
+    const BankPhase& a = r.phase[static_cast<std::size_t>(p)];
+    if (r.phases > 1 && p + 1 < r.phases && a.ways > 0 && r.phase[static_cast<std::size_t>(p + 1)].ways > 0 &&
+        quads_share(a.first_lane, 2 * lanes_per_phase)) {
+      MergedPhases m{a.first_lane, 2 * lanes_per_phase, ways_over(a.first_lane, 2 * lanes_per_phase)};
+      r.merged.push_back(m);
+      // a merged pair costs max(1, ways over both phases)
+      r.wavefronts += std::max(1, m.ways);
+      r.ways = std::max(r.ways, m.ways);
+      terms.push_back(fmt::format("{} (lanes {}-{} together)", std::max(1, m.ways), m.first_lane, m.first_lane + m.lanes - 1));
+      p += 2;
+      continue;
+    }
+    // wavefronts = sum over phases of max(1, ways); a phase with no active lane costs nothing
+    if (a.ways > 0) {
+      r.wavefronts += std::max(1, a.ways);
+      terms.push_back(r.phases > 1 ? fmt::format("{} (lanes {}-{})", std::max(1, a.ways), a.first_lane, a.first_lane + a.lanes - 1)
+                                   : fmt::format("{}", std::max(1, a.ways)));
+    }
+    r.ways = std::max(r.ways, a.ways);
+    ++p;
+  }
+  if (r.phases > 1) {
+    r.explain.push_back(fmt::format(
+        "{}-byte elements: {} phases of {} lanes; two neighbouring phases are served together when every quad of "
+        "lanes in the warp (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do "
+        "(counted on an H200){}",
+        access.element_bytes, r.phases, lanes_per_phase, quads_pair ? "; here every quad does" : "; here some quad does not"));
+    for (const MergedPhases& m : r.merged) {
+      r.explain.push_back(fmt::format("lanes {}-{}: their two phases go together: {}-way over both, {} wavefront(s) "
+                                      "instead of {}",
+                                      m.first_lane, m.first_lane + m.lanes - 1, m.ways, std::max(1, m.ways),
+                                      std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase)].ways) +
+                                          std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase + 1)].ways)));
+    }
+  }
+  r.explain.push_back(fmt::format("wavefronts = {} = {}", fmt::join(terms, " + "), r.wavefronts));
   r.banks_used = static_cast<int>(banks_used.size());
   for (const auto& [word, count] : readers) r.broadcast = r.broadcast || count > 1;
   return r;

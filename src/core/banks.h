@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace gpucalc {
@@ -53,18 +54,32 @@ struct BankPhase {
   std::array<int, kBanks> words_per_bank{};        // distinct words each bank serves in this phase
 };
 
+/// Lanes whose phases the hardware serves together (8- and 16-byte accesses, see banks()).
+struct MergedPhases {
+  int first_lane = 0;
+  int lanes = 0;
+  int ways = 0;  // most distinct words in one bank over these lanes together
+};
+
 struct BanksResult {
-  int ways = 0;         // the most distinct words in one bank within a phase, over the phases
-  int wavefronts = 0;   // passes: the sum over phases of max(1, that phase's ways)
+  int ways = 0;         // the most distinct words in one bank within what is served together, over the warp
+  int wavefronts = 0;   // passes: the sum over what is served together (phases, merged pairs) of max(1, ways)
   int banks_used = 0;   // distinct banks the warp touches
   bool broadcast = false;  // some word is read by more than one lane
   int phases = 1;       // 1 for 4-byte, 2 for 8-byte, 4 for 16-byte elements
   int active_lanes = 0;
   std::vector<BankPhase> phase;
+  std::vector<MergedPhases> merged;  // pairs of phases served as one (empty for 4-byte elements)
+  std::vector<std::string> explain;  // the derivation, one line each, for --explain
 };
 
 /// Ways and wavefronts of one access. 8-byte accesses are served as 2 phases of 16 lanes, 16-byte
 /// accesses as 4 phases of 8 lanes; each lane's element covers element_bytes / 4 consecutive words.
+/// Two neighbouring phases (8-byte: lanes 0-15 and 16-31; 16-byte: 0-7 with 8-15, 16-23 with
+/// 24-31) are served together when every quad of lanes in the warp (lanes 4k..4k+3) reads in
+/// pairs: lanes t and t^1 read the same element, or lanes t and t^2 do (inactive lanes match
+/// anything). The pair then costs max(1, its ways over both phases together) instead of the sum
+/// of the two (the rule the H200's counters show, docs/counters-h200.md).
 /// Throws InputError for an element size other than 4, 8, 16, a negative index or no active lane.
 BanksResult banks(const SharedAccess& access);
 

@@ -22,6 +22,7 @@
 #include "measure/host.h"
 #include "measure/kernels.h"
 #include "measure/measure.h"
+#include "measure/patterns.h"
 
 namespace gpucalc {
 namespace {
@@ -30,13 +31,20 @@ constexpr double kNoPrediction = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kGiB = std::size_t{1} << 30;
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
+/// The copy calibration, measured at most once per process (`measure all` runs many cases
+/// that predict with it).
+std::optional<dev::CopyRun>& process_copy() {
+  static std::optional<dev::CopyRun> copy;
+  return copy;
+}
+
 /// What the cases of one run share: the GPU, and the copy bandwidth once measured.
 struct Context {
   const Gpu& gpu;
   const DeviceInfo& device;
-  std::optional<dev::CopyRun> copy;
 
   const dev::CopyRun& copy_run() {
+    std::optional<dev::CopyRun>& copy = process_copy();
     if (!copy) copy = dev::run_copy(kGiB);
     return *copy;
   }
@@ -64,7 +72,12 @@ struct Context {
 };
 
 MeasureRow row(std::string quantity, Unit unit, double predicted, double achieved) {
-  return MeasureRow{std::move(quantity), unit, predicted, achieved};
+  MeasureRow r;
+  r.quantity = std::move(quantity);
+  r.unit = unit;
+  r.predicted = predicted;
+  r.achieved = achieved;
+  return r;
 }
 
 std::string get(const CaseOptions& o, const char* key) {
@@ -350,19 +363,83 @@ MeasureTable run_little_case(Context& ctx, const LittlePlan& p) {
 struct SectorsPlan {
   std::vector<std::int64_t> strides;
   std::int64_t cols = 0;  // > 0: a matrix read column by column
+  // With a calculator's options: the warp load they describe, run by the generic kernel.
+  std::optional<WarpLoad> load;
+  std::string how;
+  GlobalPlan global;
 };
+
+/// True when `o` has any of `keys`.
+bool has_any(const CaseOptions& o, const std::vector<const char*>& keys) {
+  return std::any_of(keys.begin(), keys.end(), [&](const char* k) { return !get(o, k).empty(); });
+}
 
 SectorsPlan plan_sectors(const CaseOptions& o, const Gpu&) {
   SectorsPlan p;
-  std::string s = get(o, "stride"), c = get(o, "cols");
-  if (s.empty() && c.empty()) {
+  if (!has_any(o, sectors_pattern_options())) {
     p.strides = {1, 2, 4, 8, 16, 32};
     p.cols = 4096;
     return p;
   }
-  if (!s.empty()) p.strides = {parse_integer(s, Unit::count, "--stride", 1, 4096)};
-  if (!c.empty()) p.cols = parse_integer(c, Unit::count, "--cols", 32, 65536);
+  p.load = sectors_pattern(o, &p.how);
+  p.global = plan_global(*p.load, address_option(o));
+  // The timed kernels of the defaults still run for the loads they make: fp32 at a stride, or
+  // down a column of a matrix.
+  const std::size_t given = static_cast<std::size_t>(std::count_if(o.begin(), o.end(), [](const auto& kv) { return !kv.second.empty(); }));
+  std::string s = get(o, "stride"), c = get(o, "cols");
+  if (given == 1 && !s.empty()) {
+    const std::int64_t stride = parse_integer(s, Unit::count, "--stride", 0, std::int64_t{1} << 40);
+    if (stride >= 1 && stride <= 4096) p.strides = {stride};
+  }
+  if (given == 2 && !c.empty() && get(o, "access") == "column") {
+    const std::int64_t cols = parse_integer(c, Unit::count, "--cols", 1, std::int64_t{1} << 40);
+    if (cols >= 32 && cols <= 65536) p.cols = cols;
+  }
   return p;
+}
+
+/// Rows of predicted | counted | agree for `counts` from `values`; the rows of the verdict
+/// counters set `*agree` false when they differ (or were not counted).
+void count_rows(MeasureTable& t, const std::string& prefix, const std::vector<PredictedCount>& counts,
+                const CounterValues& values, bool* agree) {
+  for (const PredictedCount& pc : counts) {
+    MeasureRow r;
+    r.quantity = prefix + counter_label(pc.counter);
+    r.unit = pc.counter == Counter::dram_bytes_read || pc.counter == Counter::dram_bytes_written ? Unit::bytes : Unit::count;
+    r.predicted = pc.value;
+    r.achieved = values.get(pc.counter).value_or(kNoPrediction);
+    const CountCheck check = compare_count(pc.value, r.achieved, pc.tolerance);
+    r.agreement = agreement_text(check, pc.tolerance);
+    r.agrees = check.agree ? 1 : 0;
+    if (!values.has(pc.counter)) r.agrees = -1;
+    r.verdict = pc.verdict;
+    if (pc.verdict && agree != nullptr && !check.agree) *agree = false;
+    t.rows.push_back(r);
+  }
+}
+
+/// Counters without a prediction (DRAM written, occupancy), as counted-only rows.
+void counted_rows(MeasureTable& t, const std::string& prefix, const std::vector<Counter>& counters, const CounterValues& values) {
+  for (Counter c : counters) {
+    if (!values.has(c)) continue;
+    Unit u = c == Counter::achieved_occupancy ? Unit::fraction : c == Counter::dram_bytes_written ? Unit::bytes : Unit::count;
+    t.rows.push_back(row(prefix + counter_label(c), u, kNoPrediction, *values.get(c)));
+  }
+}
+
+/// One global pattern: the generic kernel and its counters against the sector model. Returns
+/// 1 when every verdict count agrees, 0 when one differs, -1 when counters could not be read.
+int global_pattern_rows(MeasureTable& t, const Gpu& gpu, const WarpLoad& load, const GlobalPlan& plan,
+                         const std::string& prefix, bool timed) {
+  const SectorsResult model = sectors(load, gpu);
+  dev::PatternRun run = dev::run_global_pattern(plan.offsets, plan.mask, plan.element_bytes, static_cast<std::size_t>(plan.window),
+                                                static_cast<std::size_t>(plan.blocks), global_pattern_counters(), timed);
+  bool agree = true;
+  count_rows(t, prefix, predict_global(model, plan.blocks), run.counters, &agree);
+  counted_rows(t, prefix, {Counter::l2_sectors_read, Counter::dram_bytes_written, Counter::achieved_occupancy}, run.counters);
+  if (timed) t.rows.push_back(row(prefix + fmt::format("kernel time ({} blocks)", plan.blocks), Unit::seconds, kNoPrediction, run.seconds));
+  if (!run.counters.missing.empty()) t.notes.push_back(run.counters.missing);
+  return run.counters.values.empty() ? -1 : agree ? 1 : 0;
 }
 
 /// The sector model (core/sectors.h) for one warp of fp32 loads at `stride` elements.
@@ -375,6 +452,23 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
   MeasureTable t;
   t.key = "sectors";
   t.title = "out[i] = in[i * stride] over a 1 GiB span (fp32), and a matrix read column by column";
+  if (p.load) {
+    t.title = fmt::format("{}: one warp per block, {} blocks each in its own {} window", p.how, p.global.blocks,
+                          format_quantity(static_cast<double>(p.global.window), Unit::onchip_bytes));
+    const int agree = global_pattern_rows(t, gpu, *p.load, p.global, "", true);
+    if (agree >= 0) {
+      t.agree = agree;
+      t.total = 1;
+    }
+    t.notes.push_back("counts per launch: the model's count for one warp request x blocks; DRAM bytes within 2%; the "
+                      "L2 was flushed (a read of 4x its size) before each counter pass");
+    t.notes.push_back("L2 sectors read are counted, not predicted: on the H200 lts__t_sectors_op_read counts 1.5 to 2 "
+                      "times the sectors the SMs asked for (a sector can be counted in both L2 partitions)");
+    for (const MeasureRow& r : t.rows) {
+      if (r.verdict) t.summary.push_back(r.quantity);
+    }
+    if (p.strides.empty() && p.cols == 0) return t;
+  }
   const double bw = ctx.bandwidth(t);
   for (std::int64_t stride : p.strides) {
     const std::size_t n = kGiB / (4 * static_cast<std::size_t>(stride));
@@ -403,6 +497,7 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     t.notes.push_back("by column: each warp request touches 32 sectors, but the next 7 columns reuse those sectors "
                       "while L2 still holds them, so HBM moves far fewer bytes than the sectors requested");
   }
+  if (p.load) return t;
   for (const MeasureRow& r : t.rows) t.summary.push_back(r.quantity);
   if (t.summary.size() > 3) t.summary = {t.rows.front().quantity, t.rows[std::min<std::size_t>(4, t.rows.size() - 1)].quantity, t.rows.back().quantity};
   return t;
@@ -418,16 +513,33 @@ struct BanksPlan {
   };
   std::vector<Access> accesses;
   bool transposes = true;
+  // With a calculator's options: the shared access they describe, run by the generic kernel.
+  std::optional<SharedAccess> access;
+  std::string how;
+  SharedPlan shared;
 };
 
-BanksPlan plan_banks(const CaseOptions& o, const Gpu&) {
+BanksPlan plan_banks(const CaseOptions& given, const Gpu& gpu) {
   BanksPlan p;
-  std::string w = get(o, "width"), a = get(o, "access");
-  if (w.empty() && a.empty()) {
+  if (!has_any(given, banks_pattern_options())) {
     p.accesses = {{dev::BankAccess::column, 32}, {dev::BankAccess::column, 33}, {dev::BankAccess::swizzled, 32}};
     return p;
   }
   p.transposes = false;
+  CaseOptions o = given;
+  if (get(o, "access").empty() && get(o, "words").empty()) o["access"] = "column";  // the older measure default
+  p.access = banks_pattern(o, &p.how);
+  p.shared = plan_shared(*p.access, gpu);
+  // The timed kernel still runs for the accesses it makes: 4-byte words by row, by column or
+  // swizzled, of a [32][width] tile.
+  const bool timed_kernel = std::all_of(given.begin(), given.end(), [](const auto& kv) {
+    return kv.second.empty() || kv.first == "width" || kv.first == "access";
+  });
+  std::string w = get(o, "width"), a = get(o, "access");
+  const std::int64_t wv = w.empty() ? 32 : parse_integer(w, Unit::count, "--width", 1, std::int64_t{1} << 20);
+  if (!timed_kernel || wv < 32 || wv > 256 || (a != "row" && a != "column" && a != "swizzled") || (a == "swizzled" && wv != 32)) {
+    return p;
+  }
   int width = static_cast<int>(integer(o, "width", 32, 32, 256));
   dev::BankAccess access = dev::BankAccess::column;
   if (a == "row") {
@@ -457,11 +569,43 @@ const char* access_name(dev::BankAccess a) {
   return a == dev::BankAccess::row ? "row" : a == dev::BankAccess::column ? "column" : "swizzled column";
 }
 
+/// One shared pattern: the generic kernel and its counters against the bank model (1, 0, -1
+/// as global_pattern_rows).
+int shared_pattern_rows(MeasureTable& t, const SharedAccess& access, const SharedPlan& plan, const std::string& prefix,
+                         bool timed) {
+  const BanksResult model = banks(access);
+  dev::PatternRun run = dev::run_shared_pattern(plan.element, plan.mask, plan.element_bytes, static_cast<std::size_t>(plan.smem_bytes),
+                                                static_cast<std::size_t>(plan.blocks), shared_pattern_counters(), timed);
+  bool agree = true;
+  count_rows(t, prefix, predict_shared(model, plan.blocks), run.counters, &agree);
+  counted_rows(t, prefix, {Counter::achieved_occupancy}, run.counters);
+  if (timed) t.rows.push_back(row(prefix + fmt::format("kernel time ({} blocks)", plan.blocks), Unit::seconds, kNoPrediction, run.seconds));
+  if (!run.counters.missing.empty()) t.notes.push_back(run.counters.missing);
+  return run.counters.values.empty() ? -1 : agree ? 1 : 0;
+}
+
 MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
   const Gpu& gpu = ctx.gpu;
   MeasureTable t;
   t.key = "banks";
   t.title = "warps read a [32][width] int tile in shared memory; 8192 x 8192 fp32 transposes";
+  if (p.access) {
+    const BanksResult model = banks(*p.access);
+    t.title = fmt::format("{}: one warp per block, {} blocks, {} of shared memory each", p.how, p.shared.blocks,
+                          format_quantity(static_cast<double>(p.shared.smem_bytes), Unit::onchip_bytes));
+    const int agree = shared_pattern_rows(t, *p.access, p.shared, "", true);
+    if (agree >= 0) {
+      t.agree = agree;
+      t.total = 1;
+    }
+    t.notes.push_back(fmt::format("the bank model: {} wavefront(s) per warp access ({}-way, {} phase(s)); counts per launch "
+                                  "are that x blocks",
+                                  model.wavefronts, model.ways, model.phases));
+    for (const MeasureRow& r : t.rows) {
+      if (r.verdict) t.summary.push_back(r.quantity);
+    }
+    if (p.accesses.empty()) return t;
+  }
   const int iters = 1 << 14;
   const int blocks = gpu.sm_count * 4;
   const double row_time = dev::run_banks(dev::BankAccess::row, 32, iters, blocks);
@@ -717,89 +861,207 @@ MeasureTable run_roofline_case(Context& ctx, const RooflinePlan& p) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// the table of cases
+// verify: the suite of access patterns, each counted against its model
 
-struct CaseRunner {
-  const char* key;
+struct VerifyPlan {
+  struct Pattern {
+    const SuitePattern* suite;
+    std::optional<WarpLoad> load;
+    GlobalPlan global;
+    std::optional<SharedAccess> access;
+    SharedPlan shared;
+  };
+  std::vector<Pattern> patterns;
+};
+
+VerifyPlan plan_verify(const CaseOptions&, const Gpu& gpu) {
+  VerifyPlan p;
+  for (const SuitePattern& sp : verify_suite()) {
+    VerifyPlan::Pattern x;
+    x.suite = &sp;
+    if (std::string(sp.calculator) == "sectors") {
+      x.load = sectors_pattern(sp.options, nullptr);
+      x.global = plan_global(*x.load, address_option(sp.options));
+    } else {
+      x.access = banks_pattern(sp.options, nullptr);
+      x.shared = plan_shared(*x.access, gpu);
+    }
+    p.patterns.push_back(std::move(x));
+  }
+  return p;
+}
+
+MeasureTable run_verify_case(Context& ctx, const VerifyPlan& p) {
+  MeasureTable t;
+  t.key = "verify";
+  t.title = fmt::format("{} warp access patterns through the generic kernels, counted by CUPTI against gpucalc sectors and "
+                        "gpucalc banks",
+                        p.patterns.size());
+  t.agree = 0;
+  t.total = static_cast<int>(p.patterns.size());
+  std::vector<std::string> disagree;
+  for (const VerifyPlan::Pattern& x : p.patterns) {
+    const std::string name = fmt::format("{} {}", x.suite->calculator, options_text(x.suite->options));
+    const int ok = x.load ? global_pattern_rows(t, ctx.gpu, *x.load, x.global, name + ": ", false)
+                          : shared_pattern_rows(t, *x.access, x.shared, name + ": ", false);
+    if (ok == 1) {
+      ++t.agree;
+    } else {
+      disagree.push_back(name);
+    }
+  }
+  // Only the predicted rows go in the table (counted-only rows: L2, DRAM written, occupancy, are dropped).
+  t.rows.erase(std::remove_if(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) { return r.agreement.empty(); }),
+               t.rows.end());
+  std::sort(t.notes.begin(), t.notes.end());
+  t.notes.erase(std::unique(t.notes.begin(), t.notes.end()), t.notes.end());
+  for (const std::string& d : disagree) t.notes.push_back("disagrees: " + d);
+  t.notes.push_back("a pattern agrees when every sector, request, wavefront and instruction count equals the model's; "
+                    "DRAM bytes (2% tolerance) are shown but not part of the verdict");
+  for (const MeasureRow& r : t.rows) {
+    if (r.verdict && r.agrees != 1) t.summary.push_back(r.quantity);
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the registry: every case once, with its key, help, options, filter and run
+
+std::string runs_anywhere(const DeviceInfo&) { return ""; }
+std::string needs_counters(const DeviceInfo&) { return counters_unavailable(); }
+
+struct CaseEntry {
+  MeasureCase info;
+  std::string (*filter)(const DeviceInfo&);  // "" when it can run here, else why not
   std::function<void(const CaseOptions&, const Gpu&)> validate;
   std::function<MeasureTable(const CaseOptions&, Context&)> run;
 };
 
 template <class Plan>
-CaseRunner make_runner(const char* key, Plan (*plan)(const CaseOptions&, const Gpu&), MeasureTable (*run)(Context&, const Plan&)) {
-  return CaseRunner{key, [plan](const CaseOptions& o, const Gpu& g) { (void)plan(o, g); },
-                    [plan, run](const CaseOptions& o, Context& ctx) { return run(ctx, plan(o, ctx.gpu)); }};
+CaseEntry make_entry(MeasureCase info, std::string (*filter)(const DeviceInfo&), Plan (*plan)(const CaseOptions&, const Gpu&),
+                     MeasureTable (*run)(Context&, const Plan&)) {
+  return CaseEntry{std::move(info), filter, [plan](const CaseOptions& o, const Gpu& g) { (void)plan(o, g); },
+                   [plan, run](const CaseOptions& o, Context& ctx) { return run(ctx, plan(o, ctx.gpu)); }};
 }
 
-const std::vector<CaseRunner>& runners() {
-  static const std::vector<CaseRunner> table = {
-      {"copy", [](const CaseOptions&, const Gpu&) {}, [](const CaseOptions&, Context& ctx) { return run_copy_case(ctx); }},
-      make_runner("occupancy", plan_occupancy, run_occupancy_case),
-      make_runner("waves", plan_waves, run_waves_case),
-      make_runner("little", plan_little, run_little_case),
-      make_runner("sectors", plan_sectors, run_sectors_case),
-      make_runner("banks", plan_banks, run_banks_case),
-      make_runner("fusion", plan_fusion, run_fusion_case),
-      make_runner("tiling", plan_tiling, run_tiling_case),
-      make_runner("roofline", plan_roofline, run_roofline_case),
+struct CopyPlan {};
+CopyPlan plan_copy(const CaseOptions&, const Gpu&) { return {}; }
+MeasureTable run_copy_planned(Context& ctx, const CopyPlan&) { return run_copy_case(ctx); }
+
+const std::vector<CaseEntry>& registry() {
+  static const std::vector<CaseEntry> table = {
+      make_entry({"copy", "copy kernel against cudaMemcpy device to device (1 GiB, read + write)", {}, true}, runs_anywhere,
+                 plan_copy, run_copy_planned),
+      make_entry({"occupancy",
+                  "blocks resident at once on one SM (SM id and globaltimer per block) against the model and the runtime",
+                  {"threads", "regs", "smem"}, true},
+                 runs_anywhere, plan_occupancy, run_occupancy_case),
+      make_entry({"waves", "fixed-time blocks: the tail effect of one extra block (132 against 133 at one per SM)",
+                  {"blocks", "blocks-per-sm", "threads", "block-time"}, true},
+                 runs_anywhere, plan_waves, run_waves_case),
+      make_entry({"little", "read bandwidth against bytes in flight per SM (warps x loads x 16 B) and the latency under load",
+                  {"warps", "loads"}, true},
+                 runs_anywhere, plan_little, run_little_case),
+      make_entry({"sectors",
+                  "with gpucalc sectors' options: that warp load, counted (sectors, requests, L2, DRAM) against the model; "
+                  "alone: strided fp32 reads and a column read, timed",
+                  sectors_pattern_options(), true},
+                 runs_anywhere, plan_sectors, run_sectors_case),
+      make_entry({"banks",
+                  "with gpucalc banks' options (and --mask): that shared access, wavefronts counted against the model; "
+                  "alone: row, column, padded and swizzled reads and transposes, timed",
+                  banks_pattern_options(), true},
+                 runs_anywhere, plan_banks, run_banks_case),
+      make_entry({"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",
+                  {"preset", "ops", "n", "rows", "cols"}, true},
+                 runs_anywhere, plan_fusion, run_fusion_case),
+      make_entry({"tiling", "naive against shared-memory tiled fp32 matmul against the HBM traffic model", {"m", "n", "k", "tile"}, true},
+                 runs_anywhere, plan_tiling, run_tiling_case),
+      make_entry({"roofline", "a kernel of tunable FLOP per byte: achieved FLOP/s against min(peak, I x bandwidth)", {"intensity"}, true},
+                 runs_anywhere, plan_roofline, run_roofline_case),
+      make_entry({"verify",
+                  "the built-in suite of warp access patterns (every element size, broadcasts, masks, misalignment, padding, "
+                  "swizzles, tiles): each counted by CUPTI against gpucalc sectors or banks; last line N/M patterns agree",
+                  {}, false},
+                 needs_counters, plan_verify, run_verify_case),
   };
   return table;
 }
 
-const CaseRunner& runner(const std::string& key) {
-  for (const CaseRunner& r : runners()) {
-    if (key == r.key) return r;
+const CaseEntry& entry(const std::string& key) {
+  for (const CaseEntry& e : registry()) {
+    if (key == e.info.key) return e;
   }
   std::vector<std::string> names;
-  for (const MeasureCase& c : measure_cases()) names.emplace_back(c.key);
+  for (const CaseEntry& e : registry()) names.emplace_back(e.info.key);
   std::string hint = did_you_mean(key, names);
   throw InputError("measure", key,
                    fmt::format("a case: one of {}, all or calibrate{}", fmt::join(names, ", "),
                                hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
 }
 
-MeasureTable run_named(const std::string& key, const CaseOptions& options, Context& ctx) {
+MeasureTable run_named(const CaseEntry& e, const CaseOptions& options, Context& ctx) {
   try {
-    return runner(key).run(options, ctx);
-  } catch (const DeviceError& e) {
-    throw DeviceError(fmt::format("measure {}: {}", key, e.what()));
+    return e.run(options, ctx);
+  } catch (const DeviceError& err) {
+    throw DeviceError(fmt::format("measure {}: {}", e.info.key, err.what()));
   }
 }
 
 }  // namespace
 
+const std::vector<MeasureCase>& measure_cases() {
+  static const std::vector<MeasureCase> cases = [] {
+    std::vector<MeasureCase> v;
+    for (const CaseEntry& e : registry()) v.push_back(e.info);
+    return v;
+  }();
+  return cases;
+}
+
 void validate_case(const std::string& key, const CaseOptions& options, const Gpu& gpu) {
-  const CaseRunner& r = runner(key);
-  const MeasureCase* c = nullptr;
-  for (const MeasureCase& mc : measure_cases()) {
-    if (key == mc.key) c = &mc;
-  }
+  const CaseEntry& e = entry(key);
   for (const auto& [name, value] : options) {
-    bool accepted = c != nullptr && std::any_of(c->options.begin(), c->options.end(), [&](const char* o) { return name == o; });
+    bool accepted = std::any_of(e.info.options.begin(), e.info.options.end(), [&](const char* o) { return name == o; });
     if (!accepted) {
       std::vector<std::string> names;
-      if (c != nullptr) {
-        for (const char* o : c->options) names.push_back(std::string("--") + o);
-      }
+      for (const char* o : e.info.options) names.push_back(std::string("--") + o);
       throw InputError("--" + name, value,
                        names.empty() ? fmt::format("no calculator options for measure {}", key)
                                      : fmt::format("an option of measure {}: {}", key, fmt::join(names, ", ")));
     }
   }
-  r.validate(options, gpu);
+  e.validate(options, gpu);
 }
 
 MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device) {
   validate_case(key, options, gpu);
-  Context ctx{gpu, device, std::nullopt};
-  return run_named(key, options, ctx);
+  const CaseEntry& e = entry(key);
+  const std::string why = e.filter(device);
+  if (!why.empty()) throw UnavailableError(fmt::format("measure {}: cannot run here: {}", key, why));
+  Context ctx{gpu, device};
+  return run_named(e, options, ctx);
 }
 
 std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device) {
-  for (const CaseRunner& r : runners()) r.validate({}, gpu);
-  Context ctx{gpu, device, std::nullopt};
+  for (const CaseEntry& e : registry()) {
+    if (e.info.in_all) e.validate({}, gpu);
+  }
+  Context ctx{gpu, device};
   std::vector<MeasureTable> tables;
-  for (const CaseRunner& r : runners()) tables.push_back(run_named(r.key, {}, ctx));
+  for (const CaseEntry& e : registry()) {
+    if (!e.info.in_all) continue;
+    const std::string why = e.filter(device);
+    if (!why.empty()) {
+      MeasureTable skipped;
+      skipped.key = e.info.key;
+      skipped.title = "skipped: " + why;
+      skipped.notes.push_back("skipped: " + why);
+      tables.push_back(skipped);
+      continue;
+    }
+    tables.push_back(run_named(e, {}, ctx));
+  }
   return tables;
 }
 

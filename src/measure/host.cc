@@ -66,27 +66,6 @@ double MeasureRow::ratio() const {
   return achieved / predicted;
 }
 
-const std::vector<MeasureCase>& measure_cases() {
-  static const std::vector<MeasureCase> cases = {
-      {"copy", "copy kernel against cudaMemcpy device to device (1 GiB, read + write)", {}},
-      {"occupancy", "blocks resident at once on one SM (SM id and globaltimer per block) against the model and the runtime",
-       {"threads", "regs", "smem"}},
-      {"waves", "fixed-time blocks: the tail effect of one extra block (132 against 133 at one per SM)",
-       {"blocks", "blocks-per-sm", "threads", "block-time"}},
-      {"little", "read bandwidth against bytes in flight per SM (warps x loads x 16 B) and the latency under load",
-       {"warps", "loads"}},
-      {"sectors", "strided fp32 reads and a matrix column read against the sector model at the calibrated bandwidth",
-       {"stride", "cols"}},
-      {"banks", "shared-memory reads by row, column, padded and swizzled; transposes (naive, tiled, padded) against the copy",
-       {"width", "access"}},
-      {"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",
-       {"preset", "ops", "n", "rows", "cols"}},
-      {"tiling", "naive against shared-memory tiled fp32 matmul against the HBM traffic model", {"m", "n", "k", "tile"}},
-      {"roofline", "a kernel of tunable FLOP per byte: achieved FLOP/s against min(peak, I x bandwidth)", {"intensity"}},
-  };
-  return cases;
-}
-
 const std::vector<std::pair<const char*, const char*>>& measure_case_options() {
   static const std::vector<std::pair<const char*, const char*>> options = {
       {"threads", "occupancy, waves: threads per block"},
@@ -97,14 +76,24 @@ const std::vector<std::pair<const char*, const char*>>& measure_case_options() {
       {"block-time", "waves: time each block runs (default 100us)"},
       {"warps", "little: warps per SM (1 to 64)"},
       {"loads", "little: independent 16-byte loads in flight per thread (1, 2, 4 or 8)"},
-      {"stride", "sectors: stride in fp32 elements"},
-      {"cols", "sectors: columns of the matrix read by column; fusion: RMSNorm columns"},
-      {"width", "banks: row width of the [32][width] tile in 4-byte words (32 to 256)"},
-      {"access", "banks: row, column or swizzled"},
+      {"stride", "sectors: elements between neighbouring lanes (default 1)"},
+      {"elem", "sectors: element bytes 1, 2, 4, 8, 16; banks: 4, 8, 16"},
+      {"offset", "sectors: byte offset of lane 0's element"},
+      {"active", "sectors, banks: the first N lanes are active"},
+      {"mask", "sectors, banks: active lanes as a 32-bit mask (0xffff0000)"},
+      {"addresses", "sectors: byte address per lane, a list or an expression in t ('128*t+4')"},
+      {"cols", "sectors: columns of a row-major matrix (with --access row|column); fusion: RMSNorm columns"},
+      {"access", "sectors: row or column of the --cols matrix; banks: row, column, diagonal or word of the tile"},
+      {"row", "sectors, banks: which row a row (or word) access reads"},
+      {"col", "sectors, banks: which column a column (or word) access reads"},
+      {"width", "banks: tile width in elements (default 32)"},
+      {"words", "banks: element index per lane, a list or an expression in t ('33*t+5')"},
+      {"pad", "banks: elements of padding per tile row"},
+      {"swizzle", "banks: xor (column c of row r stored at c xor (r mod width)) or none"},
       {"preset", "fusion: unary, binary or rmsnorm"},
       {"ops", "fusion: elementwise ops in the chain (1 to 16)"},
       {"n", "fusion: elements (fp32); tiling: columns of B and C"},
-      {"rows", "fusion: RMSNorm rows"},
+      {"rows", "fusion: RMSNorm rows; banks: tile rows (default 32)"},
       {"m", "tiling: rows of A and C"},
       {"k", "tiling: columns of A, rows of B"},
       {"tile", "tiling: tile edge, 16 or 32"},

@@ -4,10 +4,13 @@
 // the *.cu files beside this; no_cuda.cc defines them for a build without CUDA.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "measure/counters.h"
 
 namespace gpucalc::dev {
 
@@ -129,5 +132,27 @@ MatmulRun run_matmul(int m, int n, int k, int tile);
 /// Seconds of a kernel that reads n fp32 values, runs `fmas` dependent FMAs on each and
 /// writes it back (2 fmas FLOP per 8 bytes); every element checked.
 double run_roofline(std::size_t n, int fmas);
+
+/// One warp-wide access per block, the same for every block: what the generic pattern kernels
+/// did, with the counters read over their launch.
+struct PatternRun {
+  std::size_t blocks = 0;
+  double seconds = 0;  // median kernel time (0 when not timed)
+  CounterValues counters;
+};
+
+/// Global loads: block b (one warp) reads, in lane t active in `mask`, `element_bytes` (1, 2,
+/// 4, 8, 16) at byte b x window + offsets[t] of a buffer of random words; each block's XOR of
+/// what it read is checked against the host. L2 is flushed (a read of 4x its size) before each
+/// counter pass, so DRAM counters see the pattern's own traffic. Offsets must be aligned to the
+/// element and lie in [0, window).
+PatternRun run_global_pattern(const std::array<std::int64_t, 32>& offsets, std::uint32_t mask, int element_bytes,
+                              std::size_t window, std::size_t blocks, const std::vector<Counter>& counters, bool timed);
+
+/// Shared loads: block b (one warp) fills `smem_bytes` of dynamic shared memory with random
+/// words (stores), then lane t active in `mask` loads element `element[t]` of `element_bytes`
+/// (4, 8, 16) once; each block's XOR is checked against the host.
+PatternRun run_shared_pattern(const std::array<std::int64_t, 32>& element, std::uint32_t mask, int element_bytes,
+                              std::size_t smem_bytes, std::size_t blocks, const std::vector<Counter>& counters, bool timed);
 
 }  // namespace gpucalc::dev

@@ -10,6 +10,7 @@
 
 #include "core/gpu.h"
 #include "core/quantity.h"
+#include "measure/counters.h"
 
 namespace gpucalc {
 
@@ -52,11 +53,13 @@ struct DeviceProfile {
 };
 DeviceProfile profile_for_device(const DeviceInfo& device);
 
-/// One measure case: a stable key, one line of help, and the calculator options it accepts.
+/// One measure case as the registry (cases.cc) declares it: a stable key, one line of help,
+/// the calculator options it accepts, and whether `measure all` runs it.
 struct MeasureCase {
   const char* key;
   const char* help;
   std::vector<const char*> options;  // without the leading "--"
+  bool in_all = true;
 };
 /// The cases, in the order `measure --list` and `measure all` use.
 const std::vector<MeasureCase>& measure_cases();
@@ -70,6 +73,11 @@ struct MeasureRow {
   double predicted = 0;  // NaN: no prediction
   double achieved = 0;
   double ratio() const;  // achieved / predicted (NaN without a prediction)
+  // Counted rows: whether the count equals the model's ("yes", "no (+12)"; empty for a row
+  // that is not a count), 1 / 0 / -1 (not counted), and whether it counts towards the verdict.
+  std::string agreement;
+  int agrees = -1;
+  bool verdict = false;
 };
 
 /// What one case measured.
@@ -79,6 +87,7 @@ struct MeasureTable {
   std::vector<MeasureRow> rows;
   std::vector<std::string> notes;
   std::vector<std::string> summary;  // quantities of rows that `measure all` lists
+  int agree = -1, total = -1;  // counted patterns: how many agree with their model, of how many
 };
 
 /// The calculator options given on the command line ("threads" -> "256").

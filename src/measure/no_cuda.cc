@@ -2,6 +2,7 @@
 // functions of measure/kernels.h are defined so that the host side links; open_device()
 // throws first, so none of them is ever reached.
 #include "core/error.h"
+#include "measure/counters.h"
 #include "measure/kernels.h"
 #include "measure/measure.h"
 
@@ -17,6 +18,13 @@ namespace {
 }  // namespace
 
 DeviceInfo open_device() { unavailable(); }
+
+std::string counters_unavailable() { return "counters: built without CUDA support"; }
+CounterValues read_counters(const std::vector<Counter>&, const std::function<void()>&, const std::function<void()>&) {
+  CounterValues v;
+  v.missing = counters_unavailable();
+  return v;
+}
 
 namespace dev {
 CopyRun run_copy(std::size_t) { unavailable(); }
@@ -39,6 +47,14 @@ FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }
 FusionRun run_rmsnorm(int, int) { unavailable(); }
 MatmulRun run_matmul(int, int, int, int) { unavailable(); }
 double run_roofline(std::size_t, int) { unavailable(); }
+PatternRun run_global_pattern(const std::array<std::int64_t, 32>&, std::uint32_t, int, std::size_t, std::size_t,
+                              const std::vector<Counter>&, bool) {
+  unavailable();
+}
+PatternRun run_shared_pattern(const std::array<std::int64_t, 32>&, std::uint32_t, int, std::size_t, std::size_t,
+                              const std::vector<Counter>&, bool) {
+  unavailable();
+}
 }  // namespace dev
 
 }  // namespace gpucalc

@@ -1,0 +1,88 @@
+// The counters measure reads: metric names, units and the comparison with a prediction.
+#include "measure/counters.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace gpucalc {
+
+namespace {
+
+struct CounterInfo {
+  Counter counter;
+  const char* metric;
+  const char* label;
+};
+
+// Nsight Compute's names for the same counters (its "--metrics" take them as they are).
+const CounterInfo kCounters[] = {
+    {Counter::global_load_sectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "global load sectors"},
+    {Counter::global_load_requests, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "global load requests"},
+    {Counter::shared_load_wavefronts, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "shared load wavefronts"},
+    {Counter::shared_load_instructions, "smsp__inst_executed_op_shared_ld.sum", "shared load instructions"},
+    {Counter::dram_bytes_read, "dram__bytes_read.sum", "DRAM bytes read"},
+    {Counter::dram_bytes_written, "dram__bytes_write.sum", "DRAM bytes written"},
+    {Counter::l2_sectors_read, "lts__t_sectors_op_read.sum", "L2 sectors read"},
+    {Counter::achieved_occupancy, "sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
+};
+
+const CounterInfo& info(Counter c) {
+  for (const CounterInfo& i : kCounters) {
+    if (i.counter == c) return i;
+  }
+  return kCounters[0];  // unreachable: every enumerator is in the table
+}
+
+}  // namespace
+
+const std::vector<Counter>& all_counters() {
+  static const std::vector<Counter> all = [] {
+    std::vector<Counter> v;
+    for (const CounterInfo& i : kCounters) v.push_back(i.counter);
+    return v;
+  }();
+  return all;
+}
+
+const char* counter_metric(Counter c) { return info(c).metric; }
+const char* counter_label(Counter c) { return info(c).label; }
+
+std::optional<Counter> counter_for_metric(const std::string& metric) {
+  for (const CounterInfo& i : kCounters) {
+    if (metric == i.metric) return i.counter;
+  }
+  return std::nullopt;
+}
+
+double counter_value(Counter c, double metric_value) {
+  // CUPTI gives pct_of_peak metrics in percent
+  return c == Counter::achieved_occupancy ? metric_value / 100.0 : metric_value;
+}
+
+std::optional<double> CounterValues::get(Counter c) const {
+  auto it = values.find(c);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
+CountCheck compare_count(double predicted, double counted, double relative_tolerance) {
+  CountCheck c{predicted, counted, false};
+  if (!std::isfinite(predicted) || !std::isfinite(counted)) return c;
+  if (relative_tolerance > 0) {
+    c.agree = std::fabs(counted - predicted) <= relative_tolerance * std::fabs(predicted) + 0.5;
+  } else {
+    c.agree = std::fabs(counted - predicted) < 0.5;
+  }
+  return c;
+}
+
+std::string agreement_text(const CountCheck& check, double relative_tolerance) {
+  if (!std::isfinite(check.counted)) return "-";
+  if (check.agree) return "yes";
+  const double diff = check.counted - check.predicted;
+  if (relative_tolerance > 0 && check.predicted != 0) return fmt::format("no ({:+.1f}%)", 100.0 * diff / check.predicted);
+  return fmt::format("no ({:+g})", diff);
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,384 @@
+// Options to warp accesses, launch plans, predicted counts and the verify suite.
+#include "measure/patterns.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/expr.h"
+#include "core/quantity.h"
+
+namespace gpucalc {
+
+namespace {
+
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;
+
+std::string get(const CaseOptions& o, const char* key) {
+  auto it = o.find(key);
+  return it == o.end() ? std::string() : it->second;
+}
+
+std::int64_t integer(const CaseOptions& o, const char* key, std::int64_t fallback, std::int64_t min, std::int64_t max,
+                     Unit unit = Unit::count) {
+  const std::string text = get(o, key);
+  if (text.empty()) return fallback;
+  return parse_integer(text, unit, std::string("--") + key, min, max);
+}
+
+void reject_with(const CaseOptions& o, std::initializer_list<const char*> keys, const std::string& why) {
+  for (const char* k : keys) {
+    const std::string v = get(o, k);
+    if (!v.empty()) throw InputError(std::string("--") + k, v, why);
+  }
+}
+
+/// --active N (the first N lanes) or --mask BITS; all 32 lanes by default.
+std::uint32_t lane_mask(const CaseOptions& o) {
+  const std::string active = get(o, "active"), mask = get(o, "mask");
+  if (!active.empty() && !mask.empty()) throw InputError("--mask", mask, "either --active N or --mask BITS, not both");
+  if (!active.empty()) {
+    const std::int64_t n = integer(o, "active", 32, 1, 32);
+    return n == 32 ? 0xFFFFFFFFu : (1u << n) - 1u;
+  }
+  if (mask.empty()) return 0xFFFFFFFFu;
+  const std::string accepted = "a non-zero 32-bit lane mask such as 0xffff0000 or 65535 (bit t = lane t)";
+  std::int64_t bits = 0;
+  try {
+    LaneExpression e(mask, "--mask");
+    if (e.uses_lane()) throw InputError("--mask", mask, accepted);
+    bits = e.evaluate(0);
+  } catch (const InputError&) {
+    throw InputError("--mask", mask, accepted);
+  }
+  if (bits <= 0 || bits > 0xFFFFFFFFLL) throw InputError("--mask", mask, accepted);
+  return static_cast<std::uint32_t>(bits);
+}
+
+}  // namespace
+
+const std::vector<const char*>& sectors_pattern_options() {
+  static const std::vector<const char*> o = {"stride", "elem", "offset", "active", "mask", "addresses", "cols", "access", "row", "col"};
+  return o;
+}
+
+const std::vector<const char*>& banks_pattern_options() {
+  static const std::vector<const char*> o = {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask"};
+  return o;
+}
+
+WarpLoad sectors_pattern(const CaseOptions& o, std::string* how) {
+  const std::int64_t e = integer(o, "elem", 4, 1, 16);
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
+    throw InputError("--elem", get(o, "elem"), "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
+  }
+  const int elem = static_cast<int>(e);
+  const std::uint32_t mask = lane_mask(o);
+  std::string words;
+  WarpLoad load;
+  if (!get(o, "addresses").empty()) {
+    reject_with(o, {"stride", "cols", "offset", "access", "row", "col"}, "nothing with --addresses (the addresses say it all)");
+    const std::string text = get(o, "addresses");
+    load = address_load(lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes), elem, mask);
+    words = fmt::format("lane t reads {} bytes at byte address {}", elem, text);
+  } else if (!get(o, "cols").empty()) {
+    reject_with(o, {"stride"}, "either --stride or --cols with --access, not both");
+    const std::int64_t cols = integer(o, "cols", 1, 1, kMaxBytes / 16);
+    const std::string a = get(o, "access");
+    if (a != "row" && a != "column") throw InputError("--access", a, "row (lane t reads (i, t)) or column (lane t reads (t, j)) with --cols");
+    const MatrixAccess access = a == "row" ? MatrixAccess::row : MatrixAccess::column;
+    std::int64_t index = 0;
+    if (access == MatrixAccess::row) {
+      reject_with(o, {"col"}, "--row i with --access row (--col goes with --access column)");
+      if (cols < kWarpLanes) throw InputError("--cols", get(o, "cols"), "at least 32 columns for --access row (lane t reads column t)");
+      index = integer(o, "row", 0, 0, kMaxBytes / 16);
+    } else {
+      reject_with(o, {"row"}, "--col j with --access column (--row goes with --access row)");
+      index = integer(o, "col", 0, 0, cols - 1);
+    }
+    const std::int64_t offset = integer(o, "offset", 0, 0, kMaxBytes, Unit::bytes);
+    load = matrix_load(cols, access, index, elem, offset, mask);
+    words = access == MatrixAccess::row ? fmt::format("lane t reads ({}, t) of a row-major {}-byte matrix of {} columns", index, elem, cols)
+                                        : fmt::format("lane t reads (t, {}) of a row-major {}-byte matrix of {} columns", index, elem, cols);
+  } else {
+    reject_with(o, {"access", "row", "col"}, "--access/--row/--col together with --cols");
+    const std::int64_t stride = integer(o, "stride", 1, 0, kMaxBytes / (16 * kWarpLanes));
+    const std::int64_t offset = integer(o, "offset", 0, 0, kMaxBytes, Unit::bytes);
+    load = strided_load(stride, elem, offset, mask);
+    words = fmt::format("lane t reads {} bytes at byte {}t x {} x {}", elem, offset ? fmt::format("{} + ", offset) : "", stride, elem);
+  }
+  if (how != nullptr) *how = words;
+  return load;
+}
+
+SharedAccess banks_pattern(const CaseOptions& o, std::string* how) {
+  const std::int64_t e = integer(o, "elem", 4, 1, 16);
+  if (e != 4 && e != 8 && e != 16) {
+    throw InputError("--elem", get(o, "elem"), "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
+  }
+  const std::uint32_t mask = lane_mask(o);
+  SharedAccess access;
+  std::string words;
+  if (!get(o, "words").empty()) {
+    reject_with(o, {"access", "pad", "swizzle", "row", "col", "width", "rows"},
+                "nothing with --words (the expression gives each lane's element index itself)");
+    const std::string text = get(o, "words");
+    const std::vector<std::int64_t> index = lane_values(text, "--words", 32, 0, std::int64_t{1} << 40);
+    access.element_bytes = static_cast<int>(e);
+    for (std::size_t t = 0; t < index.size(); ++t) {
+      access.active[t] = true;
+      access.element[t] = index[t];
+    }
+    words = fmt::format("lane t reads element {} of {} bytes", text, e);
+  } else {
+    std::string a = get(o, "access");
+    Tile tile;
+    tile.element_bytes = static_cast<int>(e);
+    tile.width = integer(o, "width", 32, 1, std::int64_t{1} << 20);
+    tile.rows = integer(o, "rows", 32, 1, std::int64_t{1} << 20);
+    tile.pad = integer(o, "pad", 0, 0, 1024);
+    const std::string swizzle = get(o, "swizzle");
+    if (!swizzle.empty() && swizzle != "xor" && swizzle != "none") throw InputError("--swizzle", swizzle, "xor or none");
+    tile.swizzle = swizzle == "xor";
+    if (a == "swizzled") {  // the older measure spelling: a column of the xor-swizzled tile
+      a = "column";
+      tile.swizzle = true;
+    }
+    TileAccess kind = TileAccess::row;
+    if (a.empty()) throw InputError("--access", "", "row, column, diagonal or word (or --words EXPR for any pattern)");
+    if (a == "row") {
+      kind = TileAccess::row;
+    } else if (a == "column") {
+      kind = TileAccess::column;
+    } else if (a == "diagonal") {
+      kind = TileAccess::diagonal;
+    } else if (a == "word") {
+      kind = TileAccess::word;
+    } else {
+      throw InputError("--access", a, "row, column, diagonal or word (or --words EXPR for any pattern)");
+    }
+    if (kind == TileAccess::row) reject_with(o, {"col"}, "--row with --access row or word, --col with --access column or word");
+    if (kind == TileAccess::column) reject_with(o, {"row"}, "--row with --access row or word, --col with --access column or word");
+    if (kind == TileAccess::diagonal) reject_with(o, {"row", "col"}, "no --row or --col with --access diagonal");
+    const std::int64_t row = integer(o, "row", 0, 0, tile.rows - 1);
+    const std::int64_t col = integer(o, "col", 0, 0, tile.width - 1);
+    access = tile_access(tile, kind, row, col);
+    words = fmt::format("{} {} of a [{}][{}{}] tile of {}-byte elements{}", a, kind == TileAccess::row ? row : col, tile.rows,
+                        tile.width, tile.pad ? fmt::format(" + {}", tile.pad) : "", e, tile.swizzle ? ", xor-swizzled" : "");
+  }
+  for (int t = 0; t < 32; ++t) access.active[t] = access.active[t] && ((mask >> t) & 1u);
+  if (std::none_of(access.active.begin(), access.active.end(), [](bool b) { return b; })) {
+    throw InputError("--mask", get(o, "mask"), "at least one active lane that the access names");
+  }
+  if (how != nullptr) *how = words;
+  return access;
+}
+
+std::string address_option(const CaseOptions& o) {
+  for (const char* k : {"addresses", "offset", "stride", "cols"}) {
+    if (!get(o, k).empty()) return std::string("--") + k;
+  }
+  return "--addresses";
+}
+
+GlobalPlan plan_global(const WarpLoad& load, const std::string& option) {
+  GlobalPlan p;
+  p.element_bytes = load.element_bytes;
+  std::int64_t lo = -1, hi = 0;
+  for (int t = 0; t < kWarpLanes; ++t) {
+    if (!load.active[t]) continue;
+    p.mask |= 1u << t;
+    const std::int64_t a = load.address[t];
+    if (a % load.element_bytes != 0) {
+      throw InputError(option, fmt::format("lane {} at byte {}", t, a),
+                       fmt::format("addresses aligned to the {}-byte element: the GPU faults on a misaligned load, so "
+                                   "measure cannot run it (gpucalc sectors still counts it)",
+                                   load.element_bytes));
+    }
+    lo = lo < 0 ? a : std::min(lo, a);
+    hi = std::max(hi, a + load.element_bytes);
+  }
+  if (lo < 0) throw InputError("--mask", "0", "at least one active lane");
+  // Shifting every address by a multiple of 4096 keeps each one's sector, line and DRAM granule
+  // alignment: the counts do not change.
+  const std::int64_t base = lo / 4096 * 4096;
+  const std::int64_t span = hi - base;
+  if (span > kMaxWindow) {
+    throw InputError(option, fmt::format("a span of {} bytes", span),
+                     fmt::format("lanes' addresses within a window of {} (64 MiB) that each block reads in its own copy",
+                                 format_quantity(static_cast<double>(kMaxWindow), Unit::onchip_bytes)));
+  }
+  for (int t = 0; t < kWarpLanes; ++t) p.offsets[t] = load.active[t] ? load.address[t] - base : 0;
+  p.window = (span + 4095) / 4096 * 4096;
+  p.blocks = std::max<std::int64_t>(16, std::min(kMaxPatternBlocks, kMaxPatternBytes / p.window));
+  return p;
+}
+
+SharedPlan plan_shared(const SharedAccess& access, const Gpu& gpu) {
+  SharedPlan p;
+  p.element_bytes = access.element_bytes;
+  std::int64_t top = 0;
+  for (int t = 0; t < 32; ++t) {
+    if (!access.active[t]) continue;
+    p.mask |= 1u << t;
+    p.element[t] = access.element[t];
+    top = std::max(top, access.element[t] + 1);
+  }
+  p.smem_bytes = top * access.element_bytes;
+  if (p.smem_bytes > gpu.shared_memory_per_block_optin) {
+    throw InputError("--words", fmt::format("element {}", top - 1),
+                     fmt::format("elements inside the {} of shared memory one block may have on {} (the access needs {})",
+                                 format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
+                                 gpu.name, format_quantity(static_cast<double>(p.smem_bytes), Unit::onchip_bytes)));
+  }
+  return p;
+}
+
+std::vector<PredictedCount> predict_global(const SectorsResult& r, std::int64_t blocks) {
+  const double b = static_cast<double>(blocks);
+  return {
+      {Counter::global_load_sectors, b * static_cast<double>(r.sectors), 0, true},
+      {Counter::global_load_requests, b, 0, true},
+      {Counter::dram_bytes_read, b * static_cast<double>(r.dram_bytes), 0.02, false},
+  };
+}
+
+std::vector<PredictedCount> predict_shared(const BanksResult& r, std::int64_t blocks) {
+  const double b = static_cast<double>(blocks);
+  return {
+      {Counter::shared_load_wavefronts, b * r.wavefronts, 0, true},
+      {Counter::shared_load_instructions, b, 0, true},
+  };
+}
+
+const std::vector<Counter>& global_pattern_counters() {
+  static const std::vector<Counter> c = {Counter::global_load_sectors, Counter::global_load_requests, Counter::l2_sectors_read,
+                                         Counter::dram_bytes_read, Counter::dram_bytes_written, Counter::achieved_occupancy};
+  return c;
+}
+
+const std::vector<Counter>& shared_pattern_counters() {
+  static const std::vector<Counter> c = {Counter::shared_load_wavefronts, Counter::shared_load_instructions,
+                                         Counter::achieved_occupancy};
+  return c;
+}
+
+std::string options_text(const CaseOptions& o) {
+  std::string s;
+  for (const auto& [k, v] : o) {
+    const bool quote = v.find_first_of(" */%()^&|<>") != std::string::npos;
+    s += fmt::format("{}--{} {}", s.empty() ? "" : " ", k, quote ? "'" + v + "'" : v);
+  }
+  return s;
+}
+
+const std::vector<SuitePattern>& verify_suite() {
+  static const std::vector<SuitePattern> suite = [] {
+    std::vector<SuitePattern> s;
+    auto sec = [&](CaseOptions o) { s.push_back({"sectors", std::move(o)}); };
+    auto bank = [&](CaseOptions o) { s.push_back({"banks", std::move(o)}); };
+    // global loads: strides at every element size
+    for (const char* st : {"0", "1", "2", "4", "8", "16", "32"}) sec({{"stride", st}});
+    for (const char* st : {"1", "2", "4", "32", "64"}) sec({{"stride", st}, {"elem", "1"}});
+    for (const char* st : {"1", "2", "16"}) sec({{"stride", st}, {"elem", "2"}});
+    for (const char* st : {"1", "2", "4"}) sec({{"stride", st}, {"elem", "8"}});
+    for (const char* st : {"1", "2"}) sec({{"stride", st}, {"elem", "16"}});
+    // misaligned starts (aligned to the element, not to the sector)
+    sec({{"offset", "4"}});
+    sec({{"offset", "16"}});
+    sec({{"offset", "100"}});
+    sec({{"offset", "64"}, {"stride", "2"}});
+    sec({{"offset", "16"}, {"elem", "16"}});
+    sec({{"offset", "48"}, {"elem", "16"}});
+    sec({{"offset", "8"}, {"elem", "8"}});
+    sec({{"offset", "2"}, {"elem", "2"}});
+    // partial warps
+    sec({{"active", "1"}});
+    sec({{"active", "8"}});
+    sec({{"active", "16"}, {"elem", "8"}});
+    sec({{"mask", "0xaaaaaaaa"}});
+    sec({{"mask", "0xffff0000"}});
+    sec({{"mask", "0x80000001"}, {"stride", "4"}});
+    sec({{"mask", "0x0000ffff"}, {"elem", "16"}});
+    // explicit addresses: broadcasts, reversed, scattered
+    sec({{"addresses", "0"}});
+    sec({{"addresses", "4*(t/2)"}});
+    sec({{"addresses", "4*(t%8)"}});
+    sec({{"addresses", "4*(31-t)"}});
+    sec({{"addresses", "128*t"}});
+    sec({{"addresses", "32*t+4"}});
+    sec({{"addresses", "4*(t^5)+256"}});
+    sec({{"addresses", "8*(t%4)+512*(t/4)"}, {"elem", "8"}});
+    sec({{"addresses", "16*(t/2)"}, {"elem", "16"}});
+    sec({{"addresses", "4096*t"}, {"elem", "2"}});
+    // matrices
+    sec({{"cols", "4096"}, {"access", "column"}});
+    sec({{"cols", "33"}, {"access", "column"}});
+    sec({{"cols", "64"}, {"access", "row"}, {"row", "3"}, {"elem", "8"}});
+    sec({{"cols", "100"}, {"access", "column"}, {"elem", "2"}});
+    sec({{"cols", "1024"}, {"access", "column"}, {"col", "5"}, {"elem", "16"}});
+    // shared memory, 4-byte words
+    bank({{"access", "row"}});
+    bank({{"access", "column"}});
+    bank({{"access", "column"}, {"width", "33"}});
+    bank({{"access", "column"}, {"pad", "1"}});
+    bank({{"access", "column"}, {"swizzle", "xor"}});
+    bank({{"access", "diagonal"}});
+    bank({{"access", "word"}, {"row", "3"}, {"col", "7"}});
+    bank({{"access", "column"}, {"width", "64"}});
+    bank({{"access", "column"}, {"width", "16"}, {"rows", "16"}});
+    bank({{"access", "row"}, {"width", "8"}});
+    bank({{"words", "2*t"}});
+    bank({{"words", "t/2"}});
+    bank({{"words", "(t%4)*32"}});
+    bank({{"access", "column"}, {"mask", "0x0000ffff"}});
+    // 8-byte elements
+    bank({{"access", "row"}, {"elem", "8"}});
+    bank({{"access", "column"}, {"elem", "8"}});
+    bank({{"access", "column"}, {"pad", "1"}, {"elem", "8"}});
+    bank({{"access", "column"}, {"swizzle", "xor"}, {"elem", "8"}});
+    bank({{"access", "word"}, {"elem", "8"}});
+    bank({{"words", "t/2"}, {"elem", "8"}});
+    bank({{"words", "t/4"}, {"elem", "8"}});
+    bank({{"words", "t%16"}, {"elem", "8"}});
+    bank({{"words", "t%8"}, {"elem", "8"}});
+    bank({{"words", "2*t"}, {"elem", "8"}});
+    bank({{"words", "16*t"}, {"elem", "8"}});
+    bank({{"words", "(t%16)*2"}, {"elem", "8"}});
+    bank({{"words", "t%8+16*((t/8)%2)+8*(t/16)"}, {"elem", "8"}});
+    bank({{"words", "(t%2)*16+t/2"}, {"elem", "8"}});
+    bank({{"words", "t"}, {"elem", "8"}, {"mask", "0x0000ffff"}});
+    bank({{"access", "row"}, {"elem", "8"}, {"mask", "0xffff0000"}});
+    bank({{"words", "32*t"}, {"elem", "8"}, {"active", "16"}});
+    bank({{"words", "t^1"}, {"elem", "8"}});
+    // 16-byte elements
+    bank({{"access", "row"}, {"elem", "16"}});
+    bank({{"access", "column"}, {"elem", "16"}});
+    bank({{"access", "column"}, {"pad", "1"}, {"elem", "16"}});
+    bank({{"access", "column"}, {"swizzle", "xor"}, {"elem", "16"}});
+    bank({{"access", "word"}, {"elem", "16"}});
+    bank({{"words", "t/2"}, {"elem", "16"}});
+    bank({{"words", "t/4"}, {"elem", "16"}});
+    bank({{"words", "t/8"}, {"elem", "16"}});
+    bank({{"words", "t%8"}, {"elem", "16"}});
+    bank({{"words", "t%4"}, {"elem", "16"}});
+    bank({{"words", "2*t"}, {"elem", "16"}});
+    bank({{"words", "8*t"}, {"elem", "16"}});
+    bank({{"words", "(t%8)*2"}, {"elem", "16"}});
+    bank({{"words", "t%4+8*((t/4)%2)+4*(t/8)"}, {"elem", "16"}});
+    bank({{"words", "t"}, {"elem", "16"}, {"mask", "0x000000ff"}});
+    bank({{"words", "t"}, {"elem", "16"}, {"mask", "0x0f0f0f0f"}});
+    // the quad rule for 8- and 16-byte phases served together, at its edges
+    bank({{"words", "(t/4)*2+(t%4)/3"}, {"elem", "8"}});
+    bank({{"words", "(t%4+1)/2+(t/4)*4"}, {"elem", "8"}});
+    bank({{"words", "t%4"}, {"elem", "8"}, {"mask", "0x55555555"}});
+    bank({{"words", "(t%2)*16+t/16"}, {"elem", "8"}});
+    bank({{"words", "(1-t/16)*(t/2)+(t/16)*(64+t%4)"}, {"elem", "16"}});
+    bank({{"words", "(t%2)*2+(t/8)*4"}, {"elem", "16"}});
+    return s;
+  }();
+  return suite;
+}
+
+}  // namespace gpucalc
