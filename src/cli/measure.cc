@@ -10,6 +10,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
+#include <nlohmann/json.hpp>
 
 #include "commands/commands.h"
 #include "report/report.h"
@@ -47,11 +49,6 @@ std::string unit_name(Unit u) {
     case Unit::cycles: return "cycles";
     default: return "count";
   }
-}
-
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  return fmt::format("{}", x);
 }
 
 std::string cell(double x, Unit u) {
@@ -129,33 +126,19 @@ std::string agreement_line(const std::vector<MeasureTable>& tables) {
   return total > 0 ? fmt::format("{}/{} patterns agree", agree, total) : "";
 }
 
+// One table through the report layer's printer: the last three columns (numbers) right-aligned.
 std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, bool markdown) {
-  std::string out;
-  if (markdown) {
-    out += "| " + fmt::format("{}", fmt::join(header, " | ")) + " |\n|";
-    for (std::size_t i = 0; i < header.size(); ++i) out += i + 3 > header.size() ? " ---: |" : " --- |";
-    out += "\n";
-    for (const auto& line : cells) out += "| " + fmt::format("{}", fmt::join(line, " | ")) + " |\n";
-    return out;
+  std::ostringstream out;
+  std::vector<TableWriter::Column> columns;
+  for (std::size_t i = 0; i < header.size(); ++i) columns.push_back({header[i], i + 3 >= header.size()});
+  TableWriter table(out, markdown ? Format::md : Format::text, columns, cells.size() + 1);
+  for (const auto& line : cells) {
+    std::vector<Value> values;
+    for (std::size_t i = 0; i < line.size(); ++i) values.push_back(Value::word(header[i], line[i]));
+    table.write(values);
   }
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    width[i] = header[i].size();
-    for (const auto& line : cells) width[i] = std::max(width[i], line[i].size());
-  }
-  auto emit = [&](const std::vector<std::string>& line) {
-    std::string s;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-      // text columns left-aligned, numbers right-aligned
-      bool text = i + 3 < header.size();
-      s += text ? fmt::format("{:<{}}", line[i], width[i]) : fmt::format("{:>{}}", line[i], width[i]);
-      if (i + 1 < line.size()) s += "  ";
-    }
-    return s + "\n";
-  };
-  out += emit(header);
-  for (const auto& line : cells) out += emit(line);
-  return out;
+  table.finish();
+  return out.str();
 }
 
 std::string render_text(const Output& o, bool markdown) {
@@ -200,67 +183,64 @@ std::string render_text(const Output& o, bool markdown) {
   return out;
 }
 
-std::string render_json(const Output& o) {
-  const DeviceInfo& d = *o.device;
-  std::string out = "{\"command\": \"measure\", \"case\": " + json_escape(o.what);
-  out += fmt::format(
-      ", \"device\": {{\"name\": {}, \"compute_capability\": \"{}.{}\", \"sm_count\": {}, \"clock_hz\": {}, "
-      "\"memory_clock_hz\": {}, \"memory_bus_bits\": {}, \"memory_bytes\": {}, \"l2_bytes\": {}, \"driver\": \"{}\", "
-      "\"runtime\": \"{}\"}}",
-      json_escape(d.name), d.cc_major, d.cc_minor, d.sm_count, json_number(d.clock_hz), json_number(d.memory_clock_hz),
-      d.memory_bus_bits, d.memory_bytes, d.l2_bytes, version(d.driver_version), version(d.runtime_version));
-  out += fmt::format(", \"gpu\": {{\"key\": {}, \"name\": {}, \"origin\": {}, \"note\": {}}}", json_escape(o.gpu->key),
-                     json_escape(o.gpu->name), json_escape(o.gpu->origin), json_escape(o.profile_note));
-  out += ", \"method\": " + json_escape(kMethod) + ", \"tables\": [";
-  for (std::size_t i = 0; i < o.tables.size(); ++i) {
-    const MeasureTable& t = o.tables[i];
-    out += (i ? ", " : "") + fmt::format("{{\"case\": {}, \"title\": {}, \"rows\": [", json_escape(t.key), json_escape(t.title));
-    for (std::size_t j = 0; j < t.rows.size(); ++j) {
-      const MeasureRow& r = t.rows[j];
-      bool summary = std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end();
-      std::string agreement;
-      if (!r.agreement.empty()) {
-        agreement = fmt::format(", \"agrees\": {}, \"verdict\": {}", r.agrees < 0 ? "null" : r.agrees ? "true" : "false",
-                                r.verdict ? "true" : "false");
-      }
-      out += (j ? ", " : "") + fmt::format("{{\"quantity\": {}, \"unit\": \"{}\", \"predicted\": {}, \"achieved\": {}, "
-                                           "\"ratio\": {}, \"summary\": {}{}}}",
-                                           json_escape(r.quantity), unit_name(r.unit), json_number(r.predicted),
-                                           json_number(r.achieved), json_number(r.ratio()), summary ? "true" : "false",
-                                           agreement);
+nlohmann::ordered_json number_or_null(double x) { return json_value(Value::num("", x)); }
+
+nlohmann::ordered_json table_json(const MeasureTable& t) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const MeasureRow& r : t.rows) {
+    nlohmann::ordered_json row = {{"quantity", r.quantity},
+                                  {"unit", unit_name(r.unit)},
+                                  {"predicted", number_or_null(r.predicted)},
+                                  {"achieved", number_or_null(r.achieved)},
+                                  {"ratio", number_or_null(r.ratio())},
+                                  {"summary", std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end()}};
+    if (!r.agreement.empty()) {
+      row["agrees"] = r.agrees < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.agrees != 0);
+      row["verdict"] = r.verdict;
     }
-    out += "], \"notes\": [";
-    for (std::size_t j = 0; j < t.notes.size(); ++j) out += (j ? ", " : "") + json_escape(t.notes[j]);
-    out += "]";
-    if (t.total >= 0) out += fmt::format(", \"patterns_agree\": {}, \"patterns\": {}", t.agree, t.total);
-    out += "}";
+    rows.push_back(row);
   }
-  out += "]";
-  if (!o.extra.empty()) {
-    out += ", \"messages\": [";
-    for (std::size_t j = 0; j < o.extra.size(); ++j) out += (j ? ", " : "") + json_escape(o.extra[j]);
-    out += "]";
+  nlohmann::ordered_json out = {{"case", t.key}, {"title", t.title}, {"rows", rows}, {"notes", t.notes}};
+  if (t.total >= 0) {
+    out["patterns_agree"] = t.agree;
+    out["patterns"] = t.total;
   }
-  return out + "}\n";
+  return out;
 }
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
+std::string render_json(const Output& o) {
+  const DeviceInfo& d = *o.device;
+  nlohmann::ordered_json out = {{"command", "measure"}, {"case", o.what}};
+  out["device"] = {{"name", d.name},
+                   {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
+                   {"sm_count", d.sm_count},
+                   {"clock_hz", number_or_null(d.clock_hz)},
+                   {"memory_clock_hz", number_or_null(d.memory_clock_hz)},
+                   {"memory_bus_bits", d.memory_bus_bits},
+                   {"memory_bytes", d.memory_bytes},
+                   {"l2_bytes", d.l2_bytes},
+                   {"driver", version(d.driver_version)},
+                   {"runtime", version(d.runtime_version)}};
+  out["gpu"] = {{"key", o.gpu->key}, {"name", o.gpu->name}, {"origin", o.gpu->origin}, {"note", o.profile_note}};
+  out["method"] = kMethod;
+  out["tables"] = nlohmann::ordered_json::array();
+  for (const MeasureTable& t : o.tables) out["tables"].push_back(table_json(t));
+  if (!o.extra.empty()) out["messages"] = o.extra;
+  return json_dump(out) + "\n";
 }
 
 std::string render_csv(const Output& o) {
-  std::string out = "case,quantity,unit,predicted,achieved,ratio\n";
-  auto num = [](double x) { return std::isfinite(x) ? fmt::format("{}", x) : std::string(); };
+  std::ostringstream out;
+  TableWriter table(out, Format::csv,
+                    {{"case"}, {"quantity"}, {"unit"}, {"predicted"}, {"achieved"}, {"ratio"}});
   for (const MeasureTable& t : o.tables) {
     for (const MeasureRow& r : t.rows) {
-      out += fmt::format("{},{},{},{},{},{}\n", t.key, csv_field(r.quantity), unit_name(r.unit), num(r.predicted),
-                         num(r.achieved), num(r.ratio()));
+      table.write({Value::word("case", t.key), Value::word("quantity", r.quantity), Value::word("unit", unit_name(r.unit)),
+                   Value::num("predicted", r.predicted), Value::num("achieved", r.achieved), Value::num("ratio", r.ratio())});
     }
   }
-  return out;
+  table.finish();
+  return out.str();
 }
 
 std::string today() {
@@ -271,19 +251,16 @@ std::string today() {
 }
 
 std::string list_cases_json() {
-  std::string out = "{\"command\": \"measure\", \"cases\": [";
-  bool first = true;
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
   auto add = [&](const std::string& key, const std::string& help, const std::vector<const char*>& options, bool in_all) {
     std::vector<std::string> opts;
-    for (const char* o : options) opts.push_back(json_escape(std::string("--") + o));
-    out += fmt::format("{}{{\"key\": {}, \"help\": {}, \"options\": [{}], \"in_all\": {}}}", first ? "" : ", ",
-                       json_escape(key), json_escape(help), fmt::join(opts, ", "), in_all ? "true" : "false");
-    first = false;
+    for (const char* o : options) opts.push_back(std::string("--") + o);
+    cases.push_back({{"key", key}, {"help", help}, {"options", opts}, {"in_all", in_all}});
   };
   for (const MeasureCase& c : measure_cases()) add(c.key, c.help, c.options, c.in_all);
   add("all", "every case marked in_all at its default size, one summary table", {}, false);
   add("calibrate", "measure the ceilings and write a profile TOML for --gpu", {"out"}, false);
-  return out + "]}\n";
+  return json_dump({{"command", "measure"}, {"cases", cases}}) + "\n";
 }
 
 std::string list_cases() {

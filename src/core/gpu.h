@@ -17,7 +17,9 @@ namespace gpucalc {
 struct Provenance {
   std::string kind;    // "spec", "measured" or "derived"
   std::string source;  // document, measurement or derivation
+#if __cplusplus >= 202002L  // the measure kernels (.cu) include this header as C++17
   bool operator==(const Provenance&) const = default;
+#endif
 };
 
 /// The units of work a roofline can be drawn for.
@@ -85,7 +87,9 @@ struct Gpu {
   double peak(ComputeUnit unit, const std::string& dtype) const;
 
   /// Every field and every provenance equal (key and origin included).
+#if __cplusplus >= 202002L  // the measure kernels (.cu) include this header as C++17
   bool operator==(const Gpu&) const = default;
+#endif
 };
 
 /// What a profile field holds: how it is read, checked and written.

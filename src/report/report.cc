@@ -151,8 +151,6 @@ json json_values(const std::vector<Value>& values) {
   return out;
 }
 
-std::string json_escape(const std::string& s) { return json_dump(json(s)); }
-
 std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 namespace {

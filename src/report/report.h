@@ -35,8 +35,6 @@ std::string raw_number(double x);
 nlohmann::ordered_json json_values(const std::vector<Value>& values);
 /// One value as JSON: a number in base units (null when missing or not finite), a string or a bool.
 nlohmann::ordered_json json_value(const Value& v);
-/// A string as a JSON string literal, quotes included.
-std::string json_escape(const std::string& s);
 /// Dumps JSON on one line (UTF-8 kept, invalid bytes replaced).
 std::string json_dump(const nlohmann::ordered_json& j);
 
