@@ -350,9 +350,9 @@ TEST_CASE("gpucalc measure end to end, without a GPU") {
   }
   Ran json = run_gpucalc("measure --list --format json");
   CHECK(json.code == 0);
-  const nlohmann::json list = nlohmann::json::parse(json.output);
-  CHECK(list["command"] == "measure");
+  const nlohmann::json listed = nlohmann::json::parse(json.output);
+  CHECK(listed["command"] == "measure");
   bool verify_listed = false;
-  for (const auto& c : list["cases"]) verify_listed = verify_listed || (c["key"] == "verify" && c["in_all"] == false);
+  for (const auto& c : listed["cases"]) verify_listed = verify_listed || (c["key"] == "verify" && c["in_all"] == false);
   CHECK(verify_listed);
 }
