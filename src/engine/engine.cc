@@ -66,8 +66,6 @@ Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const 
   return report;
 }
 
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu) { return run_case(calc, args, gpu, ""); }
-
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) {
   Row row;
   row.line = line;
@@ -89,7 +87,7 @@ void set_axis(Args& args, const OptionSpec& axis, double x) {
 // ---- output of many rows ----
 
 RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape)
-    : calc_(calc), format_(format), out_(out), shape_(std::move(shape)) {
+    : format_(format), out_(out), shape_(std::move(shape)) {
   std::vector<TableWriter::Column> columns;
   if (shape_.batch) columns.push_back({"line", true});
   if (format == Format::csv || format == Format::json) {

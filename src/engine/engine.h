@@ -62,11 +62,6 @@ Requirement parse_requirement(const Calculator& calc, const std::string& text);
 std::vector<std::string> check_requirements(const std::vector<Requirement>& requirements, const Row& row,
                                             const std::string& where = "");
 
-/// Runs one case: the model on `args`, its results ordered as declared (a key without a value
-/// present and empty), a model's field error mapped to its option, and an option given but not
-/// used refused.
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu);
-
 /// A whole invocation of a calculator: one case, a sweep, a batch, or a batch with a sweep;
 /// --require, --plot, every format. Returns the exit code (0, 1 a requirement failed, 2 a bad
 /// batch row); throws InputError for bad input that stops everything.

@@ -10,6 +10,9 @@
 
 namespace gpucalc {
 
+/// Runs one case: the model on `args`, its results ordered as declared (a key without a value
+/// present and empty), a model's field error mapped to its option, and an option given but not
+/// used refused (`swept`: the axis a sweep set, refused in the sweep's words).
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// Puts a sweep point into `args` as if typed.
@@ -31,7 +34,6 @@ class RowWriter {
   void finish();
 
  private:
-  const Calculator& calc_;
   Format format_;
   std::ostream& out_;
   Shape shape_;
