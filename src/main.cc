@@ -107,9 +107,13 @@ int run(int argc, char** argv) {
   CLI::App* chosen_app = nullptr;
   Registered registered;
   std::function<int()> tool;
+  // Only the invoked subcommand is registered (start-up is most of a call); all of them when
+  // none is named, for the help's list and the "did you mean".
+  const bool known = std::any_of(commands().begin(), commands().end(), [&](const Command& c) { return name == c.name; });
   for (const Command& c : commands()) {
+    if (known && name != c.name) continue;
     CLI::App* sub = app.add_subcommand(c.name, c.help);
-    if (name != c.name) continue;  // only the invoked subcommand registers: start-up is most of a call
+    if (name != c.name) continue;
     chosen = &c;
     chosen_app = sub;
     if (c.calculator != nullptr) {

@@ -24,12 +24,7 @@
 namespace gpucalc {
 namespace {
 
-std::string h100_text() {
-  for (const BuiltinProfile& p : builtin_profiles()) {
-    if (std::string(p.key) == "h100") return p.toml;
-  }
-  return "";
-}
+std::string h100_text() { return "# h100\n" + profile_toml(load_gpu("h100")); }
 
 /// `text` with the value of `field` replaced by `value`.
 std::string with_value(std::string text, const std::string& field, const std::string& value) {

@@ -609,19 +609,14 @@ Gpu load_gpu(const std::string& name_or_path) {
   bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                          (lower.size() > 5 && lower.substr(lower.size() - 5) == ".toml");
   if (!looks_like_path) {
-    auto parse_builtin = [](const BuiltinProfile& p) {
-      Gpu gpu = parse_gpu(p.toml, p.key, fmt::format("built-in {}", p.key));
-      gpu.origin = "built-in";
-      return gpu;
-    };
-    // A key parses only its own profile (the common case, and the fast one); an alias needs
+    // A key builds only its own profile (the common case, and the fast one); an alias needs
     // every profile's aliases.
     for (const BuiltinProfile& p : builtin_profiles()) {
-      if (lower == p.key) return parse_builtin(p);
+      if (lower == p.key) return p.make();
     }
     std::vector<std::string> names;
     for (const BuiltinProfile& p : builtin_profiles()) {
-      Gpu gpu = parse_builtin(p);
+      Gpu gpu = p.make();
       for (const std::string& alias : gpu.aliases) {
         std::string a;
         for (char c : alias) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

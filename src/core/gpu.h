@@ -131,10 +131,11 @@ const std::vector<ProfileField>& profile_fields();
 /// by gpucalc. Throws std::invalid_argument for a number that is not finite.
 std::string profile_toml(const Gpu& gpu);
 
-/// A profile compiled into the binary.
+/// A profile compiled into the binary: hw/KEY.toml, parsed and checked when gpucalc was built
+/// (src/tools/embed_profiles.cc), so that using it parses no TOML.
 struct BuiltinProfile {
   const char* key;
-  const char* toml;
+  Gpu (*make)();
 };
 const std::vector<BuiltinProfile>& builtin_profiles();
 

@@ -242,7 +242,7 @@ namespace {
 std::string edited_profile(std::string_view edits) {
   std::string base;
   for (const BuiltinProfile& p : builtin_profiles()) {
-    if (std::string_view(p.key) == "h100") base = p.toml;
+    if (std::string_view(p.key) == "h100") base = "# h100\n" + profile_toml(p.make());
   }
   for (const std::string& edit : split_lines(edits, 16)) {
     std::size_t eq = edit.find(" = ");

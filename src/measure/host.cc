@@ -115,8 +115,7 @@ DeviceProfile profile_for_device(const DeviceInfo& device) {
   const std::string name = lower(device.name);
   std::vector<Gpu> builtins;
   for (const BuiltinProfile& p : builtin_profiles()) {
-    Gpu gpu = parse_gpu(p.toml, p.key, fmt::format("built-in {}", p.key));
-    gpu.origin = "built-in";
+    Gpu gpu = p.make();
     bool named = name.find(lower(gpu.key)) != std::string::npos;
     for (const std::string& alias : gpu.aliases) named = named || name == lower(alias);
     if (named && gpu.cc_major == device.cc_major && gpu.cc_minor == device.cc_minor && gpu.sm_count == device.sm_count) {
