@@ -78,6 +78,14 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   for (std::size_t i = 0; i < calc.options.size(); ++i) {
     const OptionSpec& o = calc.options[i];
     r.values[i].first = o.name;
+    if (o.is_flag) {
+      // --sparse alone: the value "true" (a batch cell may still say true or false).
+      std::vector<std::string>& value = r.values[i].second;
+      CLI::Option* opt = sub.add_flag_callback(o.flag(), [&value] { value = {"true"}; }, option_help(o));
+      opt->disable_flag_override();
+      r.options.push_back(opt);
+      continue;
+    }
     CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));
     opt->expected(1);
     opt->multi_option_policy(o.kind == OptionKind::repeated ? CLI::MultiOptionPolicy::TakeAll
@@ -158,6 +166,10 @@ int run(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     return gpucalc::run(argc, argv);
+  } catch (const gpucalc::ProfileError& e) {
+    // A broken profile: every problem on its own line.
+    for (const std::string& problem : e.problems()) gpucalc::fail(problem, 2);
+    return 2;
   } catch (const gpucalc::InputError& e) {
     return gpucalc::fail(e.what(), 2);
   } catch (const gpucalc::UnavailableError& e) {

@@ -25,8 +25,8 @@ const std::vector<BadInput>& bad_inputs() {
       {{"little", "--latancy", "400ns"}, "'--latancy'", "did you mean '--latency'?"},
       {{"roofline", "--flop", "1e9", "--bytes", "2GB"}, "'--flop'", "did you mean '--flops'?"},
       {{"occupy", "--threads", "256"}, "'occupy'", "one of occupancy, little"},
-      {{"hw", "frob"}, "hw", "'list' or 'show NAME'"},
-      {{"hw", "show"}, "hw", "'list' or 'show NAME'"},
+      {{"hw", "frob"}, "hw", "'list', 'show NAME' or 'new --from NAME'"},
+      {{"hw", "show"}, "hw", "'list', 'show NAME' or 'new --from NAME'"},
       {{"little", "--latency"}, "--latency", "see 'gpucalc little --help'"},
       // Malformed numbers and units.
       {{"occupancy", "--threads", "abc", "--regs", "64"}, "--threads", "invalid value 'abc': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 1,024"},
@@ -73,9 +73,9 @@ const std::vector<BadInput>& bad_inputs() {
       {{"roofline", "--flops", "1e9"}, "--bytes", "--flops and --bytes together"},
       {{"roofline", "--intensity", "0"}, "--intensity", "greater than 0"},
       {{"roofline", "--intensity", "64", "--flops", "1e9", "--bytes", "1GB"}, "--intensity", "not both"},
-      {{"roofline", "--intensity", "64", "--dtype", "fp12"}, "--dtype", "invalid value 'fp12': expected fp64, fp32, tf32, bf16, fp16, fp8, int8"},
+      {{"roofline", "--intensity", "64", "--dtype", "fp12"}, "--dtype", "invalid value 'fp12': expected fp64, fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, fp4, int8"},
       {{"roofline", "--intensity", "64", "--unit", "gpu"}, "--unit", "invalid value 'gpu': expected cuda, tensor"},
-      {{"roofline", "--intensity", "64", "--dtype", "fp8", "--unit", "cuda"}, "--dtype", "try --unit tensor"},
+      {{"roofline", "--intensity", "64", "--dtype", "fp8", "--unit", "cuda"}, "--dtype", "fp64, fp32, bf16, fp16 (the profile has no cuda peak for fp8; --unit tensor has one)"},
       // The common options.
       {{"occupancy", "--threads", "256", "--regs", "64", "--format", "xml"}, "--format", "one of text, json, csv"},
       {{"little", "--format", "yaml"}, "--format", "one of text, json, csv"},

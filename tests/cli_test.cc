@@ -27,11 +27,14 @@ TEST_CASE("gpucalc hw list: text and json name every built-in profile") {
   testing::Run json = run_gpucalc({"hw", "list", "--format", "json"});
   REQUIRE(json.exit_code == 0);
   const nlohmann::json doc = nlohmann::json::parse(json.out);
-  REQUIRE(doc["profiles"].size() >= 3);
-  CHECK(doc["profiles"][0]["key"] == "a100");
-  CHECK(doc["profiles"][0]["sm_count"] == 108);
-  CHECK(doc["profiles"][1]["key"] == "h100");
-  CHECK(doc["profiles"][2]["key"] == "h200");
+  REQUIRE(doc["profiles"].size() == 14);
+  CHECK(doc["profiles"][0]["key"] == "a10");
+  CHECK(doc["profiles"][0]["sm_count"] == 72);
+  CHECK(doc["profiles"][1]["key"] == "a100");
+  CHECK(doc["profiles"][1]["sm_count"] == 108);
+  CHECK(doc["profiles"][5]["key"] == "h100");
+  CHECK(doc["profiles"][8]["key"] == "h200");
+  CHECK(doc["profiles"][13]["key"] == "v100");
   testing::Run md = run_gpucalc({"hw", "list", "--format", "md"});
   REQUIRE(md.exit_code == 0);
   CHECK(md.out.find("| key | name |") == 0);
@@ -66,9 +69,10 @@ TEST_CASE("an unknown --gpu lists the known ones with a did-you-mean") {
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err ==
-        "gpucalc: --gpu: invalid value 'h10': expected one of a100, h100, h200 or a path to a profile .toml "
+        "gpucalc: --gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, h100, h100-nvl, "
+        "h100-pcie, h200, l4, l40s, rtx4090, t4, v100 or a path to a profile .toml "
         "(did you mean 'h100'?)\n");
-  testing::Run show = run_gpucalc({"hw", "show", "a10"});
+  testing::Run show = run_gpucalc({"hw", "show", "a1000"});
   CHECK(show.exit_code == 2);
   CHECK(show.err.find("did you mean 'a100'?") != std::string::npos);
 }

@@ -21,7 +21,7 @@ namespace {
 
 TEST_CASE("every built-in profile loads, with a source and a kind for every field") {
   const std::vector<std::string> keys = builtin_gpu_keys();
-  CHECK(keys == std::vector<std::string>{"a100", "h100", "h200"});
+  CHECK(keys.size() == 14);
   for (const std::string& key : keys) {
     CAPTURE(key);
     Gpu g = load_gpu(key);
@@ -29,15 +29,19 @@ TEST_CASE("every built-in profile loads, with a source and a kind for every fiel
     CHECK(g.origin == "built-in");
     CHECK(g.sm_count > 0);
     CHECK(g.warp_size == 32);
-    CHECK(g.max_threads_per_sm == 2048);
+    // Per architecture: the CUDA C++ Programming Guide's technical specifications.
+    const int cc = g.cc_major * 10 + g.cc_minor;
+    CHECK(g.max_threads_per_sm == (cc == 75 ? 1024 : (cc == 86 || cc == 89 ? 1536 : 2048)));
     CHECK(g.registers_per_sm == 65536);
     CHECK(g.register_allocation_unit == 256);
     CHECK(g.register_sub_partitions == 4);
-    CHECK(g.shared_memory_reserved_per_block == 1024);
-    CHECK(g.shared_memory_allocation_unit == 128);
+    CHECK(g.shared_memory_reserved_per_block == (cc >= 80 ? 1024 : 0));
+    CHECK(g.shared_memory_allocation_unit == (cc >= 80 ? 128 : 256));
     CHECK(g.shared_memory_carveouts.back() == g.shared_memory_per_sm);
     CHECK(g.peak(ComputeUnit::cuda, "fp32") > 0);
-    CHECK(g.peak(ComputeUnit::tensor, "bf16") > g.peak(ComputeUnit::cuda, "fp32"));
+    // FP16 tensor cores on every one (Volta on), at least twice the FP32 lanes (GeForce Ada: exactly).
+    CHECK(g.peak(ComputeUnit::tensor, "fp16") >= 2 * g.peak(ComputeUnit::cuda, "fp32"));
+    CHECK((g.peak(ComputeUnit::tensor, "bf16") > 0) == (cc >= 80));
     CHECK(g.provenance.size() >= 40);
     for (const auto& [field, p] : g.provenance) {
       CAPTURE(field);
@@ -90,7 +94,8 @@ TEST_CASE("an unknown name lists the known ones with a did-you-mean") {
     FAIL("accepted");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) ==
-          "--gpu: invalid value 'h10': expected one of a100, h100, h200 or a path to a profile .toml "
+          "--gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, h100, h100-nvl, "
+          "h100-pcie, h200, l4, l40s, rtx4090, t4, v100 or a path to a profile .toml "
           "(did you mean 'h100'?)");
   }
   try {
@@ -98,7 +103,7 @@ TEST_CASE("an unknown name lists the known ones with a did-you-mean") {
     FAIL("accepted");
   } catch (const InputError& e) {
     const std::string what = e.what();
-    CHECK(what.find("one of a100, h100, h200") != std::string::npos);
+    CHECK(what.find("one of a10, a100, a100-40gb-sxm,") != std::string::npos);
     CHECK(what.find("did you mean") == std::string::npos);
   }
   CHECK_THROWS_AS(load_gpu("tests/data/no_such_file.toml"), InputError);
@@ -248,7 +253,7 @@ TEST_CASE("a profile may write its fields as [tables] or dotted keys") {
 
 TEST_CASE("profile_fields lists every field of the profiles once, and the parser takes exactly those") {
   const std::vector<ProfileField>& fields = profile_fields();
-  CHECK(fields.size() == 42);
+  CHECK(fields.size() == 43);
   std::vector<std::string> keys;
   for (const ProfileField& f : fields) keys.emplace_back(f.key);
   std::vector<std::string> sorted = keys;
@@ -342,7 +347,7 @@ std::string h100_with(const std::vector<std::pair<std::string, std::string>>& ed
   return text;
 }
 
-TEST_CASE("profiles that contradict themselves are refused with the first broken relation, its fields and values") {
+TEST_CASE("profiles that contradict themselves are refused with every broken relation, its fields and values") {
   struct Case {
     std::vector<std::pair<std::string, std::string>> edits;
     std::string message;  // after "profile bad.toml: "
@@ -393,7 +398,19 @@ TEST_CASE("profiles that contradict themselves are refused with the first broken
   };
   for (const Case& c : cases) {
     INFO(c.message);
-    CHECK(error_of([&] { parse_gpu(h100_with(c.edits), "bad", "bad.toml"); }) == "profile bad.toml: " + c.message);
+    // The first problem is the case's; a case that breaks two relations lists both.
+    const std::string got = error_of([&] { parse_gpu(h100_with(c.edits), "bad", "bad.toml"); });
+    CHECK(got.substr(0, got.find("; profile bad.toml")) == "profile bad.toml: " + c.message);
+  }
+  // registers_per_sm 4096 breaks two relations: a warp at 255 registers fits neither a
+  // sub-partition nor a block.
+  try {
+    parse_gpu(h100_with({{"registers_per_sm", "4096"}, {"registers_per_block", "4096"}}), "bad", "bad.toml");
+    FAIL("accepted");
+  } catch (const ProfileError& e) {
+    REQUIRE(e.problems().size() == 2);
+    CHECK(e.problems()[1] ==
+          "profile bad.toml: field 'registers_per_block': expected at least one warp at max_registers_per_thread (8192), got 4096");
   }
   // Through the binary: the substr crash of registers_per_block > registers_per_sm is one line, exit 2.
   const std::string path = temp_profile(h100_with({{"registers_per_block", "131072"}}));

@@ -202,31 +202,38 @@ TEST_CASE("profile for a device: the built-in profile that matches, else its pro
   CHECK(h200.gpu.key == "h200");
   CHECK(h200.note.empty());
 
-  DeviceInfo l40s = h200_device();
-  l40s.name = "NVIDIA L40S";
-  l40s.cc_major = 8;
-  l40s.cc_minor = 9;
-  l40s.sm_count = 142;
-  l40s.shared_memory_per_sm = 102400;
-  l40s.shared_memory_per_block_optin = 101376;
-  l40s.max_threads_per_sm = 1536;
-  l40s.max_blocks_per_sm = 24;
-  l40s.l2_bytes = 100663296;
-  l40s.memory_clock_hz = 9.001e9;
-  l40s.memory_bus_bits = 384;
-  DeviceProfile made = profile_for_device(l40s);
-  CHECK(made.gpu.sm_count == 142);
+  // A device with no built-in profile (RTX A6000, cc 8.6): its properties over the a10's.
+  DeviceInfo a6000 = h200_device();
+  a6000.name = "NVIDIA RTX A6000";
+  a6000.cc_major = 8;
+  a6000.cc_minor = 6;
+  a6000.sm_count = 84;
+  a6000.shared_memory_per_sm = 102400;
+  a6000.shared_memory_per_block_optin = 101376;
+  a6000.max_threads_per_sm = 1536;
+  a6000.max_blocks_per_sm = 16;
+  a6000.l2_bytes = 6291456;
+  a6000.memory_clock_hz = 8.001e9;
+  a6000.memory_bus_bits = 384;
+  DeviceProfile made = profile_for_device(a6000);
+  CHECK(made.gpu.sm_count == 84);
   CHECK(made.gpu.max_threads_per_sm == 1536);
   CHECK(made.gpu.shared_memory_per_block_optin == 101376);
-  CHECK(made.gpu.memory_bandwidth == doctest::Approx(2 * 9.001e9 * 384 / 8));
-  CHECK(made.note.find("no built-in profile matches NVIDIA L40S") != std::string::npos);
+  CHECK(made.gpu.memory_bandwidth == doctest::Approx(2 * 8.001e9 * 384 / 8));
+  CHECK(made.gpu.origin == "device properties over a10");
+  CHECK(made.note.find("no built-in profile matches NVIDIA RTX A6000") != std::string::npos);
   // What it makes is a valid profile.
   CHECK_NOTHROW(parse_gpu(profile_toml(made.gpu, "made"), "device", "made"));
 
-  // An H100 name with an H200's SM count is not an H200 profile.
-  DeviceInfo odd = h200_device();
-  odd.name = "NVIDIA H100 PCIe";
-  odd.sm_count = 114;
+  // The name cudaGetDeviceProperties gives an H100 PCIe, with its 114 SMs: the h100-pcie profile.
+  DeviceInfo pcie = h200_device();
+  pcie.name = "NVIDIA H100 PCIe";
+  pcie.sm_count = 114;
+  CHECK(profile_for_device(pcie).gpu.key == "h100-pcie");
+  CHECK(profile_for_device(pcie).note.empty());
+  // A name with an SM count no profile of that name has is not that profile.
+  DeviceInfo odd = pcie;
+  odd.sm_count = 100;
   CHECK_FALSE(profile_for_device(odd).note.empty());
 }
 

@@ -17,7 +17,31 @@ namespace {
 struct HwOptions {
   std::vector<std::string> words;
   std::string format = "text";
+  std::string from;
 };
+
+// A profile to edit: every field of `from` with its value, kind and source, under a header that
+// says how to use it. Loaded back with --gpu FILE.toml, it equals `from` (key and origin aside).
+int new_profile(const std::string& from) {
+  Gpu g;
+  try {
+    g = load_gpu(from);
+  } catch (const ProfileError&) {
+    throw;  // a broken file: its problems, one a line
+  } catch (const InputError& e) {
+    if (e.option() != "--gpu") throw;
+    throw InputError("--from", e.value(), e.accepted());  // the option the user typed
+  }
+  std::cout << fmt::format(
+      "# A gpucalc hardware profile, from {} ({}). Edit the values, then set each field's kind\n"
+      "# (spec: a datasheet or guide; measured: you ran it; derived: computed from other values) and\n"
+      "# source (the document, the measurement or the derivation). Values are in base units: bytes,\n"
+      "# bytes/s, FLOP/s, Hz, seconds, cycles; peaks are dense (0: no such path). Use it with\n"
+      "# --gpu FILE.toml; 'gpucalc hw show FILE.toml' lists every problem of a broken one at once.\n",
+      g.key, g.name);
+  std::cout << profile_toml(g);
+  return 0;
+}
 
 // One value per profile field, in the order and with the units of profile_fields().
 std::vector<Value> profile_values(const Gpu& g) {
@@ -111,7 +135,8 @@ int list(Format format) {
 
 std::function<int()> add_hw(CLI::App& sub) {
   auto o = std::make_shared<HwOptions>();
-  sub.add_option("action", o->words, "list, or show NAME");
+  sub.add_option("action", o->words, "list, show NAME, or new --from NAME");
+  sub.add_option("--from", o->from, "with new: the profile to start from (a name or FILE.toml)");
   sub.add_option("--format", o->format, "text, json, csv or md; show also toml")->capture_default_str();
   return [o]() {
     const auto& w = o->words;
@@ -120,10 +145,15 @@ std::function<int()> add_hw(CLI::App& sub) {
       std::cout << profile_toml(load_gpu(w[1]));
       return 0;
     }
+    if (w.size() == 1 && w[0] == "new") {
+      if (o->from.empty()) throw InputError("--from", "", "the profile to start from: gpucalc hw new --from h100 > mine.toml");
+      return new_profile(o->from);
+    }
+    if (!o->from.empty()) throw InputError("--from", o->from, "only with 'hw new' (gpucalc hw new --from h100 > mine.toml)");
     Format format = parse_format(o->format);
     if (w.empty() || (w[0] == "list" && w.size() == 1)) return list(format);
     if (w[0] == "show" && w.size() == 2) return show(w[1], format);
-    throw InputError("hw", fmt::format("{}", fmt::join(w, " ")), "'list' or 'show NAME' (NAME from gpucalc hw list, or a FILE.toml)");
+    throw InputError("hw", fmt::format("{}", fmt::join(w, " ")), "'list', 'show NAME' or 'new --from NAME' (NAME from gpucalc hw list, or a FILE.toml)");
   };
 }
 

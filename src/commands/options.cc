@@ -22,9 +22,12 @@ OptionSpec smem() {
       .or_else("0");
 }
 
-OptionSpec dtype(std::string fallback) {
-  std::vector<std::string> names;
-  for (const Dtype& d : known_dtypes()) names.push_back(d.name);
+OptionSpec dtype(std::string fallback, bool sub_byte) {
+  std::vector<std::string> names = whole_byte_dtype_names();
+  if (sub_byte) {
+    names.clear();
+    for (const Dtype& d : known_dtypes()) names.push_back(d.name);
+  }
   return choice_option("dtype", "the element type", names).or_else(std::move(fallback));
 }
 

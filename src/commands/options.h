@@ -12,8 +12,9 @@ OptionSpec threads();
 OptionSpec regs();
 /// --smem: shared memory per block (static plus dynamic), 0 to the profile's opt-in maximum.
 OptionSpec smem();
-/// --dtype: the element type (fp64, fp32, tf32, bf16, fp16, fp8, int8).
-OptionSpec dtype(std::string fallback);
+/// --dtype: the element type (fp64, fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8 = fp8_e4m3,
+/// int8); with `sub_byte`, also fp4 (for commands that take no element size: roofline).
+OptionSpec dtype(std::string fallback, bool sub_byte = false);
 /// --bandwidth: a memory bandwidth override (default: the profile's).
 OptionSpec bandwidth();
 

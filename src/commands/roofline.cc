@@ -34,6 +34,7 @@ Report run(const Args& a, const Gpu& gpu) {
     }
     if (a.has("peak")) in.peak = a.number("peak");
     if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
+    in.sparse = a.has("sparse") && a.text("sparse") == "true";
     RooflineResult r = roofline(in, gpu);
     Report report;
     const char* unit_name = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
@@ -51,6 +52,11 @@ Report run(const Args& a, const Gpu& gpu) {
       report.results.push_back(Value::num("time", r.time, Unit::seconds));
       report.explain.push_back(fmt::format("intensity = {} / {} = {} FLOP/byte", format_quantity(in.flops, Unit::flops),
                                            format_quantity(in.bytes, Unit::bytes), format_number(r.intensity)));
+    }
+    if (in.sparse) {
+      report.explain.push_back(fmt::format("peak with 2:4 sparsity = 2 x the dense {} tensor peak = 2 x {} = {}", in.dtype,
+                                           format_quantity(r.peak / 2, Unit::flops_per_second),
+                                           format_quantity(r.peak, Unit::flops_per_second)));
     }
     report.explain.push_back(fmt::format("ridge = peak / bandwidth = {} / {} = {} FLOP/byte ({} {} cores)",
                                          format_quantity(r.peak, Unit::flops_per_second),
@@ -111,7 +117,8 @@ const Calculator& roofline_command() {
        number_option("intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
            .above(0)
            .sweepable([](const Gpu&) { return SweepRange{0.125, 1024, 2, true}; }),
-       options::dtype("bf16"),
+       options::dtype("bf16", true),
+       flag_option("sparse", "2:4 structured sparsity: twice the datasheet's dense tensor peak (tensor cores, sm_80 on)"),
        choice_option("unit", "the unit the peak is taken from, overriding the dtype's", {"cuda", "tensor"}),
        number_option("peak", "peak FLOP/s override (989TFLOP/s)", Unit::flops_per_second).above(0),
        options::bandwidth()},

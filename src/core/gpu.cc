@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <limits>
 #include <sstream>
@@ -26,24 +27,60 @@ namespace gpucalc {
 
 const std::vector<Dtype>& known_dtypes() {
   static const std::vector<Dtype> dtypes = {
-      {"fp64", 8, ComputeUnit::cuda},   {"fp32", 4, ComputeUnit::cuda},
-      {"tf32", 4, ComputeUnit::tensor}, {"bf16", 2, ComputeUnit::tensor},
-      {"fp16", 2, ComputeUnit::tensor}, {"fp8", 1, ComputeUnit::tensor},
-      {"int8", 1, ComputeUnit::tensor}};
+      {"fp64", 8, ComputeUnit::cuda, "", 64},
+      {"fp32", 4, ComputeUnit::cuda, "", 32},
+      {"tf32", 4, ComputeUnit::tensor, "", 32},
+      {"bf16", 2, ComputeUnit::tensor, "", 16},
+      {"fp16", 2, ComputeUnit::tensor, "", 16},
+      // The tensor cores run both FP8 formats at one rate (Hopper, Ada and Blackwell datasheets
+      // give one FP8 figure): both read the profile's fp8 peak. fp8 is the old name of e4m3.
+      {"fp8_e4m3", 1, ComputeUnit::tensor, "fp8", 8},
+      {"fp8_e5m2", 1, ComputeUnit::tensor, "fp8", 8},
+      {"fp8", 1, ComputeUnit::tensor, "fp8", 8},
+      // Two elements a byte: only commands that take no element size (roofline) accept it.
+      {"fp4", 0, ComputeUnit::tensor, "fp4", 4},
+      {"int8", 1, ComputeUnit::tensor, "", 8}};
   return dtypes;
 }
 
 const Dtype& dtype_by_name(std::string_view name, const std::string& option) {
+  std::vector<std::string> names;
   for (const Dtype& d : known_dtypes()) {
     if (d.name == name) return d;
+    names.push_back(d.name);
   }
-  throw InputError(option, std::string(name), "one of fp64, fp32, tf32, bf16, fp16, fp8, int8");
+  throw InputError(option, std::string(name), fmt::format("one of {}", fmt::join(names, ", ")));
+}
+
+std::vector<std::string> whole_byte_dtype_names() {
+  std::vector<std::string> names;
+  for (const Dtype& d : known_dtypes()) {
+    if (d.bytes > 0) names.push_back(d.name);
+  }
+  return names;
 }
 
 double Gpu::peak(ComputeUnit unit, const std::string& dtype) const {
+  std::string table_key = dtype;
+  for (const Dtype& d : known_dtypes()) {
+    if (d.name == dtype && !d.peak_key.empty()) table_key = d.peak_key;
+  }
   const auto& table = unit == ComputeUnit::cuda ? peak_cuda : peak_tensor;
-  auto it = table.find(dtype);
+  auto it = table.find(table_key);
   return it == table.end() ? 0.0 : it->second;
+}
+
+ProfileError::ProfileError(std::vector<std::string> problems)
+    : InputError(fmt::format("{}", fmt::join(problems, "; "))), problems_(std::move(problems)) {
+  for (std::string& p : problems_) p = one_line(p);
+}
+
+std::vector<std::string> Gpu::dtypes_with_peak(ComputeUnit unit) const {
+  std::vector<std::string> names;
+  for (const Dtype& d : known_dtypes()) {
+    if (peak(unit, d.name) > 0) names.push_back(d.name);
+  }
+  return names;
 }
 
 namespace {
@@ -376,54 +413,101 @@ void check_nesting(std::string_view text, const std::string& origin) {
   }
 }
 
+// The problems found so far, and the fields that could not be read: a relation that reads such a
+// field is not checked (its value is not what the file meant, and may be 0).
+struct Problems {
+  std::string origin;
+  std::vector<std::string> messages;
+  std::vector<std::string> bad_fields;
+
+  void add(const std::string& field, const std::string& message) {
+    messages.push_back(message);
+    if (std::find(bad_fields.begin(), bad_fields.end(), field) == bad_fields.end()) bad_fields.push_back(field);
+  }
+  bool usable(std::initializer_list<const char*> fields) const {
+    return std::none_of(fields.begin(), fields.end(), [&](const char* f) {
+      return std::find(bad_fields.begin(), bad_fields.end(), f) != bad_fields.end();
+    });
+  }
+};
+
 // Relations between fields, so that no model divides by zero, overflows an int or indexes out of
-// range, and no profile says what no GPU can be. The first broken one is reported, naming the
-// fields and their values.
-void check_relations(const Gpu& g, const std::string& origin) {
-  auto require = [&](bool ok, const char* field, const std::string& expected) {
-    if (!ok) bad_field(origin, field, expected);
+// range, and no profile says what no GPU can be. Every broken one is reported, naming the fields
+// and their values; a relation over a field that was already refused is skipped.
+void check_relations(const Gpu& g, Problems& problems) {
+  // `check` is only evaluated when every field it reads parsed.
+  auto require = [&](std::initializer_list<const char*> reads, const char* field, auto check, auto expected) {
+    // A broken relation does not mark its fields: the next relation still reads their values.
+    if (problems.usable(reads) && !check()) {
+      problems.messages.push_back(fmt::format("profile {}: field '{}': expected {}", problems.origin, field, expected()));
+    }
   };
   // Threads: whole warps per SM (max warps = threads / warp size must not be 0 or truncated).
-  require(g.max_threads_per_sm % g.warp_size == 0, "max_threads_per_sm",
-          fmt::format("a multiple of warp_size ({}), got {}", g.warp_size, g.max_threads_per_sm));
-  require(g.max_threads_per_block <= g.max_threads_per_sm, "max_threads_per_block",
-          fmt::format("at most max_threads_per_sm ({}), got {}", g.max_threads_per_sm, g.max_threads_per_block));
+  require({"max_threads_per_sm", "warp_size"}, "max_threads_per_sm",
+          [&] { return g.max_threads_per_sm % g.warp_size == 0; },
+          [&] { return fmt::format("a multiple of warp_size ({}), got {}", g.warp_size, g.max_threads_per_sm); });
+  require({"max_threads_per_block", "max_threads_per_sm"}, "max_threads_per_block",
+          [&] { return g.max_threads_per_block <= g.max_threads_per_sm; },
+          [&] { return fmt::format("at most max_threads_per_sm ({}), got {}", g.max_threads_per_sm, g.max_threads_per_block); });
   // Registers: a block draws on the SM's file, which is split evenly over its sub-partitions.
-  require(g.registers_per_block <= g.registers_per_sm, "registers_per_block",
-          fmt::format("at most registers_per_sm ({}), got {}", g.registers_per_sm, g.registers_per_block));
-  require(g.registers_per_sm % g.register_sub_partitions == 0, "register_sub_partitions",
-          fmt::format("a divisor of registers_per_sm ({}), got {}", g.registers_per_sm, g.register_sub_partitions));
+  require({"registers_per_block", "registers_per_sm"}, "registers_per_block",
+          [&] { return g.registers_per_block <= g.registers_per_sm; },
+          [&] { return fmt::format("at most registers_per_sm ({}), got {}", g.registers_per_sm, g.registers_per_block); });
+  require({"registers_per_sm", "register_sub_partitions"}, "register_sub_partitions",
+          [&] { return g.registers_per_sm % g.register_sub_partitions == 0; },
+          [&] { return fmt::format("a divisor of registers_per_sm ({}), got {}", g.registers_per_sm, g.register_sub_partitions); });
   // One warp at the most registers a thread may use, rounded up to the allocation unit, must fit
   // a sub-partition and a block: else no kernel at that count could ever run.
-  const std::int64_t per_partition = g.registers_per_sm / g.register_sub_partitions;
-  const std::int64_t unit = g.register_allocation_unit;
-  const std::int64_t widest_warp = (std::int64_t{g.max_registers_per_thread} * g.warp_size + unit - 1) / unit * unit;
-  require(widest_warp <= per_partition, "register_allocation_unit",
-          fmt::format("one warp at max_registers_per_thread ({} x {} registers, rounded up to a multiple of {} = {}) to fit "
-                      "the {} registers of a sub-partition (registers_per_sm / register_sub_partitions)",
-                      g.max_registers_per_thread, g.warp_size, unit, widest_warp, per_partition));
-  require(widest_warp <= g.registers_per_block, "registers_per_block",
-          fmt::format("at least one warp at max_registers_per_thread ({}), got {}", widest_warp, g.registers_per_block));
+  auto per_partition = [&] { return std::int64_t{g.registers_per_sm} / g.register_sub_partitions; };
+  auto widest_warp = [&] {
+    const std::int64_t unit = g.register_allocation_unit;
+    return (std::int64_t{g.max_registers_per_thread} * g.warp_size + unit - 1) / unit * unit;
+  };
+  require({"registers_per_sm", "register_sub_partitions", "register_allocation_unit", "max_registers_per_thread", "warp_size"},
+          "register_allocation_unit", [&] { return widest_warp() <= per_partition(); },
+          [&] {
+            return fmt::format("one warp at max_registers_per_thread ({} x {} registers, rounded up to a multiple of {} = {}) to "
+                               "fit the {} registers of a sub-partition (registers_per_sm / register_sub_partitions)",
+                               g.max_registers_per_thread, g.warp_size, g.register_allocation_unit, widest_warp(),
+                               per_partition());
+          });
+  require({"registers_per_block", "register_allocation_unit", "max_registers_per_thread", "warp_size"}, "registers_per_block",
+          [&] { return widest_warp() <= g.registers_per_block; },
+          [&] { return fmt::format("at least one warp at max_registers_per_thread ({}), got {}", widest_warp(), g.registers_per_block); });
   // Shared memory: per block <= opt-in, and the opt-in block plus its reserved part fits an SM.
-  require(g.shared_memory_per_block <= g.shared_memory_per_block_optin, "shared_memory_per_block",
-          fmt::format("at most shared_memory_per_block_optin ({}), got {}", g.shared_memory_per_block_optin,
-                      g.shared_memory_per_block));
-  require(g.shared_memory_per_block_optin + g.shared_memory_reserved_per_block <= g.shared_memory_per_sm,
+  require({"shared_memory_per_block", "shared_memory_per_block_optin"}, "shared_memory_per_block",
+          [&] { return g.shared_memory_per_block <= g.shared_memory_per_block_optin; },
+          [&] {
+            return fmt::format("at most shared_memory_per_block_optin ({}), got {}", g.shared_memory_per_block_optin,
+                               g.shared_memory_per_block);
+          });
+  require({"shared_memory_per_block_optin", "shared_memory_reserved_per_block", "shared_memory_per_sm"},
           "shared_memory_per_block_optin",
-          fmt::format("at most shared_memory_per_sm - shared_memory_reserved_per_block ({} - {}), got {}",
-                      g.shared_memory_per_sm, g.shared_memory_reserved_per_block, g.shared_memory_per_block_optin));
-  require(g.shared_memory_allocation_unit <= g.shared_memory_per_sm, "shared_memory_allocation_unit",
-          fmt::format("at most shared_memory_per_sm ({}), got {}", g.shared_memory_per_sm, g.shared_memory_allocation_unit));
+          [&] { return g.shared_memory_per_block_optin + g.shared_memory_reserved_per_block <= g.shared_memory_per_sm; },
+          [&] {
+            return fmt::format("at most shared_memory_per_sm - shared_memory_reserved_per_block ({} - {}), got {}",
+                               g.shared_memory_per_sm, g.shared_memory_reserved_per_block, g.shared_memory_per_block_optin);
+          });
+  require({"shared_memory_allocation_unit", "shared_memory_per_sm"}, "shared_memory_allocation_unit",
+          [&] { return g.shared_memory_allocation_unit <= g.shared_memory_per_sm; },
+          [&] { return fmt::format("at most shared_memory_per_sm ({}), got {}", g.shared_memory_per_sm, g.shared_memory_allocation_unit); });
   // Carveouts: the sizes a preference rounds up to; the largest is all the SM has.
-  require(g.shared_memory_carveouts.back() == g.shared_memory_per_sm, "shared_memory_carveouts",
-          fmt::format("sizes up to shared_memory_per_sm, the largest equal to it ({}), got {} last",
-                      g.shared_memory_per_sm, g.shared_memory_carveouts.back()));
-  require(g.l1_size_per_sm >= g.shared_memory_per_sm, "l1_size_per_sm",
-          fmt::format("at least shared_memory_per_sm ({}: shared memory is carved out of L1), got {}",
-                      g.shared_memory_per_sm, g.l1_size_per_sm));
+  require({"shared_memory_carveouts", "shared_memory_per_sm"}, "shared_memory_carveouts",
+          [&] { return !g.shared_memory_carveouts.empty() && g.shared_memory_carveouts.back() == g.shared_memory_per_sm; },
+          [&] {
+            return fmt::format("sizes up to shared_memory_per_sm, the largest equal to it ({}), got {} last",
+                               g.shared_memory_per_sm,
+                               g.shared_memory_carveouts.empty() ? 0 : g.shared_memory_carveouts.back());
+          });
+  require({"l1_size_per_sm", "shared_memory_per_sm"}, "l1_size_per_sm",
+          [&] { return g.l1_size_per_sm >= g.shared_memory_per_sm; },
+          [&] {
+            return fmt::format("at least shared_memory_per_sm ({}: shared memory is carved out of L1), got {}",
+                               g.shared_memory_per_sm, g.l1_size_per_sm);
+          });
   // DRAM moves whole sectors at least.
-  require(g.dram_granularity % 32 == 0, "dram_granularity",
-          fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity));
+  require({"dram_granularity"}, "dram_granularity", [&] { return g.dram_granularity % 32 == 0; },
+          [&] { return fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity); });
 }
 
 }  // namespace
@@ -454,31 +538,55 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
   Gpu gpu;
   gpu.key = key;
   gpu.origin = origin;
+  Problems problems{origin, {}, {}};
+  // Each check of a field on its own: a profile with several mistakes reports them all.
+  auto attempt = [&](const std::string& field, auto check) {
+    try {
+      check();
+    } catch (const InputError& e) {
+      problems.add(field, e.what());
+    }
+  };
   const std::vector<ProfileField>& fields = profile_fields();
   for (const ProfileField& f : fields) {
     const std::string k(f.key);
     const toml::node* entry = doc.get(k);
-    if (!entry) bad_field(origin, k, "the field to be present (a table { value, kind, source })");
-    const toml::table* t = entry->as_table();
-    if (!t) bad_field(origin, k, "a table { value = ..., kind = \"spec|measured|derived\", source = \"...\" }");
-    const toml::node* value = t->get("value");
-    if (!value) bad_field(origin, k + ".value", "a value");
-    f.set(gpu, read_value(*value, origin, f));
-    auto kind = (*t)["kind"].value<std::string>();
-    if (!kind || (*kind != "spec" && *kind != "measured" && *kind != "derived")) {
-      const toml::node* given = t->get("kind");
-      bad_field(origin, k + ".kind",
-                fmt::format("\"spec\", \"measured\" or \"derived\", got {}", given ? describe(*given) : "nothing"));
+    if (!entry) {
+      attempt(k, [&] { bad_field(origin, k, "the field to be present (a table { value, kind, source })"); });
+      continue;
     }
-    auto source = (*t)["source"].value<std::string>();
-    if (!source || source->empty()) bad_field(origin, k + ".source", "a non-empty string naming the source");
+    const toml::table* t = entry->as_table();
+    if (!t) {
+      attempt(k, [&] { bad_field(origin, k, "a table { value = ..., kind = \"spec|measured|derived\", source = \"...\" }"); });
+      continue;
+    }
+    attempt(k, [&] {
+      const toml::node* value = t->get("value");
+      if (!value) bad_field(origin, k + ".value", "a value");
+      f.set(gpu, read_value(*value, origin, f));
+    });
+    Provenance provenance;
+    attempt(k, [&] {
+      auto kind = (*t)["kind"].value<std::string>();
+      if (!kind || (*kind != "spec" && *kind != "measured" && *kind != "derived")) {
+        const toml::node* given = t->get("kind");
+        bad_field(origin, k + ".kind",
+                  fmt::format("\"spec\", \"measured\" or \"derived\", got {}", given ? describe(*given) : "nothing"));
+      }
+      provenance.kind = *kind;
+    });
+    attempt(k, [&] {
+      auto source = (*t)["source"].value<std::string>();
+      if (!source || source->empty()) bad_field(origin, k + ".source", "a non-empty string naming the source");
+      provenance.source = *source;
+    });
     for (const auto& part : *t) {
       const toml::key& name = part.first;  // not a structured binding: clang 14 cannot capture those
       if (name.str() != "value" && name.str() != "kind" && name.str() != "source") {
-        bad_field(origin, k + "." + std::string(name.str()), "only value, kind and source in a field");
+        attempt(k, [&] { bad_field(origin, k + "." + std::string(name.str()), "only value, kind and source in a field"); });
       }
     }
-    gpu.provenance[k] = Provenance{*kind, *source};
+    gpu.provenance[k] = provenance;
   }
   for (const auto& entry : doc) {
     const toml::key& k = entry.first;  // not a structured binding: clang 14 cannot capture those
@@ -487,11 +595,14 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
       std::vector<std::string> names;
       for (const ProfileField& f : fields) names.emplace_back(f.key);
       std::string hint = did_you_mean(k.str(), names);
-      bad_field(origin, std::string(k.str()), hint.empty() ? "a known field (this one is unknown)"
-                                                           : fmt::format("a known field (did you mean '{}'?)", hint));
+      attempt(std::string(k.str()), [&] {
+        bad_field(origin, std::string(k.str()), hint.empty() ? "a known field (this one is unknown)"
+                                                             : fmt::format("a known field (did you mean '{}'?)", hint));
+      });
     }
   }
-  check_relations(gpu, origin);
+  check_relations(gpu, problems);
+  if (!problems.messages.empty()) throw ProfileError(std::move(problems.messages));
   return gpu;
 }
 
@@ -545,7 +656,8 @@ const std::vector<ProfileField>& profile_fields() {
       peak("peak_tensor_tf32", ComputeUnit::tensor, "tf32"),
       peak("peak_tensor_bf16", ComputeUnit::tensor, "bf16"),
       peak("peak_tensor_fp16", ComputeUnit::tensor, "fp16"),
-      peak("peak_tensor_fp8", ComputeUnit::tensor, "fp8"),
+      peak("peak_tensor_fp8", ComputeUnit::tensor, "fp8"),  // fp8_e4m3 and fp8_e5m2 alike
+      peak("peak_tensor_fp4", ComputeUnit::tensor, "fp4"),  // from sm_100
       peak("peak_tensor_int8", ComputeUnit::tensor, "int8"),
       real("latency_l1_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_l1_cycles),
       real("latency_shared_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_shared_cycles),
@@ -594,7 +706,17 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
         diagonal = above;
       }
     }
-    if (row[c.size()] < best_distance) {
+    // A tie goes to a candidate that extends the word or that it extends (h10: h100, not a10).
+    auto lower = [](std::string_view s) {
+      std::string out;
+      for (char ch : s) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      return out;
+    };
+    auto related = [&](const std::string& candidate) {
+      const std::string a = lower(word), b = lower(candidate);
+      return a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0;
+    };
+    if (row[c.size()] < best_distance || (row[c.size()] == best_distance && !related(best) && related(c))) {
       best_distance = row[c.size()];
       best = c;
     }
@@ -624,6 +746,7 @@ Gpu load_gpu(const std::string& name_or_path) {
       }
       names.push_back(gpu.key);
     }
+    std::sort(names.begin(), names.end());
     std::string hint = did_you_mean(lower, names);
     throw InputError("--gpu", name_or_path,
                      fmt::format("one of {} or a path to a profile .toml{}", fmt::join(names, ", "),

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/error.h"
 #include "core/quantity.h"
 
 namespace gpucalc {
@@ -27,14 +28,19 @@ enum class ComputeUnit { cuda, tensor };
 
 /// A data type for peak FLOP/s and element sizes.
 struct Dtype {
-  std::string name;     // fp32, bf16, ...
-  int bytes;            // element size
+  std::string name;     // fp32, bf16, fp8_e4m3, ...
+  int bytes;            // element size; 0 for a type of less than a byte (fp4)
   ComputeUnit default_unit;
+  std::string peak_key = "";  // the profile peak it runs at when not its own name: fp8 for fp8_e4m3
+  int bits = 0;               // element size in bits, for the sub-byte types
 };
 
-/// The dtypes gpucalc knows; unknown names are an input error.
+/// The dtypes gpucalc knows; unknown names are an input error. fp8 is fp8_e4m3 under its old
+/// name: the tensor cores of every GPU here run E4M3 and E5M2 at the same rate.
 const std::vector<Dtype>& known_dtypes();
 const Dtype& dtype_by_name(std::string_view name, const std::string& option);
+/// The names of the dtypes of at least a byte (what commands that count bytes per element accept).
+std::vector<std::string> whole_byte_dtype_names();
 
 /// One GPU. All sizes in bytes, rates in base units (bytes/s, FLOP/s, Hz), times in seconds.
 struct Gpu {
@@ -83,8 +89,11 @@ struct Gpu {
 
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
 
-  /// Peak FLOP/s of `unit` for `dtype`; 0 when the unit has no such path.
+  /// Peak FLOP/s of `unit` for `dtype` (a dtype name: fp8_e5m2 runs at the fp8 peak); 0 when the
+  /// unit has no such path.
   double peak(ComputeUnit unit, const std::string& dtype) const;
+  /// The dtypes `unit` runs on this GPU (a peak above 0), in known_dtypes() order.
+  std::vector<std::string> dtypes_with_peak(ComputeUnit unit) const;
 
   /// Every field and every provenance equal (key and origin included).
 #if __cplusplus >= 202002L  // the measure kernels (.cu) include this header as C++17
@@ -139,9 +148,20 @@ struct BuiltinProfile {
 };
 const std::vector<BuiltinProfile>& builtin_profiles();
 
-/// Parses profile TOML; `origin` names the file in errors. Throws InputError naming the
-/// field and what was expected when a field is missing or malformed, when fields contradict
-/// each other, or when the text is over 64 KiB or nested deeper than 4.
+/// Every problem of a profile at once, one message each ("profile FILE: field 'x': expected ...");
+/// what() joins them with "; " so that a batch row stays one line.
+class ProfileError : public InputError {
+ public:
+  explicit ProfileError(std::vector<std::string> problems);
+  const std::vector<std::string>& problems() const { return problems_; }
+
+ private:
+  std::vector<std::string> problems_;
+};
+
+/// Parses profile TOML; `origin` names the file in errors. Throws ProfileError listing every
+/// field that is missing or malformed and every pair of fields that contradict each other, or
+/// InputError when the text is not TOML, is over 64 KiB or is nested deeper than 4.
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
 
 /// Finds a profile by key, alias or path to a .toml file. Unknown names throw InputError

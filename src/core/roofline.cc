@@ -13,9 +13,28 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
   const char* unit_name = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
   r.peak = in.peak > 0 ? in.peak : gpu.peak(in.unit, in.dtype);
   if (!(r.peak > 0)) {
+    const ComputeUnit other = in.unit == ComputeUnit::cuda ? ComputeUnit::tensor : ComputeUnit::cuda;
+    const bool other_has = gpu.peak(other, in.dtype) > 0;
     throw FieldError("dtype", in.dtype,
-                     fmt::format("a dtype the {} cores of {} run (this profile has no {} peak for {}; try --unit {})",
-                                 unit_name, gpu.key, unit_name, in.dtype, in.unit == ComputeUnit::cuda ? "tensor" : "cuda"));
+                     fmt::format("a dtype the {} cores of {} ({}) run: {} (the profile has no {} peak for {}{})", unit_name,
+                                 gpu.key, gpu.name, fmt::join(gpu.dtypes_with_peak(in.unit), ", "), unit_name, in.dtype,
+                                 other_has ? fmt::format("; --unit {} has one", other == ComputeUnit::cuda ? "cuda" : "tensor")
+                                           : ""));
+  }
+  // 2:4 structured sparsity (sm_80 on): the tensor cores skip the zero half, so the datasheet's
+  // sparse figure is twice the dense one, for every tensor dtype but FP64.
+  if (in.sparse) {
+    if (in.unit == ComputeUnit::cuda) {
+      throw FieldError("sparse", "true", "--unit tensor: 2:4 structured sparsity doubles the tensor cores' rate; the CUDA cores have no sparse path");
+    }
+    if (in.peak > 0) throw FieldError("sparse", "true", "either --sparse (twice the profile's dense peak) or --peak (the rate itself), not both");
+    if (gpu.cc_major < 8) {
+      throw FieldError("sparse", "true",
+                       fmt::format("a GPU with sparse tensor cores (compute capability 8.0 and later; {} is {}.{})", gpu.key,
+                                   gpu.cc_major, gpu.cc_minor));
+    }
+    if (in.dtype == "fp64") throw FieldError("sparse", "true", "a dtype with a sparse tensor path (FP64 tensor cores have none)");
+    r.peak *= 2;
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
   if (in.flops > 0 || in.bytes > 0) {

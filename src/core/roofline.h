@@ -15,6 +15,7 @@ struct RooflineInput {
   ComputeUnit unit = ComputeUnit::tensor;
   double peak = 0;       // FLOP/s override (0: the profile's)
   double bandwidth = 0;  // bytes/s override (0: the profile's)
+  bool sparse = false;   // 2:4 structured sparsity: twice the profile's dense tensor peak
 };
 
 struct RooflineResult {
@@ -30,8 +31,9 @@ struct RooflineResult {
   double time = 0;          // max of the two
 };
 
-/// Throws InputError when the unit has no path for the dtype on this GPU, or inputs are
-/// missing or not positive.
+/// Throws InputError when the unit has no path for the dtype on this GPU (naming the dtypes it
+/// has), when sparsity is asked of a unit, dtype or GPU without it, or inputs are missing or not
+/// positive.
 RooflineResult roofline(const RooflineInput& input, const Gpu& gpu);
 
 }  // namespace gpucalc

@@ -31,6 +31,8 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   check(in.tile_n, "tile_n", kMaxTile);
   check(in.tile_k, "tile_k", kMaxTile);
   const Dtype& dtype = dtype_by_name(in.dtype, "--dtype");
+  // Tiles count whole bytes per element: a half-byte type (fp4) would give zero-byte tiles.
+  if (dtype.bytes < 1) throw FieldError("dtype", dtype.name, "a dtype of at least one byte per element (fp4 is for roofline)");
   TilingResult r;
   r.element_bytes = dtype.bytes;
   const double e = dtype.bytes;

@@ -74,6 +74,11 @@ OptionSpec text_option(std::string name, std::string what) {
 OptionSpec repeated_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::repeated, Unit::text);
 }
+OptionSpec flag_option(std::string name, std::string what) {
+  OptionSpec o = choice_option(std::move(name), std::move(what), {"true", "false"});
+  o.is_flag = true;
+  return o;
+}
 
 Args::Entry* Args::find(std::string_view name) {
   for (Entry& e : entries_) {

@@ -51,6 +51,7 @@ struct OptionSpec {
   std::vector<std::string> choices;
   DefaultSweep sweep = nullptr;  // set: the option can be swept
   std::string field;             // the model's field this option fills (default: name with _ for -)
+  bool is_flag = false;          // a choice of true/false typed as --NAME alone (true); a batch cell says which
 
   // Builders, for declarations that read as sentences.
   OptionSpec& at_least(double v) { min = {v}; min_open = false; return *this; }
@@ -73,6 +74,9 @@ OptionSpec number_option(std::string name, std::string what, Unit unit);
 OptionSpec choice_option(std::string name, std::string what, std::vector<std::string> choices);
 OptionSpec text_option(std::string name, std::string what);
 OptionSpec repeated_option(std::string name, std::string what);
+/// --NAME alone: the choice "true"; a --batch cell or a sweep may say true or false. No default:
+/// absent, the option has no value (Args::has is false).
+OptionSpec flag_option(std::string name, std::string what);
 
 /// A result key: always present in every output of the command, in declaration order.
 struct ResultSpec {
