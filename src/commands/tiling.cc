@@ -160,9 +160,18 @@ void explain_compute_bound(const TilingInput& in, const TilingResult& r, Report&
                       (std::ceil(static_cast<double>(r.compute_bound_n) / static_cast<double>(in.tile_n)) * r.bytes_a +
                        std::ceil(static_cast<double>(r.compute_bound_n) / static_cast<double>(in.tile_m)) * r.bytes_b + c)),
         format_number(r.compute_bound_from)));
+  } else if (r.compute_bound_n == 0 && r.compute_bound_from > 0) {
+    report.explain.push_back(fmt::format("the tile's own intensity is above the ridge, but the smallest such n is above "
+                                         "2^40 (every n from {} on is compute-bound)",
+                                         format_number(r.compute_bound_from)));
+  } else if (r.compute_bound_n < 0) {
+    report.explain.push_back(fmt::format(
+        "the tile's own intensity is only a hair above the ridge: the exact search stopped after 10^7 steps without an "
+        "answer (from n >= {} on every n is compute-bound)",
+        format_number(r.compute_bound_from)));
   } else {
     report.explain.push_back(fmt::format(
-        "no n is: as n grows the intensity only approaches the tile's own 2 / ({} / {} + {} / {}) = {} FLOP/byte, "
+        "no n up to 2^40 is: as n grows the intensity only approaches the tile's own 2 / ({} / {} + {} / {}) = {} FLOP/byte, "
         "which is not above the ridge {}; a square tile T > {} would be",
         r.bytes_a, in.tile_n, r.bytes_b, in.tile_m,
         format_number(2 / (r.bytes_a / static_cast<double>(in.tile_n) + r.bytes_b / static_cast<double>(in.tile_m))),

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -24,19 +25,25 @@ double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a 
 /// The smallest square n whose tiled kernel reaches the ridge: 2 n^3 >= ridge x n^2 h(n), that is
 /// 2 n >= ridge h(n) with h(n) = ceil(n / Tn) a + ceil(n / Tm) b + c (bytes per n^2). h never
 /// decreases, so when n fails, every m below F(n) = ceil(ridge h(n) / 2) fails too: jump there.
-/// Exact; 0 when no n up to 2^40 does (the tile's own intensity is below the ridge).
+/// Exact; 0 when no n up to 2^40 does (the tile's own intensity is below the ridge); -1 when 10^7
+/// jumps did not settle it.
 std::int64_t smallest_compute_bound_n(double ridge, std::int64_t tm, std::int64_t tn, double a, double b, double c) {
   auto h = [&](std::int64_t n) { return ceil_div(n, tn) * a + ceil_div(n, tm) * b + c; };
   // r = ridge (a / Tn + b / Tm) / 2 >= 1: even the tile's step intensity is below the ridge
-  if (ridge * (a / static_cast<double>(tn) + b / static_cast<double>(tm)) >= 2) return 0;
-  std::int64_t n = 1;
+  const double slack = 2 - ridge * (a / static_cast<double>(tn) + b / static_cast<double>(tm));
+  if (slack <= 0) return 0;
+  // Every solution has 2 n >= ridge (n (a / Tn + b / Tm) + c), so n >= ridge c / slack: start there.
+  // Each jump then crosses at least one tile boundary, so the jumps are few unless slack is tiny.
+  const double lower = std::floor(ridge * c / slack);
+  if (lower > static_cast<double>(kMaxDimension)) return 0;
+  std::int64_t n = std::max<std::int64_t>(1, static_cast<std::int64_t>(lower));
   for (int step = 0; step < 10'000'000; ++step) {
     const double f = std::ceil(ridge * h(n) / 2);
     if (static_cast<double>(n) >= f) return n;
     if (f > static_cast<double>(kMaxDimension)) return 0;
     n = static_cast<std::int64_t>(f);
   }
-  return 0;
+  return -1;  // not settled in 10^7 jumps (the tile's intensity within a hair of the ridge)
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ struct TilingResult {
   double c_reads = 0;          // M N when beta != 0 (C is read once), else 0; in naive and tiled reads
   double tiled_read_bytes = 0; // M K ceil(N / Tn) a + K N ceil(M / Tm) b + C reads x c
   double write_bytes = 0;      // M N c
-  std::int64_t compute_bound_n = 0;  // the smallest square n (M = N = K = n) whose tiled kernel reaches the ridge; 0: none
+  std::int64_t compute_bound_n = 0;  // the smallest square n (M = N = K = n) whose tiled kernel reaches the ridge;
+                                     // 0: none up to 2^40; -1: the search did not settle (intensity a hair above the ridge)
   double compute_bound_from = 0;     // from this n on every n is compute-bound (0: never)
   double flops = 0;            // 2 M N K
   double naive_reads = 0;      // 2 M N K (+ M N with beta)
