@@ -53,7 +53,7 @@ const std::vector<BadInput>& bad_inputs() {
     {"sectors --access row", "--access"},
     {"banks", "--access"},
     {"banks --access sideways", "--access"},
-    {"banks --access column --elem 2", "--elem"},
+    {"banks --access column --elem 3", "--elem"},
     {"banks --access column --elem 12", "--elem"},
     {"banks --access column --width 0", "--width"},
     {"banks --access column --rows -3", "--rows"},

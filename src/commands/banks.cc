@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,11 +20,12 @@ constexpr std::int64_t kMaxIndex = std::int64_t{1} << 40;
 /// The 32-bank grid of one phase: a column per bank, a row per 32 words that hold a word the
 /// phase reads (the cell shows the lane; * when several lanes share the word), and the count per bank.
 std::string grid(const SharedAccess& a, const BankPhase& phase, int phases) {
-  const std::int64_t words_per_element = a.element_bytes / kBankWordBytes;
+  const std::int64_t words_per_element = std::max<std::int64_t>(1, a.element_bytes / kBankWordBytes);
   std::map<std::int64_t, std::map<int, std::set<int>>> rows;  // word row -> bank -> lanes
   for (int t = phase.first_lane; t < phase.first_lane + phase.lanes; ++t) {
     if (!a.active[t]) continue;
-    const std::int64_t first = a.element[t] * words_per_element;
+    // first word = floor(byte / 4): 1- and 2-byte elements share words
+    const std::int64_t first = a.element[t] * a.element_bytes / kBankWordBytes;
     for (std::int64_t w = first; w < first + words_per_element; ++w) rows[w / kBanks][static_cast<int>(w % kBanks)].insert(t);
   }
   std::string out;
@@ -180,7 +182,9 @@ int single_bank_of(const SharedAccess& access, const BanksResult& r, std::int64_
 /// The steps from the lanes' elements to ways, wavefronts and banks used.
 void explain_steps(const AccessForm& form, const BanksResult& r, std::int64_t e, int single_bank, Report& report) {
   report.explain.push_back(form.how);
-  report.explain.push_back(fmt::format("word = index x {} / 4, bank = word mod 32: {}", e, lane_words(form.access)));
+  report.explain.push_back(fmt::format("word = {}, bank = word mod 32: {}",
+                                       e < kBankWordBytes ? fmt::format("floor(index x {} / 4)", e) : fmt::format("index x {} / 4", e),
+                                       lane_words(form.access)));
   if (r.phases > 1) {
     report.explain.push_back(fmt::format("{}-byte elements are served in {} phases of {} lanes; each lane's element "
                                          "spans {} words",
@@ -242,8 +246,11 @@ const Calculator& banks_command() {
            .or_else("32")
            .sweepable([](const Gpu&) { return SweepRange{32, 64, 1}; }),
        integer_option("rows", "rows of the tile").at_least(1).at_most(1 << 20).or_else("32"),
-       integer_option("elem", "an element size in bytes: 4, 8 (2 phases of 16 lanes) or 16 (4 phases of 8)", Unit::onchip_bytes)
-           .at_least(4)
+       integer_option("elem",
+                      "an element size in bytes: 1 or 2 (lanes in one 32-bit word share it), 4, 8 (2 phases of 16 lanes) "
+                      "or 16 (4 phases of 8)",
+                      Unit::onchip_bytes)
+           .at_least(1)
            .at_most(16)
            .or_else("4"),
        choice_option("access", "the warp reads a row, a column, the diagonal, or one word (every lane one element)",

@@ -177,7 +177,7 @@ Report run(const Args& args, const Gpu& gpu) {
   OccupancyResult o = occupancy(other, gpu);
   if (o.blocks_per_sm != r.blocks_per_sm) {
     report.notes.push_back(fmt::format(
-        "the {} model gives {} per SM ({}); {}", in.model == OccupancyModel::exact ? "lessons' simple" : "exact",
+        "the {} model gives {} per SM ({}); {}", in.model == OccupancyModel::exact ? "simple" : "exact",
         blocks_text(o.blocks_per_sm), format_quantity(o.occupancy, Unit::fraction),
         in.model == OccupancyModel::exact
             ? "the hardware allocates registers per warp in units of 256 and reserves 1 KB of shared memory per block"
@@ -264,7 +264,7 @@ const Calculator& occupancy_command() {
                      Unit::fraction)
            .at_least(0)
            .at_most(1),
-       choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (the lessons' formula)",
+       choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
                      {"exact", "simple"})
            .or_else("exact")},
       {{"blocks_per_sm", Unit::count, true},

@@ -159,8 +159,21 @@ void explain_steps(const std::string& how, const SectorsResult& r, int e, const 
                                        format_quantity(r.efficiency, Unit::fraction)));
   report.explain.push_back(fmt::format(
       "DRAM moves aligned {}-byte granules ({}'s dram_granularity): the sectors fall in {} granules, dram bytes = {} "
-      "x {} = {}",
+      "x {} = {} for this warp alone",
       r.dram_granularity, gpu.key, r.dram_granules, r.dram_granularity, r.dram_granules, r.dram_bytes));
+  report.explain.push_back(
+      r.contiguous
+          ? fmt::format("streaming: the bytes are one run, so in a long sweep where neighbouring warps read the neighbouring "
+                        "bytes every granule crosses once and a warp's share is its own {} bytes (dram_bytes_streaming; "
+                        "the assumption is that the neighbours do read them, in the same pass)",
+                        r.bytes_requested)
+          : std::string("streaming: the bytes have gaps, so what neighbouring warps share depends on how they are laid "
+                        "out; only the lone-warp figure is given"));
+  report.explain.push_back(fmt::format(
+      "L1 wavefronts (a model): Nsight Compute counts a wavefront as the work one L1TEX stage does in one cycle; NVIDIA "
+      "describes the tag stage of Volta and later as resolving 4 sets x 4 sectors per cycle, read here as up to 4 "
+      "128-byte lines per wavefront: ceil({} lines / 4) = {} (not a documented exact rule; not checked on a GPU)",
+      r.lines, r.l1_wavefronts));
 }
 
 /// Notes on a misaligned address, shared bytes, scattered sectors and sectors beyond a coalesced load.
@@ -176,7 +189,12 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
                                        "broadcast to its lanes in the same transaction",
                                        r.lane_bytes, r.bytes_requested));
   }
-  if (r.dram_bytes > r.bytes_fetched) {
+  if (r.dram_bytes > r.bytes_fetched && r.contiguous) {
+    report.notes.push_back(fmt::format(
+        "the bytes are contiguous but their ends are not aligned to {}-byte DRAM granules: a lone warp moves {} bytes; "
+        "in a streaming sweep the neighbouring warps share the end granules, {} bytes per warp (dram_bytes_streaming)",
+        r.dram_granularity, r.dram_bytes, r.dram_bytes_streaming));
+  } else if (r.dram_bytes > r.bytes_fetched) {
     report.notes.push_back(fmt::format(
         "the sectors are scattered: DRAM moves {} bytes for the {} fetched ({}-byte granules; Nsight Compute on an "
         "H200 saw this from fp32 stride 16 up)",
@@ -202,7 +220,10 @@ Report run(const Args& a, const Gpu& gpu) {
                     Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
                     Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
                     Value::num("efficiency", r.efficiency, Unit::fraction),
-                    Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes)};
+                    Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes),
+                    r.contiguous ? Value::num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes)
+                                 : Value::none("dram_bytes_streaming", Unit::onchip_bytes),
+                    Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts))};
   explain_steps(form.how, r, e, gpu, report);
   report.drawing = drawing(r);
   add_notes(r, e, report);
@@ -241,7 +262,9 @@ const Calculator& sectors_command() {
        {"bytes_requested", Unit::onchip_bytes},
        {"bytes_fetched", Unit::onchip_bytes, true},
        {"efficiency", Unit::fraction, true},
-       {"dram_bytes", Unit::onchip_bytes, true}},
+       {"dram_bytes", Unit::onchip_bytes, true},
+       {"dram_bytes_streaming", Unit::onchip_bytes},
+       {"l1_wavefronts"}},
       run};
   return calc;
 }

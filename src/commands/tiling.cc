@@ -53,6 +53,10 @@ TilingInput read_input(const Args& a) {
   in.unit = a.has("unit") ? (a.text("unit") == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
   if (a.has("peak")) in.peak = a.number("peak");
   if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
+  if (a.has("dtype-a")) in.dtype_a = a.text("dtype-a");
+  if (a.has("dtype-b")) in.dtype_b = a.text("dtype-b");
+  if (a.has("dtype-c")) in.dtype_c = a.text("dtype-c");
+  in.beta = a.number("beta");
   return in;
 }
 
@@ -85,26 +89,47 @@ std::vector<Value> result_values(const TilingResult& r) {
           Value::num("min_time", r.min_time, Unit::seconds),
           Value::num("hong_kung_reads", std::round(r.hong_kung_reads)),
           Value::num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte),
-          Value::num("ridge_tile", r.ridge_tile)};
+          Value::num("ridge_tile", r.ridge_tile),
+          Value::num("c_reads", r.c_reads),
+          Value::num("min_intensity", r.flops / r.min_bytes, Unit::flop_per_byte),
+          Value::num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes),
+          r.compute_bound_n > 0 ? Value::num("compute_bound_n", static_cast<double>(r.compute_bound_n))
+                                : Value::none("compute_bound_n")};
 }
 
 /// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.
 void explain_traffic(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
-  const double e = r.element_bytes;
   const std::string bw = format_quantity(r.bandwidth, Unit::bytes_per_second);
+  if (r.bytes_a != r.element_bytes || r.bytes_b != r.element_bytes || r.bytes_c != r.element_bytes) {
+    report.explain.push_back(fmt::format("operand types: A {} ({} B), B {} ({} B), C {} ({} B); the math runs at the {} peak "
+                                         "(--dtype); every byte count below weighs each operand by its own size",
+                                         in.dtype_a.empty() ? in.dtype : in.dtype_a, r.bytes_a,
+                                         in.dtype_b.empty() ? in.dtype : in.dtype_b, r.bytes_b,
+                                         in.dtype_c.empty() ? in.dtype : in.dtype_c, r.bytes_c, in.dtype));
+  }
+  report.explain.push_back(
+      in.beta != 0
+          ? fmt::format("beta = {}: C = alpha A B + beta C reads C once, M N = {} more elements in the naive and the tiled "
+                        "reads and in the minimum traffic",
+                        format_number(in.beta), format_number(r.c_reads))
+          : std::string("beta = 0: C is only written, never read (give --beta 1 for C = A B + C)"));
   report.explain.push_back(fmt::format("FLOP = 2 M N K = 2 x {} x {} x {} = {}", in.m, in.n, in.k,
                                        format_quantity(r.flops, Unit::flops)));
-  report.explain.push_back(fmt::format("naive reads = 2 M N K = {} elements = {}; at {}: {}", format_number(r.naive_reads),
-                                       format_quantity(r.naive_reads * e, Unit::bytes), bw,
+  report.explain.push_back(fmt::format("naive reads = 2 M N K{} = {} elements = {}; at {}: {}", in.beta != 0 ? " + M N" : "",
+                                       format_number(r.naive_reads),
+                                       format_quantity(r.naive_time * r.bandwidth, Unit::bytes), bw,
                                        format_quantity(r.naive_time, Unit::seconds)));
   report.explain.push_back(fmt::format(
-      "tiled reads = M K ceil(N / {}) + K N ceil(M / {}) = {} x {} x {} + {} x {} x {} = {} elements = {}; at {}: {}",
-      in.tile_n, in.tile_m, in.m, in.k, format_number(std::ceil(static_cast<double>(in.n) / static_cast<double>(in.tile_n))),
-      in.k, in.n, format_number(std::ceil(static_cast<double>(in.m) / static_cast<double>(in.tile_m))),
-      format_number(r.tiled_reads), format_quantity(r.tiled_reads * e, Unit::bytes), bw,
+      "tiled reads = M K ceil(N / {}) + K N ceil(M / {}){} = {} x {} x {} + {} x {} x {}{} = {} elements = {}; at {}: {}",
+      in.tile_n, in.tile_m, in.beta != 0 ? " + M N" : "", in.m, in.k,
+      format_number(std::ceil(static_cast<double>(in.n) / static_cast<double>(in.tile_n))), in.k, in.n,
+      format_number(std::ceil(static_cast<double>(in.m) / static_cast<double>(in.tile_m))),
+      in.beta != 0 ? fmt::format(" + {}", format_number(r.c_reads)) : std::string(), format_number(r.tiled_reads),
+      format_quantity(r.tiled_read_bytes, Unit::bytes), bw,
       format_quantity(r.tiled_time, Unit::seconds)));
   report.explain.push_back(fmt::format("{} = {} ({} the exact count: {})",
-                                       square ? fmt::format("estimate 2 M N K / T") : std::string("estimate M N K (1/Tn + 1/Tm)"),
+                                       std::string(square ? "estimate 2 M N K / T" : "estimate M N K (1/Tn + 1/Tm)") +
+                                           (in.beta != 0 ? " + M N" : ""),
                                        format_number(r.approx_reads),
                                        r.tiled_reads > r.approx_reads ? "below" : "equal to",
                                        r.tiled_reads > r.approx_reads
@@ -115,39 +140,96 @@ void explain_traffic(const TilingInput& in, const TilingResult& r, bool square, 
                                        format_number(r.writes)));
 }
 
+/// The square GEMM at which the tiled kernel turns compute-bound, solved exactly.
+void explain_compute_bound(const TilingInput& in, const TilingResult& r, Report& report) {
+  const double c = r.bytes_c * (in.beta != 0 ? 2 : 1);
+  const std::string h = fmt::format("ceil(n / {}) x {} + ceil(n / {}) x {} + {}", in.tile_n, r.bytes_a, in.tile_m, r.bytes_b,
+                                    format_number(c));
+  const std::string model = fmt::format(
+      "compute-bound n: a square GEMM (M = N = K = n) with these {}x{} tiles moves n^2 ({}) bytes (A and B re-read per "
+      "tile, C written{}) for 2 n^3 FLOP; it reaches the ridge when 2 n >= {} x ({})",
+      in.tile_m, in.tile_n, h, in.beta != 0 ? " and read" : "", format_number(r.ridge), h);
+  report.explain.push_back(model);
+  if (r.compute_bound_n > 0) {
+    report.explain.push_back(fmt::format(
+        "the bytes per n^2 never fall as n grows, so if n fails every m below ceil(ridge x bytes(n) / 2) fails too: jumping "
+        "there from n = 1 gives the smallest n = {} exactly (intensity {} FLOP/byte there); from n >= {} on none falls "
+        "below again (edge tiles can dip a few sizes in between)",
+        format_number(static_cast<double>(r.compute_bound_n)),
+        format_number(2.0 * static_cast<double>(r.compute_bound_n) /
+                      (std::ceil(static_cast<double>(r.compute_bound_n) / static_cast<double>(in.tile_n)) * r.bytes_a +
+                       std::ceil(static_cast<double>(r.compute_bound_n) / static_cast<double>(in.tile_m)) * r.bytes_b + c)),
+        format_number(r.compute_bound_from)));
+  } else if (r.compute_bound_n == 0 && r.compute_bound_from > 0) {
+    report.explain.push_back(fmt::format("the tile's own intensity is above the ridge, but the smallest such n is above "
+                                         "2^40 (every n from {} on is compute-bound)",
+                                         format_number(r.compute_bound_from)));
+  } else if (r.compute_bound_n < 0) {
+    report.explain.push_back(fmt::format(
+        "the tile's own intensity is only a hair above the ridge: the exact search stopped after 10^7 steps without an "
+        "answer (from n >= {} on every n is compute-bound)",
+        format_number(r.compute_bound_from)));
+  } else {
+    report.explain.push_back(fmt::format(
+        "no n up to 2^40 is: as n grows the intensity only approaches the tile's own 2 / ({} / {} + {} / {}) = {} FLOP/byte, "
+        "which is not above the ridge {}; a square tile T > {} would be",
+        r.bytes_a, in.tile_n, r.bytes_b, in.tile_m,
+        format_number(2 / (r.bytes_a / static_cast<double>(in.tile_n) + r.bytes_b / static_cast<double>(in.tile_m))),
+        format_number(r.ridge), format_number(r.ridge_tile)));
+  }
+}
+
 /// The steps for the tile itself: its intensity, its shared memory, the largest that fits, and the bounds.
 void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
-  const double e = r.element_bytes;
   const std::string bw = format_quantity(r.bandwidth, Unit::bytes_per_second);
-  report.explain.push_back(square ? fmt::format("intensity of one step = 2 T^3 / (2 T^2 x {}) = T / {} = {} FLOP/byte",
-                                                r.element_bytes, r.element_bytes, format_number(r.intensity))
-                                  : fmt::format("intensity of one step = 2 Tm Tn Tk / ((Tm Tk + Tk Tn) x {}) = {} FLOP/byte",
-                                                r.element_bytes, format_number(r.intensity)));
-  report.explain.push_back(fmt::format("tile pair in shared memory = ({} x {} + {} x {}) x {} = {} bytes {} the {} bytes a "
+  const bool one_type = r.bytes_a == r.bytes_b;
+  const int e = r.bytes_a;  // the operands' size when A and B share it
+  const double pair = r.bytes_a + r.bytes_b;
+  if (one_type) {
+    report.explain.push_back(square ? fmt::format("intensity of one step = 2 T^3 / (2 T^2 x {}) = T / {} = {} FLOP/byte", e,
+                                                  e, format_number(r.intensity))
+                                    : fmt::format("intensity of one step = 2 Tm Tn Tk / ((Tm Tk + Tk Tn) x {}) = {} FLOP/byte",
+                                                  e, format_number(r.intensity)));
+  } else {
+    report.explain.push_back(fmt::format("intensity of one step = 2 Tm Tn Tk / (Tm Tk x {} + Tk Tn x {}) = {} FLOP/byte",
+                                         r.bytes_a, r.bytes_b, format_number(r.intensity)));
+  }
+  report.explain.push_back(fmt::format("tile pair in shared memory = {} x {} x {} + {} x {} x {} = {} bytes {} the {} bytes a "
                                        "block may have: {}",
-                                       in.tile_m, in.tile_k, in.tile_k, in.tile_n, r.element_bytes,
+                                       in.tile_m, in.tile_k, r.bytes_a, in.tile_k, in.tile_n, r.bytes_b,
                                        format_number(static_cast<double>(r.tile_smem_bytes)), r.fits_smem ? "<=" : ">",
                                        format_number(static_cast<double>(r.smem_limit)), r.fits_smem ? "fits" : "does not fit"));
-  report.explain.push_back(fmt::format("largest square tile: 2 T^2 x {} <= {} gives T <= sqrt({} / {}) = {}, T = {}",
-                                       r.element_bytes, r.smem_limit, r.smem_limit, 2 * r.element_bytes,
-                                       format_number(std::sqrt(static_cast<double>(r.smem_limit) / (2 * e))),
+  report.explain.push_back(fmt::format("largest square tile: T^2 x ({} + {}) <= {} gives T <= sqrt({} / {}) = {}, T = {}",
+                                       r.bytes_a, r.bytes_b, r.smem_limit, r.smem_limit, r.bytes_a + r.bytes_b,
+                                       format_number(std::sqrt(static_cast<double>(r.smem_limit) / pair)),
                                        r.max_square_tile));
   report.explain.push_back(fmt::format("compute time = {} / {} = {}", format_quantity(r.flops, Unit::flops),
                                        format_quantity(r.peak, Unit::flops_per_second),
                                        format_quantity(r.compute_time, Unit::seconds)));
-  report.explain.push_back(fmt::format("minimum traffic (each matrix once) = (M K + K N + M N) x {} = {}; at {}: {}",
-                                       r.element_bytes, format_quantity(r.min_bytes, Unit::bytes), bw,
-                                       format_quantity(r.min_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("min intensity = 2 M N K / minimum traffic = {} / {} = {} FLOP/byte (NVIDIA's "
+                                       "Matrix Multiplication Background guide, \"Math And Memory Bounds\")",
+                                       format_quantity(r.flops, Unit::flops), format_quantity(r.min_bytes, Unit::bytes),
+                                       format_number(r.flops / r.min_bytes)));
+  report.explain.push_back(
+      r.bytes_a == r.bytes_b && r.bytes_b == r.bytes_c
+          ? fmt::format("minimum traffic (each matrix once) = (M K + K N + M N{}) x {} = {}; at {}: {}",
+                        in.beta != 0 ? " + M N" : "", r.bytes_a, format_quantity(r.min_bytes, Unit::bytes), bw,
+                        format_quantity(r.min_time, Unit::seconds))
+          : fmt::format("minimum traffic (each matrix once) = M K x {} + K N x {} + M N x {}{} = {}; at {}: {}", r.bytes_a,
+                        r.bytes_b, r.bytes_c, in.beta != 0 ? fmt::format(" x 2 (C read and written)") : std::string(),
+                        format_quantity(r.min_bytes, Unit::bytes), bw, format_quantity(r.min_time, Unit::seconds)));
   report.explain.push_back(fmt::format(
       "Hong-Kung: any order needs Omega(M N K / sqrt(S)) transfers, S = {} / {} = {} elements: M N K / sqrt(S) = {} "
       "(an order of magnitude, constant omitted; tiling with T ~ sqrt(S/2) reaches it up to a constant)",
-      r.smem_limit, r.element_bytes, format_number(std::floor(static_cast<double>(r.smem_limit) / e)),
+      r.smem_limit, format_number(pair / 2), format_number(std::floor(static_cast<double>(r.smem_limit) / (pair / 2))),
       format_number(std::round(r.hong_kung_reads))));
-  report.explain.push_back(fmt::format("ridge = {} / {} = {} FLOP/byte; a square tile reaches it when T / {} = ridge: "
+  report.explain.push_back(fmt::format("ridge = {} / {} = {} FLOP/byte; a square tile reaches it when {} = ridge: "
                                        "T = {} (tile pair {})",
                                        format_quantity(r.peak, Unit::flops_per_second), bw, format_number(r.ridge),
-                                       r.element_bytes, format_number(r.ridge_tile),
-                                       format_quantity(2 * r.ridge_tile * r.ridge_tile * e, Unit::bytes)));
+                                       one_type ? fmt::format("T / {}", e) : fmt::format("2 T / ({} + {})", r.bytes_a, r.bytes_b),
+                                       format_number(r.ridge_tile),
+                                       format_quantity(r.ridge_tile * r.ridge_tile * pair, Unit::bytes)));
+  explain_compute_bound(in, r, report);
 }
 
 /// Notes: a tile pair too large for shared memory, and whether HBM or compute bounds the tiled kernel.
@@ -158,6 +240,15 @@ void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
                                        format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
                                        format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes), in.dtype,
                                        r.max_square_tile));
+  }
+  if (r.compute_bound_n > 0) {
+    report.notes.push_back(fmt::format(
+        "with these tiles a square GEMM reaches the ridge at n = {} (compute_bound_n){}",
+        format_number(static_cast<double>(r.compute_bound_n)),
+        r.compute_bound_from > static_cast<double>(r.compute_bound_n)
+            ? fmt::format("; edge tiles can dip some larger sizes below it, none from n = {} on",
+                          format_number(r.compute_bound_from))
+            : std::string()));
   }
   report.notes.push_back(fmt::format(
       "if every tile came from HBM: {} of traffic against {} of compute, {}-bound (intensity {} against the ridge {}); "
@@ -209,6 +300,14 @@ std::string chart(const ChartData& d) {
   return plot::render_svg(c);
 }
 
+/// An operand's storage type: one of the dtypes, no default (--dtype's then).
+OptionSpec dtype_of(const char* name, const char* what) {
+  OptionSpec o = options::dtype("");
+  o.name = name;
+  o.what = what;
+  return o;
+}
+
 }  // namespace
 
 const Calculator& tiling_command() {
@@ -230,7 +329,12 @@ const Calculator& tiling_command() {
        number_option("peak", "peak FLOP/s override (989TFLOP/s; default: the profile's for the dtype and unit)",
                      Unit::flops_per_second)
            .above(0),
-       options::bandwidth()},
+       options::bandwidth(),
+       dtype_of("dtype-a", "A's storage type when it differs from --dtype (int8 weights: --dtype-a int8)"),
+       dtype_of("dtype-b", "B's storage type when it differs from --dtype"),
+       dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
+       number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
+           .or_else("0")},
       {{"naive_reads"},
        {"tiled_reads", Unit::count, true},
        {"writes"},
@@ -246,7 +350,11 @@ const Calculator& tiling_command() {
        {"min_time", Unit::seconds},
        {"hong_kung_reads"},
        {"kernel_intensity", Unit::flop_per_byte},
-       {"ridge_tile"}},
+       {"ridge_tile"},
+       {"c_reads"},
+       {"min_intensity", Unit::flop_per_byte},
+       {"tiled_bytes", Unit::bytes},
+       {"compute_bound_n", Unit::count, true}},
       run,
       "tile",
       chart};

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "commands/chart.h"
 #include "commands/commands.h"
@@ -19,11 +21,101 @@ namespace {
 constexpr std::int64_t kMaxBlocks = 1'000'000'000'000;
 constexpr std::int64_t kMaxElements = 100'000'000'000'000;
 
+constexpr std::int64_t kMaxSide = std::int64_t{1} << 40;
+
+/// The whole numbers of TEXT separated by `separator` (each read as a count, so 2^12 works), or
+/// an InputError naming `option`, the whole text and `form` when a part is missing or malformed.
+std::vector<std::int64_t> split_numbers(const std::string& text, char separator, const char* option,
+                                        const std::string& form, std::int64_t max) {
+  std::vector<std::int64_t> out;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t at = text.find(separator, from);
+    const std::string part = text.substr(from, at == std::string::npos ? std::string::npos : at - from);
+    try {
+      out.push_back(parse_integer(part, Unit::count, option, 1, max));
+    } catch (const InputError&) {
+      throw InputError(option, text, form);
+    }
+    if (at == std::string::npos) break;
+    from = at + 1;
+  }
+  return out;
+}
+
+/// --gemm M,N[,K]: the GEMM's sizes.
+GemmShape read_gemm(const Args& a) {
+  const std::string form =
+      "M,N or M,N,K: two or three whole numbers from 1 to 2^40 separated by commas, such as 4096,4096,4096 (no "
+      "thousands separators inside --gemm)";
+  const std::string& text = a.text("gemm");
+  std::vector<std::int64_t> sides = split_numbers(text, ',', "--gemm", form, kMaxSide);
+  if (sides.size() < 2 || sides.size() > 3) throw InputError("--gemm", text, form);
+  GemmShape g;
+  g.m = sides[0];
+  g.n = sides[1];
+  g.k = sides.size() == 3 ? sides[2] : 0;
+  if (!a.has("tile")) throw InputError("--tile is required with --gemm: the output tile TMxTN, such as 128x256");
+  const std::string tile_form = "TMxTN (rows of C x columns of C per tile), each from 1 to 1,048,576, such as 128x256; or T for T x T";
+  std::string tile_text = a.text("tile");
+  for (char& c : tile_text) c = c == 'X' ? 'x' : c;  // 128X256 reads as 128x256
+  std::vector<std::int64_t> tile = split_numbers(tile_text, 'x', "--tile", tile_form, std::int64_t{1} << 20);
+  if (tile.size() > 2) throw InputError("--tile", a.text("tile"), tile_form);
+  g.tile_m = tile[0];
+  g.tile_n = tile.size() == 2 ? tile[1] : tile[0];
+  if (a.has("split-k")) g.split_k = a.integer("split-k");
+  if (g.k > 0 && g.split_k > g.k) {
+    throw InputError("--split-k", a.text("split-k"), fmt::format("a whole number from 1 to K = {}", format_number(static_cast<double>(g.k))));
+  }
+  return g;
+}
+
+/// The tiles of a GEMM: blocks of the launch, tile quantization, and the explain lines.
+GemmTiles gemm_blocks(const Args& a, const GemmShape& g, Report& report) {
+  GemmTiles t = gemm_tiles(g);
+  auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
+  report.inputs.push_back(Value::num("tile_m", static_cast<double>(g.tile_m)));
+  report.inputs.push_back(Value::num("tile_n", static_cast<double>(g.tile_n)));
+  if (!a.has("split-k")) report.inputs.push_back(Value::num("split_k", 1));
+  report.inputs.push_back(Value::num("blocks", static_cast<double>(t.tiles)));
+  report.explain.push_back(fmt::format(
+      "tiles = ceil(M / {}) x ceil(N / {}) x split-K = ceil({} / {}) x ceil({} / {}) x {} = {} x {} x {} = {} (one block each)",
+      g.tile_m, g.tile_n, n(g.m), g.tile_m, n(g.n), g.tile_n, g.split_k, n(t.tiles_m), n(t.tiles_n), g.split_k, n(t.tiles)));
+  report.explain.push_back(fmt::format(
+      "tile quantization (NVIDIA, Matrix Multiplication Background User's Guide, \"Tile Quantization\"): every tile does a "
+      "whole tile's math, so C is computed as {} x {} for {} x {} useful: tile efficiency = ({} x {}) / ({} x {}) = {}",
+      n(t.padded_m), n(t.padded_n), n(g.m), n(g.n), n(g.m), n(g.n), n(t.padded_m), n(t.padded_n),
+      format_quantity(t.tile_efficiency, Unit::fraction)));
+  if (g.k > 0) {
+    report.explain.push_back(fmt::format("FLOP = 2 M N K = {}; the tiles execute 2 x {} x {} x {} = {}{}",
+                                         format_quantity(t.flops, Unit::flops), n(t.padded_m), n(t.padded_n), n(g.k),
+                                         format_quantity(t.executed_flops, Unit::flops),
+                                         g.split_k > 1 ? fmt::format("; each of the {} K slices covers at most ceil({} / {}) = {}",
+                                                                     g.split_k, n(g.k), g.split_k, n(t.k_per_split))
+                                                       : std::string()));
+  }
+  if (g.split_k > 1) {
+    report.notes.push_back(fmt::format("split-K {}: the {} partial C tiles of each output tile are summed afterwards "
+                                       "(a reduction or atomics, {} partial sums per element of C), not counted here",
+                                       g.split_k, g.split_k, g.split_k));
+  }
+  return t;
+}
+
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
   WavesInput in;
   int threads = 0;
-  if (a.has("blocks")) {
+  GemmShape gemm;
+  GemmTiles tiles;
+  const bool is_gemm = a.has("gemm");
+  if (is_gemm) {
+    if (a.given("blocks")) throw InputError("--blocks", a.text("blocks"), "either --blocks or --gemm, not both (--gemm gives one block per tile)");
+    if (a.given("elements")) throw InputError("--elements", a.text("elements"), "either --elements or --gemm, not both");
+    gemm = read_gemm(a);
+    tiles = gemm_blocks(a, gemm, report);
+    in.blocks = tiles.tiles;
+  } else if (a.has("blocks")) {
     in.blocks = a.integer("blocks");
     if (a.given("elements")) throw InputError("--elements", a.text("elements"), "either --blocks or --elements, not both");
   } else if (a.has("elements")) {
@@ -36,7 +128,7 @@ Report run(const Args& a, const Gpu& gpu) {
                                          format_number(threads), format_number(static_cast<double>(in.blocks))));
     report.inputs.push_back(Value::num("blocks", static_cast<double>(in.blocks)));
   } else {
-    throw InputError("--blocks is required: the number of blocks in the grid (or --elements with --threads)");
+    throw InputError("--blocks is required: the number of blocks in the grid (or --elements with --threads, or --gemm with --tile)");
   }
   if (a.has("blocks-per-sm")) {
     in.blocks_per_sm = a.count("blocks-per-sm");
@@ -55,6 +147,14 @@ Report run(const Args& a, const Gpu& gpu) {
         "occupancy of {} threads, {} registers, {} of shared memory: {} blocks per SM, limited by {}", format_number(threads),
         occ.registers, format_quantity(static_cast<double>(occ.shared_memory), Unit::onchip_bytes), r.blocks_per_sm,
         r.limiter == "shared_memory" ? "shared memory" : r.limiter));
+  } else if (is_gemm) {
+    // The guide's A100 example: one 256x128 tile per SM. Said, not hidden.
+    in.blocks_per_sm = 1;
+    report.inputs.push_back(Value::num("blocks_per_sm", 1));
+    report.explain.push_back("blocks per SM: 1 assumed (a large GEMM tile fills an SM, as in the guide's 256x128 example on "
+                             "the A100); give --blocks-per-sm, or --threads --regs --smem to derive it");
+    report.notes.push_back("assumed one tile (block) resident per SM: give --blocks-per-sm or --threads --regs --smem "
+                           "if the kernel fits more");
   } else {
     throw InputError("--blocks-per-sm is required: resident blocks per SM (or --threads and --regs to derive it)");
   }
@@ -74,14 +174,36 @@ Report run(const Args& a, const Gpu& gpu) {
   }
   if (in.block_time > 0) report.results.push_back(Value::num("time", r.time, Unit::seconds));
   auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
+  if (is_gemm) {
+    // overall = tile efficiency x wave efficiency: the share of the launch's tile slots doing useful M N work
+    const double overall = tiles.tile_efficiency * r.efficiency;
+    report.results.push_back(Value::num("tiles", static_cast<double>(tiles.tiles)));
+    report.results.push_back(Value::num("tile_efficiency", tiles.tile_efficiency, Unit::fraction));
+    report.results.push_back(Value::num("wave_efficiency", r.efficiency, Unit::fraction));
+    report.results.push_back(Value::num("gemm_efficiency", overall, Unit::fraction));
+    if (gemm.k > 0) {
+      report.results.push_back(Value::num("flops", tiles.flops, Unit::flops));
+      report.results.push_back(Value::num("executed_flops", tiles.executed_flops, Unit::flops));
+    }
+  }
   report.explain.push_back(
       fmt::format("blocks per wave = {} SMs x {} = {}", gpu.sm_count, in.blocks_per_sm, n(r.blocks_per_wave)));
   report.explain.push_back(fmt::format("waves = ceil({} / {}) = {}", n(in.blocks), n(r.blocks_per_wave), n(r.waves)));
   report.explain.push_back(fmt::format("last wave = {} - {} x {} = {} blocks, {} of a wave", n(in.blocks), n(r.waves - 1),
                                        n(r.blocks_per_wave), n(r.last_wave_blocks),
                                        format_quantity(r.last_wave_utilization, Unit::fraction)));
-  report.explain.push_back(fmt::format("efficiency = {} / ({} x {}) = {}", n(in.blocks), n(r.waves), n(r.blocks_per_wave),
+  report.explain.push_back(fmt::format("{} = {} / ({} x {}) = {}",
+                                       is_gemm ? "wave quantization (the guide's \"Wave Quantization\"): wave efficiency = "
+                                                 "tiles / (waves x tiles per wave)"
+                                               : "efficiency",
+                                       n(in.blocks), n(r.waves), n(r.blocks_per_wave),
                                        format_quantity(r.efficiency, Unit::fraction)));
+  if (is_gemm) {
+    report.explain.push_back(fmt::format("GEMM efficiency = tile efficiency x wave efficiency = {} x {} = {}",
+                                         format_quantity(tiles.tile_efficiency, Unit::fraction),
+                                         format_quantity(r.efficiency, Unit::fraction),
+                                         format_quantity(tiles.tile_efficiency * r.efficiency, Unit::fraction)));
+  }
   if (in.block_time > 0) {
     report.explain.push_back(fmt::format("time = {} waves x {} = {}", n(r.waves), format_quantity(in.block_time, Unit::seconds),
                                          format_quantity(r.time, Unit::seconds)));
@@ -135,14 +257,25 @@ const Calculator& waves_command() {
        options::threads(),
        options::regs(),
        options::smem(),
-       number_option("block-time", "time one block runs (100us): adds the launch's time", Unit::seconds).above(0)},
+       number_option("block-time", "time one block runs (100us): adds the launch's time", Unit::seconds).above(0),
+       text_option("gemm", "a GEMM's sizes M,N or M,N,K (C is M x N): one block per output tile"),
+       text_option("tile", "the GEMM's output tile TMxTN, such as 128x256 (with --gemm)"),
+       integer_option("split-k", "split-K slices: each output tile's K is cut into S blocks (with --gemm)")
+           .at_least(1)
+           .at_most(1 << 20)},
       {{"waves", Unit::count, true},
        {"blocks_per_wave", Unit::count, true},
        {"last_wave_blocks", Unit::count, true},
        {"last_wave_utilization", Unit::fraction, true},
        {"efficiency", Unit::fraction, true},
        {"warps"},
-       {"time", Unit::seconds}},
+       {"time", Unit::seconds},
+       {"tiles"},
+       {"tile_efficiency", Unit::fraction},
+       {"wave_efficiency", Unit::fraction},
+       {"gemm_efficiency", Unit::fraction},
+       {"flops", Unit::flops},
+       {"executed_flops", Unit::flops}},
       run,
       "blocks",
       chart};

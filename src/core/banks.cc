@@ -14,9 +14,9 @@ namespace gpucalc {
 namespace {
 
 void check_element_bytes(int element_bytes) {
-  if (element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
+  if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
     throw FieldError("elem", std::to_string(element_bytes),
-                     "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
+                     "an element size in bytes of 1, 2, 4, 8 or 16 (char, half, float, double or float2, float4)");
   }
 }
 
@@ -92,8 +92,9 @@ SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, st
 BanksResult banks(const SharedAccess& access) {
   check_element_bytes(access.element_bytes);
   BanksResult r;
-  const int words_per_element = static_cast<int>(access.element_bytes / kBankWordBytes);
-  // 4-byte elements: one phase of 32 lanes; 8-byte: 2 of 16; 16-byte: 4 of 8.
+  // 1-, 2- and 4-byte elements lie in one word; 8-byte elements span 2, 16-byte 4.
+  const int words_per_element = std::max(1, static_cast<int>(access.element_bytes / kBankWordBytes));
+  // 1- to 4-byte elements: one phase of 32 lanes; 8-byte: 2 of 16; 16-byte: 4 of 8.
   r.phases = words_per_element;
   const int lanes_per_phase = 32 / r.phases;
   std::set<int> banks_used;
@@ -109,7 +110,8 @@ BanksResult banks(const SharedAccess& access) {
         throw FieldError("words", std::to_string(access.element[t]), "element indices of 0 or more");
       }
       ++r.active_lanes;
-      // The element covers words first .. first + element_bytes / 4 - 1.
+      // The element covers words first .. first + words_per_element - 1, first = floor(byte / 4): lanes
+      // reading bytes or halves of one word read that word once.
       const std::int64_t first = access.element[t] * access.element_bytes / kBankWordBytes;
       for (std::int64_t w = first; w < first + words_per_element; ++w) {
         words[static_cast<std::size_t>(w % kBanks)].insert(w);
@@ -191,6 +193,12 @@ BanksResult banks(const SharedAccess& access) {
                                       std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase)].ways) +
                                           std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase + 1)].ways)));
     }
+  }
+  if (access.element_bytes < kBankWordBytes) {
+    r.explain.push_back(fmt::format(
+        "{}-byte elements: word = floor(index x {} / 4), so {} neighbouring elements share a word; lanes reading the same "
+        "word are served by one read of it (a broadcast), never a conflict",
+        access.element_bytes, access.element_bytes, kBankWordBytes / access.element_bytes));
   }
   r.explain.push_back(fmt::format("wavefronts = {} = {}", fmt::join(terms, " + "), r.wavefronts));
   r.banks_used = static_cast<int>(banks_used.size());

@@ -15,7 +15,7 @@ inline constexpr std::int64_t kBankWordBytes = 4;
 int bank_of_byte(std::int64_t byte);
 
 /// One warp-wide shared-memory access: each active lane reads one element of `element_bytes` bytes
-/// (4, 8 or 16) at storage index `element[t]`, that is at byte element[t] x element_bytes.
+/// (1, 2, 4, 8 or 16) at storage index `element[t]`, that is at byte element[t] x element_bytes.
 struct SharedAccess {
   int element_bytes = 4;
   std::array<bool, 32> active{};
@@ -73,14 +73,15 @@ struct BanksResult {
   std::vector<std::string> explain;  // the derivation, one line each, for --explain
 };
 
-/// Ways and wavefronts of one access. 8-byte accesses are served as 2 phases of 16 lanes, 16-byte
+/// Ways and wavefronts of one access. A 1- or 2-byte element lies in word floor(byte / 4); lanes
+/// reading bytes of the same word read that word once (no conflict). 8-byte accesses are served as 2 phases of 16 lanes, 16-byte
 /// accesses as 4 phases of 8 lanes; each lane's element covers element_bytes / 4 consecutive words.
 /// Two neighbouring phases (8-byte: lanes 0-15 and 16-31; 16-byte: 0-7 with 8-15, 16-23 with
 /// 24-31) are served together when every quad of lanes in the warp (lanes 4k..4k+3) reads in
 /// pairs: lanes t and t^1 read the same element, or lanes t and t^2 do (inactive lanes match
 /// anything). The pair then costs max(1, its ways over both phases together) instead of the sum
 /// of the two (the rule the H200's counters show, docs/counters-h200.md).
-/// Throws InputError for an element size other than 4, 8, 16, a negative index or no active lane.
+/// Throws InputError for an element size other than 1, 2, 4, 8, 16, a negative index or no active lane.
 BanksResult banks(const SharedAccess& access);
 
 }  // namespace gpucalc

@@ -87,7 +87,9 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   // Distinct bytes requested: the union of the lanes' byte ranges (lanes reading the same bytes count once).
   std::sort(ranges.begin(), ranges.end());
   std::int64_t covered_to = ranges.front().first;
+  r.contiguous = true;
   for (const auto& [first, end] : ranges) {
+    if (first > covered_to) r.contiguous = false;  // a gap: the bytes are not one run
     const std::int64_t from = std::max(first, covered_to);
     if (end > from) r.bytes_requested += end - from;
     covered_to = std::max(covered_to, end);
@@ -111,6 +113,11 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   // DRAM moves whole granules: dram bytes = granularity x distinct granules
   r.dram_granules = static_cast<std::int64_t>(granules.size());
   r.dram_bytes = r.dram_granularity * r.dram_granules;
+  // streaming and contiguous: neighbouring warps read the neighbouring bytes, so the granules at the
+  // run's ends are shared and DRAM moves each byte once: per warp, its own bytes
+  r.dram_bytes_streaming = r.contiguous ? r.bytes_requested : 0;
+  // L1 tag stage: up to 4 lines (4 sets x 4 sectors) per wavefront: ceil(lines / 4)
+  r.l1_wavefronts = (r.lines + 3) / 4;
   // the fewest sectors that can hold the bytes: ceil(bytes / 32)
   r.min_sectors = (r.bytes_requested + kSectorBytes - 1) / kSectorBytes;
   return r;

@@ -49,6 +49,9 @@ struct SectorsResult {
   std::int64_t dram_granules = 0;    // distinct DRAM granules (aligned dram_granularity chunks)
   std::int64_t dram_bytes = 0;       // dram_granularity x granules
   std::int64_t dram_granularity = 0;
+  bool contiguous = false;           // the bytes read form one unbroken run (aligned or not)
+  std::int64_t dram_bytes_streaming = 0;  // contiguous only: bytes requested, DRAM's share per warp in a long sweep
+  std::int64_t l1_wavefronts = 0;    // L1TEX tag-stage passes: ceil(lines / 4), a model (see sectors())
   std::int64_t min_sectors = 0;      // the fewest sectors that could hold the requested bytes
   int active_lanes = 0;
   bool misaligned = false;           // some element is not aligned to its own size
@@ -56,7 +59,11 @@ struct SectorsResult {
 };
 
 /// Sectors, lines, bytes and efficiency of one warp-wide load. Lane order never matters: only the
-/// set of bytes read does. Throws InputError for an element size other than 1, 2, 4, 8, 16, a
+/// set of bytes read does. DRAM bytes are the lone warp's (its granules); for a contiguous access
+/// `dram_bytes_streaming` is the share per warp when neighbouring warps read the neighbouring bytes
+/// (a streaming sweep: each granule crosses once, so a warp costs its own bytes). L1 wavefronts
+/// model the L1TEX tag stage resolving up to 4 cache lines (4 sets x 4 sectors) per cycle, as
+/// NVIDIA describes it for Volta and later; not a documented exact rule. Throws InputError for an element size other than 1, 2, 4, 8, 16, a
 /// negative address or a load with no active lane.
 SectorsResult sectors(const WarpLoad& load, const Gpu& gpu);
 

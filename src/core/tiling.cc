@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -21,6 +22,30 @@ void check(std::int64_t value, const char* option, std::int64_t max) {
 
 double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
 
+/// The smallest square n whose tiled kernel reaches the ridge: 2 n^3 >= ridge x n^2 h(n), that is
+/// 2 n >= ridge h(n) with h(n) = ceil(n / Tn) a + ceil(n / Tm) b + c (bytes per n^2). h never
+/// decreases, so when n fails, every m below F(n) = ceil(ridge h(n) / 2) fails too: jump there.
+/// Exact; 0 when no n up to 2^40 does (the tile's own intensity is below the ridge); -1 when 10^7
+/// jumps did not settle it.
+std::int64_t smallest_compute_bound_n(double ridge, std::int64_t tm, std::int64_t tn, double a, double b, double c) {
+  auto h = [&](std::int64_t n) { return ceil_div(n, tn) * a + ceil_div(n, tm) * b + c; };
+  // r = ridge (a / Tn + b / Tm) / 2 >= 1: even the tile's step intensity is below the ridge
+  const double slack = 2 - ridge * (a / static_cast<double>(tn) + b / static_cast<double>(tm));
+  if (slack <= 0) return 0;
+  // Every solution has 2 n >= ridge (n (a / Tn + b / Tm) + c), so n >= ridge c / slack: start there.
+  // Each jump then crosses at least one tile boundary, so the jumps are few unless slack is tiny.
+  const double lower = std::floor(ridge * c / slack);
+  if (lower > static_cast<double>(kMaxDimension)) return 0;
+  std::int64_t n = std::max<std::int64_t>(1, static_cast<std::int64_t>(lower));
+  for (int step = 0; step < 10'000'000; ++step) {
+    const double f = std::ceil(ridge * h(n) / 2);
+    if (static_cast<double>(n) >= f) return n;
+    if (f > static_cast<double>(kMaxDimension)) return 0;
+    n = static_cast<std::int64_t>(f);
+  }
+  return -1;  // not settled in 10^7 jumps (the tile's intensity within a hair of the ridge)
+}
+
 }  // namespace
 
 TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
@@ -33,9 +58,19 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   const Dtype& dtype = dtype_by_name(in.dtype, "--dtype");
   // Tiles count whole bytes per element: a half-byte type (fp4) would give zero-byte tiles.
   if (dtype.bytes < 1) throw FieldError("dtype", dtype.name, "a dtype of at least one byte per element (fp4 is for roofline)");
+  if (!std::isfinite(in.beta)) throw FieldError("beta", fmt::format("{}", in.beta), "a finite number such as 0 or 1");
   TilingResult r;
   r.element_bytes = dtype.bytes;
-  const double e = dtype.bytes;
+  auto operand_bytes = [&](const std::string& name, const char* field, const char* option) {
+    if (name.empty()) return dtype.bytes;
+    const Dtype& d = dtype_by_name(name, option);
+    if (d.bytes < 1) throw FieldError(field, d.name, "a dtype of at least one byte per element (fp4 is for roofline)");
+    return d.bytes;
+  };
+  r.bytes_a = operand_bytes(in.dtype_a, "dtype_a", "--dtype-a");
+  r.bytes_b = operand_bytes(in.dtype_b, "dtype_b", "--dtype-b");
+  r.bytes_c = operand_bytes(in.dtype_c, "dtype_c", "--dtype-c");
+  const double ea = r.bytes_a, eb = r.bytes_b, ec = r.bytes_c;
   const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
   const double tm = static_cast<double>(in.tile_m), tn = static_cast<double>(in.tile_n), tk = static_cast<double>(in.tile_k);
   r.peak = in.peak > 0 ? in.peak : gpu.peak(in.unit, dtype.name);
@@ -48,37 +83,49 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
 
   // FLOP = 2 M N K; naive reads = 2 M N K elements (a row of A and a column of B per output)
   r.flops = 2 * m * n * k;
-  r.naive_reads = 2 * m * n * k;
-  // tiled reads = M K ceil(N / Tn) + K N ceil(M / Tm)   [elements, exact]
-  r.tiled_reads = m * k * ceil_div(in.n, in.tile_n) + k * n * ceil_div(in.m, in.tile_m);
-  r.approx_reads = m * n * k * (1 / tn + 1 / tm);
+  // beta != 0: C = alpha A B + beta C reads C once, M N elements
+  r.c_reads = in.beta != 0 ? m * n : 0;
+  r.naive_reads = 2 * m * n * k + r.c_reads;
+  // tiled reads = M K ceil(N / Tn) + K N ceil(M / Tm) (+ M N for C)   [elements, exact]
+  const double a_reads = m * k * ceil_div(in.n, in.tile_n), b_reads = k * n * ceil_div(in.m, in.tile_m);
+  r.tiled_reads = a_reads + b_reads + r.c_reads;
+  r.tiled_read_bytes = a_reads * ea + b_reads * eb + r.c_reads * ec;
+  r.approx_reads = m * n * k * (1 / tn + 1 / tm) + r.c_reads;
   // writes = M N (each C tile is written once)
   r.writes = m * n;
+  r.write_bytes = r.writes * ec;
   r.reduction = r.naive_reads / r.tiled_reads;
-  // step intensity = 2 Tm Tn Tk FLOP / ((Tm Tk + Tk Tn) e bytes) = T / e for square tiles
-  r.intensity = 2 * tm * tn * tk / ((tm * tk + tk * tn) * e);
-  r.kernel_intensity = r.flops / ((r.tiled_reads + r.writes) * e);
-  // shared memory for the tile pair = (Tm Tk + Tk Tn) e   [bytes]
-  r.tile_smem_bytes = (in.tile_m * in.tile_k + in.tile_k * in.tile_n) * dtype.bytes;
+  // step intensity = 2 Tm Tn Tk FLOP / ((Tm Tk a + Tk Tn b) bytes) = T / e for square tiles of one type
+  r.intensity = 2 * tm * tn * tk / (tm * tk * ea + tk * tn * eb);
+  r.kernel_intensity = r.flops / (r.tiled_read_bytes + r.write_bytes);
+  // shared memory for the tile pair = Tm Tk a + Tk Tn b   [bytes]
+  r.tile_smem_bytes = in.tile_m * in.tile_k * r.bytes_a + in.tile_k * in.tile_n * r.bytes_b;
   r.smem_limit = gpu.shared_memory_per_block_optin;
   r.fits_smem = r.tile_smem_bytes <= r.smem_limit;
-  // the largest square T with 2 T^2 e <= S
-  std::int64_t t = static_cast<std::int64_t>(std::sqrt(static_cast<double>(r.smem_limit) / (2 * e)));
-  while (t > 0 && 2 * t * t * dtype.bytes > r.smem_limit) --t;
-  while (2 * (t + 1) * (t + 1) * dtype.bytes <= r.smem_limit) ++t;
+  // the largest square T with T^2 (a + b) <= S (2 T^2 e for one type)
+  const std::int64_t pair = r.bytes_a + r.bytes_b;
+  std::int64_t t = static_cast<std::int64_t>(std::sqrt(static_cast<double>(r.smem_limit) / static_cast<double>(pair)));
+  while (t > 0 && t * t * pair > r.smem_limit) --t;
+  while ((t + 1) * (t + 1) * pair <= r.smem_limit) ++t;
   r.max_square_tile = t;
   // times at HBM bandwidth (reads, as the lesson counts them) and at the compute peak
-  r.naive_time = r.naive_reads * e / r.bandwidth;
-  r.tiled_time = r.tiled_reads * e / r.bandwidth;
+  r.naive_time = (m * n * k * (ea + eb) + r.c_reads * ec) / r.bandwidth;
+  r.tiled_time = r.tiled_read_bytes / r.bandwidth;
   r.compute_time = r.flops / r.peak;
-  // minimum traffic: each matrix once = (M K + K N + M N) e
-  r.min_bytes = (m * k + k * n + m * n) * e;
+  // minimum traffic: each matrix once = M K a + K N b + M N c (+ M N c to read C)
+  r.min_bytes = m * k * ea + k * n * eb + m * n * ec + r.c_reads * ec;
   r.min_time = r.min_bytes / r.bandwidth;
   // Hong-Kung: Omega(M N K / sqrt(S)) transfers with a fast memory of S elements (constant omitted)
-  r.hong_kung_reads = m * n * k / std::sqrt(static_cast<double>(r.smem_limit) / e);
-  // ridge = peak / BW; a square tile reaches it when T / e = ridge
+  r.hong_kung_reads = m * n * k / std::sqrt(static_cast<double>(r.smem_limit) / ((ea + eb) / 2));
+  // ridge = peak / BW; a square tile reaches it when 2 T / (a + b) = ridge (T / e for one type)
   r.ridge = r.peak / r.bandwidth;
-  r.ridge_tile = r.ridge * e;
+  r.ridge_tile = r.ridge * (ea + eb) / 2;
+  // the square GEMM n at which the whole tiled kernel (A, B, C read with beta, C written) reaches the ridge
+  const double c_per_n2 = ec * (in.beta != 0 ? 2 : 1);
+  r.compute_bound_n = smallest_compute_bound_n(r.ridge, in.tile_m, in.tile_n, ea, eb, c_per_n2);
+  // past U = ridge (a + b + c) / (2 - ridge (a / Tn + b / Tm)) edge tiles cannot pull it below again
+  const double slack = 2 - r.ridge * (ea / tn + eb / tm);
+  r.compute_bound_from = slack > 0 ? std::ceil(r.ridge * (ea + eb + c_per_n2) / slack) : 0;
   return r;
 }
 

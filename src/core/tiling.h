@@ -11,18 +11,27 @@ namespace gpucalc {
 struct TilingInput {
   std::int64_t m = 0, n = 0, k = 0;                 // C is M x N, the inner dimension K
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;  // output tile Tm x Tn, K step Tk (square: all T)
-  std::string dtype = "bf16";
+  std::string dtype = "bf16";  // the math type: the peak, and the element type of A, B and C unless named below
   ComputeUnit unit = ComputeUnit::tensor;
   double peak = 0;       // FLOP/s override (0: the profile's for the dtype and unit)
   double bandwidth = 0;  // bytes/s override (0: the profile's)
+  std::string dtype_a{}, dtype_b{}, dtype_c{};  // storage types of A, B and C (empty: dtype)
+  double beta = 0;  // C = alpha A B + beta C: beta != 0 reads C, M N more elements
 };
 
 /// Counts are in elements and held in double: exact below 2^53, never wrapping above.
 struct TilingResult {
-  int element_bytes = 0;
+  int element_bytes = 0;       // the math type's
+  int bytes_a = 0, bytes_b = 0, bytes_c = 0;  // the storage types of A, B and C
+  double c_reads = 0;          // M N when beta != 0 (C is read once), else 0; in naive and tiled reads
+  double tiled_read_bytes = 0; // M K ceil(N / Tn) a + K N ceil(M / Tm) b + C reads x c
+  double write_bytes = 0;      // M N c
+  std::int64_t compute_bound_n = 0;  // the smallest square n (M = N = K = n) whose tiled kernel reaches the ridge;
+                                     // 0: none up to 2^40; -1: the search did not settle (intensity a hair above the ridge)
+  double compute_bound_from = 0;     // from this n on every n is compute-bound (0: never)
   double flops = 0;            // 2 M N K
-  double naive_reads = 0;      // 2 M N K
-  double tiled_reads = 0;      // M K ceil(N / Tn) + K N ceil(M / Tm)
+  double naive_reads = 0;      // 2 M N K (+ M N with beta)
+  double tiled_reads = 0;      // M K ceil(N / Tn) + K N ceil(M / Tm) (+ M N with beta)
   double approx_reads = 0;     // M N K (1/Tn + 1/Tm): 2 M N K / T for square tiles
   double writes = 0;           // M N
   double reduction = 0;        // naive / tiled reads
@@ -44,8 +53,8 @@ struct TilingResult {
   double ridge_tile = 0;  // the square T whose step intensity T / e reaches the ridge: ridge x e
 };
 
-/// Throws InputError for sizes or tiles that are not positive or are absurd (above 2^40), or a
-/// dtype with no peak on the unit.
+/// Throws InputError for sizes or tiles that are not positive or are absurd (above 2^40), a
+/// dtype with no peak on the unit, or a beta that is not finite.
 TilingResult tiling(const TilingInput& input, const Gpu& gpu);
 
 }  // namespace gpucalc
