@@ -61,6 +61,7 @@ Report run(const Args& a, const Gpu& gpu) {
                                          format_number(r.warps_needed), per_scheduler));
     }
   }
+  if (std::string step = options::cycles_step(a, "latency", gpu); !step.empty()) report.explain.insert(report.explain.begin(), step);
   return report;
 }
 

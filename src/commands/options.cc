@@ -1,5 +1,9 @@
 #include "commands/options.h"
 
+#include <fmt/format.h>
+
+#include "core/error.h"
+
 namespace gpucalc::options {
 
 OptionSpec threads() {
@@ -30,6 +34,20 @@ OptionSpec dtype(std::string fallback) {
 
 OptionSpec bandwidth() {
   return number_option("bandwidth", "memory bandwidth (default: the profile's)", Unit::bytes_per_second).above(0);
+}
+
+}  // namespace gpucalc::options
+
+namespace gpucalc::options {
+
+std::string cycles_step(const Args& a, std::string_view name, const Gpu& gpu) {
+  if (!a.given(name)) return "";
+  const std::string& text = a.text(name);
+  if (text.find("cyc") == std::string::npos) return "";
+  // A cycle is 1 / boost_clock: the profile's one clock (hw/*.toml boost_clock).
+  return fmt::format("--{} {}: cycles at the profile's boost clock {} MHz (boost_clock), 1 cycle = {}: {}", name,
+                     InputError::printable(text), format_number(gpu.boost_clock / 1e6),
+                     format_quantity(1 / gpu.boost_clock, Unit::seconds), format_quantity(a.number(name), Unit::seconds));
 }
 
 }  // namespace gpucalc::options

@@ -17,4 +17,8 @@ OptionSpec dtype(std::string fallback);
 /// --bandwidth: a memory bandwidth override (default: the profile's).
 OptionSpec bandwidth();
 
+/// An --explain step for a time option written in cycles: "--latency 672cyc: 672 cycles at the
+/// profile's boost clock 1,980 MHz (boost_clock) = 339 ns"; "" when the option was not.
+std::string cycles_step(const Args& a, std::string_view name, const Gpu& gpu);
+
 }  // namespace gpucalc::options
