@@ -169,6 +169,8 @@ TEST_CASE("--elem: --bytes in elements") {
   INFO(elems.err);
   REQUIRE(elems.exit_code == 0);
   CHECK(json_number(elems.out, "results.memory_time") == doctest::Approx(201326592 / 3.35e12));
+  CHECK(json_number(elems.out, "inputs.bytes") == 201326592);  // restated in bytes
+  CHECK(json_number(elems.out, "inputs.elem") == 4);
   testing::Run text = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*2^24", "--elem", "4", "--explain"});
   CHECK(text.out.find("bytes = 50,331,648 elements x 4 B = 201 MB") != std::string::npos);
   testing::Run sized = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "201MB", "--elem", "4"});
@@ -197,6 +199,10 @@ TEST_CASE("cycles in every time option, at the profile's boost clock") {
                                    "json"});
   REQUIRE(wait.exit_code == 0);
   CHECK(json_number(wait.out, "results.scheduler_utilization") == doctest::Approx(10.0 / 505));
+  testing::Run wait_text = run_gpucalc({"little", "--warps", "1", "--issue-cycles", "10", "--wait-cycles", "250ns", "--explain"});
+  CHECK(wait_text.out.find("--wait-cycles 250ns: a time at the profile's boost clock 1,980 MHz (boost_clock), 1 cycle = "
+                           "505 ps: 495 cycles") != std::string::npos);
+  CHECK(wait_text.out.find("--issue-cycles 10:") == std::string::npos);
   // waves: 3 waves of 198,000 cycles = 100 us each.
   testing::Run waves = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--block-time", "198000cyc",
                                     "--format", "json"});

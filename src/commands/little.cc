@@ -61,7 +61,9 @@ Report run(const Args& a, const Gpu& gpu) {
                                          format_number(r.warps_needed), per_scheduler));
     }
   }
-  if (std::string step = options::cycles_step(a, "latency", gpu); !step.empty()) report.explain.insert(report.explain.begin(), step);
+  for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
+    if (std::string step = options::cycles_step(a, option, gpu); !step.empty()) report.explain.insert(report.explain.begin(), step);
+  }
   return report;
 }
 

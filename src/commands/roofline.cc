@@ -108,6 +108,7 @@ Report run(const Args& a, const Gpu& gpu) {
     report.results.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     report.results.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
     if (a.has("elem")) {
+      report.inputs.push_back(Value::num("bytes", in.bytes, Unit::bytes));  // in bytes, as without --elem
       report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number("elem")),
                                            format_number(a.number("elem")), format_quantity(in.bytes, Unit::bytes)));
     }
