@@ -245,6 +245,7 @@ TEST_CASE("expressions in integer options, sweeps, batch rows and --require") {
   testing::Run bad_sweep = run_gpucalc({"fusion", "--preset", "unary", "--ops", "4", "--sweep", "n=2^10:(2^20"});
   CHECK(bad_sweep.exit_code == 2);
   CHECK(bad_sweep.err.find("gpucalc: --sweep: invalid value 'n=2^10:(2^20'") == 0);
+  CHECK(bad_sweep.err.find("; a '(' without its ')'\n") != std::string::npos);
   // Batch cells.
   const std::string path = "/tmp/gpucalc_arith_batch.csv";
   {
