@@ -265,6 +265,9 @@ TEST_CASE("expressions in integer options, sweeps, batch rows and --require") {
   CHECK(run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--dtype", "fp32", "--require",
                      "time<=50us+5us"})
             .exit_code == 1);
+  testing::Run cycles = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--require", "time<=1000cyc"});
+  CHECK(cycles.exit_code == 2);
+  CHECK(cycles.err.find("; cycles become time only at a clock, and none is known here\n") != std::string::npos);
 }
 
 TEST_CASE("bad arithmetic end to end: one line naming the option, the value, the form and why; exit 2") {
