@@ -62,7 +62,9 @@ Report run(const Args& a, const Gpu& gpu) {
     }
   }
   for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
-    if (std::string step = options::cycles_step(a, option, gpu); !step.empty()) report.explain.insert(report.explain.begin(), step);
+    if (std::string step = options::cycles_step(a, option, gpu); !step.empty()) {
+      report.explain.insert(report.explain.begin(), step);
+    }
   }
   return report;
 }

@@ -90,8 +90,13 @@ Report run(const Args& a, const Gpu& gpu) {
     }
     if (a.has("peak")) in.peak = a.number("peak");
     if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
-    if (a.has("elem") && !a.has("bytes")) throw InputError("--elem", a.text("elem"), "bytes per element of --bytes, with --flops and --bytes");
-    if (a.has("op")) in.op = a.text("op") == "add" ? ArithmeticOp::add : a.text("op") == "mul" ? ArithmeticOp::mul : ArithmeticOp::fma;
+    if (a.has("elem") && !a.has("bytes")) {
+      throw InputError("--elem", a.text("elem"), "bytes per element of --bytes, with --flops and --bytes");
+    }
+    if (a.has("op")) {
+      const std::string& op = a.text("op");
+      in.op = op == "add" ? ArithmeticOp::add : op == "mul" ? ArithmeticOp::mul : ArithmeticOp::fma;
+    }
     if (a.has("time") && !a.has("flops")) {
       throw InputError("--time", a.text("time"), "a measured time with --flops and --bytes, not with --intensity");
     }
@@ -115,7 +120,8 @@ Report run(const Args& a, const Gpu& gpu) {
     if (in.op) {
       report.explain.push_back(
           *in.op == ArithmeticOp::fma
-              ? fmt::format("peak: {} counts an FMA as 2 FLOP, as the kernel's FMAs do", format_quantity(r.fma_peak, Unit::flops_per_second))
+              ? fmt::format("peak: {} counts an FMA as 2 FLOP, as the kernel's FMAs do",
+                            format_quantity(r.fma_peak, Unit::flops_per_second))
               : fmt::format("peak: {} counts an FMA as 2 FLOP; {} is 1 FLOP in the same issue slot: {} / 2 = {}",
                             format_quantity(r.fma_peak, Unit::flops_per_second), a.text("op") == "add" ? "an add" : "a mul",
                             format_quantity(r.fma_peak, Unit::flops_per_second), format_quantity(r.peak, Unit::flops_per_second)));
