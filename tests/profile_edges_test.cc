@@ -109,7 +109,7 @@ void run_others(const Gpu& gpu) {
   for (const Dtype& d : known_dtypes()) {
     for (ComputeUnit unit : {ComputeUnit::cuda, ComputeUnit::tensor}) {
       try {
-        const RooflineResult r = roofline(RooflineInput{1.37e11, 1.01e8, 0, d.name, unit, 0, 0}, gpu);
+        const RooflineResult r = roofline(RooflineInput{1.37e11, 1.01e8, 0, d.name, unit, 0, 0, false, {}, 0}, gpu);
         CHECK(finite(r.attainable));
         CHECK(finite(r.ridge));
         CHECK(finite(r.time));

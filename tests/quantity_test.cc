@@ -68,7 +68,7 @@ TEST_CASE("malformed quantities are rejected with the option and the accepted fo
       {"NaN", Unit::fraction},   {"inf", Unit::count},      {"-inf", Unit::count},
       {"1e400", Unit::count},    {"1e400", Unit::bytes},    {"--", Unit::count},
       {"2^99999", Unit::count},  {"2^", Unit::count},       {"^2", Unit::count},
-      {"2^2^3", Unit::count},    {"12abc", Unit::count},    {"256 threads", Unit::count},
+      {"2^", Unit::count},       {"12abc", Unit::count},    {"256 threads", Unit::count},
       {"1e", Unit::count},       {"0x10", Unit::count},     {"3*", Unit::count},
       {"*3", Unit::count},       {"2**3", Unit::count},     {"40KB", Unit::count},
       {"400", Unit::seconds},    {"400 parsecs", Unit::seconds}, {"3.35TB", Unit::bytes_per_second},
@@ -86,6 +86,151 @@ TEST_CASE("malformed quantities are rejected with the option and the accepted fo
       CHECK(e.option() == "--x");
     }
   }
+}
+
+TEST_CASE("arithmetic: + - * / ^ and parentheses, by hand") {
+  // The issue's examples: a GEMM's FLOP count, an intensity, a size in elements.
+  CHECK(q("2*4096^3+4096^2", Unit::flops) == 2.0 * 4096 * 4096 * 4096 + 4096.0 * 4096);  // 137,455,730,688
+  CHECK(q("2*4096^3+4096^2", Unit::flops) == 137455730688.0);
+  CHECK(q("1/4096", Unit::flop_per_byte) == 1.0 / 4096);
+  CHECK(q("3*4*2^24", Unit::count) == 201326592);
+  CHECK(q("2*16KB", Unit::onchip_bytes) == 32768);         // a count times a size is a size
+  CHECK(q("16KB*2", Unit::onchip_bytes) == 32768);
+  CHECK(q("16KB+64", Unit::onchip_bytes) == 16448);        // a bare number beside a size is bytes
+  CHECK(q("400ns+2*100ns", Unit::seconds) == doctest::Approx(600e-9).epsilon(1e-15));
+  CHECK(q("1ms/4", Unit::seconds) == 250e-6);
+  CHECK(q("(1+2)*3", Unit::count) == 9);
+  CHECK(q("1+2*3", Unit::count) == 7);
+  CHECK(q("10-4-3", Unit::count) == 3);                    // left to right
+  CHECK(q("2^3^2", Unit::count) == 512);                   // ^ groups to the right: 2^(3^2)
+  CHECK(q("2^2^3", Unit::count) == 256);
+  CHECK(q("-2^2", Unit::fraction) == -4);                  // ^ binds tighter than the sign
+  CHECK(q("(-2)^2", Unit::count) == 4);
+  CHECK(q("2^-1", Unit::count) == 0.5);
+  CHECK(q("2*-3", Unit::count) == -6);
+  CHECK(q("1 + 2 * 3 ", Unit::count) == 7);               // spaces between tokens
+  CHECK(q("16,384*2", Unit::count) == 32768);              // thousands separators inside a number
+  CHECK(q("1,000,000/1,000", Unit::count) == 1000);
+  CHECK(q("50%*50%", Unit::fraction) == 0.25);
+  CHECK(q("1-25%", Unit::fraction) == 0.75);
+  // Units combine as dimensions: a size over a time is a bandwidth, FLOP over bytes an intensity.
+  CHECK(q("1MB/1us", Unit::bytes_per_second) == 1e12);
+  CHECK(q("3.35TB/s*2", Unit::bytes_per_second) == 6.7e12);
+  CHECK(q("1GFLOP/1MB", Unit::flop_per_byte) == 1000);
+  CHECK(q("2*4096^3/(3*2*4096^2)", Unit::flop_per_byte) == doctest::Approx(4096.0 / 3));
+  CHECK(q("3.35TB/s*400ns", Unit::bytes) == doctest::Approx(1.34e6));  // Little's law
+  CHECK(q("(64KB)^2/64KB", Unit::onchip_bytes) == 65536);
+  CHECK(q("989TFLOP/s/3.35TB/s", Unit::flop_per_byte) == doctest::Approx(295.22).epsilon(1e-4));  // H100's ridge
+}
+
+TEST_CASE("cycles: a time at the profile's clock, and a time in cycles") {
+  QuantityContext h100{1.98e9};  // H100 SXM5 boost clock, hw/h100.toml
+  CHECK(parse_quantity("672cyc", Unit::seconds, "--latency", h100) == doctest::Approx(672 / 1.98e9));
+  CHECK(parse_quantity("672 cycles", Unit::seconds, "--latency", h100) == doctest::Approx(339.39e-9).epsilon(1e-4));
+  CHECK(parse_quantity("1cycle", Unit::seconds, "--latency", h100) == doctest::Approx(1 / 1.98e9));
+  CHECK(parse_quantity("400ns+100cyc", Unit::seconds, "--latency", h100) == doctest::Approx(400e-9 + 100 / 1.98e9));
+  CHECK(parse_quantity("250ns", Unit::cycles, "--wait-cycles", h100) == doctest::Approx(495));
+  CHECK(parse_quantity("500cycles", Unit::cycles, "--wait-cycles", h100) == 500);
+  CHECK(parse_quantity("500cyc", Unit::cycles, "--wait-cycles") == 500);
+  // Without a clock, cycles are not a time.
+  try {
+    parse_quantity("672cyc", Unit::seconds, "--latency");
+    FAIL("accepted");
+  } catch (const QuantityError& e) {
+    CHECK(e.reason() == "cycles become time only at a clock, and none is known here");
+  }
+}
+
+TEST_CASE("exactness: whole numbers are exact, and rounding is noticed") {
+  CHECK(read_quantity("2^24", Unit::count, "--n").exact);
+  CHECK(read_quantity("3*4*2^24", Unit::count, "--n").exact);
+  CHECK(read_quantity("2*4096^3+4096^2", Unit::count, "--n").exact);
+  CHECK(read_quantity("0.5*512", Unit::count, "--n").exact);  // 0.5 is a binary fraction
+  CHECK(read_quantity("2.5e3", Unit::count, "--n").exact);
+  CHECK(read_quantity("1e15", Unit::count, "--n").exact);
+  CHECK(read_quantity("40KB", Unit::onchip_bytes, "--smem").exact);
+  CHECK(read_quantity("1.5KiB", Unit::onchip_bytes, "--smem").exact);
+  CHECK(read_quantity("1024/4", Unit::count, "--n").exact);
+  CHECK_FALSE(read_quantity("0.1", Unit::count, "--n").exact);
+  CHECK_FALSE(read_quantity("1/3*3", Unit::count, "--n").exact);      // 1.0, but only by rounding
+  CHECK_FALSE(read_quantity("2^60+1-2^60", Unit::count, "--n").exact);  // 0 where 1 is meant
+  CHECK_FALSE(read_quantity("3^40", Unit::count, "--n").exact);
+  CHECK(parse_integer("7*2^10", Unit::count, "--threads", 1, 1 << 20) == 7168);
+  CHECK_THROWS_AS(parse_integer("1/3*3", Unit::count, "--threads", 1, 1024), InputError);
+  CHECK_THROWS_AS(parse_integer("7/2", Unit::count, "--threads", 1, 1024), InputError);
+}
+
+// The reason a value is refused, after the accepted forms.
+std::string reason(const std::string& text, Unit unit, QuantityContext context = {}) {
+  try {
+    parse_quantity(text, unit, "--x", context);
+  } catch (const QuantityError& e) {
+    CHECK(std::string(e.what()).find("--x: invalid value '") == 0);
+    return e.reason();
+  }
+  return "accepted";
+}
+
+TEST_CASE("bad arithmetic: every class refused with its reason") {
+  // Units that do not match.
+  CHECK(reason("2KB+3ns", Unit::bytes) == "'2KB+3ns' adds a size and a time");
+  CHECK(reason("2KB-3ns", Unit::bytes) == "'2KB-3ns' subtracts a time from a size");
+  CHECK(reason("400+2ns", Unit::seconds) == "'400+2ns' adds a number and a time");
+  CHECK(reason("2*3", Unit::seconds) == "a time needs its unit");
+  CHECK(reason("16KB*16KB", Unit::onchip_bytes) == "it is a quantity in B^2, not a size");
+  CHECK(reason("1GFLOP/4", Unit::flop_per_byte) == "it is a FLOP count, not an intensity");
+  CHECK(reason("40KB", Unit::count) == "it is a size, not a number");
+  CHECK(reason("2^1KB", Unit::count) == "'2^1KB' has an exponent with a unit (a size)");
+  CHECK(reason("4KB^0.5", Unit::bytes) == "'4KB^0.5' raises a size to a power other than a whole number up to 16");
+  CHECK(reason("10%", Unit::count) == "'%' is not a unit here");
+  // Division by zero, overflow, underflow, not real.
+  CHECK(reason("1/0", Unit::count) == "'1/0' divides by zero");
+  CHECK(reason("1/(2-2)", Unit::count) == "'1/(2-2)' divides by zero");
+  CHECK(reason("0^-1", Unit::count) == "'0^-1' divides by zero");
+  CHECK(reason("1e308*10", Unit::count) == "'1e308*10' overflows (beyond 1.8e308)");
+  CHECK(reason("1e308+1e308", Unit::flops) == "'1e308+1e308' overflows (beyond 1.8e308)");
+  CHECK(reason("2^99999", Unit::count) == "'2^99999' overflows (beyond 1.8e308)");
+  CHECK(reason("10^1e300", Unit::count) == "'10^1e300' overflows (beyond 1.8e308)");
+  CHECK(reason("2^-99999", Unit::count) == "'2^-99999' underflows");
+  CHECK(reason("1e-300/1e300", Unit::count) == "'1e-300/1e300' underflows");
+  CHECK(reason("(-8)^(1/3)", Unit::count) == "'(-8)^(1/3)' is not a real number");
+  CHECK(reason("1e400", Unit::count) == "'1e400' is out of range");
+  CHECK(reason("1e9999999", Unit::count) == "'1e9999999' has an exponent out of range");
+  CHECK(reason("1e20*1e20", Unit::count) == "1.000e+40 is outside the magnitudes 1e-30 to 1e30 (or 0)");
+  // Malformed: parentheses, operators, empty.
+  CHECK(reason("(1+2", Unit::count) == "a '(' without its ')'");
+  CHECK(reason("1+2)", Unit::count) == "a ')' without its '('");
+  CHECK(reason("()", Unit::count) == "nothing between '(' and ')'");
+  CHECK(reason("(2)(3)", Unit::count) == "'(3)' is not an operator or a unit");
+  CHECK(reason("2+", Unit::count) == "nothing after '+'");
+  CHECK(reason("2*", Unit::count) == "nothing after '*'");
+  CHECK(reason("2^", Unit::count) == "nothing after '^'");
+  CHECK(reason("*2", Unit::count) == "'*' with nothing before it");
+  CHECK(reason("2*/3", Unit::count) == "'/' right after '*'");
+  CHECK(reason("2**3", Unit::count) == "'**' is not an operator: a power is written 2^3");
+  CHECK(reason("", Unit::count) == "");
+  CHECK(reason("nan", Unit::count) == "'nan' is not a number");
+  CHECK(reason("2 3", Unit::count) == "'3' is not an operator or a unit");
+  CHECK(reason("1,6384*2", Unit::count) == "a comma separates groups of three digits, as in 16,384");
+  CHECK(reason("1,000.5,0", Unit::count) == "',0' is not an operator or a unit");
+  CHECK(reason("400 parsecs", Unit::seconds) == "'parsecs' is not a unit here");
+  // Nesting is bounded: no text reaches the stack's end.
+  const std::string deep = std::string(64, '(') + "1" + std::string(64, ')');
+  CHECK(q(deep, Unit::count) == 1);
+  const std::string deeper = std::string(65, '(') + "1" + std::string(65, ')');
+  CHECK(reason(deeper, Unit::count) == "more than 64 nested parentheses, signs or powers");
+  CHECK(reason(std::string(2000, '(') + "1" + std::string(2000, ')'), Unit::count) ==
+        "more than 64 nested parentheses, signs or powers");
+  CHECK(reason(std::string(2000, '-') + "1", Unit::count) == "more than 64 nested parentheses, signs or powers");
+  CHECK(reason("2" + std::string(2000, ' ') + "^2", Unit::count) == "accepted");
+  std::string tower = "2";
+  for (int i = 0; i < 100; ++i) tower += "^1";
+  CHECK(reason(tower, Unit::count) == "more than 64 nested parentheses, signs or powers");
+  CHECK(reason(std::string(100000, '(') + "1" + std::string(100000, ')'), Unit::count) == "at most 4,096 characters");
+  // A long flat sum is fine: it loops, it does not nest.
+  std::string flat = "1";
+  for (int i = 0; i < 1000; ++i) flat += "+1";
+  CHECK(q(flat, Unit::count) == 1001);
 }
 
 TEST_CASE("parse_integer: whole numbers in range") {

@@ -173,6 +173,10 @@ Report run(const Args& a, const Gpu& gpu) {
         format_quantity(r.unfused_memory_time, Unit::seconds), format_quantity(r.fused_memory_time, Unit::seconds),
         format_number(r.traffic_ratio), launch_bound, r.unfused_kernels));
   }
+  // A time given in cycles: which clock made it a time.
+  if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
+    report.explain.insert(report.explain.begin(), step);
+  }
   return report;
 }
 

@@ -61,6 +61,11 @@ Report run(const Args& a, const Gpu& gpu) {
                                          format_number(r.warps_needed), per_scheduler));
     }
   }
+  for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
+    if (std::string step = options::cycles_step(a, option, gpu); !step.empty()) {
+      report.explain.insert(report.explain.begin(), step);
+    }
+  }
   return report;
 }
 

@@ -1,5 +1,9 @@
 #include "commands/options.h"
 
+#include <fmt/format.h>
+
+#include "core/error.h"
+
 namespace gpucalc::options {
 
 OptionSpec threads() {
@@ -33,6 +37,33 @@ OptionSpec dtype(std::string fallback, bool sub_byte) {
 
 OptionSpec bandwidth() {
   return number_option("bandwidth", "memory bandwidth (default: the profile's)", Unit::bytes_per_second).above(0);
+}
+
+}  // namespace gpucalc::options
+
+namespace gpucalc::options {
+
+std::string cycles_step(const Args& a, std::string_view name, const Gpu& gpu) {
+  // Read from the entry, not through a.text or a.number: an explain step marks nothing used.
+  const Args::Entry* e = a.find(name);
+  if (e == nullptr || !e->given) return "";
+  const std::string& text = e->text;
+  // A cycle is 1 / boost_clock: the profile's one clock (hw/*.toml boost_clock).
+  const std::string clock = fmt::format("the profile's boost clock {} MHz (boost_clock), 1 cycle = {}",
+                                        format_number(gpu.boost_clock / 1e6), format_quantity(1 / gpu.boost_clock, Unit::seconds));
+  if (e->spec->unit == Unit::cycles) {
+    // Written as a time when it does not read as cycles without a clock: --wait-cycles 250ns.
+    try {
+      (void)read_quantity(text, Unit::cycles, e->spec->flag());
+      return "";
+    } catch (const InputError&) {
+    }
+    return fmt::format("--{} {}: a time at {}: {} cycles", name, InputError::printable(text), clock,
+                       format_number(e->number));
+  }
+  if (text.find("cyc") == std::string::npos) return "";
+  return fmt::format("--{} {}: cycles at {}: {}", name, InputError::printable(text), clock,
+                     format_quantity(e->number, Unit::seconds));
 }
 
 }  // namespace gpucalc::options

@@ -18,4 +18,9 @@ OptionSpec dtype(std::string fallback, bool sub_byte = false);
 /// --bandwidth: a memory bandwidth override (default: the profile's).
 OptionSpec bandwidth();
 
+/// An --explain step for a time option written in cycles ("--latency 672cyc: cycles at the
+/// profile's boost clock 1,980 MHz (boost_clock), 1 cycle = 505 ps: 339 ns"), or a cycles option
+/// written as a time; "" otherwise.
+std::string cycles_step(const Args& a, std::string_view name, const Gpu& gpu);
+
 }  // namespace gpucalc::options

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "commands/chart.h"
@@ -12,6 +14,59 @@
 
 namespace gpucalc {
 namespace {
+
+// --bytes read as a number of elements of --elem bytes each: --bytes 3*2^24 --elem 4.
+double elements_to_bytes(const Args& a) {
+  const std::string& text = a.text("bytes");
+  Quantity n;
+  try {
+    n = read_quantity(text, Unit::count, "--bytes");
+  } catch (const InputError&) {
+    throw InputError("--bytes", text, "with --elem, a number of elements without a unit, such as 3*2^24");
+  }
+  if (n.value != std::floor(n.value) || !n.exact) {
+    throw InputError("--bytes", text, fmt::format("with --elem, a whole number of elements; it is {}", format_number(n.value)));
+  }
+  const double bytes = n.value * a.number("elem");
+  if (!(bytes <= 1e30)) throw InputError("--bytes", text, "with --elem, at most 1e30 bytes in all");
+  return bytes;
+}
+
+// From a measured time: achieved rates, their fractions of the peaks and of the roofline.
+void add_achieved(Report& report, const Args& a, const RooflineInput& in, const RooflineResult& r, const Gpu& gpu) {
+  report.results.push_back(Value::num("achieved", r.achieved, Unit::flops_per_second));
+  report.results.push_back(Value::num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second));
+  report.results.push_back(Value::num("peak_fraction", r.peak_fraction, Unit::fraction));
+  report.results.push_back(Value::num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction));
+  report.results.push_back(Value::num("achieved_fraction", r.achieved_fraction, Unit::fraction));
+  report.results.push_back(Value::word("nearer_bound", r.nearer_bound));
+  const std::string cycles = options::cycles_step(a, "time", gpu);
+  if (!cycles.empty()) report.explain.push_back(cycles);
+  const std::string t = format_quantity(in.time, Unit::seconds);
+  report.explain.push_back(fmt::format("achieved = {} / {} = {}, {} of the peak {}", format_quantity(in.flops, Unit::flops), t,
+                                       format_quantity(r.achieved, Unit::flops_per_second),
+                                       format_quantity(r.peak_fraction, Unit::fraction),
+                                       format_quantity(r.peak, Unit::flops_per_second)));
+  report.explain.push_back(fmt::format("achieved bandwidth = {} / {} = {}, {} of {}", format_quantity(in.bytes, Unit::bytes), t,
+                                       format_quantity(r.achieved_bandwidth, Unit::bytes_per_second),
+                                       format_quantity(r.bandwidth_fraction, Unit::fraction),
+                                       format_quantity(r.bandwidth, Unit::bytes_per_second)));
+  report.explain.push_back(fmt::format("of the roofline at intensity {}: {} / {} = {} (the time floor {} over the measured {})",
+                                       format_number(r.intensity), format_quantity(r.achieved, Unit::flops_per_second),
+                                       format_quantity(r.attainable, Unit::flops_per_second),
+                                       format_quantity(r.achieved_fraction, Unit::fraction),
+                                       format_quantity(r.time, Unit::seconds), t));
+  report.explain.push_back(fmt::format("nearer the {} bound: {} of the {} against {} of the {}", r.nearer_bound,
+                                       format_quantity(std::max(r.peak_fraction, r.bandwidth_fraction), Unit::fraction),
+                                       r.nearer_bound == "compute" ? "peak" : "bandwidth",
+                                       format_quantity(std::min(r.peak_fraction, r.bandwidth_fraction), Unit::fraction),
+                                       r.nearer_bound == "compute" ? "bandwidth" : "peak"));
+  if (r.achieved_fraction > 1) {
+    report.notes.push_back(fmt::format("the measured {} is below the roofline's floor {}: the caches served part of "
+                                       "--bytes, or --flops, --bytes or the ceilings are not what the kernel ran",
+                                       t, format_quantity(r.time, Unit::seconds)));
+  }
+}
 
 Report run(const Args& a, const Gpu& gpu) {
     RooflineInput in;
@@ -29,12 +84,24 @@ Report run(const Args& a, const Gpu& gpu) {
     if (a.has("flops")) {
       in.flops = a.number("flops");
       in.bytes = a.number("bytes");
+      if (a.has("elem")) in.bytes = elements_to_bytes(a);
     } else {
       in.intensity = a.number("intensity");
     }
     if (a.has("peak")) in.peak = a.number("peak");
     if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
     in.sparse = a.has("sparse") && a.text("sparse") == "true";
+    if (a.has("elem") && !a.has("bytes")) {
+      throw InputError("--elem", a.text("elem"), "bytes per element of --bytes, with --flops and --bytes");
+    }
+    if (a.has("op")) {
+      const std::string& op = a.text("op");
+      in.op = op == "add" ? ArithmeticOp::add : op == "mul" ? ArithmeticOp::mul : ArithmeticOp::fma;
+    }
+    if (a.has("time") && !a.has("flops")) {
+      throw InputError("--time", a.text("time"), "a measured time with --flops and --bytes, not with --intensity");
+    }
+    if (a.has("time")) in.time = a.number("time");
     RooflineResult r = roofline(in, gpu);
     Report report;
     const char* unit_name = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
@@ -46,6 +113,20 @@ Report run(const Args& a, const Gpu& gpu) {
                       Value::num("attainable", r.attainable, Unit::flops_per_second), Value::word("bound", r.bound)};
     report.results.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     report.results.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+    if (a.has("elem")) {
+      report.inputs.push_back(Value::num("bytes", in.bytes, Unit::bytes));  // in bytes, as without --elem
+      report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number("elem")),
+                                           format_number(a.number("elem")), format_quantity(in.bytes, Unit::bytes)));
+    }
+    if (in.op) {
+      report.explain.push_back(
+          *in.op == ArithmeticOp::fma
+              ? fmt::format("peak: {} counts an FMA as 2 FLOP, as the kernel's FMAs do",
+                            format_quantity(r.fma_peak, Unit::flops_per_second))
+              : fmt::format("peak: {} counts an FMA as 2 FLOP; {} is 1 FLOP in the same issue slot: {} / 2 = {}",
+                            format_quantity(r.fma_peak, Unit::flops_per_second), a.text("op") == "add" ? "an add" : "a mul",
+                            format_quantity(r.fma_peak, Unit::flops_per_second), format_quantity(r.peak, Unit::flops_per_second)));
+    }
     if (r.has_times) {
       report.results.push_back(Value::num("compute_time", r.compute_time, Unit::seconds));
       report.results.push_back(Value::num("memory_time", r.memory_time, Unit::seconds));
@@ -79,6 +160,7 @@ Report run(const Args& a, const Gpu& gpu) {
                                            format_quantity(r.time, Unit::seconds),
                                            r.time / std::min(r.compute_time, r.memory_time)));
     }
+    if (r.has_achieved) add_achieved(report, a, in, r, gpu);
     return report;
 }
 
@@ -121,7 +203,13 @@ const Calculator& roofline_command() {
        flag_option("sparse", "2:4 structured sparsity: twice the datasheet's dense tensor peak (tensor cores, sm_80 on)"),
        choice_option("unit", "the unit the peak is taken from, overriding the dtype's", {"cuda", "tensor"}),
        number_option("peak", "peak FLOP/s override (989TFLOP/s)", Unit::flops_per_second).above(0),
-       options::bandwidth()},
+       options::bandwidth(),
+       choice_option("op", "what the kernel's arithmetic is, on the CUDA cores: add or mul alone reach half the FMA peak",
+                     {"fma", "add", "mul"}),
+       integer_option("elem", "bytes per element: --bytes counts elements (--bytes 3*2^24 --elem 4)", Unit::onchip_bytes)
+           .at_least(1)
+           .at_most(1024),
+       number_option("time", "a measured time (1.2ms): achieved rates and fractions of the roofline", Unit::seconds).above(0)},
       {{"intensity", Unit::flop_per_byte, true},
        {"ridge", Unit::flop_per_byte, true},
        {"attainable", Unit::flops_per_second, true},
@@ -130,7 +218,13 @@ const Calculator& roofline_command() {
        {"bandwidth", Unit::bytes_per_second},
        {"compute_time", Unit::seconds},
        {"memory_time", Unit::seconds},
-       {"time", Unit::seconds, true}},
+       {"time", Unit::seconds, true},
+       {"achieved", Unit::flops_per_second},
+       {"achieved_bandwidth", Unit::bytes_per_second},
+       {"peak_fraction", Unit::fraction},
+       {"bandwidth_fraction", Unit::fraction},
+       {"achieved_fraction", Unit::fraction},
+       {"nearer_bound", Unit::text}},
       run,
       nullptr,
       chart,

@@ -213,6 +213,10 @@ Report run(const Args& a, const Gpu& gpu) {
                                        format_quantity(r.last_wave_utilization, Unit::fraction),
                                        n((r.waves - 1) * r.blocks_per_wave), n(r.waves - 1)));
   }
+  // A time given in cycles: which clock made it a time.
+  if (std::string step = options::cycles_step(a, "block-time", gpu); !step.empty()) {
+    report.explain.insert(report.explain.begin(), step);
+  }
   return report;
 }
 

@@ -15,125 +15,147 @@
 namespace gpucalc {
 namespace {
 
+// A dimension: the exponents of bytes, seconds, FLOP and cycles (a bandwidth is B s^-1).
+struct Dim {
+  int bytes = 0, seconds = 0, flop = 0, cycles = 0;
+  bool operator==(const Dim&) const = default;
+  bool none() const { return *this == Dim{}; }
+};
+Dim operator+(Dim a, Dim b) { return {a.bytes + b.bytes, a.seconds + b.seconds, a.flop + b.flop, a.cycles + b.cycles}; }
+Dim operator-(Dim a, Dim b) { return {a.bytes - b.bytes, a.seconds - b.seconds, a.flop - b.flop, a.cycles - b.cycles}; }
+Dim times(Dim a, int k) { return {a.bytes * k, a.seconds * k, a.flop * k, a.cycles * k}; }
+
+constexpr Dim kNone{}, kBytes{1, 0, 0, 0}, kSeconds{0, 1, 0, 0}, kFlop{0, 0, 1, 0}, kCycles{0, 0, 0, 1};
+constexpr Dim kBandwidth{1, -1, 0, 0}, kFlopRate{0, -1, 1, 0}, kIntensity{-1, 0, 1, 0};
+
+Dim dimension(Unit unit) {
+  switch (unit) {
+    case Unit::bytes:
+    case Unit::onchip_bytes: return kBytes;
+    case Unit::seconds: return kSeconds;
+    case Unit::bytes_per_second: return kBandwidth;
+    case Unit::flops: return kFlop;
+    case Unit::flops_per_second: return kFlopRate;
+    case Unit::flop_per_byte: return kIntensity;
+    case Unit::cycles: return kCycles;
+    case Unit::count:
+    case Unit::fraction:
+    case Unit::text:
+    case Unit::boolean: return kNone;
+  }
+  return kNone;
+}
+
+// Whether a bare number stands for the unit itself (--bytes 4096); times and rates need theirs.
+bool bare_allowed(Unit unit) {
+  return unit != Unit::seconds && unit != Unit::bytes_per_second && unit != Unit::flops_per_second;
+}
+
+// "a size", "a time"; other products of units by their symbols ("a quantity in B^2").
+std::string describe(Dim d) {
+  if (d == kNone) return "a number";
+  if (d == kBytes) return "a size";
+  if (d == kSeconds) return "a time";
+  if (d == kBandwidth) return "a bandwidth";
+  if (d == kFlop) return "a FLOP count";
+  if (d == kFlopRate) return "a FLOP rate";
+  if (d == kIntensity) return "an intensity";
+  if (d == kCycles) return "a number of cycles";
+  std::string num, den;
+  auto put = [&](const char* symbol, int e) {
+    std::string& side = e > 0 ? num : den;
+    if (e == 0) return;
+    side += fmt::format("{}{}{}", side.empty() ? "" : " ", symbol, std::abs(e) > 1 ? fmt::format("^{}", std::abs(e)) : "");
+  };
+  put("B", d.bytes);
+  put("s", d.seconds);
+  put("FLOP", d.flop);
+  put("cycles", d.cycles);
+  return fmt::format("a quantity in {}{}{}", num.empty() ? "1" : num, den.empty() ? "" : "/", den);
+}
+
+// Which targets a suffix belongs to: every one, or only some (KB is 1024 bytes on chip).
+enum class Family { any, data_bytes, onchip_bytes, fraction };
+
 struct Suffix {
   std::string_view text;
   double scale;
+  Dim dim;
+  Family family = Family::any;
 };
 
-// Unit suffixes per quantity. Data volumes are decimal (101MB), on-chip sizes binary (40KB).
-const std::vector<Suffix>& suffixes(Unit unit) {
-  static const std::vector<Suffix> count = {{"", 1}};
-  static const std::vector<Suffix> bytes = {
-      {"", 1},      {"B", 1},         {"K", 1e3},       {"k", 1e3},     {"KB", 1e3},
-      {"kB", 1e3},  {"M", 1e6},       {"MB", 1e6},      {"G", 1e9},     {"GB", 1e9},
-      {"T", 1e12},  {"TB", 1e12},     {"KiB", 1024.0},  {"MiB", 1048576.0},
-      {"GiB", 1073741824.0},          {"TiB", 1099511627776.0}};
-  static const std::vector<Suffix> onchip = {
-      {"", 1},           {"B", 1},           {"K", 1024.0},      {"k", 1024.0},
-      {"KB", 1024.0},    {"kB", 1024.0},     {"KiB", 1024.0},    {"M", 1048576.0},
-      {"MB", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GB", 1073741824.0},
-      {"GiB", 1073741824.0}};
-  static const std::vector<Suffix> seconds = {
-      {"s", 1},     {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6} /* micro sign */,
-      {"\xCE\xBCs", 1e-6} /* greek mu */,       {"ns", 1e-9}, {"ps", 1e-12}};
-  static const std::vector<Suffix> bandwidth = {
-      {"B/s", 1},     {"KB/s", 1e3},  {"kB/s", 1e3},  {"MB/s", 1e6},
-      {"GB/s", 1e9},  {"TB/s", 1e12}, {"KiB/s", 1024.0}, {"MiB/s", 1048576.0},
-      {"GiB/s", 1073741824.0},        {"TiB/s", 1099511627776.0}};
-  static const std::vector<Suffix> flops = {
-      {"", 1},          {"FLOP", 1},      {"KFLOP", 1e3},  {"MFLOP", 1e6},
-      {"GFLOP", 1e9},   {"TFLOP", 1e12},  {"PFLOP", 1e15}, {"FLOPs", 1},
-      {"GFLOPs", 1e9},  {"TFLOPs", 1e12}};
-  static const std::vector<Suffix> flop_rate = {
-      {"FLOP/s", 1},    {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
-      {"GFLOPS", 1e9},  {"TFLOPS", 1e12}, {"PFLOPS", 1e15}};
-  static const std::vector<Suffix> fraction = {{"", 1}, {"%", 0.01}};
-  static const std::vector<Suffix> intensity = {{"", 1}, {"FLOP/B", 1}, {"FLOP/byte", 1}};
-  static const std::vector<Suffix> cycles = {{"", 1}, {"cycles", 1}, {"cycle", 1}};
-  static const std::vector<Suffix> none = {};
-  switch (unit) {
-    case Unit::count: return count;
-    case Unit::bytes: return bytes;
-    case Unit::onchip_bytes: return onchip;
-    case Unit::seconds: return seconds;
-    case Unit::bytes_per_second: return bandwidth;
-    case Unit::flops: return flops;
-    case Unit::flops_per_second: return flop_rate;
-    case Unit::fraction: return fraction;
-    case Unit::flop_per_byte: return intensity;
-    case Unit::cycles: return cycles;
-    case Unit::text:
-    case Unit::boolean: return none;
+// Every unit suffix. Data volumes are decimal (101MB), on-chip sizes binary (40KB); % only in a
+// fraction. Matched longest first, so KB/s is a bandwidth and FLOP/B an intensity.
+const std::vector<Suffix>& suffixes() {
+  static const std::vector<Suffix> all = [] {
+    std::vector<Suffix> v;
+    for (auto [text, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+             {"B", 1}, {"K", 1e3}, {"k", 1e3}, {"KB", 1e3}, {"kB", 1e3}, {"M", 1e6}, {"MB", 1e6}, {"G", 1e9},
+             {"GB", 1e9}, {"T", 1e12}, {"TB", 1e12}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+             {"TiB", 1099511627776.0}}) {
+      v.push_back({text, scale, kBytes, Family::data_bytes});
+    }
+    for (auto [text, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+             {"B", 1}, {"K", 1024.0}, {"k", 1024.0}, {"KB", 1024.0}, {"kB", 1024.0}, {"KiB", 1024.0},
+             {"M", 1048576.0}, {"MB", 1048576.0}, {"MiB", 1048576.0}, {"G", 1073741824.0}, {"GB", 1073741824.0},
+             {"GiB", 1073741824.0}}) {
+      v.push_back({text, scale, kBytes, Family::onchip_bytes});
+    }
+    for (auto [text, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+             {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}, {"\xC2\xB5s", 1e-6} /* micro sign */,
+             {"\xCE\xBCs", 1e-6} /* greek mu */, {"ns", 1e-9}, {"ps", 1e-12}}) {
+      v.push_back({text, scale, kSeconds});
+    }
+    for (auto [text, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+             {"B/s", 1}, {"KB/s", 1e3}, {"kB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
+             {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"TiB/s", 1099511627776.0}}) {
+      v.push_back({text, scale, kBandwidth});
+    }
+    for (auto [text, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+             {"FLOP", 1}, {"KFLOP", 1e3}, {"MFLOP", 1e6}, {"GFLOP", 1e9}, {"TFLOP", 1e12}, {"PFLOP", 1e15},
+             {"FLOPs", 1}, {"GFLOPs", 1e9}, {"TFLOPs", 1e12}}) {
+      v.push_back({text, scale, kFlop});
+    }
+    for (auto [text, scale] : std::initializer_list<std::pair<std::string_view, double>>{
+             {"FLOP/s", 1}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15}, {"GFLOPS", 1e9},
+             {"TFLOPS", 1e12}, {"PFLOPS", 1e15}}) {
+      v.push_back({text, scale, kFlopRate});
+    }
+    v.push_back({"FLOP/B", 1, kIntensity});
+    v.push_back({"FLOP/byte", 1, kIntensity});
+    v.push_back({"cyc", 1, kCycles});
+    v.push_back({"cycle", 1, kCycles});
+    v.push_back({"cycles", 1, kCycles});
+    v.push_back({"%", 0.01, kNone, Family::fraction});
+    return v;
+  }();
+  return all;
+}
+
+bool applies(Family family, Unit unit) {
+  switch (family) {
+    case Family::any: return true;
+    case Family::data_bytes: return unit != Unit::onchip_bytes;
+    case Family::onchip_bytes: return unit == Unit::onchip_bytes;
+    case Family::fraction: return unit == Unit::fraction;
   }
-  return none;
+  return false;
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-
-// Reads a plain decimal number at `text[pos]` (digits, optional 3-digit comma groups,
-// fraction, exponent) and advances `pos`. Returns false when there is none.
-bool read_decimal(std::string_view text, std::size_t& pos, double& out, std::string* normalized = nullptr) {
-  std::string digits;
-  std::size_t i = pos;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) digits += text[i++];
-  std::size_t int_start = i;
-  int group = 0;
-  bool commas = false;
-  while (i < text.size()) {
-    if (is_digit(text[i])) {
-      digits += text[i++];
-      ++group;
-    } else if (text[i] == ',') {
-      // A comma separates groups of exactly three digits: 16,384 but not 1,6384 or 16,38.
-      bool first_group_ok = !commas && group >= 1 && group <= 3;
-      bool later_group_ok = commas && group == 3;
-      if (!first_group_ok && !later_group_ok) return false;
-      commas = true;
-      group = 0;
-      ++i;
-    } else {
-      break;
-    }
-  }
-  if (commas && group != 3) return false;
-  bool has_int = i > int_start;
-  bool has_frac = false;
-  if (i < text.size() && text[i] == '.') {
-    digits += text[i++];
-    while (i < text.size() && is_digit(text[i])) {
-      digits += text[i++];
-      has_frac = true;
-    }
-  }
-  if (!has_int && !has_frac) return false;
-  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    std::size_t j = i + 1;
-    std::string exponent = "e";
-    if (j < text.size() && (text[j] == '+' || text[j] == '-')) exponent += text[j++];
-    std::size_t exp_start = j;
-    while (j < text.size() && is_digit(text[j])) exponent += text[j++];
-    if (j > exp_start) {
-      digits += exponent;
-      i = j;
-    }
-  }
-  const char* first = digits.data();
-  if (*first == '+') ++first;
-  auto [ptr, ec] = std::from_chars(first, digits.data() + digits.size(), out);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) return false;
-  pos = i;
-  if (normalized != nullptr) *normalized = first;
-  return true;
+// Letters of a unit word: ASCII letters, %, and the bytes of UTF-8 (the micro sign).
+bool is_word(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '%' || static_cast<unsigned char>(c) >= 0x80;
 }
 
-// `number` (as read_decimal normalised it) times 10^shift, rounded once: 400ns is 4e-07 exactly
-// as the literal 400e-9 is, where 400 x 1e-9 would be 4.0000000000000003e-07.
+// `number` (plain decimal digits, point and exponent) times 10^shift, rounded once: 400ns is
+// 4e-07 exactly as the literal 400e-9 is, where 400 x 1e-9 would be 4.0000000000000003e-07.
 bool shift_decimal(const std::string& number, int shift, double& out) {
   std::size_t e = number.find_first_of("eE");
   long long exponent = shift;
   if (e != std::string::npos) {
-    // Not std::stoll: 0e99999999999999999999 is a number read_decimal accepts (it is 0), and its
-    // exponent must be refused, not thrown as std::out_of_range or overflow the sum below.
+    // Not std::stoll: 0e99999999999999999999 is a number, and its exponent must be refused, not
+    // thrown as std::out_of_range or overflow the sum below.
     const char* first = number.data() + e + 1;
     if (first < number.data() + number.size() && *first == '+') ++first;
     long long written = 0;
@@ -156,6 +178,364 @@ std::optional<int> power_of_ten(double scale) {
   return std::nullopt;
 }
 
+constexpr double kTwoTo53 = 9007199254740992.0;
+
+// Whether digits x 10^exponent is a binary fraction a double holds exactly: a whole number up
+// to 2^53, or one over a power of two (0.5, 0.25, 2.5e-3 is not: 1/400).
+bool decimal_is_exact(std::string digits, long long exponent) {
+  while (!digits.empty() && digits.front() == '0') digits.erase(0, 1);
+  if (digits.empty()) return true;  // zero
+  while (digits.back() == '0') {
+    digits.pop_back();
+    ++exponent;
+  }
+  if (digits.size() > 19) return false;
+  std::uint64_t m = std::stoull(digits);
+  const std::uint64_t limit = static_cast<std::uint64_t>(kTwoTo53);
+  if (exponent >= 0) {
+    for (long long i = 0; i < exponent; ++i) {
+      if (m > limit / 10) return false;
+      m *= 10;
+    }
+    return m <= limit;
+  }
+  if (exponent < -27) return false;
+  std::uint64_t five = 1;
+  for (long long i = 0; i < -exponent; ++i) five *= 5;
+  return m % five == 0 && m / five <= limit;
+}
+
+// One value while an expression is read: in base units, its dimension, whether it is exact, and
+// where its text begins (for messages).
+struct Term {
+  double v = 0;
+  Dim d;
+  bool exact = true;
+  std::size_t begin = 0;
+};
+
+// Recursive descent over
+//   sum     := product (('+' | '-') product)*
+//   product := signed (('*' | '/') signed)*
+//   signed  := ('+' | '-') signed | power
+//   power   := primary ('^' signed)?          (right-grouping; tighter than the sign)
+//   primary := number [unit] | '(' sum ')'
+// Recursion happens only through signs, powers and parentheses, each counted against
+// kMaxQuantityDepth.
+class Parser {
+ public:
+  Parser(std::string_view text, Unit unit, const QuantityContext& context, const std::string& option,
+         const std::string& raw)
+      : text_(text), unit_(unit), want_(dimension(unit)), context_(context), option_(option), raw_(raw) {}
+
+  Term parse() {
+    Term t = sum();
+    skip();
+    if (pos_ < text_.size()) {
+      if (text_[pos_] == ')') fail("a ')' without its '('");
+      fail(fmt::format("'{}' is not an operator or a unit", word_at(pos_)));
+    }
+    return t;
+  }
+
+  [[noreturn]] void fail(std::string reason) const { throw QuantityError(option_, raw_, unit_, std::move(reason)); }
+
+ private:
+  // Counts one level of nesting while alive.
+  struct Depth {
+    explicit Depth(Parser& p) : parser(p) {
+      if (++parser.depth_ > kMaxQuantityDepth) {
+        parser.fail(fmt::format("more than {} nested parentheses, signs or powers", kMaxQuantityDepth));
+      }
+    }
+    ~Depth() { --parser.depth_; }
+    Depth(const Depth&) = delete;
+    Depth& operator=(const Depth&) = delete;
+    Parser& parser;
+  };
+
+  void skip() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t')) ++pos_;
+  }
+  bool at(char c) {
+    skip();
+    return pos_ < text_.size() && text_[pos_] == c;
+  }
+  std::string text_of(const Term& t) const {
+    std::string_view s = text_.substr(t.begin, pos_ - t.begin);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return InputError::printable(std::string(s));
+  }
+  std::string word_at(std::size_t i) const {
+    std::size_t end = i;
+    while (end < text_.size() && end - i < 20 && text_[end] != ' ' && text_[end] != '\t') ++end;
+    return InputError::printable(std::string(text_.substr(i, end - i)));
+  }
+
+  Term sum() {
+    Term a = product();
+    while (at('+') || at('-')) {
+      const char op = text_[pos_++];
+      Term b = product();
+      a = add(a, b, op);
+    }
+    return a;
+  }
+
+  Term product() {
+    Term a = signed_term();
+    while (at('*') || at('/')) {
+      const char op = text_[pos_++];
+      if (op == '*' && at('*')) fail("'**' is not an operator: a power is written 2^3");
+      Term b = signed_term();
+      a = op == '*' ? multiply(a, b) : divide(a, b);
+    }
+    return a;
+  }
+
+  Term signed_term() {
+    if (at('+') || at('-')) {
+      const std::size_t begin = pos_;
+      const char sign = text_[pos_++];
+      Depth depth(*this);
+      Term t = signed_term();
+      if (sign == '-') t.v = -t.v;
+      t.begin = begin;
+      return t;
+    }
+    return power();
+  }
+
+  Term power() {
+    Term base = primary();
+    if (!at('^')) return base;
+    ++pos_;
+    Depth depth(*this);
+    Term exponent = signed_term();
+    return raise(base, exponent);
+  }
+
+  Term primary() {
+    skip();
+    if (pos_ >= text_.size()) {
+      fail(pos_ == 0 ? "nothing to read" : fmt::format("nothing after '{}'", text_[pos_ - 1]));
+    }
+    const char c = text_[pos_];
+    if (c == '(') {
+      const std::size_t begin = pos_++;
+      Depth depth(*this);
+      Term t = sum();
+      if (!at(')')) {
+        if (pos_ >= text_.size()) fail("a '(' without its ')'");
+        fail(fmt::format("'{}' where ')' or an operator is expected", word_at(pos_)));
+      }
+      ++pos_;
+      t.begin = begin;
+      return t;
+    }
+    if (is_digit(c) || c == '.') return literal();
+    if (c == ')') fail(pos_ > 0 && text_[pos_ - 1] == '(' ? "nothing between '(' and ')'" : "a ')' where a number is expected");
+    if (c == '*' || c == '/' || c == '^' || c == '+' || c == '-') {
+      fail(pos_ == 0 ? fmt::format("'{}' with nothing before it", c) : fmt::format("'{}' right after '{}'", c, text_[pos_ - 1]));
+    }
+    fail(fmt::format("'{}' is not a number", word_at(pos_)));
+  }
+
+  // A decimal number (16,384; 1.5e3; .5) and its unit suffix, if any.
+  Term literal() {
+    Term t;
+    t.begin = pos_;
+    std::string digits;    // without separators or point: the mantissa's digits
+    std::string number;    // as from_chars reads it
+    long long exponent = 0;  // of the mantissa's last digit
+    int group = 0;
+    bool commas = false;
+    while (pos_ < text_.size() && (is_digit(text_[pos_]) || text_[pos_] == ',')) {
+      if (text_[pos_] == ',') {
+        // A comma separates groups of exactly three digits: 16,384 but not 1,6384 or 16,38.
+        const bool first_ok = !commas && group >= 1 && group <= 3, later_ok = commas && group == 3;
+        if (!first_ok && !later_ok) fail("a comma separates groups of three digits, as in 16,384");
+        commas = true;
+        group = 0;
+      } else {
+        digits += text_[pos_];
+        number += text_[pos_];
+        ++group;
+      }
+      ++pos_;
+    }
+    if (commas && group != 3) fail("a comma separates groups of three digits, as in 16,384");
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      if (commas && group != 3) fail("a comma separates groups of three digits, as in 16,384");
+      number += text_[pos_++];
+      while (pos_ < text_.size() && is_digit(text_[pos_])) {
+        digits += text_[pos_];
+        number += text_[pos_++];
+        --exponent;
+      }
+    }
+    if (digits.empty()) fail("a '.' without digits");
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      std::size_t j = pos_ + 1;
+      std::string e = "e";
+      if (j < text_.size() && (text_[j] == '+' || text_[j] == '-')) e += text_[j++];
+      const std::size_t first = j;
+      while (j < text_.size() && is_digit(text_[j])) e += text_[j++];
+      if (j > first) {
+        if (j - first > 6) {
+          fail(fmt::format("'{}' has an exponent out of range",
+                           InputError::printable(std::string(text_.substr(t.begin, j - t.begin)))));
+        }
+        number += e;
+        exponent += std::stoll(e.substr(1));
+        pos_ = j;
+      }
+    }
+    const std::size_t number_end = pos_;
+    // The unit: the longest suffix that applies, not followed by another letter.
+    skip();
+    const Suffix* unit = nullptr;
+    for (const Suffix& s : suffixes()) {
+      if (!applies(s.family, unit_) || text_.substr(pos_, s.text.size()) != s.text) continue;
+      const std::size_t after = pos_ + s.text.size();
+      if (after < text_.size() && is_word(text_[after])) continue;
+      if (unit == nullptr || s.text.size() > unit->text.size()) unit = &s;
+    }
+    if (unit == nullptr) {
+      if (pos_ < text_.size() && is_word(text_[pos_])) {
+        std::size_t end = pos_;
+        while (end < text_.size() && (is_word(text_[end]) || text_[end] == '/') && end - pos_ < 20) ++end;
+        fail(fmt::format("'{}' is not a unit here", InputError::printable(std::string(text_.substr(pos_, end - pos_)))));
+      }
+      pos_ = number_end;
+    } else {
+      pos_ += unit->text.size();
+    }
+    const double scale = unit != nullptr ? unit->scale : 1;
+    std::optional<int> shift = power_of_ten(scale);
+    if (shift) {
+      if (!shift_decimal(number, *shift, t.v) || !std::isfinite(t.v)) {
+        fail(fmt::format("'{}' is out of range", text_of(t)));
+      }
+      t.exact = decimal_is_exact(digits, exponent + *shift);
+    } else {
+      double v = 0;
+      if (!shift_decimal(number, 0, v)) fail(fmt::format("'{}' is out of range", text_of(t)));
+      t.v = v * scale;
+      t.exact = decimal_is_exact(digits, exponent) && std::fma(v, scale, -t.v) == 0;
+    }
+    if (t.v != 0 && std::fabs(t.v) < std::numeric_limits<double>::min()) fail(fmt::format("'{}' is out of range", text_of(t)));
+    t.d = unit != nullptr ? unit->dim : kNone;
+    // Cycles and time, one into the other at the profile's clock: 672cyc in a latency, 250ns in a
+    // number of cycles.
+    if (context_.clock_hz > 0 && t.d == kCycles && unit_ != Unit::cycles) {
+      t.v /= context_.clock_hz;
+      t.d = kSeconds;
+      t.exact = false;
+    } else if (context_.clock_hz > 0 && t.d == kSeconds && unit_ == Unit::cycles) {
+      t.v *= context_.clock_hz;
+      t.d = kCycles;
+      t.exact = false;
+    }
+    return t;
+  }
+
+  void check(const Term& t) const {
+    if (std::isnan(t.v)) fail(fmt::format("'{}' is not a real number", text_of(t)));
+    if (!std::isfinite(t.v)) fail(fmt::format("'{}' overflows (beyond 1.8e308)", text_of(t)));
+    if (t.v != 0 && std::fabs(t.v) < std::numeric_limits<double>::min()) fail(fmt::format("'{}' underflows", text_of(t)));
+  }
+
+  Term add(Term a, Term b, char op) {
+    // A bare number beside the option's own dimension is in the option's unit: 16KB+64.
+    if (a.d != b.d && bare_allowed(unit_)) {
+      if (a.d.none() && b.d == want_) a.d = want_;
+      if (b.d.none() && a.d == want_) b.d = want_;
+    }
+    Term r{op == '+' ? a.v + b.v : a.v - b.v, a.d, false, a.begin};
+    if (a.d != b.d) {
+      fail(op == '+' ? fmt::format("'{}' adds {} and {}", text_of(r), describe(a.d), describe(b.d))
+                     : fmt::format("'{}' subtracts {} from {}", text_of(r), describe(b.d), describe(a.d)));
+    }
+    check(r);
+    // Exact when the rounding error of the sum (Knuth's two-sum) is zero.
+    const double bb = r.v - a.v;
+    const double bv = op == '+' ? b.v : -b.v;
+    r.exact = a.exact && b.exact && (a.v - (r.v - bb)) + (bv - bb) == 0;
+    return r;
+  }
+
+  Term multiply(Term a, Term b) {
+    Term r{a.v * b.v, a.d + b.d, false, a.begin};
+    check(r);
+    if (r.v == 0 && a.v != 0 && b.v != 0) fail(fmt::format("'{}' underflows", text_of(r)));
+    r.exact = a.exact && b.exact && std::fma(a.v, b.v, -r.v) == 0;
+    return r;
+  }
+
+  Term divide(Term a, Term b) {
+    Term r{0, a.d - b.d, false, a.begin};
+    if (b.v == 0) fail(fmt::format("'{}' divides by zero", text_of(r)));
+    r.v = a.v / b.v;
+    check(r);
+    if (r.v == 0 && a.v != 0) fail(fmt::format("'{}' underflows", text_of(r)));
+    r.exact = a.exact && b.exact && std::fma(r.v, b.v, -a.v) == 0;
+    return r;
+  }
+
+  Term raise(Term base, Term e) {
+    Term r{0, kNone, false, base.begin};
+    if (!e.d.none()) fail(fmt::format("'{}' has an exponent with a unit ({})", text_of(r), describe(e.d)));
+    const bool whole = e.v == std::floor(e.v);
+    if (!base.d.none()) {
+      // 4KB^2 is a size squared: the dimension scales by a small whole exponent.
+      if (!whole || std::fabs(e.v) > 16) fail(fmt::format("'{}' raises {} to a power other than a whole number up to 16", text_of(r), describe(base.d)));
+      r.d = times(base.d, static_cast<int>(e.v));
+    }
+    if (whole && std::fabs(e.v) < 4e18) {
+      // By squaring, each product checked for rounding: 2^24 and 3^20 are exact, as written.
+      auto n = static_cast<std::uint64_t>(std::fabs(e.v));
+      double result = 1, b = base.v;
+      bool exact = base.exact && e.exact;
+      while (n != 0 && std::isfinite(result)) {
+        if (n & 1) {
+          const double p = result * b;
+          exact = exact && std::fma(result, b, -p) == 0;
+          result = p;
+        }
+        n >>= 1;
+        if (n != 0) {
+          const double sq = b * b;
+          exact = exact && std::fma(b, b, -sq) == 0;
+          b = sq;
+        }
+      }
+      if (e.v < 0) {
+        if (result == 0) fail(fmt::format("'{}' divides by zero", text_of(r)));
+        const double inv = 1 / result;
+        exact = exact && std::fma(inv, result, -1) == 0;
+        result = inv;
+      }
+      r.v = result;
+      r.exact = exact;
+    } else {
+      r.v = std::pow(base.v, e.v);
+    }
+    check(r);
+    if (r.v == 0 && base.v != 0) fail(fmt::format("'{}' underflows", text_of(r)));
+    return r;
+  }
+
+  std::string_view text_;
+  Unit unit_;
+  Dim want_;
+  const QuantityContext& context_;
+  const std::string& option_;
+  const std::string& raw_;
+  std::size_t pos_ = 0;
+  int depth_ = 0;
+};
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -164,17 +544,20 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
+QuantityError::QuantityError(const std::string& option, const std::string& value, Unit unit, std::string reason)
+    : InputError(option, value, accepted_forms(unit) + (reason.empty() ? "" : "; " + reason)), reason_(std::move(reason)) {}
+
 std::string accepted_forms(Unit unit) {
   switch (unit) {
     case Unit::count: return "a number such as 256, 1e8, 2^24, 3*2^20 or 16,384";
     case Unit::bytes: return "a size such as 101MB, 2.15GB, 64KiB or 4096 (KB, MB, GB decimal; KiB, MiB, GiB binary)";
     case Unit::onchip_bytes: return "a size such as 40KB, 40KiB or 40960 (KB = KiB = 1024 bytes)";
-    case Unit::seconds: return "a time with a unit such as 400ns, 3.6us, 3.6\xC2\xB5s or 2ms";
+    case Unit::seconds: return "a time with a unit such as 400ns, 3.6us, 3.6\xC2\xB5s, 2ms or 672cyc (at the profile's clock)";
     case Unit::bytes_per_second: return "a bandwidth with a unit such as 3.35TB/s or 900GB/s";
-    case Unit::flops: return "a FLOP count such as 1.37e11 or 137GFLOP";
+    case Unit::flops: return "a FLOP count such as 1.37e11, 137GFLOP or 2*4096^3";
     case Unit::flops_per_second: return "a rate with a unit such as 989TFLOP/s or 67TFLOPS";
     case Unit::fraction: return "a fraction such as 0.5 or 50%";
-    case Unit::flop_per_byte: return "an intensity in FLOP/byte such as 64";
+    case Unit::flop_per_byte: return "an intensity in FLOP/byte such as 64 or 1/4";
     case Unit::cycles: return "a number of cycles such as 500";
     case Unit::text: return "a word";
     case Unit::boolean: return "true or false";
@@ -182,60 +565,41 @@ std::string accepted_forms(Unit unit) {
   return "a value";
 }
 
-double parse_quantity(std::string_view raw, Unit unit, const std::string& option) {
+Quantity read_quantity(std::string_view raw, Unit unit, const std::string& option, const QuantityContext& context) {
+  const std::string raw_text(raw);
   std::string_view text = trim(raw);
-  auto fail = [&]() -> double {
-    throw InputError(option, std::string(raw), accepted_forms(unit));
-  };
-  if (text.empty() || text.size() > 64) return fail();
-  std::size_t pos = 0;
-  double value = 1;
-  int factors = 0;
-  bool plain = true;  // one factor, no power: the unit can shift its decimal exponent
-  std::string number;
-  // A product of factors (3*4*2^24), each a plain number or a power (2^24), then one unit.
-  while (true) {
-    double factor = 0;
-    if (!read_decimal(text, pos, factor, &number)) return fail();
-    ++factors;
-    if (pos < text.size() && text[pos] == '^') {
-      ++pos;
-      double exponent = 0;
-      if (!read_decimal(text, pos, exponent)) return fail();
-      factor = std::pow(factor, exponent);
-      plain = false;
-    }
-    value *= factor;
-    if (pos < text.size() && text[pos] == '*') {
-      ++pos;
-      continue;
-    }
-    break;
+  if (text.empty() || unit == Unit::text || unit == Unit::boolean) throw QuantityError(option, raw_text, unit, "");
+  if (text.size() > kMaxQuantityLength) {
+    throw QuantityError(option, raw_text.substr(0, 40), unit,
+                        fmt::format("at most {} characters", format_number(static_cast<double>(kMaxQuantityLength))));
   }
-  std::string_view suffix = trim(text.substr(pos));
-  for (const Suffix& s : suffixes(unit)) {
-    if (s.text == suffix) {
-      std::optional<int> shift = power_of_ten(s.scale);
-      if (plain && factors == 1 && shift) {
-        if (!shift_decimal(number, *shift, value)) return fail();
-      } else {
-        value *= s.scale;
-      }
-      if (!std::isfinite(value)) return fail();
-      // Magnitudes from 1e-30 to 1e30 (or 0), so that products and ratios of a few inputs stay
-      // finite: no model turns 1e300 x 1e300 into an infinity printed as "no limit".
-      if (value != 0 && (std::fabs(value) > 1e30 || std::fabs(value) < 1e-30)) {
-        throw InputError(option, std::string(raw), accepted_forms(unit) + ", of magnitude 1e-30 to 1e30 (or 0)");
-      }
-      return value;
+  Parser parser(text, unit, context, option, raw_text);
+  Term t = parser.parse();
+  const Dim want = dimension(unit);
+  if (t.d != want && !(t.d.none() && bare_allowed(unit))) {
+    if (t.d.none()) parser.fail(fmt::format("{} needs its unit", describe(want)));
+    if (t.d.cycles != 0 && context.clock_hz <= 0) {
+      parser.fail("cycles become time only at a clock, and none is known here");
     }
+    parser.fail(fmt::format("it is {}, not {}", describe(t.d), describe(want)));
   }
-  return fail();
+  // Magnitudes from 1e-30 to 1e30 (or 0), so that products and ratios of a few inputs stay
+  // finite: no model turns 1e300 x 1e300 into an infinity printed as "no limit".
+  if (t.v != 0 && (std::fabs(t.v) > 1e30 || std::fabs(t.v) < 1e-30)) {
+    parser.fail(fmt::format("{} is outside the magnitudes 1e-30 to 1e30 (or 0)", format_number(t.v)));
+  }
+  if (t.v == 0) t.v = 0;  // -0 reads as 0
+  return {t.v, t.exact};
+}
+
+double parse_quantity(std::string_view text, Unit unit, const std::string& option, const QuantityContext& context) {
+  return read_quantity(text, unit, option, context).value;
 }
 
 std::int64_t parse_integer(std::string_view text, Unit unit, const std::string& option,
                            std::int64_t min, std::int64_t max) {
-  double value = parse_quantity(text, unit, option);
+  const Quantity q = read_quantity(text, unit, option);
+  const double value = q.value;
   std::string range = fmt::format("{} from {} to {}", unit == Unit::count ? "a whole number" : "a whole number of bytes",
                                   format_number(static_cast<double>(min)),
                                   format_number(static_cast<double>(max)));
@@ -245,6 +609,7 @@ std::int64_t parse_integer(std::string_view text, Unit unit, const std::string& 
       static_cast<std::int64_t>(value) < min || static_cast<std::int64_t>(value) > max) {
     throw InputError(option, std::string(text), range);
   }
+  if (!q.exact) throw InputError(option, std::string(text), range + "; its arithmetic rounds, so the whole number is not certain");
   return static_cast<std::int64_t>(value);
 }
 

@@ -1,9 +1,12 @@
-// Quantities as people type them: 40KB, 3.35TB/s, 400ns, 1e8, 2^24, 16,384, 50%.
+// Quantities as people type them: 40KB, 3.35TB/s, 400ns, 1e8, 2^24, 16,384, 50%, and arithmetic
+// over them: 2*4096^3+4096^2, 2*16KB, 400ns+2*100ns, 1/4096, 672cyc.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "core/error.h"
 
 namespace gpucalc {
 
@@ -23,11 +26,47 @@ enum class Unit {
   boolean,         // true / false
 };
 
-/// Parses `text` as a quantity of `unit`; returns the value in base units.
-/// Throws InputError naming `option` and the accepted forms when it cannot.
-double parse_quantity(std::string_view text, Unit unit, const std::string& option);
+/// What a value may need from outside its text: the clock that turns cycles into time (and
+/// time into cycles). 0: none, and `672cyc` where a time is expected is refused.
+struct QuantityContext {
+  double clock_hz = 0;
+};
 
-/// Parses a whole number (count or size) and checks it lies in [min, max].
+/// A value read from text: in base units; `exact` when no step of its arithmetic rounded (the
+/// decimals it was written with are binary fractions, every sum, product, quotient and power
+/// came out exactly), so a whole `value` is the whole number the expression means.
+struct Quantity {
+  double value = 0;
+  bool exact = false;
+};
+
+/// A value refused: the option, the text, the unit's accepted forms and, where there is one,
+/// why this text is not one (`reason`: "a size plus a time", "division by zero").
+class QuantityError : public InputError {
+ public:
+  QuantityError(const std::string& option, const std::string& value, Unit unit, std::string reason);
+  const std::string& reason() const { return reason_; }
+
+ private:
+  std::string reason_;
+};
+
+/// Longest quantity text read (an expression); longer is refused. Parentheses, signs and powers
+/// nest at most kMaxQuantityDepth deep, so no text can exhaust the stack.
+constexpr std::size_t kMaxQuantityLength = 4096;
+constexpr int kMaxQuantityDepth = 64;
+
+/// Reads `text` as a quantity of `unit`: a number with a unit suffix, or arithmetic over such
+/// numbers (+ - * / ^, parentheses; ^ binds tighter than a sign and groups to the right: -2^2 is
+/// -4, 2^3^2 is 512). Units combine as dimensions: a count times a size is a size, a size over a
+/// time a bandwidth; a sum needs one dimension on both sides (a bare number counts as the option's
+/// own unit where the unit may be left out: --bytes 16KB+64). Throws QuantityError naming `option`.
+Quantity read_quantity(std::string_view text, Unit unit, const std::string& option, const QuantityContext& context = {});
+
+/// read_quantity's value, in base units.
+double parse_quantity(std::string_view text, Unit unit, const std::string& option, const QuantityContext& context = {});
+
+/// Parses a whole number (count or size), exactly, and checks it lies in [min, max].
 std::int64_t parse_integer(std::string_view text, Unit unit, const std::string& option,
                            std::int64_t min, std::int64_t max);
 

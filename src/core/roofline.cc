@@ -36,6 +36,16 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
     if (in.dtype == "fp64") throw FieldError("sparse", "true", "a dtype with a sparse tensor path (FP64 tensor cores have none)");
     r.peak *= 2;
   }
+  r.fma_peak = r.peak;
+  if (in.op) {
+    if (in.unit != ComputeUnit::cuda) {
+      throw FieldError("op", *in.op == ArithmeticOp::fma ? "fma" : *in.op == ArithmeticOp::add ? "add" : "mul",
+                       "fma, add or mul with --unit cuda only: tensor cores run matrix FMAs, their peak has no add or "
+                       "mul form");
+    }
+    // An FMA is 2 FLOP in one instruction; an add or a mul is 1: half the FLOP rate.
+    if (*in.op != ArithmeticOp::fma) r.peak = r.fma_peak / 2;
+  }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
   if (in.flops > 0 || in.bytes > 0) {
     if (!(in.flops > 0)) throw FieldError("flops", fmt::format("{}", in.flops), "a FLOP count > 0 (with --bytes)");
@@ -56,6 +66,18 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
   r.ridge = r.peak / r.bandwidth;
   r.attainable = std::min(r.peak, r.intensity * r.bandwidth);
   r.bound = r.intensity < r.ridge ? "memory" : "compute";
+  if (in.time != 0) {
+    if (!r.has_times) throw FieldError("time", fmt::format("{}", in.time), "a measured time with --flops and --bytes");
+    if (!(in.time > 0)) throw FieldError("time", fmt::format("{}", in.time), "a time > 0");
+    r.has_achieved = true;
+    // achieved = FLOP / t, bytes / t; against the attainable roofline: time floor / t
+    r.achieved = in.flops / in.time;
+    r.achieved_bandwidth = in.bytes / in.time;
+    r.peak_fraction = r.achieved / r.peak;
+    r.bandwidth_fraction = r.achieved_bandwidth / r.bandwidth;
+    r.achieved_fraction = r.achieved / r.attainable;
+    r.nearer_bound = r.peak_fraction >= r.bandwidth_fraction ? "compute" : "memory";
+  }
   return r;
 }
 

@@ -1,11 +1,16 @@
 // The roofline: attainable FLOP/s for an arithmetic intensity, and which resource bounds it.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/gpu.h"
 
 namespace gpucalc {
+
+/// What a kernel's arithmetic is made of, for the CUDA cores' peak: a datasheet FP32 peak counts
+/// an FMA as 2 FLOP, so a kernel of adds alone (or multiplies alone) tops out at half of it.
+enum class ArithmeticOp { fma, add, mul };
 
 struct RooflineInput {
   double flops = 0;      // total FLOP (0 with an intensity alone)
@@ -16,6 +21,8 @@ struct RooflineInput {
   double peak = 0;       // FLOP/s override (0: the profile's)
   double bandwidth = 0;  // bytes/s override (0: the profile's)
   bool sparse = false;   // 2:4 structured sparsity: twice the profile's dense tensor peak
+  std::optional<ArithmeticOp> op;  // set: add and mul halve the CUDA cores' peak; not for tensor cores
+  double time = 0;       // a measured time in seconds (0: none), with flops and bytes
 };
 
 struct RooflineResult {
@@ -29,6 +36,15 @@ struct RooflineResult {
   double compute_time = 0;  // FLOP / peak
   double memory_time = 0;   // bytes / bandwidth
   double time = 0;          // max of the two
+  double fma_peak = 0;      // the peak before --op: FMA counted as 2 FLOP
+  // From a measured time (has_achieved):
+  bool has_achieved = false;
+  double achieved = 0;             // FLOP / measured time [FLOP/s]
+  double achieved_bandwidth = 0;   // bytes / measured time [bytes/s]
+  double peak_fraction = 0;        // achieved / peak
+  double bandwidth_fraction = 0;   // achieved_bandwidth / bandwidth
+  double achieved_fraction = 0;    // achieved / attainable at the intensity = time floor / measured time
+  std::string nearer_bound;        // compute or memory: the larger of the two fractions
 };
 
 /// Throws InputError when the unit has no path for the dtype on this GPU (naming the dtypes it

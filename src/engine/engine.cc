@@ -71,7 +71,17 @@ Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) 
   row.line = line;
   row.gpu = gpu.key;
   row.inputs = args.inputs();
-  row.inputs.insert(row.inputs.end(), report.inputs.begin(), report.inputs.end());
+  // A run's inputs add to the options read, or restate one (roofline's --bytes given in elements).
+  for (const Value& v : report.inputs) {
+    bool restated = false;
+    for (Value& given : row.inputs) {
+      if (given.key == v.key) {
+        given = v;
+        restated = true;
+      }
+    }
+    if (!restated) row.inputs.push_back(v);
+  }
   row.results = report.results;
   return row;
 }

@@ -32,16 +32,27 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
 
 void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
   const OptionSpec& s = *e.spec;
-  double v = 0;
-  if (!(s.kind == OptionKind::integer && parse_hex(text, v))) {
+  Quantity q;
+  if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
     try {
-      v = parse_quantity(text, s.unit, where);
-    } catch (const InputError&) {
-      throw InputError(where, text, s.accepted(&gpu));
+      // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns.
+      q = read_quantity(text, s.unit, where, QuantityContext{gpu.boost_clock});
+    } catch (const QuantityError& error) {
+      throw InputError(where, text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
     }
+  } else {
+    q.exact = true;
   }
+  const double v = q.value;
   if (!std::isfinite(v)) throw InputError(where, text, s.accepted(&gpu));
-  if (s.kind == OptionKind::integer && v != std::floor(v)) throw InputError(where, text, s.accepted(&gpu));
+  if (s.kind == OptionKind::integer && v != std::floor(v)) {
+    throw InputError(where, text, fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
+  }
+  if (s.kind == OptionKind::integer && !q.exact) {
+    throw InputError(where, text,
+                     fmt::format("{}; a step of its arithmetic rounds, so the whole number is not certain",
+                                 s.accepted(&gpu)));
+  }
   const double lo = s.min.at(gpu), hi = s.max.at(gpu);
   if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where));
   e.number = v;

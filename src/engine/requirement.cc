@@ -60,11 +60,13 @@ Requirement parse_requirement(const Calculator& calc, const std::string& text) {
   }
   try {
     r.number = parse_quantity(r.value, unit, "--require");
-  } catch (const InputError&) {
+  } catch (const QuantityError& as_unit) {
     try {
       r.number = parse_quantity(r.value, Unit::count, "--require");  // a bare number in base units
     } catch (const InputError&) {
-      throw InputError("--require", text, fmt::format("a value for {}: {}", r.key->key, accepted_forms(unit)));
+      // No profile is at hand here, so cycles are not a time: the reason says so.
+      throw InputError("--require", text, fmt::format("a value for {}: {}{}", r.key->key, accepted_forms(unit),
+                                                      as_unit.reason().empty() ? "" : "; " + as_unit.reason()));
     }
   }
   return r;

@@ -41,7 +41,16 @@ double read_point(const OptionSpec& axis, const std::string& part, const std::st
   try {
     parse_value(e, part, gpu, "--sweep");
   } catch (const InputError&) {
-    throw InputError("--sweep", text, fmt::format("FROM, TO and STEP as --{} takes them: {}", axis.name, axis.accepted(&gpu)));
+    // Why the part is not a value of the axis, when arithmetic says: "a '(' without its ')'".
+    std::string reason;
+    try {
+      (void)read_quantity(part, axis.unit, "--sweep", QuantityContext{gpu.boost_clock});
+    } catch (const QuantityError& q) {
+      reason = q.reason();
+    } catch (const InputError&) {
+    }
+    throw InputError("--sweep", text, fmt::format("FROM, TO and STEP as --{} takes them: {}{}", axis.name, axis.accepted(&gpu),
+                                                  reason.empty() ? "" : "; " + reason));
   }
   return e.number;
 }

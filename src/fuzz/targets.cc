@@ -315,7 +315,7 @@ void run_models(const Gpu& gpu, std::string_view text) {
   for (const Dtype& d : known_dtypes()) {
     for (ComputeUnit unit : {ComputeUnit::cuda, ComputeUnit::tensor}) {
       try {
-        RooflineResult r = roofline(RooflineInput{1.37e11, 1.01e8, 0, d.name, unit, 0, 0}, gpu);
+        RooflineResult r = roofline(RooflineInput{1.37e11, 1.01e8, 0, d.name, unit, 0, 0, false, {}, 0}, gpu);
         expect(!std::isnan(r.attainable) && !std::isnan(r.time), "roofline gave NaN", text);
       } catch (const InputError&) {
       }
