@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@ enum class OptionKind {
   choice,    // one word of a list: exact, simple
   text,      // text the model reads: a lane expression, an address list
   repeated,  // text, and the option may be given several times: --kernel R,W
+  flag,      // given or not, no value: --suggest (a batch cell: true or false)
 };
 
 /// One end of an option's range: a fixed number, or a field of the profile.
@@ -73,6 +75,7 @@ OptionSpec number_option(std::string name, std::string what, Unit unit);
 OptionSpec choice_option(std::string name, std::string what, std::vector<std::string> choices);
 OptionSpec text_option(std::string name, std::string what);
 OptionSpec repeated_option(std::string name, std::string what);
+OptionSpec flag_option(std::string name, std::string what);
 
 /// A result key: always present in every output of the command, in declaration order.
 struct ResultSpec {
@@ -99,6 +102,8 @@ class Args {
   double number(std::string_view name) const;
   std::int64_t integer(std::string_view name) const;
   int count(std::string_view name) const { return static_cast<int>(integer(name)); }
+  /// A flag: true when given (or a batch cell says true); reading it marks it used.
+  bool flag(std::string_view name) const;
   const std::string& text(std::string_view name) const;
   const std::vector<std::string>& items(std::string_view name) const;
 
@@ -122,6 +127,7 @@ struct Report {
   std::vector<std::string> explain;  // the derivation, one step a line
   std::vector<std::string> notes;    // remarks for people
   std::string drawing;               // a figure for people (text output only)
+  std::string label;                 // one of many rows (a form with rows): what it is, for messages
 };
 
 /// The data of a chart: the sweep's rows (x from `axis`), and the case itself.
@@ -141,6 +147,12 @@ struct Calculator {
   const char* chart_axis = nullptr;                   // the sweep --plot draws when none is given
   std::string (*chart)(const ChartData&) = nullptr;   // null: no chart
   bool chart_needs_sweep = true;
+  /// A form whose one call is many rows (occupancy --from: a row per kernel and architecture):
+  /// when the option `rows_option` is given, `run_rows` runs instead of `run`, each Report a row,
+  /// printed as a sweep's rows are (the text table shows `rows_columns`, then the brief keys).
+  const char* rows_option = nullptr;
+  std::vector<Report> (*run_rows)(const Args&, const Gpu&, std::istream& in) = nullptr;
+  std::vector<std::string> rows_columns = {};
 };
 
 }  // namespace gpucalc
