@@ -1218,7 +1218,7 @@ const std::vector<CaseEntry>& registry() {
                   {"threads", "regs", "smem", "cluster"}, true},
                  runs_anywhere, plan_occupancy, run_occupancy_case),
       make_entry({"occupancy-suggest",
-                  "cudaOccupancyMaxPotentialBlockSize (42 configurations) and cudaOccupancyAvailableDynamicSMemPerBlock on "
+                  "cudaOccupancyMaxPotentialBlockSize (36 configurations) and cudaOccupancyAvailableDynamicSMemPerBlock on "
                   "probe kernels against gpucalc occupancy --suggest and --target-blocks",
                   {}, false},
                  runs_anywhere, plan_api, run_api_case),
