@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -389,6 +390,17 @@ TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, ex
   CHECK(binary.err_lines().size() == 1);
   CHECK(binary.err.find("a CUDA binary (ELF); reading it needs cuobjdump (CUDA toolkit), which is not on PATH") !=
         std::string::npos);
+  // Bounded reading: an endless device stops at 64 MiB; a FIFO without a writer reads as empty
+  // rather than hanging.
+  testing::Run zero = run_gpucalc({"occupancy", "--from", "/dev/zero", "--threads", "256"});
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err.find("reading stopped: it is larger") != std::string::npos);
+  const std::string fifo = "/tmp/gpucalc_test_fifo_" + std::to_string(::getpid());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  testing::Run unfed = run_gpucalc({"occupancy", "--from", fifo, "--threads", "256"});
+  ::unlink(fifo.c_str());
+  CHECK(unfed.exit_code == 2);
+  CHECK(unfed.err.find("(this one is empty)") != std::string::npos);
   // A binary on standard input: its path is needed.
   testing::Run piped = run_shell(std::string("cat ") + GPUCALC_BINARY + " | " + GPUCALC_BINARY +
                                  " occupancy --from - --threads 256");

@@ -44,8 +44,12 @@ std::string read_file(const std::string& path) {
   if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > kMaxKernelFileBytes) {
     throw InputError("--from", path, fmt::format("{} (this one has {} bytes)", kAccepted, st.st_size));
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO without a writer must not hang open(); reads block again afterwards, so a
+  // pipe with a writer (<(nvcc ...)) is read to its end, and one without reads as empty.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw InputError("--from", path, kAccepted + " (this one cannot be opened)");
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   std::string text;
   const bool whole = read_all(fd, text);
   ::close(fd);
