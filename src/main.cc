@@ -78,12 +78,10 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   for (std::size_t i = 0; i < calc.options.size(); ++i) {
     const OptionSpec& o = calc.options[i];
     r.values[i].first = o.name;
-    if (o.is_flag) {
-      // --sparse alone: the value "true" (a batch cell may still say true or false).
-      std::vector<std::string>& value = r.values[i].second;
-      CLI::Option* opt = sub.add_flag_callback(o.flag(), [&value] { value = {"true"}; }, option_help(o));
-      opt->disable_flag_override();
-      r.options.push_back(opt);
+    if (o.kind == OptionKind::flag) {
+      r.values[i].second = {"true"};  // what a given flag reads as
+      const std::string help = option_help(o);
+      r.options.push_back(sub.add_flag(o.flag(), help)->disable_flag_override());
       continue;
     }
     CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));

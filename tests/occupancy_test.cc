@@ -588,9 +588,10 @@ TEST_CASE("gpucalc occupancy --sweep covers the axis") {
                                 "csv"});
   REQUIRE(r.exit_code == 0);
   // Every option and every result key is a column, whatever the case: the header never changes.
-  CHECK(r.out.find("gpu,threads,regs,smem,carveout,model,blocks_per_sm,warps_per_sm,threads_per_sm,occupancy,limiter,") == 0);
-  CHECK(r.out.find("\nh100,256,16,0,,exact,8,64,2048,1,threads,") != std::string::npos);
-  CHECK(r.out.find("\nh100,256,64,0,,exact,4,32,1024,0.5,registers,") != std::string::npos);
+  CHECK(r.out.find("gpu,threads,regs,smem,smem_per_thread,carveout,model,suggest,max_threads,target_blocks,cluster,"
+                   "non_portable,from,arch,blocks_per_sm,warps_per_sm,threads_per_sm,occupancy,limiter,") == 0);
+  CHECK(r.out.find("\nh100,256,16,0,,,exact,,,,,,,,8,64,2048,1,threads,") != std::string::npos);
+  CHECK(r.out.find("\nh100,256,64,0,,,exact,,,,,,,,4,32,1024,0.5,registers,") != std::string::npos);
 }
 
 }  // namespace

@@ -48,6 +48,7 @@ std::vector<Value> profile_values(const Gpu& g) {
   std::vector<Value> v;
   for (const ProfileField& f : profile_fields()) {
     const std::string key(f.key);
+    if (f.optional && g.provenance.count(key) == 0) continue;  // an optional field the profile leaves out
     const FieldValue value = f.get(g);
     if (key == "boost_clock") {
       v.push_back(Value::num("boost_clock_mhz", g.boost_clock / 1e6));

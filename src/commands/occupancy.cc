@@ -3,30 +3,58 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
 #include "commands/commands.h"
 #include "commands/options.h"
 #include "commands/chart.h"
+#include "commands/kernel_file.h"
+#include "core/clusters.h"
 #include "core/error.h"
+#include "core/resource_usage.h"
 
 namespace gpucalc {
 namespace {
 
-OccupancyInput read_input(const Args& a) {
+// --threads and --regs are needed by every form but --suggest (no --threads) and --from (no
+// --regs): a missing one is refused as parse_args refuses a required option.
+void need(const Args& a, const char* name, const Gpu& gpu) {
+  if (a.has(name)) return;
+  const OptionSpec& spec = *a.find(name)->spec;
+  throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+}
+
+int read_carveout(const Args& a) {
+  if (!a.has("carveout")) return -1;
+  // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
+  const double pct = a.number("carveout") * 100;
+  if (std::fabs(pct - std::round(pct)) > 1e-9) {
+    throw FieldError("carveout", a.text("carveout"), "a whole percentage from 0% to 100%");
+  }
+  return static_cast<int>(std::lround(pct));
+}
+
+OccupancyInput read_input(const Args& a, const Gpu& gpu) {
+  need(a, "threads", gpu);
+  need(a, "regs", gpu);
   OccupancyInput in;
   in.threads = a.count("threads");
   in.registers = a.count("regs");
   in.shared_memory = a.integer("smem");
-  if (a.has("carveout")) {
-    // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
-    const double pct = a.number("carveout") * 100;
-    if (std::fabs(pct - std::round(pct)) > 1e-9) {
-      throw FieldError("carveout", a.text("carveout"), "a whole percentage from 0% to 100%");
+  // Dynamic shared memory per thread adds per_thread x threads to the block's.
+  if (a.given("smem-per-thread")) {
+    const std::int64_t extra = a.integer("smem-per-thread") * in.threads;
+    if (extra > gpu.shared_memory_per_block_optin - in.shared_memory) {
+      throw InputError("--smem-per-thread", a.text("smem-per-thread"),
+                       fmt::format("at most {} bytes per thread with --smem {} at {} threads (the opt-in maximum per block, {} bytes on {})",
+                                   (gpu.shared_memory_per_block_optin - in.shared_memory) / in.threads, a.text("smem"), in.threads,
+                                   format_number(static_cast<double>(gpu.shared_memory_per_block_optin)), gpu.key));
     }
-    in.carveout_percent = static_cast<int>(std::lround(pct));
+    in.shared_memory += extra;
   }
+  in.carveout_percent = read_carveout(a);
   in.model = a.text("model") == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
   return in;
 }
@@ -162,13 +190,61 @@ std::vector<std::string> explain_simple(const OccupancyInput& in, const Occupanc
   return steps;
 }
 
+/// --cluster N: clusters resident at once (cudaOccupancyMaxActiveClusters), what limits them.
+void add_clusters(Report& report, const OccupancyResult& r, const Args& args, const Gpu& gpu) {
+  const int size = args.count("cluster");
+  const bool non_portable = args.flag("non-portable");
+  const ClusterResult c = clusters(r, size, non_portable, gpu);
+  report.results.push_back(Value::num("clusters.active", c.active_clusters));
+  report.results.push_back(Value::num("clusters.blocks", c.active_blocks));
+  report.results.push_back(Value::num("clusters.per_gpc_min", c.per_gpc_min));
+  report.results.push_back(Value::num("clusters.per_gpc_max", c.per_gpc_max));
+  report.results.push_back(Value::num("clusters.idle_slots", c.idle_slots));
+  const auto p = gpu.provenance.find("gpc_sms");
+  report.explain.push_back(fmt::format("GPC layout: {} GPCs of {} SMs ({}: {})", c.gpcs, fmt::join(gpu.gpc_sms, ", "),
+                                       p == gpu.provenance.end() ? "derived" : p->second.kind,
+                                       p == gpu.provenance.end() ? "gpucalc" : p->second.source));
+  // One line per distinct GPC size: clusters = floor(SMs x blocks per SM / cluster size).
+  std::vector<std::int64_t> sizes = gpu.gpc_sms;
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  for (std::int64_t sms : sizes) {
+    const long count = std::count(gpu.gpc_sms.begin(), gpu.gpc_sms.end(), sms);
+    const std::int64_t slots = sms * r.blocks_per_sm;
+    report.explain.push_back(fmt::format("{} GPC{} of {} SMs: {} x {} blocks = {} block slots, floor({} / {}) = {} cluster{} each ({} slot{} idle)",
+                                         count, count == 1 ? "" : "s", sms, sms, r.blocks_per_sm, slots, slots, size,
+                                         slots / size, slots / size == 1 ? "" : "s", slots % size, slots % size == 1 ? "" : "s"));
+  }
+  report.explain.push_back(fmt::format("clusters resident at once: {} ({} blocks of {} threads)", c.active_clusters,
+                                       format_number(c.active_blocks), format_number(r.threads_per_sm > 0 && r.blocks_per_sm > 0 ? r.threads_per_sm / r.blocks_per_sm : 0)));
+  if (c.limiter == "gpc") {
+    report.notes.push_back(fmt::format("no GPC holds a cluster of {}: its largest has {} block slots", size,
+                                       *std::max_element(gpu.gpc_sms.begin(), gpu.gpc_sms.end()) * r.blocks_per_sm));
+  }
+  report.notes.push_back(fmt::format(
+      "clusters: {} at once on {} GPCs ({} to {} per GPC, {} block slot{} idle); the model places a cluster's blocks "
+      "anywhere within one GPC (NVIDIA documents only that a cluster runs within one GPC); 'gpucalc measure occupancy "
+      "--cluster {}' checks it against cudaOccupancyMaxActiveClusters on the GPU",
+      c.active_clusters, c.gpcs, c.per_gpc_min, c.per_gpc_max, c.idle_slots, c.idle_slots == 1 ? "" : "s", size));
+}
+
+/// --suggest: cudaOccupancyMaxPotentialBlockSize.
+Report run_suggest(const Args& args, const Gpu& gpu);
+/// --target-blocks N: cudaOccupancyAvailableDynamicSMemPerBlock.
+Report run_available(const Args& args, const Gpu& gpu);
+
 Report run(const Args& args, const Gpu& gpu) {
-  const OccupancyInput in = read_input(args);
+  if (args.flag("suggest")) return run_suggest(args, gpu);
+  if (args.given("target-blocks")) return run_available(args, gpu);
+  const OccupancyInput in = read_input(args, gpu);
   Report report;
   report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
   OccupancyResult r = occupancy(in, gpu);
   report.results = result_values(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9);
+  report.results.push_back(Value::num("block_size", in.threads));
+  report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
   report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
+  if (args.given("cluster")) add_clusters(report, r, args, gpu);
   if (!r.fits) report.notes.push_back("not even one block fits: " + r.does_not_fit);
 
   // The two models: say when the lessons' formula gives another answer.
@@ -217,6 +293,287 @@ Report run(const Args& args, const Gpu& gpu) {
   return report;
 }
 
+Report run_suggest(const Args& args, const Gpu& gpu) {
+  need(args, "regs", gpu);
+  SuggestInput in;
+  in.registers = args.count("regs");
+  in.shared_memory = args.integer("smem");
+  if (args.given("smem-per-thread")) in.shared_memory_per_thread = args.integer("smem-per-thread");
+  if (args.given("max-threads")) in.max_threads = args.count("max-threads");
+  in.carveout_percent = read_carveout(args);
+  const Suggestion s = suggest_block_size(in, gpu);
+  Report report;
+  report.model = "exact";
+  report.results = result_values(s.at, gpu.cc_major >= 9);
+  report.results.push_back(s.block_size > 0 ? Value::num("block_size", s.block_size) : Value::none("block_size"));
+  report.results.push_back(Value::num("min_grid_size", s.min_grid_size));
+
+  const int limit = in.max_threads == 0 ? gpu.max_threads_per_block : in.max_threads;
+  const int first = (limit + gpu.warp_size - 1) / gpu.warp_size * gpu.warp_size;
+  const int last = first - (s.block_sizes_tried - 1) * gpu.warp_size;
+  auto smem_at = [&](int t) {
+    return in.shared_memory + in.shared_memory_per_thread * t;
+  };
+  report.explain.push_back(fmt::format(
+      "block sizes tried: from {} ({}) rounded up to a multiple of the warp ({}), down in steps of {}{}: {} size{}{}",
+      format_number(limit), in.max_threads == 0 ? fmt::format("the {} limit", gpu.key) : "--max-threads", format_number(first),
+      gpu.warp_size, first != limit ? fmt::format(", the first clamped to {}", format_number(limit)) : "",
+      s.block_sizes_tried, s.block_sizes_tried == 1 ? "" : "s",
+      s.block_sizes_tried * gpu.warp_size < first ? fmt::format(" (stopped at {}: {} threads per SM is full occupancy)",
+                                                                format_number(last), format_number(gpu.max_threads_per_sm))
+                                                  : ""));
+  if (in.shared_memory_per_thread > 0) {
+    report.explain.push_back(fmt::format("shared memory per block: {} + {} x block size (at {} threads: {})",
+                                         size_text(in.shared_memory), size_text(in.shared_memory_per_thread),
+                                         format_number(s.block_size > 0 ? s.block_size : limit),
+                                         size_text(smem_at(s.block_size > 0 ? s.block_size : limit))));
+  }
+  if (s.block_size == 0) {
+    report.explain.push_back("no block size fits: " + s.at.does_not_fit);
+    report.notes.push_back("no block size fits (cudaOccupancyMaxPotentialBlockSize returns block size 0): " + s.at.does_not_fit);
+    return report;
+  }
+  report.explain.push_back(fmt::format(
+      "the most threads per SM: {} blocks x {} threads = {} at block size {}; the first size reaching the most wins, "
+      "so a tie goes to the larger block",
+      s.at.blocks_per_sm, format_number(s.block_size), format_number(s.at.blocks_per_sm * s.block_size), format_number(s.block_size)));
+  report.explain.push_back(fmt::format("min grid size: {} blocks per SM x {} SMs = {}", s.at.blocks_per_sm, gpu.sm_count,
+                                       format_number(s.min_grid_size)));
+  OccupancyInput at;
+  at.threads = s.block_size;
+  at.registers = in.registers;
+  at.shared_memory = s.shared_memory;
+  at.carveout_percent = in.carveout_percent;
+  report.explain.push_back(fmt::format("at {} threads:", format_number(s.block_size)));
+  for (std::string& step : explain_exact(at, s.at, gpu)) report.explain.push_back("  " + step);
+  report.notes.push_back(fmt::format("suggested block size {} ({} blocks per SM, {}); launch at least {} blocks to fill the GPU",
+                                     format_number(s.block_size), s.at.blocks_per_sm,
+                                     format_quantity(s.at.occupancy, Unit::fraction), format_number(s.min_grid_size)));
+  return report;
+}
+
+Report run_available(const Args& args, const Gpu& gpu) {
+  need(args, "threads", gpu);
+  need(args, "regs", gpu);
+  AvailableSmemInput in;
+  in.threads = args.count("threads");
+  in.registers = args.count("regs");
+  in.static_shared_memory = args.integer("smem");
+  in.blocks_per_sm = args.count("target-blocks");
+  in.carveout_percent = read_carveout(args);
+  const AvailableSmem a = available_dynamic_smem(in, gpu);
+  OccupancyInput at;
+  at.threads = in.threads;
+  at.registers = in.registers;
+  at.shared_memory = in.static_shared_memory + a.bytes;
+  at.carveout_percent = in.carveout_percent;
+  const OccupancyResult r = occupancy(at, gpu);
+  Report report;
+  report.model = "exact";
+  report.results = result_values(r, gpu.cc_major >= 9);
+  report.results.push_back(Value::num("block_size", in.threads));
+  report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
+  report.results.push_back(Value::num("dynamic_smem.available", static_cast<double>(a.bytes), Unit::onchip_bytes));
+  report.results.push_back(Value::num("dynamic_smem.blocks", a.blocks_at_bytes));
+
+  const std::int64_t unit = gpu.shared_memory_allocation_unit;
+  report.explain.push_back(
+      in.blocks_per_sm == 1
+          ? fmt::format("one block may use all a block may have: {} opt-in + {} reserved = {}",
+                        size_text(gpu.shared_memory_per_block_optin), size_text(gpu.shared_memory_reserved_per_block),
+                        size_text(a.per_sm))
+          : fmt::format("shared memory to share: the carveout, {}{}", size_text(a.per_sm),
+                        in.carveout_percent < 0 ? " (the driver's default: all of it)" : fmt::format(" ({}% rounded up to a size the SM offers)", in.carveout_percent)));
+  report.explain.push_back(fmt::format(
+      "per block: floor({} / {}) = {}, down to a multiple of {} B; at most {}; less the static {}; at most the kernel's "
+      "dynamic maximum ({} opt-in - static): {}",
+      size_text(a.per_sm), in.blocks_per_sm, size_text(a.per_sm / in.blocks_per_sm), unit,
+      size_text(gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block), size_text(in.static_shared_memory),
+      size_text(gpu.shared_memory_per_block_optin), size_text(a.bytes)));
+  report.explain.push_back(fmt::format("at {} of dynamic shared memory: {} per SM (the occupancy model, reserved part included)",
+                                       size_text(a.bytes), blocks_text(a.blocks_at_bytes)));
+  if (a.blocks_at_bytes < in.blocks_per_sm) {
+    report.notes.push_back(fmt::format(
+        "cudaOccupancyAvailableDynamicSMemPerBlock's arithmetic (cuda_occupancy.h) leaves out the {} reserved per block: "
+        "at {} dynamic only {} fit, not {}",
+        size_text(gpu.shared_memory_reserved_per_block), size_text(a.bytes), blocks_text(a.blocks_at_bytes), in.blocks_per_sm));
+  }
+  return report;
+}
+
+// ---- --from: a row per kernel and architecture ----
+
+std::vector<Value> kernel_values(const KernelResources& k) {
+  auto count = [](const char* key, std::int64_t v, Unit unit = Unit::count) {
+    return v < 0 ? Value::none(key, unit) : Value::num(key, static_cast<double>(v), unit);
+  };
+  return {Value::word("kernel.name", k.demangled),
+          Value::word("kernel.mangled", k.name),
+          k.arch.empty() ? Value::none("kernel.arch", Unit::text) : Value::word("kernel.arch", k.arch),
+          count("kernel.registers", k.registers),
+          count("kernel.shared_memory", k.shared_memory, Unit::onchip_bytes),
+          count("kernel.spill_stores", k.spill_stores, Unit::onchip_bytes),
+          count("kernel.spill_loads", k.spill_loads, Unit::onchip_bytes),
+          count("kernel.stack_frame", k.stack_frame, Unit::onchip_bytes),
+          count("kernel.local_memory", k.local_memory, Unit::onchip_bytes),
+          count("kernel.constant_memory", k.constant_memory, Unit::onchip_bytes),
+          count("kernel.barriers", k.barriers),
+          k.max_threads > 0 ? Value::num("kernel.max_threads", k.max_threads) : Value::none("kernel.max_threads"),
+          k.min_blocks > 0 ? Value::num("kernel.min_blocks", k.min_blocks) : Value::none("kernel.min_blocks"),
+          Value::word("kernel.source", k.source)};
+}
+
+std::string cc_text(int major, int minor) { return fmt::format("sm_{}{}", major, minor); }
+
+// The kernels of the rows: the profile's architecture, or the one --arch names, or all.
+std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, const Args& args, const Gpu& gpu,
+                                         const std::string& path, std::vector<std::string>& notes) {
+  std::string want = args.has("arch") ? args.text("arch") : "";
+  int major = gpu.cc_major, minor = gpu.cc_minor;
+  if (!want.empty() && want != "all" && !parse_arch(want, major, minor)) {
+    throw InputError("--arch", want, "an architecture such as sm_90 or sm_80 (the file's rows for it), or all");
+  }
+  std::vector<std::string> present;
+  for (const KernelResources& k : kernels) {
+    const std::string a = k.arch.empty() ? "an unnamed architecture" : k.arch;
+    if (std::find(present.begin(), present.end(), a) == present.end()) present.push_back(a);
+  }
+  std::vector<KernelResources> out;
+  int unnamed = 0;
+  for (KernelResources& k : kernels) {
+    const bool match = want == "all" || (k.cc_major == major && k.cc_minor == minor);
+    if (k.arch.empty() && want != "all") {
+      ++unnamed;
+      out.push_back(std::move(k));  // cuobjdump of a bare cubin may not say: taken as the profile's
+    } else if (match) {
+      out.push_back(std::move(k));
+    }
+  }
+  if (out.empty()) {
+    throw InputError("--from", path,
+                     fmt::format("kernels compiled for {} ({}): this file has {} only; use the --gpu profile of that "
+                                 "architecture, or --arch to name it (or all) and compute them on {}",
+                                 cc_text(major, minor),
+                                 want.empty() ? fmt::format("the architecture of the profile {}", gpu.key) : "--arch",
+                                 fmt::join(present, ", "), gpu.key));
+  }
+  if (unnamed > 0) notes.push_back(fmt::format("{} kernel{} without an architecture in the file: taken as {}", unnamed,
+                                               unnamed == 1 ? "" : "s", cc_text(major, minor)));
+  if ((want == "all" || (!want.empty() && (major != gpu.cc_major || minor != gpu.cc_minor)))) {
+    notes.push_back(fmt::format("every row is computed with the {} profile (compute capability {}.{}), whatever the "
+                                "architecture it was compiled for",
+                                gpu.key, gpu.cc_major, gpu.cc_minor));
+  } else if (present.size() > 1) {
+    std::vector<std::string> skipped;
+    for (const std::string& a : present) {
+      int ma = 0, mi = 0;
+      if (parse_arch(a, ma, mi) && (ma != major || mi != minor)) skipped.push_back(a);
+    }
+    if (!skipped.empty()) {
+      notes.push_back(fmt::format("rows for {} only (the {} profile); also in the file: {} (--arch all for every row)",
+                                  cc_text(major, minor), gpu.key, fmt::join(skipped, ", ")));
+    }
+  }
+  return out;
+}
+
+std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in) {
+  const std::string path = args.text("from");
+  std::vector<std::string> notes;
+  std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), path);
+  if (kernels.empty()) {
+    throw InputError("--from", path,
+                     "text with at least one kernel: the output of nvcc -Xptxas -v (ptxas info : Compiling entry function "
+                     "... / Used N registers ...) or of cuobjdump --dump-resource-usage (Function NAME: / REG:N ...); "
+                     "this one has none");
+  }
+  kernels = select_arch(std::move(kernels), args, gpu, path, notes);
+  const bool suggest = args.flag("suggest");
+  if (!suggest) need(args, "threads", gpu);
+  const int threads = suggest ? 0 : args.count("threads");
+  const std::int64_t dynamic = args.integer("smem");
+  const std::int64_t per_thread = args.given("smem-per-thread") ? args.integer("smem-per-thread") : 0;
+  const int max_threads = suggest && args.given("max-threads") ? args.count("max-threads") : 0;
+  const int carveout = read_carveout(args);
+  std::vector<Report> rows;
+  for (const KernelResources& k : kernels) {
+    Report report;
+    report.model = "exact";
+    report.label = fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
+    if (k.registers > gpu.max_registers_per_thread) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
+                                   path, k.line, report.label, k.registers, gpu.max_registers_per_thread, gpu.key));
+    }
+    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
+                                   "may have on {}",
+                                   path, k.line, report.label, k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
+    }
+    OccupancyResult r;
+    int block = threads;
+    std::int64_t smem = 0;
+    if (suggest) {
+      SuggestInput s;
+      s.registers = std::max(k.registers, 1);
+      s.shared_memory = std::min(k.shared_memory + dynamic, gpu.shared_memory_per_block_optin);
+      s.shared_memory_per_thread = per_thread;
+      s.max_threads = max_threads == 0 ? k.max_threads
+                      : k.max_threads == 0 ? max_threads
+                                           : std::min(max_threads, k.max_threads);
+      s.max_threads = std::min(s.max_threads, gpu.max_threads_per_block);
+      s.carveout_percent = carveout;
+      Suggestion best = suggest_block_size(s, gpu);
+      r = best.at;
+      block = best.block_size;
+      smem = best.shared_memory;
+    } else {
+      smem = k.shared_memory + dynamic + per_thread * threads;
+      OccupancyInput o;
+      o.threads = threads;
+      o.registers = k.registers;
+      o.shared_memory = smem;
+      o.carveout_percent = carveout;
+      r = launch_occupancy(o, gpu);
+      if (k.max_threads > 0 && threads > k.max_threads) {
+        // __launch_bounds__ / .maxntid: a larger block cannot launch at all.
+        r.blocks_per_sm = r.warps_per_sm = r.threads_per_sm = 0;
+        r.occupancy = 0;
+        r.fits = false;
+        r.limiter = "launch_bounds";
+        r.does_not_fit = fmt::format("launch bounds: the kernel allows at most {} threads per block", k.max_threads);
+      }
+    }
+    report.results = result_values(r, gpu.cc_major >= 9);
+    report.results.push_back(block > 0 ? Value::num("block_size", block) : Value::none("block_size"));
+    report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
+    for (Value& v : kernel_values(k)) report.results.push_back(std::move(v));
+    if (!r.fits) report.notes.push_back(fmt::format("{}: not even one block fits: {}", report.label, r.does_not_fit));
+    if (k.spill_stores > 0 || k.spill_loads > 0) {
+      report.notes.push_back(fmt::format("{} spills: {} bytes stored, {} loaded per thread", report.label,
+                                         std::max<std::int64_t>(k.spill_stores, 0), std::max<std::int64_t>(k.spill_loads, 0)));
+    }
+    if (k.min_blocks > 0 && r.fits && r.blocks_per_sm < k.min_blocks) {
+      report.notes.push_back(fmt::format("{} asks for {} blocks per SM (__launch_bounds__ / .minnctapersm) and gets {}",
+                                         report.label, k.min_blocks, r.blocks_per_sm));
+    }
+    report.explain.push_back(fmt::format("{}: {} registers, {} static shared memory{} (line {} of {}, {})", report.label,
+                                         std::max(k.registers, 0), size_text(k.shared_memory),
+                                         k.max_threads > 0 ? fmt::format(", at most {} threads per block", k.max_threads) : "",
+                                         k.line, path, k.source));
+    if (block > 0 && r.limiter != "launch_bounds") {
+      OccupancyInput at;
+      at.threads = block;
+      at.registers = std::max(k.registers, 1);
+      at.shared_memory = std::min(smem, gpu.shared_memory_per_block_optin);
+      at.carveout_percent = carveout;
+      for (std::string& step : explain_exact(at, r, gpu)) report.explain.push_back(std::move(step));
+    }
+    rows.push_back(std::move(report));
+  }
+  if (!rows.empty()) rows.front().notes.insert(rows.front().notes.begin(), notes.begin(), notes.end());
+  return rows;
+}
+
 // Occupancy over the swept axis, the case itself marked.
 std::string chart(const ChartData& d) {
   const std::string& axis = d.axis;
@@ -250,23 +607,40 @@ std::string chart(const ChartData& d) {
 const Calculator& occupancy_command() {
   static const Calculator calc{
       "occupancy",
-      {options::threads().needed().sweepable([](const Gpu& g) {
+      {options::threads().sweepable([](const Gpu& g) {
          return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
                            static_cast<double>(g.warp_size)};
        }),
-       options::regs().needed().sweepable([](const Gpu& g) {
+       options::regs().sweepable([](const Gpu& g) {
          return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1};
        }),
        options::smem().sweepable([](const Gpu& g) {
          return SweepRange{0, static_cast<double>(g.shared_memory_per_block_optin), 1024};
        }),
+       integer_option("smem-per-thread", "dynamic shared memory per thread of the block, added to --smem (the block-size-to-dynamic-smem function of cudaOccupancyMaxPotentialBlockSizeVariableSMem, linear)",
+                      Unit::onchip_bytes)
+           .at_least(0)
+           .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); }),
        number_option("carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
                      Unit::fraction)
            .at_least(0)
            .at_most(1),
        choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
                      {"exact", "simple"})
-           .or_else("exact")},
+           .or_else("exact"),
+       flag_option("suggest", "the block size with the highest occupancy and the smallest grid that fills the GPU, as cudaOccupancyMaxPotentialBlockSize (no --threads)"),
+       integer_option("max-threads", "with --suggest: the largest block to consider (cudaOccupancyMaxPotentialBlockSize's blockSizeLimit, or the kernel's __launch_bounds__)")
+           .at_least(1)
+           .at_most([](const Gpu& g) { return static_cast<double>(g.max_threads_per_block); }),
+       integer_option("target-blocks", "the dynamic shared memory per block that still allows this many blocks per SM, as cudaOccupancyAvailableDynamicSMemPerBlock (--smem is then the kernel's static shared memory)")
+           .at_least(1)
+           .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }),
+       integer_option("cluster", "blocks per thread-block cluster (sm_90+): clusters resident at once, as cudaOccupancyMaxActiveClusters (needs the profile's GPC layout)")
+           .at_least(1)
+           .at_most(kNonPortableClusterSize),
+       flag_option("non-portable", "with --cluster: allow cluster sizes up to 16 (cudaFuncAttributeNonPortableClusterSizeAllowed)"),
+       text_option("from", "FILE (- for standard input): nvcc -Xptxas -v / --resource-usage or cuobjdump --dump-resource-usage output, or a CUDA binary (read through cuobjdump): a row per kernel at --threads (or --suggest), --smem as dynamic shared memory"),
+       text_option("arch", "with --from: the architecture whose kernels make the rows, sm_XY or all (default: the profile's)")},
       {{"blocks_per_sm", Unit::count, true},
        {"warps_per_sm", Unit::count, true},
        {"threads_per_sm"},
@@ -283,10 +657,37 @@ const Calculator& occupancy_command() {
        {"fits", Unit::boolean},
        {"one_more_block.regs"},
        {"one_more_block.smem", Unit::onchip_bytes},
-       {"one_more_block.threads"}},
+       {"one_more_block.threads"},
+       {"block_size"},
+       {"min_grid_size"},
+       {"dynamic_smem.available", Unit::onchip_bytes},
+       {"dynamic_smem.blocks"},
+       {"clusters.active"},
+       {"clusters.blocks"},
+       {"clusters.per_gpc_min"},
+       {"clusters.per_gpc_max"},
+       {"clusters.idle_slots"},
+       {"kernel.name", Unit::text},
+       {"kernel.mangled", Unit::text},
+       {"kernel.arch", Unit::text},
+       {"kernel.registers"},
+       {"kernel.shared_memory", Unit::onchip_bytes},
+       {"kernel.spill_stores", Unit::onchip_bytes},
+       {"kernel.spill_loads", Unit::onchip_bytes},
+       {"kernel.stack_frame", Unit::onchip_bytes},
+       {"kernel.local_memory", Unit::onchip_bytes},
+       {"kernel.constant_memory", Unit::onchip_bytes},
+       {"kernel.barriers"},
+       {"kernel.max_threads"},
+       {"kernel.min_blocks"},
+       {"kernel.source", Unit::text}},
       run,
       "threads",
-      chart};
+      chart,
+      true,
+      "from",
+      run_from,
+      {"kernel.name", "kernel.arch", "kernel.registers", "kernel.shared_memory", "kernel.spill_stores", "block_size"}};
   return calc;
 }
 

@@ -90,7 +90,7 @@ Report run(const Args& a, const Gpu& gpu) {
     }
     if (a.has("peak")) in.peak = a.number("peak");
     if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
-    in.sparse = a.has("sparse") && a.text("sparse") == "true";
+    in.sparse = a.flag("sparse");
     if (a.has("elem") && !a.has("bytes")) {
       throw InputError("--elem", a.text("elem"), "bytes per element of --bytes, with --flops and --bytes");
     }

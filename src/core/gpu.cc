@@ -190,6 +190,13 @@ FieldValue read_value(const toml::node& v, const std::string& origin, const Prof
       if (!std::is_sorted(list.begin(), list.end())) bad_field(origin, key, "sizes in increasing order");
       return list;
     }
+    case FieldKind::count_list: {
+      const toml::array* a = v.as_array();
+      if (!a || a->empty() || a->size() > 1024) bad_field(origin, key, "a non-empty array of whole numbers (at most 1,024)");
+      std::vector<std::int64_t> list;
+      for (const toml::node& e : *a) list.push_back(as_integer(e, origin, f));
+      return list;
+    }
     case FieldKind::rate:
     case FieldKind::cycles:
     case FieldKind::time:
@@ -505,6 +512,18 @@ void check_relations(const Gpu& g, Problems& problems) {
             return fmt::format("at least shared_memory_per_sm ({}: shared memory is carved out of L1), got {}",
                                g.shared_memory_per_sm, g.l1_size_per_sm);
           });
+  // The GPCs hold every SM, each at least one.
+  require({"gpc_sms", "sm_count"}, "gpc_sms",
+          [&] {
+            std::int64_t sum = 0;
+            for (std::int64_t n : g.gpc_sms) sum += n;
+            return g.gpc_sms.empty() || sum == g.sm_count;
+          },
+          [&] {
+            std::int64_t sum = 0;
+            for (std::int64_t n : g.gpc_sms) sum += n;
+            return fmt::format("SMs per GPC adding up to sm_count ({}), got {}", g.sm_count, sum);
+          });
   // DRAM moves whole sectors at least.
   require({"dram_granularity"}, "dram_granularity", [&] { return g.dram_granularity % 32 == 0; },
           [&] { return fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity); });
@@ -551,6 +570,7 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
   for (const ProfileField& f : fields) {
     const std::string k(f.key);
     const toml::node* entry = doc.get(k);
+    if (!entry && f.optional) continue;  // not known for this GPU
     if (!entry) {
       attempt(k, [&] { bad_field(origin, k, "the field to be present (a table { value, kind, source })"); });
       continue;
@@ -664,6 +684,9 @@ const std::vector<ProfileField>& profile_fields() {
       real("latency_l2_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_l2_cycles),
       real("latency_hbm_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_hbm_cycles),
       real("launch_overhead", K::time, "s", Unit::seconds, &Gpu::launch_overhead),
+      {"gpc_sms", K::count_list, "SMs", Unit::count, false, 1, 1024,
+       [](const Gpu& g) -> FieldValue { return g.gpc_sms; },
+       [](Gpu& g, const FieldValue& v) { g.gpc_sms = std::get<std::vector<std::int64_t>>(v); }, true},
   };
   return fields;
 }
@@ -671,6 +694,7 @@ const std::vector<ProfileField>& profile_fields() {
 std::string profile_toml(const Gpu& gpu) {
   std::string out;
   for (const ProfileField& f : profile_fields()) {
+    if (f.optional && f.key == "gpc_sms" && gpu.gpc_sms.empty()) continue;  // not known: left out
     auto it = gpu.provenance.find(std::string(f.key));
     Provenance p = it == gpu.provenance.end() ? Provenance{"derived", "gpucalc"} : it->second;
     if (p.source.empty()) p.source = "gpucalc";

@@ -87,6 +87,10 @@ struct Gpu {
   double latency_hbm_cycles = 0;
   double launch_overhead = 0;  // seconds per kernel, back to back
 
+  // SMs in each GPC (graphics processing cluster): a thread-block cluster runs within one GPC.
+  // Optional: datasheets do not give it; `measure calibrate` finds it (empty: not known).
+  std::vector<std::int64_t> gpc_sms;
+
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
 
   /// Peak FLOP/s of `unit` for `dtype` (a dtype name: fp8_e5m2 runs at the fp8 peak); 0 when the
@@ -109,6 +113,7 @@ enum class FieldKind {
   integer,    // a count (threads, registers, blocks)
   size,       // bytes, a whole number
   size_list,  // byte sizes in increasing order
+  count_list, // whole numbers, in any order (SMs per GPC)
   rate,       // per second: bytes/s, FLOP/s, Hz
   cycles,     // a latency in clock cycles
   time,       // seconds
@@ -132,6 +137,7 @@ struct ProfileField {
   double max;
   std::function<FieldValue(const Gpu&)> get;        // where it lives in Gpu
   std::function<void(Gpu&, const FieldValue&)> set;
+  bool optional = false;  // may be left out of a profile (then empty: not known)
 };
 const std::vector<ProfileField>& profile_fields();
 

@@ -129,11 +129,8 @@ OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
   return r;
 }
 
-}  // namespace
-
-OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
-  check_input(input, gpu);
-  OccupancyResult r = input.model == OccupancyModel::exact ? exact(input, gpu) : simple(input, gpu);
+// The limiter, the counts and the occupancy from the limits a model computed.
+OccupancyResult finish(OccupancyResult r, const OccupancyInput& input, const Gpu& gpu) {
   // The tightest resource sets the count; ties name the first of registers, shared memory,
   // threads, blocks.
   const std::pair<const char*, int> limits[] = {{"registers", r.limit_registers},
@@ -158,6 +155,13 @@ OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
                     : static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
   if (r.blocks_per_sm == 0) r.fits = false;
   return r;
+}
+
+}  // namespace
+
+OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
+  check_input(input, gpu);
+  return finish(input.model == OccupancyModel::exact ? exact(input, gpu) : simple(input, gpu), input, gpu);
 }
 
 OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
@@ -202,6 +206,142 @@ OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
       buys_a_block([&](OccupancyInput& c) { set_warps(c, 1); })) {
     out.threads = static_cast<int>(largest_that_buys(1, fewer_warps, set_warps)) * gpu.warp_size;
   }
+  return out;
+}
+
+namespace {
+
+// The exact model at a block whose shared memory may exceed the opt-in maximum: no block fits
+// then (the runtime's check of the dynamic part against the kernel's maximum).
+OccupancyResult exact_or_none(int threads, int registers, std::int64_t shared_memory, int carveout, const Gpu& gpu) {
+  OccupancyInput in;
+  in.threads = threads;
+  in.registers = registers;
+  in.carveout_percent = carveout;
+  in.shared_memory = std::min(shared_memory, gpu.shared_memory_per_block_optin);
+  OccupancyResult r = exact(in, gpu);
+  if (shared_memory > gpu.shared_memory_per_block_optin) {
+    r.limit_shared_memory = 0;
+    r.fits = false;
+    r.does_not_fit = fmt::format("shared memory: {} bytes per block, more than the {} a block may use",
+                                 format_number(static_cast<double>(shared_memory)),
+                                 format_number(static_cast<double>(gpu.shared_memory_per_block_optin)));
+  }
+  return finish(r, in, gpu);
+}
+
+void check_registers_and_carveout(int registers, int carveout, const Gpu& gpu) {
+  OccupancyInput probe;
+  probe.threads = 1;
+  probe.registers = registers;
+  probe.carveout_percent = carveout;
+  check_input(probe, gpu);
+}
+
+}  // namespace
+
+OccupancyResult launch_occupancy(const OccupancyInput& input, const Gpu& gpu) {
+  const int registers = std::max(input.registers, 1);
+  check_registers_and_carveout(registers, input.carveout_percent, gpu);
+  OccupancyInput probe = input;
+  probe.registers = registers;
+  probe.shared_memory = 0;
+  check_input(probe, gpu);
+  return exact_or_none(input.threads, registers, input.shared_memory, input.carveout_percent, gpu);
+}
+
+Suggestion suggest_block_size(const SuggestInput& in, const Gpu& gpu) {
+  check_registers_and_carveout(in.registers, in.carveout_percent, gpu);
+  const std::int64_t optin = gpu.shared_memory_per_block_optin;
+  if (in.shared_memory < 0 || in.shared_memory > optin) {
+    throw FieldError("smem", std::to_string(in.shared_memory),
+                     fmt::format("a size from 0 to {} bytes (the opt-in maximum per block on {})", format_number(static_cast<double>(optin)), gpu.key));
+  }
+  if (in.shared_memory_per_thread < 0 || in.shared_memory_per_thread > optin) {
+    throw FieldError("smem_per_thread", std::to_string(in.shared_memory_per_thread),
+                     fmt::format("a size from 0 to {} bytes per thread", format_number(static_cast<double>(optin))));
+  }
+  if (in.max_threads < 0 || in.max_threads > gpu.max_threads_per_block) {
+    throw FieldError("max_threads", std::to_string(in.max_threads),
+                     fmt::format("a whole number from 1 to {} (threads per block on {})", format_number(gpu.max_threads_per_block), gpu.key));
+  }
+  // blockSizeLimit = min(the device's, the kernel's); sizes from it rounded up to a warp, down by a warp.
+  const int limit = in.max_threads == 0 ? gpu.max_threads_per_block : in.max_threads;
+  const int step = gpu.warp_size;
+  const int limit_aligned = static_cast<int>(round_up(limit, step));
+  Suggestion best;
+  int best_threads = 0;  // resident threads per SM at the best size
+  for (int aligned = limit_aligned; aligned > 0; aligned -= step) {
+    const int size = std::min(limit, aligned);
+    // Shared memory at this size: fixed + per thread x size (over the opt-in maximum: no block fits).
+    std::int64_t smem = optin + 1;
+    if (in.shared_memory_per_thread == 0 || size <= (optin - in.shared_memory) / in.shared_memory_per_thread) {
+      smem = in.shared_memory + in.shared_memory_per_thread * size;
+    }
+    const OccupancyResult r = exact_or_none(size, in.registers, smem, in.carveout_percent, gpu);
+    ++best.block_sizes_tried;
+    if (best.block_sizes_tried == 1) {
+      best.at = r;  // shown when no size fits
+      best.shared_memory = smem;
+    }
+    // occupancy in threads = size x blocks; only a strictly higher count replaces the best.
+    const int threads = size * r.blocks_per_sm;
+    if (threads > best_threads) {
+      best_threads = threads;
+      best.block_size = size;
+      best.at = r;
+      best.shared_memory = smem;
+    }
+    if (best_threads == gpu.max_threads_per_sm) break;  // full occupancy: no size can do better
+  }
+  // minGridSize = blocks per SM x SMs: one full wave.
+  best.min_grid_size = best.block_size == 0 ? 0 : best.at.blocks_per_sm * gpu.sm_count;
+  return best;
+}
+
+AvailableSmem available_dynamic_smem(const AvailableSmemInput& in, const Gpu& gpu) {
+  OccupancyInput base;
+  base.threads = in.threads;
+  base.registers = in.registers;
+  base.shared_memory = in.static_shared_memory;
+  base.carveout_percent = in.carveout_percent;
+  const OccupancyResult without = occupancy(base, gpu);
+  if (in.blocks_per_sm < 1 || in.blocks_per_sm > without.blocks_per_sm) {
+    throw FieldError("target_blocks", std::to_string(in.blocks_per_sm),
+                     without.blocks_per_sm == 0
+                         ? std::string("a kernel that fits: not even one block does without dynamic shared memory")
+                         : fmt::format("a whole number from 1 to {} (the blocks of {} threads x {} registers{} that fit "
+                                       "without dynamic shared memory, limited by {})",
+                                       without.blocks_per_sm, in.threads, in.registers,
+                                       in.static_shared_memory > 0 ? fmt::format(" with {} bytes static", in.static_shared_memory) : "",
+                                       without.limiter));
+  }
+  AvailableSmem out;
+  const std::int64_t unit = gpu.shared_memory_allocation_unit;
+  // The block limit: the opt-in maximum plus the reserved part (the kernel opted in).
+  const std::int64_t block_limit = gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block;
+  if (in.blocks_per_sm == 1) {
+    // One block may use all a block may have, whatever the carveout preference.
+    out.per_sm = block_limit;
+  } else {
+    // The carveout preference (the driver's default: all of it), rounded up to a size the SM
+    // offers; a preference of 0 counts as the smallest non-zero size.
+    std::int64_t preference = in.carveout_percent < 0 ? gpu.shared_memory_per_sm
+                                                      : in.carveout_percent * gpu.shared_memory_per_sm / 100;
+    preference = align_to_carveout(preference == 0 ? 1 : preference, gpu);
+    out.per_sm = preference;
+  }
+  // bytes = floor(per SM / blocks) to the allocation unit, at most the block limit, less the
+  // static part, at most the kernel's dynamic maximum (opt-in maximum - static). The reserved
+  // 1 KB per block is not subtracted: cuda_occupancy.h does not.
+  std::int64_t bytes = out.per_sm / in.blocks_per_sm / unit * unit;
+  bytes = std::min(bytes, block_limit);
+  const std::int64_t dynamic_max = gpu.shared_memory_per_block_optin - in.static_shared_memory;
+  bytes = bytes >= in.static_shared_memory ? std::min(bytes - in.static_shared_memory, dynamic_max) : dynamic_max;
+  out.bytes = bytes;
+  OccupancyInput at = base;
+  at.shared_memory = std::min(in.static_shared_memory + bytes, gpu.shared_memory_per_block_optin);
+  out.blocks_at_bytes = occupancy(at, gpu).blocks_per_sm;
   return out;
 }
 

@@ -55,4 +55,55 @@ struct OneMoreBlock {
 };
 OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu);
 
+/// occupancy() of a launch, exact model: shared memory above the opt-in maximum is a block that
+/// does not fit (the runtime's answer for it), not an input error; registers 0 (an empty kernel)
+/// count as 1, which limits nothing. Throws FieldError for threads or registers out of range.
+OccupancyResult launch_occupancy(const OccupancyInput& input, const Gpu& gpu);
+
+/// What cudaOccupancyMaxPotentialBlockSize is asked: a kernel's registers and shared memory, the
+/// dynamic part possibly growing with the block (the runtime's block-size-to-dynamic-smem
+/// function, here linear: shared_memory + shared_memory_per_thread x block size).
+struct SuggestInput {
+  int registers = 0;
+  std::int64_t shared_memory = 0;             // bytes per block whatever its size (static + fixed dynamic)
+  std::int64_t shared_memory_per_thread = 0;  // dynamic bytes per thread of the block
+  int max_threads = 0;        // blockSizeLimit (and the kernel's __launch_bounds__); 0: the profile's
+  int carveout_percent = -1;
+};
+
+struct Suggestion {
+  int block_size = 0;     // 0: no block size fits
+  int min_grid_size = 0;  // blocks per SM at block_size x SMs: the smallest grid that fills the GPU
+  std::int64_t shared_memory = 0;  // bytes per block at block_size (static + dynamic)
+  int block_sizes_tried = 0;
+  OccupancyResult at;     // the occupancy at block_size (at the largest size tried when none fits)
+};
+
+/// The block size with the most resident threads per SM, as cudaOccupancyMaxPotentialBlockSize
+/// finds it (cuda_occupancy.h cudaOccMaxPotentialOccupancyBlockSize): sizes from the limit
+/// rounded up to a warp, down in steps of a warp (the first clamped to the limit); the first
+/// size reaching the highest count wins, so ties go to the larger block; the search stops at
+/// full occupancy. A size whose shared memory exceeds the opt-in maximum fits no block (the
+/// kernel is assumed opted in to the maximum, cudaFuncAttributeMaxDynamicSharedMemorySize).
+/// Throws FieldError for inputs out of range.
+Suggestion suggest_block_size(const SuggestInput& input, const Gpu& gpu);
+
+/// cudaOccupancyAvailableDynamicSMemPerBlock: the dynamic shared memory per block the runtime says
+/// still allows `blocks_per_sm` blocks of `threads` x `registers` with `static_shared_memory`.
+struct AvailableSmemInput {
+  int threads = 0;
+  int registers = 0;
+  std::int64_t static_shared_memory = 0;
+  int blocks_per_sm = 0;
+  int carveout_percent = -1;
+};
+struct AvailableSmem {
+  std::int64_t bytes = 0;      // the runtime's answer (cuda_occupancy.h's arithmetic)
+  std::int64_t per_sm = 0;     // the shared memory it divides: the carveout, or the block limit for 1 block
+  int blocks_at_bytes = 0;     // blocks per SM that static + bytes actually give (the occupancy model)
+};
+/// Throws FieldError("target_blocks") when even without dynamic shared memory fewer blocks fit
+/// (the runtime returns an error then).
+AvailableSmem available_dynamic_smem(const AvailableSmemInput& input, const Gpu& gpu);
+
 }  // namespace gpucalc

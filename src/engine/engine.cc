@@ -39,16 +39,8 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
   }
 }
 
-}  // namespace
-
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
-  Report report;
-  try {
-    report = calc.run(args, gpu);
-  } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
-  }
-  refuse_unused(calc, args, swept);
+// A report's results in declaration order, a key without a value present and empty.
+void order_results(const Calculator& calc, Report& report) {
   std::vector<Value> ordered;
   ordered.reserve(calc.results.size());
   for (const ResultSpec& r : calc.results) {
@@ -63,7 +55,32 @@ Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const 
     }
   }
   report.results = std::move(ordered);
+}
+
+}  // namespace
+
+Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
+  Report report;
+  try {
+    report = calc.run(args, gpu);
+  } catch (const FieldError& e) {
+    rethrow_for_option(calc, e);
+  }
+  refuse_unused(calc, args, swept);
+  order_results(calc, report);
   return report;
+}
+
+std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in) {
+  std::vector<Report> reports;
+  try {
+    reports = calc.run_rows(args, gpu, in);
+  } catch (const FieldError& e) {
+    rethrow_for_option(calc, e);
+  }
+  refuse_unused(calc, args, "");
+  for (Report& r : reports) order_results(calc, r);
+  return reports;
 }
 
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) {
@@ -107,8 +124,15 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
   } else {
     if (shape_.gpu_column) columns.push_back({"gpu", false});
     for (const std::string& k : shape_.shown_inputs) input_keys_.push_back(k);
+    for (const std::string& k : shape_.shown_results) {
+      for (const ResultSpec& r : calc.results) {
+        if (r.key == k) result_keys_.push_back(&r);
+      }
+    }
     for (const ResultSpec& r : calc.results) {
-      if (r.brief) result_keys_.push_back(&r);
+      bool shown = false;
+      for (const std::string& k : shape_.shown_results) shown = shown || k == r.key;
+      if (r.brief && !shown) result_keys_.push_back(&r);
     }
   }
   for (const std::string& k : input_keys_) {

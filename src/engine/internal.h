@@ -14,6 +14,8 @@ namespace gpucalc {
 /// present and empty), a model's field error mapped to its option, and an option given but not
 /// used refused (`swept`: the axis a sweep set, refused in the sweep's words).
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
+/// The rows form of a calculator (Calculator::run_rows): each report as run_case gives one.
+std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
@@ -27,6 +29,7 @@ class RowWriter {
     bool batch = false;                    // a line and an error column
     bool gpu_column = false;               // text/md: a gpu column (the batch picks profiles)
     std::vector<std::string> shown_inputs;  // text/md: the input columns
+    std::vector<std::string> shown_results = {};  // text/md: result keys shown before the brief ones
   };
   RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape);
   ~RowWriter();

@@ -1,6 +1,7 @@
 // run_calculator: what main calls for every calculator.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -79,6 +80,32 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
   return print_failures(failures, err);
 }
 
+// The rows form (occupancy --from): one row per report, printed as a sweep's rows are; a
+// requirement is checked on every row and a failure names the row.
+int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, std::ostream& out, std::ostream& err) {
+  std::vector<Report> reports = run_rows_case(p.calc, args, gpu, in);
+  if (p.format == Format::text) {
+    out << fmt::format("{} on {} ({}): {} row{}\n", p.calc.name, gpu.name, gpu.key, reports.size(),
+                       reports.size() == 1 ? "" : "s");
+  }
+  RowWriter writer(p.calc, p.format, out, RowWriter::Shape{false, false, {}, p.calc.rows_columns});
+  std::vector<std::string> failures, notes;
+  for (const Report& report : reports) {
+    Row row = make_row(args, report, gpu, 0);
+    writer.write(row, p.common.explain ? &report.explain : nullptr);
+    const std::string where = report.label.empty() ? "" : " for " + report.label;
+    for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
+    for (const std::string& n : report.notes) {
+      if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+    }
+  }
+  writer.finish();
+  if (p.format == Format::text || p.format == Format::md) {
+    for (const std::string& n : notes) out << (p.format == Format::md ? "\n> " : "note: ") << n << "\n";
+  }
+  return print_failures(failures, err);
+}
+
 }  // namespace
 
 int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
@@ -92,12 +119,23 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
                                               "the row you want to chart on its own)");
     }
   }
-  const bool many = !common.batch.empty() || !common.sweep.empty();
+  bool rows_form = false;
+  for (const auto& [name, values] : raw) rows_form = rows_form || (calc.rows_option != nullptr && name == calc.rows_option);
+  if (rows_form) {
+    const std::string flag = std::string("--") + calc.rows_option;
+    const char* other = !common.batch.empty() ? "--batch" : !common.sweep.empty() ? "--sweep" : !common.plot.empty() ? "--plot" : nullptr;
+    if (other != nullptr) {
+      throw InputError(fmt::format("{}: not with {}: {} makes its own rows (one per entry of the file)", other, flag, flag));
+    }
+  }
+  const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
   if (common.explain && many && plan.format != Format::json) {
-    throw InputError("--explain", "", "one case, or --format json (an explain array on every row) with --sweep or --batch");
+    throw InputError("--explain", "", fmt::format("one case, or --format json (an explain array on every row) with --sweep, --batch{}",
+                                                  calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));
   }
   if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
   Gpu gpu = load_gpu(common.gpu);
+  if (rows_form) return run_rows(plan, parse_args(calc, raw, gpu), gpu, in, out, err);
   if (common.sweep.empty()) return run_one(plan, parse_args(calc, raw, gpu), gpu, out, err);
   Sweep sweep = parse_sweep(calc, common.sweep, gpu);
   return run_swept(plan, parse_args(calc, raw, gpu, sweep.axis->name), sweep, gpu, out, err);

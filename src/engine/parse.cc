@@ -78,6 +78,10 @@ void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const 
       }
       break;
     }
+    case OptionKind::flag:
+      if (text != "true" && text != "false") throw InputError(where, text, s.accepted(&gpu));
+      e.number = text == "true" ? 1 : 0;
+      break;
     case OptionKind::text:
     case OptionKind::repeated: break;
   }

@@ -27,6 +27,7 @@ std::string bound_text(double v, Unit unit) {
 std::string OptionSpec::accepted(const Gpu* gpu) const {
   if (kind == OptionKind::choice) return fmt::format("{}: {}", fmt::join(choices, ", "), what);
   if (kind == OptionKind::text || kind == OptionKind::repeated) return what;
+  if (kind == OptionKind::flag) return "true or false (a flag: given alone on the command line), " + what;
   const double lo = gpu != nullptr || min.of_gpu == nullptr ? min.at(gpu ? *gpu : Gpu{}) : min.value;
   const double hi = gpu != nullptr || max.of_gpu == nullptr ? max.at(gpu ? *gpu : Gpu{}) : max.value;
   std::string range;
@@ -75,9 +76,7 @@ OptionSpec repeated_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::repeated, Unit::text);
 }
 OptionSpec flag_option(std::string name, std::string what) {
-  OptionSpec o = choice_option(std::move(name), std::move(what), {"true", "false"});
-  o.is_flag = true;
-  return o;
+  return make(std::move(name), std::move(what), OptionKind::flag, Unit::boolean);
 }
 
 Args::Entry* Args::find(std::string_view name) {
@@ -114,6 +113,12 @@ bool Args::given(std::string_view name) const {
 }
 
 double Args::number(std::string_view name) const { return get(name).number; }
+bool Args::flag(std::string_view name) const {
+  const Entry* e = find(name);
+  if (e == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
+  if (e->given) e->used = true;  // an unset flag is not an input of the case
+  return e->given && e->number != 0;
+}
 std::int64_t Args::integer(std::string_view name) const { return static_cast<std::int64_t>(get(name).number); }
 const std::string& Args::text(std::string_view name) const { return get(name).text; }
 const std::vector<std::string>& Args::items(std::string_view name) const { return get(name).items; }
@@ -127,6 +132,7 @@ std::vector<Value> Args::inputs() const {
       case OptionKind::integer:
       case OptionKind::number: out.push_back(Value::num(s.key(), e.number, s.unit)); break;
       case OptionKind::repeated: out.push_back(Value::word(s.key(), fmt::format("{}", fmt::join(e.items, " ")))); break;
+      case OptionKind::flag: out.push_back(Value::boolean(s.key(), e.number != 0)); break;
       default: out.push_back(Value::word(s.key(), e.text));
     }
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@ enum class OptionKind {
   choice,    // one word of a list: exact, simple
   text,      // text the model reads: a lane expression, an address list
   repeated,  // text, and the option may be given several times: --kernel R,W
+  flag,      // given or not, no value: --suggest (a batch cell: true or false)
 };
 
 /// One end of an option's range: a fixed number, or a field of the profile.
@@ -51,7 +53,6 @@ struct OptionSpec {
   std::vector<std::string> choices;
   DefaultSweep sweep = nullptr;  // set: the option can be swept
   std::string field;             // the model's field this option fills (default: name with _ for -)
-  bool is_flag = false;          // a choice of true/false typed as --NAME alone (true); a batch cell says which
 
   // Builders, for declarations that read as sentences.
   OptionSpec& at_least(double v) { min = {v}; min_open = false; return *this; }
@@ -74,8 +75,6 @@ OptionSpec number_option(std::string name, std::string what, Unit unit);
 OptionSpec choice_option(std::string name, std::string what, std::vector<std::string> choices);
 OptionSpec text_option(std::string name, std::string what);
 OptionSpec repeated_option(std::string name, std::string what);
-/// --NAME alone: the choice "true"; a --batch cell or a sweep may say true or false. No default:
-/// absent, the option has no value (Args::has is false).
 OptionSpec flag_option(std::string name, std::string what);
 
 /// A result key: always present in every output of the command, in declaration order.
@@ -103,6 +102,8 @@ class Args {
   double number(std::string_view name) const;
   std::int64_t integer(std::string_view name) const;
   int count(std::string_view name) const { return static_cast<int>(integer(name)); }
+  /// A flag: true when given (or a batch cell says true); reading it marks it used.
+  bool flag(std::string_view name) const;
   const std::string& text(std::string_view name) const;
   const std::vector<std::string>& items(std::string_view name) const;
 
@@ -126,6 +127,7 @@ struct Report {
   std::vector<std::string> explain;  // the derivation, one step a line
   std::vector<std::string> notes;    // remarks for people
   std::string drawing;               // a figure for people (text output only)
+  std::string label;                 // one of many rows (a form with rows): what it is, for messages
 };
 
 /// The data of a chart: the sweep's rows (x from `axis`), and the case itself.
@@ -145,6 +147,12 @@ struct Calculator {
   const char* chart_axis = nullptr;                   // the sweep --plot draws when none is given
   std::string (*chart)(const ChartData&) = nullptr;   // null: no chart
   bool chart_needs_sweep = true;
+  /// A form whose one call is many rows (occupancy --from: a row per kernel and architecture):
+  /// when the option `rows_option` is given, `run_rows` runs instead of `run`, each Report a row,
+  /// printed as a sweep's rows are (the text table shows `rows_columns`, then the brief keys).
+  const char* rows_option = nullptr;
+  std::vector<Report> (*run_rows)(const Args&, const Gpu&, std::istream& in) = nullptr;
+  std::vector<std::string> rows_columns = {};
 };
 
 }  // namespace gpucalc

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -14,6 +15,7 @@
 #include "core/banks.h"
 #include "core/fusion.h"
 #include "core/little.h"
+#include "core/clusters.h"
 #include "core/occupancy.h"
 #include "core/roofline.h"
 #include "core/sectors.h"
@@ -126,12 +128,14 @@ MeasureTable run_copy_case(Context& ctx) {
 struct OccupancyPlan {
   int threads = 256, regs = 64;
   std::int64_t smem = 40 * 1024;
+  int cluster = 0;  // --cluster N: the clusters check at this block shape
 };
 
 OccupancyPlan plan_occupancy(const CaseOptions& o, const Gpu& gpu) {
   OccupancyPlan p;
   p.threads = static_cast<int>(integer(o, "threads", 256, 1, gpu.max_threads_per_block));
   p.regs = static_cast<int>(integer(o, "regs", 64, 1, gpu.max_registers_per_thread));
+  p.cluster = static_cast<int>(integer(o, "cluster", 0, 1, kNonPortableClusterSize));
   std::string smem = get(o, "smem");
   if (!smem.empty()) {
     p.smem = parse_integer(smem, Unit::onchip_bytes, "--smem", 0, std::int64_t{1} << 40);
@@ -145,7 +149,23 @@ OccupancyPlan plan_occupancy(const CaseOptions& o, const Gpu& gpu) {
   return p;
 }
 
+struct ClusterPlan {
+  int threads = 128, regs = 32;
+  std::int64_t smem = 0;
+  int cluster = 0;  // 0: the sweep of shapes and sizes 1 to 16
+};
+
+MeasureTable run_clusters_case(Context& ctx, const ClusterPlan& p);
+
 MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
+  if (p.cluster > 0) {
+    ClusterPlan c;
+    c.threads = p.threads;
+    c.regs = p.regs;
+    c.smem = p.smem;
+    c.cluster = p.cluster;
+    return run_clusters_case(ctx, c);
+  }
   const Gpu& gpu = ctx.gpu;
   MeasureTable t;
   t.key = "occupancy";
@@ -187,6 +207,247 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
   t.rows.push_back(row("occupancy (measured)", Unit::fraction, model.occupancy, achieved * warps_per_block / max_warps));
   t.summary = {t.rows[0].quantity};
   if (model.fits) t.notes.push_back(fmt::format("the model's limiter: {}", model.limiter));
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the occupancy API: cudaOccupancyMaxPotentialBlockSize and cudaOccupancyAvailableDynamicSMemPerBlock
+
+/// A row comparing gpucalc's count with the runtime's: agreement "yes" or "no (+n)", counted.
+MeasureRow count_row(std::string quantity, Unit unit, double predicted, double achieved) {
+  MeasureRow r = row(std::move(quantity), unit, predicted, achieved);
+  r.agrees = predicted == achieved ? 1 : 0;
+  r.agreement = r.agrees == 1 ? "yes" : fmt::format("no ({:+})", achieved - predicted);
+  r.verdict = true;
+  return r;
+}
+
+void tally(MeasureTable& t) {
+  t.agree = 0;
+  t.total = 0;
+  for (const MeasureRow& r : t.rows) {
+    if (!r.verdict) continue;
+    ++t.total;
+    t.agree += r.agrees == 1;
+  }
+  t.summary.push_back(fmt::format("{}/{} agree", t.agree, t.total));
+}
+
+struct ApiPlan {};
+ApiPlan plan_api(const CaseOptions&, const Gpu&) { return {}; }
+
+MeasureTable run_api_case(Context& ctx, const ApiPlan&) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "occupancy-suggest";
+  t.title = "cudaOccupancyMaxPotentialBlockSize and cudaOccupancyAvailableDynamicSMemPerBlock on probe kernels, against "
+            "gpucalc occupancy --suggest and --target-blocks";
+  const std::vector<dev::ApiKernel>& kernels = dev::api_kernels();
+  struct Config {
+    int kernel;
+    std::int64_t smem, per_thread;
+    int limit;
+  };
+  std::vector<Config> configs;
+  for (int k = 0; k < static_cast<int>(kernels.size()); ++k) configs.push_back({k, 0, 0, 0});
+  for (int k : {1, 4, 6, 9}) {
+    for (const Config& c : {Config{k, 40 * 1024, 0, 0}, Config{k, 0, 256, 0}, Config{k, 8 * 1024, 64, 0}, Config{k, 0, 0, 200},
+                            Config{k, 0, 0, 1000}, Config{k, 100 * 1024, 16, 0}}) {
+      configs.push_back(c);
+    }
+  }
+  configs.push_back({static_cast<int>(kernels.size()) - 1, 0, 128, 0});
+  for (const Config& c : configs) {
+    const dev::ApiKernel& k = kernels[static_cast<std::size_t>(c.kernel)];
+    SuggestInput in;
+    in.registers = std::max(k.num_regs, 1);
+    in.shared_memory = std::min<std::int64_t>(k.static_smem + c.smem, gpu.shared_memory_per_block_optin);
+    in.shared_memory_per_thread = c.per_thread;
+    in.max_threads = std::min(c.limit == 0 ? k.max_threads : std::min(c.limit, k.max_threads), gpu.max_threads_per_block);
+    const Suggestion model = suggest_block_size(in, gpu);
+    const dev::SuggestRun run = dev::run_suggest(c.kernel, static_cast<std::size_t>(c.smem), static_cast<std::size_t>(c.per_thread), c.limit);
+    const std::string what = fmt::format("{} ({} regs), smem {} + {} B/thread{}", k.label, k.num_regs,
+                                         format_quantity(static_cast<double>(c.smem), Unit::onchip_bytes), c.per_thread,
+                                         c.limit > 0 ? fmt::format(", limit {}", c.limit) : "");
+    t.rows.push_back(count_row("block size: " + what, Unit::count, model.block_size, run.block_size));
+    t.rows.push_back(count_row("min grid size: " + what, Unit::count, model.min_grid_size, run.min_grid_size));
+  }
+  // cudaOccupancyAvailableDynamicSMemPerBlock: gpucalc mirrors cuda_occupancy.h, which leaves the
+  // reserved 1 KB per block out; the runtime's own answer and the blocks it gives are the check.
+  for (int k : {1, 4, 9}) {
+    const dev::ApiKernel& kernel = kernels[static_cast<std::size_t>(k)];
+    for (int threads : {128, 256, 1024}) {
+      for (int blocks : {1, 2, 3, 4, 8}) {
+        AvailableSmemInput in;
+        in.threads = threads;
+        in.registers = std::max(kernel.num_regs, 1);
+        in.static_shared_memory = kernel.static_smem;
+        in.blocks_per_sm = blocks;
+        const dev::AvailableRun run = dev::run_available(k, blocks, threads);
+        const std::string what = fmt::format("{} ({} regs), {} threads, {} blocks per SM", kernel.label, kernel.num_regs, threads, blocks);
+        AvailableSmem model;
+        bool refused = false;
+        try {
+          model = available_dynamic_smem(in, gpu);
+        } catch (const InputError&) {
+          refused = true;
+        }
+        if (refused || run.refused) {
+          MeasureRow r = row("available dynamic smem refused (1 = yes): " + what, Unit::count, refused ? 1 : 0, run.refused ? 1 : 0);
+          r.agrees = refused == run.refused ? 1 : 0;
+          r.agreement = r.agrees == 1 ? "yes" : "no";
+          r.verdict = true;
+          t.rows.push_back(r);
+          continue;
+        }
+        t.rows.push_back(count_row("available dynamic smem: " + what, Unit::onchip_bytes, static_cast<double>(model.bytes),
+                                   static_cast<double>(run.bytes)));
+        MeasureRow blocks_row = row("blocks per SM at that smem (runtime): " + what, Unit::count, blocks, run.blocks_at_bytes);
+        t.rows.push_back(blocks_row);
+      }
+    }
+  }
+  tally(t);
+  t.notes.push_back("the probes are opted in to the opt-in maximum of dynamic shared memory "
+                    "(cudaFuncAttributeMaxDynamicSharedMemorySize), as gpucalc assumes");
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// clusters: cudaOccupancyMaxActiveClusters, clusters resident at once, the GPC layout
+
+/// The most clusters whose blocks all ran at once: a cluster runs from the last start of its
+/// blocks to the first end; the largest overlap of those intervals.
+int max_resident_clusters(const std::vector<dev::BlockRecord>& records, int cluster_size) {
+  std::vector<std::pair<long long, int>> events;
+  for (std::size_t c = 0; c + static_cast<std::size_t>(cluster_size) <= records.size(); c += static_cast<std::size_t>(cluster_size)) {
+    long long start = 0, end = std::numeric_limits<long long>::max();
+    for (int b = 0; b < cluster_size; ++b) {
+      start = std::max(start, records[c + static_cast<std::size_t>(b)].start);
+      end = std::min(end, records[c + static_cast<std::size_t>(b)].end);
+    }
+    if (end <= start) continue;
+    events.emplace_back(start, 1);
+    events.emplace_back(end, -1);
+  }
+  std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first < b.first : a.second < b.second; });
+  int now = 0, most = 0;
+  for (const auto& [when, delta] : events) {
+    now += delta;
+    most = std::max(most, now);
+  }
+  return most;
+}
+
+/// SMs per GPC: clusters of 16, 8, 4 and 2 blocks at one block per SM (the opt-in maximum of
+/// shared memory each) record the SMs they ran on; SMs of one cluster are in one GPC (union-find).
+std::vector<std::int64_t> find_gpc_layout(const Gpu& gpu, int sm_count, std::string* how) {
+  std::vector<int> parent(static_cast<std::size_t>(sm_count));
+  for (int i = 0; i < sm_count; ++i) parent[static_cast<std::size_t>(i)] = i;
+  auto root = [&](int x) {
+    while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    return x;
+  };
+  std::vector<bool> seen(static_cast<std::size_t>(sm_count), false);
+  int launches = 0;
+  for (int size : {16, 8, 4, 2}) {
+    for (int round = 0; round < 3; ++round) {
+      const int clusters = (sm_count / size + 1) * 2;
+      dev::ClusterRun run = dev::run_clusters(1, 128, static_cast<std::size_t>(gpu.shared_memory_per_block_optin), size, clusters, 20000);
+      ++launches;
+      for (std::size_t c = 0; c + static_cast<std::size_t>(size) <= run.records.size(); c += static_cast<std::size_t>(size)) {
+        const int first = run.records[c].sm;
+        for (int b = 0; b < size; ++b) {
+          const int sm = run.records[c + static_cast<std::size_t>(b)].sm;
+          seen[static_cast<std::size_t>(sm)] = true;
+          parent[static_cast<std::size_t>(root(sm))] = root(first);
+        }
+      }
+    }
+  }
+  std::map<int, std::int64_t> groups;  // root -> SMs, ordered by the root's id
+  std::map<int, int> lowest;
+  for (int sm = 0; sm < sm_count; ++sm) {
+    ++groups[root(sm)];
+    if (lowest.count(root(sm)) == 0) lowest[root(sm)] = sm;
+  }
+  std::vector<std::pair<int, std::int64_t>> ordered;
+  for (const auto& [r, n] : groups) ordered.emplace_back(lowest[r], n);
+  std::sort(ordered.begin(), ordered.end());
+  std::vector<std::int64_t> layout;
+  for (const auto& [first, n] : ordered) layout.push_back(n);
+  const long unseen = std::count(seen.begin(), seen.end(), false);
+  *how = fmt::format("{} launches of clusters of 16, 8, 4 and 2 blocks at one block per SM recorded %smid; SMs that shared "
+                     "a cluster are one GPC (union-find); {} SM{} never in a cluster",
+                     launches, unseen, unseen == 1 ? "" : "s");
+  return layout;
+}
+
+ClusterPlan plan_clusters(const CaseOptions& o, const Gpu& gpu) {
+  ClusterPlan p;
+  p.threads = static_cast<int>(integer(o, "threads", 128, 1, gpu.max_threads_per_block));
+  p.regs = static_cast<int>(integer(o, "regs", 32, 1, gpu.max_registers_per_thread));
+  p.smem = integer(o, "smem", 0, 0, gpu.shared_memory_per_block_optin, Unit::onchip_bytes);
+  p.cluster = static_cast<int>(integer(o, "cluster", 0, 1, kNonPortableClusterSize));
+  return p;
+}
+
+/// The api probe closest above `regs` registers (the maxnreg variants).
+int probe_for(int regs) {
+  const std::vector<dev::ApiKernel>& kernels = dev::api_kernels();
+  int best = static_cast<int>(kernels.size()) - 2;  // maxnreg 255
+  for (int k = static_cast<int>(kernels.size()) - 2; k >= 0; --k) {
+    if (kernels[static_cast<std::size_t>(k)].num_regs >= regs) best = k;
+  }
+  return best;
+}
+
+MeasureTable run_clusters_case(Context& ctx, const ClusterPlan& p) {
+  MeasureTable t;
+  t.key = "clusters";
+  if (ctx.device.cc_major < 9) throw UnavailableError("measure clusters: thread-block clusters need sm_90 or later");
+  Gpu gpu = ctx.gpu;
+  std::string how;
+  gpu.gpc_sms = find_gpc_layout(gpu, ctx.device.sm_count, &how);
+  t.notes.push_back(fmt::format("GPC layout found: {} GPCs of {} SMs ({})", gpu.gpc_sms.size(), fmt::join(gpu.gpc_sms, ", "), how));
+  if (!ctx.gpu.gpc_sms.empty() && ctx.gpu.gpc_sms != gpu.gpc_sms) {
+    t.notes.push_back(fmt::format("the profile's layout differs: {}", fmt::join(ctx.gpu.gpc_sms, ", ")));
+  }
+  struct Shape {
+    int threads, regs;
+    std::int64_t smem;
+  };
+  std::vector<Shape> shapes = {{p.threads, p.regs, p.smem}};
+  if (p.cluster == 0) {
+    shapes = {{128, 32, 0}, {256, 64, 0}, {1024, 32, 0}, {128, 32, 64 * 1024}, {256, 32, 100 * 1024}, {128, 32, gpu.shared_memory_per_block_optin}};
+  }
+  t.title = p.cluster == 0 ? "clusters of 1 to 16 blocks (non-portable above 8) for 6 block shapes: the model with the GPC layout "
+                             "found in this run, cudaOccupancyMaxActiveClusters, and clusters resident at once"
+                           : fmt::format("clusters of {} blocks of {} threads, {} registers, {} shared memory", p.cluster, p.threads,
+                                         p.regs, format_quantity(static_cast<double>(p.smem), Unit::onchip_bytes));
+  for (const Shape& s : shapes) {
+    const int k = probe_for(s.regs);
+    const dev::ApiKernel& kernel = dev::api_kernels()[static_cast<std::size_t>(k)];
+    OccupancyInput in;
+    in.threads = s.threads;
+    in.registers = kernel.num_regs;
+    in.shared_memory = s.smem + kernel.static_smem;
+    const OccupancyResult block = occupancy(in, gpu);
+    for (int size = p.cluster == 0 ? 1 : p.cluster; size <= (p.cluster == 0 ? kNonPortableClusterSize : p.cluster); ++size) {
+      const ClusterResult model = clusters(block, size, true, gpu);
+      const dev::ClusterRun probe = dev::run_clusters(k, s.threads, static_cast<std::size_t>(s.smem), size, 0, 0);
+      const int grid = std::max(probe.runtime_clusters, model.active_clusters) * 2 + 1;
+      const dev::ClusterRun run = dev::run_clusters(k, s.threads, static_cast<std::size_t>(s.smem), size, grid, 30000);
+      const int resident = max_resident_clusters(run.records, size);
+      const std::string what = fmt::format("{} x {} thr, {} regs, {}", size, s.threads, kernel.num_regs,
+                                           format_quantity(static_cast<double>(s.smem), Unit::onchip_bytes));
+      t.rows.push_back(count_row("clusters, cudaOccupancyMaxActiveClusters: " + what, Unit::count, model.active_clusters,
+                                 run.runtime_clusters));
+      MeasureRow r = row("clusters resident at once (measured): " + what, Unit::count, model.active_clusters, resident);
+      t.rows.push_back(r);
+    }
+  }
+  tally(t);
   return t;
 }
 
@@ -954,8 +1215,19 @@ const std::vector<CaseEntry>& registry() {
                  plan_copy, run_copy_planned),
       make_entry({"occupancy",
                   "blocks resident at once on one SM (SM id and globaltimer per block) against the model and the runtime",
-                  {"threads", "regs", "smem"}, true},
+                  {"threads", "regs", "smem", "cluster"}, true},
                  runs_anywhere, plan_occupancy, run_occupancy_case),
+      make_entry({"occupancy-suggest",
+                  "cudaOccupancyMaxPotentialBlockSize (36 configurations) and cudaOccupancyAvailableDynamicSMemPerBlock on "
+                  "probe kernels against gpucalc occupancy --suggest and --target-blocks",
+                  {}, false},
+                 runs_anywhere, plan_api, run_api_case),
+      make_entry({"clusters",
+                  "GPC layout from clusters' %smid, then clusters of 1 to 16 blocks for 6 block shapes: the model against "
+                  "cudaOccupancyMaxActiveClusters and clusters resident at once (sm_90+; --threads --regs --smem --cluster "
+                  "for one)",
+                  {"threads", "regs", "smem", "cluster"}, false},
+                 runs_anywhere, plan_clusters, run_clusters_case),
       make_entry({"waves", "fixed-time blocks: the tail effect of one extra block (132 against 133 at one per SM)",
                   {"blocks", "blocks-per-sm", "threads", "block-time"}, true},
                  runs_anywhere, plan_waves, run_waves_case),
@@ -1092,6 +1364,11 @@ Calibration run_calibration(const DeviceInfo& device) {
     c.launch_round_trip = launch.round_trip;
     c.fp32_peak = dev::run_fma_peak(device.sm_count);
     c.bf16_tensor_peak = dev::run_mma_peak(device.sm_count);
+    if (device.cc_major >= 9) {
+      Gpu probe_gpu;
+      probe_gpu.shared_memory_per_block_optin = device.shared_memory_per_block_optin;
+      c.gpc_sms = find_gpc_layout(probe_gpu, device.sm_count, &c.gpc_how);
+    }
   } catch (const DeviceError& e) {
     throw DeviceError(fmt::format("measure calibrate: {}", e.what()));
   }
@@ -1119,6 +1396,11 @@ MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
       row("FP32 FMA peak", Unit::flops_per_second, base.peak(ComputeUnit::cuda, "fp32"), c.fp32_peak),
       row("bf16 tensor-core peak (wmma, mma.sync)", Unit::flops_per_second, base.peak(ComputeUnit::tensor, "bf16"), c.bf16_tensor_peak),
   };
+  if (!c.gpc_sms.empty()) {
+    t.rows.push_back(row("GPCs (clusters' SMs grouped)", Unit::count, base.gpc_sms.empty() ? kNoPrediction : static_cast<double>(base.gpc_sms.size()),
+                         static_cast<double>(c.gpc_sms.size())));
+    t.notes.push_back(fmt::format("GPC layout: {} SMs per GPC ({})", fmt::join(c.gpc_sms, ", "), c.gpc_how));
+  }
   for (const auto& [name, bw] : c.copy_variants) {
     t.notes.push_back(fmt::format("copy variant {}: {} ({:.1f}% of cudaMemcpy)", name, format_quantity(bw, Unit::bytes_per_second),
                                   100.0 * bw / c.memcpy_bandwidth));

@@ -70,7 +70,8 @@ const std::vector<std::pair<const char*, const char*>>& measure_case_options() {
   static const std::vector<std::pair<const char*, const char*>> options = {
       {"threads", "occupancy, waves: threads per block"},
       {"regs", "occupancy: registers per thread (the nearest compiled variant is used; its numRegs is reported)"},
-      {"smem", "occupancy: dynamic shared memory per block (40KB)"},
+      {"smem", "occupancy: dynamic shared memory per block (40KB); clusters: the same"},
+      {"cluster", "occupancy, clusters: blocks per cluster, 1 to 16 (sm_90+): the clusters check for that one size"},
       {"blocks", "waves: blocks in the grid (default: SMs, SMs + 1, 2 SMs, 2 SMs + 1)"},
       {"blocks-per-sm", "waves: resident blocks per SM, pinned with shared memory (default 1)"},
       {"block-time", "waves: time each block runs (default 100us)"},
@@ -244,6 +245,10 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
     g.peak_tensor["bf16"] = c.bf16_tensor_peak;
     measured("peak_tensor_bf16", "wmma m16n16k16 bf16 loop (mma.sync, fp32 accumulate); Hopper's wgmma, not used "
                                  "here, reaches more");
+  }
+  if (!c.gpc_sms.empty()) {
+    g.gpc_sms = c.gpc_sms;
+    measured("gpc_sms", c.gpc_how);
   }
   const std::string props = where + ": cudaGetDeviceProperties";
   if (device.sm_count > 0) {

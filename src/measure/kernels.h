@@ -78,6 +78,43 @@ const std::vector<int>& residency_variants();
 ResidencyRun residency_attributes(int target_regs, int threads, std::size_t smem);
 ResidencyRun run_residency(int target_regs, int threads, std::size_t smem, int blocks, long long spin_ns);
 
+/// The occupancy API on probe kernels built with different register caps (__maxnreg__) and one
+/// with __launch_bounds__(256, 2), each opted in to the opt-in maximum of dynamic shared memory
+/// (cudaFuncAttributeMaxDynamicSharedMemorySize), as gpucalc assumes.
+struct ApiKernel {
+  std::string label;      // "maxnreg 64", "launch_bounds(256, 2)"
+  int num_regs = 0;       // cudaFuncAttributes
+  int max_threads = 0;    // cudaFuncAttributes::maxThreadsPerBlock
+  int static_smem = 0;    // cudaFuncAttributes::sharedSizeBytes
+};
+const std::vector<ApiKernel>& api_kernels();
+/// cudaOccupancyMaxPotentialBlockSizeVariableSMem on api kernel `kernel`: dynamic shared memory
+/// smem + smem_per_thread x block size; block_size_limit 0: none.
+struct SuggestRun {
+  int block_size = 0;
+  int min_grid_size = 0;
+};
+SuggestRun run_suggest(int kernel, std::size_t smem, std::size_t smem_per_thread, int block_size_limit);
+/// cudaOccupancyAvailableDynamicSMemPerBlock on api kernel `kernel`, and
+/// cudaOccupancyMaxActiveBlocksPerMultiprocessor at the bytes it gives; `refused`: the runtime
+/// returned an error (its text in `error`).
+struct AvailableRun {
+  std::size_t bytes = 0;
+  int blocks_at_bytes = 0;
+  bool refused = false;
+  std::string error;
+};
+AvailableRun run_available(int kernel, int blocks_per_sm, int threads);
+/// Clusters of `cluster_size` blocks (1-D) of api kernel `kernel`: cudaOccupancyMaxActiveClusters
+/// (non-portable sizes allowed above 8), and, when `launch`, a grid of `clusters` clusters whose
+/// blocks record their SM and times (spinning spin_ns), every record checked.
+struct ClusterRun {
+  int runtime_clusters = 0;
+  int runtime_blocks_per_sm = 0;
+  std::vector<BlockRecord> records;  // block b is block b % size of cluster b / size
+};
+ClusterRun run_clusters(int kernel, int threads, std::size_t smem, int cluster_size, int clusters, long long spin_ns);
+
 /// Seconds for `blocks` blocks of `threads` threads with `smem` bytes of dynamic shared
 /// memory, each spinning `block_ns`; also the runtime's blocks per SM for that shared memory.
 struct WavesRun {

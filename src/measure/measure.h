@@ -118,6 +118,8 @@ struct Calibration {
   double launch_round_trip = 0;      // seconds, launch plus synchronize, host clock
   double fp32_peak = 0;              // FLOP/s, FMA loop
   double bf16_tensor_peak = 0;       // FLOP/s, mma.sync (wmma) loop
+  std::vector<std::int64_t> gpc_sms;  // SMs per GPC, found with clusters (empty before sm_90)
+  std::string gpc_how;               // how it was found, for the profile's source
   std::string copy_variant;          // which copy kernel
   std::vector<std::pair<std::string, double>> copy_variants;  // every copy variant tried, bytes/s
 };

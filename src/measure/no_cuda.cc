@@ -38,6 +38,10 @@ const std::vector<int>& residency_variants() { unavailable(); }
 ResidencyRun residency_attributes(int, int, std::size_t) { unavailable(); }
 ResidencyRun run_residency(int, int, std::size_t, int, long long) { unavailable(); }
 WavesRun run_waves(int, int, std::size_t, long long) { unavailable(); }
+const std::vector<ApiKernel>& api_kernels() { unavailable(); }
+SuggestRun run_suggest(int, std::size_t, std::size_t, int) { unavailable(); }
+AvailableRun run_available(int, int, int) { unavailable(); }
+ClusterRun run_clusters(int, int, std::size_t, int, int, long long) { unavailable(); }
 double run_little(int, int, std::size_t, int, std::size_t) { unavailable(); }
 double run_strided(std::size_t, std::size_t) { unavailable(); }
 double run_column_read(std::size_t, std::size_t) { unavailable(); }

@@ -81,6 +81,7 @@ std::string make_function(const Gpu& gpu, std::size_t index) {
   const std::vector<ProfileField>& fields = profile_fields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const ProfileField& f = fields[i];
+    if (f.optional && gpu.provenance.count(std::string(f.key)) == 0) continue;  // not known for this GPU
     const Provenance& p = gpu.provenance.at(std::string(f.key));
     out += fmt::format("  set(g, {}, {}, {}, {}, {});\n", i, cpp_string(std::string(f.key)),
                        std::visit(CppValue{}, f.get(gpu)), cpp_string(p.kind), cpp_string(p.source));

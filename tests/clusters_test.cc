@@ -1,0 +1,161 @@
+// Thread-block clusters: clusters resident at once per GPC layout (the naive model), and the
+// optional gpc_sms profile field.
+#include "core/clusters.h"
+
+#include <doctest/doctest.h>
+
+#include "core/error.h"
+#include "core/gpu.h"
+#include "measure/measure.h"
+#include "verify_helpers.h"
+
+namespace gpucalc {
+namespace {
+
+// hw/h100.toml with a hypothetical GPC layout: 6 GPCs of 16 SMs and 2 of 18 (132).
+const std::string kGpcs = std::string(GPUCALC_SOURCE_DIR) + "/tests/data/h100-gpcs.toml";
+
+OccupancyResult block(const Gpu& gpu, int threads, int regs, std::int64_t smem = 0) {
+  OccupancyInput in;
+  in.threads = threads;
+  in.registers = regs;
+  in.shared_memory = smem;
+  return occupancy(in, gpu);
+}
+
+TEST_CASE("clusters per GPC: floor(SMs x blocks per SM / cluster size), summed over the GPCs") {
+  const Gpu gpu = load_gpu(kGpcs);
+  REQUIRE(gpu.gpc_sms.size() == 8);
+  // 256 threads at 64 registers: 4 blocks per SM; GPCs of 64 and 72 block slots.
+  const OccupancyResult four = block(gpu, 256, 64);
+  REQUIRE(four.blocks_per_sm == 4);
+  ClusterResult c = clusters(four, 2, false, gpu);
+  CHECK(c.active_clusters == 6 * 32 + 2 * 36);  // 264 = 132 x 4 / 2: nothing idle
+  CHECK(c.idle_slots == 0);
+  c = clusters(four, 8, false, gpu);
+  CHECK(c.active_clusters == 6 * 8 + 2 * 9);
+  CHECK(c.per_gpc_min == 8);
+  CHECK(c.per_gpc_max == 9);
+  c = clusters(four, 16, true, gpu);
+  CHECK(c.active_clusters == 8 * 4);  // 72 / 16 = 4 with 8 slots idle in each 18-SM GPC
+  CHECK(c.idle_slots == 16);
+  CHECK(c.active_blocks == 32 * 16);
+  // 1,024 threads at 64 registers: 1 block per SM; a cluster of 16 takes a whole 16-SM GPC.
+  c = clusters(block(gpu, 1024, 64), 16, true, gpu);
+  CHECK(c.active_clusters == 8);
+  CHECK(c.idle_slots == 4);
+  // 3 blocks per SM (128 threads, 64 KiB): 48 and 54 slots; clusters of 7: 6 and 7.
+  const OccupancyResult three = block(gpu, 128, 32, 64 * 1024);
+  REQUIRE(three.blocks_per_sm == 3);
+  CHECK(clusters(three, 7, false, gpu).active_clusters == 6 * 6 + 2 * 7);
+  // No block fits: no cluster.
+  c = clusters(block(gpu, 1024, 65), 2, false, gpu);
+  CHECK(c.active_clusters == 0);
+  CHECK(c.limiter == "blocks");
+  // A GPC too small for one cluster: on a layout of one-SM GPCs, a cluster of 2 at 1 block per SM.
+  Gpu tiny = gpu;
+  tiny.gpc_sms = std::vector<std::int64_t>(132, 1);
+  c = clusters(block(tiny, 1024, 64), 2, false, tiny);
+  CHECK(c.active_clusters == 0);
+  CHECK(c.limiter == "gpc");
+}
+
+TEST_CASE("cluster sizes, architectures and a missing GPC layout are refused") {
+  const Gpu gpu = load_gpu(kGpcs);
+  const OccupancyResult b = block(gpu, 256, 64);
+  CHECK_THROWS_AS(clusters(b, 0, false, gpu), InputError);
+  CHECK_THROWS_AS(clusters(b, 9, false, gpu), InputError);
+  CHECK_NOTHROW(clusters(b, 9, true, gpu));
+  CHECK_THROWS_AS(clusters(b, 17, true, gpu), InputError);
+  CHECK_THROWS_AS(clusters(b, 2, false, load_gpu("h100")), InputError);  // no gpc_sms
+  CHECK_THROWS_AS(clusters(block(load_gpu("a100"), 256, 64), 2, false, load_gpu("a100")), InputError);
+}
+
+TEST_CASE("gpc_sms: optional, whole numbers adding up to sm_count, written back by profile_toml") {
+  const Gpu gpu = load_gpu(kGpcs);
+  CHECK(gpu.provenance.at("gpc_sms").kind == "derived");
+  // profile_toml writes it and reads back the same profile; without it, it is left out.
+  const Gpu again = parse_gpu(profile_toml(gpu), gpu.key, gpu.origin);
+  CHECK(again.gpc_sms == gpu.gpc_sms);
+  CHECK(profile_toml(load_gpu("h100")).find("gpc_sms") == std::string::npos);
+  std::string text = profile_toml(gpu);
+  const std::string line = "gpc_sms = { value = [16, 16, 16, 16, 16, 16, 18, 18]";
+  REQUIRE(text.find(line) != std::string::npos);
+  auto with = [&](const std::string& value) {
+    std::string t = text;
+    t.replace(t.find(line), line.size(), "gpc_sms = { value = " + value);
+    return t;
+  };
+  CHECK_THROWS_WITH_AS(parse_gpu(with("[16, 16]"), "x", "x.toml"), doctest::Contains("field 'gpc_sms': expected SMs per GPC adding up to sm_count (132), got 32"), InputError);
+  CHECK_THROWS_AS(parse_gpu(with("[]"), "x", "x.toml"), InputError);
+  CHECK_THROWS_AS(parse_gpu(with("[132, 0]"), "x", "x.toml"), InputError);
+  CHECK_THROWS_AS(parse_gpu(with("[\"16\"]"), "x", "x.toml"), InputError);
+  CHECK_NOTHROW(parse_gpu(with("[132]"), "x", "x.toml"));
+}
+
+using testing::json_number;
+using testing::run_gpucalc;
+
+TEST_CASE("gpucalc occupancy --cluster end to end, and its bad input") {
+  testing::Run r = run_gpucalc({"occupancy", "--gpu", "tests/data/h100-gpcs.toml", "--threads", "256", "--regs", "64",
+                                "--cluster", "8", "--format", "json"});
+  INFO(r.out, r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "results.clusters.active") == 66);
+  CHECK(json_number(r.out, "results.clusters.blocks") == 528);
+  CHECK(json_number(r.out, "results.clusters.per_gpc_min") == 8);
+  CHECK(json_number(r.out, "results.clusters.per_gpc_max") == 9);
+  testing::Run e = run_gpucalc({"occupancy", "--gpu", "tests/data/h100-gpcs.toml", "--threads", "256", "--regs", "64",
+                                "--cluster", "16", "--non-portable", "--explain"});
+  REQUIRE(e.exit_code == 0);
+  CHECK(e.out.find("2 GPCs of 18 SMs: 18 x 4 blocks = 72 block slots, floor(72 / 16) = 4 clusters each (8 slots idle)") !=
+        std::string::npos);
+  CHECK(e.out.find("clusters resident at once: 32") != std::string::npos);
+  struct Bad {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  const Bad cases[] = {
+      {{"--gpu", "tests/data/h100-gpcs.toml", "--cluster", "9"}, "--cluster: invalid value '9': expected a cluster size from 1 to 8 (portable; up to 16 with --non-portable)"},
+      {{"--gpu", "tests/data/h100-gpcs.toml", "--cluster", "17", "--non-portable"}, "--cluster: '17' is out of range"},
+      {{"--gpu", "tests/data/h100-gpcs.toml", "--cluster", "0"}, "--cluster: '0' is out of range"},
+      {{"--gpu", "a100", "--cluster", "2"}, "a GPU of compute capability 9.0 or later"},
+      {{"--cluster", "2"}, "a profile with its GPC layout (gpc_sms, SMs per GPC): h100 has none"},
+      {{"--gpu", "tests/data/h100-gpcs.toml", "--non-portable"}, "--non-portable: 'true' is not used"},
+  };
+  for (const Bad& c : cases) {
+    std::vector<std::string> args = {"occupancy", "--threads", "256", "--regs", "64"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    testing::Run bad = run_gpucalc(args);
+    INFO(c.says, " -> ", bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.out.empty());
+    CHECK(bad.err_lines().size() == 1);
+    CHECK(bad.err.find(c.says) != std::string::npos);
+  }
+}
+
+TEST_CASE("measure: the occupancy-suggest and clusters cases are registered and validate their options") {
+  bool suggest = false, clusters_case = false;
+  for (const MeasureCase& c : measure_cases()) {
+    suggest = suggest || std::string(c.key) == "occupancy-suggest";
+    clusters_case = clusters_case || std::string(c.key) == "clusters";
+  }
+  CHECK(suggest);
+  CHECK(clusters_case);
+  const Gpu h200 = load_gpu("h200");
+  CHECK_NOTHROW(validate_case("occupancy", {{"cluster", "16"}}, h200));
+  CHECK_THROWS_AS(validate_case("occupancy", {{"cluster", "17"}}, h200), InputError);
+  CHECK_THROWS_AS(validate_case("clusters", {{"cluster", "0"}}, h200), InputError);
+  CHECK_THROWS_AS(validate_case("clusters", {{"threads", "2048"}}, h200), InputError);
+  CHECK_NOTHROW(validate_case("clusters", {{"threads", "256"}, {"regs", "64"}, {"smem", "100KB"}, {"cluster", "8"}}, h200));
+  CHECK_NOTHROW(validate_case("occupancy-suggest", {}, h200));
+  // Without a CUDA build (or a GPU) they cannot run here: exit 3.
+  if (!measure_built_with_cuda()) {
+    CHECK(testing::run_gpucalc({"measure", "clusters"}).exit_code == 3);
+    CHECK(testing::run_gpucalc({"measure", "occupancy-suggest"}).exit_code == 3);
+  }
+}
+
+}  // namespace
+}  // namespace gpucalc
