@@ -103,15 +103,17 @@ TEST_CASE("--require: a failed requirement exits 1 with one line per failure") {
 TEST_CASE("formats: json has inputs, results, gpu and explain; csv a header and one row") {
   testing::Run json = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "json", "--explain"});
   REQUIRE(json.exit_code == 0);
-  CHECK(json.out.find("{\"command\": \"waves\"") == 0);
-  CHECK(json.out.find("\"inputs\": {") != std::string::npos);
-  CHECK(json.out.find("\"results\": {") != std::string::npos);
+  // Compact JSON (nlohmann-json), every declared key present: warps and time are null here.
+  CHECK(json.out.find("{\"command\":\"waves\"") == 0);
+  CHECK(json.out.find("\"inputs\":{\"blocks\":265,\"blocks_per_sm\":1}") != std::string::npos);
+  CHECK(json.out.find("\"results\":{\"waves\":3,") != std::string::npos);
+  CHECK(json.out.find("\"warps\":null,\"time\":null}") != std::string::npos);
   CHECK(json_word(json.out, "gpu.key") == "h100");
-  CHECK(json.out.find("\"explain\": [\"blocks per wave = 132 SMs x 1 = 132\"") != std::string::npos);
+  CHECK(json.out.find("\"explain\":[\"blocks per wave = 132 SMs x 1 = 132\"") != std::string::npos);
   testing::Run csv = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "csv"});
   REQUIRE(csv.exit_code == 0);
-  CHECK(csv.out == "waves,blocks_per_wave,last_wave_blocks,last_wave_utilization,efficiency\n"
-                   "3,132,1,0.007575757575757576,0.6691919191919192\n");
+  CHECK(csv.out == "waves,blocks_per_wave,last_wave_blocks,last_wave_utilization,efficiency,warps,time\n"
+                   "3,132,1,0.007575757575757576,0.6691919191919192,,\n");
   testing::Run text = run_gpucalc({"little"});
   CHECK(text.out.find("little on NVIDIA H100 SXM5 80GB (h100)\n") == 0);
   CHECK(text.out.find("  bytes_in_flight         1.34 MB\n") != std::string::npos);
