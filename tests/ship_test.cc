@@ -152,6 +152,8 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   CHECK(bash_complete({"gpucalc", "hw", ""}) == Words{"list", "show"});
   CHECK(bash_complete({"gpucalc", "completion", ""}) == Words{"bash", "zsh", "fish"});
   CHECK(bash_complete({"gpucalc", "measure", "occ"}) == Words{"occupancy"});
+  // measure's options named as a calculator's choice option take its choices.
+  CHECK(bash_complete({"gpucalc", "measure", "banks", "--access", ""}) == Words{"row", "column", "diagonal", "word"});
 
   // Profiles, and .toml files beside them; --batch and --plot: their files and folders.
   const fs::path dir = fs::temp_directory_path() / ("gpucalc_completion_" + std::to_string(::getpid()));
@@ -225,7 +227,7 @@ TEST_CASE("gpucalc man: the page the build installs, rendered by groff without a
         "blocks_per_sm", "occupancy (a fraction, 0 to 1)", "fused_time (seconds)",
         // The common options, the tools' options, the README's examples and their answers.
         "--gpu NAME|FILE.toml", "--format text|json|csv|md", "--require KEY OP VALUE", "--plot FILE.svg", "--list",
-        "--out", "3.6us, 3.6us or 2ms",
+        "--out", "3.6us, 3.6us or 2ms", "gpucalc measure WORD [options]", "WORD: one of copy, occupancy,",
         // README's `gpucalc little` (no options) and a note in the command cell.
         "gpucalc little\n", "1.34 MB, 10.2 KB and 79 loads per SM", "(--elem 2): 32 sectors, 12.5%",
         "gpucalc occupancy --threads 256 --regs 64 --smem 40KB",

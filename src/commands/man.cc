@@ -116,7 +116,8 @@ std::string page() {
   const std::vector<CommandDoc> docs = describe_commands();
   const Gpu gpu = load_gpu("h100");
   std::string s = fmt::format(".TH GPUCALC 1 \"\" \"gpucalc {}\" \"User Commands\"\n", version_number());
-  s += R"(.SH NAME
+  s += R"(.nh
+.SH NAME
 gpucalc \- a performance calculator for GPU kernel design
 .SH SYNOPSIS
 \fBgpucalc\fR \fIsubcommand\fR [\fIoptions\fR]
@@ -156,9 +157,12 @@ Options take the forms people type:
     const Command& c = *d.command;
     s += ".SS " + roff(c.name) + "\n" + roff(c.help) + ".\n";
     if (!d.words.empty()) {
+      // A few words in the synopsis (hw list|show); a longer list (measure's cases) below it.
+      const bool few = d.words.size() <= 3;
       s += ".PP\n" + bold(fmt::format("gpucalc {}", c.name)) + " " +
-           italic(fmt::format("{}", fmt::join(d.words, "|"))) + (d.profile_after.empty() ? "" : " [" + italic("NAME") + "]") +
-           " [" + italic("options") + "]\n";
+           italic(few ? fmt::format("{}", fmt::join(d.words, "|")) : std::string("WORD")) +
+           (d.profile_after.empty() ? "" : " [" + italic("NAME") + "]") + " [" + italic("options") + "]\n";
+      if (!few) s += ".br\n" + roff(fmt::format("WORD: one of {}.", fmt::join(d.words, ", "))) + "\n";
     }
     bool any = false;
     for (const OptionDoc& o : d.options) {
