@@ -2,10 +2,12 @@
 # Installs a built tree into a temporary prefix and runs the installed binary; then, where
 # dpkg-deb is found, packages it with cpack -G DEB, lists the package and runs the binary
 # extracted from it. Reuses the build (nothing is compiled). Run by tests/package_test.cc.
-# Usage: tests/package.sh BUILD_DIR VERSION
+# Usage: tests/package.sh BUILD_DIR VERSION [--no-deb]
+#   --no-deb: install only (a sanitizer build: its package would only be slow to compress)
 set -eu
 build=$1
 version=$2
+no_deb=${3:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -21,6 +23,10 @@ echo "installed: $("$tmp/prefix/bin/gpucalc" $case_args | tail -n 1)"
 # The profiles installed for reference read back as --gpu FILE.
 echo "installed a100.toml: $("$tmp/prefix/bin/gpucalc" $case_args --gpu "$tmp/prefix/share/gpucalc/hw/a100.toml" | tail -n 1)"
 
+if [ "$no_deb" = --no-deb ]; then
+  echo "skipped: --no-deb, no .deb built"
+  exit 0
+fi
 if ! command -v dpkg-deb >/dev/null 2>&1; then
   echo "skipped: dpkg-deb is not installed, no .deb built"
   exit 0

@@ -32,6 +32,9 @@ TEST_CASE("install into a prefix and a .deb: the binary runs from both, with its
   command += testing::shell_quote(GPUCALC_BUILD_DIR);
   command += ' ';
   command += GPUCALC_VERSION;
+#if GPUCALC_SANITIZED
+  command += " --no-deb";  // the sanitizer build's package: slow to compress, and never shipped
+#endif
   testing::Ran r;
   {
     FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
@@ -55,7 +58,7 @@ TEST_CASE("install into a prefix and a .deb: the binary runs from both, with its
   REQUIRE(a100.size() == 1);
   CHECK(a100[0] == "4,32,1024,0.5,registers,4,4,8,32,,16384,41984,167936,true,,,");
   if (!field(r.out, "skipped").empty()) {
-    MESSAGE("dpkg-deb is not installed: the .deb is not built or checked");
+    MESSAGE(field(r.out, "skipped")[0] << ": the .deb is not built or checked in this build");
     return;
   }
   const std::vector<std::string> package = field(r.out, "package");
