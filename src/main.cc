@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/commands.h"
+#include "commands/describe.h"
 #include "core/error.h"
 #include "engine/engine.h"
 
@@ -54,60 +55,11 @@ std::string subcommand_error(const std::string& subcommand) {
                      fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
 }
 
-std::string option_help(const OptionSpec& o) {
-  std::string help = o.what;
-  if (o.kind == OptionKind::choice) help += fmt::format(": {}", fmt::join(o.choices, ", "));
-  if (!o.fallback.empty()) help += fmt::format(" (default {})", o.fallback);
-  if (o.required) help += " (required)";
-  if (o.kind == OptionKind::repeated) help += " (repeatable)";
-  return help;
-}
-
-/// A calculator's options as CLI11 sees them: text, read and checked later by the engine.
-struct Registered {
-  std::vector<std::pair<std::string, std::vector<std::string>>> values;
-  std::vector<CLI::Option*> options;
-  CommonOptions common;
-  const Calculator* calc = nullptr;
-};
-
-void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
-  r.calc = &calc;
-  r.values.resize(calc.options.size());
-  bool sweepable = false;
-  for (std::size_t i = 0; i < calc.options.size(); ++i) {
-    const OptionSpec& o = calc.options[i];
-    r.values[i].first = o.name;
-    if (o.kind == OptionKind::flag) {
-      r.values[i].second = {"true"};  // what a given flag reads as
-      const std::string help = option_help(o);
-      r.options.push_back(sub.add_flag(o.flag(), help)->disable_flag_override());
-      continue;
-    }
-    CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));
-    opt->expected(1);
-    opt->multi_option_policy(o.kind == OptionKind::repeated ? CLI::MultiOptionPolicy::TakeAll
-                                                             : CLI::MultiOptionPolicy::TakeLast);
-    opt->allow_extra_args(false);
-    r.options.push_back(opt);
-    sweepable = sweepable || o.sweep != nullptr;
-  }
-  CommonOptions& c = r.common;
-  sub.add_option("--gpu", c.gpu, "hardware profile: a name (gpucalc hw list) or FILE.toml")->capture_default_str();
-  sub.add_option("--format", c.format, "text, json, csv or md")->capture_default_str();
-  sub.add_flag("--explain", c.explain, "show the derivation step by step")->disable_flag_override();
-  sub.add_option("--require", c.require, "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails");
-  sub.add_option("--batch", c.batch, "CSV FILE (or - for stdin) whose header names options: one case a row");
-  sub.add_flag("--strict", c.strict, "with --batch: stop at the first bad row")->disable_flag_override();
-  if (sweepable) sub.add_option("--sweep", c.sweep, "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point");
-  sub.add_option("--plot", c.plot, "write a chart of the case or the sweep to FILE.svg");
-}
-
 int run(int argc, char** argv) {
   CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
                "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "gpucalc 0.2.0");
+  app.set_version_flag("--version", version_text());
   const std::string name = argc > 1 ? argv[1] : "";
   const Command* chosen = nullptr;
   CLI::App* chosen_app = nullptr;

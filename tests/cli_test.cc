@@ -107,10 +107,11 @@ TEST_CASE("--require: a failed requirement exits 1 with one line per failure") {
 TEST_CASE("formats: json has inputs, results, gpu and explain; csv a header and one row") {
   testing::Run json = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "json", "--explain"});
   REQUIRE(json.exit_code == 0);
-  // compact JSON, as nlohmann-json writes it (README: {"a":1})
+  // Compact JSON (nlohmann-json), every declared key present: warps and time are null here.
   CHECK(json.out.find("{\"command\":\"waves\"") == 0);
-  CHECK(json.out.find("\"inputs\":{") != std::string::npos);
-  CHECK(json.out.find("\"results\":{") != std::string::npos);
+  CHECK(json.out.find("\"inputs\":{\"blocks\":265,\"blocks_per_sm\":1}") != std::string::npos);
+  CHECK(json.out.find("\"results\":{\"waves\":3,") != std::string::npos);
+  CHECK(json.out.find("\"warps\":null,\"time\":null,") != std::string::npos);
   CHECK(json_word(json.out, "gpu.key") == "h100");
   CHECK(json.out.find("\"explain\":[\"blocks per wave = 132 SMs x 1 = 132\"") != std::string::npos);
   testing::Run csv = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "csv"});

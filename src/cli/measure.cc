@@ -284,10 +284,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
     std::cout << (parse_format(format_text) == Format::json ? list_cases_json() : list_cases());
     return 0;
   }
-  std::vector<std::string> names;
-  for (const MeasureCase& c : measure_cases()) names.emplace_back(c.key);
-  names.emplace_back("all");
-  names.emplace_back("calibrate");
+  const std::vector<std::string> names = measure_words();
   const std::string accepted = fmt::format("one of {} (see gpucalc measure --list)", fmt::join(names, ", "));
   if (o.words.empty()) throw InputError("measure", "", "a case: " + accepted);
   if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
@@ -386,6 +383,14 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 }
 
 }  // namespace
+
+std::vector<std::string> measure_words() {
+  std::vector<std::string> names;
+  for (const MeasureCase& c : measure_cases()) names.emplace_back(c.key);
+  names.emplace_back("all");
+  names.emplace_back("calibrate");
+  return names;
+}
 
 std::function<int()> add_measure(CLI::App& sub) {
   auto o = std::make_shared<MeasureOptions>();

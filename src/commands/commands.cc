@@ -12,8 +12,13 @@ const std::vector<Command>& commands() {
       {"tiling", "HBM traffic of a naive against a tiled matmul; tile size against shared memory", tiling_command, {}},
       {"waves", "waves of resident blocks, the tail effect, last-wave utilisation", waves_command, {}},
       {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
-      {"hw", "list the hardware profiles or show one with its sources", nullptr, {add_hw}},
-      {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr, {add_measure}},
+      {"hw", "list the hardware profiles or show one with its sources", nullptr,
+       {add_hw, [] { return std::vector<std::string>{"list", "show"}; }, "show"}},
+      {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr,
+       {add_measure, measure_words}},
+      {"completion", "print a completion script for bash, zsh or fish", nullptr,
+       {add_completion, [] { return std::vector<std::string>{"bash", "zsh", "fish"}; }}},
+      {"man", "print the manual page gpucalc(1) as roff (man -l <(gpucalc man))", nullptr, {add_man}},
   };
   return table;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/spec.h"
 
 namespace gpucalc {
@@ -15,6 +16,10 @@ namespace gpucalc {
 struct Tool {
   /// Registers the tool's options on `sub`; returns what runs after parsing (format: --format).
   std::function<int()> (*add)(CLI::App& sub);
+  /// The words its first argument takes, for completion and the manual (hw: list, show).
+  std::vector<std::string> (*words)() = nullptr;
+  /// The word after which a profile name follows (hw show NAME); null: none.
+  const char* profile_after = nullptr;
 };
 
 struct Command {
@@ -37,5 +42,19 @@ const Calculator& waves_command();
 const Calculator& roofline_command();
 std::function<int()> add_hw(CLI::App& sub);
 std::function<int()> add_measure(CLI::App& sub);
+std::vector<std::string> measure_words();
+std::function<int()> add_completion(CLI::App& sub);
+std::function<int()> add_man(CLI::App& sub);
+
+/// A calculator's options as CLI11 sees them: text, read and checked later by the engine.
+struct Registered {
+  std::vector<std::pair<std::string, std::vector<std::string>>> values;
+  std::vector<CLI::Option*> options;
+  CommonOptions common;
+  const Calculator* calc = nullptr;
+};
+/// Registers `calc`'s declared options and the options every calculator takes (--gpu, --format,
+/// --explain, --require, --batch, --strict, --sweep, --plot) on `sub`, bound to `r`.
+void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r);
 
 }  // namespace gpucalc

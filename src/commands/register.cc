@@ -1,0 +1,54 @@
+// A calculator's declaration registered with CLI11: its own options, as text the engine reads
+// later, and the options every calculator takes. main registers the invoked subcommand with it;
+// completion and the manual (describe.cc) register every subcommand with it, so all three see
+// the same options.
+#include <fmt/format.h>
+
+#include "commands/commands.h"
+
+namespace gpucalc {
+namespace {
+
+std::string option_help(const OptionSpec& o) {
+  std::string help = o.what;
+  if (o.kind == OptionKind::choice) help += fmt::format(": {}", fmt::join(o.choices, ", "));
+  if (!o.fallback.empty()) help += fmt::format(" (default {})", o.fallback);
+  if (o.required) help += " (required)";
+  if (o.kind == OptionKind::repeated) help += " (repeatable)";
+  return help;
+}
+
+}  // namespace
+
+void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
+  r.calc = &calc;
+  r.values.resize(calc.options.size());
+  bool sweepable = false;
+  for (std::size_t i = 0; i < calc.options.size(); ++i) {
+    const OptionSpec& o = calc.options[i];
+    r.values[i].first = o.name;
+    if (o.kind == OptionKind::flag) {
+      r.values[i].second = {"true"};  // what a given flag reads as
+      r.options.push_back(sub.add_flag(o.flag(), option_help(o))->disable_flag_override());
+      continue;
+    }
+    CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));
+    opt->expected(1);
+    opt->multi_option_policy(o.kind == OptionKind::repeated ? CLI::MultiOptionPolicy::TakeAll
+                                                             : CLI::MultiOptionPolicy::TakeLast);
+    opt->allow_extra_args(false);
+    r.options.push_back(opt);
+    sweepable = sweepable || o.sweep != nullptr;
+  }
+  CommonOptions& c = r.common;
+  sub.add_option("--gpu", c.gpu, "hardware profile: a name (gpucalc hw list) or FILE.toml")->capture_default_str();
+  sub.add_option("--format", c.format, "text, json, csv or md")->capture_default_str();
+  sub.add_flag("--explain", c.explain, "show the derivation step by step")->disable_flag_override();
+  sub.add_option("--require", c.require, "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails");
+  sub.add_option("--batch", c.batch, "CSV FILE (or - for stdin) whose header names options: one case a row");
+  sub.add_flag("--strict", c.strict, "with --batch: stop at the first bad row")->disable_flag_override();
+  if (sweepable) sub.add_option("--sweep", c.sweep, "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point");
+  sub.add_option("--plot", c.plot, "write a chart of the case or the sweep to FILE.svg");
+}
+
+}  // namespace gpucalc
