@@ -139,7 +139,7 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   CHECK(bash_complete({"gpucalc", "sectors", "--access", ""}) == Words{"row", "column"});
   CHECK(bash_complete({"gpucalc", "banks", "--access", "d"}) == Words{"diagonal"});
   CHECK(bash_complete({"gpucalc", "fusion", "--dtype", ""}) ==
-        Words{"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8"});
+        Words{"fp64", "fp32", "tf32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "fp8", "int8"});
   CHECK(bash_complete({"gpucalc", "fusion", "--preset", ""}) == Words{"unary", "binary", "rmsnorm", "swiglu", "custom"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--model", ""}) == Words{"exact", "simple"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--format", ""}) == Words{"text", "json", "csv", "md"});
@@ -151,7 +151,7 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   CHECK(bash_complete({"gpucalc", "occupancy", "--threads", ""}).empty());
   CHECK(bash_complete({"gpucalc", "hw", ""}) == Words{"list", "show"});
   CHECK(bash_complete({"gpucalc", "completion", ""}) == Words{"bash", "zsh", "fish"});
-  CHECK(bash_complete({"gpucalc", "measure", "occ"}) == Words{"occupancy"});
+  CHECK(bash_complete({"gpucalc", "measure", "occ"}) == Words{"occupancy", "occupancy-suggest"});
   // measure's options named as a calculator's choice option take its choices.
   CHECK(bash_complete({"gpucalc", "measure", "banks", "--access", ""}) == Words{"row", "column", "diagonal", "word"});
 
@@ -159,10 +159,10 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   const fs::path dir = fs::temp_directory_path() / ("gpucalc_completion_" + std::to_string(::getpid()));
   fs::create_directories(dir / "runs");
   for (const char* name : {"mine.toml", "cases.csv", "notes.txt", "chart.svg"}) std::ofstream(dir / name) << "x\n";
-  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", ""}, dir) == Words{"a100", "h100", "h200", "mine.toml", "runs"});
-  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", "h1"}, dir) == Words{"h100"});
-  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", "=", "a"}, dir) == Words{"a100"});  // --gpu=a
-  CHECK(bash_complete({"gpucalc", "hw", "show", ""}, dir) == Words{"a100", "h100", "h200", "mine.toml", "runs"});
+  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", ""}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie", "b200", "h100", "h100-nvl", "h100-pcie", "h200", "l4", "l40s", "rtx4090", "t4", "v100", "mine.toml", "runs"});
+  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", "h1"}, dir) == Words{"h100", "h100-nvl", "h100-pcie"});
+  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", "=", "a"}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie"});  // --gpu=a
+  CHECK(bash_complete({"gpucalc", "hw", "show", ""}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie", "b200", "h100", "h100-nvl", "h100-pcie", "h200", "l4", "l40s", "rtx4090", "t4", "v100", "mine.toml", "runs"});
   CHECK(bash_complete({"gpucalc", "waves", "--batch", ""}, dir) == Words{"cases.csv", "runs"});
   CHECK(bash_complete({"gpucalc", "roofline", "--plot", ""}, dir) == Words{"chart.svg", "runs"});
   fs::remove_all(dir);
@@ -221,13 +221,13 @@ TEST_CASE("gpucalc man: the page the build installs, rendered by groff without a
   for (const char* expected :
        {"SUBCOMMANDS", "EXIT STATUS", "FILES",
         // A declared option with its form, range from the default profile, default.
-        "--threads N", "1 to 1,024, threads per block (h100). Required. Sweepable (--sweep threads).", "--model exact|simple", "Default: exact",
+        "--threads N", "1 to 1,024, threads per block (h100). Sweepable (--sweep threads).", "--model exact|simple", "Default: exact",
         "--smem SIZE", "Sweepable (--sweep smem)",
         // Result keys with their units.
         "blocks_per_sm", "occupancy (a fraction, 0 to 1)", "fused_time (seconds)",
         // The common options, the tools' options, the README's examples and their answers.
         "--gpu NAME|FILE.toml", "--format text|json|csv|md", "--require KEY OP VALUE", "--plot FILE.svg", "--list",
-        "--out", "3.6us, 3.6us or 2ms", "gpucalc measure WORD [options]", "WORD: one of copy, occupancy,",
+        "--out", "3.6us, 3.6us, 2ms or 672cyc", "gpucalc measure WORD [options]", "WORD: one of copy, occupancy,",
         // README's `gpucalc little` (no options) and a note in the command cell.
         "gpucalc little\n", "1.34 MB, 10.2 KB and 79 loads per SM", "(--elem 2): 32 sectors, 12.5%",
         "gpucalc occupancy --threads 256 --regs 64 --smem 40KB",
@@ -259,7 +259,15 @@ TEST_CASE("the manual's examples are the README's, and each runs") {
       CHECK(e.answer.find('`') == std::string::npos);
       const std::string alone = "gpucalc " + name;
       REQUIRE((e.command == alone || e.command.rfind(alone + " ", 0) == 0));
-      testing::Ran r = testing::run_gpucalc_shell(e.command.substr(8) + " --format json");
+      // Paths in the examples (tests/data/...) are the source tree's.
+      std::string args = e.command.substr(8);
+      for (std::size_t at = args.find("tests/data/"); at != std::string::npos; at = args.find("tests/data/", at + 1)) {
+        if (at == 0 || args[at - 1] == ' ') {
+          args.insert(at, std::string(GPUCALC_SOURCE_DIR) + "/");
+          at += std::string(GPUCALC_SOURCE_DIR).size() + 1;
+        }
+      }
+      testing::Ran r = testing::run_gpucalc_shell(args + " --format json");
       CHECK(r.code == 0);
       CHECK(r.err.empty());
       ++total;

@@ -29,7 +29,8 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
     r.values[i].first = o.name;
     if (o.kind == OptionKind::flag) {
       r.values[i].second = {"true"};  // what a given flag reads as
-      r.options.push_back(sub.add_flag(o.flag(), option_help(o))->disable_flag_override());
+      const std::string help = option_help(o);  // an lvalue: CLI11 reads an rvalue as a variable to set
+      r.options.push_back(sub.add_flag(o.flag(), help)->disable_flag_override());
       continue;
     }
     CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));
