@@ -128,3 +128,25 @@ TEST_CASE("formats: json has inputs, results, gpu and explain; csv a header and 
 
 }  // namespace
 }  // namespace gpucalc
+
+namespace gpucalc {
+namespace {
+
+TEST_CASE("text shows the results the case answers; json and csv keep every key") {
+  // occupancy without --cluster, --from or --target-blocks: no clusters.*, kernel.* or
+  // dynamic_smem.* lines; one_more_block.smem stays ("-": shared memory gains no block).
+  testing::Run text = testing::run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("clusters.") == std::string::npos);
+  CHECK(text.out.find("kernel.") == std::string::npos);
+  CHECK(text.out.find("dynamic_smem.") == std::string::npos);
+  CHECK(text.out.find("  one_more_block.smem      -\n") != std::string::npos);
+  testing::Run json = testing::run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB", "--format", "json"});
+  CHECK(json.out.find("\"clusters\":{\"active\":null") != std::string::npos);
+  testing::Run waves = testing::run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1"});
+  CHECK(waves.out.find("tiles") == std::string::npos);
+  CHECK(waves.out.find("  efficiency             66.92%\n") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpucalc

@@ -176,6 +176,22 @@ std::string document_csv(const Document& d) {
   return fmt::format("{}\n{}\n", fmt::join(header, ","), fmt::join(line, ","));
 }
 
+// The results a reader of one case wants: a key with no value is left out unless a key of its
+// group has one (one_more_block.smem "-" says shared memory gains no block; a case without
+// --cluster has no clusters.* to show). JSON and CSV keep every key.
+std::vector<Value> answered(const std::vector<Value>& results) {
+  auto group = [](const std::string& key) { return key.substr(0, key.find('.')); };
+  std::vector<Value> out;
+  for (const Value& v : results) {
+    const bool kept = !v.missing || std::any_of(results.begin(), results.end(), [&](const Value& other) {
+      return !other.missing && other.key != v.key && other.key.find('.') != std::string::npos &&
+             group(other.key) == group(v.key);
+    });
+    if (kept) out.push_back(v);
+  }
+  return out;
+}
+
 std::string document_text(const Document& d, bool explain, bool markdown) {
   std::string out = fmt::format("{} on {} ({}{}){}\n", d.command, d.gpu_name, d.gpu_key,
                                 d.gpu_origin == "built-in" ? "" : ", " + d.gpu_origin,
@@ -193,7 +209,7 @@ std::string document_text(const Document& d, bool explain, bool markdown) {
     for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key, width, text_cell(v));
   };
   section("inputs", d.row.inputs);
-  section("results", d.row.results);
+  section("results", answered(d.row.results));
   if (!d.drawing.empty()) out += markdown ? "\n```\n" + d.drawing + "```\n" : "\n" + d.drawing;
   for (const std::string& note : d.notes) out += fmt::format("{}note: {}\n", markdown ? "\n" : "", note);
   if (explain && !d.explain.empty()) {
