@@ -149,7 +149,7 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   CHECK(bash_complete({"gpucalc", "occupancy", "--threads", "256", "--r"}) == Words{"--regs", "--require"});
   // An option's value that is a number: nothing to offer.
   CHECK(bash_complete({"gpucalc", "occupancy", "--threads", ""}).empty());
-  CHECK(bash_complete({"gpucalc", "hw", ""}) == Words{"list", "show"});
+  CHECK(bash_complete({"gpucalc", "hw", ""}) == Words{"list", "show", "new"});
   CHECK(bash_complete({"gpucalc", "completion", ""}) == Words{"bash", "zsh", "fish"});
   CHECK(bash_complete({"gpucalc", "measure", "occ"}) == Words{"occupancy", "occupancy-suggest"});
   // measure's options named as a calculator's choice option take its choices.

@@ -13,7 +13,7 @@ const std::vector<Command>& commands() {
       {"waves", "waves of resident blocks, the tail effect, last-wave utilisation", waves_command, {}},
       {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr,
-       {add_hw, [] { return std::vector<std::string>{"list", "show"}; }, "show"}},
+       {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show"}},
       {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr,
        {add_measure, measure_words}},
       {"completion", "print a completion script for bash, zsh or fish", nullptr,
