@@ -16,30 +16,11 @@ namespace {
 namespace fs = std::filesystem;
 using testing::shell_quote;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
+using Result = testing::Ran;
 
 Result ci_budget(const fs::path& budgets) {
-  const fs::path err_path = fs::temp_directory_path() / ("gpucalc_ci_budget_" + std::to_string(::getpid()) + ".err");
-  std::string command = "sh " + shell_quote(std::string(GPUCALC_SOURCE_DIR) + "/scripts/examples/ci-budget.sh") + " " +
-                        shell_quote(budgets.string()) + " " + shell_quote(GPUCALC_BINARY) + " 2>" +
-                        shell_quote(err_path.string());
-  Result r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, got);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  std::ostringstream text;
-  text << err.rdbuf();
-  r.err = text.str();
-  fs::remove(err_path);
-  return r;
+  return testing::run_shell("sh " + shell_quote(std::string(GPUCALC_SOURCE_DIR) + "/scripts/examples/ci-budget.sh") +
+                            " " + shell_quote(budgets.string()) + " " + shell_quote(GPUCALC_BINARY));
 }
 
 TEST_CASE("ci-budget.sh: the example budgets hold, a kernel over budget fails the job with its line") {

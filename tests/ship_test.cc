@@ -21,23 +21,7 @@ namespace fs = std::filesystem;
 using testing::shell_quote;
 
 /// Runs `command` with /bin/sh; stdout, stderr and the exit code.
-testing::Ran sh(const std::string& command) {
-  const std::string err_path = (fs::temp_directory_path() / ("gpucalc_ship_" + std::to_string(::getpid()) + ".err")).string();
-  testing::Ran r;
-  FILE* pipe = ::popen((command + " 2>" + shell_quote(err_path)).c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) r.out.append(buffer, got);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(err_path);
-  std::ostringstream text;
-  text << err.rdbuf();
-  r.err = text.str();
-  fs::remove(err_path);
-  return r;
-}
+testing::Ran sh(const std::string& command) { return testing::run_shell(command); }
 
 bool have(const std::string& program) { return sh("command -v " + program + " >/dev/null").code == 0; }
 

@@ -76,21 +76,16 @@ struct Ran {
   std::string err;
 };
 
-/// Runs GPUCALC_BINARY with `args` as a shell would split them ("banks --words '33*t+5'").
-inline Ran run_gpucalc_shell(const std::string& args) {
+/// Runs `command` with /bin/sh: its stdout, stderr and exit code.
+inline Ran run_shell(const std::string& command) {
   static int serial = 0;
   std::string err_path = "/tmp/gpucalc_test_";
   err_path += std::to_string(::getpid());
   err_path += "_";
   err_path += std::to_string(serial++);
   err_path += ".err";
-  std::string command = GPUCALC_BINARY;
-  command += " ";
-  command += args;
-  command += " 2>";
-  command += err_path;
   Ran r;
-  FILE* pipe = ::popen(command.c_str(), "r");
+  FILE* pipe = ::popen((command + " 2>" + err_path).c_str(), "r");
   if (pipe == nullptr) return r;
   char buffer[4096];
   std::size_t got = 0;
@@ -104,6 +99,9 @@ inline Ran run_gpucalc_shell(const std::string& args) {
   std::remove(err_path.c_str());
   return r;
 }
+
+/// Runs GPUCALC_BINARY with `args` as a shell would split them ("banks --words '33*t+5'").
+inline Ran run_gpucalc_shell(const std::string& args) { return run_shell(std::string(GPUCALC_BINARY) + " " + args); }
 
 /// The value at the dotted path "a.b" below `at`, or nullptr.
 inline const nlohmann::json* json_path(const nlohmann::json* at, const std::string& path) {
