@@ -200,32 +200,46 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   report.results.push_back(Value::num("clusters.per_gpc_min", c.per_gpc_min));
   report.results.push_back(Value::num("clusters.per_gpc_max", c.per_gpc_max));
   report.results.push_back(Value::num("clusters.idle_slots", c.idle_slots));
+  report.results.push_back(Value::num("clusters.blocks_per_sm", c.cluster_blocks_per_sm));
   const auto p = gpu.provenance.find("gpc_sms");
   report.explain.push_back(fmt::format("GPC layout: {} GPCs of {} SMs ({}: {})", c.gpcs, fmt::join(gpu.gpc_sms, ", "),
                                        p == gpu.provenance.end() ? "derived" : p->second.kind,
                                        p == gpu.provenance.end() ? "gpucalc" : p->second.source));
-  // One line per distinct GPC size: clusters = floor(SMs x blocks per SM / cluster size).
+  const int k = c.cluster_blocks_per_sm;
+  report.explain.push_back(
+      k < r.blocks_per_sm
+          ? fmt::format("blocks per SM under a cluster launch: min({}, {}) = {} (an SM holds at most {} blocks of a cluster "
+                        "launch: measured on the H200)", r.blocks_per_sm, kClusterBlocksPerSm, k, kClusterBlocksPerSm)
+          : fmt::format("blocks per SM under a cluster launch: {} (as without clusters; at most {})", k, kClusterBlocksPerSm));
+  // One line per distinct GPC size: clusters = floor(SMs x k / N) when the GPC has N SMs.
   std::vector<std::int64_t> sizes = gpu.gpc_sms;
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   for (std::int64_t sms : sizes) {
     const long count = std::count(gpu.gpc_sms.begin(), gpu.gpc_sms.end(), sms);
-    const std::int64_t slots = sms * r.blocks_per_sm;
-    report.explain.push_back(fmt::format("{} GPC{} of {} SMs: {} x {} blocks = {} block slots, floor({} / {}) = {} cluster{} each ({} slot{} idle)",
-                                         count, count == 1 ? "" : "s", sms, sms, r.blocks_per_sm, slots, slots, size,
-                                         slots / size, slots / size == 1 ? "" : "s", slots % size, slots % size == 1 ? "" : "s"));
+    const std::int64_t slots = sms * k;
+    const std::string gpcs = fmt::format("{} GPC{} of {} SMs", count, count == 1 ? "" : "s", sms);
+    if (sms < size) {
+      report.explain.push_back(fmt::format("{}: fewer SMs than a cluster's {} blocks (each on its own SM): no cluster ({} slot{} idle)",
+                                           gpcs, size, slots, slots == 1 ? "" : "s"));
+      continue;
+    }
+    report.explain.push_back(fmt::format("{}: {} x {} blocks = {} block slots, floor({} / {}) = {} cluster{} each ({} slot{} idle)",
+                                         gpcs, sms, k, slots, slots, size, slots / size, slots / size == 1 ? "" : "s",
+                                         slots % size, slots % size == 1 ? "" : "s"));
   }
   report.explain.push_back(fmt::format("clusters resident at once: {} ({} blocks of {} threads)", c.active_clusters,
                                        format_number(c.active_blocks), format_number(r.threads_per_sm > 0 && r.blocks_per_sm > 0 ? r.threads_per_sm / r.blocks_per_sm : 0)));
   if (c.limiter == "gpc") {
-    report.notes.push_back(fmt::format("no GPC holds a cluster of {}: its largest has {} block slots", size,
-                                       *std::max_element(gpu.gpc_sms.begin(), gpu.gpc_sms.end()) * r.blocks_per_sm));
+    report.notes.push_back(fmt::format("no GPC holds a cluster of {}: a cluster's blocks run on distinct SMs, and the largest GPC has {} SMs",
+                                       size, *std::max_element(gpu.gpc_sms.begin(), gpu.gpc_sms.end())));
   }
   report.notes.push_back(fmt::format(
-      "clusters: {} at once on {} GPCs ({} to {} per GPC, {} block slot{} idle); the model places a cluster's blocks "
-      "anywhere within one GPC (NVIDIA documents only that a cluster runs within one GPC); 'gpucalc measure occupancy "
-      "--cluster {}' checks it against cudaOccupancyMaxActiveClusters on the GPU",
-      c.active_clusters, c.gpcs, c.per_gpc_min, c.per_gpc_max, c.idle_slots, c.idle_slots == 1 ? "" : "s", size));
+      "clusters: {} at once on {} GPCs ({} to {} per GPC, {} block slot{} idle); the model: a cluster's blocks run on distinct "
+      "SMs of one GPC, at most {} blocks per SM under a cluster launch (the rule the H200 showed: 96 of 96 configurations "
+      "equal to cudaOccupancyMaxActiveClusters); 'gpucalc measure clusters --cluster {}' checks it on the GPU",
+      c.active_clusters, c.gpcs, c.per_gpc_min, c.per_gpc_max, c.idle_slots, c.idle_slots == 1 ? "" : "s",
+      kClusterBlocksPerSm, size));
 }
 
 /// --suggest: cudaOccupancyMaxPotentialBlockSize.
@@ -667,6 +681,7 @@ const Calculator& occupancy_command() {
        {"clusters.per_gpc_min"},
        {"clusters.per_gpc_max"},
        {"clusters.idle_slots"},
+       {"clusters.blocks_per_sm"},
        {"kernel.name", Unit::text},
        {"kernel.mangled", Unit::text},
        {"kernel.arch", Unit::text},

@@ -30,16 +30,17 @@ ClusterResult clusters(const OccupancyResult& block, int cluster_size, bool non_
   ClusterResult r;
   r.cluster_size = cluster_size;
   r.blocks_per_sm = block.blocks_per_sm;
+  r.cluster_blocks_per_sm = std::min(block.blocks_per_sm, kClusterBlocksPerSm);
   r.gpcs = static_cast<int>(gpu.gpc_sms.size());
   bool any_room = false;
   for (std::int64_t sms : gpu.gpc_sms) {
-    // clusters in a GPC = floor(SMs x blocks per SM / cluster size)
-    const std::int64_t slots = sms * block.blocks_per_sm;
-    const int n = static_cast<int>(slots / cluster_size);
+    // clusters in a GPC = floor(SMs x k / N) when the GPC has N distinct SMs, else none
+    const std::int64_t slots = sms * r.cluster_blocks_per_sm;
+    const int n = sms >= cluster_size ? static_cast<int>(slots / cluster_size) : 0;
     r.per_gpc.push_back(n);
     r.active_clusters += n;
     r.idle_slots += static_cast<int>(slots - std::int64_t{n} * cluster_size);
-    any_room = any_room || n > 0;
+    any_room = any_room || sms >= cluster_size;
   }
   r.per_gpc_min = *std::min_element(r.per_gpc.begin(), r.per_gpc.end());
   r.per_gpc_max = *std::max_element(r.per_gpc.begin(), r.per_gpc.end());

@@ -14,23 +14,30 @@ namespace gpucalc {
 inline constexpr int kPortableClusterSize = 8;
 inline constexpr int kNonPortableClusterSize = 16;
 
+/// Blocks of one kernel resident on an SM at once under a cluster launch, at most: the H200 held
+/// 8 blocks of 128 threads per SM in clusters where 12 fit without (docs/device-runs/occupancy-2026-11-30).
+inline constexpr int kClusterBlocksPerSm = 8;
+
 struct ClusterResult {
   int cluster_size = 0;
   int blocks_per_sm = 0;        // the block's occupancy
+  int cluster_blocks_per_sm = 0;  // under a cluster launch: min(blocks_per_sm, kClusterBlocksPerSm)
   int active_clusters = 0;      // on the whole GPU, at once
   int active_blocks = 0;        // active_clusters x cluster_size
   int gpcs = 0;
   int per_gpc_min = 0, per_gpc_max = 0;  // clusters in the GPC that holds the fewest, the most
-  int idle_slots = 0;           // block slots (SMs x blocks per SM) no whole cluster can use
+  int idle_slots = 0;           // block slots (SMs x cluster_blocks_per_sm) no whole cluster can use
   std::vector<int> per_gpc;     // clusters resident in each GPC, in the profile's order
-  std::string limiter;          // "blocks" (no block fits), "gpc" (a cluster needs more slots than a GPC has), "" otherwise
+  std::string limiter;          // "blocks" (no block fits), "gpc" (no GPC has as many SMs as a cluster has blocks), "" otherwise
 };
 
-/// The naive model of cudaOccupancyMaxActiveClusters: all blocks of a cluster are resident in one
-/// GPC at once (several on one SM allowed), so a GPC of s SMs holds floor(s x blocks per SM / N)
-/// clusters of N blocks; the GPU holds the sum over its GPCs. Throws FieldError("cluster") for a
-/// size below 1, above 8 without `non_portable` or above 16, before sm_90, or for a profile
-/// without its GPC layout (gpc_sms).
+/// The model of cudaOccupancyMaxActiveClusters, as the H200 showed it (96 of 96 configurations):
+/// a cluster's N blocks run at once on N distinct SMs of one GPC, and an SM holds at most
+/// k = min(blocks per SM, kClusterBlocksPerSm) blocks of a cluster launch. A GPC of s SMs then
+/// holds floor(s x k / N) clusters when N <= s (the slots can always be filled round-robin) and
+/// none when N > s; the GPU holds the sum over its GPCs. Throws FieldError("cluster") for a size
+/// below 1, above 8 without `non_portable` or above 16, before sm_90, or for a profile without
+/// its GPC layout (gpc_sms).
 ClusterResult clusters(const OccupancyResult& block, int cluster_size, bool non_portable, const Gpu& gpu);
 
 }  // namespace gpucalc

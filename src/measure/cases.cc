@@ -419,9 +419,12 @@ MeasureTable run_clusters_case(Context& ctx, const ClusterPlan& p) {
   };
   std::vector<Shape> shapes = {{p.threads, p.regs, p.smem}};
   if (p.cluster == 0) {
-    shapes = {{128, 32, 0}, {256, 64, 0}, {1024, 32, 0}, {128, 32, 64 * 1024}, {256, 32, 100 * 1024}, {128, 32, gpu.shared_memory_per_block_optin}};
+    // The last three tell the per-SM limit of a cluster launch apart: at most 8 blocks, or at most
+    // 1,024 threads? (32 thr: 8 or 32 blocks; 64 thr: 8 or 16; 512 thr: 3 or 2.)
+    shapes = {{128, 32, 0}, {256, 64, 0}, {1024, 32, 0}, {128, 32, 64 * 1024}, {256, 32, 100 * 1024},
+              {128, 32, gpu.shared_memory_per_block_optin}, {32, 32, 0}, {64, 32, 0}, {512, 32, 0}};
   }
-  t.title = p.cluster == 0 ? "clusters of 1 to 16 blocks (non-portable above 8) for 6 block shapes: the model with the GPC layout "
+  t.title = p.cluster == 0 ? "clusters of 1 to 16 blocks (non-portable above 8) for 9 block shapes: the model with the GPC layout "
                              "found in this run, cudaOccupancyMaxActiveClusters, and clusters resident at once"
                            : fmt::format("clusters of {} blocks of {} threads, {} registers, {} shared memory", p.cluster, p.threads,
                                          p.regs, format_quantity(static_cast<double>(p.smem), Unit::onchip_bytes));
@@ -1223,7 +1226,7 @@ const std::vector<CaseEntry>& registry() {
                   {}, false},
                  runs_anywhere, plan_api, run_api_case),
       make_entry({"clusters",
-                  "GPC layout from clusters' %smid, then clusters of 1 to 16 blocks for 6 block shapes: the model against "
+                  "GPC layout from clusters' %smid, then clusters of 1 to 16 blocks for 9 block shapes: the model against "
                   "cudaOccupancyMaxActiveClusters and clusters resident at once (sm_90+; --threads --regs --smem --cluster "
                   "for one)",
                   {"threads", "regs", "smem", "cluster"}, false},
