@@ -471,6 +471,12 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
                                  want.empty() ? fmt::format("the architecture of the profile {}", gpu.key) : "--arch",
                                  fmt::join(present, ", "), gpu.key));
   }
+  const auto reserved = std::count_if(out.begin(), out.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; });
+  if (reserved > 0) {
+    notes.push_back(fmt::format("cuobjdump's SHARED of {} sm_90+ kernel{} includes the 1 KiB the system reserves per block: "
+                                "read as SHARED - 1 KiB (the kernel's own bytes, as ptxas and cudaFuncGetAttributes count them)",
+                                reserved, reserved == 1 ? "" : "s"));
+  }
   if (unnamed > 0) notes.push_back(fmt::format("{} kernel{} without an architecture in the file: taken as {}", unnamed,
                                                unnamed == 1 ? "" : "s", cc_text(major, minor)));
   if ((want == "all" || (!want.empty() && (major != gpu.cc_major || minor != gpu.cc_minor)))) {

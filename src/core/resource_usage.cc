@@ -183,6 +183,27 @@ std::string demangle(const std::string& name) {
   return status == 0 && out ? std::string(out.get()) : name;
 }
 
+namespace {
+
+// sm_90 and later: cuobjdump's SHARED is the size of the kernel's shared-memory section, and the
+// compiler lays the 1 KiB the system reserves per block (.nv.reservedSmem) at the start of it for
+// every kernel that uses shared memory (and for many that do not). ptxas's "bytes smem" and the
+// runtime's sharedSizeBytes count the kernel's own bytes only, and the occupancy model adds the
+// reserved 1 KiB itself; so SHARED >= 1 KiB is read as SHARED - 1 KiB. Seen with CUDA 13.0 on the GPU
+// machine (docs/device-runs/smem-probe-2026-11-30): every sm_90/sm_90a SHARED of 5 probe kernels
+// under 5 sets of nvcc flags and of the 10 test kernels was 0 or the kernel's own bytes + 1,024,
+// and the runtime's sharedSizeBytes was the kernel's own; sm_80 objects hold no reserved area.
+void without_reserved_area(KernelResources& k) {
+  int major = 0, minor = 0;
+  parse_arch(k.arch, major, minor);
+  if (major >= 9 && k.shared_memory >= kCuobjdumpReservedShared) {
+    k.shared_memory -= kCuobjdumpReservedShared;
+    k.reserved_in_shared = kCuobjdumpReservedShared;
+  }
+}
+
+}  // namespace
+
 std::vector<KernelResources> parse_resource_usage(std::string_view text, const std::string& origin) {
   Reader r{origin, 0};
   std::vector<KernelResources> kernels;
@@ -266,6 +287,7 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
       k.arch = arch;
       k.source = "cuobjdump";
       read_cuobjdump_usage(t, k, r);
+      without_reserved_area(k);
       add(std::move(k));
       function.clear();
       continue;

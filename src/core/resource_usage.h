@@ -27,9 +27,14 @@ struct KernelResources {
   std::int64_t constant_memory = -1;    // cmem / CONSTANT, all banks added up
   int max_threads = 0;                  // .maxntid / .reqntid (x * y * z); 0 when not given
   int min_blocks = 0;                   // .minnctapersm; 0 when not given
+  std::int64_t reserved_in_shared = 0;  // cuobjdump on sm_90+: the reserved 1 KiB its SHARED held, taken out of shared_memory
   std::string source;                   // "ptxas" or "cuobjdump"
   long line = 0;                        // the line where it starts
 };
+
+/// The shared memory the system reserves per block on sm_80 and later, which cuobjdump's SHARED
+/// includes for sm_90+ objects (see without_reserved_area in resource_usage.cc).
+inline constexpr std::int64_t kCuobjdumpReservedShared = 1024;
 
 /// Bounds on what is read (the caller bounds the file; the parser bounds lines and kernels).
 inline constexpr std::size_t kMaxResourceLineBytes = 256 * 1024;
