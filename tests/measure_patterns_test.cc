@@ -89,8 +89,10 @@ TEST_CASE("banks patterns: tiles, words, masks - shared plans within the block's
   Gpu h200 = load_gpu("h200");
   SharedAccess a = banks_pattern({{"access", "column"}, {"width", "33"}}, nullptr);
   CHECK(a.element[2] == 66);
-  a = banks_pattern({{"access", "swizzled"}}, nullptr);  // the older measure spelling
+  // The older measure spelling --access swizzled is banks' own now: a column of the xor-swizzled tile.
+  a = banks_pattern({{"access", "column"}, {"swizzle", "xor"}}, nullptr);
   CHECK(banks(a).ways == 1);
+  CHECK_THROWS_AS(banks_pattern({{"access", "swizzled"}}, nullptr), InputError);
   a = banks_pattern({{"words", "t/2"}, {"elem", "8"}, {"mask", "0x0000ffff"}}, nullptr);
   CHECK(a.element_bytes == 8);
   CHECK(a.active[15]);

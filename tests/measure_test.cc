@@ -65,15 +65,15 @@ DeviceInfo h200_device() {
 TEST_CASE("measure cases: stable keys, one line of help, options all registered") {
   std::set<std::string> keys;
   std::set<std::string> registered;
-  for (const auto& [name, help] : measure_case_options()) {
-    CHECK(std::string(help).size() > 10);
-    registered.insert(name);
+  for (const MeasureOption& o : measure_case_options()) {
+    CHECK(o.help.size() > 10);
+    registered.insert(o.name);
   }
   for (const MeasureCase& c : measure_cases()) {
     INFO(c.key);
     CHECK(keys.insert(c.key).second);
     CHECK(std::string(c.help).find('\n') == std::string::npos);
-    for (const char* o : c.options) CHECK(registered.count(o) == 1);
+    for (const OptionSpec& o : c.options) CHECK(registered.count(o.name) == 1);
   }
   for (const char* k : {"copy", "occupancy", "waves", "little", "sectors", "banks", "fusion", "tiling", "roofline"}) {
     CHECK(keys.count(k) == 1);

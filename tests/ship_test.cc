@@ -138,6 +138,9 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   CHECK(bash_complete({"gpucalc", "measure", "occ"}) == Words{"occupancy", "occupancy-suggest"});
   // measure's options named as a calculator's choice option take its choices.
   CHECK(bash_complete({"gpucalc", "measure", "banks", "--access", ""}) == Words{"row", "column", "diagonal", "word"});
+  // measure --preset: only the presets measure runs (the registry's subset of fusion's), not swiglu or custom.
+  CHECK(bash_complete({"gpucalc", "measure", "fusion", "--preset", ""}) == Words{"unary", "binary", "rmsnorm"});
+  CHECK(bash_complete({"gpucalc", "measure", "little", "--loads", ""}) == Words{"1", "2", "4", "8"});
 
   // Profiles, and .toml files beside them; --batch and --plot: their files and folders.
   const fs::path dir = fs::temp_directory_path() / ("gpucalc_completion_" + std::to_string(::getpid()));

@@ -252,14 +252,19 @@ std::string today() {
 
 std::string list_cases_json() {
   nlohmann::ordered_json cases = nlohmann::ordered_json::array();
-  auto add = [&](const std::string& key, const std::string& help, const std::vector<const char*>& options, bool in_all) {
+  auto add = [&](const std::string& key, const std::string& help, const std::vector<OptionSpec>& options, bool in_all) {
     std::vector<std::string> opts;
-    for (const char* o : options) opts.push_back(std::string("--") + o);
-    cases.push_back({{"key", key}, {"help", help}, {"options", opts}, {"in_all", in_all}});
+    nlohmann::ordered_json choices = nlohmann::ordered_json::object();
+    for (const OptionSpec& o : options) {
+      opts.push_back(o.flag());
+      if (o.kind == OptionKind::choice) choices[o.flag()] = o.choices;
+    }
+    cases.push_back({{"key", key}, {"help", help}, {"options", opts}, {"choices", choices}, {"in_all", in_all}});
   };
   for (const MeasureCase& c : measure_cases()) add(c.key, c.help, c.options, c.in_all);
   add("all", "every case marked in_all at its default size, one summary table", {}, false);
-  add("calibrate", "measure the ceilings and write a profile TOML for --gpu", {"out"}, false);
+  add("calibrate", "measure the ceilings and write a profile TOML for --gpu", {text_option("out", "the profile TOML to write")},
+      false);
   return json_dump({{"command", "measure"}, {"cases", cases}}) + "\n";
 }
 
@@ -269,7 +274,10 @@ std::string list_cases() {
   for (const MeasureCase& c : measure_cases()) width = std::max(width, std::string(c.key).size());
   for (const MeasureCase& c : measure_cases()) {
     std::string opts;
-    for (const char* o : c.options) opts += fmt::format("{}--{}", opts.empty() ? "" : " ", o);
+    for (const OptionSpec& o : c.options) {
+      opts += fmt::format("{}{}", opts.empty() ? "" : " ", o.flag());
+      if (o.kind == OptionKind::choice) opts += fmt::format(" {}", fmt::join(o.choices, "|"));
+    }
     out += fmt::format("  {:<{}}  {}{}\n", c.key, width, c.help, opts.empty() ? "" : " [" + opts + "]");
   }
   out += fmt::format("  {:<{}}  {}\n", "all", width, "every case but verify at its default size, one summary table");
@@ -311,7 +319,8 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
       validate_case(what, options, *named);
     } else {
       // Before the device is known: input that no built-in profile accepts is bad anywhere.
-      std::optional<InputError> last;  // the last profile (h200) is the most permissive
+      // The message names the calculators' default profile (--gpu's default), as theirs do.
+      std::optional<InputError> last;
       bool any = false;
       for (const std::string& key : builtin_gpu_keys()) {
         try {
@@ -321,7 +330,10 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
           last = e;
         }
       }
-      if (!any && last) throw *last;
+      if (!any && last) {
+        validate_case(what, options, load_gpu(CommonOptions{}.gpu));
+        throw *last;
+      }
     }
   }
 
@@ -399,9 +411,7 @@ std::function<int()> add_measure(CLI::App& sub) {
   sub.add_option("--format", o->format, "text, json, csv or md")->capture_default_str();
   sub.add_option("--gpu", o->gpu, "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml");
   sub.add_option("--out", o->out, "calibrate: the profile TOML to write (default: KEY-calibrated.toml)");
-  for (const auto& [name, help] : measure_case_options()) {
-    sub.add_option(std::string("--") + name, o->case_options[name], help);
-  }
+  for (const MeasureOption& m : measure_case_options()) sub.add_option("--" + m.name, o->case_options[m.name], m.help);
   return [o]() -> int { return run_measure(*o, o->format); };
 }
 

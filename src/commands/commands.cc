@@ -15,7 +15,7 @@ const std::vector<Command>& commands() {
       {"hw", "list the hardware profiles or show one with its sources", nullptr,
        {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show"}},
       {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr,
-       {add_measure, measure_words}},
+       {add_measure, measure_words, nullptr, measure_option_words}},
       {"completion", "print a completion script for bash, zsh or fish", nullptr,
        {add_completion, [] { return std::vector<std::string>{"bash", "zsh", "fish"}; }}},
       {"man", "print the manual page gpucalc(1) as roff (man -l <(gpucalc man))", nullptr, {add_man}},

@@ -20,6 +20,8 @@ struct Tool {
   std::vector<std::string> (*words)() = nullptr;
   /// The word after which a profile name follows (hw show NAME); null: none.
   const char* profile_after = nullptr;
+  /// The words an option of the tool takes (measure --preset: the presets some case runs).
+  std::vector<std::string> (*option_words)(const std::string& flag) = nullptr;
 };
 
 struct Command {
@@ -43,6 +45,7 @@ const Calculator& roofline_command();
 std::function<int()> add_hw(CLI::App& sub);
 std::function<int()> add_measure(CLI::App& sub);
 std::vector<std::string> measure_words();
+std::vector<std::string> measure_option_words(const std::string& flag);
 std::function<int()> add_completion(CLI::App& sub);
 std::function<int()> add_man(CLI::App& sub);
 

@@ -73,16 +73,9 @@ std::vector<CommandDoc> describe_commands() {
         }
       }
       if (d.spec == nullptr) add_common_values(d, calc);
-      // A tool's option named as a calculator's choice option (measure --access): its choices.
-      if (calc == nullptr && d.takes_value && d.words.empty()) {
-        for (const Command& other : commands()) {
-          if (other.calculator == nullptr) continue;
-          for (const OptionSpec& s : other.calculator().options) {
-            for (const std::string& w : s.flag() == d.flag ? s.choices : std::vector<std::string>{}) {
-              if (std::find(d.words.begin(), d.words.end(), w) == d.words.end()) d.words.push_back(w);
-            }
-          }
-        }
+      // A tool's option that takes words (measure --preset): the tool says which.
+      if (calc == nullptr && d.takes_value && d.words.empty() && c.tool.option_words != nullptr) {
+        d.words = c.tool.option_words(d.flag);
       }
       doc.options.push_back(std::move(d));
     }

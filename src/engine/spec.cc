@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -43,6 +44,17 @@ std::string OptionSpec::accepted(const Gpu* gpu) const {
                                                                          : accepted_forms(unit);
   return fmt::format("{}{}{}, {}{}", form, range.empty() ? "" : ", ", range, what,
                      from_profile ? fmt::format(" ({})", gpu->key) : "");
+}
+
+OptionSpec& OptionSpec::only(std::vector<std::string> subset, std::string why) {
+  for (const std::string& w : subset) {
+    if (std::find(choices.begin(), choices.end(), w) == choices.end()) {
+      throw std::logic_error(fmt::format("--{}: '{}' is not one of its choices", name, w));
+    }
+  }
+  choices = std::move(subset);
+  what = std::move(why);
+  return *this;
 }
 
 namespace {

@@ -63,6 +63,10 @@ struct OptionSpec {
   OptionSpec& needed() { required = true; return *this; }
   OptionSpec& sweepable(DefaultSweep range) { sweep = range; return *this; }
   OptionSpec& fills(std::string model_field) { field = std::move(model_field); return *this; }
+  /// Narrows a choice option to some of its choices, `what` saying which (a tool that runs
+  /// fewer than the calculator models: measure). Throws std::logic_error for a word that is not
+  /// one of the choices.
+  OptionSpec& only(std::vector<std::string> subset, std::string why);
 
   std::string flag() const { return "--" + name; }
   std::string key() const;  // as inputs name it: bytes_per_load

@@ -21,6 +21,8 @@
 #include "core/sectors.h"
 #include "core/tiling.h"
 #include "core/waves.h"
+#include "commands/commands.h"
+#include "engine/engine.h"
 #include "measure/host.h"
 #include "measure/kernels.h"
 #include "measure/measure.h"
@@ -82,16 +84,20 @@ MeasureRow row(std::string quantity, Unit unit, double predicted, double achieve
   return r;
 }
 
-std::string get(const CaseOptions& o, const char* key) {
-  auto it = o.find(key);
-  return it == o.end() ? std::string() : it->second;
+// A case's option values come parsed and range-checked by the engine (parse_args, with the
+// declarations in the registry below); a plan reads them typed, or its default when not given.
+std::int64_t integer_or(const Args& a, const char* name, std::int64_t fallback) {
+  return a.has(name) ? a.integer(name) : fallback;
 }
+int count_or(const Args& a, const char* name, int fallback) { return a.has(name) ? a.count(name) : fallback; }
 
-std::int64_t integer(const CaseOptions& o, const char* key, std::int64_t fallback, std::int64_t min, std::int64_t max,
-                     Unit unit = Unit::count) {
-  std::string text = get(o, key);
-  if (text.empty()) return fallback;
-  return parse_integer(text, unit, std::string("--") + key, min, max);
+/// The options given, as typed (for the pattern readers of measure/patterns.h).
+CaseOptions given_text(const Args& a) {
+  CaseOptions o;
+  for (const Args::Entry& e : a.entries()) {
+    if (e.given) o[e.spec->name] = e.text;
+  }
+  return o;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,21 +137,12 @@ struct OccupancyPlan {
   int cluster = 0;  // --cluster N: the clusters check at this block shape
 };
 
-OccupancyPlan plan_occupancy(const CaseOptions& o, const Gpu& gpu) {
+OccupancyPlan plan_occupancy(const Args& a, const Gpu&) {
   OccupancyPlan p;
-  p.threads = static_cast<int>(integer(o, "threads", 256, 1, gpu.max_threads_per_block));
-  p.regs = static_cast<int>(integer(o, "regs", 64, 1, gpu.max_registers_per_thread));
-  p.cluster = static_cast<int>(integer(o, "cluster", 0, 1, kNonPortableClusterSize));
-  std::string smem = get(o, "smem");
-  if (!smem.empty()) {
-    p.smem = parse_integer(smem, Unit::onchip_bytes, "--smem", 0, std::int64_t{1} << 40);
-    if (p.smem > gpu.shared_memory_per_block_optin) {
-      throw InputError("--smem", smem,
-                       fmt::format("at most {} ({} bytes), the opt-in limit per block of {}",
-                                   format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
-                                   gpu.shared_memory_per_block_optin, gpu.name));
-    }
-  }
+  p.threads = count_or(a, "threads", 256);
+  p.regs = count_or(a, "regs", 64);
+  p.cluster = count_or(a, "cluster", 0);
+  p.smem = integer_or(a, "smem", 40 * 1024);
   return p;
 }
 
@@ -234,7 +231,7 @@ void tally(MeasureTable& t) {
 }
 
 struct ApiPlan {};
-ApiPlan plan_api(const CaseOptions&, const Gpu&) { return {}; }
+ApiPlan plan_api(const Args&, const Gpu&) { return {}; }
 
 MeasureTable run_api_case(Context& ctx, const ApiPlan&) {
   const Gpu& gpu = ctx.gpu;
@@ -383,12 +380,12 @@ std::vector<std::int64_t> find_gpc_layout(const Gpu& gpu, int sm_count, std::str
   return layout;
 }
 
-ClusterPlan plan_clusters(const CaseOptions& o, const Gpu& gpu) {
+ClusterPlan plan_clusters(const Args& a, const Gpu&) {
   ClusterPlan p;
-  p.threads = static_cast<int>(integer(o, "threads", 128, 1, gpu.max_threads_per_block));
-  p.regs = static_cast<int>(integer(o, "regs", 32, 1, gpu.max_registers_per_thread));
-  p.smem = integer(o, "smem", 0, 0, gpu.shared_memory_per_block_optin, Unit::onchip_bytes);
-  p.cluster = static_cast<int>(integer(o, "cluster", 0, 1, kNonPortableClusterSize));
+  p.threads = count_or(a, "threads", 128);
+  p.regs = count_or(a, "regs", 32);
+  p.smem = integer_or(a, "smem", 0);
+  p.cluster = count_or(a, "cluster", 0);
   return p;
 }
 
@@ -465,22 +462,22 @@ struct WavesPlan {
   std::int64_t smem = 0;
 };
 
-WavesPlan plan_waves(const CaseOptions& o, const Gpu& gpu) {
+WavesPlan plan_waves(const Args& a, const Gpu& gpu) {
   WavesPlan p;
-  p.threads = static_cast<int>(integer(o, "threads", 128, 32, gpu.max_threads_per_block));
+  p.threads = count_or(a, "threads", 128);
   const int thread_limit = gpu.max_threads_per_sm / p.threads;
-  p.blocks_per_sm = static_cast<int>(integer(o, "blocks-per-sm", 1, 1, std::min(gpu.max_blocks_per_sm, thread_limit)));
-  std::string bt = get(o, "block-time");
-  if (!bt.empty()) {
-    p.block_time = parse_quantity(bt, Unit::seconds, "--block-time");
-    if (!(p.block_time >= 1e-6 && p.block_time <= 10e-3)) throw InputError("--block-time", bt, "a time from 1us to 10ms");
+  p.blocks_per_sm = count_or(a, "blocks-per-sm", 1);
+  if (p.blocks_per_sm > thread_limit) {
+    throw InputError("--blocks-per-sm", a.text("blocks-per-sm"),
+                     fmt::format("at most {} blocks of {} threads per SM ({} threads per SM on {})", thread_limit,
+                                 p.threads, gpu.max_threads_per_sm, gpu.key));
   }
+  if (a.has("block-time")) p.block_time = a.number("block-time");
   const std::int64_t wave = static_cast<std::int64_t>(gpu.sm_count) * p.blocks_per_sm;
-  std::string blocks = get(o, "blocks");
-  if (blocks.empty()) {
-    p.grids = {wave, wave + 1, 2 * wave, 2 * wave + 1};
+  if (a.has("blocks")) {
+    p.grids = {a.integer("blocks")};
   } else {
-    p.grids = {parse_integer(blocks, Unit::count, "--blocks", 1, 1 << 24)};
+    p.grids = {wave, wave + 1, 2 * wave, 2 * wave + 1};
   }
   for (std::int64_t g : p.grids) {
     double time = static_cast<double>((g + wave - 1) / wave) * p.block_time;
@@ -530,22 +527,20 @@ struct LittlePlan {
   std::vector<std::pair<int, int>> configs;  // warps per SM, loads per thread
 };
 
-LittlePlan plan_little(const CaseOptions& o, const Gpu& gpu) {
+LittlePlan plan_little(const Args& a, const Gpu& gpu) {
   LittlePlan p;
   const int max_warps = gpu.max_threads_per_sm / gpu.warp_size;
-  std::string w = get(o, "warps"), l = get(o, "loads");
-  if (w.empty() && l.empty()) {
+  if (!a.has("warps") && !a.has("loads")) {
     p.configs = {{1, 4}, {4, 4}, {8, 4}, {16, 4}, {32, 4}, {64, 4}, {16, 1}, {64, 1}};
     p.configs.erase(std::remove_if(p.configs.begin(), p.configs.end(), [&](auto c) { return c.first > max_warps; }),
                     p.configs.end());
     return p;
   }
-  int warps = static_cast<int>(integer(o, "warps", 16, 1, max_warps));
-  int loads = static_cast<int>(integer(o, "loads", 4, 1, 8));
-  if (loads != 1 && loads != 2 && loads != 4 && loads != 8) throw InputError("--loads", l, "1, 2, 4 or 8");
+  const int warps = count_or(a, "warps", 16);
+  const int loads = a.has("loads") ? std::stoi(a.text("loads")) : 4;  // a choice of 1, 2, 4, 8
   const int per_block = gpu.max_threads_per_block / gpu.warp_size;
   if (warps > per_block && warps % 2 != 0) {
-    throw InputError("--warps", w, fmt::format("an even number above {} (two blocks per SM share them)", per_block));
+    throw InputError("--warps", a.text("warps"), fmt::format("an even number above {} (two blocks per SM share them)", per_block));
   }
   p.configs = {{warps, loads}};
   return p;
@@ -633,14 +628,10 @@ struct SectorsPlan {
   GlobalPlan global;
 };
 
-/// True when `o` has any of `keys`.
-bool has_any(const CaseOptions& o, const std::vector<const char*>& keys) {
-  return std::any_of(keys.begin(), keys.end(), [&](const char* k) { return !get(o, k).empty(); });
-}
-
-SectorsPlan plan_sectors(const CaseOptions& o, const Gpu&) {
+SectorsPlan plan_sectors(const Args& a, const Gpu&) {
   SectorsPlan p;
-  if (!has_any(o, sectors_pattern_options())) {
+  const CaseOptions o = given_text(a);
+  if (o.empty()) {
     p.strides = {1, 2, 4, 8, 16, 32};
     p.cols = 4096;
     return p;
@@ -649,14 +640,12 @@ SectorsPlan plan_sectors(const CaseOptions& o, const Gpu&) {
   p.global = plan_global(*p.load, address_option(o));
   // The timed kernels of the defaults still run for the loads they make: fp32 at a stride, or
   // down a column of a matrix.
-  const std::size_t given = static_cast<std::size_t>(std::count_if(o.begin(), o.end(), [](const auto& kv) { return !kv.second.empty(); }));
-  std::string s = get(o, "stride"), c = get(o, "cols");
-  if (given == 1 && !s.empty()) {
-    const std::int64_t stride = parse_integer(s, Unit::count, "--stride", 0, std::int64_t{1} << 40);
+  if (o.size() == 1 && a.has("stride")) {
+    const std::int64_t stride = a.integer("stride");
     if (stride >= 1 && stride <= 4096) p.strides = {stride};
   }
-  if (given == 2 && !c.empty() && get(o, "access") == "column") {
-    const std::int64_t cols = parse_integer(c, Unit::count, "--cols", 1, std::int64_t{1} << 40);
+  if (o.size() == 2 && a.has("cols") && a.has("access") && a.text("access") == "column") {
+    const std::int64_t cols = a.integer("cols");
     if (cols >= 32 && cols <= 65536) p.cols = cols;
   }
   return p;
@@ -783,38 +772,30 @@ struct BanksPlan {
   SharedPlan shared;
 };
 
-BanksPlan plan_banks(const CaseOptions& given, const Gpu& gpu) {
+BanksPlan plan_banks(const Args& a, const Gpu& gpu) {
   BanksPlan p;
-  if (!has_any(given, banks_pattern_options())) {
+  CaseOptions o = given_text(a);
+  if (o.empty()) {
     p.accesses = {{dev::BankAccess::column, 32}, {dev::BankAccess::column, 33}, {dev::BankAccess::swizzled, 32}};
     return p;
   }
   p.transposes = false;
-  CaseOptions o = given;
-  if (get(o, "access").empty() && get(o, "words").empty()) o["access"] = "column";  // the older measure default
+  const bool timed_kernel = std::all_of(o.begin(), o.end(), [](const auto& kv) {
+    return kv.first == "width" || kv.first == "access" || kv.first == "swizzle";
+  });
+  if (!a.has("access") && !a.has("words")) o["access"] = "column";  // the older measure default
   p.access = banks_pattern(o, &p.how);
   p.shared = plan_shared(*p.access, gpu);
-  // The timed kernel still runs for the accesses it makes: 4-byte words by row, by column or
-  // swizzled, of a [32][width] tile.
-  const bool timed_kernel = std::all_of(given.begin(), given.end(), [](const auto& kv) {
-    return kv.second.empty() || kv.first == "width" || kv.first == "access";
-  });
-  std::string w = get(o, "width"), a = get(o, "access");
-  const std::int64_t wv = w.empty() ? 32 : parse_integer(w, Unit::count, "--width", 1, std::int64_t{1} << 20);
-  if (!timed_kernel || wv < 32 || wv > 256 || (a != "row" && a != "column" && a != "swizzled") || (a == "swizzled" && wv != 32)) {
+  // The timed kernel still runs for the accesses it makes: 4-byte words by row, by column, or
+  // down a column of the xor-swizzled [32][32] tile.
+  const std::string access = o["access"];
+  const int width = count_or(a, "width", 32);
+  const bool swizzled = a.has("swizzle") && a.text("swizzle") == "xor";
+  if (!timed_kernel || width < 32 || width > 256 || (access != "row" && access != "column") ||
+      (swizzled && (access != "column" || width != 32))) {
     return p;
   }
-  int width = static_cast<int>(integer(o, "width", 32, 32, 256));
-  dev::BankAccess access = dev::BankAccess::column;
-  if (a == "row") {
-    access = dev::BankAccess::row;
-  } else if (a == "swizzled") {
-    access = dev::BankAccess::swizzled;
-    if (width != 32) throw InputError("--width", w, "32 with --access swizzled (the XOR swizzle of a [32][32] tile)");
-  } else if (!a.empty() && a != "column") {
-    throw InputError("--access", a, "row, column or swizzled");
-  }
-  p.accesses = {{access, width}};
+  p.accesses = {{swizzled ? dev::BankAccess::swizzled : access == "row" ? dev::BankAccess::row : dev::BankAccess::column, width}};
   return p;
 }
 
@@ -921,44 +902,40 @@ struct FusionPlan {
   std::vector<Chain> chains;
 };
 
-FusionPlan plan_fusion(const CaseOptions& o, const Gpu&) {
+FusionPlan plan_fusion(const Args& a, const Gpu&) {
   FusionPlan p;
-  std::string preset = get(o, "preset");
-  if (preset.empty() && get(o, "ops").empty() && get(o, "n").empty() && get(o, "rows").empty() && get(o, "cols").empty()) {
+  if (!a.has("preset") && !a.has("ops") && !a.has("n") && !a.has("rows") && !a.has("cols")) {
     p.chains = {{"unary", 4, std::int64_t{1} << 28, 0, 0},
                 {"unary", 4, std::int64_t{1} << 14, 0, 0},
                 {"binary", 4, std::int64_t{1} << 28, 0, 0},
                 {"rmsnorm", 6, 0, 16384, 4096}};
     return p;
   }
-  if (preset.empty()) preset = "unary";
-  if (preset != "unary" && preset != "binary" && preset != "rmsnorm") {
-    throw InputError("--preset", preset, "unary, binary or rmsnorm");
-  }
   FusionPlan::Chain c;
-  c.preset = preset;
-  if (preset == "rmsnorm") {
-    if (!get(o, "ops").empty() || !get(o, "n").empty()) {
-      throw InputError(get(o, "ops").empty() ? "--n" : "--ops", get(o, "ops").empty() ? get(o, "n") : get(o, "ops"),
-                       "no --ops or --n with --preset rmsnorm (it takes --rows and --cols)");
+  c.preset = a.has("preset") ? a.text("preset") : "unary";  // the registry's subset of the calculator's presets
+  if (c.preset == "rmsnorm") {
+    for (const char* other : {"ops", "n"}) {
+      if (a.has(other)) {
+        throw InputError(std::string("--") + other, a.text(other), "no --ops or --n with --preset rmsnorm (it takes --rows and --cols)");
+      }
     }
     c.ops = 6;
-    c.rows = static_cast<int>(integer(o, "rows", 16384, 1, 1 << 20));
-    c.cols = static_cast<int>(integer(o, "cols", 4096, 8, 8192));
-    if (c.cols % 8 != 0) throw InputError("--cols", get(o, "cols"), "a multiple of 8 up to 8192");
+    c.rows = count_or(a, "rows", 16384);
+    c.cols = count_or(a, "cols", 4096);
+    if (c.cols % 8 != 0) throw InputError("--cols", a.text("cols"), "a multiple of 8 up to 8192");
     if (static_cast<double>(c.rows) * c.cols > static_cast<double>(std::int64_t{1} << 31)) {
-      throw InputError("--rows", get(o, "rows"), "rows x cols at most 2^31 elements");
+      throw InputError("--rows", a.text("rows"), "rows x cols at most 2^31 elements");
     }
   } else {
-    if (!get(o, "rows").empty() || !get(o, "cols").empty()) {
-      throw InputError(get(o, "rows").empty() ? "--cols" : "--rows", get(o, "rows").empty() ? get(o, "cols") : get(o, "rows"),
-                       "--rows and --cols only with --preset rmsnorm");
+    for (const char* other : {"rows", "cols"}) {
+      if (a.has(other)) throw InputError(std::string("--") + other, a.text(other), "--rows and --cols only with --preset rmsnorm");
     }
-    c.ops = static_cast<int>(integer(o, "ops", 4, 1, 16));
-    c.n = integer(o, "n", std::int64_t{1} << 28, 1, std::int64_t{1} << 29);
-    const double buffers = preset == "binary" ? c.ops + 2 : 2;
+    c.ops = count_or(a, "ops", 4);
+    c.n = integer_or(a, "n", std::int64_t{1} << 28);
+    const double buffers = c.preset == "binary" ? c.ops + 2 : 2;
     if (buffers * static_cast<double>(c.n) * 4 > 24e9) {
-      throw InputError("--n", get(o, "n"), "a chain whose buffers fit in 24 GB ((ops + 2) x n x 4 bytes for binary)");
+      throw InputError("--n", a.has("n") ? a.text("n") : format_number(static_cast<double>(c.n)),
+                       "a chain whose buffers fit in 24 GB ((ops + 2) x n x 4 bytes for binary)");
     }
   }
   p.chains = {c};
@@ -1013,15 +990,17 @@ struct TilingPlan {
   int m = 4096, n = 4096, k = 4096, tile = 32;
 };
 
-TilingPlan plan_tiling(const CaseOptions& o, const Gpu&) {
+TilingPlan plan_tiling(const Args& a, const Gpu&) {
   TilingPlan p;
-  p.tile = static_cast<int>(integer(o, "tile", 32, 16, 32));
-  if (p.tile != 16 && p.tile != 32) throw InputError("--tile", get(o, "tile"), "16 or 32");
-  p.m = static_cast<int>(integer(o, "m", 4096, 32, 16384));
-  p.n = static_cast<int>(integer(o, "n", 4096, 32, 16384));
-  p.k = static_cast<int>(integer(o, "k", 4096, 32, 16384));
-  for (auto [name, v] : {std::pair{"--m", p.m}, {"--n", p.n}, {"--k", p.k}}) {
-    if (v % 32 != 0) throw InputError(name, std::to_string(v), "a multiple of 32 from 32 to 16,384");
+  p.tile = count_or(a, "tile", 32);
+  if (p.tile != 16 && p.tile != 32) throw InputError("--tile", a.text("tile"), "16 or 32 (the tiled kernel's tiles)");
+  p.m = count_or(a, "m", 4096);
+  p.n = count_or(a, "n", 4096);
+  p.k = count_or(a, "k", 4096);
+  for (const char* name : {"m", "n", "k"}) {
+    if (a.has(name) && a.integer(name) % 32 != 0) {
+      throw InputError(std::string("--") + name, a.text(name), "a multiple of 32 from 32 to 16,384");
+    }
   }
   if (static_cast<double>(p.m) * p.n * p.k > 1.2e12) {
     throw InputError("--k", std::to_string(p.k), "m x n x k at most 1.2e12 (the naive kernel would run for seconds)");
@@ -1080,17 +1059,15 @@ struct RooflinePlan {
   std::vector<int> fmas;  // FMAs per element: intensity = 2 fmas / 8 bytes
 };
 
-RooflinePlan plan_roofline(const CaseOptions& o, const Gpu&) {
+RooflinePlan plan_roofline(const Args& a, const Gpu&) {
   RooflinePlan p;
-  std::string s = get(o, "intensity");
-  if (s.empty()) {
+  if (!a.has("intensity")) {
     p.fmas = {1, 4, 8, 16, 32, 64, 128, 256, 1024};
     return p;
   }
-  double intensity = parse_quantity(s, Unit::flop_per_byte, "--intensity");
-  double fmas = intensity * 4;
-  if (!(fmas >= 1 && fmas <= 4096) || fmas != std::floor(fmas)) {
-    throw InputError("--intensity", s, "a multiple of 0.25 FLOP/byte from 0.25 to 1024 (2 FMA FLOP per 8 bytes)");
+  const double fmas = a.number("intensity") * 4;
+  if (fmas != std::floor(fmas)) {
+    throw InputError("--intensity", a.text("intensity"), "a multiple of 0.25 FLOP/byte from 0.25 to 1024 (2 FMA FLOP per 8 bytes)");
   }
   p.fmas = {static_cast<int>(fmas)};
   return p;
@@ -1138,7 +1115,7 @@ struct VerifyPlan {
   std::vector<Pattern> patterns;
 };
 
-VerifyPlan plan_verify(const CaseOptions&, const Gpu& gpu) {
+VerifyPlan plan_verify(const Args&, const Gpu& gpu) {
   VerifyPlan p;
   for (const SuitePattern& sp : verify_suite()) {
     VerifyPlan::Pattern x;
@@ -1197,70 +1174,129 @@ std::string needs_counters(const DeviceInfo&) { return counters_unavailable(); }
 struct CaseEntry {
   MeasureCase info;
   std::string (*filter)(const DeviceInfo&);  // "" when it can run here, else why not
-  std::function<void(const CaseOptions&, const Gpu&)> validate;
-  std::function<MeasureTable(const CaseOptions&, Context&)> run;
+  std::function<void(const Args&, const Gpu&)> validate;
+  std::function<MeasureTable(const Args&, Context&)> run;
 };
 
 template <class Plan>
-CaseEntry make_entry(MeasureCase info, std::string (*filter)(const DeviceInfo&), Plan (*plan)(const CaseOptions&, const Gpu&),
+CaseEntry make_entry(MeasureCase info, std::string (*filter)(const DeviceInfo&), Plan (*plan)(const Args&, const Gpu&),
                      MeasureTable (*run)(Context&, const Plan&)) {
-  return CaseEntry{std::move(info), filter, [plan](const CaseOptions& o, const Gpu& g) { (void)plan(o, g); },
-                   [plan, run](const CaseOptions& o, Context& ctx) { return run(ctx, plan(o, ctx.gpu)); }};
+  return CaseEntry{std::move(info), filter, [plan](const Args& a, const Gpu& g) { (void)plan(a, g); },
+                   [plan, run](const Args& a, Context& ctx) { return run(ctx, plan(a, ctx.gpu)); }};
 }
 
 struct CopyPlan {};
-CopyPlan plan_copy(const CaseOptions&, const Gpu&) { return {}; }
+CopyPlan plan_copy(const Args&, const Gpu&) { return {}; }
 MeasureTable run_copy_planned(Context& ctx, const CopyPlan&) { return run_copy_case(ctx); }
 
+/// A calculator's option as measure takes it: its declaration (name, kind, unit, range, choices,
+/// help), without the calculator's default (a case has its own, or runs its suite when nothing
+/// is given); the registry narrows it where the kernels run less than the model covers.
+OptionSpec take(const Calculator& (*calculator)(), const char* name) {
+  for (const OptionSpec& o : calculator().options) {
+    if (o.name != name) continue;
+    OptionSpec s = o;
+    s.fallback.clear();
+    s.required = false;
+    s.sweep = nullptr;
+    return s;
+  }
+  throw std::logic_error(fmt::format("measure: {} has no option --{}", calculator().name, name));
+}
+
+double warps_per_sm(const Gpu& g) { return static_cast<double>(g.max_threads_per_sm / g.warp_size); }
+
 const std::vector<CaseEntry>& registry() {
-  static const std::vector<CaseEntry> table = {
-      make_entry({"copy", "copy kernel against cudaMemcpy device to device (1 GiB, read + write)", {}, true}, runs_anywhere,
-                 plan_copy, run_copy_planned),
-      make_entry({"occupancy",
-                  "blocks resident at once on one SM (SM id and globaltimer per block) against the model and the runtime",
-                  {"threads", "regs", "smem", "cluster"}, true},
-                 runs_anywhere, plan_occupancy, run_occupancy_case),
-      make_entry({"occupancy-suggest",
-                  "cudaOccupancyMaxPotentialBlockSize (36 configurations) and cudaOccupancyAvailableDynamicSMemPerBlock on "
-                  "probe kernels against gpucalc occupancy --suggest and --target-blocks",
-                  {}, false},
-                 runs_anywhere, plan_api, run_api_case),
-      make_entry({"clusters",
-                  "GPC layout from clusters' %smid, then clusters of 1 to 16 blocks for 9 block shapes: the model against "
-                  "cudaOccupancyMaxActiveClusters and clusters resident at once (sm_90+; --threads --regs --smem --cluster "
-                  "for one)",
-                  {"threads", "regs", "smem", "cluster"}, false},
-                 runs_anywhere, plan_clusters, run_clusters_case),
-      make_entry({"waves", "fixed-time blocks: the tail effect of one extra block (132 against 133 at one per SM)",
-                  {"blocks", "blocks-per-sm", "threads", "block-time"}, true},
-                 runs_anywhere, plan_waves, run_waves_case),
-      make_entry({"little", "read bandwidth against bytes in flight per SM (warps x loads x 16 B) and the latency under load",
-                  {"warps", "loads"}, true},
-                 runs_anywhere, plan_little, run_little_case),
-      make_entry({"sectors",
-                  "with gpucalc sectors' options: that warp load, counted (sectors, requests, L2, DRAM) against the model; "
-                  "alone: strided fp32 reads and a column read, timed",
-                  sectors_pattern_options(), true},
-                 runs_anywhere, plan_sectors, run_sectors_case),
-      make_entry({"banks",
-                  "with gpucalc banks' options (and --mask): that shared access, wavefronts counted against the model; "
-                  "alone: row, column, padded and swizzled reads and transposes, timed",
-                  banks_pattern_options(), true},
-                 runs_anywhere, plan_banks, run_banks_case),
-      make_entry({"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",
-                  {"preset", "ops", "n", "rows", "cols"}, true},
-                 runs_anywhere, plan_fusion, run_fusion_case),
-      make_entry({"tiling", "naive against shared-memory tiled fp32 matmul against the HBM traffic model", {"m", "n", "k", "tile"}, true},
-                 runs_anywhere, plan_tiling, run_tiling_case),
-      make_entry({"roofline", "a kernel of tunable FLOP per byte: achieved FLOP/s against min(peak, I x bandwidth)", {"intensity"}, true},
-                 runs_anywhere, plan_roofline, run_roofline_case),
-      make_entry({"verify",
-                  "the built-in suite of warp access patterns (every element size, broadcasts, masks, misalignment, padding, "
-                  "swizzles, tiles): each counted by CUPTI against gpucalc sectors or banks; last line N/M patterns agree",
-                  {}, false},
-                 needs_counters, plan_verify, run_verify_case),
-  };
+  static const std::vector<CaseEntry> table = [] {
+    // occupancy and clusters: the occupancy calculator's block shape and cluster size
+    const std::vector<OptionSpec> block = {take(occupancy_command, "threads"), take(occupancy_command, "regs"),
+                                           take(occupancy_command, "smem"), take(occupancy_command, "cluster")};
+    return std::vector<CaseEntry>{
+        make_entry({"copy", "copy kernel against cudaMemcpy device to device (1 GiB, read + write)", {}, true}, runs_anywhere,
+                   plan_copy, run_copy_planned),
+        make_entry({"occupancy",
+                    "blocks resident at once on one SM (SM id and globaltimer per block) against the model and the runtime",
+                    block, true},
+                   runs_anywhere, plan_occupancy, run_occupancy_case),
+        make_entry({"occupancy-suggest",
+                    "cudaOccupancyMaxPotentialBlockSize (36 configurations) and cudaOccupancyAvailableDynamicSMemPerBlock on "
+                    "probe kernels against gpucalc occupancy --suggest and --target-blocks",
+                    {}, false},
+                   runs_anywhere, plan_api, run_api_case),
+        make_entry({"clusters",
+                    "GPC layout from clusters' %smid, then clusters of 1 to 16 blocks for 9 block shapes: the model against "
+                    "cudaOccupancyMaxActiveClusters and clusters resident at once (sm_90+; --threads --regs --smem --cluster "
+                    "for one)",
+                    block, false},
+                   runs_anywhere, plan_clusters, run_clusters_case),
+        make_entry({"waves", "fixed-time blocks: the tail effect of one extra block (132 against 133 at one per SM)",
+                    {take(waves_command, "blocks").at_most(1 << 24), take(waves_command, "blocks-per-sm"),
+                     take(waves_command, "threads").at_least(32),
+                     take(waves_command, "block-time").at_least(1e-6).at_most(10e-3)},
+                    true},
+                   runs_anywhere, plan_waves, run_waves_case),
+        // little: the read kernel's own shape (the calculator's --warps is one scheduler's)
+        make_entry({"little", "read bandwidth against bytes in flight per SM (warps x loads x 16 B) and the latency under load",
+                    {integer_option("warps", "warps per SM of the read kernel").at_least(1).at_most(warps_per_sm),
+                     choice_option("loads", "independent 16-byte loads in flight per thread", {"1", "2", "4", "8"})},
+                    true},
+                   runs_anywhere, plan_little, run_little_case),
+        make_entry({"sectors",
+                    "with gpucalc sectors' options: that warp load, counted (sectors, requests, L2, DRAM) against the model; "
+                    "alone: strided fp32 reads and a column read, timed",
+                    {take(sectors_command, "stride"), take(sectors_command, "elem"), take(sectors_command, "offset"),
+                     take(sectors_command, "active"), take(sectors_command, "mask"), take(sectors_command, "addresses"),
+                     take(sectors_command, "cols"), take(sectors_command, "access"), take(sectors_command, "row"),
+                     take(sectors_command, "col")},
+                    true},
+                   runs_anywhere, plan_sectors, run_sectors_case),
+        make_entry({"banks",
+                    "with gpucalc banks' options (and --active): that shared access, wavefronts counted against the model; "
+                    "alone: row, column, padded and swizzled reads and transposes, timed",
+                    {take(banks_command, "width"), take(banks_command, "rows"), take(banks_command, "elem"),
+                     take(banks_command, "access"), take(banks_command, "row"), take(banks_command, "col"),
+                     take(banks_command, "words"), take(banks_command, "pad"), take(banks_command, "swizzle"),
+                     take(sectors_command, "active"), take(banks_command, "mask")},
+                    true},
+                   runs_anywhere, plan_banks, run_banks_case),
+        make_entry({"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",
+                    {take(fusion_command, "preset")
+                         .only({"unary", "binary", "rmsnorm"},
+                               "the chains measure has kernels for: unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm "
+                               "(7N vs 2N); default: unary"),
+                     take(fusion_command, "ops").at_most(16), take(fusion_command, "n").at_most(std::int64_t{1} << 29),
+                     take(fusion_command, "rows").at_most(1 << 20), take(fusion_command, "cols").at_least(8).at_most(8192)},
+                    true},
+                   runs_anywhere, plan_fusion, run_fusion_case),
+        make_entry({"tiling", "naive against shared-memory tiled fp32 matmul against the HBM traffic model",
+                    {take(tiling_command, "m").at_least(32).at_most(16384), take(tiling_command, "n").at_least(32).at_most(16384),
+                     take(tiling_command, "k").at_least(32).at_most(16384), take(tiling_command, "tile").at_least(16).at_most(32)},
+                    true},
+                   runs_anywhere, plan_tiling, run_tiling_case),
+        make_entry({"roofline", "a kernel of tunable FLOP per byte: achieved FLOP/s against min(peak, I x bandwidth)",
+                    {take(roofline_command, "intensity").at_least(0.25).at_most(1024)}, true},
+                   runs_anywhere, plan_roofline, run_roofline_case),
+        make_entry({"verify",
+                    "the built-in suite of warp access patterns (every element size, broadcasts, masks, misalignment, padding, "
+                    "swizzles, tiles): each counted by CUPTI against gpucalc sectors or banks; last line N/M patterns agree",
+                    {}, false},
+                   needs_counters, plan_verify, run_verify_case),
+    };
+  }();
   return table;
+}
+
+/// A case's options parsed by the engine against the case's declarations: kind, unit, range
+/// (the profile's where declared), choices, in the calculators' one message form.
+Args parse_case(const CaseEntry& e, const CaseOptions& options, const Gpu& gpu) {
+  static std::map<std::string, Calculator> declarations;  // per case: its options as a declaration
+  auto it = declarations.find(e.info.key);
+  if (it == declarations.end()) {
+    it = declarations.emplace(e.info.key, Calculator{e.info.key, e.info.options, {}, nullptr}).first;
+  }
+  RawOptions raw;
+  for (const auto& [name, value] : options) raw.push_back({name, {value}});
+  return parse_args(it->second, raw, gpu);
 }
 
 const CaseEntry& entry(const std::string& key) {
@@ -1276,8 +1312,9 @@ const CaseEntry& entry(const std::string& key) {
 }
 
 MeasureTable run_named(const CaseEntry& e, const CaseOptions& options, Context& ctx) {
+  const Args args = parse_case(e, options, ctx.gpu);
   try {
-    return e.run(options, ctx);
+    return e.run(args, ctx);
   } catch (const DeviceError& err) {
     throw DeviceError(fmt::format("measure {}: {}", e.info.key, err.what()));
   }
@@ -1297,16 +1334,66 @@ const std::vector<MeasureCase>& measure_cases() {
 void validate_case(const std::string& key, const CaseOptions& options, const Gpu& gpu) {
   const CaseEntry& e = entry(key);
   for (const auto& [name, value] : options) {
-    bool accepted = std::any_of(e.info.options.begin(), e.info.options.end(), [&](const char* o) { return name == o; });
+    bool accepted = std::any_of(e.info.options.begin(), e.info.options.end(), [&](const OptionSpec& o) { return name == o.name; });
     if (!accepted) {
       std::vector<std::string> names;
-      for (const char* o : e.info.options) names.push_back(std::string("--") + o);
+      for (const OptionSpec& o : e.info.options) names.push_back(o.flag());
       throw InputError("--" + name, value,
                        names.empty() ? fmt::format("no calculator options for measure {}", key)
                                      : fmt::format("an option of measure {}: {}", key, fmt::join(names, ", ")));
     }
   }
-  e.validate(options, gpu);
+  e.validate(parse_case(e, options, gpu), gpu);
+}
+
+namespace {
+
+/// What one case's option takes, briefly: "k: ops in a unary or binary chain (1 to 16)".
+std::string case_option_help(const OptionSpec& o) {
+  if (o.kind == OptionKind::choice) return fmt::format("{} ({})", fmt::join(o.choices, ", "), o.what);
+  const bool fixed = o.min.of_gpu == nullptr && o.max.of_gpu == nullptr;
+  const double lo = o.min.value, hi = o.max.value;
+  auto text = [&](double v) { return o.unit == Unit::count ? format_number(v) : format_quantity(v, o.unit); };
+  if (o.kind == OptionKind::text || !std::isfinite(lo)) return o.what;
+  if (!fixed) return fmt::format("{} ({} to the profile's limit)", o.what, text(lo));
+  return std::isfinite(hi) ? fmt::format("{} ({} to {})", o.what, text(lo), text(hi)) : fmt::format("{} ({} or more)", o.what, text(lo));
+}
+
+}  // namespace
+
+const std::vector<MeasureOption>& measure_case_options() {
+  static const std::vector<MeasureOption> options = [] {
+    std::vector<MeasureOption> v;
+    for (const CaseEntry& e : registry()) {
+      for (const OptionSpec& o : e.info.options) {
+        auto it = std::find_if(v.begin(), v.end(), [&](const MeasureOption& m) { return m.name == o.name; });
+        if (it == v.end()) it = v.insert(v.end(), MeasureOption{o.name, "", {}, {}});
+        // Cases that take the option alike share one entry: "occupancy, clusters: threads per block ...".
+        const std::string help = case_option_help(o);
+        auto same = std::find_if(it->cases.begin(), it->cases.end(), [&](const auto& c) { return c.second == help; });
+        if (same == it->cases.end()) {
+          it->cases.push_back({e.info.key, help});
+        } else {
+          same->first += fmt::format(", {}", e.info.key);
+        }
+        for (const std::string& c : o.choices) {
+          if (std::find(it->choices.begin(), it->choices.end(), c) == it->choices.end()) it->choices.push_back(c);
+        }
+      }
+    }
+    for (MeasureOption& m : v) {
+      for (const auto& [keys, help] : m.cases) m.help += fmt::format("{}{}: {}", m.help.empty() ? "" : "; ", keys, help);
+    }
+    return v;
+  }();
+  return options;
+}
+
+std::vector<std::string> measure_option_words(const std::string& flag) {
+  for (const MeasureOption& o : measure_case_options()) {
+    if ("--" + o.name == flag) return o.choices;
+  }
+  return {};
 }
 
 MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device) {
@@ -1320,7 +1407,7 @@ MeasureTable run_case(const std::string& key, const CaseOptions& options, const 
 
 std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device) {
   for (const CaseEntry& e : registry()) {
-    if (e.info.in_all) e.validate({}, gpu);
+    if (e.info.in_all) e.validate(parse_case(e, {}, gpu), gpu);
   }
   Context ctx{gpu, device};
   std::vector<MeasureTable> tables;

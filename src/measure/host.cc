@@ -66,43 +66,6 @@ double MeasureRow::ratio() const {
   return achieved / predicted;
 }
 
-const std::vector<std::pair<const char*, const char*>>& measure_case_options() {
-  static const std::vector<std::pair<const char*, const char*>> options = {
-      {"threads", "occupancy, waves: threads per block"},
-      {"regs", "occupancy: registers per thread (the nearest compiled variant is used; its numRegs is reported)"},
-      {"smem", "occupancy: dynamic shared memory per block (40KB); clusters: the same"},
-      {"cluster", "occupancy, clusters: blocks per cluster, 1 to 16 (sm_90+): the clusters check for that one size"},
-      {"blocks", "waves: blocks in the grid (default: SMs, SMs + 1, 2 SMs, 2 SMs + 1)"},
-      {"blocks-per-sm", "waves: resident blocks per SM, pinned with shared memory (default 1)"},
-      {"block-time", "waves: time each block runs (default 100us)"},
-      {"warps", "little: warps per SM (1 to 64)"},
-      {"loads", "little: independent 16-byte loads in flight per thread (1, 2, 4 or 8)"},
-      {"stride", "sectors: elements between neighbouring lanes (default 1)"},
-      {"elem", "sectors: element bytes 1, 2, 4, 8, 16; banks: 4, 8, 16"},
-      {"offset", "sectors: byte offset of lane 0's element"},
-      {"active", "sectors, banks: the first N lanes are active"},
-      {"mask", "sectors, banks: active lanes as a 32-bit mask (0xffff0000)"},
-      {"addresses", "sectors: byte address per lane, a list or an expression in t ('128*t+4')"},
-      {"cols", "sectors: columns of a row-major matrix (with --access row|column); fusion: RMSNorm columns"},
-      {"access", "sectors: row or column of the --cols matrix; banks: row, column, diagonal or word of the tile"},
-      {"row", "sectors, banks: which row a row (or word) access reads"},
-      {"col", "sectors, banks: which column a column (or word) access reads"},
-      {"width", "banks: tile width in elements (default 32)"},
-      {"words", "banks: element index per lane, a list or an expression in t ('33*t+5')"},
-      {"pad", "banks: elements of padding per tile row"},
-      {"swizzle", "banks: xor (column c of row r stored at c xor (r mod width)) or none"},
-      {"preset", "fusion: unary, binary or rmsnorm"},
-      {"ops", "fusion: elementwise ops in the chain (1 to 16)"},
-      {"n", "fusion: elements (fp32); tiling: columns of B and C"},
-      {"rows", "fusion: RMSNorm rows; banks: tile rows (default 32)"},
-      {"m", "tiling: rows of A and C"},
-      {"k", "tiling: columns of A, rows of B"},
-      {"tile", "tiling: tile edge, 16 or 32"},
-      {"intensity", "roofline: FLOP per byte (a multiple of 0.25; default a sweep across the ridge)"},
-  };
-  return options;
-}
-
 namespace {
 
 std::string lower(std::string s) {

@@ -10,6 +10,7 @@
 
 #include "core/gpu.h"
 #include "core/quantity.h"
+#include "engine/spec.h"
 #include "measure/counters.h"
 
 namespace gpucalc {
@@ -54,17 +55,28 @@ struct DeviceProfile {
 DeviceProfile profile_for_device(const DeviceInfo& device);
 
 /// One measure case as the registry (cases.cc) declares it: a stable key, one line of help,
-/// the calculator options it accepts, and whether `measure all` runs it.
+/// the calculator options it accepts, and whether `measure all` runs it. An option is the
+/// calculator's own declaration (name, kind, unit, help), narrowed where the case's kernels run
+/// less than the model covers (a range, a subset of choices); the engine parses it (engine.h).
 struct MeasureCase {
   const char* key;
   const char* help;
-  std::vector<const char*> options;  // without the leading "--"
+  std::vector<OptionSpec> options;
   bool in_all = true;
 };
 /// The cases, in the order `measure --list` and `measure all` use.
 const std::vector<MeasureCase>& measure_cases();
-/// Every calculator option any case accepts, with one line of help each.
-const std::vector<std::pair<const char*, const char*>>& measure_case_options();
+/// One option of `gpucalc measure`: the union over the cases that take it, for the CLI, the
+/// help text and completion (its choices: every word some case accepts).
+struct MeasureOption {
+  std::string name;  // without the leading "--"
+  std::string help;  // "fusion: ...; tiling: ..."
+  std::vector<std::string> choices;
+  std::vector<std::pair<std::string, std::string>> cases;  // the cases that take it ("occupancy, clusters") and what
+};
+const std::vector<MeasureOption>& measure_case_options();
+/// The words completion offers for `flag` (--preset): the choices of measure_case_options().
+std::vector<std::string> measure_option_words(const std::string& flag);
 
 /// One line of a measure table: what the model predicted beside what the GPU did.
 struct MeasureRow {

@@ -58,16 +58,6 @@ std::uint32_t lane_mask(const CaseOptions& o) {
 
 }  // namespace
 
-const std::vector<const char*>& sectors_pattern_options() {
-  static const std::vector<const char*> o = {"stride", "elem", "offset", "active", "mask", "addresses", "cols", "access", "row", "col"};
-  return o;
-}
-
-const std::vector<const char*>& banks_pattern_options() {
-  static const std::vector<const char*> o = {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask"};
-  return o;
-}
-
 WarpLoad sectors_pattern(const CaseOptions& o, std::string* how) {
   const std::int64_t e = integer(o, "elem", 4, 1, 16);
   if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
@@ -141,10 +131,6 @@ SharedAccess banks_pattern(const CaseOptions& o, std::string* how) {
     const std::string swizzle = get(o, "swizzle");
     if (!swizzle.empty() && swizzle != "xor" && swizzle != "none") throw InputError("--swizzle", swizzle, "xor or none");
     tile.swizzle = swizzle == "xor";
-    if (a == "swizzled") {  // the older measure spelling: a column of the xor-swizzled tile
-      a = "column";
-      tile.swizzle = true;
-    }
     TileAccess kind = TileAccess::row;
     if (a.empty()) throw InputError("--access", "", "row, column, diagonal or word (or --words EXPR for any pattern)");
     if (a == "row") {

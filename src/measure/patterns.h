@@ -18,11 +18,6 @@ namespace gpucalc {
 
 using CaseOptions = std::map<std::string, std::string>;
 
-/// The options `measure sectors` takes for a pattern (as `gpucalc sectors` does).
-const std::vector<const char*>& sectors_pattern_options();
-/// The options `measure banks` takes for a pattern (as `gpucalc banks` does, plus --mask/--active).
-const std::vector<const char*>& banks_pattern_options();
-
 /// The global load the options describe, with the calculator's meaning; `how` says it in words.
 /// Throws InputError naming the option.
 WarpLoad sectors_pattern(const CaseOptions& o, std::string* how);
