@@ -78,7 +78,7 @@ const std::vector<std::pair<const char*, const char*>>& measure_case_options() {
       {"warps", "little: warps per SM (1 to 64)"},
       {"loads", "little: independent 16-byte loads in flight per thread (1, 2, 4 or 8)"},
       {"stride", "sectors: elements between neighbouring lanes (default 1)"},
-      {"elem", "sectors: element bytes 1, 2, 4, 8, 16; banks: 4, 8, 16"},
+      {"elem", "element bytes 1, 2, 4, 8 or 16 (sectors and banks)"},
       {"offset", "sectors: byte offset of lane 0's element"},
       {"active", "sectors, banks: the first N lanes are active"},
       {"mask", "sectors, banks: active lanes as a 32-bit mask (0xffff0000)"},
