@@ -815,9 +815,8 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     if (!v.values.empty()) {
       ++counted;
       agree += ok;
-    } else if (missing.empty()) {
-      missing = v.missing;
     }
+    if (missing.empty()) missing = v.missing;  // why counters, or some of them, are missing
   };
   for (std::int64_t stride : p.strides) {
     const std::size_t n = kGiB / (4 * static_cast<std::size_t>(stride));
