@@ -22,6 +22,9 @@ TEST_CASE("counters: one CUPTI metric each, Nsight Compute's names") {
   CHECK(std::string(counter_metric(Counter::global_load_sectors)) == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum");
   CHECK(std::string(counter_metric(Counter::shared_load_wavefronts)) == "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
   CHECK(std::string(counter_metric(Counter::dram_bytes_read)) == "dram__bytes_read.sum");
+  CHECK(std::string(counter_metric(Counter::global_load_l1_wavefronts)) ==
+        "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum");
+  CHECK(std::string(counter_metric(Counter::achieved_occupancy)) == "sm__warps_active.avg.pct_of_peak_sustained_active");
   CHECK_FALSE(counter_for_metric("bogus__metric.sum").has_value());
   CHECK(counter_value(Counter::achieved_occupancy, 50.0) == doctest::Approx(0.5));
   CHECK(counter_value(Counter::global_load_sectors, 12.0) == 12.0);
@@ -101,7 +104,8 @@ TEST_CASE("banks patterns: tiles, words, masks - shared plans within the block's
   CHECK(p.mask == 0xFFFFu);
   CHECK(p.smem_bytes == 8 * 8);
   CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"width", "33"}}, nullptr), InputError);
-  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "2"}}, nullptr), InputError);
+  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "3"}}, nullptr), InputError);
+  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "32"}}, nullptr), InputError);
   CHECK_THROWS_AS(banks_pattern({{"access", "row"}, {"mask", "0"}}, nullptr), InputError);
   CHECK_THROWS_WITH_AS(plan_shared(banks_pattern({{"words", "100000*t"}}, nullptr), h200), doctest::Contains("shared memory"),
                        InputError);
@@ -111,7 +115,7 @@ TEST_CASE("predicted counts: the model's count per warp x blocks") {
   Gpu h200 = load_gpu("h200");
   const SectorsResult s = sectors(strided_load(2, 4, 0, 0xFFFFFFFFu), h200);
   std::vector<PredictedCount> g = predict_global(s, 1000);
-  REQUIRE(g.size() == 3);
+  REQUIRE(g.size() == 4);
   CHECK(g[0].counter == Counter::global_load_sectors);
   CHECK(g[0].value == 8000);
   CHECK(g[0].verdict);
@@ -119,6 +123,12 @@ TEST_CASE("predicted counts: the model's count per warp x blocks") {
   CHECK(g[2].counter == Counter::dram_bytes_read);
   CHECK(g[2].value == 1000.0 * static_cast<double>(s.dram_bytes));
   CHECK_FALSE(g[2].verdict);
+  CHECK(g[3].counter == Counter::global_load_l1_wavefronts);
+  CHECK(g[3].value == 1000.0 * static_cast<double>(s.l1_wavefronts));
+  CHECK(s.l1_wavefronts == 1);  // 2 lines of 128 bytes: one pass of the tag stage
+  CHECK_FALSE(g[3].verdict);
+  const SectorsResult wide = sectors(strided_load(32, 4, 0, 0xFFFFFFFFu), h200);
+  CHECK(predict_global(wide, 10)[3].value == 10.0 * 8);  // 32 lines: ceil(32 / 4) passes
   const BanksResult b = banks(banks_pattern({{"access", "column"}}, nullptr));
   std::vector<PredictedCount> sh = predict_shared(b, 1024);
   CHECK(sh[0].value == 32 * 1024);
@@ -157,7 +167,8 @@ TEST_CASE("the verify suite: at least 60 patterns over both calculators, every o
   CHECK(sectors_n >= 30);
   CHECK(banks_n >= 30);
   CHECK(global_elems == std::set<int>{1, 2, 4, 8, 16});
-  CHECK(shared_elems == std::set<int>{4, 8, 16});
+  CHECK(shared_elems == std::set<int>{1, 2, 4, 8, 16});
+  CHECK(sectors_n + banks_n == 122);  // README and docs/counters-h200.md say 122
   CHECK(broadcast);
   CHECK(masked);
   CHECK(misaligned);
@@ -180,4 +191,84 @@ TEST_CASE("measure cases come from one registry - verify is not part of measure 
   CHECK_NOTHROW(validate_case("banks", {{"words", "t/2"}, {"elem", "8"}}, h200));
   CHECK_THROWS_AS(validate_case("sectors", {{"offset", "2"}}, h200), InputError);  // misaligned fp32: exit 2
   CHECK_THROWS_AS(validate_case("banks", {{"stride", "2"}}, h200), InputError);    // not a banks option
+}
+
+TEST_CASE("banks patterns at 1 and 2 bytes: element indices, shared bytes, the model's wavefronts") {
+  Gpu h200 = load_gpu("h200");
+  SharedAccess a = banks_pattern({{"words", "8*t"}, {"elem", "1"}}, nullptr);
+  CHECK(a.element_bytes == 1);
+  CHECK(a.element[3] == 24);  // byte 24: word 6
+  CHECK(banks(a).wavefronts == 2);  // words 2t: 2-way
+  SharedPlan p = plan_shared(a, h200);
+  CHECK(p.element[31] == 248);
+  CHECK(p.smem_bytes == 249);  // the kernel rounds up to 16
+  CHECK(p.element_bytes == 1);
+  // lanes in one 32-bit word do not conflict: 32 bytes in 8 words, one wavefront
+  CHECK(banks(banks_pattern({{"words", "t"}, {"elem", "1"}}, nullptr)).wavefronts == 1);
+  CHECK(banks(banks_pattern({{"words", "128*t"}, {"elem", "1"}}, nullptr)).wavefronts == 32);
+  CHECK(banks(banks_pattern({{"words", "(t%4)*128+t/4"}, {"elem", "1"}}, nullptr)).wavefronts == 4);
+  CHECK(banks(banks_pattern({{"access", "column"}, {"elem", "1"}}, nullptr)).wavefronts == 8);
+  a = banks_pattern({{"words", "4*t"}, {"elem", "2"}}, nullptr);
+  CHECK(a.element[5] == 20);
+  CHECK(banks(a).wavefronts == 2);  // words 2t
+  CHECK(plan_shared(a, h200).smem_bytes == 2 * (4 * 31 + 1));
+  CHECK(banks(banks_pattern({{"words", "(t%2)*64+t/2"}, {"elem", "2"}}, nullptr)).wavefronts == 2);
+  CHECK(banks(banks_pattern({{"access", "column"}, {"elem", "2"}}, nullptr)).wavefronts == 16);
+  CHECK(banks(banks_pattern({{"access", "column"}, {"pad", "2"}, {"elem", "2"}}, nullptr)).wavefronts == 1);
+  a = banks_pattern({{"access", "row"}, {"elem", "2"}, {"active", "20"}}, nullptr);
+  CHECK(a.active[19]);
+  CHECK_FALSE(a.active[20]);
+  CHECK(plan_shared(a, h200).mask == 0xFFFFFu);
+  CHECK_NOTHROW(validate_case("banks", {{"words", "t/2"}, {"elem", "2"}}, h200));
+  CHECK_NOTHROW(validate_case("banks", {{"words", "t"}, {"elem", "1"}}, h200));
+}
+
+TEST_CASE("DRAM tolerance: 2% plus one L2 per kernel of the model's bytes") {
+  const double l2 = 60.0 * (1 << 20);
+  CHECK(dram_tolerance(8.0 * (1u << 30), 4, l2) == doctest::Approx(0.02 + 4 * l2 / (8.0 * (1u << 30))));
+  CHECK(dram_tolerance(8.0 * (1u << 30), 4, l2) == doctest::Approx(0.0493).epsilon(0.001));
+  CHECK(dram_tolerance(1e9, 0, l2) == doctest::Approx(0.02));
+  CHECK(dram_tolerance(0, 3, l2) == doctest::Approx(0.02));
+  // a 2 GiB fused chain counted 1% short agrees; 10% short does not
+  const double fused = 2.0 * (1u << 30);
+  CHECK(compare_count(fused, 0.99 * fused, dram_tolerance(fused, 1, l2)).agree);
+  CHECK_FALSE(compare_count(fused, 0.90 * fused, dram_tolerance(fused, 1, l2)).agree);
+}
+
+TEST_CASE("achieved occupancy: up to 5 points below the model, never above but for rounding") {
+  CHECK(compare_occupancy(0.5, 0.49).agree);
+  CHECK(compare_occupancy(0.5, 0.455).agree);
+  CHECK_FALSE(compare_occupancy(0.5, 0.44).agree);
+  CHECK(compare_occupancy(0.5, 0.504).agree);
+  CHECK_FALSE(compare_occupancy(0.5, 0.52).agree);  // more warps than the model allows: the model is wrong
+  CHECK_FALSE(compare_occupancy(1.0, std::numeric_limits<double>::quiet_NaN()).agree);
+}
+
+TEST_CASE("the caches served: DRAM bytes counted against a traffic model") {
+  CHECK(served_text(1000, 27) == "caches served 97.3%");
+  CHECK(served_text(1000, 1031) == "above the model (+3.1%)");
+  CHECK(served_text(1000, std::numeric_limits<double>::quiet_NaN()) == "-");
+  CHECK(served_text(0, 5) == "-");
+}
+
+TEST_CASE("counting scopes: the innermost is active, ranges in order, a missing range says so") {
+  CHECK(active_counting_scope() == nullptr);
+  {
+    CountingScope outer({Counter::dram_bytes_read});
+    CHECK(active_counting_scope() == &outer);
+    CHECK(outer.flush);
+    {
+      CountingScope inner({Counter::achieved_occupancy}, false);
+      CHECK(active_counting_scope() == &inner);
+      CHECK_FALSE(inner.flush);
+      CounterValues v;
+      v.values[Counter::achieved_occupancy] = 0.5;
+      inner.ranges.push_back(v);
+      CHECK(inner.range(0).get(Counter::achieved_occupancy) == 0.5);
+      CHECK(inner.range(1).values.empty());
+      CHECK(inner.range(1).missing.find("not counted") != std::string::npos);
+    }
+    CHECK(active_counting_scope() == &outer);
+  }
+  CHECK(active_counting_scope() == nullptr);
 }

@@ -100,7 +100,8 @@ std::vector<std::vector<std::string>> table_cells(const std::vector<const Measur
     if (counted) {
       line.push_back(count_cell(rows[i]->predicted, rows[i]->unit));
       line.push_back(count_cell(rows[i]->achieved, rows[i]->unit));
-      line.push_back(rows[i]->agreement.empty() ? "-" : rows[i]->agreement);
+      // a timed row in a counted table: its achieved/predicted ratio in the last column
+      line.push_back(rows[i]->agreement.empty() ? ratio_cell(*rows[i]) : rows[i]->agreement);
     } else {
       line.push_back(cell(rows[i]->predicted, rows[i]->unit));
       line.push_back(cell(rows[i]->achieved, rows[i]->unit));
@@ -169,7 +170,11 @@ std::string render_text(const Output& o, bool markdown) {
       std::vector<const MeasureRow*> rows;
       for (const MeasureRow& r : t.rows) rows.push_back(&r);
       const bool counted = has_counts(t);
-      out += aligned(counted ? std::vector<std::string>{"quantity", "predicted", "counted", "equal?"}
+      const bool mixed = counted && std::any_of(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) {
+                           return r.agreement.empty() && std::isfinite(r.ratio());
+                         });
+      out += aligned(counted ? std::vector<std::string>{"quantity", "predicted", mixed ? "achieved or counted" : "counted",
+                                                        mixed ? "ratio or equal?" : "equal?"}
                              : std::vector<std::string>{"quantity", "predicted", "achieved", "achieved/predicted"},
                      table_cells(rows, {}, counted), markdown);
       if (markdown && !t.notes.empty()) out += "\n";

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "core/error.h"
 #include "core/banks.h"
@@ -129,6 +130,42 @@ MeasureTable run_copy_case(Context& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// counted rows beside the timed cases (CountingScope around a run_* function)
+
+/// Achieved occupancy counted against the model's (compare_occupancy's tolerance); "-" when
+/// counters could not be read.
+MeasureRow occupancy_row(double model, const CounterValues& v) {
+  MeasureRow r = row("achieved occupancy (counted, sm__warps_active)", Unit::fraction, model,
+                     v.get(Counter::achieved_occupancy).value_or(kNoPrediction));
+  const CountCheck c = compare_occupancy(model, r.achieved);
+  r.agreement = !std::isfinite(r.achieved) ? "-"
+                : c.agree                  ? "yes"
+                                           : fmt::format("no ({:+.1f} points)", 100 * (r.achieved - model));
+  r.agrees = std::isfinite(r.achieved) ? (c.agree ? 1 : 0) : -1;
+  return r;
+}
+
+/// DRAM bytes read + written counted over one range (NaN when not both were counted).
+double dram_bytes(const CounterValues& v) {
+  auto rd = v.get(Counter::dram_bytes_read), wr = v.get(Counter::dram_bytes_written);
+  return rd && wr ? *rd + *wr : kNoPrediction;
+}
+
+/// A DRAM row against a traffic model: for a streaming working set (`streaming`), equal within
+/// `tolerance`; otherwise the model is an upper bound and the row says what the caches served.
+MeasureRow dram_row(std::string quantity, double model, double counted, double tolerance, bool streaming) {
+  MeasureRow r = row(std::move(quantity), Unit::bytes, model, counted);
+  if (streaming) {
+    const CountCheck c = compare_count(model, counted, tolerance);
+    r.agreement = agreement_text(c, tolerance);
+    r.agrees = std::isfinite(counted) ? (c.agree ? 1 : 0) : -1;
+  } else {
+    r.agreement = served_text(model, counted);
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------
 // occupancy
 
 struct OccupancyPlan {
@@ -183,10 +220,14 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
   }
   int achieved = 0, sms_at_max = 0;
   std::size_t blocks = 0;
+  CounterValues counted;
+  counted.missing = "counters: nothing was launched";
   if (model.fits && attrs.runtime_blocks_per_sm > 0) {
     int per_sm = std::max(model.blocks_per_sm, attrs.runtime_blocks_per_sm);
     blocks = static_cast<std::size_t>(3 * gpu.sm_count * per_sm);
+    CountingScope scope({Counter::achieved_occupancy}, false);
     dev::ResidencyRun run = dev::run_residency(p.regs, p.threads, static_cast<std::size_t>(p.smem), static_cast<int>(blocks), 20000);
+    counted = scope.range(0);
     achieved = max_resident_per_sm(run.records, &sms_at_max);
     std::set<int> sms;
     for (const dev::BlockRecord& r : run.records) sms.insert(r.sm);
@@ -202,7 +243,18 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
   t.rows.push_back(row("warps per SM (measured)", Unit::count, model.warps_per_sm, achieved * warps_per_block));
   const double max_warps = static_cast<double>(gpu.max_threads_per_sm) / gpu.warp_size;
   t.rows.push_back(row("occupancy (measured)", Unit::fraction, model.occupancy, achieved * warps_per_block / max_warps));
-  t.summary = {t.rows[0].quantity};
+  t.rows.push_back(occupancy_row(model.occupancy, counted));
+  t.summary = {t.rows[0].quantity, t.rows.back().quantity};
+  if (!counted.missing.empty()) {
+    t.notes.push_back(counted.missing);
+  } else {
+    t.notes.push_back(fmt::format("achieved occupancy is sm__warps_active.avg.pct_of_peak_sustained_active over one more launch "
+                                  "of the same grid (3 waves of equal 20 us blocks, so every SM stays full but for the wave "
+                                  "edges): it agrees when it lies between the model's occupancy minus {:.0f} points (blocks "
+                                  "start and retire one by one at each wave edge) and plus {:.1f} (rounding: an SM never holds "
+                                  "more warps than a right model allows)",
+                                  100 * kOccupancyBelow, 100 * kOccupancyAbove));
+  }
   if (model.fits) t.notes.push_back(fmt::format("the model's limiter: {}", model.limiter));
   return t;
 }
@@ -723,12 +775,49 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     if (p.strides.empty() && p.cols == 0) return t;
   }
   const double bw = ctx.bandwidth(t);
+  // Counted beside the timed kernels: sectors, requests, L1 wavefronts and DRAM bytes read over
+  // one more run of each, the L2 flushed first; the model's count per warp request x requests.
+  const std::vector<Counter> wanted = {Counter::global_load_sectors, Counter::global_load_requests,
+                                       Counter::global_load_l1_wavefronts, Counter::dram_bytes_read};
+  int counted = 0, agree = 0;
+  std::string missing;
+  auto counted_rows_for = [&](const std::string& prefix, const SectorsResult& w, double requests, const CounterValues& v,
+                              double dram_model, bool dram_exact) {
+    std::vector<PredictedCount> pred = predict_global(w, 1);
+    for (PredictedCount& pc : pred) {
+      pc.value *= requests;
+      if (pc.counter != Counter::dram_bytes_read) continue;
+      pc.value = dram_model;
+      if (!dram_exact) pc.tolerance = -1;  // an upper bound: the row says what the caches served
+    }
+    bool ok = true;
+    std::vector<PredictedCount> exact;
+    for (const PredictedCount& pc : pred) {
+      if (pc.tolerance >= 0) exact.push_back(pc);
+    }
+    count_rows(t, prefix, exact, v, &ok);
+    for (const PredictedCount& pc : pred) {
+      if (pc.tolerance < 0) {
+        t.rows.push_back(dram_row(prefix + counter_label(pc.counter), pc.value, v.get(pc.counter).value_or(kNoPrediction), 0, false));
+      }
+    }
+    if (!v.values.empty()) {
+      ++counted;
+      agree += ok;
+    }
+    if (missing.empty()) missing = v.missing;  // why counters, or some of them, are missing
+  };
   for (std::int64_t stride : p.strides) {
     const std::size_t n = kGiB / (4 * static_cast<std::size_t>(stride));
     SectorsResult w = warp_sectors(stride, gpu);
     // time = (DRAM bytes read + bytes written) / bandwidth
     const double bytes = static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes) + 4.0 * static_cast<double>(n);
+    CountingScope scope(wanted);
     double seconds = dev::run_strided(n, static_cast<std::size_t>(stride));
+    // DRAM over the whole sweep: every granule the lanes touch, once (neighbouring warps share
+    // granules when lanes are closer than one): n x min(4 stride, granule) bytes
+    const double dram = static_cast<double>(n) * static_cast<double>(std::min<std::int64_t>(4 * stride, w.dram_granularity));
+    counted_rows_for(fmt::format("stride {}: ", stride), w, static_cast<double>(n) / 32, scope.range(0), dram, true);
     t.rows.push_back(row(fmt::format("time, stride {} ({} sectors per request)", stride, w.sectors), Unit::seconds,
                          bytes / bw, seconds));
     t.notes.push_back(fmt::format("stride {}: {} sectors per warp request, {} DRAM bytes per request; useful bandwidth {}",
@@ -739,7 +828,11 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     const std::size_t rows = kGiB / (4 * static_cast<std::size_t>(p.cols));
     const std::size_t n = rows * static_cast<std::size_t>(p.cols);
     SectorsResult w = sectors(matrix_load(p.cols, MatrixAccess::column, 0, 4, 0, 0xFFFFFFFFu), gpu);
+    CountingScope scope(wanted);
     double seconds = dev::run_column_read(rows, static_cast<std::size_t>(p.cols));
+    // by column the sector counts are exact; DRAM bytes are the model's without reuse, an upper bound
+    counted_rows_for(fmt::format("{} x {} by column: ", rows, p.cols), w, static_cast<double>(n) / 32, scope.range(0),
+                     static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes), false);
     const double no_reuse = static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes) + 4.0 * static_cast<double>(n);
     const double once = 8.0 * static_cast<double>(n);
     t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, sector model ({} sectors per request)", rows, p.cols,
@@ -750,9 +843,26 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     t.notes.push_back("by column: each warp request touches 32 sectors, but the next 7 columns reuse those sectors "
                       "while L2 still holds them, so HBM moves far fewer bytes than the sectors requested");
   }
+  if (!missing.empty()) t.notes.push_back(missing);
+  if (counted > 0) {
+    t.notes.push_back("counted over one more run of each timed kernel, the L2 flushed first: global load sectors and "
+                      "requests must equal the model's per request x requests (n / 32); DRAM bytes read within 2% of "
+                      "n x min(4 x stride, DRAM granule) for the strides (each granule once over the sweep); L1 "
+                      "wavefronts (l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld) are shown beside the model's "
+                      "ceil(lines / 4), not part of the verdict");
+    if (!p.load) {
+      t.agree = agree;
+      t.total = counted;
+    }
+  }
   if (p.load) return t;
-  for (const MeasureRow& r : t.rows) t.summary.push_back(r.quantity);
-  if (t.summary.size() > 3) t.summary = {t.rows.front().quantity, t.rows[std::min<std::size_t>(4, t.rows.size() - 1)].quantity, t.rows.back().quantity};
+  std::vector<std::string> times;
+  for (const MeasureRow& r : t.rows) {
+    if (r.quantity.rfind("time, ", 0) == 0) times.push_back(r.quantity);
+  }
+  t.summary = times;
+  if (times.size() > 3) t.summary = {times.front(), times[std::min<std::size_t>(4, times.size() - 1)], times.back()};
+  if (t.total >= 0) t.summary.push_back(fmt::format("{}/{} counted kernels agree", t.agree, t.total));
   return t;
 }
 
@@ -948,11 +1058,15 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   t.key = "fusion";
   t.title = "an elementwise chain: one kernel per op against one fused kernel";
   const double bw = ctx.bandwidth(t);
+  const double l2 = static_cast<double>(ctx.device.l2_bytes);
+  bool counted_any = false;
   for (const FusionPlan::Chain& c : p.chains) {
     FusionInput in;
     in.bandwidth = bw;
     std::string label;
     dev::FusionRun run;
+    // DRAM bytes over one more run of each variant (unfused, then fused), the L2 flushed first
+    CountingScope scope({Counter::dram_bytes_read, Counter::dram_bytes_written});
     if (c.preset == "rmsnorm") {
       in.chain = rmsnorm_chain(c.rows, c.cols);
       in.element_bytes = 2;
@@ -975,11 +1089,37 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     t.rows.push_back(row(fmt::format("{}: fused time", label), Unit::seconds, r.fused_time, run.fused));
     t.rows.push_back(row(fmt::format("{}: speed-up", label), Unit::count, r.speedup, run.unfused / run.fused));
     t.summary.push_back(t.rows.back().quantity);
+    // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
+    // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
+    const bool streaming = r.fused_bytes >= 4 * l2;
+    const CounterValues cu = scope.range(0), cf = scope.range(1);
+    t.rows.push_back(dram_row(fmt::format("{}: unfused DRAM bytes read + written (counted)", label), r.unfused_bytes,
+                              dram_bytes(cu), dram_tolerance(r.unfused_bytes, r.unfused_kernels, l2), streaming));
+    t.rows.push_back(dram_row(fmt::format("{}: fused DRAM bytes read + written (counted)", label), r.fused_bytes,
+                              dram_bytes(cf), dram_tolerance(r.fused_bytes, r.fused_kernels, l2), streaming));
+    if (streaming) t.summary.push_back(t.rows.back().quantity);
+    if (!cu.missing.empty()) t.notes.push_back(cu.missing);
+    if (!cf.missing.empty() && cf.missing != cu.missing) t.notes.push_back(cf.missing);
+    if (std::isfinite(dram_bytes(cu))) {
+      counted_any = true;
+      if (!streaming) {
+        t.notes.push_back(fmt::format("{}: the working set fits in L2 ({}), so the counted DRAM bytes are what the first "
+                                      "read and the write-backs moved; the model counts every kernel's operands from HBM",
+                                      label, format_quantity(l2, Unit::onchip_bytes)));
+      }
+    }
     t.notes.push_back(fmt::format("{}: {} unfused against {} fused (traffic ratio {}), regime {}", label,
                                   format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.fused_bytes, Unit::bytes),
                                   format_number(r.traffic_ratio), r.regime));
   }
   t.notes.push_back(fmt::format("launch overhead in the model: {} per kernel (the profile's)", format_quantity(gpu.launch_overhead, Unit::seconds)));
+  if (counted_any) {
+    t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more run of each variant "
+                                  "after its timing, the L2 flushed (a read of 4x its size) before each counter pass; a "
+                                  "streaming chain agrees within 2% plus one L2 ({}) per kernel of the model's bytes (dirty "
+                                  "lines not yet written back at the end, inputs a previous kernel left in L2)",
+                                  format_quantity(l2, Unit::onchip_bytes)));
+  }
   return t;
 }
 
@@ -1030,7 +1170,10 @@ MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
   const double naive_bytes = model.naive_reads * e, tiled_bytes = model.tiled_reads * e;
   const double naive_time = std::max(model.naive_time, model.compute_time);
   const double tiled_time = std::max(model.tiled_time, model.compute_time);
+  // DRAM bytes over one more run of each kernel (naive, then tiled), the L2 flushed first
+  CountingScope scope({Counter::dram_bytes_read, Counter::dram_bytes_written});
   dev::MatmulRun run = dev::run_matmul(p.m, p.n, p.k, p.tile);
+  const CounterValues cn = scope.range(0), ct = scope.range(1);
   t.rows.push_back(row("naive time (every operand from HBM)", Unit::seconds, naive_time, run.naive));
   t.rows.push_back(row(fmt::format("tiled time (T = {})", p.tile), Unit::seconds, tiled_time, run.tiled));
   t.rows.push_back(row("naive FLOP/s", Unit::flops_per_second, flops / naive_time, flops / run.naive));
@@ -1044,8 +1187,33 @@ MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
                                   format_quantity(hbm_max, Unit::bytes), format_quantity(std::max(0.0, model_bytes - hbm_max), Unit::bytes),
                                   format_quantity(std::max(0.0, 1 - hbm_max / model_bytes), Unit::fraction)));
   };
-  served("naive", naive_bytes, run.naive);
-  served("tiled", tiled_bytes, run.tiled);
+  // Counted: DRAM bytes read against the traffic model's reads (an upper bound: every operand
+  // from HBM, the caches serve the rest), written against C once.
+  const double c_bytes = static_cast<double>(p.m) * p.n * e;
+  const double l2 = static_cast<double>(ctx.device.l2_bytes);
+  for (auto [what, model_bytes, v] : {std::tuple{"naive", naive_bytes, &cn}, std::tuple{"tiled", tiled_bytes, &ct}}) {
+    const double read = v->get(Counter::dram_bytes_read).value_or(kNoPrediction);
+    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes read (counted) against the traffic model", what), model_bytes, read, 0, false));
+    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes written (counted) against C once", what), c_bytes,
+                              v->get(Counter::dram_bytes_written).value_or(kNoPrediction), dram_tolerance(c_bytes, 1, l2), true));
+    if (std::isfinite(read)) {
+      t.summary.push_back(t.rows[t.rows.size() - 2].quantity);
+      t.notes.push_back(fmt::format("{}: the model counts {} read from HBM; the counters saw {} (dram__bytes_read.sum, the L2 "
+                                    "flushed before): the caches (L1, L2) served {:.1f}%; A and B once would be {}",
+                                    what, format_quantity(model_bytes, Unit::bytes), format_quantity(read, Unit::bytes),
+                                    100.0 * std::max(0.0, 1 - read / model_bytes),
+                                    format_quantity(static_cast<double>(p.m) * p.k * e + static_cast<double>(p.k) * p.n * e, Unit::bytes)));
+    } else {
+      served(what, model_bytes, what == std::string("naive") ? run.naive : run.tiled);
+    }
+  }
+  if (!cn.missing.empty()) {
+    t.notes.push_back(cn.missing);
+  } else {
+    t.notes.push_back(fmt::format("C written: equal within 2% plus one L2 ({}) of C's bytes, the dirty lines still in L2 when "
+                                  "the kernel ends",
+                                  format_quantity(l2, Unit::onchip_bytes)));
+  }
   t.notes.push_back(fmt::format("compute floor at the profile's fp32 peak {}: {}; the tiled kernel is bound by "
                                 "shared-memory loads and instruction issue, not by HBM",
                                 format_quantity(peak, Unit::flops_per_second), format_quantity(flops / peak, Unit::seconds)));

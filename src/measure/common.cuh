@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,8 +73,23 @@ struct EventPair {
   EventPair& operator=(const EventPair&) = delete;
 };
 
+/// When a CountingScope (measure/counters.h) is alive: its counters over one more run of
+/// `run`, the L2 flushed before each counter pass when the scope asks, appended to its ranges.
+template <class Run>
+void count_range(Run& run) {
+  CountingScope* scope = active_counting_scope();
+  if (scope == nullptr) return;
+  std::function<void()> prepare = [] {};
+  if (scope->flush) prepare = [] { flush_l2(); };
+  scope->ranges.push_back(read_counters(scope->counters, prepare, [&] {
+    run();
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }));
+}
+
 /// Times `run` (which launches on stream 0): warm-up runs, then timed runs with events; the
-/// first timing is dropped and the median of the rest returned, in seconds.
+/// first timing is dropped and the median of the rest returned, in seconds. Under a
+/// CountingScope, one more run is counted after the timing (count_range).
 template <class Run>
 double time_median(Run&& run, TimingPolicy policy = kTiming) {
   for (int i = 0; i < policy.warmup; ++i) run();
@@ -89,6 +105,7 @@ double time_median(Run&& run, TimingPolicy policy = kTiming) {
     CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     seconds.push_back(ms * 1e-3);
   }
+  count_range(run);
   return median_after_first(seconds);
 }
 

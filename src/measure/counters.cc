@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpucalc {
@@ -25,7 +26,12 @@ const CounterInfo kCounters[] = {
     {Counter::dram_bytes_written, "dram__bytes_write.sum", "DRAM bytes written"},
     {Counter::l2_sectors_read, "lts__t_sectors_op_read.sum", "L2 sectors read"},
     {Counter::achieved_occupancy, "sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy"},
+    // The L1TEX tag stage's output wavefronts for LDG (the "Wavefronts" column of Nsight
+    // Compute's L1/TEX global-load table): passes of one request through the tag stage.
+    {Counter::global_load_l1_wavefronts, "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum", "global load L1 wavefronts"},
 };
+
+thread_local CountingScope* g_scope = nullptr;
 
 const CounterInfo& info(Counter c) {
   for (const CounterInfo& i : kCounters) {
@@ -84,5 +90,39 @@ std::string agreement_text(const CountCheck& check, double relative_tolerance) {
   if (relative_tolerance > 0 && check.predicted != 0) return fmt::format("no ({:+.1f}%)", 100.0 * diff / check.predicted);
   return fmt::format("no ({:+g})", diff);
 }
+
+double dram_tolerance(double predicted, int kernels, double l2_bytes) {
+  if (!(predicted > 0)) return 0.02;
+  return 0.02 + std::max(0, kernels) * std::max(0.0, l2_bytes) / predicted;
+}
+
+std::string served_text(double model_bytes, double counted_bytes) {
+  if (!std::isfinite(counted_bytes) || !(model_bytes > 0)) return "-";
+  if (counted_bytes > model_bytes) return fmt::format("above the model ({:+.1f}%)", 100.0 * (counted_bytes / model_bytes - 1));
+  return fmt::format("caches served {:.1f}%", 100.0 * (1 - counted_bytes / model_bytes));
+}
+
+CountCheck compare_occupancy(double model, double counted) {
+  CountCheck c{model, counted, false};
+  if (!std::isfinite(model) || !std::isfinite(counted)) return c;
+  c.agree = counted >= model - kOccupancyBelow && counted <= model + kOccupancyAbove;
+  return c;
+}
+
+CountingScope::CountingScope(std::vector<Counter> wanted, bool flush_l2)
+    : counters(std::move(wanted)), flush(flush_l2), previous_(g_scope) {
+  g_scope = this;
+}
+
+CountingScope::~CountingScope() { g_scope = previous_; }
+
+CounterValues CountingScope::range(std::size_t i) const {
+  if (i < ranges.size()) return ranges[i];
+  CounterValues v;
+  v.missing = "counters: the launch was not counted";
+  return v;
+}
+
+CountingScope* active_counting_scope() { return g_scope; }
 
 }  // namespace gpucalc

@@ -170,6 +170,9 @@ MatmulRun run_matmul(int m, int n, int k, int tile);
 /// writes it back (2 fmas FLOP per 8 bytes); every element checked.
 double run_roofline(std::size_t n, int fmas);
 
+/// Evicts the L2: reads a buffer of 4x its size (at least 64 MiB), allocated once per process.
+void flush_l2();
+
 /// One warp-wide access per block, the same for every block: what the generic pattern kernels
 /// did, with the counters read over their launch.
 struct PatternRun {
@@ -188,7 +191,7 @@ PatternRun run_global_pattern(const std::array<std::int64_t, 32>& offsets, std::
 
 /// Shared loads: block b (one warp) fills `smem_bytes` of dynamic shared memory with random
 /// words (stores), then lane t active in `mask` loads element `element[t]` of `element_bytes`
-/// (4, 8, 16) once; each block's XOR is checked against the host.
+/// (1, 2, 4, 8, 16) once; each block's XOR is checked against the host.
 PatternRun run_shared_pattern(const std::array<std::int64_t, 32>& element, std::uint32_t mask, int element_bytes,
                               std::size_t smem_bytes, std::size_t blocks, const std::vector<Counter>& counters, bool timed);
 

@@ -339,6 +339,12 @@ ResidencyRun run_residency(int target_regs, int threads, std::size_t smem, int b
       [](std::size_t) { return 1.0; }, 0, 0);
   require_match("occupancy block records (SM id in range, end after start)", check);
   r.records.assign(h.get(), h.get() + records.size());
+  // Under a CountingScope: the same launch once more, counted after the records were read (achieved occupancy).
+  auto launch = [&] {
+    v.kernel<<<blocks, threads, smem>>>(records.get(), sink.get(), spin_ns, static_cast<int>(smem));
+    CUDA_CHECK_LAUNCH("residency_kernel");
+  };
+  count_range(launch);
   return r;
 }
 

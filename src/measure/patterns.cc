@@ -104,8 +104,9 @@ WarpLoad sectors_pattern(const CaseOptions& o, std::string* how) {
 
 SharedAccess banks_pattern(const CaseOptions& o, std::string* how) {
   const std::int64_t e = integer(o, "elem", 4, 1, 16);
-  if (e != 4 && e != 8 && e != 16) {
-    throw InputError("--elem", get(o, "elem"), "an element size in bytes of 4, 8 or 16 (float, double or float2, float4)");
+  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
+    throw InputError("--elem", get(o, "elem"),
+                     "an element size in bytes of 1, 2, 4, 8 or 16 (char, half, float, double or float2, float4)");
   }
   const std::uint32_t mask = lane_mask(o);
   SharedAccess access;
@@ -227,6 +228,8 @@ std::vector<PredictedCount> predict_global(const SectorsResult& r, std::int64_t 
       {Counter::global_load_sectors, b * static_cast<double>(r.sectors), 0, true},
       {Counter::global_load_requests, b, 0, true},
       {Counter::dram_bytes_read, b * static_cast<double>(r.dram_bytes), 0.02, false},
+      // the L1 wavefront model (ceil(lines / 4)) is shown beside the count, not yet part of the verdict
+      {Counter::global_load_l1_wavefronts, b * static_cast<double>(r.l1_wavefronts), 0, false},
   };
 }
 
@@ -240,7 +243,8 @@ std::vector<PredictedCount> predict_shared(const BanksResult& r, std::int64_t bl
 
 const std::vector<Counter>& global_pattern_counters() {
   static const std::vector<Counter> c = {Counter::global_load_sectors, Counter::global_load_requests, Counter::l2_sectors_read,
-                                         Counter::dram_bytes_read, Counter::dram_bytes_written, Counter::achieved_occupancy};
+                                         Counter::dram_bytes_read, Counter::dram_bytes_written, Counter::achieved_occupancy,
+                                         Counter::global_load_l1_wavefronts};
   return c;
 }
 
@@ -362,6 +366,25 @@ const std::vector<SuitePattern>& verify_suite() {
     bank({{"words", "(t%2)*16+t/16"}, {"elem", "8"}});
     bank({{"words", "(1-t/16)*(t/2)+(t/16)*(64+t%4)"}, {"elem", "16"}});
     bank({{"words", "(t%2)*2+(t/8)*4"}, {"elem", "16"}});
+    // 1- and 2-byte elements: lanes in the same 32-bit word do not conflict
+    bank({{"words", "t"}, {"elem", "1"}});           // 8 words, one wavefront
+    bank({{"words", "4*t"}, {"elem", "1"}});         // a word each
+    bank({{"words", "8*t"}, {"elem", "1"}});         // words 2t: 2-way
+    bank({{"words", "128*t"}, {"elem", "1"}});       // words 32t: 32-way
+    bank({{"words", "0"}, {"elem", "1"}});           // broadcast
+    bank({{"words", "t/4"}, {"elem", "1"}});         // 4 lanes a byte
+    bank({{"words", "(t%4)*128+t/4"}, {"elem", "1"}});  // 4 words of bank 0 and its neighbours: 4-way
+    bank({{"words", "t^3"}, {"elem", "1"}, {"mask", "0x0f0f0f0f"}});
+    bank({{"access", "column"}, {"elem", "1"}});     // rows 32 bytes apart: 8-way
+    bank({{"words", "t"}, {"elem", "2"}});           // 16 words, one wavefront
+    bank({{"words", "2*t"}, {"elem", "2"}});         // a word each
+    bank({{"words", "4*t"}, {"elem", "2"}});         // words 2t: 2-way
+    bank({{"words", "64*t"}, {"elem", "2"}});        // words 32t: 32-way
+    bank({{"words", "t/2"}, {"elem", "2"}});         // pairs of lanes a half-word
+    bank({{"words", "(t%2)*64+t/2"}, {"elem", "2"}});  // halves of two words in one bank: 2-way
+    bank({{"access", "column"}, {"elem", "2"}});     // rows 64 bytes apart: 16-way
+    bank({{"access", "column"}, {"pad", "2"}, {"elem", "2"}});
+    bank({{"access", "row"}, {"elem", "2"}, {"active", "20"}});
     return s;
   }();
   return suite;

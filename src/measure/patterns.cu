@@ -108,6 +108,23 @@ struct GlobalCheck {
 
 }  // namespace
 
+void flush_l2() {
+  static std::size_t n = 0;
+  static DeviceBuffer<uint4>* buffer = nullptr;
+  static DeviceBuffer<std::uint32_t>* sink = nullptr;
+  if (buffer == nullptr) {
+    int l2 = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    n = std::max<std::size_t>(std::size_t(4) * static_cast<std::size_t>(l2), std::size_t(64) << 20) / 16;
+    buffer = new DeviceBuffer<uint4>(n);  // kept for the process: every counter pass flushes
+    sink = new DeviceBuffer<std::uint32_t>(1);
+    CUDA_CHECK(cudaMemset(buffer->get(), 1, buffer->bytes()));
+  }
+  flush_kernel<<<grid_for(n, 256, 4096), 256>>>(buffer->get(), n, sink->get());
+  CUDA_CHECK_LAUNCH("flush_kernel");
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 PatternRun run_global_pattern(const std::array<std::int64_t, 32>& offsets, std::uint32_t mask, int element_bytes,
                               std::size_t window, std::size_t blocks, const std::vector<Counter>& counters, bool timed) {
   const std::uint32_t seed = 77;
@@ -177,7 +194,9 @@ PatternRun run_shared_pattern(const std::array<std::int64_t, 32>& element, std::
   DeviceBuffer<std::uint32_t> out(blocks);
   out.poison();
   set_lanes(element, mask);
-  void (*kernel)(unsigned, std::uint32_t, std::uint32_t*) = element_bytes == 4   ? shared_pattern_kernel<std::uint32_t>
+  void (*kernel)(unsigned, std::uint32_t, std::uint32_t*) = element_bytes == 1   ? shared_pattern_kernel<std::uint8_t>
+                                                            : element_bytes == 2 ? shared_pattern_kernel<std::uint16_t>
+                                                            : element_bytes == 4 ? shared_pattern_kernel<std::uint32_t>
                                                             : element_bytes == 8 ? shared_pattern_kernel<uint2>
                                                                                  : shared_pattern_kernel<uint4>;
   CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes)));
