@@ -82,7 +82,7 @@ WgmmaRun run_wgmma_peak(int sm_count);
 
 /// cuBLAS's bf16 GEMM (cublasGemmEx, fp32 compute, bf16 out), n x n x n, libcublas loaded at
 /// run time with dlopen (cublas.cu); inputs of 1.0, every element of C checked (= n). When the
-/// library or a symbol cannot be loaded nothing runs and `why_not` says so.
+/// library or a symbol cannot be loaded, or cuBLAS returns an error status, `why_not` says so.
 struct CublasRun {
   bool ran = false;
   std::string why_not;
