@@ -299,6 +299,71 @@ TEST_CASE("calibrated profile: measured fields replaced and marked, the rest cop
   CHECK(back.shared_memory_per_block_optin == base.shared_memory_per_block_optin);
 }
 
+TEST_CASE("calibration table: FMA at the measured clock, wgmma beside mma.sync and cuBLAS, every read variant") {
+  Gpu base = load_gpu("h200");
+  Calibration c;
+  c.read_bandwidth = 4.46e12;
+  c.read_variant = "16B x8, 256 threads, one pass";
+  c.read_variants = {{"16B x4, 256 threads, one pass", 3.94e12}, {"16B x8, 256 threads, one pass", 4.46e12}};
+  c.fp32_peak = 59.8e12;
+  c.fp32_clock_hz = 1.755e9;
+  c.fp32_variant = "8 chains x 32 unrolled, 8 blocks of 256/SM";
+  c.fp32_variants = {{c.fp32_variant, 59.8e12}};
+  c.bf16_mma_sync = 646e12;
+  c.bf16_wgmma = 700e12;
+  c.bf16_tensor_peak = 700e12;
+  c.wgmma_variant = "wgmma m64n256k16";
+  c.wgmma_variants = {{"wgmma m64n256k16", 700e12}};
+  c.cublas_bf16 = 761e12;
+  c.cublas_n = 8192;
+  c.cublas_library = "libcublas.so.13";
+  MeasureTable t = calibration_table(c, base);
+  auto find = [&](const std::string& prefix) -> const MeasureRow* {
+    for (const MeasureRow& r : t.rows) {
+      if (r.quantity.rfind(prefix, 0) == 0) return &r;
+    }
+    return nullptr;
+  };
+  const MeasureRow* read = find("read-only kernel (16B x8, 256 threads, one pass)");
+  REQUIRE(read != nullptr);
+  CHECK(read->achieved == 4.46e12);
+  // 66.9 TFLOP/s at 1980 MHz is 256 FLOP/clk/SM on 132 SMs; at 1755 MHz, 59.3 TFLOP/s.
+  const MeasureRow* at_clock = find("FP32 FMA peak at the measured SM clock (1755 MHz)");
+  REQUIRE(at_clock != nullptr);
+  CHECK(at_clock->predicted == doctest::Approx(base.peak(ComputeUnit::cuda, "fp32") * 1.755e9 / base.boost_clock));
+  CHECK(at_clock->predicted == doctest::Approx(256.0 * 132 * 1.755e9).epsilon(0.01));
+  const MeasureRow* mma = find("bf16 tensor-core peak (wmma, mma.sync)");
+  const MeasureRow* wgmma = find("bf16 tensor-core peak (wgmma, sm_90a)");
+  const MeasureRow* cublas = find("cuBLAS bf16 GEMM 8192^3");
+  const MeasureRow* against = find("bf16 tensor-core peak (wgmma) against cuBLAS");
+  REQUIRE(mma != nullptr);
+  REQUIRE(wgmma != nullptr);
+  REQUIRE(cublas != nullptr);
+  REQUIRE(against != nullptr);
+  CHECK(mma->achieved == 646e12);
+  CHECK(wgmma->achieved == 700e12);
+  CHECK(against->ratio() == doctest::Approx(700.0 / 761.0));
+  int read_notes = 0;
+  for (const std::string& n : t.notes) read_notes += n.rfind("read variant ", 0) == 0 ? 1 : 0;
+  CHECK(read_notes == 2);
+
+  // Neither wgmma nor cuBLAS ran: no rows for them, a note each saying why.
+  Calibration none = c;
+  none.bf16_wgmma = 0;
+  none.wgmma_variants.clear();
+  none.wgmma_skipped = "this GPU is 8.0";
+  none.cublas_bf16 = 0;
+  none.cublas_skipped = "libcublas could not be loaded";
+  MeasureTable u = calibration_table(none, base);
+  for (const MeasureRow& r : u.rows) {
+    CHECK(r.quantity.find("wgmma") == std::string::npos);
+    CHECK(r.quantity.find("cuBLAS") == std::string::npos);
+  }
+  int why = 0;
+  for (const std::string& n : u.notes) why += n == "wgmma: not run: this GPU is 8.0" || n == "cuBLAS: not run: libcublas could not be loaded";
+  CHECK(why == 2);
+}
+
 TEST_CASE("the committed calibrated H200 profile loads") {
   Gpu g = load_gpu(std::string(GPUCALC_SOURCE_DIR) + "/docs/h200-calibrated.toml");
   CHECK(g.sm_count == 132);

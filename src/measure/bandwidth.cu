@@ -107,6 +107,73 @@ __global__ void read_kernel(const uint4* __restrict__ in, std::size_t n, int pas
   if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
 }
 
+// HBM reads: U independent 16-byte loads per thread before they are summed, with a load hint:
+// plain (the compiler's choice; for const __restrict__ data an ld.global.nc), ld.global.cs
+// (evict-first), or ld.global.nc with L1::no_allocate and an L2 prefetch of 256 bytes.
+enum class ReadHint { plain, streaming, nc_prefetch256 };
+
+template <ReadHint H>
+__device__ __forceinline__ uint4 load16(const uint4* p) {
+  if constexpr (H == ReadHint::streaming) {
+    return __ldcs(p);
+  } else if constexpr (H == ReadHint::nc_prefetch256) {
+    uint4 v;
+    asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p));
+    return v;
+  } else {
+    return *p;
+  }
+}
+
+template <int U, ReadHint H>
+__global__ void hbm_read_kernel(const uint4* __restrict__ in, std::size_t n, std::uint32_t* partial) {
+  std::uint32_t acc = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
+  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
+    uint4 v[U];
+    if (base + std::size_t(U - 1) * blockDim.x < n) {
+      // A whole chunk: U unconditional loads in one basic block, all in flight before the sum.
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = load16<H>(in + base + std::size_t(u) * blockDim.x);
+    } else {
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        std::size_t i = base + std::size_t(u) * blockDim.x;
+        v[u] = i < n ? load16<H>(in + i) : make_uint4(0, 0, 0, 0);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+  }
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+  if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
+}
+
+struct ReadVariant {
+  const char* name;
+  void (*kernel)(const uint4*, std::size_t, std::uint32_t*);
+  int unroll;
+  unsigned threads;
+  int blocks_per_sm;  // 0: one pass (a block per chunk); else a grid-stride grid of at most this many per SM
+};
+
+// The first is the kernel calibrate used until 2026-11-30 (3.94 TB/s on the H200); the others
+// put more bytes in flight per thread, hint the caches, or keep a resident grid.
+const ReadVariant kReadVariants[] = {
+    {"16B x4, 256 threads, one pass", hbm_read_kernel<4, ReadHint::plain>, 4, 256, 0},
+    {"16B x8, 256 threads, one pass", hbm_read_kernel<8, ReadHint::plain>, 8, 256, 0},
+    {"16B x16, 128 threads, one pass", hbm_read_kernel<16, ReadHint::plain>, 16, 128, 0},
+    {"16B x4 ld.nc L2::256B, 256 threads, one pass", hbm_read_kernel<4, ReadHint::nc_prefetch256>, 4, 256, 0},
+    {"16B x8 ld.nc L2::256B, 256 threads, one pass", hbm_read_kernel<8, ReadHint::nc_prefetch256>, 8, 256, 0},
+    {"16B x8 ld.nc L2::256B, 128 threads, one pass", hbm_read_kernel<8, ReadHint::nc_prefetch256>, 8, 128, 0},
+    {"16B x8 ld.cs, 256 threads, one pass", hbm_read_kernel<8, ReadHint::streaming>, 8, 256, 0},
+    {"16B x8 ld.nc L2::256B, 512 threads, grid-stride 2 blocks/SM", hbm_read_kernel<8, ReadHint::nc_prefetch256>, 8, 512, 2},
+    {"16B x16 ld.nc L2::256B, 256 threads, grid-stride 3 blocks/SM", hbm_read_kernel<16, ReadHint::nc_prefetch256>, 16, 256,
+     3},
+};
+
 double read_seconds(std::size_t bytes, int passes, bool l2_only) {
   const std::size_t words = bytes / 4, n = words / 4;
   DeviceBuffer<std::uint32_t> in(words);
@@ -151,23 +218,51 @@ __global__ void scatter_chain_kernel(std::uint32_t* buf, const std::uint32_t* ne
 __global__ void empty_kernel() {}
 
 // ---------------------------------------------------------------------------------------------
-// FP32 FMA peak: 8 independent chains per thread
+// FP32 FMA peak: C independent chains per thread, the loop unrolled U times (C x U FMAs to one
+// compare and branch), a and b in registers, no address arithmetic in the loop. Thread 0 of
+// each block reads clock64 and globaltimer between barriers at the start and the end: the SM
+// clock the block ran at.
 
-constexpr int kChains = 8;
-
-__global__ void fma_kernel(float* out, int iters, float a, float b) {
+template <int C, int U>
+__global__ void __launch_bounds__(256, 8) fma_kernel(float* out, int iters, float a, float b, long long* clocks) {
   const unsigned tid = blockIdx.x * blockDim.x + threadIdx.x;
-  float x[kChains];
+  float x[C];
 #pragma unroll
-  for (int j = 0; j < kChains; ++j) x[j] = 1.0f + static_cast<float>((tid % 64) * kChains + j) / 1024.0f;
-#pragma unroll 4
-  for (int i = 0; i < iters; ++i) {
+  for (int j = 0; j < C; ++j) x[j] = 1.0f + static_cast<float>((tid % 64) * C + j) / 1024.0f;
+  __syncthreads();
+  long long c0 = 0, t0 = 0;
+  if (threadIdx.x == 0) {
+    c0 = clock64();
+    t0 = global_ns();
+  }
+  for (int i = 0; i < iters; i += U) {
 #pragma unroll
-    for (int j = 0; j < kChains; ++j) x[j] = fmaf(x[j], a, b);
+    for (int u = 0; u < U; ++u) {
+#pragma unroll
+      for (int j = 0; j < C; ++j) x[j] = fmaf(x[j], a, b);
+    }
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    clocks[2 * blockIdx.x] = clock64() - c0;
+    clocks[2 * blockIdx.x + 1] = global_ns() - t0;
   }
 #pragma unroll
-  for (int j = 0; j < kChains; ++j) out[std::size_t(tid) * kChains + j] = x[j];
+  for (int j = 0; j < C; ++j) out[std::size_t(tid) * C + j] = x[j];
 }
+
+struct FmaVariant {
+  const char* name;
+  void (*kernel)(float*, int, float, float, long long*);
+  int chains;
+  int blocks_per_sm;  // of 256 threads
+};
+
+const FmaVariant kFmaVariants[] = {
+    {"8 chains x 32 unrolled, 8 blocks of 256/SM", fma_kernel<8, 32>, 8, 8},
+    {"16 chains x 16 unrolled, 8 blocks of 256/SM", fma_kernel<16, 16>, 16, 8},
+    {"8 chains x 32 unrolled, 4 blocks of 256/SM", fma_kernel<8, 32>, 8, 4},
+};
 
 // ---------------------------------------------------------------------------------------------
 // bf16 tensor cores: wmma m16n16k16 (mma.sync), fp32 accumulate, 4 accumulators per warp
@@ -255,7 +350,38 @@ CopyRun run_copy(std::size_t bytes) {
   return r;
 }
 
-double run_read(std::size_t bytes) { return read_seconds(bytes, 1, false); }
+ReadRun run_read(std::size_t bytes) {
+  ReadRun r;
+  const std::size_t words = bytes / 16 * 4, n = words / 4;
+  r.bytes = words * 4;
+  DeviceBuffer<std::uint32_t> in(words);
+  fill_words(in.get(), words, 21);
+  auto in4 = reinterpret_cast<const uint4*>(in.get());
+  const int sms = sm_count();
+  for (const ReadVariant& v : kReadVariants) {
+    const std::size_t chunk = std::size_t(v.threads) * v.unroll;
+    unsigned blocks = static_cast<unsigned>((n + chunk - 1) / chunk);
+    std::string name = v.name;
+    if (v.blocks_per_sm > 0) {
+      int fit = 0;
+      CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, v.kernel, static_cast<int>(v.threads), 0));
+      if (fit < v.blocks_per_sm) name += " (" + std::to_string(fit) + " fit)";
+      blocks = static_cast<unsigned>(sms * std::max(1, std::min(fit, v.blocks_per_sm)));
+    }
+    DeviceBuffer<std::uint32_t> partial(std::size_t(blocks) * v.threads / 32);
+    partial.poison();
+    const double s = time_median([&] {
+      v.kernel<<<blocks, v.threads>>>(in4, n, partial.get());
+      CUDA_CHECK_LAUNCH("hbm_read_kernel");
+    });
+    check_word_sum(("read kernel " + name).c_str(), partial, 21, words, 1);
+    r.variants.emplace_back(name, s);
+  }
+  for (std::size_t i = 0; i < r.variants.size(); ++i) {
+    if (r.variants[i].second < r.variants[r.best].second) r.best = i;
+  }
+  return r;
+}
 
 double run_l2_read(std::size_t bytes, int passes) { return read_seconds(bytes, passes, true); }
 
@@ -365,31 +491,52 @@ LaunchRun run_launch(int kernels) {
   return r;
 }
 
-double run_fma_peak(int sms) {
-  const unsigned threads = 256, blocks = static_cast<unsigned>(sms * 8);
-  const int iters = 8192;
+FmaRun run_fma_peak(int sms) {
+  FmaRun r;
+  const unsigned threads = 256;
+  const int iters = 16384;  // a multiple of every variant's unroll; about 1 ms a run on an H200
   const float a = 0.9999f, b = 0.0001f;
-  DeviceBuffer<float> out(std::size_t(blocks) * threads * kChains);
-  out.poison();
-  double s = time_median([&] {
-    fma_kernel<<<blocks, threads>>>(out.get(), iters, a, b);
-    CUDA_CHECK_LAUNCH("fma_kernel");
-  });
-  // The host runs the 64 x 8 distinct chains with the same correctly rounded fmaf.
-  std::vector<float> want(64 * kChains);
-  for (int t = 0; t < 64; ++t) {
-    for (int j = 0; j < kChains; ++j) {
-      float x = 1.0f + static_cast<float>(t * kChains + j) / 1024.0f;
-      for (int i = 0; i < iters; ++i) x = std::fmaf(x, a, b);
-      want[t * kChains + j] = x;
+  for (const FmaVariant& v : kFmaVariants) {
+    const unsigned blocks = static_cast<unsigned>(sms * v.blocks_per_sm);
+    const int chains = v.chains;
+    DeviceBuffer<float> out(std::size_t(blocks) * threads * chains);
+    DeviceBuffer<long long> clocks(std::size_t(blocks) * 2);
+    out.poison();
+    const double s = time_median([&] {
+      v.kernel<<<blocks, threads>>>(out.get(), iters, a, b, clocks.get());
+      CUDA_CHECK_LAUNCH("fma_kernel");
+    });
+    // The host runs the 64 x C distinct chains with the same correctly rounded fmaf.
+    std::vector<float> want(std::size_t(64) * chains);
+    for (int t = 0; t < 64; ++t) {
+      for (int j = 0; j < chains; ++j) {
+        float x = 1.0f + static_cast<float>(t * chains + j) / 1024.0f;
+        for (int i = 0; i < iters; ++i) x = std::fmaf(x, a, b);
+        want[std::size_t(t) * chains + j] = x;
+      }
+    }
+    auto h = out.to_host();
+    const float* p = h.get();
+    require_match(std::string("FMA peak, ") + v.name,
+                  compare_elements(
+                      out.size(), [p](std::size_t i) { return p[i]; },
+                      [&want, chains](std::size_t i) { return want[(i / chains % 64) * chains + i % chains]; }, 0, 0));
+    // The clock of the last run: cycles over nanoseconds of each block, the median.
+    auto hc = clocks.to_host();
+    std::vector<double> ghz;
+    for (unsigned k = 0; k < blocks; ++k) {
+      if (hc[2 * k + 1] > 0) ghz.push_back(static_cast<double>(hc[2 * k]) / static_cast<double>(hc[2 * k + 1]));
+    }
+    if (ghz.empty()) throw DeviceError(std::string("FMA peak, ") + v.name + ": no block recorded its clock");
+    const double flops = 2.0 * chains * iters * static_cast<double>(blocks) * threads / s;
+    r.variants.emplace_back(v.name, flops);
+    if (flops > r.flops) {
+      r.flops = flops;
+      r.clock_hz = median(ghz) * 1e9;
+      r.variant = v.name;
     }
   }
-  auto h = out.to_host();
-  const float* p = h.get();
-  require_match("FMA peak", compare_elements(
-                                out.size(), [p](std::size_t i) { return p[i]; },
-                                [&want](std::size_t i) { return want[(i / kChains % 64) * kChains + i % kChains]; }, 0, 0));
-  return 2.0 * kChains * iters * static_cast<double>(blocks) * threads / s;
+  return r;
 }
 
 double run_mma_peak(int sms) {

@@ -202,12 +202,17 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
   }
   if (c.fp32_peak > 0) {
     g.peak_cuda["fp32"] = c.fp32_peak;
-    measured("peak_cuda_fp32", "FMA loop, 8 independent chains per thread");
+    measured("peak_cuda_fp32", c.fp32_clock_hz > 0 ? fmt::format("FMA loop ({}) at an SM clock of {:.0f} MHz", c.fp32_variant,
+                                                                 c.fp32_clock_hz / 1e6)
+                                                   : std::string("FMA loop, independent chains per thread"));
   }
   if (c.bf16_tensor_peak > 0) {
     g.peak_tensor["bf16"] = c.bf16_tensor_peak;
-    measured("peak_tensor_bf16", "wmma m16n16k16 bf16 loop (mma.sync, fp32 accumulate); Hopper's wgmma, not used "
-                                 "here, reaches more");
+    std::string how = fmt::format("the best of a wmma m16n16k16 bf16 loop (mma.sync, fp32 accumulate, {:.0f} TFLOP/s)",
+                                  c.bf16_mma_sync / 1e12);
+    if (c.bf16_wgmma > 0) how += fmt::format(" and a wgmma loop ({}, {:.0f} TFLOP/s)", c.wgmma_variant, c.bf16_wgmma / 1e12);
+    if (c.cublas_bf16 > 0) how += fmt::format("; cuBLAS bf16 GEMM {}^3 {:.0f} TFLOP/s", c.cublas_n, c.cublas_bf16 / 1e12);
+    measured("peak_tensor_bf16", how);
   }
   if (!c.gpc_sms.empty()) {
     g.gpc_sms = c.gpc_sms;

@@ -31,8 +31,15 @@ struct CopyRun {
 };
 CopyRun run_copy(std::size_t bytes);
 
-/// Seconds to read `bytes` once with a read-only kernel (16-byte loads, sum checked).
-double run_read(std::size_t bytes);
+/// Read bandwidth: read-only kernel variants (16-byte loads, several in flight a thread, with
+/// and without cache hints, one pass or grid-stride), each reading `bytes` once; every variant's
+/// sum of what it read checked against the host.
+struct ReadRun {
+  std::size_t bytes = 0;
+  std::vector<std::pair<std::string, double>> variants;  // kernel variant, seconds
+  std::size_t best = 0;                                  // index of the fastest variant
+};
+ReadRun run_read(std::size_t bytes);
 /// Seconds to read a `bytes` buffer `passes` times through L2 only (ld.global.cg).
 double run_l2_read(std::size_t bytes, int passes);
 
@@ -51,10 +58,39 @@ struct LaunchRun {
 };
 LaunchRun run_launch(int kernels);
 
-/// FP32 FMA throughput in FLOP/s (independent chains, results checked).
-double run_fma_peak(int sm_count);
+/// FP32 FMA throughput (independent chains, results checked) and the SM clock it ran at
+/// (clock64 cycles over globaltimer nanoseconds of each block, the median).
+struct FmaRun {
+  double flops = 0;     // FLOP/s of the best variant
+  double clock_hz = 0;  // SM clock during that variant
+  std::string variant;
+  std::vector<std::pair<std::string, double>> variants;  // variant, FLOP/s
+};
+FmaRun run_fma_peak(int sm_count);
 /// bf16 tensor-core throughput in FLOP/s: a wmma (mma.sync) m16n16k16 loop, fp32 accumulate.
 double run_mma_peak(int sm_count);
+
+/// bf16 tensor-core throughput with wgmma (sm_90a; wgmma_sm90a.cu): every accumulator checked.
+/// On any GPU other than compute capability 9.0 nothing runs and `why_not` says so.
+struct WgmmaRun {
+  bool ran = false;
+  std::string why_not;
+  std::vector<std::pair<std::string, double>> variants;  // variant, FLOP/s
+  std::size_t best = 0;                                  // index of the fastest variant
+};
+WgmmaRun run_wgmma_peak(int sm_count);
+
+/// cuBLAS's bf16 GEMM (cublasGemmEx, fp32 compute, bf16 out), n x n x n, libcublas loaded at
+/// run time with dlopen (cublas.cu); inputs of 1.0, every element of C checked (= n). When the
+/// library or a symbol cannot be loaded, or cuBLAS returns an error status, `why_not` says so.
+struct CublasRun {
+  bool ran = false;
+  std::string why_not;
+  std::string library;  // the file dlopen found
+  int n = 0;
+  double seconds = 0;  // median of the timed runs
+};
+CublasRun run_cublas_gemm(int n);
 
 /// One block's record: the SM it ran on and when (globaltimer, ns).
 struct BlockRecord {

@@ -128,8 +128,22 @@ struct Calibration {
   double launch_overhead = 0;        // seconds per kernel, back to back
   double launch_overhead_graph = 0;  // seconds per kernel in a CUDA graph
   double launch_round_trip = 0;      // seconds, launch plus synchronize, host clock
-  double fp32_peak = 0;              // FLOP/s, FMA loop
-  double bf16_tensor_peak = 0;       // FLOP/s, mma.sync (wmma) loop
+  double fp32_peak = 0;              // FLOP/s, FMA loop (the best variant)
+  double fp32_clock_hz = 0;          // the SM clock that variant ran at (clock64 / globaltimer)
+  std::string fp32_variant;
+  std::vector<std::pair<std::string, double>> fp32_variants;  // every FMA variant, FLOP/s
+  double bf16_tensor_peak = 0;       // FLOP/s, the best of mma.sync and wgmma
+  double bf16_mma_sync = 0;          // FLOP/s, mma.sync (wmma) loop
+  double bf16_wgmma = 0;             // FLOP/s, wgmma loop (sm_90a); 0 when it did not run
+  std::string wgmma_variant;
+  std::vector<std::pair<std::string, double>> wgmma_variants;  // every wgmma variant, FLOP/s
+  std::string wgmma_skipped;         // why wgmma did not run
+  double cublas_bf16 = 0;            // FLOP/s, cuBLAS bf16 GEMM (cublasGemmEx); 0 when not loaded
+  int cublas_n = 0;                  // its size, n x n x n
+  std::string cublas_library;        // the file loaded
+  std::string cublas_skipped;        // why cuBLAS did not run
+  std::string read_variant;          // which read kernel
+  std::vector<std::pair<std::string, double>> read_variants;  // every read variant tried, bytes/s
   std::vector<std::int64_t> gpc_sms;  // SMs per GPC, found with clusters (empty before sm_90)
   std::string gpc_how;               // how it was found, for the profile's source
   std::string copy_variant;          // which copy kernel

@@ -28,12 +28,14 @@ CounterValues read_counters(const std::vector<Counter>&, const std::function<voi
 
 namespace dev {
 CopyRun run_copy(std::size_t) { unavailable(); }
-double run_read(std::size_t) { unavailable(); }
+ReadRun run_read(std::size_t) { unavailable(); }
 double run_l2_read(std::size_t, int) { unavailable(); }
 ChaseRun run_chase(std::size_t, std::size_t) { unavailable(); }
 LaunchRun run_launch(int) { unavailable(); }
-double run_fma_peak(int) { unavailable(); }
+FmaRun run_fma_peak(int) { unavailable(); }
 double run_mma_peak(int) { unavailable(); }
+WgmmaRun run_wgmma_peak(int) { unavailable(); }
+CublasRun run_cublas_gemm(int) { unavailable(); }
 const std::vector<int>& residency_variants() { unavailable(); }
 ResidencyRun residency_attributes(int, int, std::size_t) { unavailable(); }
 ResidencyRun run_residency(int, int, std::size_t, int, long long) { unavailable(); }

@@ -1,0 +1,218 @@
+// bf16 tensor-core peak with Hopper's wgmma (warpgroup MMA, asynchronous), the instruction a
+// Hopper matrix kernel is built on (mma.sync, as in bandwidth.cu's wmma loop, reaches about two
+// thirds of it). This file alone is compiled for sm_90a (-gencode arch=compute_90a,code=sm_90a,
+// CMakeLists.txt): wgmma exists only there. Other GPUs skip it with the reason.
+//
+// Each block is one warpgroup (4 warps, 128 threads); A (64 x 64) and B (N x 64) are bf16 tiles
+// in shared memory, every element 1.0, laid out K-major with no swizzle: core matrices of
+// 8 rows x 16 bytes, each 128 contiguous bytes. A loop of wgmma m64nNk16 (4 per iteration, one
+// per 16-wide K step) accumulates into N/2 fp32 registers a thread. With inputs of 1.0 every
+// accumulator ends at 16 x (the number of wgmmas), whatever the fragment layout, exactly in
+// fp32; every accumulator of every thread is checked.
+#include <algorithm>
+#include <cstdint>
+
+#include "measure/common.cuh"
+
+namespace gpucalc::dev {
+namespace {
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define GPUCALC_HAVE_WGMMA 1
+#endif
+
+constexpr int kTileK = 64;             // K extent of the shared-memory tiles
+constexpr int kKSteps = kTileK / 16;   // wgmmas per loop iteration
+constexpr unsigned kWarpgroup = 128;   // threads per block
+
+// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format" of wgmma): bits 0-13
+// the start address >> 4, 16-29 the leading-dimension byte offset >> 4 (to the next core matrix
+// along K), 32-45 the stride-dimension byte offset >> 4 (to the next 8 rows along M or N),
+// 49-51 base offset 0, 62-63 swizzle 0 (none).
+__host__ __device__ constexpr std::uint64_t smem_descriptor(std::uint32_t address) {
+  constexpr std::uint64_t lbo = 128, sbo = (kTileK / 8) * 128;
+  return ((address & 0x3FFFFu) >> 4) | ((lbo >> 4) << 16) | ((sbo >> 4) << 32);
+}
+
+// One wgmma m64n256k16: D (64 x 256 fp32, 128 registers a thread) += A B, A and B bf16 in shared
+// memory (descriptors); scale-d 1 (accumulate), no negation, no transpose.
+__device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], std::uint64_t desc_a, std::uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+      "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+      "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+      "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+      "}, %128, %129, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]),
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]),
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]),
+        "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+        "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
+        "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+        "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
+        "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+      : "l"(desc_a), "l"(desc_b));
+}
+
+// One wgmma m64n128k16: D (64 x 128 fp32, 64 registers a thread) += A B, A and B bf16 in shared
+// memory (descriptors); scale-d 1 (accumulate), no negation, no transpose.
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b));
+}
+
+template <int N>
+__device__ __forceinline__ void wgmma_step(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b) {
+  if constexpr (N == 256) {
+    wgmma_m64n256k16(d, desc_a, desc_b);
+  } else {
+    wgmma_m64n128k16(d, desc_a, desc_b);
+  }
+}
+
+// Keeps the compiler from moving accumulator reads or writes across the asynchronous wgmmas.
+template <int R>
+__device__ __forceinline__ void pin_registers(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// out: N / 2 floats per thread; *built_for_sm90a set to 1 by a build that has wgmma.
+template <int N>
+__global__ void __launch_bounds__(kWarpgroup) wgmma_kernel(float* out, int iters, int* built_for_sm90a) {
+#ifdef GPUCALC_HAVE_WGMMA
+  extern __shared__ __align__(128) unsigned char tiles[];  // A: 64 x kTileK, then B: N x kTileK
+  constexpr int kWords = (64 + N) * kTileK / 2;
+  auto* words = reinterpret_cast<std::uint32_t*>(tiles);
+  for (int i = threadIdx.x; i < kWords; i += kWarpgroup) words[i] = 0x3F803F80u;  // two bf16 1.0
+  // Ordinary stores read next by the tensor cores (the async proxy): fence, then the barrier.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const auto base = static_cast<std::uint32_t>(__cvta_generic_to_shared(tiles));
+  const std::uint64_t desc_a = smem_descriptor(base), desc_b = smem_descriptor(base + 64 * kTileK * 2);
+  float d[N / 2];
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) d[i] = 0.0f;
+  for (int it = 0; it < iters; ++it) {
+    pin_registers(d);
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+    for (int s = 0; s < kKSteps; ++s) {
+      // K step s starts 2 core matrices (256 bytes, 16 in the descriptor's units) further on.
+      wgmma_step<N>(d, desc_a + 16 * s, desc_b + 16 * s);
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+    // At most one group in flight behind the one just committed.
+    asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+    pin_registers(d);
+  }
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+  pin_registers(d);
+  float* mine = out + (blockIdx.x * std::size_t(kWarpgroup) + threadIdx.x) * (N / 2);
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) mine[i] = d[i];
+  if (blockIdx.x == 0 && threadIdx.x == 0) *built_for_sm90a = 1;
+#else
+  (void)out;
+  (void)iters;
+  (void)built_for_sm90a;
+#endif
+}
+
+struct WgmmaVariant {
+  const char* name;
+  void (*kernel)(float*, int, int*);
+  int n;
+};
+
+const WgmmaVariant kWgmmaVariants[] = {
+    {"wgmma m64n256k16, A and B from shared memory", wgmma_kernel<256>, 256},
+    {"wgmma m64n128k16, A and B from shared memory", wgmma_kernel<128>, 128},
+};
+
+}  // namespace
+
+WgmmaRun run_wgmma_peak(int sms) {
+  WgmmaRun r;
+  int device = 0, major = 0, minor = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (major != 9 || minor != 0) {
+    r.why_not = "wgmma is compiled for sm_90a only (Hopper, compute capability 9.0); this GPU is " + std::to_string(major) +
+                "." + std::to_string(minor);
+    return r;
+  }
+  const int iters = 2048;  // 8192 wgmmas a warpgroup: about 2 ms a run on an H200
+  DeviceBuffer<int> flag(1);
+  for (const WgmmaVariant& v : kWgmmaVariants) {
+    cudaFuncAttributes attr{};
+    const cudaError_t err = cudaFuncGetAttributes(&attr, v.kernel);
+    if (err != cudaSuccess) {
+      cudaGetLastError();
+      r.why_not = std::string("the wgmma kernel has no image for this GPU: ") + cudaGetErrorString(err);
+      return r;
+    }
+    const std::size_t smem = std::size_t(64 + v.n) * kTileK * 2;
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, v.kernel, static_cast<int>(kWarpgroup), smem));
+    if (per_sm < 1) throw DeviceError(std::string(v.name) + ": the runtime fits no block on an SM");
+    const unsigned blocks = static_cast<unsigned>(sms * std::min(per_sm, 4));
+    const int per_thread = v.n / 2;
+    DeviceBuffer<float> out(std::size_t(blocks) * kWarpgroup * per_thread);
+    out.poison();
+    CUDA_CHECK(cudaMemset(flag.get(), 0, sizeof(int)));
+    const double s = time_median(
+        [&] {
+          v.kernel<<<blocks, kWarpgroup, smem>>>(out.get(), iters, flag.get());
+          CUDA_CHECK_LAUNCH("wgmma_kernel");
+        },
+        TimingPolicy{1, 5});
+    int built = 0;
+    CUDA_CHECK(cudaMemcpy(&built, flag.get(), sizeof built, cudaMemcpyDeviceToHost));
+    if (built != 1) throw DeviceError(std::string(v.name) + ": the kernel ran a build without wgmma (not sm_90a)");
+    const double want = 16.0 * kKSteps * iters;
+    auto h = out.to_host();
+    const float* p = h.get();
+    require_match(v.name, compare_elements(
+                              out.size(), [p](std::size_t i) { return p[i]; }, [want](std::size_t) { return want; }, 0, 0));
+    const double flop = 2.0 * 64 * v.n * 16 * kKSteps * static_cast<double>(iters) * blocks;
+    r.variants.emplace_back(std::string(v.name) + ", " + std::to_string(std::min(per_sm, 4)) + " warpgroups/SM", flop / s);
+  }
+  r.ran = true;
+  for (std::size_t i = 0; i < r.variants.size(); ++i) {
+    if (r.variants[i].second > r.variants[r.best].second) r.best = i;
+  }
+  return r;
+}
+
+}  // namespace gpucalc::dev
