@@ -52,7 +52,7 @@ TEST_CASE("NVIDIA GPU Performance Background, Understanding Performance: intensi
 // The same guide, section "GPU Architecture Fundamentals": "Each multiply-add comprises two
 // operations"; an A100 of 108 SMs at 1.41 GHz has 312 FP16 (dense tensor) TFLOPS, from 1024 FP16
 // FMA per clock per SM; a V100 of 80 SMs at 1.53 GHz 15.7 FP32 TFLOPS from 64 FP32 FMA per clock.
-TEST_CASE("NVIDIA GPU Performance Background, Architecture Fundamentals: peaks as products; --op halves FMA peaks") {
+TEST_CASE("NVIDIA GPU Performance Background, Architecture Fundamentals: peaks as products, --op halves FMA peaks") {
   testing::Run a100 = run_gpucalc({"roofline", "--intensity", "1000", "--peak", "108*1024*2*1.41e9FLOP/s", "--format", "json"});
   INFO(a100.err);
   REQUIRE(a100.exit_code == 0);
@@ -270,7 +270,7 @@ TEST_CASE("expressions in integer options, sweeps, batch rows and --require") {
   CHECK(cycles.err.find("; cycles become time only at a clock, and none is known here\n") != std::string::npos);
 }
 
-TEST_CASE("bad arithmetic end to end: one line naming the option, the value, the form and why; exit 2") {
+TEST_CASE("bad arithmetic end to end: one line naming the option, the value, the form and why, exit 2") {
   struct Bad {
     std::vector<std::string> args;
     std::string starts;  // the message's start

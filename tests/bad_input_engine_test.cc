@@ -260,7 +260,7 @@ TEST_CASE("engine: a quoted --batch cell spanning two lines is one row") {
   check_one_line_naming(r, "line 2: --threads: invalid value '256\\n'");
 }
 
-TEST_CASE("engine: a --batch row with more cells than the header is a row error; the others still run") {
+TEST_CASE("engine: a --batch row with more cells than the header is a row error, the others still run") {
   TempFile csv("threads,regs\n256,32\n256,32,7\n128,32\n");
   const Run r = run_gpucalc({"occupancy", "--batch", csv.path(), "--format", "csv"});
   INFO("stdout: ", r.out, "\nstderr: ", r.err);

@@ -93,7 +93,7 @@ TEST_CASE("hand-derived: a column of char tile[32][32] is 8-way, [32][33] and [3
   CHECK(row.banks_used == 8);
 }
 
-TEST_CASE("hand-derived: a column of half tile[32][32] is 16-way; [32][33] is conflict-free") {
+TEST_CASE("hand-derived: a column of half tile[32][32] is 16-way, [32][33] is conflict-free") {
   // lane t reads byte 64 t: word 16 t, banks 0 and 16, 16 words each
   Tile tile;
   tile.element_bytes = 2;

@@ -48,7 +48,7 @@ SharedAccess lanes_read(const std::vector<std::int64_t>& elements, int elem = 4)
   return a;
 }
 
-TEST_CASE("lesson and H200 anchors: float tile[32][32] column read is 32-way, 32 wavefronts; a row read 1") {
+TEST_CASE("lesson and H200 anchors: float tile[32][32] column read is 32-way, 32 wavefronts, a row read 1") {
   // anchors/h200-ncu-2026-11-29.txt: bank_column<32> 2,162,688 wavefronts, bank_column<33> and bank_row
   // 67,584, the same number of requests: 32 wavefronts against 1.
   const BanksResult column = tile_read(32, TileAccess::column, 0, 5);

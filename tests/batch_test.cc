@@ -106,7 +106,7 @@ TEST_CASE("batch rows equal the single-case output, for every calculator") {
   }
 }
 
-TEST_CASE("a bad batch row names its line and the others still run; --strict stops") {
+TEST_CASE("a bad batch row names its line and the others still run, --strict stops") {
   const std::string path = write_temp("threads,regs,smem\n256,64,40KB\n2000,3,0\n128,32,64KB\n");
   auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
   CHECK(r.exit_code == 2);
@@ -126,7 +126,7 @@ TEST_CASE("a bad batch row names its line and the others still run; --strict sto
   std::remove(path.c_str());
 }
 
-TEST_CASE("--require applies to every batch row; empty cells take the command line's value") {
+TEST_CASE("--require applies to every batch row, empty cells take the command line's value") {
   const std::string path = write_temp("threads,regs\n256,64\n128,\n");
   auto r = run_gpucalc({"occupancy", "--batch", path, "--regs", "32", "--smem", "64KB", "--format", "json",
                         "--require", "occupancy>=0.3"});
@@ -142,7 +142,7 @@ TEST_CASE("--require applies to every batch row; empty cells take the command li
   CHECK(r.err_lines()[0] == "line 3: requirement failed: occupancy >= 0.3 (got 0.1875)");
 }
 
-TEST_CASE("--batch - reads standard input; an unknown header names the options") {
+TEST_CASE("--batch - reads standard input, an unknown header names the options") {
   std::string command = "printf 'stride\\n1\\n2\\n' | ";
   command += gpucalc::testing::shell_quote(GPUCALC_BINARY);
   command += " sectors --batch - --format csv";

@@ -104,7 +104,7 @@ TEST_CASE("--require: a failed requirement exits 1 with one line per failure") {
   CHECK(little.err == "requirement failed: bytes_in_flight < 1000000 (got 1340000)\n");
 }
 
-TEST_CASE("formats: json has inputs, results, gpu and explain; csv a header and one row") {
+TEST_CASE("formats: json has inputs, results, gpu and explain, csv a header and one row") {
   testing::Run json = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "json", "--explain"});
   REQUIRE(json.exit_code == 0);
   // Compact JSON (nlohmann-json), every declared key present: warps and time are null here.
@@ -132,7 +132,7 @@ TEST_CASE("formats: json has inputs, results, gpu and explain; csv a header and 
 namespace gpucalc {
 namespace {
 
-TEST_CASE("text shows the results the case answers; json and csv keep every key") {
+TEST_CASE("text shows the results the case answers, json and csv keep every key") {
   // occupancy without --cluster, --from or --target-blocks: no clusters.*, kernel.* or
   // dynamic_smem.* lines; one_more_block.smem stays ("-": shared memory gains no block).
   testing::Run text = testing::run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB"});

@@ -87,7 +87,7 @@ TEST_CASE("lesson: the border for one unary bf16 kernel (4N bytes at 3.35 TB/s v
   CHECK(run_chain(unary_chain(1, 4e6)).regime == "memory");
 }
 
-TEST_CASE("lesson section 1: 4 unary ops on 1e8 bf16 is 4x in bytes; on 1e4 4x in launches") {
+TEST_CASE("lesson section 1: 4 unary ops on 1e8 bf16 is 4x in bytes, on 1e4 4x in launches") {
   const FusionResult big = run_chain(unary_chain(4, 1e8));
   CHECK(big.unfused_transfers == 8e8);
   CHECK(big.fused_transfers == 2e8);
@@ -132,7 +132,7 @@ TEST_CASE("custom kernels in units of N equal the presets") {
   CHECK(custom.speedup == doctest::Approx(preset.speedup));
 }
 
-TEST_CASE("the launch overhead comes from the profile unless given; --launch 0 is the pure bandwidth model") {
+TEST_CASE("the launch overhead comes from the profile unless given, --launch 0 is the pure bandwidth model") {
   const Gpu h200 = load_gpu("h200");
   FusionInput in;
   in.chain = unary_chain(4, 1e3);

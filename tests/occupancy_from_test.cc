@@ -406,7 +406,7 @@ TEST_CASE("gpucalc occupancy --from: --arch, launch bounds, spills, suggest, req
                      "(double const*, double const*, double*, int) (sm_90)") != std::string::npos);
 }
 
-TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, exit 2; a binary without cuobjdump, exit 3") {
+TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, exit 2, a binary without cuobjdump, exit 3") {
   struct Bad {
     std::vector<std::string> args;
     int code;

@@ -551,7 +551,7 @@ TEST_CASE("roofline: the roofs, the ridge, the point and its attainable value") 
   CHECK(contains(high_svg, "1000 FLOP/B \u2192 989.4 TFLOP/s (compute-bound)"));
 }
 
-TEST_CASE("roofline: equal ceilings share a label; bad input gives no data, never NaN") {
+TEST_CASE("roofline: equal ceilings share a label, bad input gives no data, never NaN") {
   RooflineChart r = example_roofline();
   r.ceilings = {{"bf16 tensor", 989.4e12}, {"fp16 tensor", 989.4e12}};
   const std::string svg = render_roofline_svg(r);
@@ -764,7 +764,7 @@ TEST_CASE("degenerate input: no data, one point, flat lines, zeros on log axes, 
   CHECK(!contains(render_svg(log_bad), ">zero<"));
 }
 
-TEST_CASE("the example charts (docs/plots) are well-formed; GPUCALC_PLOT_EXAMPLES=DIR writes them") {
+TEST_CASE("the example charts (docs/plots) are well-formed, GPUCALC_PLOT_EXAMPLES=DIR writes them") {
   const auto svgs = example_svgs();
   for (const auto& [name, svg] : svgs) {
     INFO(name);

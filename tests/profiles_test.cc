@@ -91,7 +91,7 @@ TEST_CASE("datasheet numbers of the new profiles") {
   CHECK(load_gpu("tesla-t4").key == "t4");
 }
 
-TEST_CASE("gpucalc hw list shows every profile; hw show --format toml round-trips each") {
+TEST_CASE("gpucalc hw list shows every profile, hw show --format toml round-trips each") {
   testing::Run list = run_gpucalc({"hw", "list", "--format", "csv"});
   REQUIRE(list.exit_code == 0);
   for (const std::string& key : kBuiltins) {
@@ -126,7 +126,7 @@ TEST_CASE("roofline: fp8 e4m3 and e5m2 at one peak, fp8 the old name of e4m3") {
   }
 }
 
-TEST_CASE("roofline --dtype fp4: the B200's 9 PFLOPS; refused on a GPU without it, naming the GPU and its dtypes") {
+TEST_CASE("roofline --dtype fp4: the B200's 9 PFLOPS, refused on a GPU without it, naming the GPU and its dtypes") {
   testing::Run b200 = run_gpucalc({"roofline", "--gpu", "b200", "--intensity", "4096", "--dtype", "fp4", "--format", "json"});
   INFO(b200.err);
   REQUIRE(b200.exit_code == 0);
@@ -150,7 +150,7 @@ TEST_CASE("roofline --dtype fp4: the B200's 9 PFLOPS; refused on a GPU without i
   CHECK(tiling.err.find("--dtype") != std::string::npos);
 }
 
-TEST_CASE("roofline --sparse doubles the dense tensor peak; refused where there is no sparse path") {
+TEST_CASE("roofline --sparse doubles the dense tensor peak, refused where there is no sparse path") {
   // H100 SXM5 datasheet: BF16 1,979 TFLOPS with sparsity = 2 x 989.4 dense.
   testing::Run dense = run_gpucalc({"roofline", "--intensity", "1000", "--dtype", "bf16", "--format", "json"});
   testing::Run sparse = run_gpucalc({"roofline", "--intensity", "1000", "--dtype", "bf16", "--sparse", "--format", "json"});

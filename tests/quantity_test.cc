@@ -24,7 +24,7 @@ TEST_CASE("on-chip sizes: 40KB, 40KiB and 40960 are all 40,960 bytes") {
   CHECK(q("128B", Unit::onchip_bytes) == 128);
 }
 
-TEST_CASE("data volumes are decimal: 101MB, 2.15GB; KiB, MiB stay binary") {
+TEST_CASE("data volumes are decimal: 101MB, 2.15GB, KiB, MiB stay binary") {
   CHECK(q("101MB", Unit::bytes) == 101e6);
   CHECK(q("2.15GB", Unit::bytes) == 2.15e9);
   CHECK(q("2GB", Unit::bytes) == 2e9);

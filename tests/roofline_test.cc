@@ -44,7 +44,7 @@ TEST_CASE("lesson check 6: 1 GB read + 1 GB written and 1e9 FLOP fp32 -> 597 us 
   CHECK(r.bound == "memory");
 }
 
-TEST_CASE("ridge, attainable and the bound; the dtype picks the unit's peak") {
+TEST_CASE("ridge, attainable and the bound, the dtype picks the unit's peak") {
   const Gpu h100 = load_gpu("h100");
   RooflineInput in;
   in.intensity = 1000;

@@ -25,7 +25,7 @@ SectorsResult strided(std::int64_t stride, int elem, std::int64_t offset = 0) {
 // segments. The bytes are one run: the note must not call them scattered; a lone warp's DRAM
 // granules (64 bytes on the H200) are 3, 192 bytes, and in a streaming sweep each warp's share is
 // its own 128 bytes.
-TEST_CASE("best practices, sequential but misaligned: 5 sectors; contiguous, so 192 bytes alone, 128 streaming") {
+TEST_CASE("best practices, sequential but misaligned: 5 sectors, contiguous, so 192 bytes alone, 128 streaming") {
   const SectorsResult r = strided(1, 4, 4);
   CHECK(r.sectors == 5);
   CHECK(r.contiguous);
@@ -40,7 +40,7 @@ TEST_CASE("best practices, sequential but misaligned: 5 sectors; contiguous, so 
   CHECK(json_number(json.out, "results.dram_bytes_streaming") == 128);
 }
 
-TEST_CASE("streaming DRAM figure: only for one unbroken run of bytes; scattered sectors keep their note") {
+TEST_CASE("streaming DRAM figure: only for one unbroken run of bytes, scattered sectors keep their note") {
   // aligned and coalesced: both figures 128
   CHECK(strided(1, 4).dram_bytes == 128);
   CHECK(strided(1, 4).dram_bytes_streaming == 128);

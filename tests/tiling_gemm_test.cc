@@ -32,7 +32,7 @@ TilingInput square_input(std::int64_t size, std::int64_t tile, const std::string
 // arithmetic intensity = 2 M N K / (2 (M K + N K + M N)) FLOP/byte (each matrix once); its examples:
 // an 8192 x 128 x 8192 GEMM has 124.1 FLOP/B (below the V100's 138.9, so memory-limited), and its
 // Table 1: a linear layer of 4096 outputs and 1024 inputs is 315 FLOP/B at batch 512, 1 at batch 1.
-TEST_CASE("guide, Math And Memory Bounds: 8192x128x8192 fp16 is 124.1 FLOP/B; the linear layer 315 and 1") {
+TEST_CASE("guide, Math And Memory Bounds: 8192x128x8192 fp16 is 124.1 FLOP/B, the linear layer 315 and 1") {
   testing::Run a = run_gpucalc({"tiling", "--m", "8192", "--n", "128", "--k", "8192", "--tile", "128", "--dtype", "fp16",
                                 "--format", "json"});
   REQUIRE(a.exit_code == 0);
