@@ -247,21 +247,8 @@ Report run_suggest(const Args& args, const Gpu& gpu);
 /// --target-blocks N: cudaOccupancyAvailableDynamicSMemPerBlock.
 Report run_available(const Args& args, const Gpu& gpu);
 
-Report run(const Args& args, const Gpu& gpu) {
-  if (args.flag("suggest")) return run_suggest(args, gpu);
-  if (args.given("target-blocks")) return run_available(args, gpu);
-  const OccupancyInput in = read_input(args, gpu);
-  Report report;
-  report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
-  OccupancyResult r = occupancy(in, gpu);
-  report.results = result_values(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9);
-  report.results.push_back(Value::num("block_size", in.threads));
-  report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
-  report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
-  if (args.given("cluster")) add_clusters(report, r, args, gpu);
-  if (!r.fits) report.notes.push_back("not even one block fits: " + r.does_not_fit);
-
-  // The two models: say when the lessons' formula gives another answer.
+// The two models: say when the lessons' formula gives another answer.
+void add_other_model_note(Report& report, const OccupancyInput& in, const OccupancyResult& r, const Gpu& gpu) {
   OccupancyInput other = in;
   other.model = in.model == OccupancyModel::exact ? OccupancyModel::simple : OccupancyModel::exact;
   OccupancyResult o = occupancy(other, gpu);
@@ -273,6 +260,25 @@ Report run(const Args& args, const Gpu& gpu) {
             ? "the hardware allocates registers per warp in units of 256 and reserves 1 KB of shared memory per block"
             : "the exact model follows NVIDIA's calculator (cuda_occupancy.h)"));
   }
+}
+
+Report run(const Args& args, const Gpu& gpu) {
+  if (args.flag("suggest")) return run_suggest(args, gpu);
+  if (args.given("target-blocks")) return run_available(args, gpu);
+  const OccupancyInput in = read_input(args, gpu);
+  Report report;
+  report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
+  OccupancyResult r = occupancy(in, gpu);
+  report.results = result_values(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9);
+  report.results.push_back(Value::num("block_size", in.threads));
+  report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
+  if (args.for_people()) {
+    report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
+  }
+  if (args.given("cluster")) add_clusters(report, r, args, gpu);
+  if (!r.fits) report.notes.push_back("not even one block fits: " + r.does_not_fit);
+  if (args.for_people()) add_other_model_note(report, in, r, gpu);
+
   // The smallest change that buys one more block.
   if (r.fits) {
     OneMoreBlock next = one_more_block(in, gpu);

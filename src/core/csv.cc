@@ -9,7 +9,7 @@ std::vector<std::string> parse_csv_record(std::string_view line, const std::stri
   std::vector<std::string> cells;
   std::string cell;
   std::size_t i = 0;
-  const std::string accepted = "comma-separated cells, quoted as \"a,b\" with \"\" for a quote";
+  static const std::string accepted = "comma-separated cells, quoted as \"a,b\" with \"\" for a quote";
   while (true) {
     cell.clear();
     // Leading spaces are not part of a cell.

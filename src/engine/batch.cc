@@ -117,6 +117,7 @@ struct Batch {
   std::map<std::string, Gpu> gpus;
   std::ostream& err;
   int bad = 0, failed = 0;
+  RawOptions row_raw = raw;  // the command line's options, then a row's cells (kept to reuse its strings)
 };
 
 const Gpu& profile(Batch& b, const std::string& name) {
@@ -128,13 +129,28 @@ const Gpu& profile(Batch& b, const std::string& name) {
   return b.gpus.emplace(name, load_gpu(name)).first->second;
 }
 
+// One case of a record: the model, its row written, its requirements checked.
+void run_point(Batch& b, RowWriter& writer, const Args& args, const Gpu& gpu, long line, const std::string& swept) {
+  Report report = run_case(b.calc, args, gpu, swept);
+  std::vector<std::string> explain = std::move(report.explain);
+  Row row = make_row(args, std::move(report), gpu, line);
+  writer.write(row, b.common.explain ? &explain : nullptr);
+  if (b.requirements.empty()) return;
+  const Args::Entry* at = swept.empty() ? nullptr : args.find(swept);
+  std::string where = at != nullptr ? fmt::format(" at {}={}", swept, raw_number(at->number)) : "";
+  for (const std::string& f : check_requirements(b.requirements, row, where)) {
+    b.err << fmt::format("line {}: {}\n", line, f);
+    ++b.failed;
+  }
+}
+
 // One record: its cells over the command line's options, then the case or the sweep's cases.
 void run_record(Batch& b, RowWriter& writer, const std::vector<std::string>& cells, long line) {
   if (cells.size() != b.columns.names.size()) {
     throw InputError(fmt::format("--batch line {}: {} cells where the header names {}", line, cells.size(),
                                  b.columns.names.size()));
   }
-  RawOptions raw = b.raw;
+  std::size_t given = b.raw.size();
   std::string gpu_name = b.common.gpu;
   for (std::size_t j = 0; j < cells.size(); ++j) {
     if (cells[j].empty()) continue;
@@ -142,24 +158,24 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string>& cel
       gpu_name = cells[j];
       continue;
     }
-    raw.push_back({b.columns.names[j], {cells[j]}});  // parse_args takes the last value given
+    // parse_args takes the last value given, so a cell overrides the command line.
+    if (b.row_raw.size() <= given) b.row_raw.emplace_back();
+    auto& [name, values] = b.row_raw[given++];
+    name = b.columns.names[j];
+    values.resize(1);
+    values[0] = cells[j];
   }
+  b.row_raw.resize(given);
   const Gpu& gpu = profile(b, gpu_name);
   std::optional<Sweep> sweep;
   if (!b.common.sweep.empty()) sweep = parse_sweep(b.calc, b.common.sweep, gpu);
-  Args args = parse_args(b.calc, raw, gpu, sweep ? sweep->axis->name : "");
-  const std::vector<double> none = {0};
-  for (double x : sweep ? sweep->points : none) {
+  Args args = parse_args(b.calc, b.row_raw, gpu, sweep ? sweep->axis->name : "");
+  args.set_for_people(b.common.explain);
+  if (!sweep) return run_point(b, writer, args, gpu, line, "");
+  for (double x : sweep->points) {
     Args point = args;
-    if (sweep) set_axis(point, *sweep->axis, x);
-    Report report = run_case(b.calc, point, gpu, sweep ? sweep->axis->name : "");
-    Row row = make_row(point, report, gpu, line);
-    writer.write(row, b.common.explain ? &report.explain : nullptr);
-    std::string where = sweep ? fmt::format(" at {}={}", sweep->axis->name, raw_number(x)) : "";
-    for (const std::string& f : check_requirements(b.requirements, row, where)) {
-      b.err << fmt::format("line {}: {}\n", line, f);
-      ++b.failed;
-    }
+    set_axis(point, *sweep->axis, x);
+    run_point(b, writer, point, gpu, line, sweep->axis->name);
   }
 }
 

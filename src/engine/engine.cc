@@ -39,20 +39,34 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
   }
 }
 
-// A report's results in declaration order, a key without a value present and empty.
+// A report's results in declaration order, a key without a value present and empty. Values are
+// moved, not copied; a run usually gives them in order, so each search starts after the last hit.
 void order_results(const Calculator& calc, Report& report) {
-  std::vector<Value> ordered;
-  ordered.reserve(calc.results.size());
-  for (const ResultSpec& r : calc.results) {
-    const Value* v = find_value(report.results, r.key);
-    ordered.push_back(v != nullptr ? *v : Value::none(r.key, r.unit));
-  }
-  if (report.results.size() > ordered.size()) {
+  if (report.results.size() > calc.results.size()) {
     for (const Value& v : report.results) {
       bool declared = false;
       for (const ResultSpec& r : calc.results) declared = declared || r.key == v.key;
       if (!declared) throw std::logic_error(fmt::format("{}: result '{}' is not declared", calc.name, v.key));
     }
+  }
+  std::vector<Value> ordered;
+  ordered.reserve(calc.results.size());
+  std::vector<char> taken(report.results.size(), 0);
+  const std::size_t n = report.results.size();
+  std::size_t next = 0;
+  for (const ResultSpec& r : calc.results) {
+    std::size_t hit = n;
+    for (std::size_t k = 0; k < n && hit == n; ++k) {
+      const std::size_t i = (next + k) % n;
+      if (!taken[i] && report.results[i].key == r.key) hit = i;
+    }
+    if (hit == n) {
+      ordered.push_back(Value::none(r.key, r.unit));
+      continue;
+    }
+    taken[hit] = 1;
+    ordered.push_back(std::move(report.results[hit]));
+    next = hit + 1;
   }
   report.results = std::move(ordered);
 }
@@ -84,6 +98,12 @@ std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, cons
 }
 
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) {
+  Row row = make_row(args, Report{{}, report.inputs, {}, {}, {}, {}, {}}, gpu, line);
+  row.results = report.results;
+  return row;
+}
+
+Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
   Row row;
   row.line = line;
   row.gpu = gpu.key;
@@ -99,7 +119,7 @@ Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) 
     }
     if (!restated) row.inputs.push_back(v);
   }
-  row.results = report.results;
+  row.results = std::move(report.results);
   return row;
 }
 

@@ -17,6 +17,8 @@ Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const 
 /// The rows form of a calculator (Calculator::run_rows): each report as run_case gives one.
 std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
+/// The same, taking the report's results rather than copying them.
+Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
 

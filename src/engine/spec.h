@@ -117,10 +117,15 @@ class Args {
   const std::vector<Entry>& entries() const { return entries_; }
   Entry* find(std::string_view name);
   const Entry* find(std::string_view name) const;
+  /// Whether a reader will see the derivation and notes (a single call, or --explain): many
+  /// rows without --explain print neither, so a run may skip building them.
+  bool for_people() const { return for_people_; }
+  void set_for_people(bool yes) { for_people_ = yes; }
 
  private:
   const Entry& get(std::string_view name) const;
   std::vector<Entry> entries_;
+  bool for_people_ = true;
 };
 
 /// What a run computed for one case, beyond the values: for people and for --explain.
