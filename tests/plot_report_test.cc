@@ -64,7 +64,7 @@ TEST_CASE("--plot writes each chart kind with its labels") {
       {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128"}, {"tile size T", "T = 128: 641 us", "T = 241"}},
   };
   for (const PlotCase& c : cases) {
-    const std::string path = "/tmp/gpucalc_plot_test.svg";
+    const std::string path = "/tmp/gpucalc_plot_report_" + std::to_string(::getpid()) + ".svg";
     std::remove(path.c_str());
     std::vector<std::string> args = c.args;
     args.push_back("--plot");

@@ -136,7 +136,7 @@ std::string xml_problem(const std::string& xml) {
 /// xmllint's verdict when it is installed ("" when well-formed or when it is not there).
 std::string xmllint_problem(const std::string& svg) {
   if (std::system("command -v xmllint >/dev/null 2>&1") != 0) return "";
-  auto path = std::filesystem::temp_directory_path() / ("gpucalc_plot_test_" + std::to_string(std::rand()) + ".svg");
+  auto path = std::filesystem::temp_directory_path() / ("gpucalc_plot_test_" + std::to_string(::getpid()) + "_" + std::to_string(std::rand()) + ".svg");
   std::ofstream(path) << svg;
   std::string command = "xmllint --noout '" + path.string() + "' 2>&1";
   std::string output;
