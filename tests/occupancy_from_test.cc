@@ -435,9 +435,11 @@ TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, ex
     CHECK(r.err_lines().size() == 1);
     CHECK(r.err.find(c.says) != std::string::npos);
   }
-  // A CUDA binary (ELF: the gpucalc binary will do) without cuobjdump on PATH: cannot run here.
-  testing::Run binary = run_shell(std::string("env PATH=/nonexistent ") + GPUCALC_BINARY + " occupancy --from " +
-                                  GPUCALC_BINARY + " --threads 256");
+  // A CUDA binary (ELF: /bin/true will do; not the gpucalc binary, which the sanitizer build
+  // makes larger than the 64 MiB --from reads) without cuobjdump on PATH: cannot run here.
+  const std::string elf = "/bin/true";
+  testing::Run binary = run_shell(std::string("env PATH=/nonexistent ") + GPUCALC_BINARY + " occupancy --from " + elf +
+                                  " --threads 256");
   CHECK(binary.exit_code == 3);
   CHECK(binary.out.empty());
   CHECK(binary.err_lines().size() == 1);
@@ -455,8 +457,7 @@ TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, ex
   CHECK(unfed.exit_code == 2);
   CHECK(unfed.err.find("(this one is empty)") != std::string::npos);
   // A binary on standard input: its path is needed.
-  testing::Run piped = run_shell(std::string("cat ") + GPUCALC_BINARY + " | " + GPUCALC_BINARY +
-                                 " occupancy --from - --threads 256");
+  testing::Run piped = run_shell("cat " + elf + " | " + GPUCALC_BINARY + " occupancy --from - --threads 256");
   CHECK(piped.exit_code == 2);
   CHECK(piped.err.find("the path of a CUDA binary") != std::string::npos);
 }
