@@ -12,6 +12,9 @@
 
 using namespace gpucalc;
 
+// The patterns read as the calculators read them, against the H200 that measure runs on.
+static const Gpu kGpu = load_gpu("h200");
+
 namespace {
 
 struct Counted {
@@ -135,7 +138,7 @@ TEST_CASE("banks: the model's wavefronts equal the H200's counters on every patt
   int n = 0;
   for (const Counted& c : h200_counted()) {
     INFO(options_text(c.options));
-    const BanksResult r = banks(banks_pattern(c.options, nullptr));
+    const BanksResult r = banks(banks_pattern(c.options, kGpu, nullptr));
     CHECK(r.wavefronts == c.wavefronts);
     ++n;
   }
@@ -144,24 +147,24 @@ TEST_CASE("banks: the model's wavefronts equal the H200's counters on every patt
 
 TEST_CASE("banks: 8- and 16-byte phases go together when every quad of lanes reads in pairs") {
   // a broadcast: one pass for 8-byte elements (was 2), two for 16-byte (was 4)
-  BanksResult b8 = banks(banks_pattern({{"access", "word"}, {"elem", "8"}}, nullptr));
+  BanksResult b8 = banks(banks_pattern({{"access", "word"}, {"elem", "8"}}, kGpu, nullptr));
   CHECK(b8.wavefronts == 1);
   REQUIRE(b8.merged.size() == 1);
   CHECK(b8.merged[0].lanes == 32);
-  BanksResult b16 = banks(banks_pattern({{"access", "word"}, {"elem", "16"}}, nullptr));
+  BanksResult b16 = banks(banks_pattern({{"access", "word"}, {"elem", "16"}}, kGpu, nullptr));
   CHECK(b16.wavefronts == 2);
   CHECK(b16.merged.size() == 2);
   // t%4: 4 distinct elements in every quad, so the phases stay apart (2 passes, as the hardware)
-  BanksResult q = banks(banks_pattern({{"words", "t%4"}, {"elem", "8"}}, nullptr));
+  BanksResult q = banks(banks_pattern({{"words", "t%4"}, {"elem", "8"}}, kGpu, nullptr));
   CHECK(q.wavefronts == 2);
   CHECK(q.merged.empty());
   // (0,0,0,1) in every quad: 2 distinct elements, but not in pairs, so apart too
-  CHECK(banks(banks_pattern({{"words", "(t/4)*2+(t%4)/3"}, {"elem", "8"}}, nullptr)).wavefronts == 2);
+  CHECK(banks(banks_pattern({{"words", "(t/4)*2+(t%4)/3"}, {"elem", "8"}}, kGpu, nullptr)).wavefronts == 2);
   // merged phases count their conflicts together: elements 0 and 32 share banks 0-1
-  CHECK(banks(banks_pattern({{"words", "(t%2)*32"}, {"elem", "8"}}, nullptr)).wavefronts == 2);
+  CHECK(banks(banks_pattern({{"words", "(t%2)*32"}, {"elem", "8"}}, kGpu, nullptr)).wavefronts == 2);
   // a coalesced read is unchanged: 2 and 4 passes
-  CHECK(banks(banks_pattern({{"access", "row"}, {"elem", "8"}}, nullptr)).wavefronts == 2);
-  CHECK(banks(banks_pattern({{"access", "row"}, {"elem", "16"}}, nullptr)).wavefronts == 4);
+  CHECK(banks(banks_pattern({{"access", "row"}, {"elem", "8"}}, kGpu, nullptr)).wavefronts == 2);
+  CHECK(banks(banks_pattern({{"access", "row"}, {"elem", "16"}}, kGpu, nullptr)).wavefronts == 4);
   // the derivation says it
   bool said = false;
   for (const std::string& line : b8.explain) said = said || line.find("go together") != std::string::npos;

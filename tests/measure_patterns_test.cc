@@ -12,6 +12,9 @@
 
 using namespace gpucalc;
 
+// The patterns read as the calculators read them, against the H200 that measure runs on.
+static const Gpu kGpu = load_gpu("h200");
+
 TEST_CASE("counters: one CUPTI metric each, Nsight Compute's names") {
   std::set<std::string> metrics;
   for (Counter c : all_counters()) {
@@ -46,68 +49,68 @@ TEST_CASE("counts agree only when equal - DRAM within its tolerance") {
 
 TEST_CASE("sectors patterns: the calculator's options give its warp load") {
   std::string how;
-  WarpLoad l = sectors_pattern({{"stride", "2"}, {"elem", "8"}, {"offset", "16"}}, &how);
+  WarpLoad l = sectors_pattern({{"stride", "2"}, {"elem", "8"}, {"offset", "16"}}, kGpu, &how);
   CHECK(l.element_bytes == 8);
   CHECK(l.address[0] == 16);
   CHECK(l.address[3] == 16 + 3 * 2 * 8);
   CHECK(how.find("stride") == std::string::npos);  // says it in words
-  l = sectors_pattern({{"addresses", "128*t+4"}, {"mask", "0xffff"}}, nullptr);
+  l = sectors_pattern({{"addresses", "128*t+4"}, {"mask", "0xffff"}}, kGpu, nullptr);
   CHECK(l.address[5] == 644);
   CHECK(l.active[15]);
   CHECK_FALSE(l.active[16]);
-  l = sectors_pattern({{"cols", "4096"}, {"access", "column"}, {"col", "3"}}, nullptr);
+  l = sectors_pattern({{"cols", "4096"}, {"access", "column"}, {"col", "3"}}, kGpu, nullptr);
   CHECK(l.address[2] == 4 * (2 * 4096 + 3));
-  l = sectors_pattern({{"active", "8"}}, nullptr);
+  l = sectors_pattern({{"active", "8"}}, kGpu, nullptr);
   CHECK(l.active[7]);
   CHECK_FALSE(l.active[8]);
-  CHECK_THROWS_AS(sectors_pattern({{"elem", "3"}}, nullptr), InputError);
-  CHECK_THROWS_AS(sectors_pattern({{"addresses", "4*t"}, {"stride", "2"}}, nullptr), InputError);
-  CHECK_THROWS_AS(sectors_pattern({{"active", "4"}, {"mask", "0xf"}}, nullptr), InputError);
-  CHECK_THROWS_AS(sectors_pattern({{"cols", "64"}, {"access", "diagonal"}}, nullptr), InputError);
+  CHECK_THROWS_AS(sectors_pattern({{"elem", "3"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_AS(sectors_pattern({{"addresses", "4*t"}, {"stride", "2"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_AS(sectors_pattern({{"active", "4"}, {"mask", "0xf"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_AS(sectors_pattern({{"cols", "64"}, {"access", "diagonal"}}, kGpu, nullptr), InputError);
 }
 
 TEST_CASE("global plans: offsets inside a window, alignment kept, bad patterns refused before a launch") {
-  GlobalPlan p = plan_global(sectors_pattern({{"stride", "1"}}, nullptr));
+  GlobalPlan p = plan_global(sectors_pattern({{"stride", "1"}}, kGpu, nullptr));
   CHECK(p.mask == 0xFFFFFFFFu);
   CHECK(p.window == 4096);
   CHECK(p.blocks == kMaxPatternBlocks);
   CHECK(p.offsets[31] == 124);
   // a start far out is shifted by a multiple of 4096: sector and line alignment unchanged
-  p = plan_global(sectors_pattern({{"offset", "1000004"}}, nullptr));
+  p = plan_global(sectors_pattern({{"offset", "1000004"}}, kGpu, nullptr));
   CHECK(p.offsets[0] == 1000004 % 4096);
   CHECK(p.offsets[0] % 128 == 1000004 % 128);
-  p = plan_global(sectors_pattern({{"cols", "65536"}, {"access", "column"}, {"elem", "16"}}, nullptr));
+  p = plan_global(sectors_pattern({{"cols", "65536"}, {"access", "column"}, {"elem", "16"}}, kGpu, nullptr));
   CHECK(p.window == 31 * 65536 * 16 + 4096);
   CHECK(p.blocks * p.window <= kMaxPatternBytes);
   CHECK(p.blocks >= 16);
   // misaligned for its element: the GPU faults, so measure refuses it (exit 2)
-  CHECK_THROWS_WITH_AS(plan_global(sectors_pattern({{"offset", "2"}}, nullptr)), doctest::Contains("aligned"), InputError);
-  CHECK_THROWS_AS(plan_global(sectors_pattern({{"addresses", "3*t"}}, nullptr)), InputError);
+  CHECK_THROWS_WITH_AS(plan_global(sectors_pattern({{"offset", "2"}}, kGpu, nullptr)), doctest::Contains("aligned"), InputError);
+  CHECK_THROWS_AS(plan_global(sectors_pattern({{"addresses", "3*t"}}, kGpu, nullptr)), InputError);
   // wider than the window
-  CHECK_THROWS_WITH_AS(plan_global(sectors_pattern({{"addresses", "4194304*t"}}, nullptr)), doctest::Contains("window"), InputError);
-  CHECK_NOTHROW(plan_global(sectors_pattern({{"addresses", "0,4,8"}}, nullptr)));
+  CHECK_THROWS_WITH_AS(plan_global(sectors_pattern({{"addresses", "4194304*t"}}, kGpu, nullptr)), doctest::Contains("window"), InputError);
+  CHECK_NOTHROW(plan_global(sectors_pattern({{"addresses", "0,4,8"}}, kGpu, nullptr)));
 }
 
 TEST_CASE("banks patterns: tiles, words, masks - shared plans within the block's shared memory") {
   Gpu h200 = load_gpu("h200");
-  SharedAccess a = banks_pattern({{"access", "column"}, {"width", "33"}}, nullptr);
+  SharedAccess a = banks_pattern({{"access", "column"}, {"width", "33"}}, kGpu, nullptr);
   CHECK(a.element[2] == 66);
   // The older measure spelling --access swizzled is banks' own now: a column of the xor-swizzled tile.
-  a = banks_pattern({{"access", "column"}, {"swizzle", "xor"}}, nullptr);
+  a = banks_pattern({{"access", "column"}, {"swizzle", "xor"}}, kGpu, nullptr);
   CHECK(banks(a).ways == 1);
-  CHECK_THROWS_AS(banks_pattern({{"access", "swizzled"}}, nullptr), InputError);
-  a = banks_pattern({{"words", "t/2"}, {"elem", "8"}, {"mask", "0x0000ffff"}}, nullptr);
+  CHECK_THROWS_AS(banks_pattern({{"access", "swizzled"}}, kGpu, nullptr), InputError);
+  a = banks_pattern({{"words", "t/2"}, {"elem", "8"}, {"mask", "0x0000ffff"}}, kGpu, nullptr);
   CHECK(a.element_bytes == 8);
   CHECK(a.active[15]);
   CHECK_FALSE(a.active[16]);
   SharedPlan p = plan_shared(a, h200);
   CHECK(p.mask == 0xFFFFu);
   CHECK(p.smem_bytes == 8 * 8);
-  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"width", "33"}}, nullptr), InputError);
-  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "3"}}, nullptr), InputError);
-  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "32"}}, nullptr), InputError);
-  CHECK_THROWS_AS(banks_pattern({{"access", "row"}, {"mask", "0"}}, nullptr), InputError);
-  CHECK_THROWS_WITH_AS(plan_shared(banks_pattern({{"words", "100000*t"}}, nullptr), h200), doctest::Contains("shared memory"),
+  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"width", "33"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "3"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_AS(banks_pattern({{"words", "t"}, {"elem", "32"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_AS(banks_pattern({{"access", "row"}, {"mask", "0"}}, kGpu, nullptr), InputError);
+  CHECK_THROWS_WITH_AS(plan_shared(banks_pattern({{"words", "100000*t"}}, kGpu, nullptr), h200), doctest::Contains("shared memory"),
                        InputError);
 }
 
@@ -129,7 +132,7 @@ TEST_CASE("predicted counts: the model's count per warp x blocks") {
   CHECK_FALSE(g[3].verdict);
   const SectorsResult wide = sectors(strided_load(32, 4, 0, 0xFFFFFFFFu), h200);
   CHECK(predict_global(wide, 10)[3].value == 10.0 * 8);  // 32 lines: ceil(32 / 4) passes
-  const BanksResult b = banks(banks_pattern({{"access", "column"}}, nullptr));
+  const BanksResult b = banks(banks_pattern({{"access", "column"}}, kGpu, nullptr));
   std::vector<PredictedCount> sh = predict_shared(b, 1024);
   CHECK(sh[0].value == 32 * 1024);
   CHECK(sh[1].value == 1024);
@@ -147,14 +150,14 @@ TEST_CASE("the verify suite: at least 60 patterns over both calculators, every o
     CHECK(names.insert(name).second);
     if (std::string(p.calculator) == "sectors") {
       ++sectors_n;
-      WarpLoad l = sectors_pattern(p.options, nullptr);
+      WarpLoad l = sectors_pattern(p.options, kGpu, nullptr);
       CHECK_NOTHROW(plan_global(l));
       global_elems.insert(l.element_bytes);
       SectorsResult r = sectors(l, h200);
       misaligned = misaligned || r.sectors > r.min_sectors;
     } else {
       ++banks_n;
-      SharedAccess a = banks_pattern(p.options, nullptr);
+      SharedAccess a = banks_pattern(p.options, kGpu, nullptr);
       CHECK_NOTHROW(plan_shared(a, h200));
       shared_elems.insert(a.element_bytes);
       broadcast = broadcast || banks(a).broadcast;
@@ -195,7 +198,7 @@ TEST_CASE("measure cases come from one registry - verify is not part of measure 
 
 TEST_CASE("banks patterns at 1 and 2 bytes: element indices, shared bytes, the model's wavefronts") {
   Gpu h200 = load_gpu("h200");
-  SharedAccess a = banks_pattern({{"words", "8*t"}, {"elem", "1"}}, nullptr);
+  SharedAccess a = banks_pattern({{"words", "8*t"}, {"elem", "1"}}, kGpu, nullptr);
   CHECK(a.element_bytes == 1);
   CHECK(a.element[3] == 24);  // byte 24: word 6
   CHECK(banks(a).wavefronts == 2);  // words 2t: 2-way
@@ -204,23 +207,47 @@ TEST_CASE("banks patterns at 1 and 2 bytes: element indices, shared bytes, the m
   CHECK(p.smem_bytes == 249);  // the kernel rounds up to 16
   CHECK(p.element_bytes == 1);
   // lanes in one 32-bit word do not conflict: 32 bytes in 8 words, one wavefront
-  CHECK(banks(banks_pattern({{"words", "t"}, {"elem", "1"}}, nullptr)).wavefronts == 1);
-  CHECK(banks(banks_pattern({{"words", "128*t"}, {"elem", "1"}}, nullptr)).wavefronts == 32);
-  CHECK(banks(banks_pattern({{"words", "(t%4)*128+t/4"}, {"elem", "1"}}, nullptr)).wavefronts == 4);
-  CHECK(banks(banks_pattern({{"access", "column"}, {"elem", "1"}}, nullptr)).wavefronts == 8);
-  a = banks_pattern({{"words", "4*t"}, {"elem", "2"}}, nullptr);
+  CHECK(banks(banks_pattern({{"words", "t"}, {"elem", "1"}}, kGpu, nullptr)).wavefronts == 1);
+  CHECK(banks(banks_pattern({{"words", "128*t"}, {"elem", "1"}}, kGpu, nullptr)).wavefronts == 32);
+  CHECK(banks(banks_pattern({{"words", "(t%4)*128+t/4"}, {"elem", "1"}}, kGpu, nullptr)).wavefronts == 4);
+  CHECK(banks(banks_pattern({{"access", "column"}, {"elem", "1"}}, kGpu, nullptr)).wavefronts == 8);
+  a = banks_pattern({{"words", "4*t"}, {"elem", "2"}}, kGpu, nullptr);
   CHECK(a.element[5] == 20);
   CHECK(banks(a).wavefronts == 2);  // words 2t
   CHECK(plan_shared(a, h200).smem_bytes == 2 * (4 * 31 + 1));
-  CHECK(banks(banks_pattern({{"words", "(t%2)*64+t/2"}, {"elem", "2"}}, nullptr)).wavefronts == 2);
-  CHECK(banks(banks_pattern({{"access", "column"}, {"elem", "2"}}, nullptr)).wavefronts == 16);
-  CHECK(banks(banks_pattern({{"access", "column"}, {"pad", "2"}, {"elem", "2"}}, nullptr)).wavefronts == 1);
-  a = banks_pattern({{"access", "row"}, {"elem", "2"}, {"active", "20"}}, nullptr);
+  CHECK(banks(banks_pattern({{"words", "(t%2)*64+t/2"}, {"elem", "2"}}, kGpu, nullptr)).wavefronts == 2);
+  CHECK(banks(banks_pattern({{"access", "column"}, {"elem", "2"}}, kGpu, nullptr)).wavefronts == 16);
+  CHECK(banks(banks_pattern({{"access", "column"}, {"pad", "2"}, {"elem", "2"}}, kGpu, nullptr)).wavefronts == 1);
+  a = banks_pattern({{"access", "row"}, {"elem", "2"}, {"active", "20"}}, kGpu, nullptr);
   CHECK(a.active[19]);
   CHECK_FALSE(a.active[20]);
   CHECK(plan_shared(a, h200).mask == 0xFFFFFu);
   CHECK_NOTHROW(validate_case("banks", {{"words", "t/2"}, {"elem", "2"}}, h200));
   CHECK_NOTHROW(validate_case("banks", {{"words", "t"}, {"elem", "1"}}, h200));
+}
+
+TEST_CASE("measure reads a pattern with the calculator's own reader: its defaults, its messages, unused options refused") {
+  // The calculator's default stride (1) and element (4) fill what the options leave out.
+  WarpLoad l = sectors_pattern({{"offset", "64"}}, kGpu, nullptr);
+  CHECK(l.address[0] == 64);
+  CHECK(l.address[31] == 64 + 31 * 4);
+  // An option the pattern does not use is refused, word for word as `gpucalc sectors` refuses it.
+  CHECK_THROWS_WITH_AS(sectors_pattern({{"addresses", "4*t"}, {"offset", "8"}}, kGpu, nullptr),
+                       "--offset: '8' is not used by this sectors case: drop it, or see 'gpucalc sectors --help' for which "
+                       "options go together",
+                       InputError);
+  CHECK_THROWS_WITH_AS(banks_pattern({{"words", "t"}, {"swizzle", "xor"}}, kGpu, nullptr),
+                       doctest::Contains("--swizzle: 'xor' is not used by this banks case"), InputError);
+  // A model's field error comes back named for its option.
+  CHECK_THROWS_WITH_AS(banks_pattern({{"access", "row"}, {"width", "8"}, {"rows", "2"}}, kGpu, nullptr),
+                       doctest::Contains("--rows"), InputError);
+  // banks takes --active as sectors does; with --mask it is refused, and lanes the access lacks leave none.
+  SharedAccess a = banks_pattern({{"access", "row"}, {"active", "3"}}, kGpu, nullptr);
+  CHECK(banks(a).banks_used == 3);
+  CHECK_THROWS_WITH_AS(banks_pattern({{"access", "row"}, {"active", "3"}, {"mask", "7"}}, kGpu, nullptr),
+                       "--mask: invalid value '7': expected either --active N or --mask BITS, not both", InputError);
+  CHECK_THROWS_WITH_AS(banks_pattern({{"words", "0,1,2"}, {"mask", "8"}}, kGpu, nullptr),
+                       "--mask: invalid value '8': expected a mask that keeps at least one lane the access has active", InputError);
 }
 
 TEST_CASE("DRAM tolerance: 2% plus one L2 per kernel of the model's bytes") {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "commands/commands.h"
+#include "commands/warp_access.h"
 #include "core/error.h"
 #include "core/expr.h"
 
@@ -78,24 +79,6 @@ std::string lane_words(const SharedAccess& a) {
   }
   return fmt::format("{}, ...", fmt::join(items, ", "));
 }
-
-// The lanes --mask leaves active (bit t = lane t); all 32 without it.
-void apply_mask(const Args& a, SharedAccess& access) {
-  if (!a.has("mask")) return;
-  const auto mask = static_cast<std::uint32_t>(a.integer("mask"));
-  bool any = false;
-  for (int t = 0; t < 32; ++t) {
-    access.active[t] = access.active[t] && ((mask >> t) & 1u) != 0;
-    any = any || access.active[t];
-  }
-  if (!any) throw InputError("--mask", a.text("mask"), "a mask that keeps at least one lane the access has active");
-}
-
-/// How a warp reads shared memory: the element each lane reads, and one line that says how.
-struct AccessForm {
-  SharedAccess access;
-  std::string how;
-};
 
 /// --words: lane t reads the element the expression or list gives it.
 AccessForm words_form(const Args& a, std::int64_t e) {
@@ -220,8 +203,7 @@ void note_conflict(const BanksResult& r, Report& report) {
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
   const std::int64_t e = a.integer("elem");
-  AccessForm form = a.has("words") ? words_form(a, e) : tile_form(a, gpu, e, report);
-  apply_mask(a, form.access);
+  const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
   report.results = {Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
@@ -236,6 +218,25 @@ Report run(const Args& a, const Gpu& gpu) {
 }
 
 }  // namespace
+
+AccessForm banks_access(const Args& a, const Gpu& gpu, Report& report) {
+  const std::int64_t e = a.integer("elem");
+  check_element_bytes(static_cast<int>(e));
+  AccessForm form = a.has("words") ? words_form(a, e) : tile_form(a, gpu, e, report);
+  // the lanes --active or --mask leaves active (bit t = lane t); all 32 without either
+  if (!a.has("active") && !a.has("mask")) return form;
+  const std::uint32_t mask = lane_mask(a);
+  bool any = false;
+  for (int t = 0; t < 32; ++t) {
+    form.access.active[t] = form.access.active[t] && ((mask >> t) & 1u) != 0;
+    any = any || form.access.active[t];
+  }
+  if (!any) {
+    if (a.has("mask")) throw InputError("--mask", a.text("mask"), "a mask that keeps at least one lane the access has active");
+    throw InputError("--active", a.text("active"), "enough lanes to keep one that the access has active");
+  }
+  return form;
+}
 
 const Calculator& banks_command() {
   static const Calculator calc{
@@ -263,6 +264,7 @@ const Calculator& banks_command() {
            .at_most(1024)
            .sweepable([](const Gpu&) { return SweepRange{0, 8, 1}; }),
        choice_option("swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
+       integer_option("active", "the first N lanes are active").at_least(1).at_most(32),
        integer_option("mask", "active lanes as a 32-bit mask such as 0xffff (bit t = lane t; default all 32)")
            .at_least(1)
            .at_most(static_cast<double>(0xffffffffu))},

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "commands/commands.h"
+#include "commands/warp_access.h"
 #include "core/error.h"
 #include "core/expr.h"
 
@@ -58,25 +59,6 @@ std::string sector_list(const SectorsResult& r) {
   if (r.touched.size() > 8) items.push_back("...");
   return fmt::format("{{{}}}", fmt::join(items, ", "));
 }
-
-// The active lanes: the first N (--active), a mask (--mask), or all 32.
-std::uint32_t read_mask(const Args& a) {
-  if (a.given("active") && a.given("mask")) {
-    throw InputError("--mask", a.text("mask"), "either --active N or --mask BITS, not both");
-  }
-  if (a.has("active")) {
-    const auto n = a.integer("active");
-    return n == 32 ? 0xffffffffu : (1u << n) - 1u;
-  }
-  if (a.has("mask")) return static_cast<std::uint32_t>(a.integer("mask"));
-  return 0xffffffffu;
-}
-
-/// How a warp reads global memory: the bytes each lane reads, and one line that says how.
-struct LoadForm {
-  WarpLoad load;
-  std::string how;
-};
 
 /// --addresses: lane t reads e bytes at the byte address the expression or list gives it.
 LoadForm address_form(const Args& a, int e, std::uint32_t mask) {
@@ -135,11 +117,6 @@ LoadForm strided_form(const Args& a, int e, std::uint32_t mask) {
           fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "", stride, e)};
 }
 
-LoadForm read_form(const Args& a, int e, std::uint32_t mask) {
-  if (a.has("addresses")) return address_form(a, e, mask);
-  if (a.has("cols")) return matrix_form(a, e, mask);
-  return strided_form(a, e, mask);
-}
 
 /// The steps from the lanes' bytes to sectors, lines, efficiency and DRAM bytes.
 void explain_steps(const std::string& how, const SectorsResult& r, int e, const Gpu& gpu, Report& report) {
@@ -210,8 +187,8 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
   const int e = a.count("elem");
-  const std::uint32_t mask = read_mask(a);
-  const LoadForm form = read_form(a, e, mask);
+  const LoadForm form = sectors_load(a);
+  const std::uint32_t mask = lane_mask(a);
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
@@ -231,6 +208,26 @@ Report run(const Args& a, const Gpu& gpu) {
 }
 
 }  // namespace
+
+std::uint32_t lane_mask(const Args& a) {
+  if (a.given("active") && a.given("mask")) {
+    throw InputError("--mask", a.text("mask"), "either --active N or --mask BITS, not both");
+  }
+  if (a.has("active")) {
+    const auto n = a.integer("active");
+    return n == 32 ? 0xffffffffu : (1u << n) - 1u;
+  }
+  if (a.has("mask")) return static_cast<std::uint32_t>(a.integer("mask"));
+  return 0xffffffffu;
+}
+
+LoadForm sectors_load(const Args& a) {
+  const int e = a.count("elem");
+  const std::uint32_t mask = lane_mask(a);
+  if (a.has("addresses")) return address_form(a, e, mask);
+  if (a.has("cols")) return matrix_form(a, e, mask);
+  return strided_form(a, e, mask);
+}
 
 const Calculator& sectors_command() {
   static const Calculator calc{

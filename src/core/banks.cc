@@ -11,14 +11,14 @@
 
 namespace gpucalc {
 
-namespace {
-
 void check_element_bytes(int element_bytes) {
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
     throw FieldError("elem", std::to_string(element_bytes),
                      "an element size in bytes of 1, 2, 4, 8 or 16 (char, half, float, double or float2, float4)");
   }
 }
+
+namespace {
 
 bool power_of_two(std::int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 

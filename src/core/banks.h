@@ -13,6 +13,8 @@ inline constexpr std::int64_t kBankWordBytes = 4;
 
 /// The bank of a byte address: (byte / 4) mod 32.
 int bank_of_byte(std::int64_t byte);
+/// Throws FieldError(elem) unless the element is 1, 2, 4, 8 or 16 bytes.
+void check_element_bytes(int element_bytes);
 
 /// One warp-wide shared-memory access: each active lane reads one element of `element_bytes` bytes
 /// (1, 2, 4, 8 or 16) at storage index `element[t]`, that is at byte element[t] x element_bytes.

@@ -15,7 +15,6 @@
 #include "engine/internal.h"
 
 namespace gpucalc {
-namespace {
 
 // A model's error names its field (bytes_per_load); the user typed an option (--bytes-per-load).
 [[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) {
@@ -38,6 +37,8 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
                                  e.spec->flag(), InputError::printable(e.text), calc.name, calc.name));
   }
 }
+
+namespace {
 
 // A report's results in declaration order, a key without a value present and empty. Values are
 // moved, not copied; a run usually gives them in order, so each search starts after the last hit.

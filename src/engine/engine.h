@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "engine/spec.h"
 #include "report/report.h"
 
@@ -32,6 +33,12 @@ struct CommonOptions {
 /// value checked against its kind and range (the profile's where declared). `swept`: the axis
 /// of a sweep, which needs no value of its own. Throws InputError in the one message form.
 Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept = "");
+
+/// A model's FieldError (it names its field) as the InputError of the option that sets the field.
+[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e);
+/// Throws InputError for an option given but never read by the case (or the sweep's axis
+/// `swept`, when the case does not use it): "--x: 'v' is not used by this NAME case".
+void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept);
 
 /// Reads one option's text into `entry` (kind, unit, range); throws InputError naming `where`.
 void parse_value(Args::Entry& entry, const std::string& text, const Gpu& gpu, const std::string& where);

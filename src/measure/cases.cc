@@ -680,7 +680,7 @@ struct SectorsPlan {
   GlobalPlan global;
 };
 
-SectorsPlan plan_sectors(const Args& a, const Gpu&) {
+SectorsPlan plan_sectors(const Args& a, const Gpu& gpu) {
   SectorsPlan p;
   const CaseOptions o = given_text(a);
   if (o.empty()) {
@@ -688,7 +688,7 @@ SectorsPlan plan_sectors(const Args& a, const Gpu&) {
     p.cols = 4096;
     return p;
   }
-  p.load = sectors_pattern(o, &p.how);
+  p.load = sectors_pattern(o, gpu, &p.how);
   p.global = plan_global(*p.load, address_option(o));
   // The timed kernels of the defaults still run for the loads they make: fp32 at a stride, or
   // down a column of a matrix.
@@ -894,7 +894,7 @@ BanksPlan plan_banks(const Args& a, const Gpu& gpu) {
     return kv.first == "width" || kv.first == "access" || kv.first == "swizzle";
   });
   if (!a.has("access") && !a.has("words")) o["access"] = "column";  // the older measure default
-  p.access = banks_pattern(o, &p.how);
+  p.access = banks_pattern(o, gpu, &p.how);
   p.shared = plan_shared(*p.access, gpu);
   // The timed kernel still runs for the accesses it makes: 4-byte words by row, by column, or
   // down a column of the xor-swizzled [32][32] tile.
@@ -1289,10 +1289,10 @@ VerifyPlan plan_verify(const Args&, const Gpu& gpu) {
     VerifyPlan::Pattern x;
     x.suite = &sp;
     if (std::string(sp.calculator) == "sectors") {
-      x.load = sectors_pattern(sp.options, nullptr);
+      x.load = sectors_pattern(sp.options, gpu, nullptr);
       x.global = plan_global(*x.load, address_option(sp.options));
     } else {
-      x.access = banks_pattern(sp.options, nullptr);
+      x.access = banks_pattern(sp.options, gpu, nullptr);
       x.shared = plan_shared(*x.access, gpu);
     }
     p.patterns.push_back(std::move(x));
@@ -1424,7 +1424,7 @@ const std::vector<CaseEntry>& registry() {
                     {take(banks_command, "width"), take(banks_command, "rows"), take(banks_command, "elem"),
                      take(banks_command, "access"), take(banks_command, "row"), take(banks_command, "col"),
                      take(banks_command, "words"), take(banks_command, "pad"), take(banks_command, "swizzle"),
-                     take(sectors_command, "active"), take(banks_command, "mask")},
+                     take(banks_command, "active"), take(banks_command, "mask")},
                     true},
                    runs_anywhere, plan_banks, run_banks_case),
         make_entry({"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",

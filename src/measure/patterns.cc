@@ -5,166 +5,51 @@
 
 #include <algorithm>
 
+#include "commands/commands.h"
+#include "commands/warp_access.h"
 #include "core/error.h"
-#include "core/expr.h"
 #include "core/quantity.h"
+#include "engine/engine.h"
 
 namespace gpucalc {
 
 namespace {
 
-constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;
-
-std::string get(const CaseOptions& o, const char* key) {
-  auto it = o.find(key);
-  return it == o.end() ? std::string() : it->second;
-}
-
-std::int64_t integer(const CaseOptions& o, const char* key, std::int64_t fallback, std::int64_t min, std::int64_t max,
-                     Unit unit = Unit::count) {
-  const std::string text = get(o, key);
-  if (text.empty()) return fallback;
-  return parse_integer(text, unit, std::string("--") + key, min, max);
-}
-
-void reject_with(const CaseOptions& o, std::initializer_list<const char*> keys, const std::string& why) {
-  for (const char* k : keys) {
-    const std::string v = get(o, k);
-    if (!v.empty()) throw InputError(std::string("--") + k, v, why);
-  }
-}
-
-/// --active N (the first N lanes) or --mask BITS; all 32 lanes by default.
-std::uint32_t lane_mask(const CaseOptions& o) {
-  const std::string active = get(o, "active"), mask = get(o, "mask");
-  if (!active.empty() && !mask.empty()) throw InputError("--mask", mask, "either --active N or --mask BITS, not both");
-  if (!active.empty()) {
-    const std::int64_t n = integer(o, "active", 32, 1, 32);
-    return n == 32 ? 0xFFFFFFFFu : (1u << n) - 1u;
-  }
-  if (mask.empty()) return 0xFFFFFFFFu;
-  const std::string accepted = "a non-zero 32-bit lane mask such as 0xffff0000 or 65535 (bit t = lane t)";
-  std::int64_t bits = 0;
+/// `o` read as `calc` reads its own options (defaults, kinds, ranges), then `read` on them with
+/// the calculator's checks: a model's field error named for its option, and an option given but
+/// never read refused.
+template <class Read>
+auto as_calculator(const Calculator& calc, const CaseOptions& o, const Gpu& gpu, Read read) {
+  RawOptions raw;
+  for (const auto& [name, value] : o) raw.push_back({name, {value}});
+  const Args args = parse_args(calc, raw, gpu);
   try {
-    LaneExpression e(mask, "--mask");
-    if (e.uses_lane()) throw InputError("--mask", mask, accepted);
-    bits = e.evaluate(0);
-  } catch (const InputError&) {
-    throw InputError("--mask", mask, accepted);
+    auto form = read(args);
+    refuse_unused(calc, args, "");
+    return form;
+  } catch (const FieldError& e) {
+    rethrow_for_option(calc, e);
   }
-  if (bits <= 0 || bits > 0xFFFFFFFFLL) throw InputError("--mask", mask, accepted);
-  return static_cast<std::uint32_t>(bits);
 }
 
 }  // namespace
 
-WarpLoad sectors_pattern(const CaseOptions& o, std::string* how) {
-  const std::int64_t e = integer(o, "elem", 4, 1, 16);
-  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
-    throw InputError("--elem", get(o, "elem"), "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
-  }
-  const int elem = static_cast<int>(e);
-  const std::uint32_t mask = lane_mask(o);
-  std::string words;
-  WarpLoad load;
-  if (!get(o, "addresses").empty()) {
-    reject_with(o, {"stride", "cols", "offset", "access", "row", "col"}, "nothing with --addresses (the addresses say it all)");
-    const std::string text = get(o, "addresses");
-    load = address_load(lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes), elem, mask);
-    words = fmt::format("lane t reads {} bytes at byte address {}", elem, text);
-  } else if (!get(o, "cols").empty()) {
-    reject_with(o, {"stride"}, "either --stride or --cols with --access, not both");
-    const std::int64_t cols = integer(o, "cols", 1, 1, kMaxBytes / 16);
-    const std::string a = get(o, "access");
-    if (a != "row" && a != "column") throw InputError("--access", a, "row (lane t reads (i, t)) or column (lane t reads (t, j)) with --cols");
-    const MatrixAccess access = a == "row" ? MatrixAccess::row : MatrixAccess::column;
-    std::int64_t index = 0;
-    if (access == MatrixAccess::row) {
-      reject_with(o, {"col"}, "--row i with --access row (--col goes with --access column)");
-      if (cols < kWarpLanes) throw InputError("--cols", get(o, "cols"), "at least 32 columns for --access row (lane t reads column t)");
-      index = integer(o, "row", 0, 0, kMaxBytes / 16);
-    } else {
-      reject_with(o, {"row"}, "--col j with --access column (--row goes with --access row)");
-      index = integer(o, "col", 0, 0, cols - 1);
-    }
-    const std::int64_t offset = integer(o, "offset", 0, 0, kMaxBytes, Unit::bytes);
-    load = matrix_load(cols, access, index, elem, offset, mask);
-    words = access == MatrixAccess::row ? fmt::format("lane t reads ({}, t) of a row-major {}-byte matrix of {} columns", index, elem, cols)
-                                        : fmt::format("lane t reads (t, {}) of a row-major {}-byte matrix of {} columns", index, elem, cols);
-  } else {
-    reject_with(o, {"access", "row", "col"}, "--access/--row/--col together with --cols");
-    const std::int64_t stride = integer(o, "stride", 1, 0, kMaxBytes / (16 * kWarpLanes));
-    const std::int64_t offset = integer(o, "offset", 0, 0, kMaxBytes, Unit::bytes);
-    load = strided_load(stride, elem, offset, mask);
-    words = fmt::format("lane t reads {} bytes at byte {}t x {} x {}", elem, offset ? fmt::format("{} + ", offset) : "", stride, elem);
-  }
-  if (how != nullptr) *how = words;
-  return load;
+WarpLoad sectors_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how) {
+  LoadForm form = as_calculator(sectors_command(), o, gpu, [](const Args& a) { return sectors_load(a); });
+  if (how != nullptr) *how = std::move(form.how);
+  return form.load;
 }
 
-SharedAccess banks_pattern(const CaseOptions& o, std::string* how) {
-  const std::int64_t e = integer(o, "elem", 4, 1, 16);
-  if (e != 1 && e != 2 && e != 4 && e != 8 && e != 16) {
-    throw InputError("--elem", get(o, "elem"),
-                     "an element size in bytes of 1, 2, 4, 8 or 16 (char, half, float, double or float2, float4)");
-  }
-  const std::uint32_t mask = lane_mask(o);
-  SharedAccess access;
-  std::string words;
-  if (!get(o, "words").empty()) {
-    reject_with(o, {"access", "pad", "swizzle", "row", "col", "width", "rows"},
-                "nothing with --words (the expression gives each lane's element index itself)");
-    const std::string text = get(o, "words");
-    const std::vector<std::int64_t> index = lane_values(text, "--words", 32, 0, std::int64_t{1} << 40);
-    access.element_bytes = static_cast<int>(e);
-    for (std::size_t t = 0; t < index.size(); ++t) {
-      access.active[t] = true;
-      access.element[t] = index[t];
-    }
-    words = fmt::format("lane t reads element {} of {} bytes", text, e);
-  } else {
-    std::string a = get(o, "access");
-    Tile tile;
-    tile.element_bytes = static_cast<int>(e);
-    tile.width = integer(o, "width", 32, 1, std::int64_t{1} << 20);
-    tile.rows = integer(o, "rows", 32, 1, std::int64_t{1} << 20);
-    tile.pad = integer(o, "pad", 0, 0, 1024);
-    const std::string swizzle = get(o, "swizzle");
-    if (!swizzle.empty() && swizzle != "xor" && swizzle != "none") throw InputError("--swizzle", swizzle, "xor or none");
-    tile.swizzle = swizzle == "xor";
-    TileAccess kind = TileAccess::row;
-    if (a.empty()) throw InputError("--access", "", "row, column, diagonal or word (or --words EXPR for any pattern)");
-    if (a == "row") {
-      kind = TileAccess::row;
-    } else if (a == "column") {
-      kind = TileAccess::column;
-    } else if (a == "diagonal") {
-      kind = TileAccess::diagonal;
-    } else if (a == "word") {
-      kind = TileAccess::word;
-    } else {
-      throw InputError("--access", a, "row, column, diagonal or word (or --words EXPR for any pattern)");
-    }
-    if (kind == TileAccess::row) reject_with(o, {"col"}, "--row with --access row or word, --col with --access column or word");
-    if (kind == TileAccess::column) reject_with(o, {"row"}, "--row with --access row or word, --col with --access column or word");
-    if (kind == TileAccess::diagonal) reject_with(o, {"row", "col"}, "no --row or --col with --access diagonal");
-    const std::int64_t row = integer(o, "row", 0, 0, tile.rows - 1);
-    const std::int64_t col = integer(o, "col", 0, 0, tile.width - 1);
-    access = tile_access(tile, kind, row, col);
-    words = fmt::format("{} {} of a [{}][{}{}] tile of {}-byte elements{}", a, kind == TileAccess::row ? row : col, tile.rows,
-                        tile.width, tile.pad ? fmt::format(" + {}", tile.pad) : "", e, tile.swizzle ? ", xor-swizzled" : "");
-  }
-  for (int t = 0; t < 32; ++t) access.active[t] = access.active[t] && ((mask >> t) & 1u);
-  if (std::none_of(access.active.begin(), access.active.end(), [](bool b) { return b; })) {
-    throw InputError("--mask", get(o, "mask"), "at least one active lane that the access names");
-  }
-  if (how != nullptr) *how = words;
-  return access;
+SharedAccess banks_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how) {
+  Report notes;  // the calculator's note on a tile too large for one block: plan_shared refuses it
+  AccessForm form = as_calculator(banks_command(), o, gpu, [&](const Args& a) { return banks_access(a, gpu, notes); });
+  if (how != nullptr) *how = std::move(form.how);
+  return form.access;
 }
 
 std::string address_option(const CaseOptions& o) {
   for (const char* k : {"addresses", "offset", "stride", "cols"}) {
-    if (!get(o, k).empty()) return std::string("--") + k;
+    if (o.count(k) != 0) return std::string("--") + k;
   }
   return "--addresses";
 }

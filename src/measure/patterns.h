@@ -18,11 +18,11 @@ namespace gpucalc {
 
 using CaseOptions = std::map<std::string, std::string>;
 
-/// The global load the options describe, with the calculator's meaning; `how` says it in words.
-/// Throws InputError naming the option.
-WarpLoad sectors_pattern(const CaseOptions& o, std::string* how);
-/// The shared-memory access the options describe; throws InputError naming the option.
-SharedAccess banks_pattern(const CaseOptions& o, std::string* how);
+/// The global load gpucalc sectors makes of the options (its own reader, defaults and checks);
+/// `how` says it in words. Throws InputError naming the option, as the calculator would.
+WarpLoad sectors_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how);
+/// The shared-memory access gpucalc banks makes of the options; throws InputError as it would.
+SharedAccess banks_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how);
 
 /// How the generic global kernel runs a load: offsets inside each block's window.
 struct GlobalPlan {
