@@ -265,7 +265,7 @@ const Calculator& banks_command() {
            .sweepable([](const Gpu&) { return SweepRange{0, 8, 1}; }),
        choice_option("swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
        integer_option("active", "the first N lanes are active").at_least(1).at_most(32),
-       integer_option("mask", "active lanes as a 32-bit mask such as 0xffff (bit t = lane t; default all 32)")
+       integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
            .at_least(1)
            .at_most(static_cast<double>(0xffffffffu))},
       {{"ways", Unit::count, true},

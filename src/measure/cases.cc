@@ -1372,6 +1372,13 @@ OptionSpec take(const Calculator& (*calculator)(), const char* name) {
   throw std::logic_error(fmt::format("measure: {} has no option --{}", calculator().name, name));
 }
 
+/// Every option of a calculator, taken as above: the case runs whatever access its options describe.
+std::vector<OptionSpec> take_all(const Calculator& (*calculator)()) {
+  std::vector<OptionSpec> v;
+  for (const OptionSpec& o : calculator().options) v.push_back(take(calculator, o.name.c_str()));
+  return v;
+}
+
 double warps_per_sm(const Gpu& g) { return static_cast<double>(g.max_threads_per_sm / g.warp_size); }
 
 const std::vector<CaseEntry>& registry() {
@@ -1412,19 +1419,13 @@ const std::vector<CaseEntry>& registry() {
         make_entry({"sectors",
                     "with gpucalc sectors' options: that warp load, counted (sectors, requests, L2, DRAM) against the model; "
                     "alone: strided fp32 reads and a column read, timed",
-                    {take(sectors_command, "stride"), take(sectors_command, "elem"), take(sectors_command, "offset"),
-                     take(sectors_command, "active"), take(sectors_command, "mask"), take(sectors_command, "addresses"),
-                     take(sectors_command, "cols"), take(sectors_command, "access"), take(sectors_command, "row"),
-                     take(sectors_command, "col")},
+                    take_all(sectors_command),
                     true},
                    runs_anywhere, plan_sectors, run_sectors_case),
         make_entry({"banks",
                     "with gpucalc banks' options (and --active): that shared access, wavefronts counted against the model; "
                     "alone: row, column, padded and swizzled reads and transposes, timed",
-                    {take(banks_command, "width"), take(banks_command, "rows"), take(banks_command, "elem"),
-                     take(banks_command, "access"), take(banks_command, "row"), take(banks_command, "col"),
-                     take(banks_command, "words"), take(banks_command, "pad"), take(banks_command, "swizzle"),
-                     take(banks_command, "active"), take(banks_command, "mask")},
+                    take_all(banks_command),
                     true},
                    runs_anywhere, plan_banks, run_banks_case),
         make_entry({"fusion", "unfused elementwise chain against the fused kernel at large and small N, and RMSNorm",
