@@ -129,9 +129,18 @@ TEST_CASE("predicted counts: the model's count per warp x blocks") {
   CHECK(g[3].counter == Counter::global_load_l1_wavefronts);
   CHECK(g[3].value == 1000.0 * static_cast<double>(s.l1_wavefronts));
   CHECK(s.l1_wavefronts == 1);  // 2 lines of 128 bytes: one pass of the tag stage
-  CHECK_FALSE(g[3].verdict);
+  CHECK(g[3].verdict);           // exact up to 8 lines (42 of 42 on the H200)
+  CHECK_FALSE(g[3].at_least);
   const SectorsResult wide = sectors(strided_load(32, 4, 0, 0xFFFFFFFFu), h200);
   CHECK(predict_global(wide, 10)[3].value == 10.0 * 8);  // 32 lines: ceil(32 / 4) passes
+  CHECK(predict_global(wide, 10)[3].at_least);            // the fewest: the H200 counted 8.03 per request
+  // at least: 526259 counted against 524288 agrees; fewer does not
+  CHECK(compare_at_least(524288, 526259).agree);
+  CHECK(at_least_text(compare_at_least(524288, 526259)) == "at least: yes (+0.38%)");
+  CHECK(at_least_text(compare_at_least(65536, 65536)) == "at least: yes");
+  CHECK_FALSE(compare_at_least(65536, 65535).agree);
+  CHECK(at_least_text(compare_at_least(65536, 65535)) == "no (-1)");
+  CHECK(at_least_text(compare_at_least(65536, std::numeric_limits<double>::quiet_NaN())) == "-");
   const BanksResult b = banks(banks_pattern({{"access", "column"}}, kGpu, nullptr));
   std::vector<PredictedCount> sh = predict_shared(b, 1024);
   CHECK(sh[0].value == 32 * 1024);

@@ -75,9 +75,25 @@ TEST_CASE("L1 wavefronts (model): ceil(lines / 4) for coalesced, float4, strided
   REQUIRE(r.exit_code == 0);
   CHECK(json_number(r.out, "results.l1_wavefronts") == 8);
   testing::Run text = run_gpucalc({"sectors", "--stride", "32", "--explain"});
-  CHECK(text.out.find("L1 wavefronts (a model)") != std::string::npos);
   CHECK(text.out.find("ceil(32 lines / 4) = 8") != std::string::npos);
-  CHECK(text.out.find("not a documented exact rule") != std::string::npos);
+  CHECK(text.out.find("more than 8 lines: the fewest") != std::string::npos);
+  CHECK(text.out.find("note: l1_wavefronts 8 is the fewest for 32 lines") != std::string::npos);
+}
+
+// Checked on the H200 (docs/device-runs/merge-2026-11-30/verify.txt, `gpucalc measure verify`, one
+// warp per block): every pattern of at most 8 lines counted exactly ceil(lines / 4) per request
+// (42 of 42); 16 lines counted 4.000 (1-byte stride 64) and 4.002 (fp32 stride 16); 32 lines 8.01
+// to 11.09 (2-byte column of a 100-column matrix). So: exact up to 8 lines, the fewest beyond.
+TEST_CASE("L1 wavefronts: exact up to 8 lines a request, the fewest beyond (H200 verify)") {
+  CHECK(strided(8, 4).l1_wavefronts_exact);        // 8 lines, counted 2.000 per request
+  CHECK(strided(4, 8).l1_wavefronts_exact);        // 8-byte stride 4: 8 lines, 2.000
+  CHECK_FALSE(strided(16, 4).l1_wavefronts_exact); // 16 lines, counted 4.002
+  CHECK_FALSE(strided(32, 4).l1_wavefronts_exact); // 32 lines, counted 8.030
+  testing::Run exact = run_gpucalc({"sectors", "--stride", "8"});
+  REQUIRE(exact.exit_code == 0);
+  CHECK(exact.out.find("is the fewest") == std::string::npos);
+  testing::Run fewest = run_gpucalc({"sectors", "--stride", "16"});
+  CHECK(fewest.out.find("note: l1_wavefronts 4 is the fewest for 16 lines") != std::string::npos);
 }
 
 TEST_CASE("no user-visible note or help refers to the lessons") {

@@ -147,10 +147,16 @@ void explain_steps(const std::string& how, const SectorsResult& r, int e, const 
           : std::string("streaming: the bytes have gaps, so what neighbouring warps share depends on how they are laid "
                         "out; only the lone-warp figure is given"));
   report.explain.push_back(fmt::format(
-      "L1 wavefronts (a model): Nsight Compute counts a wavefront as the work one L1TEX stage does in one cycle; NVIDIA "
+      "L1 wavefronts: Nsight Compute counts a wavefront as the work one L1TEX stage does in one cycle; NVIDIA "
       "describes the tag stage of Volta and later as resolving 4 sets x 4 sectors per cycle, read here as up to 4 "
-      "128-byte lines per wavefront: ceil({} lines / 4) = {} (not a documented exact rule; not checked on a GPU)",
-      r.lines, r.l1_wavefronts));
+      "128-byte lines per wavefront: ceil({} lines / 4) = {}; {}",
+      r.lines, r.l1_wavefronts,
+      r.l1_wavefronts_exact
+          ? fmt::format("at most {} lines, the count an H200 gives a lone warp's load (gpucalc measure verify: every "
+                        "such pattern equal)",
+                        kL1ExactLines)
+          : std::string("more than 8 lines: the fewest; an H200 counted 0.03% to 39% more for lone warps' loads of 16 "
+                        "and 32 lines, and more again with many misses in flight")));
 }
 
 /// Notes on a misaligned address, shared bytes, scattered sectors and sectors beyond a coalesced load.
@@ -176,6 +182,11 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
         "the sectors are scattered: DRAM moves {} bytes for the {} fetched ({}-byte granules; Nsight Compute on an "
         "H200 saw this from fp32 stride 16 up)",
         r.dram_bytes, r.bytes_fetched, r.dram_granularity));
+  }
+  if (!r.l1_wavefronts_exact) {
+    report.notes.push_back(fmt::format("l1_wavefronts {} is the fewest for {} lines: the model is exact up to {} lines "
+                                       "a request; an H200 counted up to 39% more for 32 lines",
+                                       r.l1_wavefronts, r.lines, kL1ExactLines));
   }
   if (r.sectors > r.min_sectors) {
     report.notes.push_back(fmt::format("{}x the sectors of a coalesced load of the same bytes ({})",

@@ -118,6 +118,7 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   r.dram_bytes_streaming = r.contiguous ? r.bytes_requested : 0;
   // L1 tag stage: up to 4 lines (4 sets x 4 sectors) per wavefront: ceil(lines / 4)
   r.l1_wavefronts = (r.lines + 3) / 4;
+  r.l1_wavefronts_exact = r.lines <= kL1ExactLines;
   // the fewest sectors that can hold the bytes: ceil(bytes / 32)
   r.min_sectors = (r.bytes_requested + kSectorBytes - 1) / kSectorBytes;
   return r;

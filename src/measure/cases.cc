@@ -226,13 +226,16 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
     int per_sm = std::max(model.blocks_per_sm, attrs.runtime_blocks_per_sm);
     blocks = static_cast<std::size_t>(3 * gpu.sm_count * per_sm);
     CountingScope scope({Counter::achieved_occupancy}, false);
-    dev::ResidencyRun run = dev::run_residency(p.regs, p.threads, static_cast<std::size_t>(p.smem), static_cast<int>(blocks), 20000);
+    // 200 us blocks: a wave edge (blocks retiring and starting one by one) is a small part of
+    // each wave; with 20 us blocks the H200 counted 43.5% of 50% and 85% of 100% achieved.
+    constexpr long long kSpinNs = 200000;
+    dev::ResidencyRun run = dev::run_residency(p.regs, p.threads, static_cast<std::size_t>(p.smem), static_cast<int>(blocks), kSpinNs);
     counted = scope.range(0);
     achieved = max_resident_per_sm(run.records, &sms_at_max);
     std::set<int> sms;
     for (const dev::BlockRecord& r : run.records) sms.insert(r.sm);
-    t.notes.push_back(fmt::format("{} blocks of 20 us each ran on {} SMs; {} of them held {} blocks at once", blocks,
-                                  sms.size(), sms_at_max, achieved));
+    t.notes.push_back(fmt::format("{} blocks of {} us each ran on {} SMs; {} of them held {} blocks at once", blocks,
+                                  kSpinNs / 1000, sms.size(), sms_at_max, achieved));
   } else {
     t.notes.push_back(fmt::format("not even one block fits ({}); nothing was launched",
                                   model.does_not_fit.empty() ? "the runtime says 0 blocks per SM" : model.does_not_fit));
@@ -249,7 +252,7 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
     t.notes.push_back(counted.missing);
   } else {
     t.notes.push_back(fmt::format("achieved occupancy is sm__warps_active.avg.pct_of_peak_sustained_active over one more launch "
-                                  "of the same grid (3 waves of equal 20 us blocks, so every SM stays full but for the wave "
+                                  "of the same grid (3 waves of equal 200 us blocks, so every SM stays full but for the wave "
                                   "edges): it agrees when it lies between the model's occupancy minus {:.0f} points (blocks "
                                   "start and retire one by one at each wave edge) and plus {:.1f} (rounding: an SM never holds "
                                   "more warps than a right model allows)",
@@ -713,8 +716,8 @@ void count_rows(MeasureTable& t, const std::string& prefix, const std::vector<Pr
     r.unit = pc.counter == Counter::dram_bytes_read || pc.counter == Counter::dram_bytes_written ? Unit::bytes : Unit::count;
     r.predicted = pc.value;
     r.achieved = values.get(pc.counter).value_or(kNoPrediction);
-    const CountCheck check = compare_count(pc.value, r.achieved, pc.tolerance);
-    r.agreement = agreement_text(check, pc.tolerance);
+    const CountCheck check = pc.at_least ? compare_at_least(pc.value, r.achieved) : compare_count(pc.value, r.achieved, pc.tolerance);
+    r.agreement = pc.at_least ? at_least_text(check) : agreement_text(check, pc.tolerance);
     r.agrees = check.agree ? 1 : 0;
     if (!values.has(pc.counter)) r.agrees = -1;
     r.verdict = pc.verdict;
@@ -786,6 +789,8 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     std::vector<PredictedCount> pred = predict_global(w, 1);
     for (PredictedCount& pc : pred) {
       pc.value *= requests;
+      // many warps' misses in flight add L1 wavefronts (the H200 counted up to 15% more at 8 lines)
+      if (pc.counter == Counter::global_load_l1_wavefronts) pc.at_least = true;
       if (pc.counter != Counter::dram_bytes_read) continue;
       pc.value = dram_model;
       if (!dram_exact) pc.tolerance = -1;  // an upper bound: the row says what the caches served
@@ -848,8 +853,8 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
     t.notes.push_back("counted over one more run of each timed kernel, the L2 flushed first: global load sectors and "
                       "requests must equal the model's per request x requests (n / 32); DRAM bytes read within 2% of "
                       "n x min(4 x stride, DRAM granule) for the strides (each granule once over the sweep); L1 "
-                      "wavefronts (l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld) are shown beside the model's "
-                      "ceil(lines / 4), not part of the verdict");
+                      "wavefronts (l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld) at least the model's "
+                      "ceil(lines / 4) per request: misses in flight add wavefronts");
     if (!p.load) {
       t.agree = agree;
       t.total = counted;
@@ -1325,8 +1330,9 @@ MeasureTable run_verify_case(Context& ctx, const VerifyPlan& p) {
   std::sort(t.notes.begin(), t.notes.end());
   t.notes.erase(std::unique(t.notes.begin(), t.notes.end()), t.notes.end());
   for (const std::string& d : disagree) t.notes.push_back("disagrees: " + d);
-  t.notes.push_back("a pattern agrees when every sector, request, wavefront and instruction count equals the model's; "
-                    "DRAM bytes (2% tolerance) are shown but not part of the verdict");
+  t.notes.push_back("a pattern agrees when every sector, request, wavefront and instruction count equals the model's "
+                    "(global L1 wavefronts: equal up to 8 lines a request, at least the model's beyond); DRAM bytes "
+                    "(2% tolerance) are shown but not part of the verdict");
   for (const MeasureRow& r : t.rows) {
     if (r.verdict && r.agrees != 1) t.summary.push_back(r.quantity);
   }

@@ -91,6 +91,20 @@ std::string agreement_text(const CountCheck& check, double relative_tolerance) {
   return fmt::format("no ({:+g})", diff);
 }
 
+CountCheck compare_at_least(double predicted, double counted) {
+  CountCheck c{predicted, counted, false};
+  c.agree = std::isfinite(counted) && std::isfinite(predicted) && counted >= predicted - 0.5;
+  return c;
+}
+
+std::string at_least_text(const CountCheck& check) {
+  if (!std::isfinite(check.counted)) return "-";
+  const double diff = check.counted - check.predicted;
+  if (!check.agree) return fmt::format("no ({:+g})", diff);
+  if (diff < 0.5 || !(check.predicted > 0)) return "at least: yes";
+  return fmt::format("at least: yes ({:+.2g}%)", 100.0 * diff / check.predicted);
+}
+
 double dram_tolerance(double predicted, int kernels, double l2_bytes) {
   if (!(predicted > 0)) return 0.02;
   return 0.02 + std::max(0, kernels) * std::max(0.0, l2_bytes) / predicted;

@@ -54,6 +54,11 @@ struct CountCheck {
 /// of the prediction.
 CountCheck compare_count(double predicted, double counted, double relative_tolerance = 0);
 
+/// A count against a model that gives the fewest: agrees when counted >= predicted - 0.5.
+CountCheck compare_at_least(double predicted, double counted);
+/// "at least: yes (+0.4%)", "at least: yes" when equal, "no (-12)" below.
+std::string at_least_text(const CountCheck& check);
+
 /// The text of one check for tables: "yes", "no (+12)", "no (-3.1%)".
 std::string agreement_text(const CountCheck& check, double relative_tolerance = 0);
 

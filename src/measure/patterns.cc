@@ -113,8 +113,8 @@ std::vector<PredictedCount> predict_global(const SectorsResult& r, std::int64_t 
       {Counter::global_load_sectors, b * static_cast<double>(r.sectors), 0, true},
       {Counter::global_load_requests, b, 0, true},
       {Counter::dram_bytes_read, b * static_cast<double>(r.dram_bytes), 0.02, false},
-      // the L1 wavefront model (ceil(lines / 4)) is shown beside the count, not yet part of the verdict
-      {Counter::global_load_l1_wavefronts, b * static_cast<double>(r.l1_wavefronts), 0, false},
+      // L1 wavefronts: ceil(lines / 4), exact up to kL1ExactLines lines, the fewest beyond
+      {Counter::global_load_l1_wavefronts, b * static_cast<double>(r.l1_wavefronts), 0, true, !r.l1_wavefronts_exact},
   };
 }
 

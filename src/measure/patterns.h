@@ -58,6 +58,7 @@ struct PredictedCount {
   double value = 0;
   double tolerance = 0;
   bool verdict = true;  // counts towards "agree" (sectors, requests, wavefronts, instructions)
+  bool at_least = false;  // the model gives the fewest: agrees when the count is at least `value`
 };
 /// The sector model's counts for `blocks` independent requests: sectors, requests, DRAM bytes
 /// read (2% tolerance; reported, not part of the verdict). L2 sectors are counted, not
