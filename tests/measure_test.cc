@@ -324,7 +324,7 @@ TEST_CASE("calibration table: FMA at the measured clock, wgmma beside mma.sync a
     }
     return nullptr;
   };
-  const MeasureRow* read = find("read-only kernel (16B x8, 256 threads, one pass)");
+  const MeasureRow* read = find("read-only kernel (16B x8, 256 threads, one pass, 4 GiB)");
   REQUIRE(read != nullptr);
   CHECK(read->achieved == 4.46e12);
   // 66.9 TFLOP/s at 1980 MHz is 256 FLOP/clk/SM on 132 SMs; at 1755 MHz, 59.3 TFLOP/s.

@@ -160,18 +160,20 @@ struct ReadVariant {
 };
 
 // The first is the kernel calibrate used until 2026-11-30 (3.94 TB/s on the H200); the others
-// put more bytes in flight per thread, hint the caches, or keep a resident grid.
+// put more bytes in flight per thread, hint the caches, or keep a resident grid. On the H200
+// (docs/device-runs/merge-2026-11-30) 16B x8 one pass read 4.41 TB/s, the ld.nc L2::256B hints
+// 4.09-4.13; a resident grid of 32 to 64 warps per SM with 4 loads each in flight is the shape
+// of the 4.45 TB/s anchor (shared/anchors: read bandwidth against bytes in flight per SM).
 const ReadVariant kReadVariants[] = {
     {"16B x4, 256 threads, one pass", hbm_read_kernel<4, ReadHint::plain>, 4, 256, 0},
     {"16B x8, 256 threads, one pass", hbm_read_kernel<8, ReadHint::plain>, 8, 256, 0},
     {"16B x16, 128 threads, one pass", hbm_read_kernel<16, ReadHint::plain>, 16, 128, 0},
-    {"16B x4 ld.nc L2::256B, 256 threads, one pass", hbm_read_kernel<4, ReadHint::nc_prefetch256>, 4, 256, 0},
     {"16B x8 ld.nc L2::256B, 256 threads, one pass", hbm_read_kernel<8, ReadHint::nc_prefetch256>, 8, 256, 0},
-    {"16B x8 ld.nc L2::256B, 128 threads, one pass", hbm_read_kernel<8, ReadHint::nc_prefetch256>, 8, 128, 0},
     {"16B x8 ld.cs, 256 threads, one pass", hbm_read_kernel<8, ReadHint::streaming>, 8, 256, 0},
-    {"16B x8 ld.nc L2::256B, 512 threads, grid-stride 2 blocks/SM", hbm_read_kernel<8, ReadHint::nc_prefetch256>, 8, 512, 2},
-    {"16B x16 ld.nc L2::256B, 256 threads, grid-stride 3 blocks/SM", hbm_read_kernel<16, ReadHint::nc_prefetch256>, 16, 256,
-     3},
+    {"16B x4, 256 threads, grid-stride 4 blocks/SM", hbm_read_kernel<4, ReadHint::plain>, 4, 256, 4},
+    {"16B x4, 256 threads, grid-stride 8 blocks/SM", hbm_read_kernel<4, ReadHint::plain>, 4, 256, 8},
+    {"16B x8, 256 threads, grid-stride 4 blocks/SM", hbm_read_kernel<8, ReadHint::plain>, 8, 256, 4},
+    {"16B x8, 512 threads, grid-stride 2 blocks/SM", hbm_read_kernel<8, ReadHint::plain>, 8, 512, 2},
 };
 
 double read_seconds(std::size_t bytes, int passes, bool l2_only) {
