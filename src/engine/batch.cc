@@ -166,6 +166,7 @@ struct Batch {
   // A row's storage, reused from row to row.
   Args args{};
   Row row{};
+  ResultOrder order{};
 };
 
 const Gpu& profile(Batch& b, const std::string& name) {
@@ -181,7 +182,7 @@ const Gpu& profile(Batch& b, const std::string& name) {
 void run_point(Batch& b, RowWriter& writer, const Args& args, const Gpu& gpu, long line, const std::string& swept) {
   Report report = run_model(b.calc, args, gpu, swept);
   Row& row = b.row;
-  fill_row(b.calc, args, report, gpu, line, row);
+  fill_row(b.calc, args, report, gpu, line, row, b.order);
   writer.write(row, b.common.explain ? &report.explain : nullptr);
   if (b.requirements.empty()) return;
   const Args::Entry* at = swept.empty() ? nullptr : args.find(swept);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <istream>
 #include <map>
@@ -39,58 +41,75 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
   }
 }
 
+void set_none(Value& slot, const ResultSpec& r) {
+  // As Value::none(r.key, r.unit), the key already r.key.
+  slot.unit = r.unit;
+  slot.number = 0;
+  slot.text.clear();
+  slot.flag = false;
+  slot.missing = true;
+}
+
+void take(Value& slot, Value& v) {
+  slot.unit = v.unit;
+  slot.number = v.number;
+  slot.text = std::move(v.text);
+  slot.flag = v.flag;
+  slot.missing = v.missing;
+}
+
+}  // namespace
+
 // A model's results in declaration order into `ordered`, a key without a value present and
 // empty. Values are moved, not copied; a run usually gives them in order, so each search starts
 // after the last hit. `ordered`'s values are reused (a batch's rows): their keys, the declared
-// ones, are written once.
-void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered) {
-  if (results.size() > calc.results.size()) {
+// ones, are written once; `order` remembers where each result went, for a next report whose keys
+// are the same in the same order.
+void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
+                        ResultOrder* order) {
+  const std::size_t n = results.size();
+  if (order != nullptr && order->slot.size() == n && ordered.size() == calc.results.size()) {
+    bool same = true;
+    for (std::size_t i = 0; i < n && same; ++i) same = results[i].key == calc.results[order->slot[i]].key;
+    if (same) {
+      for (std::size_t k = 0; k < ordered.size(); ++k) set_none(ordered[k], calc.results[k]);
+      for (std::size_t i = 0; i < n; ++i) take(ordered[order->slot[i]], results[i]);
+      return;
+    }
+  }
+  if (n > calc.results.size()) {
     for (const Value& v : results) {
       bool declared = false;
       for (const ResultSpec& r : calc.results) declared = declared || r.key == v.key;
       if (!declared) throw std::logic_error(fmt::format("{}: result '{}' is not declared", calc.name, v.key));
     }
   }
-  const std::size_t n = results.size();
-  std::vector<char> taken_storage;
-  char taken_small[64] = {};
-  char* taken = taken_small;
-  if (n > sizeof taken_small) {
-    taken_storage.assign(n, 0);
-    taken = taken_storage.data();
-  }
+  std::vector<std::size_t> slot(n, calc.results.size());  // where each result went
   ordered.resize(calc.results.size());
   std::size_t next = 0;
   for (std::size_t k = 0; k < calc.results.size(); ++k) {
     const ResultSpec& r = calc.results[k];
-    Value& slot = ordered[k];
-    if (slot.key != r.key) slot.key = r.key;
+    Value& out = ordered[k];
+    if (out.key != r.key) out.key = r.key;
     std::size_t hit = n;
     for (std::size_t j = 0; j < n && hit == n; ++j) {
       const std::size_t i = (next + j) % n;
-      if (!taken[i] && results[i].key == r.key) hit = i;
+      if (slot[i] == calc.results.size() && results[i].key == r.key) hit = i;
     }
     if (hit == n) {
-      // As Value::none(r.key, r.unit).
-      slot.unit = r.unit;
-      slot.number = 0;
-      slot.text.clear();
-      slot.flag = false;
-      slot.missing = true;
+      set_none(out, r);
       continue;
     }
-    taken[hit] = 1;
-    Value& v = results[hit];
-    slot.unit = v.unit;
-    slot.number = v.number;
-    slot.text = std::move(v.text);
-    slot.flag = v.flag;
-    slot.missing = v.missing;
+    slot[hit] = k;
+    take(out, results[hit]);
     next = hit + 1;
   }
+  if (order == nullptr) return;
+  // Every result placed (none left over, as a repeated key would be): the order holds for the
+  // same keys in the same order.
+  const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
+  order->slot = all ? std::move(slot) : std::vector<std::size_t>{};  // none: no report of results matches
 }
-
-}  // namespace
 
 Report run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
   Report report;
@@ -107,7 +126,7 @@ namespace {
 
 void order_results(const Calculator& calc, Report& report) {
   std::vector<Value> ordered;
-  order_results_into(calc, report.results, ordered);
+  order_results_into(calc, report.results, ordered, nullptr);
   report.results = std::move(ordered);
 }
 
@@ -167,9 +186,10 @@ Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
   return row;
 }
 
-void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row) {
+void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row,
+              ResultOrder& order) {
   fill_row_inputs(args, report, gpu, line, row);
-  order_results_into(calc, report.results, row.results);
+  order_results_into(calc, report.results, row.results, &order);
 }
 
 void set_axis(Args& args, const OptionSpec& axis, double x) {

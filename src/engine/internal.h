@@ -21,9 +21,18 @@ std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, cons
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// The same, taking the report's results rather than copying them.
 Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
+/// Where each of a model's results went in declaration order, the last time.
+struct ResultOrder {
+  std::vector<std::size_t> slot;
+};
+/// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;
+/// with `order`, the last report's placement is reused for a report with the same keys in the same order.
+void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
+                        ResultOrder* order);
 /// make_row into `row`, reusing its storage (a batch's rows), from run_model's report: its
 /// results are ordered as run_case orders them.
-void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row);
+void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row,
+              ResultOrder& order);
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
 
