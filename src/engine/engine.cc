@@ -68,12 +68,14 @@ void take(Value& slot, Value& v) {
 void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
                         ResultOrder* order) {
   const std::size_t n = results.size();
-  if (order != nullptr && order->slot.size() == n && ordered.size() == calc.results.size()) {
-    bool same = true;
-    for (std::size_t i = 0; i < n && same; ++i) same = results[i].key == calc.results[order->slot[i]].key;
-    if (same) {
+  if (order != nullptr && ordered.size() == calc.results.size()) {
+    for (const std::vector<std::size_t>& slot : order->known) {
+      if (slot.size() != n) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < n && same; ++i) same = results[i].key == calc.results[slot[i]].key;
+      if (!same) continue;
       for (std::size_t k = 0; k < ordered.size(); ++k) set_none(ordered[k], calc.results[k]);
-      for (std::size_t i = 0; i < n; ++i) take(ordered[order->slot[i]], results[i]);
+      for (std::size_t i = 0; i < n; ++i) take(ordered[slot[i]], results[i]);
       return;
     }
   }
@@ -105,10 +107,15 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
     next = hit + 1;
   }
   if (order == nullptr) return;
-  // Every result placed (none left over, as a repeated key would be): the order holds for the
-  // same keys in the same order.
+  // Every result placed (none left over, as a repeated key would be): the placement holds for
+  // the same keys in the same order.
   const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
-  order->slot = all ? std::move(slot) : std::vector<std::size_t>{};  // none: no report of results matches
+  if (!all) return;
+  if (order->known.size() < ResultOrder::kKept) {
+    order->known.push_back(std::move(slot));
+  } else {
+    order->known[order->next_replaced++ % ResultOrder::kKept] = std::move(slot);
+  }
 }
 
 Report run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {

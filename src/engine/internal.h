@@ -21,12 +21,15 @@ std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, cons
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// The same, taking the report's results rather than copying them.
 Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
-/// Where each of a model's results went in declaration order, the last time.
+/// Where each of a model's results went in declaration order, for the last few sets of keys a
+/// model gave (occupancy gives one set when a block fits, another when none does).
 struct ResultOrder {
-  std::vector<std::size_t> slot;
+  static constexpr std::size_t kKept = 8;
+  std::vector<std::vector<std::size_t>> known;  // for each: result i went to slot[i]
+  std::size_t next_replaced = 0;
 };
 /// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;
-/// with `order`, the last report's placement is reused for a report with the same keys in the same order.
+/// with `order`, a placement seen before is reused for a report with the same keys in the same order.
 void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
                         ResultOrder* order);
 /// make_row into `row`, reusing its storage (a batch's rows), from run_model's report: its
