@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <iterator>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -107,6 +108,51 @@ std::string csv_quote(const std::string& s) {
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+namespace {
+
+constexpr std::size_t kNumberRoom = 32;  // the longest number raw_number writes: -1.2345678901234567e-308
+
+// raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
+char* write_raw_number(char* at, double x) {
+  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) {
+    return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
+  }
+  return fmt::format_to(at, "{}", x);
+}
+
+// csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
+char* write_csv_cell(char* at, const Value& v) {
+  if (v.missing) return at;
+  auto put = [&at](const char* text, std::size_t n) {
+    std::memcpy(at, text, n);
+    at += n;
+  };
+  switch (v.unit) {
+    case Unit::text: {
+      const std::string& s = v.text;
+      const bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
+                         (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+      if (quote) {
+        const std::string quoted = csv_quote(s);
+        put(quoted.data(), quoted.size());
+      } else {
+        put(s.data(), s.size());
+      }
+      return at;
+    }
+    case Unit::boolean:
+      if (v.flag) {
+        put("true", 4);
+      } else {
+        put("false", 5);
+      }
+      return at;
+    default: return std::isfinite(v.number) ? write_raw_number(at, v.number) : at;  // not finite: null, an empty cell
+  }
+}
+
+}  // namespace
 
 void append_csv_cell(std::string& out, const Value& v) {
   if (v.missing) return;
@@ -368,11 +414,21 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   }
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      if (i) out += ',';
-      if (i < cells.size()) append_csv_cell(out, cell(i));
+    // Room for the longest the cells can be, then each written in place (append_csv_cell's text).
+    std::size_t room = columns_.size() + 1;
+    for (std::size_t i = 0; i < columns_.size() && i < cells.size(); ++i) {
+      const Value& v = cell(i);
+      room += v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom;
     }
-    out += '\n';
+    const std::size_t start = out.size();
+    out.resize(start + room);
+    char* at = out.data() + start;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (i) *at++ = ',';
+      if (i < cells.size()) at = write_csv_cell(at, cell(i));
+    }
+    *at++ = '\n';
+    out.resize(static_cast<std::size_t>(at - out.data()));
     buffer_.end_row();
     return;
   }
