@@ -279,7 +279,9 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
         for (JsonNode& c : node->children) {
           if (c.name == name) return &c;
         }
-        node->children.push_back(JsonNode{name, -1, {}});
+        std::string head;
+        append_json_string(head, name);
+        node->children.push_back(JsonNode{name, head + ":", -1, {}});
         return &node->children.back();
       };
       for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
@@ -308,8 +310,7 @@ void RowWriter::write_json_node(std::string& out, const JsonNode& node, const st
   for (const JsonNode& c : node.children) {
     if (!first) out += ',';
     first = false;
-    append_json_string(out, c.name);
-    out += ':';
+    out += c.head;
     if (c.leaf >= 0) {
       append_json_value(out, results[static_cast<std::size_t>(c.leaf)]);
     } else {

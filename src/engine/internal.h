@@ -61,6 +61,7 @@ class RowWriter {
   static constexpr std::size_t kChunk = 1 << 16;
   struct JsonNode {
     std::string name;
+    std::string head;  // "name": as JSON writes it
     int leaf = -1;  // the result's index, or -1: an object of `children`
     std::vector<JsonNode> children;
   };

@@ -230,14 +230,18 @@ std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error
 void append_json_string(std::string& out, const std::string& s) {
   // Printable ASCII without a quote or backslash is written as it is; anything else as the
   // library escapes it (control characters, invalid UTF-8 replaced).
-  const bool plain = std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\'; });
-  if (!plain) {
-    out += json_dump(json(s));
-    return;
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+      out += json_dump(json(s));
+      return;
+    }
   }
-  out += '"';
-  out += s;
-  out += '"';
+  const std::size_t start = out.size();
+  out.resize(start + s.size() + 2);
+  char* at = out.data() + start;
+  *at = '"';
+  std::memcpy(at + 1, s.data(), s.size());
+  at[s.size() + 1] = '"';
 }
 
 void append_json_value(std::string& out, const Value& v) {
