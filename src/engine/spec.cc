@@ -91,16 +91,25 @@ OptionSpec flag_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::flag, Unit::boolean);
 }
 
+namespace {
+
+// The size and the first letter first: most names differ there (a run asks by name many times).
+bool same_name(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && (b.empty() || a[0] == b[0]) && std::string_view(a) == b;
+}
+
+}  // namespace
+
 Args::Entry* Args::find(std::string_view name) {
   for (Entry& e : entries_) {
-    if (e.spec->name == name) return &e;
+    if (same_name(e.spec->name, name)) return &e;
   }
   return nullptr;
 }
 
 const Args::Entry* Args::find(std::string_view name) const {
   for (const Entry& e : entries_) {
-    if (e.spec->name == name) return &e;
+    if (same_name(e.spec->name, name)) return &e;
   }
   return nullptr;
 }
