@@ -99,6 +99,8 @@ std::string table(const FusionResult& r, double n) {
   return out;
 }
 
+void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, Report& report);
+
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
   FusionInput in;
@@ -108,7 +110,6 @@ Report run(const Args& a, const Gpu& gpu) {
   if (a.has("launch")) in.launch_overhead = a.number("launch");
   if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
   const FusionResult r = fusion(in, gpu);
-  const double n = in.chain.n;
   // The profile's values, when the case takes them.
   if (!a.has("launch")) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
@@ -126,7 +127,17 @@ Report run(const Args& a, const Gpu& gpu) {
                     Value::num("traffic_ratio", r.traffic_ratio),
                     Value::num("unfused_memory_time", r.unfused_memory_time, Unit::seconds),
                     Value::num("fused_memory_time", r.fused_memory_time, Unit::seconds)};
+  if (a.for_people()) explain(in, r, dtype, report);
+  // A time given in cycles: which clock made it a time.
+  if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
+    report.explain.insert(report.explain.begin(), step);
+  }
+  return report;
+}
 
+// The derivation, the table and the notes: for people (a single call, --explain).
+void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, Report& report) {
+  const double n = in.chain.n;
   const std::string o_text = format_quantity(r.launch_overhead, Unit::seconds);
   const std::string bw_text = format_quantity(r.bandwidth, Unit::bytes_per_second);
   report.explain.push_back(fmt::format(
@@ -173,11 +184,6 @@ Report run(const Args& a, const Gpu& gpu) {
         format_quantity(r.unfused_memory_time, Unit::seconds), format_quantity(r.fused_memory_time, Unit::seconds),
         format_number(r.traffic_ratio), launch_bound, r.unfused_kernels));
   }
-  // A time given in cycles: which clock made it a time.
-  if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
-    report.explain.insert(report.explain.begin(), step);
-  }
-  return report;
 }
 
 // Times of the unfused chain and the fused kernel over the swept N (or rows for rmsnorm).

@@ -14,6 +14,8 @@
 namespace gpucalc {
 namespace {
 
+void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report);
+
 Report run(const Args& a, const Gpu& gpu) {
   LittleInput in;
   in.bandwidth = a.has("bandwidth") ? a.number("bandwidth") : gpu.memory_bandwidth;
@@ -38,7 +40,7 @@ Report run(const Args& a, const Gpu& gpu) {
   report.results = {Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
                     Value::num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes),
                     Value::num("loads_in_flight_per_sm", r.loads_in_flight_per_sm)};
-  report.explain = {
+  if (a.for_people()) report.explain = {
       fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}", format_quantity(in.bandwidth, Unit::bytes_per_second),
                   format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)),
       fmt::format("per SM = {} B / {} SMs = {} B ({})", format_number(std::round(r.bytes_in_flight)), gpu.sm_count,
@@ -48,18 +50,7 @@ Report run(const Args& a, const Gpu& gpu) {
   if (r.has_scheduler) {
     report.results.push_back(Value::num("scheduler_utilization", r.scheduler_utilization, Unit::fraction));
     report.results.push_back(Value::num("warps_needed", r.warps_needed));
-    const double period = in.issue_cycles + in.wait_cycles;
-    report.explain.push_back(fmt::format("scheduler utilisation = min(1, k c / (c + L)) = min(1, {} x {} / {}) = {}",
-                                         format_number(in.warps), format_number(in.issue_cycles), format_number(period),
-                                         format_quantity(r.scheduler_utilization, Unit::fraction)));
-    report.explain.push_back(fmt::format("warps needed = (c + L) / c = {} / {} = {}", format_number(period),
-                                         format_number(in.issue_cycles), format_number(r.warps_needed)));
-    const int per_scheduler = gpu.max_threads_per_sm / gpu.warp_size / gpu.register_sub_partitions;
-    if (r.warps_needed > per_scheduler) {
-      report.notes.push_back(fmt::format("{} warps are needed but one scheduler holds at most {}: more work per load "
-                                         "(larger c) or several loads in flight per warp",
-                                         format_number(r.warps_needed), per_scheduler));
-    }
+    if (a.for_people()) explain_scheduler(in, r, gpu, report);
   }
   for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
     if (std::string step = options::cycles_step(a, option, gpu); !step.empty()) {
@@ -67,6 +58,22 @@ Report run(const Args& a, const Gpu& gpu) {
     }
   }
   return report;
+}
+
+// The scheduler form's derivation and note: for people (a single call, --explain).
+void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report) {
+  const double period = in.issue_cycles + in.wait_cycles;
+  report.explain.push_back(fmt::format("scheduler utilisation = min(1, k c / (c + L)) = min(1, {} x {} / {}) = {}",
+                                       format_number(in.warps), format_number(in.issue_cycles), format_number(period),
+                                       format_quantity(r.scheduler_utilization, Unit::fraction)));
+  report.explain.push_back(fmt::format("warps needed = (c + L) / c = {} / {} = {}", format_number(period),
+                                       format_number(in.issue_cycles), format_number(r.warps_needed)));
+  const int per_scheduler = gpu.max_threads_per_sm / gpu.warp_size / gpu.register_sub_partitions;
+  if (r.warps_needed > per_scheduler) {
+    report.notes.push_back(fmt::format("{} warps are needed but one scheduler holds at most {}: more work per load "
+                                       "(larger c) or several loads in flight per warp",
+                                       format_number(r.warps_needed), per_scheduler));
+  }
 }
 
 // Bytes in flight per SM over the swept latency, the case itself marked.

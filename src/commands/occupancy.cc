@@ -62,19 +62,22 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
 double limit_value(int limit) { return limit == kNoLimit ? std::numeric_limits<double>::infinity() : limit; }
 
 std::vector<Value> result_values(const OccupancyResult& r, bool with_barriers) {
-  std::vector<Value> v = {Value::num("blocks_per_sm", r.blocks_per_sm),
-                          Value::num("warps_per_sm", r.warps_per_sm),
-                          Value::num("threads_per_sm", r.threads_per_sm),
-                          Value::num("occupancy", r.occupancy, Unit::fraction),
-                          Value::word("limiter", r.limiter),
-                          Value::num("limits.registers", limit_value(r.limit_registers)),
-                          Value::num("limits.shared_memory", limit_value(r.limit_shared_memory)),
-                          Value::num("limits.threads", limit_value(r.limit_threads)),
-                          Value::num("limits.blocks", limit_value(r.limit_blocks)),
-                          Value::num("registers_per_block", static_cast<double>(r.registers_per_block)),
-                          Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes),
-                          Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes),
-                          Value::boolean("fits", r.fits)};
+  // Moved in one by one (an initializer list would copy each), room left for what run() adds.
+  std::vector<Value> v;
+  v.reserve(20);
+  v.push_back(Value::num("blocks_per_sm", r.blocks_per_sm));
+  v.push_back(Value::num("warps_per_sm", r.warps_per_sm));
+  v.push_back(Value::num("threads_per_sm", r.threads_per_sm));
+  v.push_back(Value::num("occupancy", r.occupancy, Unit::fraction));
+  v.push_back(Value::word("limiter", r.limiter));
+  v.push_back(Value::num("limits.registers", limit_value(r.limit_registers)));
+  v.push_back(Value::num("limits.shared_memory", limit_value(r.limit_shared_memory)));
+  v.push_back(Value::num("limits.threads", limit_value(r.limit_threads)));
+  v.push_back(Value::num("limits.blocks", limit_value(r.limit_blocks)));
+  v.push_back(Value::num("registers_per_block", static_cast<double>(r.registers_per_block)));
+  v.push_back(Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes));
+  v.push_back(Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes));
+  v.push_back(Value::boolean("fits", r.fits));
   // No barrier limit before sm_90: the key stays, empty.
   if (with_barriers) v.push_back(Value::num("limits.barriers", limit_value(r.limit_barriers)));
   return v;
@@ -262,6 +265,27 @@ void add_other_model_note(Report& report, const OccupancyInput& in, const Occupa
   }
 }
 
+void add_one_more_block_note(Report& report, const OccupancyInput& in, const OccupancyResult& r, const OneMoreBlock& next) {
+  std::vector<std::string> words;
+  if (next.registers > 0) {
+    words.push_back(fmt::format("--regs {} (from {})", next.registers, in.registers));
+  }
+  if (next.shared_memory >= 0) {
+    auto as_option = [](std::int64_t bytes) {
+      return bytes % 1024 == 0 ? fmt::format("{}KB", bytes / 1024) : fmt::format("{}", bytes);
+    };
+    words.push_back(fmt::format("--smem {} (from {})", as_option(next.shared_memory), as_option(in.shared_memory)));
+  }
+  if (next.threads > 0) {
+    words.push_back(fmt::format("--threads {} (from {})", next.threads, in.threads));
+  }
+  if (words.empty()) {
+    report.notes.push_back(fmt::format("no single smaller input buys a block beyond {}", r.blocks_per_sm));
+  } else {
+    report.notes.push_back(fmt::format("one more block ({}): {}", r.blocks_per_sm + 1, fmt::join(words, ", or ")));
+  }
+}
+
 Report run(const Args& args, const Gpu& gpu) {
   if (args.flag("suggest")) return run_suggest(args, gpu);
   if (args.given("target-blocks")) return run_available(args, gpu);
@@ -276,26 +300,12 @@ Report run(const Args& args, const Gpu& gpu) {
     report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
   }
   if (args.given("cluster")) add_clusters(report, r, args, gpu);
-  if (!r.fits) report.notes.push_back("not even one block fits: " + r.does_not_fit);
+  if (!r.fits && args.for_people()) report.notes.push_back("not even one block fits: " + r.does_not_fit);
   if (args.for_people()) add_other_model_note(report, in, r, gpu);
 
   // The smallest change that buys one more block.
   if (r.fits) {
     OneMoreBlock next = one_more_block(in, gpu);
-    std::vector<Value> changes;
-    std::vector<std::string> words;
-    if (next.registers > 0) {
-      words.push_back(fmt::format("--regs {} (from {})", next.registers, in.registers));
-    }
-    if (next.shared_memory >= 0) {
-      auto as_option = [](std::int64_t bytes) {
-        return bytes % 1024 == 0 ? fmt::format("{}KB", bytes / 1024) : fmt::format("{}", bytes);
-      };
-      words.push_back(fmt::format("--smem {} (from {})", as_option(next.shared_memory), as_option(in.shared_memory)));
-    }
-    if (next.threads > 0) {
-      words.push_back(fmt::format("--threads {} (from {})", next.threads, in.threads));
-    }
     // A resource whose change buys no block has no value: null in JSON, empty in CSV.
     report.results.push_back(next.registers > 0 ? Value::num("one_more_block.regs", next.registers)
                                                 : Value::none("one_more_block.regs"));
@@ -304,11 +314,8 @@ Report run(const Args& args, const Gpu& gpu) {
                                                      : Value::none("one_more_block.smem", Unit::onchip_bytes));
     report.results.push_back(next.threads > 0 ? Value::num("one_more_block.threads", next.threads)
                                               : Value::none("one_more_block.threads"));
-    if (words.empty()) {
-      report.notes.push_back(fmt::format("no single smaller input buys a block beyond {}", r.blocks_per_sm));
-    } else {
-      report.notes.push_back(fmt::format("one more block ({}): {}", r.blocks_per_sm + 1, fmt::join(words, ", or ")));
-    }
+    // Many rows without --explain: the values alone, the note in words is read by no one.
+    if (args.for_people()) add_one_more_block_note(report, in, r, next);
   }
   return report;
 }

@@ -68,6 +68,8 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
   }
 }
 
+void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_name, Report& report);
+
 Report run(const Args& a, const Gpu& gpu) {
     RooflineInput in;
     const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
@@ -131,6 +133,15 @@ Report run(const Args& a, const Gpu& gpu) {
       report.results.push_back(Value::num("compute_time", r.compute_time, Unit::seconds));
       report.results.push_back(Value::num("memory_time", r.memory_time, Unit::seconds));
       report.results.push_back(Value::num("time", r.time, Unit::seconds));
+    }
+    if (a.for_people()) explain(in, r, unit_name, report);
+    if (r.has_achieved) add_achieved(report, a, in, r, gpu);
+    return report;
+}
+
+// The derivation after the inputs: for people (a single call, --explain).
+void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_name, Report& report) {
+    if (r.has_times) {
       report.explain.push_back(fmt::format("intensity = {} / {} = {} FLOP/byte", format_quantity(in.flops, Unit::flops),
                                            format_quantity(in.bytes, Unit::bytes), format_number(r.intensity)));
     }
@@ -160,8 +171,6 @@ Report run(const Args& a, const Gpu& gpu) {
                                            format_quantity(r.time, Unit::seconds),
                                            r.time / std::min(r.compute_time, r.memory_time)));
     }
-    if (r.has_achieved) add_achieved(report, a, in, r, gpu);
-    return report;
 }
 
 // The roofs of the GPU with the case as a point.

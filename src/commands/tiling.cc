@@ -264,6 +264,7 @@ Report run(const Args& a, const Gpu& gpu) {
   const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;
   add_derived_inputs(a, in, r, square, report);
   report.results = result_values(r);
+  if (!a.for_people()) return report;  // many rows without --explain: no one reads the words
   explain_traffic(in, r, square, report);
   explain_tile(in, r, square, report);
   report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",

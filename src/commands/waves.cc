@@ -102,6 +102,8 @@ GemmTiles gemm_blocks(const Args& a, const GemmShape& g, Report& report) {
   return t;
 }
 
+void explain(const WavesInput& in, const WavesResult& r, bool is_gemm, const GemmTiles& tiles, const Gpu& gpu, Report& report);
+
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
   WavesInput in;
@@ -173,7 +175,6 @@ Report run(const Args& a, const Gpu& gpu) {
                                          (threads + gpu.warp_size - 1) / gpu.warp_size, format_number(warps)));
   }
   if (in.block_time > 0) report.results.push_back(Value::num("time", r.time, Unit::seconds));
-  auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
   if (is_gemm) {
     // overall = tile efficiency x wave efficiency: the share of the launch's tile slots doing useful M N work
     const double overall = tiles.tile_efficiency * r.efficiency;
@@ -186,6 +187,17 @@ Report run(const Args& a, const Gpu& gpu) {
       report.results.push_back(Value::num("executed_flops", tiles.executed_flops, Unit::flops));
     }
   }
+  if (a.for_people()) explain(in, r, is_gemm, tiles, gpu, report);
+  // A time given in cycles: which clock made it a time.
+  if (std::string step = options::cycles_step(a, "block-time", gpu); !step.empty()) {
+    report.explain.insert(report.explain.begin(), step);
+  }
+  return report;
+}
+
+// The derivation and the notes: for people (a single call, --explain).
+void explain(const WavesInput& in, const WavesResult& r, bool is_gemm, const GemmTiles& tiles, const Gpu& gpu, Report& report) {
+  auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
   report.explain.push_back(
       fmt::format("blocks per wave = {} SMs x {} = {}", gpu.sm_count, in.blocks_per_sm, n(r.blocks_per_wave)));
   report.explain.push_back(fmt::format("waves = ceil({} / {}) = {}", n(in.blocks), n(r.blocks_per_wave), n(r.waves)));
@@ -213,11 +225,6 @@ Report run(const Args& a, const Gpu& gpu) {
                                        format_quantity(r.last_wave_utilization, Unit::fraction),
                                        n((r.waves - 1) * r.blocks_per_wave), n(r.waves - 1)));
   }
-  // A time given in cycles: which clock made it a time.
-  if (std::string step = options::cycles_step(a, "block-time", gpu); !step.empty()) {
-    report.explain.insert(report.explain.begin(), step);
-  }
-  return report;
 }
 
 // Efficiency and last-wave utilisation over the grid size, the case itself marked.

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <string>
 
 #include "core/error.h"
@@ -89,6 +87,17 @@ SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, st
   return access;
 }
 
+namespace {
+
+// Distinct words (of 0 or more) per bank.
+void count_words(std::vector<std::int64_t>& words, std::array<int, kBanks>& per_bank) {
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  for (std::int64_t w : words) ++per_bank[static_cast<std::size_t>(w % kBanks)];
+}
+
+}  // namespace
+
 BanksResult banks(const SharedAccess& access) {
   check_element_bytes(access.element_bytes);
   BanksResult r;
@@ -97,13 +106,15 @@ BanksResult banks(const SharedAccess& access) {
   // 1- to 4-byte elements: one phase of 32 lanes; 8-byte: 2 of 16; 16-byte: 4 of 8.
   r.phases = words_per_element;
   const int lanes_per_phase = 32 / r.phases;
-  std::set<int> banks_used;
-  std::map<std::int64_t, int> readers;  // word -> lanes that read it
+  std::array<bool, kBanks> banks_used{};
+  std::vector<std::int64_t> read;  // every word a lane reads, once per lane
+  read.reserve(4 * 32);
   for (int p = 0; p < r.phases; ++p) {
     BankPhase phase;
     phase.first_lane = p * lanes_per_phase;
     phase.lanes = lanes_per_phase;
-    std::array<std::set<std::int64_t>, kBanks> words;
+    std::vector<std::int64_t> words;  // this phase's words
+    words.reserve(32);
     for (int t = phase.first_lane; t < phase.first_lane + lanes_per_phase; ++t) {
       if (!access.active[t]) continue;
       if (access.element[t] < 0) {
@@ -114,13 +125,13 @@ BanksResult banks(const SharedAccess& access) {
       // reading bytes or halves of one word read that word once.
       const std::int64_t first = access.element[t] * access.element_bytes / kBankWordBytes;
       for (std::int64_t w = first; w < first + words_per_element; ++w) {
-        words[static_cast<std::size_t>(w % kBanks)].insert(w);
-        ++readers[w];
-        banks_used.insert(static_cast<int>(w % kBanks));
+        words.push_back(w);
+        read.push_back(w);
+        banks_used[static_cast<std::size_t>(w % kBanks)] = true;
       }
     }
+    count_words(words, phase.words_per_bank);
     for (int b = 0; b < kBanks; ++b) {
-      phase.words_per_bank[b] = static_cast<int>(words[b].size());
       // ways = the most distinct words in one bank
       phase.ways = std::max(phase.ways, phase.words_per_bank[b]);
     }
@@ -147,15 +158,15 @@ BanksResult banks(const SharedAccess& access) {
   }
   auto quads_share = [&](int, int) { return quads_pair; };
   auto ways_over = [&](int first, int lanes) {
-    std::array<std::set<std::int64_t>, kBanks> words;
+    std::vector<std::int64_t> words;
     for (int t = first; t < first + lanes; ++t) {
       if (!access.active[t]) continue;
       const std::int64_t w0 = access.element[t] * access.element_bytes / kBankWordBytes;
-      for (std::int64_t w = w0; w < w0 + words_per_element; ++w) words[static_cast<std::size_t>(w % kBanks)].insert(w);
+      for (std::int64_t w = w0; w < w0 + words_per_element; ++w) words.push_back(w);
     }
-    int ways = 0;
-    for (const auto& ws : words) ways = std::max(ways, static_cast<int>(ws.size()));
-    return ways;
+    std::array<int, kBanks> per_bank{};
+    count_words(words, per_bank);
+    return *std::max_element(per_bank.begin(), per_bank.end());
   };
   std::vector<std::string> terms;
   for (int p = 0; p < r.phases;) {
@@ -201,8 +212,10 @@ BanksResult banks(const SharedAccess& access) {
         access.element_bytes, access.element_bytes, kBankWordBytes / access.element_bytes));
   }
   r.explain.push_back(fmt::format("wavefronts = {} = {}", fmt::join(terms, " + "), r.wavefronts));
-  r.banks_used = static_cast<int>(banks_used.size());
-  for (const auto& [word, count] : readers) r.broadcast = r.broadcast || count > 1;
+  r.banks_used = static_cast<int>(std::count(banks_used.begin(), banks_used.end(), true));
+  // A broadcast: some word read by more than one lane.
+  std::sort(read.begin(), read.end());
+  r.broadcast = std::adjacent_find(read.begin(), read.end()) != read.end();
   return r;
 }
 

@@ -4,13 +4,13 @@
 
 namespace gpucalc {
 
-std::vector<std::string> parse_csv_record(std::string_view line, const std::string& where) {
+std::string_view split_csv_record(std::string_view line, std::vector<std::string>& cells) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  std::vector<std::string> cells;
-  std::string cell;
+  std::size_t n = 0;  // cells filled; the vector's strings are reused, their capacity kept
   std::size_t i = 0;
-  static const std::string accepted = "comma-separated cells, quoted as \"a,b\" with \"\" for a quote";
   while (true) {
+    if (n == cells.size()) cells.emplace_back();
+    std::string& cell = cells[n++];
     cell.clear();
     // Leading spaces are not part of a cell.
     while (i < line.size() && line[i] == ' ') ++i;
@@ -30,17 +30,38 @@ std::vector<std::string> parse_csv_record(std::string_view line, const std::stri
         }
         cell += line[i++];
       }
-      if (!closed) throw InputError(where, std::string(line), accepted + " (a quote is not closed)");
+      if (!closed) {
+        cells.resize(n);
+        return "a quote is not closed";
+      }
       while (i < line.size() && line[i] == ' ') ++i;
-      if (i < line.size() && line[i] != ',') throw InputError(where, std::string(line), accepted + " (text after a closing quote)");
+      if (i < line.size() && line[i] != ',') {
+        cells.resize(n);
+        return "text after a closing quote";
+      }
     } else {
-      while (i < line.size() && line[i] != ',') cell += line[i++];
-      while (!cell.empty() && cell.back() == ' ') cell.pop_back();
+      const std::size_t comma = line.find(',', i);
+      const std::size_t end = comma == std::string_view::npos ? line.size() : comma;
+      std::size_t last = end;
+      while (last > i && line[last - 1] == ' ') --last;
+      cell.assign(line.data() + i, last - i);
+      i = end;
     }
-    cells.push_back(cell);
     if (i >= line.size()) break;
     ++i;  // the comma
   }
+  cells.resize(n);
+  return {};
+}
+
+std::string csv_record_form(std::string_view reason) {
+  return std::string("comma-separated cells, quoted as \"a,b\" with \"\" for a quote (") + std::string(reason) + ")";
+}
+
+std::vector<std::string> parse_csv_record(std::string_view line, const std::string& where) {
+  std::vector<std::string> cells;
+  const std::string_view reason = split_csv_record(line, cells);
+  if (!reason.empty()) throw InputError(where, std::string(line), csv_record_form(reason));
   return cells;
 }
 

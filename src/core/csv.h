@@ -12,4 +12,10 @@ namespace gpucalc {
 /// text after a closing quote.
 std::vector<std::string> parse_csv_record(std::string_view line, const std::string& where);
 
+/// The same into `cells` (resized to the record's cells, their strings reused): returns what is
+/// wrong with the record ("a quote is not closed"), empty when it is well formed.
+std::string_view split_csv_record(std::string_view line, std::vector<std::string>& cells);
+/// The accepted form for parse_csv_record's message, with split_csv_record's reason.
+std::string csv_record_form(std::string_view reason);
+
 }  // namespace gpucalc

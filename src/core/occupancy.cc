@@ -157,6 +157,14 @@ OccupancyResult finish(OccupancyResult r, const OccupancyInput& input, const Gpu
   return r;
 }
 
+// Blocks per SM as occupancy() counts them (the tightest limit), without the limiter's name or
+// the result's words: one_more_block's searches ask only this.
+int blocks_per_sm_only(const OccupancyInput& input, const Gpu& gpu) {
+  check_input(input, gpu);
+  const OccupancyResult r = input.model == OccupancyModel::exact ? exact(input, gpu) : simple(input, gpu);
+  return std::min({kNoLimit, r.limit_registers, r.limit_shared_memory, r.limit_threads, r.limit_blocks, r.limit_barriers});
+}
+
 }  // namespace
 
 OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
@@ -171,7 +179,7 @@ OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
   auto buys_a_block = [&](auto change) {
     OccupancyInput changed = input;
     change(changed);
-    return occupancy(changed, gpu).blocks_per_sm > now;
+    return blocks_per_sm_only(changed, gpu) > now;
   };
   // A smaller input only raises the limit of the resource it uses, so only a resource whose
   // limit is the current count can buy a block; blocks never fall as an input falls, so the

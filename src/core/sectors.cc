@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <utility>
 
 #include "core/error.h"
@@ -70,8 +68,12 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   const std::int64_t e = load.element_bytes;
   SectorsResult r;
   r.dram_granularity = gpu.dram_granularity > 0 ? gpu.dram_granularity : kSectorBytes;
-  std::map<std::int64_t, std::vector<int>> lanes_by_sector;
+  // (sector, lane) for every sector a lane touches: sorted, the sectors ascending and each
+  // sector's lanes in lane order (a lane touches a sector once).
+  std::vector<std::pair<std::int64_t, int>> touches;
+  touches.reserve(2 * kWarpLanes);
   std::vector<std::pair<std::int64_t, std::int64_t>> ranges;  // [first byte, last byte + 1)
+  ranges.reserve(kWarpLanes);
   for (int t = 0; t < kWarpLanes; ++t) {
     if (!load.active[t]) continue;
     const std::int64_t a = load.address[t];
@@ -79,7 +81,7 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
     ++r.active_lanes;
     if (a % e != 0) r.misaligned = true;
     // The lane reads bytes a .. a + e - 1: sectors a / 32 .. (a + e - 1) / 32 (two when it straddles).
-    for (std::int64_t s = a / kSectorBytes; s <= (a + e - 1) / kSectorBytes; ++s) lanes_by_sector[s].push_back(t);
+    for (std::int64_t s = a / kSectorBytes; s <= (a + e - 1) / kSectorBytes; ++s) touches.emplace_back(s, t);
     ranges.emplace_back(a, a + e);
   }
   if (r.active_lanes == 0) throw FieldError("active", "0", "at least one active lane (--active 1..32 or a non-zero --mask)");
@@ -96,22 +98,27 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   }
   r.lane_bytes = r.active_lanes * e;
 
-  std::set<std::int64_t> lines;
-  std::set<std::int64_t> granules;
-  for (auto& [sector, lanes] : lanes_by_sector) {
-    lanes.erase(std::unique(lanes.begin(), lanes.end()), lanes.end());
-    r.touched.push_back({sector, lanes});
-    lines.insert(sector * kSectorBytes / kLineBytes);
-    granules.insert(sector * kSectorBytes / r.dram_granularity);
+  // Sectors in ascending order, so their lines and granules come in ascending order too: each
+  // new one counts once.
+  std::sort(touches.begin(), touches.end());
+  std::int64_t lines = 0, granules = 0;
+  for (std::size_t i = 0; i < touches.size();) {
+    const std::int64_t sector = touches[i].first;
+    std::vector<int> lanes;
+    for (; i < touches.size() && touches[i].first == sector; ++i) lanes.push_back(touches[i].second);
+    const std::int64_t line = sector * kSectorBytes / kLineBytes, granule = sector * kSectorBytes / r.dram_granularity;
+    if (r.touched.empty() || line != r.touched.back().sector * kSectorBytes / kLineBytes) ++lines;
+    if (r.touched.empty() || granule != r.touched.back().sector * kSectorBytes / r.dram_granularity) ++granules;
+    r.touched.push_back({sector, std::move(lanes)});
   }
-  r.sectors = static_cast<std::int64_t>(lanes_by_sector.size());
-  r.lines = static_cast<std::int64_t>(lines.size());
+  r.sectors = static_cast<std::int64_t>(r.touched.size());
+  r.lines = lines;
   // bytes fetched = 32 x sectors
   r.bytes_fetched = kSectorBytes * r.sectors;
   // efficiency = bytes requested / (32 x sectors)
   r.efficiency = static_cast<double>(r.bytes_requested) / static_cast<double>(r.bytes_fetched);
   // DRAM moves whole granules: dram bytes = granularity x distinct granules
-  r.dram_granules = static_cast<std::int64_t>(granules.size());
+  r.dram_granules = granules;
   r.dram_bytes = r.dram_granularity * r.dram_granules;
   // streaming and contiguous: neighbouring warps read the neighbouring bytes, so the granules at the
   // run's ends are shared and DRAM moves each byte once: per warp, its own bytes

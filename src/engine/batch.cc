@@ -1,7 +1,14 @@
 // --batch FILE|-: a CSV whose header names options, one case a row; bounded and streamed.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
+#include <functional>
+#include <iostream>
 #include <istream>
 #include <map>
 #include <optional>
@@ -18,21 +25,25 @@ constexpr std::size_t kMaxRecordBytes = 65536;   // one CSV record, quoted line 
 constexpr long kMaxRows = 100'000'000;           // rows in one batch
 constexpr std::size_t kMaxProfiles = 64;         // distinct profiles one batch may name
 
-/// Reads CSV records: a quoted cell may span lines; a byte-order mark is skipped.
+/// Reads CSV records: a quoted cell may span lines; a byte-order mark is skipped. Reads its
+/// source in large blocks; `before_wait` runs before each read that may wait for more (the
+/// rows written so far go out before the reader waits on a pipe).
 class RecordReader {
  public:
-  explicit RecordReader(std::istream& in) : in_(in) {}
+  RecordReader(std::istream& in, std::function<void()> before_wait)
+      : in_(in), before_wait_(std::move(before_wait)), buffer_(kBlock) {}
   /// The next record that is not blank or a # comment; false at the end.
   bool next(std::string& record, long& first_line) {
-    std::string line;
-    while (read_line(line)) {
+    while (read_line(line_text_)) {
+      std::string& line = line_text_;
       first_line = line_;
       if (line_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
       if (line.empty() || line == "\r" || line[0] == '#') continue;
       record = line;
       while (quotes_open(record)) {
         if (!read_line(line)) throw InputError(fmt::format("--batch line {}: a quoted cell is not closed", first_line));
-        record += "\n" + line;
+        record += "\n";
+        record += line;
         if (record.size() > kMaxRecordBytes) break;
       }
       if (record.size() > kMaxRecordBytes) {
@@ -46,24 +57,58 @@ class RecordReader {
   }
 
  private:
+  static constexpr std::size_t kBlock = 1 << 16;
+  // One line without its '\n', at most kMaxRecordBytes + 1 bytes of it kept (the rest of a
+  // longer line is read and dropped); false at the end of the input.
   bool read_line(std::string& line) {
     line.clear();
-    char c;
-    while (in_.get(c)) {
-      if (c == '\n') break;
-      if (line.size() > kMaxRecordBytes) continue;  // keep reading to the end of the line, bounded
-      line += c;
+    bool any = false;
+    while (true) {
+      if (pos_ == end_ && !fill()) break;
+      any = true;
+      const char* from = buffer_.data() + pos_;
+      const char* stop = static_cast<const char*>(std::memchr(from, '\n', end_ - pos_));
+      const std::size_t n = stop != nullptr ? static_cast<std::size_t>(stop - from) : end_ - pos_;
+      const std::size_t room = kMaxRecordBytes + 1 - std::min(line.size(), kMaxRecordBytes + 1);
+      line.append(from, std::min(n, room));
+      pos_ += n;
+      if (stop != nullptr) {
+        ++pos_;  // the '\n'
+        break;
+      }
     }
-    if (line.empty() && !in_) return false;
+    if (!any) return false;
     ++line_;
     return true;
   }
+  bool fill() {
+    if (eof_) return false;
+    before_wait_();
+    pos_ = 0;
+    end_ = 0;
+    if (in_.rdbuf() == std::cin.rdbuf()) {
+      // Standard input: what is there now, so rows arriving on a pipe are answered as they come.
+      ssize_t got;
+      do {
+        got = ::read(STDIN_FILENO, buffer_.data(), buffer_.size());
+      } while (got < 0 && errno == EINTR);
+      if (got > 0) end_ = static_cast<std::size_t>(got);
+    } else {
+      in_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+      end_ = static_cast<std::size_t>(in_.gcount());
+    }
+    if (end_ == 0) eof_ = true;
+    return end_ > 0;
+  }
   static bool quotes_open(const std::string& s) {
-    std::size_t n = 0;
-    for (char c : s) n += c == '"';
-    return n % 2 == 1;
+    return std::count(s.begin(), s.end(), '"') % 2 == 1;
   }
   std::istream& in_;
+  std::function<void()> before_wait_;
+  std::vector<char> buffer_;
+  std::size_t pos_ = 0, end_ = 0;
+  bool eof_ = false;
+  std::string line_text_;
   long line_ = 0;
 };
 
@@ -118,6 +163,10 @@ struct Batch {
   std::ostream& err;
   int bad = 0, failed = 0;
   RawOptions row_raw = raw;  // the command line's options, then a row's cells (kept to reuse its strings)
+  // A row's storage, reused from row to row.
+  Args args{};
+  Row row{};
+  ResultOrder order{};
 };
 
 const Gpu& profile(Batch& b, const std::string& name) {
@@ -131,14 +180,15 @@ const Gpu& profile(Batch& b, const std::string& name) {
 
 // One case of a record: the model, its row written, its requirements checked.
 void run_point(Batch& b, RowWriter& writer, const Args& args, const Gpu& gpu, long line, const std::string& swept) {
-  Report report = run_case(b.calc, args, gpu, swept);
-  std::vector<std::string> explain = std::move(report.explain);
-  Row row = make_row(args, std::move(report), gpu, line);
-  writer.write(row, b.common.explain ? &explain : nullptr);
+  Report report = run_model(b.calc, args, gpu, swept);
+  Row& row = b.row;
+  fill_row(b.calc, args, report, gpu, line, row, b.order);
+  writer.write(row, b.common.explain ? &report.explain : nullptr);
   if (b.requirements.empty()) return;
   const Args::Entry* at = swept.empty() ? nullptr : args.find(swept);
   std::string where = at != nullptr ? fmt::format(" at {}={}", swept, raw_number(at->number)) : "";
   for (const std::string& f : check_requirements(b.requirements, row, where)) {
+    writer.flush();  // the rows before it first
     b.err << fmt::format("line {}: {}\n", line, f);
     ++b.failed;
   }
@@ -169,7 +219,8 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string>& cel
   const Gpu& gpu = profile(b, gpu_name);
   std::optional<Sweep> sweep;
   if (!b.common.sweep.empty()) sweep = parse_sweep(b.calc, b.common.sweep, gpu);
-  Args args = parse_args(b.calc, b.row_raw, gpu, sweep ? sweep->axis->name : "");
+  Args& args = b.args;
+  parse_args(b.calc, b.row_raw, gpu, sweep ? sweep->axis->name : "", args);
   args.set_for_people(b.common.explain);
   if (!sweep) return run_point(b, writer, args, gpu, line, "");
   for (double x : sweep->points) {
@@ -180,7 +231,7 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string>& cel
 }
 
 Row error_row(const Batch& b, const std::vector<std::string>& cells, long line, const std::string& message) {
-  Row row;
+  Row row{};
   row.line = line;
   row.gpu = b.common.gpu;
   row.error = message;
@@ -200,7 +251,10 @@ Row error_row(const Batch& b, const std::vector<std::string>& cells, long line, 
 int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, Format format,
               const std::vector<Requirement>& requirements, std::ostream& out, std::ostream& err, std::istream& in) {
   std::ifstream file;
-  RecordReader reader(open_batch(common.batch, file, in));
+  RowWriter* rows_out = nullptr;  // set once the writer is made
+  RecordReader reader(open_batch(common.batch, file, in), [&rows_out] {
+    if (rows_out != nullptr) rows_out->flush();
+  });
   std::string record;
   long line = 0;
   if (!reader.next(record, line)) {
@@ -214,17 +268,25 @@ int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions
   }
   if (!common.sweep.empty()) shape.shown_inputs.push_back(parse_sweep(calc, common.sweep, load_gpu(common.gpu)).axis->key());
   RowWriter writer(calc, format, out, shape);
+  rows_out = &writer;
   long rows = 0;
+  std::vector<std::string> cells;
   while (reader.next(record, line)) {
     if (++rows > kMaxRows) throw InputError(fmt::format("--batch: more than {} rows", format_number(kMaxRows)));
-    std::vector<std::string> cells;
     try {
-      cells = parse_csv_record(record, fmt::format("--batch line {}", line));
+      const std::string_view wrong = split_csv_record(record, cells);
+      if (!wrong.empty()) {
+        cells.clear();
+        std::string_view text = record;  // as parse_csv_record quotes it
+        if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+        throw InputError(fmt::format("--batch line {}", line), std::string(text), csv_record_form(wrong));
+      }
       run_record(b, writer, cells, line);
     } catch (const InputError& e) {
       std::string message = e.what();
       if (message.rfind("--batch line", 0) != 0) message = fmt::format("line {}: {}", line, message);
       writer.write(error_row(b, cells, line, message));
+      writer.flush();  // the rows before the message first
       err << "gpucalc: " << message << "\n";
       ++b.bad;
       if (common.strict) break;

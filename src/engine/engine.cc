@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <fstream>
 #include <istream>
 #include <map>
@@ -40,41 +42,84 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
 
 namespace {
 
-// A report's results in declaration order, a key without a value present and empty. Values are
-// moved, not copied; a run usually gives them in order, so each search starts after the last hit.
-void order_results(const Calculator& calc, Report& report) {
-  if (report.results.size() > calc.results.size()) {
-    for (const Value& v : report.results) {
+void set_none(Value& slot, const ResultSpec& r) {
+  // As Value::none(r.key, r.unit), the key already r.key.
+  slot.unit = r.unit;
+  slot.number = 0;
+  slot.text.clear();
+  slot.flag = false;
+  slot.missing = true;
+}
+
+void take(Value& slot, Value& v) {
+  slot.unit = v.unit;
+  slot.number = v.number;
+  slot.text = std::move(v.text);
+  slot.flag = v.flag;
+  slot.missing = v.missing;
+}
+
+}  // namespace
+
+// A model's results in declaration order into `ordered`, a key without a value present and
+// empty. Values are moved, not copied; a run usually gives them in order, so each search starts
+// after the last hit. `ordered`'s values are reused (a batch's rows): their keys, the declared
+// ones, are written once; `order` remembers where each result went, for a next report whose keys
+// are the same in the same order.
+void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
+                        ResultOrder* order) {
+  const std::size_t n = results.size();
+  if (order != nullptr && ordered.size() == calc.results.size()) {
+    for (const std::vector<std::size_t>& slot : order->known) {
+      if (slot.size() != n) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < n && same; ++i) same = results[i].key == calc.results[slot[i]].key;
+      if (!same) continue;
+      for (std::size_t k = 0; k < ordered.size(); ++k) set_none(ordered[k], calc.results[k]);
+      for (std::size_t i = 0; i < n; ++i) take(ordered[slot[i]], results[i]);
+      return;
+    }
+  }
+  if (n > calc.results.size()) {
+    for (const Value& v : results) {
       bool declared = false;
       for (const ResultSpec& r : calc.results) declared = declared || r.key == v.key;
       if (!declared) throw std::logic_error(fmt::format("{}: result '{}' is not declared", calc.name, v.key));
     }
   }
-  std::vector<Value> ordered;
-  ordered.reserve(calc.results.size());
-  std::vector<char> taken(report.results.size(), 0);
-  const std::size_t n = report.results.size();
+  std::vector<std::size_t> slot(n, calc.results.size());  // where each result went
+  ordered.resize(calc.results.size());
   std::size_t next = 0;
-  for (const ResultSpec& r : calc.results) {
+  for (std::size_t k = 0; k < calc.results.size(); ++k) {
+    const ResultSpec& r = calc.results[k];
+    Value& out = ordered[k];
+    if (out.key != r.key) out.key = r.key;
     std::size_t hit = n;
-    for (std::size_t k = 0; k < n && hit == n; ++k) {
-      const std::size_t i = (next + k) % n;
-      if (!taken[i] && report.results[i].key == r.key) hit = i;
+    for (std::size_t j = 0; j < n && hit == n; ++j) {
+      const std::size_t i = (next + j) % n;
+      if (slot[i] == calc.results.size() && results[i].key == r.key) hit = i;
     }
     if (hit == n) {
-      ordered.push_back(Value::none(r.key, r.unit));
+      set_none(out, r);
       continue;
     }
-    taken[hit] = 1;
-    ordered.push_back(std::move(report.results[hit]));
+    slot[hit] = k;
+    take(out, results[hit]);
     next = hit + 1;
   }
-  report.results = std::move(ordered);
+  if (order == nullptr) return;
+  // Every result placed (none left over, as a repeated key would be): the placement holds for
+  // the same keys in the same order.
+  const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
+  if (!all) return;
+  if (order->known.size() < ResultOrder::kKept) {
+    order->known.push_back(std::move(slot));
+  } else {
+    order->known[order->next_replaced++ % ResultOrder::kKept] = std::move(slot);
+  }
 }
 
-}  // namespace
-
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
+Report run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
   Report report;
   try {
     report = calc.run(args, gpu);
@@ -82,6 +127,21 @@ Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const 
     rethrow_for_option(calc, e);
   }
   refuse_unused(calc, args, swept);
+  return report;
+}
+
+namespace {
+
+void order_results(const Calculator& calc, Report& report) {
+  std::vector<Value> ordered;
+  order_results_into(calc, report.results, ordered, nullptr);
+  report.results = std::move(ordered);
+}
+
+}  // namespace
+
+Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
+  Report report = run_model(calc, args, gpu, swept);
   order_results(calc, report);
   return report;
 }
@@ -104,11 +164,14 @@ Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) 
   return row;
 }
 
-Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
-  Row row;
+namespace {
+
+// The row's line, profile and inputs, its storage reused.
+void fill_row_inputs(const Args& args, const Report& report, const Gpu& gpu, long line, Row& row) {
   row.line = line;
   row.gpu = gpu.key;
-  row.inputs = args.inputs();
+  row.error.clear();
+  args.inputs(row.inputs);
   // A run's inputs add to the options read, or restate one (roofline's --bytes given in elements).
   for (const Value& v : report.inputs) {
     bool restated = false;
@@ -120,8 +183,21 @@ Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
     }
     if (!restated) row.inputs.push_back(v);
   }
+}
+
+}  // namespace
+
+Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
+  Row row;
+  fill_row_inputs(args, report, gpu, line, row);
   row.results = std::move(report.results);
   return row;
+}
+
+void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row,
+              ResultOrder& order) {
+  fill_row_inputs(args, report, gpu, line, row);
+  order_results_into(calc, report.results, row.results, &order);
 }
 
 void set_axis(Args& args, const OptionSpec& axis, double x) {
@@ -134,6 +210,24 @@ void set_axis(Args& args, const OptionSpec& axis, double x) {
 
 // ---- output of many rows ----
 
+namespace {
+
+// Where the value of `key` goes among `keys`, starting at `hint` (rows give their values in
+// column order, so the search is usually one comparison); keys.size() when it has no column.
+std::size_t column_of(const std::vector<std::string>& keys, const std::string& key, std::size_t& hint) {
+  const std::size_t n = keys.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (hint + k) % n;
+    if (keys[i] == key) {
+      hint = i + 1;
+      return i;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
 RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape)
     : format_(format), out_(out), shape_(std::move(shape)) {
   std::vector<TableWriter::Column> columns;
@@ -142,6 +236,7 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     columns.push_back({"gpu", false});
     for (const OptionSpec& o : calc.options) input_keys_.push_back(o.key());
     for (const ResultSpec& r : calc.results) result_keys_.push_back(&r);
+    all_results_ = true;
   } else {
     if (shape_.gpu_column) columns.push_back({"gpu", false});
     for (const std::string& k : shape_.shown_inputs) input_keys_.push_back(k);
@@ -165,43 +260,147 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
   }
   for (const ResultSpec* r : result_keys_) columns.push_back({r->key, r->unit != Unit::text});
   if (shape_.batch) columns.push_back({"error", false});
-  if (format != Format::json) table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
+  for (std::size_t i = 0; i < input_keys_.size(); ++i) {
+    same_input_.push_back(i);
+    for (std::size_t j = i; j-- > 0;) {
+      if (input_keys_[j] == input_keys_[i]) same_input_[i] = j;
+    }
+  }
+  if (format != Format::json) {
+    table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
+  } else {
+    json_out_ = std::make_unique<OutputBuffer>(out);
+    // The results object's shape, as json_values nests the declared keys (limits.registers ->
+    // "limits": {"registers": ...}); a row's values fill it in declaration order.
+    for (std::size_t k = 0; k < calc.results.size(); ++k) {
+      const std::string& key = calc.results[k].key;
+      JsonNode* at = &results_tree_;
+      std::size_t start = 0;
+      auto child = [](JsonNode* node, const std::string& name) {
+        for (JsonNode& c : node->children) {
+          if (c.name == name) return &c;
+        }
+        std::string head;
+        append_json_string(head, name);
+        node->children.push_back(JsonNode{name, head + ":", -1, {}});
+        return &node->children.back();
+      };
+      for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
+        JsonNode* c = child(at, key.substr(start, dot - start));
+        c->leaf = -1;  // a value there becomes an object
+        at = c;
+        start = dot + 1;
+      }
+      JsonNode* leaf = child(at, key.substr(start));
+      leaf->children.clear();  // an object there becomes the value
+      leaf->leaf = static_cast<int>(k);
+    }
+  }
+  // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
+  if (shape_.batch) {
+    if (table_) table_->buffer(kChunk);
+    if (json_out_) json_out_->set_chunk(kChunk);
+  }
 }
 
 RowWriter::~RowWriter() = default;
 
-void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
-  if (format_ == Format::json) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::object();
-    if (shape_.batch) j["line"] = row.line;
-    j["gpu"] = row.gpu;
-    j["inputs"] = json_values(row.inputs);
-    if (row.error.empty()) {
-      j["results"] = json_values(row.results);
+void RowWriter::write_json_node(std::string& out, const JsonNode& node, const std::vector<Value>& results) {
+  out += '{';
+  bool first = true;
+  for (const JsonNode& c : node.children) {
+    if (!first) out += ',';
+    first = false;
+    out += c.head;
+    if (c.leaf >= 0) {
+      append_json_value(out, results[static_cast<std::size_t>(c.leaf)]);
     } else {
-      j["error"] = row.error;
+      write_json_node(out, c, results);
     }
-    if (explain != nullptr) j["explain"] = *explain;
-    out_ << json_dump(j) << "\n";
+  }
+  out += '}';
+}
+
+void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
+  // A row's results are those of run_case: every declared key in order (an error row has none).
+  const bool declared = all_results_ && row.results.size() == result_keys_.size();
+  if (format_ == Format::json) {
+    // As nlohmann's ordered_json would dump {line, gpu, inputs, results | error, explain}.
+    std::string& out = json_out_->text();
+    out += '{';
+    if (shape_.batch) {
+      out += "\"line\":";
+      append_raw_number(out, static_cast<double>(row.line));
+      out += ',';
+    }
+    out += "\"gpu\":";
+    append_json_string(out, row.gpu);
+    out += ",\"inputs\":";
+    append_json_values(out, row.inputs);
+    if (row.error.empty()) {
+      out += ",\"results\":";
+      if (declared) {
+        write_json_node(out, results_tree_, row.results);
+      } else {
+        out += json_dump(json_values(row.results));
+      }
+    } else {
+      out += ",\"error\":";
+      append_json_string(out, row.error);
+    }
+    if (explain != nullptr) {
+      out += ",\"explain\":[";
+      for (std::size_t i = 0; i < explain->size(); ++i) {
+        if (i) out += ',';
+        append_json_string(out, (*explain)[i]);
+      }
+      out += ']';
+    }
+    out += "}\n";
+    json_out_->end_row();
     return;
   }
-  std::vector<Value> cells;
-  if (shape_.batch) cells.push_back(Value::num("line", static_cast<double>(row.line)));
-  if (format_ == Format::csv || shape_.gpu_column) cells.push_back(Value::word("gpu", row.gpu));
-  for (const std::string& k : input_keys_) {
-    const Value* v = find_value(row.inputs, k);
-    cells.push_back(v != nullptr ? *v : Value::none(k, Unit::text));
+  cells_.clear();
+  if (shape_.batch) {
+    line_cell_.number = static_cast<double>(row.line);
+    cells_.push_back(&line_cell_);
   }
-  for (const ResultSpec* r : result_keys_) {
-    const Value* v = find_value(row.results, r->key);
-    cells.push_back(v != nullptr ? *v : Value::none(r->key, Unit::text));
+  if (format_ == Format::csv || shape_.gpu_column) {
+    gpu_cell_.text = row.gpu;
+    cells_.push_back(&gpu_cell_);
   }
-  if (shape_.batch) cells.push_back(Value::word("error", row.error));
-  table_->write(cells);
+  // Each input in its column; the first of a key wins, as find_value finds it.
+  const std::size_t inputs_at = cells_.size();
+  cells_.resize(inputs_at + input_keys_.size(), nullptr);
+  std::size_t hint = 0;
+  for (const Value& v : row.inputs) {
+    const std::size_t i = column_of(input_keys_, v.key, hint);
+    if (i < input_keys_.size() && cells_[inputs_at + i] == nullptr) cells_[inputs_at + i] = &v;
+  }
+  for (std::size_t i = 0; i < input_keys_.size(); ++i) {
+    if (same_input_[i] != i) cells_[inputs_at + i] = cells_[inputs_at + same_input_[i]];  // a column shown twice
+  }
+  for (std::size_t k = 0; k < result_keys_.size(); ++k) {
+    cells_.push_back(declared ? &row.results[k] : find_value(row.results, result_keys_[k]->key));
+  }
+  if (shape_.batch) {
+    error_cell_.text = row.error;
+    cells_.push_back(&error_cell_);
+  }
+  table_->write(cells_);
+}
+
+void RowWriter::flush() {
+  if (table_) table_->flush();
+  if (json_out_) json_out_->flush();
 }
 
 void RowWriter::finish() {
   if (table_) table_->finish();
+  if (json_out_) {
+    json_out_->flush();
+    out_.flush();
+  }
 }
 
 // ---- --plot ----

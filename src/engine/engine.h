@@ -33,6 +33,9 @@ struct CommonOptions {
 /// value checked against its kind and range (the profile's where declared). `swept`: the axis
 /// of a sweep, which needs no value of its own. Throws InputError in the one message form.
 Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept = "");
+/// The same into `args`, reusing its storage: a batch reads one row after another into one Args
+/// (a value whose text and profile are those of the last read is not read again).
+void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept, Args& args);
 
 /// A model's FieldError (it names its field) as the InputError of the option that sets the field.
 [[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e);

@@ -14,11 +14,28 @@ namespace gpucalc {
 /// present and empty), a model's field error mapped to its option, and an option given but not
 /// used refused (`swept`: the axis a sweep set, refused in the sweep's words).
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
+/// run_case but for the order: the model's results as it gave them.
+Report run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
 /// The rows form of a calculator (Calculator::run_rows): each report as run_case gives one.
 std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// The same, taking the report's results rather than copying them.
 Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
+/// Where each of a model's results went in declaration order, for the last few sets of keys a
+/// model gave (occupancy gives one set when a block fits, another when none does).
+struct ResultOrder {
+  static constexpr std::size_t kKept = 8;
+  std::vector<std::vector<std::size_t>> known;  // for each: result i went to slot[i]
+  std::size_t next_replaced = 0;
+};
+/// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;
+/// with `order`, a placement seen before is reused for a report with the same keys in the same order.
+void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
+                        ResultOrder* order);
+/// make_row into `row`, reusing its storage (a batch's rows), from run_model's report: its
+/// results are ordered as run_case orders them.
+void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row,
+              ResultOrder& order);
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
 
@@ -36,15 +53,33 @@ class RowWriter {
   RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape);
   ~RowWriter();
   void write(const Row& row, const std::vector<std::string>* explain = nullptr);
+  /// Writes the rows held so far (a batch gathers them): before anything else goes out.
+  void flush();
   void finish();
 
  private:
+  static constexpr std::size_t kChunk = 1 << 16;
+  struct JsonNode {
+    std::string name;
+    std::string head;  // "name": as JSON writes it
+    int leaf = -1;  // the result's index, or -1: an object of `children`
+    std::vector<JsonNode> children;
+  };
+  static void write_json_node(std::string& out, const JsonNode& node, const std::vector<Value>& results);
   Format format_;
   std::ostream& out_;
   Shape shape_;
   std::vector<std::string> input_keys_;
+  std::vector<std::size_t> same_input_;  // for each input column, the first with its key
   std::vector<const ResultSpec*> result_keys_;
+  bool all_results_ = false;  // result_keys_ are every declared key, in order (csv, json)
   std::unique_ptr<TableWriter> table_;
+  std::unique_ptr<OutputBuffer> json_out_;
+  JsonNode results_tree_;
+  std::vector<const Value*> cells_;  // a row's cells, reused
+  Value line_cell_ = Value::num("line", 0);
+  Value gpu_cell_ = Value::word("gpu", "");
+  Value error_cell_ = Value::word("error", "");
 };
 
 void check_plot_path(const std::string& path);

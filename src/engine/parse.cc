@@ -90,9 +90,30 @@ void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const 
 
 Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept) {
   Args args;
-  for (const OptionSpec& spec : calc.options) {
-    Args::Entry e;
+  parse_args(calc, raw, gpu, swept, args);
+  return args;
+}
+
+void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept, Args& args) {
+  std::vector<Args::Entry>& entries = args.entries();
+  // Entries of another calculator, or read against another profile, are read afresh.
+  if (entries.size() != calc.options.size() || (!entries.empty() && entries[0].spec != &calc.options[0])) entries.clear();
+  const bool same_profile = args.read_for() == &gpu;
+  args.set_read_for(nullptr);  // until every entry is read against `gpu`
+  entries.resize(calc.options.size());
+  // An entry holds the text and number of its last successful read (parse_value sets them only
+  // when the text is accepted), so the same text against the same profile reads the same.
+  auto read = [&](Args::Entry& e, const std::string& text) {
+    if (same_profile && !text.empty() && e.text == text) return;
+    parse_value(e, text, gpu, e.spec->flag());
+  };
+  for (std::size_t i = 0; i < calc.options.size(); ++i) {
+    const OptionSpec& spec = calc.options[i];
+    Args::Entry& e = entries[i];
+    if (e.spec != &spec) e = Args::Entry{};
     e.spec = &spec;
+    e.given = false;
+    e.used = false;
     const std::vector<std::string>* given = nullptr;
     for (const auto& [name, values] : raw) {
       if (name == spec.name) given = &values;
@@ -100,6 +121,7 @@ Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
     if (given != nullptr && !given->empty()) {
       e.given = true;
       if (spec.kind == OptionKind::repeated) {
+        e.items.clear();
         for (const std::string& v : *given) {
           if (v.empty()) throw InputError(spec.flag(), v, spec.accepted(&gpu));
           if (v.size() > kMaxValueLength) throw InputError(spec.flag(), v.substr(0, 40), "a shorter value");
@@ -107,16 +129,21 @@ Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
         }
         e.text = fmt::format("{}", fmt::join(e.items, " "));
       } else {
-        parse_value(e, given->back(), gpu, spec.flag());
+        read(e, given->back());
       }
     } else if (!spec.fallback.empty()) {
-      parse_value(e, spec.fallback, gpu, spec.flag());
+      e.items.clear();
+      read(e, spec.fallback);
     } else if (spec.required && spec.name != swept) {
       throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+    } else {
+      // No value: as a fresh entry.
+      e.text.clear();
+      e.number = 0;
+      e.items.clear();
     }
-    args.entries().push_back(std::move(e));
   }
-  return args;
+  args.set_read_for(&gpu);
 }
 
 }  // namespace gpucalc

@@ -91,16 +91,25 @@ OptionSpec flag_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::flag, Unit::boolean);
 }
 
+namespace {
+
+// The size and the first letter first: most names differ there (a run asks by name many times).
+bool same_name(const std::string& a, std::string_view b) {
+  return a.size() == b.size() && (b.empty() || a[0] == b[0]) && std::string_view(a) == b;
+}
+
+}  // namespace
+
 Args::Entry* Args::find(std::string_view name) {
   for (Entry& e : entries_) {
-    if (e.spec->name == name) return &e;
+    if (same_name(e.spec->name, name)) return &e;
   }
   return nullptr;
 }
 
 const Args::Entry* Args::find(std::string_view name) const {
   for (const Entry& e : entries_) {
-    if (e.spec->name == name) return &e;
+    if (same_name(e.spec->name, name)) return &e;
   }
   return nullptr;
 }
@@ -137,18 +146,57 @@ const std::vector<std::string>& Args::items(std::string_view name) const { retur
 
 std::vector<Value> Args::inputs() const {
   std::vector<Value> out;
+  inputs(out);
+  return out;
+}
+
+namespace {
+
+// Whether `key` is the key of the option `name` (bytes_per_load for bytes-per-load).
+bool is_key_of(const std::string& key, const std::string& name) {
+  if (key.size() != name.size()) return false;
+  for (std::size_t i = 0; i < key.size(); ++i) {
+    if (key[i] != (name[i] == '-' ? '_' : name[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void Args::inputs(std::vector<Value>& out) const {
+  std::size_t n = 0;
   for (const Entry& e : entries_) {
     if (!e.used) continue;
     const OptionSpec& s = *e.spec;
+    if (n == out.size()) out.emplace_back();
+    Value& v = out[n++];
+    // As Value::num, word and boolean make them, the key's storage kept when it is the same.
+    if (!is_key_of(v.key, s.name)) v.key = s.key();
+    v.number = 0;
+    v.flag = false;
+    v.missing = false;
     switch (s.kind) {
       case OptionKind::integer:
-      case OptionKind::number: out.push_back(Value::num(s.key(), e.number, s.unit)); break;
-      case OptionKind::repeated: out.push_back(Value::word(s.key(), fmt::format("{}", fmt::join(e.items, " ")))); break;
-      case OptionKind::flag: out.push_back(Value::boolean(s.key(), e.number != 0)); break;
-      default: out.push_back(Value::word(s.key(), e.text));
+      case OptionKind::number:
+        v.unit = s.unit;
+        v.number = e.number;
+        v.text.clear();
+        break;
+      case OptionKind::repeated:
+        v.unit = Unit::text;
+        v.text = fmt::format("{}", fmt::join(e.items, " "));
+        break;
+      case OptionKind::flag:
+        v.unit = Unit::boolean;
+        v.flag = e.number != 0;
+        v.text.clear();
+        break;
+      default:
+        v.unit = Unit::text;
+        v.text = e.text;
     }
   }
-  return out;
+  out.resize(n);
 }
 
 }  // namespace gpucalc

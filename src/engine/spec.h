@@ -113,6 +113,8 @@ class Args {
 
   /// The values the run read, typed, in declaration order: a case's `inputs`.
   std::vector<Value> inputs() const;
+  /// The same into `out`, reusing its values' storage (a batch's rows, one after another).
+  void inputs(std::vector<Value>& out) const;
   std::vector<Entry>& entries() { return entries_; }
   const std::vector<Entry>& entries() const { return entries_; }
   Entry* find(std::string_view name);
@@ -121,11 +123,16 @@ class Args {
   /// rows without --explain print neither, so a run may skip building them.
   bool for_people() const { return for_people_; }
   void set_for_people(bool yes) { for_people_ = yes; }
+  /// The profile the entries were last read against (parse_args reuses a value read from the
+  /// same text against the same profile).
+  const Gpu* read_for() const { return read_for_; }
+  void set_read_for(const Gpu* gpu) { read_for_ = gpu; }
 
  private:
   const Entry& get(std::string_view name) const;
   std::vector<Entry> entries_;
   bool for_people_ = true;
+  const Gpu* read_for_ = nullptr;
 };
 
 /// What a run computed for one case, beyond the values: for people and for --explain.

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <iterator>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -70,10 +73,22 @@ const char* format_name(Format format) {
   return "text";
 }
 
+void append_raw_number(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+  } else if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) {
+    char digits[24];
+    const auto end = std::to_chars(digits, digits + sizeof digits, static_cast<long long>(x)).ptr;
+    out.append(digits, static_cast<std::size_t>(end - digits));
+  } else {
+    fmt::format_to(std::back_inserter(out), "{}", x);
+  }
+}
+
 std::string raw_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) return fmt::format("{}", static_cast<long long>(x));
-  return fmt::format("{}", x);
+  std::string out;
+  append_raw_number(out, x);
+  return out;
 }
 
 std::string text_cell(const Value& v) {
@@ -94,16 +109,75 @@ std::string csv_quote(const std::string& s) {
   return out + "\"";
 }
 
-std::string csv_cell(const Value& v) {
-  if (v.missing) return "";
-  switch (v.unit) {
-    case Unit::text: return csv_quote(v.text);
-    case Unit::boolean: return v.flag ? "true" : "false";
-    default: {
-      std::string s = raw_number(v.number);
-      return s == "null" ? "" : s;
-    }
+namespace {
+
+constexpr std::size_t kNumberRoom = 32;  // the longest number raw_number writes: -1.2345678901234567e-308
+
+// raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
+char* write_raw_number(char* at, double x) {
+  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) {
+    return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
   }
+  return fmt::format_to(at, "{}", x);
+}
+
+// csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
+char* write_csv_cell(char* at, const Value& v) {
+  if (v.missing) return at;
+  auto put = [&at](const char* text, std::size_t n) {
+    std::memcpy(at, text, n);
+    at += n;
+  };
+  switch (v.unit) {
+    case Unit::text: {
+      const std::string& s = v.text;
+      const bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
+                         (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+      if (quote) {
+        const std::string quoted = csv_quote(s);
+        put(quoted.data(), quoted.size());
+      } else {
+        put(s.data(), s.size());
+      }
+      return at;
+    }
+    case Unit::boolean:
+      if (v.flag) {
+        put("true", 4);
+      } else {
+        put("false", 5);
+      }
+      return at;
+    default: return std::isfinite(v.number) ? write_raw_number(at, v.number) : at;  // not finite: null, an empty cell
+  }
+}
+
+}  // namespace
+
+void append_csv_cell(std::string& out, const Value& v) {
+  if (v.missing) return;
+  switch (v.unit) {
+    case Unit::text: {
+      const std::string& s = v.text;
+      const bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
+                         (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+      if (quote) {
+        out += csv_quote(s);
+      } else {
+        out += s;
+      }
+      return;
+    }
+    case Unit::boolean: out += v.flag ? "true" : "false"; return;
+    default:
+      if (std::isfinite(v.number)) append_raw_number(out, v.number);  // not finite: null, an empty cell
+  }
+}
+
+std::string csv_cell(const Value& v) {
+  std::string out;
+  append_csv_cell(out, v);
+  return out;
 }
 
 std::string md_cell(const std::string& s) {
@@ -152,6 +226,80 @@ json json_values(const std::vector<Value>& values) {
 }
 
 std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void append_json_string(std::string& out, const std::string& s) {
+  // Printable ASCII without a quote or backslash is written as it is; anything else as the
+  // library escapes it (control characters, invalid UTF-8 replaced).
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+      out += json_dump(json(s));
+      return;
+    }
+  }
+  const std::size_t start = out.size();
+  out.resize(start + s.size() + 2);
+  char* at = out.data() + start;
+  *at = '"';
+  std::memcpy(at + 1, s.data(), s.size());
+  at[s.size() + 1] = '"';
+}
+
+void append_json_value(std::string& out, const Value& v) {
+  if (v.missing) {
+    out += "null";
+    return;
+  }
+  switch (v.unit) {
+    case Unit::text: append_json_string(out, v.text); return;
+    case Unit::boolean: out += v.flag ? "true" : "false"; return;
+    default:
+      if (!std::isfinite(v.number)) {
+        out += "null";
+      } else if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
+        append_raw_number(out, v.number);
+      } else {
+        // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
+        char digits[64];
+        const char* end = nlohmann::detail::to_chars(digits, digits + sizeof digits, v.number);
+        out.append(digits, static_cast<std::size_t>(end - digits));
+      }
+  }
+}
+
+void append_json_values(std::string& out, const std::vector<Value>& values) {
+  // Flat keys, each once: written in order. Dotted keys nest and a repeated key keeps its first
+  // place: json_values builds those.
+  bool flat = true;
+  for (std::size_t i = 0; i < values.size() && flat; ++i) {
+    flat = values[i].key.find('.') == std::string::npos;
+    for (std::size_t j = 0; j < i && flat; ++j) flat = values[j].key != values[i].key;
+  }
+  if (!flat) {
+    out += json_dump(json_values(values));
+    return;
+  }
+  out += '{';
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, values[i].key);
+    out += ':';
+    append_json_value(out, values[i]);
+  }
+  out += '}';
+}
+
+OutputBuffer::~OutputBuffer() {
+  try {
+    flush();
+  } catch (...) {
+  }
+}
+
+void OutputBuffer::flush() {
+  if (text_.empty()) return;
+  out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
+  text_.clear();
+}
 
 namespace {
 
@@ -246,27 +394,53 @@ TableWriter::~TableWriter() {
 }
 
 void TableWriter::write(const std::vector<Value>& cells) {
+  std::vector<const Value*> pointers;
+  pointers.reserve(cells.size());
+  for (const Value& v : cells) pointers.push_back(&v);
+  write(pointers);
+}
+
+void TableWriter::write(const std::vector<const Value*>& cells) {
+  static const Value kMissingWord = Value::none("", Unit::text);
+  auto cell = [&](std::size_t i) -> const Value& {
+    return i < cells.size() && cells[i] != nullptr ? *cells[i] : kMissingWord;
+  };
+  std::string& out = buffer_.text();
   if (format_ == Format::json) {
     json line = json::object();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
-      line[columns_[i].key] = i < cells.size() ? json_value(cells[i]) : json(nullptr);
+      line[columns_[i].key] = i < cells.size() ? json_value(cell(i)) : json(nullptr);
     }
-    out_ << json_dump(line) << "\n";
+    out += json_dump(line);
+    out += '\n';
+    buffer_.end_row();
     return;
   }
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      if (i) out_ << ',';
-      if (i < cells.size()) out_ << csv_cell(cells[i]);
+    // Room for the longest the cells can be, then each written in place (append_csv_cell's text).
+    std::size_t room = columns_.size() + 1;
+    for (std::size_t i = 0; i < columns_.size() && i < cells.size(); ++i) {
+      const Value& v = cell(i);
+      room += v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom;
     }
-    out_ << '\n';
+    const std::size_t start = out.size();
+    out.resize(start + room);
+    char* at = out.data() + start;
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+      if (i) *at++ = ',';
+      if (i < cells.size()) at = write_csv_cell(at, cell(i));
+    }
+    *at++ = '\n';
+    out.resize(static_cast<std::size_t>(at - out.data()));
+    buffer_.end_row();
     return;
   }
   std::vector<std::string> text;
   for (std::size_t i = 0; i < columns_.size(); ++i) {
-    std::string cell = i < cells.size() ? (cells[i].missing && cells[i].unit == Unit::text ? "" : text_cell(cells[i])) : "";
-    text.push_back(format_ == Format::md ? md_cell(cell) : cell);
+    const Value& v = cell(i);
+    std::string c = i < cells.size() ? (v.missing && v.unit == Unit::text ? "" : text_cell(v)) : "";
+    text.push_back(format_ == Format::md ? md_cell(c) : c);
   }
   held_.push_back(std::move(text));
   if (held_.size() >= window_) flush_window();
@@ -302,24 +476,29 @@ void TableWriter::flush_window() {
   if (!header_written_) {
     std::vector<std::string> header;
     for (const Column& c : columns_) header.push_back(format_ == Format::md ? md_cell(c.key) : c.key);
-    out_ << text_line(header);
+    buffer_.text() += text_line(header);
     if (format_ == Format::md) {
       std::string rule = "|";
       for (const Column& c : columns_) rule += c.right ? " ---: |" : " --- |";
-      out_ << rule << "\n";
+      buffer_.text() += rule + "\n";
     }
     header_written_ = true;
   }
-  for (const auto& cells : held_) out_ << text_line(cells);
+  for (const auto& cells : held_) {
+    buffer_.text() += text_line(cells);
+    buffer_.end_row();
+  }
   held_.clear();
+  buffer_.end_row();
 }
 
 void TableWriter::write_csv_header() {
+  std::string& out = buffer_.text();
   for (std::size_t i = 0; i < columns_.size(); ++i) {
-    if (i) out_ << ',';
-    out_ << csv_quote(columns_[i].key);
+    if (i) out += ',';
+    out += csv_quote(columns_[i].key);
   }
-  out_ << '\n';
+  out += '\n';
   header_written_ = true;
 }
 
@@ -331,6 +510,7 @@ void TableWriter::finish() {
   } else if (format_ == Format::csv && !header_written_) {
     write_csv_header();
   }
+  buffer_.flush();
   out_.flush();
 }
 

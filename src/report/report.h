@@ -30,6 +30,36 @@ std::string csv_quote(const std::string& s);
 std::string md_cell(const std::string& s);
 /// A number in base units, as JSON and CSV write it: whole numbers without a fraction.
 std::string raw_number(double x);
+/// csv_cell and raw_number appended to `out` (the writers of many rows).
+void append_csv_cell(std::string& out, const Value& v);
+void append_raw_number(std::string& out, double x);
+/// A value, a string, written as json_dump writes them (json_value's JSON), appended to `out`.
+void append_json_value(std::string& out, const Value& v);
+void append_json_string(std::string& out, const std::string& s);
+/// Values as json_values and json_dump write them, appended to `out`.
+void append_json_values(std::string& out, const std::vector<Value>& values);
+
+/// Output held in memory and written to a stream in chunks of at least `chunk` bytes (0: each
+/// row as it is ended); what is held is written by flush() and on destruction.
+class OutputBuffer {
+ public:
+  explicit OutputBuffer(std::ostream& out, std::size_t chunk = 0) : out_(out), chunk_(chunk) {}
+  OutputBuffer(const OutputBuffer&) = delete;
+  OutputBuffer& operator=(const OutputBuffer&) = delete;
+  ~OutputBuffer();
+  std::string& text() { return text_; }  // append here
+  void set_chunk(std::size_t chunk) { chunk_ = chunk; }
+  /// The end of a row: writes what is held when it reaches the chunk size.
+  void end_row() {
+    if (text_.size() >= chunk_) flush();
+  }
+  void flush();
+
+ private:
+  std::ostream& out_;
+  std::size_t chunk_;
+  std::string text_;
+};
 
 /// Values as one JSON object (dotted keys nest: limits.registers -> {"limits": {"registers": }}).
 nlohmann::ordered_json json_values(const std::vector<Value>& values);
@@ -63,8 +93,14 @@ class TableWriter {
   TableWriter(std::ostream& out, Format format, std::vector<Column> columns, std::size_t window = 1000);
   /// One row of cells, as many as the columns (missing cells print empty).
   void write(const std::vector<Value>& cells);
+  /// The same from pointers: a null cell prints as a missing word (empty; null in JSON).
+  void write(const std::vector<const Value*>& cells);
   /// Writes what is held back (text and md) or, for an empty table, the header alone (csv).
   void finish();
+  /// Holds csv and json rows back until `bytes` are gathered (flush() writes them sooner).
+  void buffer(std::size_t bytes) { buffer_.set_chunk(bytes); }
+  /// Writes the rows gathered so far (not the text window, which waits for its alignment).
+  void flush() { buffer_.flush(); }
   ~TableWriter();
 
  private:
@@ -79,6 +115,7 @@ class TableWriter {
   std::vector<std::size_t> width_;
   bool header_written_ = false;
   bool finished_ = false;
+  OutputBuffer buffer_{out_};
 };
 
 }  // namespace gpucalc
