@@ -211,6 +211,7 @@ Report run(const Args& a, const Gpu& gpu) {
   const int single_bank = single_bank_of(form.access, r, e);
   if (r.banks_used == 1) report.results.push_back(Value::num("bank", single_bank));
 
+  if (!a.for_people()) return report;  // many rows without --explain print no derivation or notes
   explain_steps(form, r, e, single_bank, report);
   note_conflict(r, report);
   report.drawing = drawing(form.access, r);

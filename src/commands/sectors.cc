@@ -212,6 +212,7 @@ Report run(const Args& a, const Gpu& gpu) {
                     r.contiguous ? Value::num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes)
                                  : Value::none("dram_bytes_streaming", Unit::onchip_bytes),
                     Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts))};
+  if (!a.for_people()) return report;  // many rows without --explain print no derivation or notes
   explain_steps(form.how, r, e, gpu, report);
   report.drawing = drawing(r);
   add_notes(r, e, report);
