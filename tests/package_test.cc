@@ -72,6 +72,10 @@ TEST_CASE("install into a prefix and a .deb: the binary runs from both, with its
     CAPTURE(wanted);
     CHECK(contains(contents, path));
   }
+#ifdef GPUCALC_HAVE_CUDA
+  // measure's CUDA half, beside gpucalc where `gpucalc measure` looks for it.
+  CHECK(contains(contents, "./usr/bin/gpucalc-measure"));
+#endif
   const std::vector<std::string> extracted = field(r.out, "extracted");
   REQUIRE(extracted.size() == 1);
   CHECK(extracted[0] == installed[0]);
