@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "commands/commands.h"
 #include "commands/describe.h"
 #include "core/error.h"
