@@ -66,6 +66,7 @@ std::string how_to_get_one() {
 std::string helper_version_line(const std::string& path) {
   const std::string command = "'" + path + "' --version 2>/dev/null";
   if (path.find('\'') != std::string::npos) return "";
+  setenv(kHandedOver, "1", 1);  // a gpucalc under that name answers without running its own
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string out;
@@ -88,7 +89,8 @@ void set_measure_command_line(int argc, char** argv) {
 }
 
 std::string measure_version_line() {
-  const std::string path = helper_path();
+  // Asked by another gpucalc (a copy of gpucalc named gpucalc-measure): answer without asking on.
+  const std::string path = std::getenv(kHandedOver) == nullptr ? helper_path() : "";
   if (!path.empty()) {
     const std::string line = helper_version_line(path);
     const std::string with = "measure: built with CUDA";
