@@ -5,15 +5,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "commands/commands.h"
 #include "commands/describe.h"
 #include "core/error.h"
 #include "engine/engine.h"
+#include "measure/measure.h"
 
 namespace gpucalc {
 namespace {
@@ -59,7 +63,7 @@ int run(int argc, char** argv) {
   CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
                "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", version_text());
+  app.set_version_flag("--version", std::function<std::string()>(version_text));  // built only when asked
   const std::string name = argc > 1 ? argv[1] : "";
   const Command* chosen = nullptr;
   CLI::App* chosen_app = nullptr;
@@ -114,6 +118,7 @@ int run(int argc, char** argv) {
 }  // namespace gpucalc
 
 int main(int argc, char** argv) {
+  gpucalc::set_measure_command_line(argc, argv);
   try {
     return gpucalc::run(argc, argv);
   } catch (const gpucalc::ProfileError& e) {

@@ -41,5 +41,13 @@ echo "depends: $(dpkg-deb -f "$deb" Depends)"
 dpkg-deb -x "$deb" "$tmp/root"
 echo "extracted: $("$tmp/root/usr/bin/gpucalc" $case_args | tail -n 1)"
 if command -v ldd >/dev/null 2>&1; then
-  ldd "$tmp/root/usr/bin/gpucalc" | awk '{print "needs: " $1}'
+  # gpucalc may be fully static (ldd then says it is not dynamic); gpucalc-measure is not.
+  for bin in gpucalc gpucalc-measure; do
+    [ -f "$tmp/root/usr/bin/$bin" ] || continue
+    if ldd "$tmp/root/usr/bin/$bin" >"$tmp/ldd.txt" 2>&1; then
+      awk -v bin="$bin" '{print "needs: " bin " " $1}' "$tmp/ldd.txt"
+    else
+      echo "static: $bin"
+    fi
+  done
 fi

@@ -1,4 +1,6 @@
 // gpucalc measure: run the matching CUDA kernel on GPU 0 and print predicted against achieved.
+#include <CLI/CLI.hpp>
+
 #include "measure/measure.h"
 
 #include <fmt/format.h>

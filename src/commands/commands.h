@@ -2,13 +2,18 @@
 // (hw, measure), each entry saying how it runs, so main never compares names.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
 #include <vector>
 
 #include "engine/engine.h"
 #include "engine/spec.h"
+
+// CLI11 is named, not included: its header constructs a set of validators in every file that
+// includes it, at every start of gpucalc, so only the files that call CLI11 include it.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace gpucalc {
 

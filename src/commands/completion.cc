@@ -5,6 +5,8 @@
 #include <iostream>
 #include <memory>
 
+#include <CLI/CLI.hpp>
+
 #include "commands/describe.h"
 #include "core/error.h"
 #include "core/gpu.h"

@@ -1,6 +1,8 @@
 // Every subcommand registered as main registers it, read back from CLI11 with the values each
 // option can take: a calculator option's from its declaration, the common options' from the
 // profiles, the formats, the result keys and the sweep axes.
+#include <CLI/CLI.hpp>
+
 #include "commands/describe.h"
 
 #include <algorithm>

@@ -6,6 +6,8 @@
 #include <memory>
 #include <variant>
 
+#include <CLI/CLI.hpp>
+
 #include "commands/commands.h"
 #include "report/report.h"
 #include "core/error.h"

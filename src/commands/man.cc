@@ -4,6 +4,8 @@
 
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "commands/describe.h"
 #include "core/gpu.h"
 

@@ -4,6 +4,8 @@
 // the same options.
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
+
 #include "commands/commands.h"
 
 namespace gpucalc {

@@ -15,8 +15,16 @@
 
 namespace gpucalc {
 
-/// True when this binary was built with the CUDA kernels.
+/// True when this binary was built with the CUDA kernels (gpucalc-measure); false in gpucalc,
+/// which hands a measure run to the gpucalc-measure beside it (src/measure/no_cuda.cc).
 bool measure_built_with_cuda();
+
+/// main's arguments, kept for that hand-over (gpucalc-measure runs with the same ones).
+void set_measure_command_line(int argc, char** argv);
+
+/// What `gpucalc --version` says about measure: "measure: built with CUDA ..." or
+/// "measure: built without CUDA ...", naming the gpucalc-measure that runs it.
+std::string measure_version_line();
 
 /// The GPU measure will run on, as the CUDA runtime describes it.
 struct DeviceInfo {
