@@ -100,10 +100,17 @@ std::string text_cell(const Value& v) {
   }
 }
 
+namespace {
+
+// A cell needs quotes when it holds a comma, a quote or a line break, or starts or ends with a space.
+bool needs_csv_quote(const std::string& s) {
+  return s.find_first_of(",\"\r\n") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+}
+
+}  // namespace
+
 std::string csv_quote(const std::string& s) {
-  bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
-               (!s.empty() && (s.front() == ' ' || s.back() == ' '));
-  if (!quote) return s;
+  if (!needs_csv_quote(s)) return s;
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -131,9 +138,7 @@ char* write_csv_cell(char* at, const Value& v) {
   switch (v.unit) {
     case Unit::text: {
       const std::string& s = v.text;
-      const bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
-                         (!s.empty() && (s.front() == ' ' || s.back() == ' '));
-      if (quote) {
+      if (needs_csv_quote(s)) {
         const std::string quoted = csv_quote(s);
         put(quoted.data(), quoted.size());
       } else {
@@ -159,9 +164,7 @@ void append_csv_cell(std::string& out, const Value& v) {
   switch (v.unit) {
     case Unit::text: {
       const std::string& s = v.text;
-      const bool quote = s.find_first_of(",\"\r\n") != std::string::npos ||
-                         (!s.empty() && (s.front() == ' ' || s.back() == ' '));
-      if (quote) {
+      if (needs_csv_quote(s)) {
         out += csv_quote(s);
       } else {
         out += s;
