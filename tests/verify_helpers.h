@@ -101,7 +101,14 @@ inline Ran run_shell(const std::string& command) {
 }
 
 /// Runs GPUCALC_BINARY with `args` as a shell would split them ("banks --words '33*t+5'").
-inline Ran run_gpucalc_shell(const std::string& args) { return run_shell(std::string(GPUCALC_BINARY) + " " + args); }
+inline Ran run_gpucalc_shell(const std::string& args) {
+  // Appended, not `std::string(GPUCALC_BINARY) + " " + args`: GCC 12 at -O3 warns falsely
+  // (-Warray-bounds in char_traits::copy) on that chain of temporaries when inlined.
+  std::string command = GPUCALC_BINARY;
+  command += ' ';
+  command += args;
+  return run_shell(command);
+}
 
 /// The value at the dotted path "a.b" below `at`, or nullptr.
 inline const nlohmann::json* json_path(const nlohmann::json* at, const std::string& path) {
