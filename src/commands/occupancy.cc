@@ -431,7 +431,7 @@ Report run_available(const Args& args, const Gpu& gpu) {
 // ---- --from: a row per kernel and architecture ----
 
 std::vector<Value> kernel_values(const KernelResources& k) {
-  auto count = [](const char* key, std::int64_t v, Unit unit = Unit::count) {
+  auto count = [](Key key, std::int64_t v, Unit unit = Unit::count) {
     return v < 0 ? Value::none(key, unit) : Value::num(key, static_cast<double>(v), unit);
   };
   return {Value::word("kernel.name", k.demangled),

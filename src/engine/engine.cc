@@ -214,7 +214,7 @@ namespace {
 
 // Where the value of `key` goes among `keys`, starting at `hint` (rows give their values in
 // column order, so the search is usually one comparison); keys.size() when it has no column.
-std::size_t column_of(const std::vector<std::string>& keys, const std::string& key, std::size_t& hint) {
+std::size_t column_of(const std::vector<std::string>& keys, std::string_view key, std::size_t& hint) {
   const std::size_t n = keys.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = (hint + k) % n;
