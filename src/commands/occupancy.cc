@@ -56,6 +56,7 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
   }
   in.carveout_percent = read_carveout(a);
   in.model = a.text("model") == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
+  in.for_people = a.for_people();  // does_not_fit is read only by the notes and the derivation
   return in;
 }
 

@@ -422,17 +422,20 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
     // Room for the longest the cells can be, then each written in place (append_csv_cell's text).
+    // A missing cell (most of a row of a calculator with several forms) is its comma alone.
+    const std::size_t n = std::min(columns_.size(), cells.size());
     std::size_t room = columns_.size() + 1;
-    for (std::size_t i = 0; i < columns_.size() && i < cells.size(); ++i) {
-      const Value& v = cell(i);
-      room += v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Value* v = cells[i];
+      if (v != nullptr && !v->missing) room += v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
     }
     const std::size_t start = out.size();
     out.resize(start + room);
     char* at = out.data() + start;
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       if (i) *at++ = ',';
-      if (i < cells.size()) at = write_csv_cell(at, cell(i));
+      const Value* v = i < n ? cells[i] : nullptr;
+      if (v != nullptr && !v->missing) at = write_csv_cell(at, *v);
     }
     *at++ = '\n';
     out.resize(static_cast<std::size_t>(at - out.data()));

@@ -12,6 +12,16 @@
 
 namespace gpucalc {
 
+// nvcc's front end (the .cu files include this header) may lack consteval and constexpr
+// destructors; the host compiler checks every .cc file with them.
+#if defined(__cpp_consteval)
+#define GPUCALC_KEY_CONSTEVAL consteval
+#define GPUCALC_KEY_CONSTEXPR_DTOR constexpr
+#else
+#define GPUCALC_KEY_CONSTEVAL constexpr
+#define GPUCALC_KEY_CONSTEXPR_DTOR
+#endif
+
 /// A value's key. A string literal is kept as a view: no copy and no allocation, so a batch's
 /// rows, each the same few dozen keys, cost nothing in keys (a std::string of more than 15
 /// characters is on the heap: limits.shared_memory). A key made at run time (a CSV header, a
@@ -20,7 +30,7 @@ class Key {
  public:
   constexpr Key() = default;
   /// A literal: consteval takes only a constant, so what it points to outlives every value.
-  consteval Key(const char* literal) : text_(literal), size_(std::char_traits<char>::length(literal)) {}
+  GPUCALC_KEY_CONSTEVAL Key(const char* literal) : text_(literal), size_(std::char_traits<char>::length(literal)) {}
   Key(std::string_view text) : text_(text.data()), size_(text.size()) { own(); }
   Key(const std::string& text) : Key(std::string_view(text)) {}
   Key(const Key& other) : text_(other.text_), size_(other.size_) {
@@ -33,7 +43,7 @@ class Key {
     std::swap(size_, other.size_);
     return *this;
   }
-  constexpr ~Key() { delete[] owned_; }
+  GPUCALC_KEY_CONSTEXPR_DTOR ~Key() { delete[] owned_; }
 
   std::string_view view() const { return {text_, size_}; }
   operator std::string_view() const { return view(); }
