@@ -87,8 +87,8 @@ int show(const std::string& name, Format format) {
   if (format == Format::json) {
     nlohmann::ordered_json fields = nlohmann::ordered_json::object();
     for (const Value& v : values) {
-      Provenance p = provenance_of(v.key);
-      fields[v.key] = {{"value", json_value(v)}, {"kind", p.kind}, {"source", p.source}};
+      Provenance p = provenance_of(v.key.str());
+      fields[v.key.str()] = {{"value", json_value(v)}, {"kind", p.kind}, {"source", p.source}};
     }
     nlohmann::ordered_json out = {{"key", g.key}, {"origin", g.origin}, {"fields", fields}};
     std::cout << json_dump(out) << "\n";
@@ -97,8 +97,8 @@ int show(const std::string& name, Format format) {
   if (format == Format::text) std::cout << fmt::format("{} ({}, {})\n", g.name, g.key, g.origin);
   TableWriter table(std::cout, format, {{"field", false}, {"value", false}, {"kind", false}, {"source", false}});
   for (const Value& v : values) {
-    Provenance p = provenance_of(v.key);
-    table.write({Value::word("field", v.key), format == Format::csv ? v : shown(v), Value::word("kind", p.kind),
+    Provenance p = provenance_of(v.key.str());
+    table.write({Value::word("field", v.key.str()), format == Format::csv ? v : shown(v), Value::word("kind", p.kind),
                  Value::word("source", p.source)});
   }
   table.finish();

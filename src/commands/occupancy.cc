@@ -56,6 +56,7 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
   }
   in.carveout_percent = read_carveout(a);
   in.model = a.text("model") == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
+  in.for_people = a.for_people();  // does_not_fit is read only by the notes and the derivation
   return in;
 }
 
@@ -431,7 +432,7 @@ Report run_available(const Args& args, const Gpu& gpu) {
 // ---- --from: a row per kernel and architecture ----
 
 std::vector<Value> kernel_values(const KernelResources& k) {
-  auto count = [](const char* key, std::int64_t v, Unit unit = Unit::count) {
+  auto count = [](Key key, std::int64_t v, Unit unit = Unit::count) {
     return v < 0 ? Value::none(key, unit) : Value::num(key, static_cast<double>(v), unit);
   };
   return {Value::word("kernel.name", k.demangled),

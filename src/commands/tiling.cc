@@ -63,8 +63,8 @@ TilingInput read_input(const Args& a) {
 /// Derived inputs: the sides --tile gave a tile that is not square, the unit the dtype implies, the profile's rates.
 void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult& r, bool square, Report& report) {
   if (!square) {
-    for (const auto& [option, key, value] : {std::tuple{"tile-m", "tile_m", in.tile_m}, {"tile-n", "tile_n", in.tile_n},
-                                             {"tile-k", "tile_k", in.tile_k}}) {
+    for (const auto& [option, key, value] : {std::tuple{"tile-m", Key("tile_m"), in.tile_m}, {"tile-n", Key("tile_n"), in.tile_n},
+                                             {"tile-k", Key("tile_k"), in.tile_k}}) {
       if (!a.has(option)) report.inputs.push_back(Value::num(key, static_cast<double>(value)));
     }
   }

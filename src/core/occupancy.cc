@@ -66,7 +66,7 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
     r.limit_registers = 0;
     r.fits = false;
     const std::int64_t counted = round_up(warps_per_block, gpu.register_sub_partitions);
-    r.does_not_fit = fmt::format(
+    if (in.for_people) r.does_not_fit = fmt::format(
         "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
         in.registers, gpu.warp_size, format_number(in.registers * gpu.warp_size),
         regs_per_warp == in.registers * gpu.warp_size
@@ -97,7 +97,7 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
   if (r.shared_memory_per_block > block_limit) {
     r.limit_shared_memory = 0;
     r.fits = false;
-    r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
+    if (in.for_people) r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
                                  format_number(static_cast<double>(r.shared_memory_per_block)),
                                  format_number(static_cast<double>(block_limit)));
   } else {
@@ -121,7 +121,7 @@ OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
   r.shared_memory_per_sm = gpu.shared_memory_per_sm;
   if (r.limit_registers == 0) {
     r.fits = false;
-    r.does_not_fit = fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM",
+    if (in.for_people) r.does_not_fit = fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM",
                                  format_number(in.threads), in.registers,
                                  format_number(static_cast<double>(r.registers_per_block)),
                                  format_number(gpu.registers_per_sm));

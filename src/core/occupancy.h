@@ -20,6 +20,7 @@ struct OccupancyInput {
   std::int64_t shared_memory = 0;  // bytes per block, static plus dynamic
   int carveout_percent = -1;       // preferred shared-memory carveout; -1: the driver's default
   OccupancyModel model = OccupancyModel::exact;
+  bool for_people = true;  // write does_not_fit's sentence (many rows without --explain print none)
 };
 
 /// "No limit" for a resource the kernel does not use.
@@ -40,7 +41,7 @@ struct OccupancyResult {
   std::int64_t shared_memory_per_block = 0;  // as allocated, reserved part included
   std::int64_t shared_memory_per_sm = 0;     // the carveout this configuration runs with
   bool fits = true;
-  std::string does_not_fit;  // which resource, when not even one block fits
+  std::string does_not_fit;  // which resource, when not even one block fits (input.for_people)
 };
 
 /// Resident blocks per SM. Throws InputError for threads, registers or shared memory out of

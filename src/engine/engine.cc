@@ -70,13 +70,17 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
                         ResultOrder* order) {
   const std::size_t n = results.size();
   if (order != nullptr && ordered.size() == calc.results.size()) {
-    for (const std::vector<std::size_t>& slot : order->known) {
-      if (slot.size() != n) continue;
+    for (const ResultOrder::Placement& p : order->known) {
+      if (p.slot.size() != n) continue;
+      // A literal key is the same key as the literal seen before (the same pointer); else the text.
       bool same = true;
-      for (std::size_t i = 0; i < n && same; ++i) same = results[i].key == calc.results[slot[i]].key;
+      for (std::size_t i = 0; i < n && same; ++i) {
+        const char* literal = results[i].key.literal();
+        same = (literal != nullptr && literal == p.literal[i]) || results[i].key == calc.results[p.slot[i]].key;
+      }
       if (!same) continue;
-      for (std::size_t k = 0; k < ordered.size(); ++k) set_none(ordered[k], calc.results[k]);
-      for (std::size_t i = 0; i < n; ++i) take(ordered[slot[i]], results[i]);
+      for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
+      for (std::size_t i = 0; i < n; ++i) take(ordered[p.slot[i]], results[i]);
       return;
     }
   }
@@ -112,10 +116,18 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
   // the same keys in the same order.
   const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
   if (!all) return;
+  ResultOrder::Placement placement;
+  for (const Value& v : results) placement.literal.push_back(v.key.literal());
+  std::vector<bool> filled(calc.results.size(), false);
+  for (std::size_t k : slot) filled[k] = true;
+  for (std::size_t k = 0; k < filled.size(); ++k) {
+    if (!filled[k]) placement.empty.push_back(k);
+  }
+  placement.slot = std::move(slot);
   if (order->known.size() < ResultOrder::kKept) {
-    order->known.push_back(std::move(slot));
+    order->known.push_back(std::move(placement));
   } else {
-    order->known[order->next_replaced++ % ResultOrder::kKept] = std::move(slot);
+    order->known[order->next_replaced++ % ResultOrder::kKept] = std::move(placement);
   }
 }
 
@@ -214,7 +226,7 @@ namespace {
 
 // Where the value of `key` goes among `keys`, starting at `hint` (rows give their values in
 // column order, so the search is usually one comparison); keys.size() when it has no column.
-std::size_t column_of(const std::vector<std::string>& keys, const std::string& key, std::size_t& hint) {
+std::size_t column_of(const std::vector<std::string>& keys, std::string_view key, std::size_t& hint) {
   const std::size_t n = keys.size();
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t i = (hint + k) % n;

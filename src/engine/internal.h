@@ -25,7 +25,12 @@ Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
 /// model gave (occupancy gives one set when a block fits, another when none does).
 struct ResultOrder {
   static constexpr std::size_t kKept = 8;
-  std::vector<std::vector<std::size_t>> known;  // for each: result i went to slot[i]
+  struct Placement {
+    std::vector<std::size_t> slot;      // result i went to slot[i]
+    std::vector<const char*> literal;   // result i's key, when a literal (Key::literal): a pointer compare
+    std::vector<std::size_t> empty;     // the declared slots no result went to
+  };
+  std::vector<Placement> known;
   std::size_t next_replaced = 0;
 };
 /// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;

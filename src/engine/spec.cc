@@ -153,7 +153,7 @@ std::vector<Value> Args::inputs() const {
 namespace {
 
 // Whether `key` is the key of the option `name` (bytes_per_load for bytes-per-load).
-bool is_key_of(const std::string& key, const std::string& name) {
+bool is_key_of(std::string_view key, const std::string& name) {
   if (key.size() != name.size()) return false;
   for (std::size_t i = 0; i < key.size(); ++i) {
     if (key[i] != (name[i] == '-' ? '_' : name[i])) return false;

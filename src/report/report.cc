@@ -15,7 +15,7 @@ namespace gpucalc {
 
 using json = nlohmann::ordered_json;
 
-Value Value::num(std::string key, double number, Unit unit) {
+Value Value::num(Key key, double number, Unit unit) {
   Value v;
   v.key = std::move(key);
   v.number = number;
@@ -23,7 +23,7 @@ Value Value::num(std::string key, double number, Unit unit) {
   return v;
 }
 
-Value Value::word(std::string key, std::string text) {
+Value Value::word(Key key, std::string text) {
   Value v;
   v.key = std::move(key);
   v.unit = Unit::text;
@@ -31,7 +31,7 @@ Value Value::word(std::string key, std::string text) {
   return v;
 }
 
-Value Value::boolean(std::string key, bool flag) {
+Value Value::boolean(Key key, bool flag) {
   Value v;
   v.key = std::move(key);
   v.unit = Unit::boolean;
@@ -39,7 +39,7 @@ Value Value::boolean(std::string key, bool flag) {
   return v;
 }
 
-Value Value::none(std::string key, Unit unit) {
+Value Value::none(Key key, Unit unit) {
   Value v;
   v.key = std::move(key);
   v.unit = unit;
@@ -47,7 +47,7 @@ Value Value::none(std::string key, Unit unit) {
   return v;
 }
 
-const Value* find_value(const std::vector<Value>& values, const std::string& key) {
+const Value* find_value(const std::vector<Value>& values, std::string_view key) {
   for (const Value& v : values) {
     if (v.key == key) return &v;
   }
@@ -103,14 +103,14 @@ std::string text_cell(const Value& v) {
 namespace {
 
 // A cell needs quotes when it holds a comma, a quote or a line break, or starts or ends with a space.
-bool needs_csv_quote(const std::string& s) {
-  return s.find_first_of(",\"\r\n") != std::string::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+bool needs_csv_quote(std::string_view s) {
+  return s.find_first_of(",\"\r\n") != std::string_view::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
 }
 
 }  // namespace
 
-std::string csv_quote(const std::string& s) {
-  if (!needs_csv_quote(s)) return s;
+std::string csv_quote(std::string_view s) {
+  if (!needs_csv_quote(s)) return std::string(s);
   std::string out = "\"";
   for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
@@ -230,12 +230,12 @@ json json_values(const std::vector<Value>& values) {
 
 std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-void append_json_string(std::string& out, const std::string& s) {
+void append_json_string(std::string& out, std::string_view s) {
   // Printable ASCII without a quote or backslash is written as it is; anything else as the
   // library escapes it (control characters, invalid UTF-8 replaced).
   for (const char c : s) {
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-      out += json_dump(json(s));
+      out += json_dump(json(std::string(s)));
       return;
     }
   }
@@ -331,7 +331,7 @@ std::string document_csv(const Document& d) {
 // group has one (one_more_block.smem "-" says shared memory gains no block; a case without
 // --cluster has no clusters.* to show). JSON and CSV keep every key.
 std::vector<Value> answered(const std::vector<Value>& results) {
-  auto group = [](const std::string& key) { return key.substr(0, key.find('.')); };
+  auto group = [](std::string_view key) { return key.substr(0, key.find('.')); };
   std::vector<Value> out;
   for (const Value& v : results) {
     const bool kept = !v.missing || std::any_of(results.begin(), results.end(), [&](const Value& other) {
@@ -351,13 +351,13 @@ std::string document_text(const Document& d, bool explain, bool markdown) {
     if (values.empty()) return;
     if (markdown) {
       out += fmt::format("\n| {} | |\n| --- | --- |\n", title);
-      for (const Value& v : values) out += fmt::format("| {} | {} |\n", md_cell(v.key), md_cell(text_cell(v)));
+      for (const Value& v : values) out += fmt::format("| {} | {} |\n", md_cell(v.key.str()), md_cell(text_cell(v)));
       return;
     }
     std::size_t width = 0;
     for (const Value& v : values) width = std::max(width, v.key.size());
     out += fmt::format("{}:\n", title);
-    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key, width, text_cell(v));
+    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key.view(), width, text_cell(v));
   };
   section("inputs", d.row.inputs);
   section("results", answered(d.row.results));
@@ -422,17 +422,20 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
     // Room for the longest the cells can be, then each written in place (append_csv_cell's text).
+    // A missing cell (most of a row of a calculator with several forms) is its comma alone.
+    const std::size_t n = std::min(columns_.size(), cells.size());
     std::size_t room = columns_.size() + 1;
-    for (std::size_t i = 0; i < columns_.size() && i < cells.size(); ++i) {
-      const Value& v = cell(i);
-      room += v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Value* v = cells[i];
+      if (v != nullptr && !v->missing) room += v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
     }
     const std::size_t start = out.size();
     out.resize(start + room);
     char* at = out.data() + start;
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       if (i) *at++ = ',';
-      if (i < cells.size()) at = write_csv_cell(at, cell(i));
+      const Value* v = i < n ? cells[i] : nullptr;
+      if (v != nullptr && !v->missing) at = write_csv_cell(at, *v);
     }
     *at++ = '\n';
     out.resize(static_cast<std::size_t>(at - out.data()));

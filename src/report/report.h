@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/value.h"
@@ -25,7 +26,7 @@ std::string text_cell(const Value& v);
 /// A value as one CSV cell: base units, shortest round-trip number, quoted when needed.
 std::string csv_cell(const Value& v);
 /// CSV quoting: a field with a comma, quote, CR, LF or leading/trailing space is quoted.
-std::string csv_quote(const std::string& s);
+std::string csv_quote(std::string_view s);
 /// Markdown table cell: '|' and newlines escaped.
 std::string md_cell(const std::string& s);
 /// A number in base units, as JSON and CSV write it: whole numbers without a fraction.
@@ -35,7 +36,7 @@ void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
 /// A value, a string, written as json_dump writes them (json_value's JSON), appended to `out`.
 void append_json_value(std::string& out, const Value& v);
-void append_json_string(std::string& out, const std::string& s);
+void append_json_string(std::string& out, std::string_view s);
 /// Values as json_values and json_dump write them, appended to `out`.
 void append_json_values(std::string& out, const std::vector<Value>& values);
 
