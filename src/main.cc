@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -59,12 +60,76 @@ std::string subcommand_error(const std::string& subcommand) {
                      fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
 }
 
+// A calculator called with nothing but its own options, each `--name VALUE` or `--flag` once,
+// is read here without CLI11: registering a calculator's options with CLI11 was a third of the
+// instructions of a call (issue 13, "A call"). Anything else -- help, an unknown or repeated
+// option, `--name=VALUE`, a value that is empty, starts with '-' or names a subcommand, --require
+// (CLI11 takes several values after it) -- returns false, and CLI11 reads the whole command line
+// as before, so its messages and what it accepts stay its own. Fills what main takes from CLI11:
+// the given declared options in their declared order, and the common options.
+bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& raw, CommonOptions& common) {
+  const bool sweepable = std::any_of(calc.options.begin(), calc.options.end(),
+                                     [](const OptionSpec& o) { return o.sweep != nullptr; });
+  std::vector<const char*> values(calc.options.size(), nullptr);
+  std::vector<std::string_view> seen;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.size() < 3 || arg.substr(0, 2) != "--" || arg.find('=') != std::string_view::npos) return false;
+    const std::string_view name = arg.substr(2);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return false;
+    seen.push_back(name);
+    std::size_t k = 0;
+    while (k < calc.options.size() && calc.options[k].name != name) ++k;
+    const bool declared = k < calc.options.size();
+    const bool flag = declared ? calc.options[k].kind == OptionKind::flag : name == "explain" || name == "strict";
+    const char* value = "true";
+    if (!flag) {
+      if (i + 1 >= argc) return false;
+      value = argv[++i];
+      const std::string_view v = value;
+      if (v.empty() || v[0] == '-') return false;
+      if (std::any_of(commands().begin(), commands().end(), [&](const Command& c) { return v == c.name; })) return false;
+    }
+    if (declared) {
+      values[k] = value;
+    } else if (name == "gpu") {
+      common.gpu = value;
+    } else if (name == "format") {
+      common.format = value;
+    } else if (name == "explain") {
+      common.explain = true;
+    } else if (name == "strict") {
+      common.strict = true;
+    } else if (name == "batch") {
+      common.batch = value;
+    } else if (name == "plot") {
+      common.plot = value;
+    } else if (name == "sweep" && sweepable) {
+      common.sweep = value;
+    } else {
+      return false;
+    }
+  }
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (values[k] != nullptr) raw.push_back({calc.options[k].name, {values[k]}});
+  }
+  return true;
+}
+
 int run(int argc, char** argv) {
+  const std::string name = argc > 1 ? argv[1] : "";
+  for (const Command& c : commands()) {
+    if (c.calculator == nullptr || name != c.name) continue;
+    RawOptions raw;
+    CommonOptions common;
+    if (read_plain_call(c.calculator(), argc, argv, raw, common)) {
+      return run_calculator(c.calculator(), raw, common, std::cout, std::cerr, std::cin);
+    }
+  }
   CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
                "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::function<std::string()>(version_text));  // built only when asked
-  const std::string name = argc > 1 ? argv[1] : "";
   const Command* chosen = nullptr;
   CLI::App* chosen_app = nullptr;
   Registered registered;
