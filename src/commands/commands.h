@@ -65,4 +65,8 @@ struct Registered {
 /// --explain, --require, --batch, --strict, --sweep, --plot) on `sub`, bound to `r`.
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r);
 
+/// The whole program: reads the command line, runs the subcommand, and returns the exit code
+/// (src/cli/main.cc; main in src/main.cc calls it).
+int program_main(int argc, char** argv);
+
 }  // namespace gpucalc

@@ -1,0 +1,203 @@
+// gpucalc: a performance calculator for GPU kernel design. program_main (called by main, src/main.cc) registers the invoked
+// subcommand from the table, hands a calculator to the engine or runs a tool, and alone decides
+// the exit code: 0 success, 1 a requirement failed, 2 bad input, 3 measure cannot run here,
+// 4 a device error, 5 an internal error (a bug).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <iostream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.h"
+#include "commands/describe.h"
+#include "core/error.h"
+#include "engine/engine.h"
+#include "measure/measure.h"
+
+namespace gpucalc {
+namespace {
+
+int fail(const std::string& message, int code) {
+  std::cerr << "gpucalc: " << message << "\n";
+  return code;
+}
+
+// CLI11's messages name the option; add which subcommand and where to read the accepted form.
+std::string parse_error_message(const CLI::ParseError& e, const std::string& subcommand, CLI::App* sub) {
+  std::string what = e.what();
+  const std::string who = subcommand.empty() ? "gpucalc" : subcommand;
+  const std::string where = subcommand.empty() ? "gpucalc --help" : "gpucalc " + subcommand + " --help";
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub != nullptr) {
+    std::vector<std::string> names;
+    for (const CLI::Option* opt : sub->get_options()) {
+      for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
+    }
+    std::string word = what.substr(what.find_last_of(' ') + 1);
+    std::string hint = did_you_mean(word, names);
+    return fmt::format("{}: unknown option '{}'{}; see '{}' for the accepted options", who, InputError::printable(word),
+                       hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint), where);
+  }
+  if (what.find("disallowed flag override") != std::string::npos) {
+    std::string flag = what.substr(0, what.find(' '));
+    return fmt::format("{}: --{}: a flag takes no value: expected --{} alone", who, flag, flag);
+  }
+  return fmt::format("{}: {}; see '{}'", who, InputError::printable(what), where);
+}
+
+// No subcommand, or one that is not in the table: the known ones, with a "did you mean".
+std::string subcommand_error(const std::string& subcommand) {
+  std::vector<std::string> names;
+  for (const Command& c : commands()) names.emplace_back(c.name);
+  if (subcommand.empty()) return fmt::format("missing subcommand: expected one of {}", fmt::join(names, ", "));
+  std::string hint = did_you_mean(subcommand, names);
+  return fmt::format("unknown subcommand '{}': expected one of {}{}", InputError::printable(subcommand),
+                     fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
+}
+
+// A calculator called with nothing but its own options, each `--name VALUE` or `--flag` once,
+// is read here without CLI11: registering a calculator's options with CLI11 was a third of the
+// instructions of a call (issue 13, "A call"). Anything else -- help, an unknown or repeated
+// option, `--name=VALUE`, a value that is empty, starts with '-' or names a subcommand, --require
+// (CLI11 takes several values after it) -- returns false, and CLI11 reads the whole command line
+// as before, so its messages and what it accepts stay its own. Fills what main takes from CLI11:
+// the given declared options in their declared order, and the common options.
+bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& raw, CommonOptions& common) {
+  const bool sweepable = std::any_of(calc.options.begin(), calc.options.end(),
+                                     [](const OptionSpec& o) { return o.sweep != nullptr; });
+  std::vector<const char*> values(calc.options.size(), nullptr);
+  std::vector<std::string_view> seen;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.size() < 3 || arg.substr(0, 2) != "--" || arg.find('=') != std::string_view::npos) return false;
+    const std::string_view name = arg.substr(2);
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return false;
+    seen.push_back(name);
+    std::size_t k = 0;
+    while (k < calc.options.size() && calc.options[k].name != name) ++k;
+    const bool declared = k < calc.options.size();
+    const bool flag = declared ? calc.options[k].kind == OptionKind::flag : name == "explain" || name == "strict";
+    const char* value = "true";
+    if (!flag) {
+      if (i + 1 >= argc) return false;
+      value = argv[++i];
+      const std::string_view v = value;
+      if (v.empty() || v[0] == '-') return false;
+      if (std::any_of(commands().begin(), commands().end(), [&](const Command& c) { return v == c.name; })) return false;
+    }
+    if (declared) {
+      values[k] = value;
+    } else if (name == "gpu") {
+      common.gpu = value;
+    } else if (name == "format") {
+      common.format = value;
+    } else if (name == "explain") {
+      common.explain = true;
+    } else if (name == "strict") {
+      common.strict = true;
+    } else if (name == "batch") {
+      common.batch = value;
+    } else if (name == "plot") {
+      common.plot = value;
+    } else if (name == "sweep" && sweepable) {
+      common.sweep = value;
+    } else {
+      return false;
+    }
+  }
+  for (std::size_t k = 0; k < values.size(); ++k) {
+    if (values[k] != nullptr) raw.push_back({calc.options[k].name, {values[k]}});
+  }
+  return true;
+}
+
+int run(int argc, char** argv) {
+  const std::string name = argc > 1 ? argv[1] : "";
+  for (const Command& c : commands()) {
+    if (c.calculator == nullptr || name != c.name) continue;
+    RawOptions raw;
+    CommonOptions common;
+    if (read_plain_call(c.calculator(), argc, argv, raw, common)) {
+      return run_calculator(c.calculator(), raw, common, std::cout, std::cerr, std::cin);
+    }
+  }
+  CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
+               "waves, roofline, Little's law), with `measure` to check a model on a real GPU."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::function<std::string()>(version_text));  // built only when asked
+  const Command* chosen = nullptr;
+  CLI::App* chosen_app = nullptr;
+  Registered registered;
+  std::function<int()> tool;
+  // Only the invoked subcommand is registered (start-up is most of a call); all of them when
+  // none is named, for the help's list and the "did you mean".
+  const bool known = std::any_of(commands().begin(), commands().end(), [&](const Command& c) { return name == c.name; });
+  for (const Command& c : commands()) {
+    if (known && name != c.name) continue;
+    CLI::App* sub = app.add_subcommand(c.name, c.help);
+    if (name != c.name) continue;
+    chosen = &c;
+    chosen_app = sub;
+    if (c.calculator != nullptr) {
+      add_calculator(*sub, c.calculator(), registered);
+    } else {
+      tool = c.tool.add(*sub);
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    if (chosen == nullptr && (name.empty() || name[0] != '-')) return fail(subcommand_error(name), 2);
+    return fail(parse_error_message(e, chosen == nullptr ? "" : name, chosen_app), 2);
+  }
+  if (chosen == nullptr) return fail(subcommand_error(name), 2);
+  if (tool) return tool();
+  // An empty --sweep, --plot or --batch is a mistake, not "none".
+  const CommonOptions& c = registered.common;
+  for (const auto& [flag, value, accepted] :
+       {std::tuple{"--sweep", &c.sweep, "AXIS or AXIS=FROM:TO[:STEP|:xFACTOR] (see --help)"},
+        std::tuple{"--plot", &c.plot, "a file name ending in .svg"},
+        std::tuple{"--batch", &c.batch, "a CSV file, or - for standard input"}}) {
+    const CLI::Option* o = chosen_app->get_option_no_throw(flag);
+    if (o != nullptr && o->count() > 0 && value->empty()) throw InputError(flag, "", accepted);
+  }
+  RawOptions raw;
+  for (std::size_t i = 0; i < registered.options.size(); ++i) {
+    if (registered.options[i]->count() > 0) raw.push_back(registered.values[i]);
+  }
+  return run_calculator(*registered.calc, raw, registered.common, std::cout, std::cerr, std::cin);
+}
+
+}  // namespace
+
+int program_main(int argc, char** argv) {
+  set_measure_command_line(argc, argv);
+  try {
+    return run(argc, argv);
+  } catch (const ProfileError& e) {
+    // A broken profile: every problem on its own line.
+    for (const std::string& problem : e.problems()) fail(problem, 2);
+    return 2;
+  } catch (const InputError& e) {
+    return fail(e.what(), 2);
+  } catch (const UnavailableError& e) {
+    return fail(e.what(), 3);
+  } catch (const DeviceError& e) {
+    return fail(e.what(), 4);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what(), 5);
+  }
+}
+
+}  // namespace gpucalc
