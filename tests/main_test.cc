@@ -1,6 +1,7 @@
 // main's own errors: the subcommand, flags given values, and the exit codes.
 #include <doctest/doctest.h>
 
+#include "commands/commands.h"
 #include "verify_helpers.h"
 
 using gpucalc::testing::run_gpucalc;
@@ -28,4 +29,35 @@ TEST_CASE("an unknown or missing subcommand lists the known ones") {
   auto none = run_gpucalc({});
   CHECK(none.exit_code == 2);
   CHECK(none.err.find("occupancy, little, sectors") != std::string::npos);
+}
+
+TEST_CASE("each common option reads the same from a plain call and through CLI11") {
+  // A plain call (`--name VALUE`) is read by main without CLI11; `--threads=256` sends the same
+  // call through CLI11. Both read kCommonOptions, so each row must give the same answer.
+  const std::vector<std::string> base = {"occupancy", "--regs", "64"};
+  for (const gpucalc::CommonOption& o : gpucalc::kCommonOptions) {
+    INFO(o.name);
+    const std::string flag = std::string("--") + o.name;
+    // Each row is on --help, with its help text.
+    auto help = run_gpucalc({"occupancy", "--help"});
+    CHECK(help.out.find(flag) != std::string::npos);
+    CHECK(help.out.find(o.help) != std::string::npos);
+    std::vector<std::string> given;
+    if (o.flag != nullptr) given = {flag};
+    if (o.text == &gpucalc::CommonOptions::gpu) given = {flag, "a100"};
+    if (o.text == &gpucalc::CommonOptions::format) given = {flag, "json"};
+    if (o.text == &gpucalc::CommonOptions::sweep) given = {flag, "regs"};
+    if (given.empty()) continue;  // --require, --batch, --plot: other inputs (cli_test, batch_test)
+    std::vector<std::string> plain = base, through_cli11 = base;
+    plain.insert(plain.end(), {"--threads", "256"});
+    through_cli11.push_back("--threads=256");
+    plain.insert(plain.end(), given.begin(), given.end());
+    through_cli11.insert(through_cli11.end(), given.begin(), given.end());
+    auto a = run_gpucalc(plain);
+    auto b = run_gpucalc(through_cli11);
+    CHECK(a.exit_code == b.exit_code);
+    CHECK(a.out == b.out);
+    CHECK(a.err == b.err);
+    CHECK((a.exit_code != 0 || !a.out.empty()));
+  }
 }

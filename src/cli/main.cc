@@ -81,7 +81,17 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
     std::size_t k = 0;
     while (k < calc.options.size() && calc.options[k].name != name) ++k;
     const bool declared = k < calc.options.size();
-    const bool flag = declared ? calc.options[k].kind == OptionKind::flag : name == "explain" || name == "strict";
+    const CommonOption* common_option = nullptr;
+    if (!declared) {
+      for (const CommonOption& o : kCommonOptions) {
+        if (name == o.name) common_option = &o;
+      }
+      // --require takes several values; --sweep only where an option can be swept.
+      if (common_option == nullptr || common_option->list != nullptr || (common_option->sweep_only && !sweepable)) {
+        return false;
+      }
+    }
+    const bool flag = declared ? calc.options[k].kind == OptionKind::flag : common_option->flag != nullptr;
     const char* value = "true";
     if (!flag) {
       if (i + 1 >= argc) return false;
@@ -92,22 +102,10 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
     }
     if (declared) {
       values[k] = value;
-    } else if (name == "gpu") {
-      common.gpu = value;
-    } else if (name == "format") {
-      common.format = value;
-    } else if (name == "explain") {
-      common.explain = true;
-    } else if (name == "strict") {
-      common.strict = true;
-    } else if (name == "batch") {
-      common.batch = value;
-    } else if (name == "plot") {
-      common.plot = value;
-    } else if (name == "sweep" && sweepable) {
-      common.sweep = value;
+    } else if (flag) {
+      common.*common_option->flag = true;
     } else {
-      return false;
+      common.*common_option->text = value;
     }
   }
   for (std::size_t k = 0; k < values.size(); ++k) {

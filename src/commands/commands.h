@@ -54,6 +54,36 @@ std::vector<std::string> measure_option_words(const std::string& flag);
 std::function<int()> add_completion(CLI::App& sub);
 std::function<int()> add_man(CLI::App& sub);
 
+/// An option every calculator takes, one row each: add_calculator registers these with CLI11 and
+/// main's reader of plain calls (src/cli/main.cc) reads them, so adding one is one row here.
+/// Exactly one of `text`, `flag` and `list` says what it sets.
+struct CommonOption {
+  const char* name;  // without dashes: gpu
+  const char* help;
+  std::string CommonOptions::*text = nullptr;               // --gpu NAME
+  bool CommonOptions::*flag = nullptr;                      // --explain (no value)
+  std::vector<std::string> CommonOptions::*list = nullptr;  // --require A B ...: several values, CLI11 only
+  bool shows_default = false;  // --help prints the default: --gpu TEXT=h100
+  bool sweep_only = false;     // only on a calculator with a sweepable option
+};
+
+/// In the order --help lists them.
+inline constexpr CommonOption kCommonOptions[] = {
+    {.name = "gpu", .help = "hardware profile: a name (gpucalc hw list) or FILE.toml", .text = &CommonOptions::gpu,
+     .shows_default = true},
+    {.name = "format", .help = "text, json, csv or md", .text = &CommonOptions::format, .shows_default = true},
+    {.name = "explain", .help = "show the derivation step by step", .flag = &CommonOptions::explain},
+    {.name = "require",
+     .help = "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails",
+     .list = &CommonOptions::require},
+    {.name = "batch", .help = "CSV FILE (or - for stdin) whose header names options: one case a row",
+     .text = &CommonOptions::batch},
+    {.name = "strict", .help = "with --batch: stop at the first bad row", .flag = &CommonOptions::strict},
+    {.name = "sweep", .help = "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point", .text = &CommonOptions::sweep,
+     .sweep_only = true},
+    {.name = "plot", .help = "write a chart of the case or the sweep to FILE.svg", .text = &CommonOptions::plot},
+};
+
 /// A calculator's options as CLI11 sees them: text, read and checked later by the engine.
 struct Registered {
   std::vector<std::pair<std::string, std::vector<std::string>>> values;
@@ -61,8 +91,8 @@ struct Registered {
   CommonOptions common;
   const Calculator* calc = nullptr;
 };
-/// Registers `calc`'s declared options and the options every calculator takes (--gpu, --format,
-/// --explain, --require, --batch, --strict, --sweep, --plot) on `sub`, bound to `r`.
+/// Registers `calc`'s declared options and the options every calculator takes (kCommonOptions) on
+/// `sub`, bound to `r`.
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r);
 
 /// The whole program: reads the command line, runs the subcommand, and returns the exit code

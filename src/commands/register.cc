@@ -44,14 +44,18 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
     sweepable = sweepable || o.sweep != nullptr;
   }
   CommonOptions& c = r.common;
-  sub.add_option("--gpu", c.gpu, "hardware profile: a name (gpucalc hw list) or FILE.toml")->capture_default_str();
-  sub.add_option("--format", c.format, "text, json, csv or md")->capture_default_str();
-  sub.add_flag("--explain", c.explain, "show the derivation step by step")->disable_flag_override();
-  sub.add_option("--require", c.require, "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails");
-  sub.add_option("--batch", c.batch, "CSV FILE (or - for stdin) whose header names options: one case a row");
-  sub.add_flag("--strict", c.strict, "with --batch: stop at the first bad row")->disable_flag_override();
-  if (sweepable) sub.add_option("--sweep", c.sweep, "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point");
-  sub.add_option("--plot", c.plot, "write a chart of the case or the sweep to FILE.svg");
+  for (const CommonOption& o : kCommonOptions) {
+    if (o.sweep_only && !sweepable) continue;
+    const std::string flag = std::string("--") + o.name;
+    if (o.flag != nullptr) {
+      sub.add_flag(flag, c.*o.flag, o.help)->disable_flag_override();
+    } else if (o.list != nullptr) {
+      sub.add_option(flag, c.*o.list, o.help);
+    } else {
+      CLI::Option* opt = sub.add_option(flag, c.*o.text, o.help);
+      if (o.shows_default) opt->capture_default_str();
+    }
+  }
 }
 
 }  // namespace gpucalc
