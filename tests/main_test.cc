@@ -61,3 +61,22 @@ TEST_CASE("each common option reads the same from a plain call and through CLI11
     CHECK((a.exit_code != 0 || !a.out.empty()));
   }
 }
+
+TEST_CASE("hw list and hw show read without CLI11 answer as through CLI11") {
+  // `--format=F` sends the same call through CLI11; the plain reader takes `--format F`.
+  for (const char* format : {"text", "json", "csv", "md", "toml", "xml"}) {
+    for (std::vector<std::string> words : {std::vector<std::string>{"list"}, {"show", "h100"}, {"show", "H100-SXM"},
+                                           {"show", "hw/t4.toml"}, {"show", "nosuch"}}) {
+      INFO(format, " ", words.back());
+      std::vector<std::string> plain = {"hw"}, through_cli11 = {"hw", std::string("--format=") + format};
+      plain.insert(plain.end(), words.begin(), words.end());
+      through_cli11.insert(through_cli11.end(), words.begin(), words.end());
+      plain.insert(plain.end(), {"--format", format});
+      auto a = run_gpucalc(plain);
+      auto b = run_gpucalc(through_cli11);
+      CHECK(a.exit_code == b.exit_code);
+      CHECK(a.out == b.out);
+      CHECK(a.err == b.err);
+    }
+  }
+}

@@ -96,9 +96,7 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
     if (!flag) {
       if (i + 1 >= argc) return false;
       value = argv[++i];
-      const std::string_view v = value;
-      if (v.empty() || v[0] == '-') return false;
-      if (std::any_of(commands().begin(), commands().end(), [&](const Command& c) { return v == c.name; })) return false;
+      if (!plain_word(value)) return false;
     }
     if (declared) {
       values[k] = value;
@@ -117,7 +115,11 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
 int run(int argc, char** argv) {
   const std::string name = argc > 1 ? argv[1] : "";
   for (const Command& c : commands()) {
-    if (c.calculator == nullptr || name != c.name) continue;
+    if (name != c.name) continue;
+    if (c.tool.plain != nullptr) {
+      if (std::function<int()> tool = c.tool.plain(argc, argv)) return tool();
+    }
+    if (c.calculator == nullptr) continue;
     RawOptions raw;
     CommonOptions common;
     if (read_plain_call(c.calculator(), argc, argv, raw, common)) {

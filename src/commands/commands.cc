@@ -1,5 +1,7 @@
 #include "commands/commands.h"
 
+#include <string_view>
+
 namespace gpucalc {
 
 const std::vector<Command>& commands() {
@@ -13,7 +15,7 @@ const std::vector<Command>& commands() {
       {"waves", "waves of resident blocks, the tail effect, last-wave utilisation", waves_command, {}},
       {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr,
-       {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show"}},
+       {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show", nullptr, plain_hw}},
       {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr,
        {add_measure, measure_words, nullptr, measure_option_words}},
       {"completion", "print a completion script for bash, zsh or fish", nullptr,
@@ -21,6 +23,14 @@ const std::vector<Command>& commands() {
       {"man", "print the manual page gpucalc(1) as roff (man -l <(gpucalc man))", nullptr, {add_man}},
   };
   return table;
+}
+
+bool plain_word(std::string_view arg) {
+  if (arg.empty() || arg[0] == '-') return false;
+  for (const Command& c : commands()) {
+    if (arg == c.name) return false;
+  }
+  return true;
 }
 
 }  // namespace gpucalc

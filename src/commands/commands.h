@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <string_view>
 #include <vector>
 
 #include "engine/engine.h"
@@ -27,6 +28,9 @@ struct Tool {
   const char* profile_after = nullptr;
   /// The words an option of the tool takes (measure --preset: the presets some case runs).
   std::vector<std::string> (*option_words)(const std::string& flag) = nullptr;
+  /// Reads a plain call of the tool without CLI11 (hw list, hw show NAME) and returns what runs;
+  /// an empty function for anything else, which CLI11 reads. Null: CLI11 reads every call.
+  std::function<int()> (*plain)(int argc, char** argv) = nullptr;
 };
 
 struct Command {
@@ -48,6 +52,7 @@ const Calculator& tiling_command();
 const Calculator& waves_command();
 const Calculator& roofline_command();
 std::function<int()> add_hw(CLI::App& sub);
+std::function<int()> plain_hw(int argc, char** argv);
 std::function<int()> add_measure(CLI::App& sub);
 std::vector<std::string> measure_words();
 std::vector<std::string> measure_option_words(const std::string& flag);
@@ -83,6 +88,10 @@ inline constexpr CommonOption kCommonOptions[] = {
      .sweep_only = true},
     {.name = "plot", .help = "write a chart of the case or the sweep to FILE.svg", .text = &CommonOptions::plot},
 };
+
+/// Whether CLI11 reads `arg` as main's readers of plain calls do: a value or a word that is not
+/// empty, does not start with '-' and is not a subcommand's name.
+bool plain_word(std::string_view arg);
 
 /// A calculator's options as CLI11 sees them: text, read and checked later by the engine.
 struct Registered {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <string_view>
 #include <variant>
 
 #include <CLI/CLI.hpp>
@@ -134,6 +135,25 @@ int list(Format format) {
   return 0;
 }
 
+// What `hw` runs once its command line is read, by CLI11 or by plain_hw.
+int run_hw(const HwOptions& o) {
+  const auto& w = o.words;
+  // toml: the profile in the hw/*.toml form, which --gpu FILE reads back unchanged.
+  if (o.format == "toml" && w.size() == 2 && w[0] == "show") {
+    std::cout << profile_toml(load_gpu(w[1]));
+    return 0;
+  }
+  if (w.size() == 1 && w[0] == "new") {
+    if (o.from.empty()) throw InputError("--from", "", "the profile to start from: gpucalc hw new --from h100 > mine.toml");
+    return new_profile(o.from);
+  }
+  if (!o.from.empty()) throw InputError("--from", o.from, "only with 'hw new' (gpucalc hw new --from h100 > mine.toml)");
+  Format format = parse_format(o.format);
+  if (w.empty() || (w[0] == "list" && w.size() == 1)) return list(format);
+  if (w[0] == "show" && w.size() == 2) return show(w[1], format);
+  throw InputError("hw", fmt::format("{}", fmt::join(w, " ")), "'list', 'show NAME' or 'new --from NAME' (NAME from gpucalc hw list, or a FILE.toml)");
+}
+
 }  // namespace
 
 std::function<int()> add_hw(CLI::App& sub) {
@@ -141,23 +161,29 @@ std::function<int()> add_hw(CLI::App& sub) {
   sub.add_option("action", o->words, "list, show NAME, or new --from NAME");
   sub.add_option("--from", o->from, "with new: the profile to start from (a name or FILE.toml)");
   sub.add_option("--format", o->format, "text, json, csv or md; show also toml")->capture_default_str();
-  return [o]() {
-    const auto& w = o->words;
-    // toml: the profile in the hw/*.toml form, which --gpu FILE reads back unchanged.
-    if (o->format == "toml" && w.size() == 2 && w[0] == "show") {
-      std::cout << profile_toml(load_gpu(w[1]));
-      return 0;
+  return [o]() { return run_hw(*o); };
+}
+
+std::function<int()> plain_hw(int argc, char** argv) {
+  // `hw list` or `hw show NAME`, each with --format F once at most, anywhere: what CLI11 would
+  // read into the same HwOptions. Registering with CLI11 and parsing was a third of `hw list`'s
+  // start-up (issue 13, "A call").
+  HwOptions o;
+  bool format_given = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--format" && !format_given && i + 1 < argc && plain_word(argv[i + 1])) {
+      o.format = argv[++i];
+      format_given = true;
+    } else if (plain_word(arg)) {
+      o.words.emplace_back(arg);
+    } else {
+      return {};
     }
-    if (w.size() == 1 && w[0] == "new") {
-      if (o->from.empty()) throw InputError("--from", "", "the profile to start from: gpucalc hw new --from h100 > mine.toml");
-      return new_profile(o->from);
-    }
-    if (!o->from.empty()) throw InputError("--from", o->from, "only with 'hw new' (gpucalc hw new --from h100 > mine.toml)");
-    Format format = parse_format(o->format);
-    if (w.empty() || (w[0] == "list" && w.size() == 1)) return list(format);
-    if (w[0] == "show" && w.size() == 2) return show(w[1], format);
-    throw InputError("hw", fmt::format("{}", fmt::join(w, " ")), "'list', 'show NAME' or 'new --from NAME' (NAME from gpucalc hw list, or a FILE.toml)");
-  };
+  }
+  const auto& w = o.words;
+  if (!((w.size() == 1 && w[0] == "list") || (w.size() == 2 && w[0] == "show"))) return {};
+  return [o]() { return run_hw(o); };
 }
 
 }  // namespace gpucalc
