@@ -49,6 +49,30 @@ TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value
   }
 }
 
+TEST_CASE("a built-in profile's brief holds its make's key, name, aliases, capability, SMs and bandwidth") {
+  for (const BuiltinProfile& p : builtin_profiles()) {
+    INFO(p.key);
+    const Gpu full = p.make();
+    const Gpu brief = p.brief();
+    // Those fields and their provenance; every other field as a default Gpu has it.
+    Gpu expected;
+    expected.key = full.key;
+    expected.origin = full.origin;
+    expected.name = full.name;
+    expected.aliases = full.aliases;
+    expected.cc_major = full.cc_major;
+    expected.cc_minor = full.cc_minor;
+    expected.sm_count = full.sm_count;
+    expected.memory_bandwidth = full.memory_bandwidth;
+    for (const char* field : {"name", "aliases", "compute_capability", "sm_count", "memory_bandwidth"}) {
+      expected.provenance[field] = full.provenance.at(field);
+    }
+    CHECK(brief == expected);
+    // Found by an alias, the profile is the full one.
+    for (const std::string& alias : full.aliases) CHECK(load_gpu(alias) == full);
+  }
+}
+
 TEST_CASE("datasheet numbers of the new profiles") {
   struct Case {
     const char* key;

@@ -12,7 +12,6 @@
 #include "commands/commands.h"
 #include "report/report.h"
 #include "core/error.h"
-#include <nlohmann/json.hpp>
 
 namespace gpucalc {
 namespace {
@@ -86,13 +85,28 @@ int show(const std::string& name, Format format) {
     return it == g.provenance.end() ? Provenance{"", ""} : it->second;
   };
   if (format == Format::json) {
-    nlohmann::ordered_json fields = nlohmann::ordered_json::object();
-    for (const Value& v : values) {
-      Provenance p = provenance_of(v.key.str());
-      fields[v.key.str()] = {{"value", json_value(v)}, {"kind", p.kind}, {"source", p.source}};
+    // {"key": , "origin": , "fields": {FIELD: {"value": , "kind": , "source": }}}, written as
+    // json_dump writes it (report.h), without building the JSON first.
+    std::string out = "{\"key\":";
+    append_json_string(out, g.key);
+    out += ",\"origin\":";
+    append_json_string(out, g.origin);
+    out += ",\"fields\":{";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const Value& v = values[i];
+      const Provenance p = provenance_of(v.key.str());
+      if (i) out += ',';
+      append_json_string(out, v.key.str());
+      out += ":{\"value\":";
+      append_json_value(out, v);
+      out += ",\"kind\":";
+      append_json_string(out, p.kind);
+      out += ",\"source\":";
+      append_json_string(out, p.source);
+      out += '}';
     }
-    nlohmann::ordered_json out = {{"key", g.key}, {"origin", g.origin}, {"fields", fields}};
-    std::cout << json_dump(out) << "\n";
+    out += "}}\n";
+    std::cout << out;
     return 0;
   }
   if (format == Format::text) std::cout << fmt::format("{} ({}, {})\n", g.name, g.key, g.origin);
@@ -107,19 +121,37 @@ int show(const std::string& name, Format format) {
 }
 
 int list(Format format) {
+  // Each profile's brief, by key: a list prints nothing else of a profile.
+  std::vector<const BuiltinProfile*> builtins;
+  for (const BuiltinProfile& p : builtin_profiles()) builtins.push_back(&p);
+  std::sort(builtins.begin(), builtins.end(),
+            [](const BuiltinProfile* a, const BuiltinProfile* b) { return std::string_view(a->key) < b->key; });
   std::vector<Gpu> gpus;
-  for (const std::string& key : builtin_gpu_keys()) gpus.push_back(load_gpu(key));
+  for (const BuiltinProfile* p : builtins) gpus.push_back(p->brief());
   if (format == Format::json) {
-    nlohmann::ordered_json profiles = nlohmann::ordered_json::array();
-    for (const Gpu& g : gpus) {
-      profiles.push_back({{"key", g.key},
-                          {"name", g.name},
-                          {"compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)},
-                          {"sm_count", g.sm_count},
-                          {"memory_bandwidth", json_value(Value::num("memory_bandwidth", g.memory_bandwidth))},
-                          {"aliases", g.aliases}});
+    // {"profiles": [{"key": , "name": , "compute_capability": , "sm_count": , "memory_bandwidth": ,
+    // "aliases": []}]}, written as json_dump writes it (report.h).
+    std::string out = "{\"profiles\":[";
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      const Gpu& g = gpus[i];
+      if (i) out += ',';
+      out += "{\"key\":";
+      append_json_string(out, g.key);
+      out += ",\"name\":";
+      append_json_string(out, g.name);
+      out += ",\"compute_capability\":";
+      append_json_string(out, fmt::format("{}.{}", g.cc_major, g.cc_minor));
+      out += fmt::format(",\"sm_count\":{},\"memory_bandwidth\":", g.sm_count);
+      append_json_value(out, Value::num("memory_bandwidth", g.memory_bandwidth));
+      out += ",\"aliases\":[";
+      for (std::size_t k = 0; k < g.aliases.size(); ++k) {
+        if (k) out += ',';
+        append_json_string(out, g.aliases[k]);
+      }
+      out += "]}";
     }
-    std::cout << json_dump({{"profiles", profiles}}) << "\n";
+    out += "]}\n";
+    std::cout << out;
     return 0;
   }
   TableWriter table(std::cout, format,

@@ -762,13 +762,13 @@ Gpu load_gpu(const std::string& name_or_path) {
     }
     std::vector<std::string> names;
     for (const BuiltinProfile& p : builtin_profiles()) {
-      Gpu gpu = p.make();
-      for (const std::string& alias : gpu.aliases) {
+      const Gpu brief = p.brief();
+      for (const std::string& alias : brief.aliases) {
         std::string a;
         for (char c : alias) a += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        if (a == lower) return gpu;
+        if (a == lower) return p.make();
       }
-      names.push_back(gpu.key);
+      names.push_back(brief.key);
     }
     std::sort(names.begin(), names.end());
     std::string hint = did_you_mean(lower, names);

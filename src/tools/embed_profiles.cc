@@ -10,6 +10,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -73,15 +74,26 @@ std::string key_of(const std::string& path) {
   return name.substr(0, name.rfind(".toml"));
 }
 
-// One function that builds the profile: each field set through profile_fields() by position, the
-// position checked against the field's name so that a reordered table fails loudly, not quietly.
-std::string make_function(const Gpu& gpu, std::size_t index) {
-  std::string out = fmt::format("Gpu make_{}() {{\n  Gpu g;\n  g.key = {};\n  g.origin = \"built-in\";\n", index,
-                                cpp_string(gpu.key));
+// The fields of a profile's brief (BuiltinProfile::brief): what `hw list` prints and what finding
+// a profile by an alias reads.
+bool in_brief(std::string_view key) {
+  for (std::string_view k : {"name", "aliases", "compute_capability", "sm_count", "memory_bandwidth"}) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+// One function that builds the profile (`make`, or `brief` with the brief's fields only): each
+// field set through profile_fields() by position, the position checked against the field's name
+// so that a reordered table fails loudly, not quietly.
+std::string make_function(const Gpu& gpu, std::size_t index, const char* function, bool brief) {
+  std::string out = fmt::format("Gpu {}_{}() {{\n  Gpu g;\n  g.key = {};\n  g.origin = \"built-in\";\n", function,
+                                index, cpp_string(gpu.key));
   const std::vector<ProfileField>& fields = profile_fields();
   for (std::size_t i = 0; i < fields.size(); ++i) {
     const ProfileField& f = fields[i];
     if (f.optional && gpu.provenance.count(std::string(f.key)) == 0) continue;  // not known for this GPU
+    if (brief && !in_brief(f.key)) continue;
     const Provenance& p = gpu.provenance.at(std::string(f.key));
     out += fmt::format("  set(g, {}, {}, {}, {}, {});\n", i, cpp_string(std::string(f.key)),
                        std::visit(CppValue{}, f.get(gpu)), cpp_string(p.kind), cpp_string(p.source));
@@ -110,8 +122,9 @@ int run(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     const std::string path = argv[i];
     const Gpu gpu = parse_gpu(read_file(path), key_of(path), path);
-    out += make_function(gpu, static_cast<std::size_t>(i - 2));
-    table += fmt::format("      {{{}, &make_{}}},\n", cpp_string(gpu.key), i - 2);
+    out += make_function(gpu, static_cast<std::size_t>(i - 2), "make", false);
+    out += make_function(gpu, static_cast<std::size_t>(i - 2), "brief", true);
+    table += fmt::format("      {{{}, &make_{}, &brief_{}}},\n", cpp_string(gpu.key), i - 2, i - 2);
   }
   out += "}  // namespace\n\nconst std::vector<BuiltinProfile>& builtin_profiles() {\n"
          "  static const std::vector<BuiltinProfile> profiles = {\n" +
