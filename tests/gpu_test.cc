@@ -480,3 +480,84 @@ TEST_CASE("gpucalc occupancy --gpu BROKEN.toml exits 2 with one line naming file
 
 }  // namespace
 }  // namespace gpucalc
+
+namespace {
+
+// parse_gpu's answer for `text`: the profile, or the message of what it threw.
+std::string profile_outcome(const std::string& text) {
+  try {
+    return gpucalc::profile_toml(gpucalc::parse_gpu(text, "k", "o.toml"));
+  } catch (const std::exception& e) {
+    return std::string("error: ") + e.what();
+  }
+}
+
+// The same text with a tab before each ' = {': the same TOML, which only toml++'s parser reads
+// (parse_gpu's own reader of the plain form declines a tab).
+std::string through_toml_parser(std::string text) {
+  for (std::size_t at = text.find(" = {"); at != std::string::npos; at = text.find(" = {", at + 2)) text[at] = '\t';
+  return text;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("a profile in the plain form reads as toml++ reads it, every file and edge") {
+  for (const std::string& key : gpucalc::builtin_gpu_keys()) {
+    INFO(key);
+    const std::string text = read_text(std::string(GPUCALC_SOURCE_DIR) + "/hw/" + key + ".toml");
+    REQUIRE(!text.empty());
+    CHECK(text != through_toml_parser(text));
+    CHECK(gpucalc::parse_gpu(text, "k", "o") == gpucalc::parse_gpu(through_toml_parser(text), "k", "o"));
+  }
+  const std::string h100 = read_text(std::string(GPUCALC_SOURCE_DIR) + "/hw/h100.toml");
+  const std::string sm = "sm_count = { value = 132,";
+  const std::string bw = "memory_bandwidth = { value = 3.35e12,";
+  REQUIRE(h100.find(sm) != std::string::npos);
+  REQUIRE(h100.find(bw) != std::string::npos);
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = h100;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  std::vector<std::string> texts;
+  for (const char* v : {"132.0", "1.32e2", "0132", "-132", "+132", "1_32", "0x84", "1e400", "99999999999999999999",
+                        "\"132\"", "[132, ]", "[]", "[132,133]", "-0", "9223372036854775807",
+                        "-9223372036854775808", "9223372036854775808", "1234567890123456789012345", "inf", "true", "1979-05-27", "{}", "{ a = 1 }"}) {
+    texts.push_back(replaced(sm, std::string("sm_count = { value = ") + v + ","));
+  }
+  for (const char* v : {"3.35E+12", "3350000000000.0", "3350000000000", "3.35e-400", "0.1", "3.35e012", "03.35e12",
+                        "3.e12", ".5e12", "3.35e", "1e-7", "0e5", "0.0", "-0.0", "5e-320",
+                        "3350000000000.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"}) {
+    texts.push_back(replaced(bw, std::string("memory_bandwidth = { value = ") + v + ","));
+  }
+  texts.push_back(replaced(sm, "sm_count = { value = 132, value = 133,"));
+  texts.push_back(replaced(sm, "sm_count = { value = 132, extra = 1,"));
+  texts.push_back(replaced(sm, "sm_count = {value=132,"));
+  texts.push_back(replaced(sm, "sm_count = { value = 132 ,"));
+  texts.push_back(replaced(sm, "sm_count.x = { value = 132,"));
+  texts.push_back(replaced(sm, "\"sm_count\" = { value = 132,"));
+  texts.push_back(replaced(sm, "name = { value = 132,"));
+  texts.push_back(replaced("source = \"NVIDIA H100 whitepaper", "source = \"NVIDIA \\u0048100 whitepaper"));
+  texts.push_back(replaced("(H100 SXM5: 132 SMs)\" }", "(H100 SXM5: 132 SMs)\" } # a comment"));
+  texts.push_back(replaced("(H100 SXM5: 132 SMs)\" }", "(H100 SXM5: 132 SMs)\", }"));
+  texts.push_back(replaced("(H100 SXM5: 132 SMs)\" }", "(H100 SXM5: 132 SMs)\" } x"));
+  texts.push_back(replaced("(H100 SXM5: 132 SMs)\" }", "(H100 SXM5: 132 SMs)\""));
+  texts.push_back(h100 + "[table]\nx = 1\n");
+  texts.push_back(h100 + "sm_count = { value = 132, kind = \"spec\", source = \"again\" }\n");
+  texts.push_back("# only a comment\n\n");
+  texts.push_back("");
+  std::string crlf;
+  for (char c : h100) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  texts.push_back(crlf);
+  for (const std::string& text : texts) {
+    INFO(text.substr(0, 400));
+    CHECK(profile_outcome(text) == profile_outcome(through_toml_parser(text)));
+  }
+}

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <initializer_list>
@@ -529,6 +531,180 @@ void check_relations(const Gpu& g, Problems& problems) {
           [&] { return fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity); });
 }
 
+// A profile in the form hw/*.toml and profile_toml are written in -- comment lines, blank lines
+// and one `key = { value = V, kind = "K", source = "S" }` a line, V a string, a decimal whole
+// number, a decimal number or an array of these, spaces between -- read into the table that
+// toml::parse gives for it, without toml++'s parser (two thirds of a `--gpu FILE.toml` call's
+// instructions; issue 13, "A call"). Anything else (a tab, an escape, a trailing comment, a
+// number toml++ reads its own way) returns nullopt and toml::parse reads the text, so what is
+// accepted and every message stay toml++'s.
+class PlainProfileReader {
+ public:
+  explicit PlainProfileReader(std::string_view text) : text_(text) {}
+
+  std::optional<toml::table> read() {
+    toml::table doc;
+    while (at_ < text_.size()) {
+      skip_spaces();
+      if (peek() == '#') {
+        while (at_ < text_.size() && text_[at_] != '\n') {
+          const char c = text_[at_++];
+          if (c < 0x20 || c == 0x7f) return std::nullopt;  // a control character: toml++ decides
+        }
+      } else if (peek() != '\n' && peek() != '\r' && at_ < text_.size()) {
+        std::string key;
+        toml::table field;
+        if (!bare_key(key) || !expect('=') || !inline_table(field)) return std::nullopt;
+        if (!doc.insert(std::move(key), std::move(field)).second) return std::nullopt;
+        skip_spaces();
+      }
+      if (!line_end()) return std::nullopt;
+    }
+    return doc;
+  }
+
+ private:
+  char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
+  void skip_spaces() {
+    while (peek() == ' ') ++at_;
+  }
+  bool expect(char c) {
+    skip_spaces();
+    if (peek() != c) return false;
+    ++at_;
+    skip_spaces();
+    return true;
+  }
+  bool line_end() {
+    if (at_ == text_.size()) return true;
+    if (peek() == '\r') ++at_;
+    if (peek() != '\n') return false;
+    ++at_;
+    return true;
+  }
+  bool bare_key(std::string& key) {
+    const std::size_t start = at_;
+    while (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-') ++at_;
+    key.assign(text_.substr(start, at_ - start));
+    return !key.empty();
+  }
+  // "text": printable ASCII without a backslash (an escape is toml++'s to read).
+  bool string(std::string& out) {
+    if (peek() != '"') return false;
+    const std::size_t start = ++at_;
+    while (peek() != '"') {
+      const char c = peek();
+      if (c < 0x20 || c == 0x7f || c == '\\') return false;
+      ++at_;
+    }
+    out.assign(text_.substr(start, at_ - start));
+    ++at_;
+    return true;
+  }
+  // -?(0|[1-9][0-9]*) a whole number, then .[0-9]+ and/or [eE][+-]?[0-9]+ a decimal number, 24
+  // characters at most; from_chars reads both, as toml++ does (out of range: toml++ decides).
+  template <typename Insert>
+  bool number(Insert insert) {
+    const std::size_t start = at_;
+    if (peek() == '-') ++at_;
+    const std::size_t digits = at_;
+    while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
+    if (at_ == digits || (text_[digits] == '0' && at_ - digits > 1)) return false;
+    bool whole = true;
+    if (peek() == '.') {
+      whole = false;
+      const std::size_t fraction = ++at_;
+      while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
+      if (at_ == fraction) return false;
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      whole = false;
+      ++at_;
+      if (peek() == '+' || peek() == '-') ++at_;
+      const std::size_t exponent = at_;
+      while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
+      if (at_ == exponent) return false;
+    }
+    const char* first = text_.data() + start;
+    const char* last = text_.data() + at_;
+    if (last - first > 24) return false;  // toml++ limits a number's length its own way
+    if (whole) {
+      std::int64_t v = 0;
+      const auto [end, error] = std::from_chars(first, last, v);
+      if (error != std::errc() || end != last) return false;
+      insert(v);
+    } else {
+      double v = 0;
+      const auto [end, error] = std::from_chars(first, last, v);
+      if (error != std::errc() || end != last || !std::isfinite(v)) return false;
+      insert(v);
+    }
+    return true;
+  }
+  template <typename Insert>
+  bool scalar(Insert insert) {
+    if (peek() == '"') {
+      std::string s;
+      if (!string(s)) return false;
+      insert(std::move(s));
+      return true;
+    }
+    return number(insert);
+  }
+  // [a, b, ...], a trailing comma allowed, on one line.
+  bool array(toml::array& out) {
+    if (peek() != '[') return false;
+    ++at_;
+    skip_spaces();
+    while (peek() != ']') {
+      if (!scalar([&](auto v) { out.push_back(std::move(v)); })) return false;
+      skip_spaces();
+      if (peek() == ',') {
+        ++at_;
+        skip_spaces();
+      } else if (peek() != ']') {
+        return false;
+      }
+    }
+    ++at_;
+    return true;
+  }
+  // { key = value, ... }: no trailing comma, each key once.
+  bool inline_table(toml::table& out) {
+    if (peek() != '{') return false;
+    ++at_;
+    skip_spaces();
+    if (peek() == '}') {
+      ++at_;
+      return true;
+    }
+    for (;;) {
+      std::string key;
+      if (!bare_key(key) || !expect('=')) return false;
+      bool fresh = true;
+      if (peek() == '[') {
+        toml::array a;
+        if (!array(a)) return false;
+        fresh = out.insert(std::move(key), std::move(a)).second;
+      } else if (!scalar([&](auto v) { fresh = out.insert(std::move(key), std::move(v)).second; })) {
+        return false;
+      }
+      if (!fresh) return false;
+      skip_spaces();
+      if (peek() == '}') {
+        ++at_;
+        return true;
+      }
+      if (peek() != ',') return false;
+      ++at_;
+      skip_spaces();
+    }
+  }
+
+  std::string_view text_;
+  std::size_t at_ = 0;
+};
+
 }  // namespace
 
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin) {
@@ -546,13 +722,19 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
                                    line, static_cast<unsigned char>(c)));
     }
   }
-  check_nesting(toml_text, origin);
+  // The plain form nests two deep at most (a field's table, its array), so check_nesting has
+  // nothing to refuse in a text PlainProfileReader reads.
   toml::table doc;
-  try {
-    doc = toml::parse(toml_text, origin);
-  } catch (const toml::parse_error& e) {
-    throw InputError(fmt::format("profile {}: not valid TOML at line {}: {}", origin,
-                                 e.source().begin.line, e.description()));
+  if (std::optional<toml::table> plain = PlainProfileReader(toml_text).read()) {
+    doc = std::move(*plain);
+  } else {
+    check_nesting(toml_text, origin);
+    try {
+      doc = toml::parse(toml_text, origin);
+    } catch (const toml::parse_error& e) {
+      throw InputError(fmt::format("profile {}: not valid TOML at line {}: {}", origin,
+                                   e.source().begin.line, e.description()));
+    }
   }
   Gpu gpu;
   gpu.key = key;
