@@ -306,7 +306,7 @@ Report run(const Args& args, const Gpu& gpu) {
 
   // The smallest change that buys one more block.
   if (r.fits) {
-    OneMoreBlock next = one_more_block(in, gpu);
+    OneMoreBlock next = one_more_block(in, r, gpu);
     // A resource whose change buys no block has no value: null in JSON, empty in CSV.
     report.results.push_back(next.registers > 0 ? Value::num("one_more_block.regs", next.registers)
                                                 : Value::none("one_more_block.regs"));

@@ -54,7 +54,7 @@ void set_none(Value& slot, const ResultSpec& r) {
 void take(Value& slot, Value& v) {
   slot.unit = v.unit;
   slot.number = v.number;
-  slot.text = std::move(v.text);
+  if (!slot.text.empty() || !v.text.empty()) slot.text = std::move(v.text);  // numbers have none
   slot.flag = v.flag;
   slot.missing = v.missing;
 }

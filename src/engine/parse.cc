@@ -30,42 +30,47 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
   return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(text), s.accepted(&gpu));
 }
 
-void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+// Where a value came from, for messages: `where`, or the option's flag when none is given (a
+// batch's cells: the flag is made only when a message needs it).
+std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
+
+void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   Quantity q;
   if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
     try {
-      // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns.
-      q = read_quantity(text, s.unit, where, QuantityContext{gpu.boost_clock});
+      // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns. The
+      // option read_quantity is given names it only in its own error, which becomes ours here.
+      static const std::string kNoName;
+      q = read_quantity(text, s.unit, where != nullptr ? *where : kNoName, QuantityContext{gpu.boost_clock});
     } catch (const QuantityError& error) {
-      throw InputError(where, text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
+      throw InputError(where_of(s, where), text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
     }
   } else {
     q.exact = true;
   }
   const double v = q.value;
-  if (!std::isfinite(v)) throw InputError(where, text, s.accepted(&gpu));
+  if (!std::isfinite(v)) throw InputError(where_of(s, where), text, s.accepted(&gpu));
   if (s.kind == OptionKind::integer && v != std::floor(v)) {
-    throw InputError(where, text, fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
+    throw InputError(where_of(s, where), text, fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
   }
   if (s.kind == OptionKind::integer && !q.exact) {
-    throw InputError(where, text,
+    throw InputError(where_of(s, where), text,
                      fmt::format("{}; a step of its arithmetic rounds, so the whole number is not certain",
                                  s.accepted(&gpu)));
   }
   const double lo = s.min.at(gpu), hi = s.max.at(gpu);
-  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where));
+  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
   e.number = v;
 }
 
-}  // namespace
-
-void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+// parse_value, `where` null for the option's own flag.
+void parse_entry(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   if (text.size() > kMaxValueLength) {
-    throw InputError(where, text.substr(0, 40), fmt::format("at most {} characters", format_number(kMaxValueLength)));
+    throw InputError(where_of(s, where), text.substr(0, 40), fmt::format("at most {} characters", format_number(kMaxValueLength)));
   }
-  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where, text, s.accepted(&gpu));
+  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where_of(s, where), text, s.accepted(&gpu));
   switch (s.kind) {
     case OptionKind::integer:
     case OptionKind::number: parse_numeric(e, text, gpu, where); break;
@@ -74,18 +79,24 @@ void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const 
       for (const std::string& c : s.choices) known = known || c == text;
       if (!known) {
         std::string hint = did_you_mean(text, s.choices);
-        throw InputError(where, text, s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        throw InputError(where_of(s, where), text, s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
       }
       break;
     }
     case OptionKind::flag:
-      if (text != "true" && text != "false") throw InputError(where, text, s.accepted(&gpu));
+      if (text != "true" && text != "false") throw InputError(where_of(s, where), text, s.accepted(&gpu));
       e.number = text == "true" ? 1 : 0;
       break;
     case OptionKind::text:
     case OptionKind::repeated: break;
   }
   e.text = text;
+}
+
+}  // namespace
+
+void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+  parse_entry(e, text, gpu, &where);
 }
 
 Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept) {
@@ -105,7 +116,7 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
   // when the text is accepted), so the same text against the same profile reads the same.
   auto read = [&](Args::Entry& e, const std::string& text) {
     if (same_profile && !text.empty() && e.text == text) return;
-    parse_value(e, text, gpu, e.spec->flag());
+    parse_entry(e, text, gpu, nullptr);
   };
   for (std::size_t i = 0; i < calc.options.size(); ++i) {
     const OptionSpec& spec = calc.options[i];
