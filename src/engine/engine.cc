@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include <fstream>
 #include <istream>
@@ -284,9 +285,10 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     json_out_ = std::make_unique<OutputBuffer>(out);
     // The results object's shape, as json_values nests the declared keys (limits.registers ->
     // "limits": {"registers": ...}); a row's values fill it in declaration order.
+    JsonNode results_tree;
     for (std::size_t k = 0; k < calc.results.size(); ++k) {
       const std::string& key = calc.results[k].key;
-      JsonNode* at = &results_tree_;
+      JsonNode* at = &results_tree;
       std::size_t start = 0;
       auto child = [](JsonNode* node, const std::string& name) {
         for (JsonNode& c : node->children) {
@@ -307,6 +309,9 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
       leaf->children.clear();  // an object there becomes the value
       leaf->leaf = static_cast<int>(k);
     }
+    flatten_json(results_tree, results_pieces_, results_end_);
+    for (const JsonPiece& p : results_pieces_) results_text_ += p.before.size();
+    results_text_ += results_end_.size();
   }
   // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
   if (shape_.batch) {
@@ -317,20 +322,37 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
 
 RowWriter::~RowWriter() = default;
 
-void RowWriter::write_json_node(std::string& out, const JsonNode& node, const std::vector<Value>& results) {
-  out += '{';
+void RowWriter::flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending) {
+  pending += '{';
   bool first = true;
   for (const JsonNode& c : node.children) {
-    if (!first) out += ',';
+    if (!first) pending += ',';
     first = false;
-    out += c.head;
+    pending += c.head;
     if (c.leaf >= 0) {
-      append_json_value(out, results[static_cast<std::size_t>(c.leaf)]);
+      pieces.push_back(JsonPiece{pending, static_cast<std::size_t>(c.leaf)});
+      pending.clear();
     } else {
-      write_json_node(out, c, results);
+      flatten_json(c, pieces, pending);
     }
   }
-  out += '}';
+  pending += '}';
+}
+
+void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) const {
+  // Room for the longest the values can be, then the pieces and values written in place.
+  std::size_t room = results_text_;
+  for (const JsonPiece& p : results_pieces_) room += json_value_room(results[p.leaf]);
+  const std::size_t start = out.size();
+  out.resize(start + room);
+  char* at = out.data() + start;
+  for (const JsonPiece& p : results_pieces_) {
+    std::memcpy(at, p.before.data(), p.before.size());
+    at = write_json_value(at + p.before.size(), results[p.leaf]);
+  }
+  std::memcpy(at, results_end_.data(), results_end_.size());
+  at += results_end_.size();
+  out.resize(static_cast<std::size_t>(at - out.data()));
 }
 
 void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
@@ -352,7 +374,7 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     if (row.error.empty()) {
       out += ",\"results\":";
       if (declared) {
-        write_json_node(out, results_tree_, row.results);
+        write_json_results(out, row.results);
       } else {
         out += json_dump(json_values(row.results));
       }

@@ -70,7 +70,13 @@ class RowWriter {
     int leaf = -1;  // the result's index, or -1: an object of `children`
     std::vector<JsonNode> children;
   };
-  static void write_json_node(std::string& out, const JsonNode& node, const std::vector<Value>& results);
+  // The results object as text pieces, each before a value: {"blocks_per_sm": [0], "limits":{"registers": [5], ...
+  struct JsonPiece {
+    std::string before;
+    std::size_t leaf;  // the result's index
+  };
+  static void flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending);
+  void write_json_results(std::string& out, const std::vector<Value>& results) const;
   Format format_;
   std::ostream& out_;
   Shape shape_;
@@ -80,7 +86,9 @@ class RowWriter {
   bool all_results_ = false;  // result_keys_ are every declared key, in order (csv, json)
   std::unique_ptr<TableWriter> table_;
   std::unique_ptr<OutputBuffer> json_out_;
-  JsonNode results_tree_;
+  std::vector<JsonPiece> results_pieces_;
+  std::string results_end_;       // what follows the last value ("}}")
+  std::size_t results_text_ = 0;  // the bytes of the pieces' text
   std::vector<const Value*> cells_;  // a row's cells, reused
   Value line_cell_ = Value::num("line", 0);
   Value gpu_cell_ = Value::word("gpu", "");

@@ -202,6 +202,19 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+namespace {
+
+// Printable ASCII without a quote or backslash is written as it is; anything else as the
+// library escapes it (control characters, invalid UTF-8 replaced).
+bool needs_json_escape(std::string_view s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 json json_value(const Value& v) {
   if (v.missing) return nullptr;
   switch (v.unit) {
@@ -236,13 +249,9 @@ json json_values(const std::vector<Value>& values) {
 std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 void append_json_string(std::string& out, std::string_view s) {
-  // Printable ASCII without a quote or backslash is written as it is; anything else as the
-  // library escapes it (control characters, invalid UTF-8 replaced).
-  for (const char c : s) {
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-      out += json_dump(json(std::string(s)));
-      return;
-    }
+  if (needs_json_escape(s)) {
+    out += json_dump(json(std::string(s)));
+    return;
   }
   const std::size_t start = out.size();
   out.resize(start + s.size() + 2);
@@ -252,26 +261,58 @@ void append_json_string(std::string& out, std::string_view s) {
   at[s.size() + 1] = '"';
 }
 
-void append_json_value(std::string& out, const Value& v) {
+std::size_t json_value_room(const Value& v) {
+  // A number: at most kNumberRoom; a word escaped: at most 6 bytes a byte (\u00XX), and quotes.
+  return !v.missing && v.unit == Unit::text ? 6 * v.text.size() + 2 : kNumberRoom;
+}
+
+char* write_json_value(char* at, const Value& v) {
+  auto put = [&at](const char* text, std::size_t n) {
+    std::memcpy(at, text, n);
+    at += n;
+  };
   if (v.missing) {
-    out += "null";
-    return;
+    put("null", 4);
+    return at;
   }
   switch (v.unit) {
-    case Unit::text: append_json_string(out, v.text); return;
-    case Unit::boolean: out += v.flag ? "true" : "false"; return;
+    case Unit::text: {
+      const std::string& s = v.text;
+      if (needs_json_escape(s)) {
+        const std::string escaped = json_dump(json(s));
+        put(escaped.data(), escaped.size());
+      } else {
+        *at++ = '"';
+        put(s.data(), s.size());
+        *at++ = '"';
+      }
+      return at;
+    }
+    case Unit::boolean:
+      if (v.flag) {
+        put("true", 4);
+      } else {
+        put("false", 5);
+      }
+      return at;
     default:
       if (!std::isfinite(v.number)) {
-        out += "null";
+        put("null", 4);
       } else if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
-        append_raw_number(out, v.number);
+        at = write_raw_number(at, v.number);
       } else {
         // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
-        char digits[64];
-        const char* end = nlohmann::detail::to_chars(digits, digits + sizeof digits, v.number);
-        out.append(digits, static_cast<std::size_t>(end - digits));
+        at = nlohmann::detail::to_chars(at, at + kNumberRoom, v.number);
       }
+      return at;
   }
+}
+
+void append_json_value(std::string& out, const Value& v) {
+  const std::size_t start = out.size();
+  out.resize(start + json_value_room(v));
+  char* end = write_json_value(out.data() + start, v);
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 void append_json_values(std::string& out, const std::vector<Value>& values) {

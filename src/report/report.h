@@ -36,6 +36,10 @@ void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
 /// A value, a string, written as json_dump writes them (json_value's JSON), appended to `out`.
 void append_json_value(std::string& out, const Value& v);
+/// The most bytes write_json_value writes for `v`.
+std::size_t json_value_room(const Value& v);
+/// append_json_value's text at `at` (json_value_room(v) bytes); returns its end.
+char* write_json_value(char* at, const Value& v);
 void append_json_string(std::string& out, std::string_view s);
 /// Values as json_values and json_dump write them, appended to `out`.
 void append_json_values(std::string& out, const std::vector<Value>& values);
