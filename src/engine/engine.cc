@@ -71,7 +71,8 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
                         ResultOrder* order) {
   const std::size_t n = results.size();
   if (order != nullptr && ordered.size() == calc.results.size()) {
-    for (const ResultOrder::Placement& p : order->known) {
+    for (std::size_t at = 0; at < order->known.size(); ++at) {
+      const ResultOrder::Placement& p = order->known[at];
       if (p.slot.size() != n) continue;
       // A literal key is the same key as the literal seen before (the same pointer); else the text.
       bool same = true;
@@ -80,7 +81,10 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
         same = (literal != nullptr && literal == p.literal[i]) || results[i].key == calc.results[p.slot[i]].key;
       }
       if (!same) continue;
-      for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
+      if (order->last_applied != at) {
+        for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
+        order->last_applied = at;
+      }
       for (std::size_t i = 0; i < n; ++i) take(ordered[p.slot[i]], results[i]);
       return;
     }
@@ -113,6 +117,7 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
     next = hit + 1;
   }
   if (order == nullptr) return;
+  order->last_applied = ResultOrder::kKept;  // every slot written here, none by a known placement
   // Every result placed (none left over, as a repeated key would be): the placement holds for
   // the same keys in the same order.
   const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
@@ -310,7 +315,7 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
       leaf->leaf = static_cast<int>(k);
     }
     flatten_json(results_tree, results_pieces_, results_end_);
-    for (const JsonPiece& p : results_pieces_) results_text_ += p.before.size();
+    for (const JsonPiece& p : results_pieces_) results_text_ += p.size;
     results_text_ += results_end_.size();
   }
   // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
@@ -330,7 +335,9 @@ void RowWriter::flatten_json(const JsonNode& node, std::vector<JsonPiece>& piece
     first = false;
     pending += c.head;
     if (c.leaf >= 0) {
-      pieces.push_back(JsonPiece{pending, static_cast<std::size_t>(c.leaf)});
+      JsonPiece piece{pending, pending.size(), static_cast<std::size_t>(c.leaf)};
+      if (piece.before.size() < kPieceCopy) piece.before.resize(kPieceCopy, '\0');
+      pieces.push_back(std::move(piece));
       pending.clear();
     } else {
       flatten_json(c, pieces, pending);
@@ -340,15 +347,22 @@ void RowWriter::flatten_json(const JsonNode& node, std::vector<JsonPiece>& piece
 }
 
 void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) const {
-  // Room for the longest the values can be, then the pieces and values written in place.
-  std::size_t room = results_text_;
+  // Room for the longest the values can be (and a short piece's whole block), then the pieces
+  // and values written in place.
+  std::size_t room = results_text_ + kPieceCopy;
   for (const JsonPiece& p : results_pieces_) room += json_value_room(results[p.leaf]);
   const std::size_t start = out.size();
   out.resize(start + room);
   char* at = out.data() + start;
   for (const JsonPiece& p : results_pieces_) {
-    std::memcpy(at, p.before.data(), p.before.size());
-    at = write_json_value(at + p.before.size(), results[p.leaf]);
+    // A block of a fixed size is a few moves, not a call; what it writes past the piece is
+    // written over next.
+    if (p.size <= kPieceCopy) {
+      std::memcpy(at, p.before.data(), kPieceCopy);
+    } else {
+      std::memcpy(at, p.before.data(), p.size);
+    }
+    at = write_json_value(at + p.size, results[p.leaf]);
   }
   std::memcpy(at, results_end_.data(), results_end_.size());
   at += results_end_.size();

@@ -32,9 +32,13 @@ struct ResultOrder {
   };
   std::vector<Placement> known;
   std::size_t next_replaced = 0;
+  // The placement last applied to the ordered values (their empty slots are empty still, as
+  // nothing else writes there): a next report with the same keys writes only its own slots.
+  std::size_t last_applied = kKept;
 };
 /// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;
-/// with `order`, a placement seen before is reused for a report with the same keys in the same order.
+/// with `order`, a placement seen before is reused for a report with the same keys in the same order
+/// (an `order` goes with one `ordered`, whose values only this writes: a batch's row).
 void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
                         ResultOrder* order);
 /// make_row into `row`, reusing its storage (a batch's rows), from run_model's report: its
@@ -72,9 +76,11 @@ class RowWriter {
   };
   // The results object as text pieces, each before a value: {"blocks_per_sm": [0], "limits":{"registers": [5], ...
   struct JsonPiece {
-    std::string before;
-    std::size_t leaf;  // the result's index
+    std::string before;  // padded with zeros to at least kPieceCopy bytes
+    std::size_t size;    // the text's own bytes
+    std::size_t leaf;    // the result's index
   };
+  static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
   static void flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending);
   void write_json_results(std::string& out, const std::vector<Value>& results) const;
   Format format_;

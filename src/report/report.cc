@@ -16,38 +16,6 @@ namespace gpucalc {
 
 using json = nlohmann::ordered_json;
 
-Value Value::num(Key key, double number, Unit unit) {
-  Value v;
-  v.key = std::move(key);
-  v.number = number;
-  v.unit = unit;
-  return v;
-}
-
-Value Value::word(Key key, std::string text) {
-  Value v;
-  v.key = std::move(key);
-  v.unit = Unit::text;
-  v.text = std::move(text);
-  return v;
-}
-
-Value Value::boolean(Key key, bool flag) {
-  Value v;
-  v.key = std::move(key);
-  v.unit = Unit::boolean;
-  v.flag = flag;
-  return v;
-}
-
-Value Value::none(Key key, Unit unit) {
-  Value v;
-  v.key = std::move(key);
-  v.unit = unit;
-  v.missing = true;
-  return v;
-}
-
 const Value* find_value(const std::vector<Value>& values, std::string_view key) {
   for (const Value& v : values) {
     if (v.key == key) return &v;

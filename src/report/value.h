@@ -85,10 +85,35 @@ struct Value {
   bool flag = false;
   bool missing = false;
 
-  static Value num(Key key, double number, Unit unit = Unit::count);
-  static Value word(Key key, std::string text);
-  static Value boolean(Key key, bool flag);
-  static Value none(Key key, Unit unit = Unit::count);
+  // Inline: a model makes a few dozen a case, and the compiler builds each in place.
+  static Value num(Key key, double number, Unit unit = Unit::count) {
+    Value v;
+    v.key = std::move(key);
+    v.number = number;
+    v.unit = unit;
+    return v;
+  }
+  static Value word(Key key, std::string text) {
+    Value v;
+    v.key = std::move(key);
+    v.unit = Unit::text;
+    v.text = std::move(text);
+    return v;
+  }
+  static Value boolean(Key key, bool flag) {
+    Value v;
+    v.key = std::move(key);
+    v.unit = Unit::boolean;
+    v.flag = flag;
+    return v;
+  }
+  static Value none(Key key, Unit unit = Unit::count) {
+    Value v;
+    v.key = std::move(key);
+    v.unit = unit;
+    v.missing = true;
+    return v;
+  }
 };
 
 /// The value of `key` in `values`, or nullptr.
