@@ -105,7 +105,22 @@ Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
   return args;
 }
 
+GivenOptions given_by_option(const Calculator& calc, const RawOptions& raw) {
+  GivenOptions given(calc.options.size(), nullptr);
+  for (const auto& [name, values] : raw) {
+    for (std::size_t i = 0; i < calc.options.size(); ++i) {
+      if (calc.options[i].name == name) given[i] = &values;
+    }
+  }
+  return given;
+}
+
 void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept, Args& args) {
+  parse_args(calc, given_by_option(calc, raw), gpu, swept, args);
+}
+
+void parse_args(const Calculator& calc, const GivenOptions& given_texts, const Gpu& gpu, const std::string& swept,
+                Args& args) {
   std::vector<Args::Entry>& entries = args.entries();
   // Entries of another calculator, or read against another profile, are read afresh.
   if (entries.size() != calc.options.size() || (!entries.empty() && entries[0].spec != &calc.options[0])) entries.clear();
@@ -125,10 +140,7 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
     e.spec = &spec;
     e.given = false;
     e.used = false;
-    const std::vector<std::string>* given = nullptr;
-    for (const auto& [name, values] : raw) {
-      if (name == spec.name) given = &values;
-    }
+    const std::vector<std::string>* given = given_texts[i];
     if (given != nullptr && !given->empty()) {
       e.given = true;
       if (spec.kind == OptionKind::repeated) {
