@@ -206,8 +206,8 @@ Report run(const Args& a, const Gpu& gpu) {
   const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
-  report.results = {Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
-                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast)};
+  report.results = value_list(Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
+                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast));
   const int single_bank = single_bank_of(form.access, r, e);
   if (r.banks_used == 1) report.results.push_back(Value::num("bank", single_bank));
 

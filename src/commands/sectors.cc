@@ -203,7 +203,7 @@ Report run(const Args& a, const Gpu& gpu) {
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
-  report.results = {Value::num("sectors", static_cast<double>(r.sectors)),
+  report.results = value_list(Value::num("sectors", static_cast<double>(r.sectors)),
                     Value::num("lines", static_cast<double>(r.lines)),
                     Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
                     Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
@@ -211,7 +211,7 @@ Report run(const Args& a, const Gpu& gpu) {
                     Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes),
                     r.contiguous ? Value::num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes)
                                  : Value::none("dram_bytes_streaming", Unit::onchip_bytes),
-                    Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts))};
+                    Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts)));
   if (!a.for_people()) return report;  // many rows without --explain print no derivation or notes
   explain_steps(form.how, r, e, gpu, report);
   report.drawing = drawing(r);

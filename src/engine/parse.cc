@@ -1,7 +1,9 @@
 // Option values: one reader for every kind, one message form for every mistake.
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "core/error.h"
@@ -30,6 +32,32 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
   return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(text), s.accepted(&gpu));
 }
 
+// read_quantity is pure: the same text, unit and clock read the same. A batch's cells repeat
+// (a column of a few dozen bandwidths, each with its unit to parse), so the last texts read are
+// kept: a table of a fixed size, each text in the slot its hash picks, replaced by the next text
+// that lands there. Only texts read without error are kept (a mistake is read again and told).
+class QuantityMemo {
+ public:
+  Quantity read(const std::string& text, Unit unit, double clock_hz, const std::string& option) {
+    Slot& slot = slots_[std::hash<std::string_view>{}(text) % kSlots];
+    if (slot.filled && slot.unit == unit && slot.clock_hz == clock_hz && slot.text == text) return slot.quantity;
+    const Quantity q = read_quantity(text, unit, option, QuantityContext{clock_hz});
+    slot = Slot{text, unit, clock_hz, q, true};
+    return q;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 512;
+  struct Slot {
+    std::string text;
+    Unit unit = Unit::count;
+    double clock_hz = 0;
+    Quantity quantity;
+    bool filled = false;
+  };
+  std::array<Slot, kSlots> slots_;
+};
+
 // Where a value came from, for messages: `where`, or the option's flag when none is given (a
 // batch's cells: the flag is made only when a message needs it).
 std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
@@ -42,7 +70,8 @@ void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, cons
       // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns. The
       // option read_quantity is given names it only in its own error, which becomes ours here.
       static const std::string kNoName;
-      q = read_quantity(text, s.unit, where != nullptr ? *where : kNoName, QuantityContext{gpu.boost_clock});
+      static QuantityMemo memo;
+      q = memo.read(text, s.unit, gpu.boost_clock, where != nullptr ? *where : kNoName);
     } catch (const QuantityError& error) {
       throw InputError(where_of(s, where), text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace gpucalc {
 
@@ -93,23 +94,33 @@ OptionSpec flag_option(std::string name, std::string what) {
 
 namespace {
 
-// The size and the first letter first: most names differ there (a run asks by name many times).
+// The size first: most names differ there (a run asks by name many times); then the letters,
+// compared here (names are short: a call to memcmp would cost more than the loop).
 bool same_name(const std::string& a, std::string_view b) {
-  return a.size() == b.size() && (b.empty() || a[0] == b[0]) && std::string_view(a) == b;
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < b.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
 }
 
 }  // namespace
 
-Args::Entry* Args::find(std::string_view name) {
-  for (Entry& e : entries_) {
-    if (same_name(e.spec->name, name)) return &e;
-  }
-  return nullptr;
-}
+Args::Entry* Args::find(std::string_view name) { return const_cast<Entry*>(std::as_const(*this).find(name)); }
 
 const Args::Entry* Args::find(std::string_view name) const {
-  for (const Entry& e : entries_) {
-    if (same_name(e.spec->name, name)) return &e;
+  // A run asks by name with the same literal many times: the entry found for a name's storage
+  // last time is checked first (and still compared, so another text at that address is found anew).
+  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(name.data());
+  Recent& recent = recent_[(address ^ (address >> 5) ^ (address >> 11)) % recent_.size()];
+  if (recent.name == name.data() && recent.index < entries_.size() && same_name(entries_[recent.index].spec->name, name)) {
+    return &entries_[recent.index];
+  }
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    if (same_name(entries_[i].spec->name, name)) {
+      recent = Recent{name.data(), i};
+      return &entries_[i];
+    }
   }
   return nullptr;
 }
