@@ -90,7 +90,7 @@ AccessForm words_form(const Args& a, std::int64_t e) {
     form.access.active[t] = true;
     form.access.element[t] = index[t];
   }
-  form.how = fmt::format("lane t reads element {} of {} bytes", words, e);
+  if (a.for_people()) form.how = fmt::format("lane t reads element {} of {} bytes", words, e);
   return form;
 }
 
@@ -146,7 +146,7 @@ AccessForm tile_form(const Args& a, const Gpu& gpu, std::int64_t e, Report& repo
   const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer("col") : 0;
   AccessForm form;
   form.access = tile_access(tile, kind, row, col);
-  form.how = tile_how(tile, kind, row, col);
+  if (a.for_people()) form.how = tile_how(tile, kind, row, col);  // read only by the derivation
   note_tile_size(tile, e, gpu, report);
   return form;
 }
