@@ -252,11 +252,10 @@ OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& 
     // Invariant: `lo` buys a block; every value above `hi` does not.
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (blocks_at(mid) > now) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
+      // Either end moves, chosen without a branch: which one is as good as a coin toss.
+      const bool buys = blocks_at(mid) > now;
+      lo = buys ? mid : lo;
+      hi = buys ? hi : mid - 1;
     }
     return lo;
   };

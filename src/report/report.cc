@@ -435,21 +435,28 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   }
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
-    // Room for the longest the cells can be, then each written in place (append_csv_cell's text).
-    // A missing cell (most of a row of a calculator with several forms) is its comma alone.
+    // Each cell written in place (append_csv_cell's text), room made as it is needed: the commas
+    // and a number's room for every column at first. A missing cell (most of a row of a
+    // calculator with several forms) is its comma alone.
     const std::size_t n = std::min(columns_.size(), cells.size());
-    std::size_t room = columns_.size() + 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Value* v = cells[i];
-      if (v != nullptr && !v->missing) room += v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
-    }
     const std::size_t start = out.size();
-    out.resize(start + room);
+    out.resize(start + columns_.size() * (kNumberRoom + 1) + 1);
     char* at = out.data() + start;
+    char* end = out.data() + out.size();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       if (i) *at++ = ',';
       const Value* v = i < n ? cells[i] : nullptr;
-      if (v != nullptr && !v->missing) at = write_csv_cell(at, *v);
+      if (v == nullptr || v->missing) continue;
+      const std::size_t room = v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
+      // What is left must hold this cell and a number's room for each column after it.
+      const std::size_t after = (columns_.size() - i) * (kNumberRoom + 1) + 1;
+      if (static_cast<std::size_t>(end - at) < room + after) {
+        const std::size_t used = static_cast<std::size_t>(at - out.data());
+        out.resize(used + room + after);
+        at = out.data() + used;
+        end = out.data() + out.size();
+      }
+      at = write_csv_cell(at, *v);
     }
     *at++ = '\n';
     out.resize(static_cast<std::size_t>(at - out.data()));
