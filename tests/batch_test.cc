@@ -55,8 +55,45 @@ std::string write_temp(const std::string& text) {
 struct BatchCase {
   const char* calculator;
   std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> rows;  // an empty cell: the option not given
 };
+
+// Runs `c` as a batch in CSV and checks each row against its single call (a flag's cell, true,
+// is the flag alone on the command line).
+void check_rows_equal_single_calls(const BatchCase& c) {
+  std::string csv;
+  for (std::size_t j = 0; j < c.header.size(); ++j) csv += (j ? "," : "") + c.header[j];
+  csv += "\n";
+  for (const auto& row : c.rows) {
+    for (std::size_t j = 0; j < row.size(); ++j) csv += (j ? "," : "") + row[j];
+    csv += "\n";
+  }
+  const std::string path = write_temp(csv);
+  auto batch = run_gpucalc({c.calculator, "--batch", path, "--format", "csv"});
+  std::remove(path.c_str());
+  INFO(c.calculator, ": ", batch.err);
+  REQUIRE(batch.exit_code == 0);
+  auto batch_rows = table_of(batch.out);
+  REQUIRE(batch_rows.size() == c.rows.size());
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    std::vector<std::string> args = {c.calculator, "--format", "csv"};
+    for (std::size_t j = 0; j < c.header.size(); ++j) {
+      if (c.rows[i][j].empty()) continue;
+      args.push_back("--" + c.header[j]);
+      if (c.rows[i][j] != "true") args.push_back(c.rows[i][j]);
+    }
+    auto single = run_gpucalc(args);
+    REQUIRE(single.exit_code == 0);
+    auto single_rows = table_of(single.out);
+    REQUIRE(single_rows.size() == 1);
+    CHECK(batch_rows[i]["line"] == std::to_string(i + 2));
+    CHECK(batch_rows[i]["error"].empty());
+    for (const auto& [key, value] : single_rows[0]) {
+      INFO(c.calculator, " row ", i, " key ", key);
+      CHECK(batch_rows[i][key] == value);
+    }
+  }
+}
 
 }  // namespace
 
@@ -71,39 +108,7 @@ TEST_CASE("batch rows equal the single-case output, for every calculator") {
       {"fusion", {"preset", "ops", "n"}, {{"unary", "4", "1e8"}, {"binary", "4", "1e8"}, {"unary", "4", "1e4"}}},
       {"tiling", {"m", "n", "k", "tile"}, {{"4096", "4096", "4096", "128"}, {"1000", "1000", "1000", "128"}}},
   };
-  for (const BatchCase& c : cases) {
-    std::string csv;
-    for (std::size_t j = 0; j < c.header.size(); ++j) csv += (j ? "," : "") + c.header[j];
-    csv += "\n";
-    for (const auto& row : c.rows) {
-      for (std::size_t j = 0; j < row.size(); ++j) csv += (j ? "," : "") + row[j];
-      csv += "\n";
-    }
-    const std::string path = write_temp(csv);
-    auto batch = run_gpucalc({c.calculator, "--batch", path, "--format", "csv"});
-    std::remove(path.c_str());
-    INFO(c.calculator, ": ", batch.err);
-    REQUIRE(batch.exit_code == 0);
-    auto batch_rows = table_of(batch.out);
-    REQUIRE(batch_rows.size() == c.rows.size());
-    for (std::size_t i = 0; i < c.rows.size(); ++i) {
-      std::vector<std::string> args = {c.calculator, "--format", "csv"};
-      for (std::size_t j = 0; j < c.header.size(); ++j) {
-        args.push_back("--" + c.header[j]);
-        args.push_back(c.rows[i][j]);
-      }
-      auto single = run_gpucalc(args);
-      REQUIRE(single.exit_code == 0);
-      auto single_rows = table_of(single.out);
-      REQUIRE(single_rows.size() == 1);
-      CHECK(batch_rows[i]["line"] == std::to_string(i + 2));
-      CHECK(batch_rows[i]["error"].empty());
-      for (const auto& [key, value] : single_rows[0]) {
-        INFO(c.calculator, " row ", i, " key ", key);
-        CHECK(batch_rows[i][key] == value);
-      }
-    }
-  }
+  for (const BatchCase& c : cases) check_rows_equal_single_calls(c);
 }
 
 TEST_CASE("a bad batch row names its line and the others still run, --strict stops") {
@@ -219,38 +224,7 @@ TEST_CASE("batch rows that repeat texts, change profiles and change forms equal 
         {"1024", "255", "0", "", ""}, {"256", "64", "40KB", "", ""}, {"128", "32", "227KB", "", ""},
         {"256", "64", "40KB", "", ""}}},
   };
-  for (const BatchCase& c : cases) {
-    std::string csv;
-    for (std::size_t j = 0; j < c.header.size(); ++j) csv += (j ? "," : "") + c.header[j];
-    csv += "\n";
-    for (const auto& row : c.rows) {
-      for (std::size_t j = 0; j < row.size(); ++j) csv += (j ? "," : "") + row[j];
-      csv += "\n";
-    }
-    const std::string path = write_temp(csv);
-    auto batch = run_gpucalc({c.calculator, "--batch", path, "--format", "csv"});
-    std::remove(path.c_str());
-    INFO(c.calculator, ": ", batch.err);
-    REQUIRE(batch.exit_code == 0);
-    auto batch_rows = table_of(batch.out);
-    REQUIRE(batch_rows.size() == c.rows.size());
-    for (std::size_t i = 0; i < c.rows.size(); ++i) {
-      std::vector<std::string> args = {c.calculator, "--format", "csv"};
-      for (std::size_t j = 0; j < c.header.size(); ++j) {
-        if (c.rows[i][j].empty()) continue;
-        args.push_back("--" + c.header[j]);
-        if (c.header[j] != "suggest") args.push_back(c.rows[i][j]);
-      }
-      auto single = run_gpucalc(args);
-      REQUIRE(single.exit_code == 0);
-      auto single_rows = table_of(single.out);
-      REQUIRE(single_rows.size() == 1);
-      for (const auto& [key, value] : single_rows[0]) {
-        INFO(c.calculator, " row ", i, " key ", key);
-        CHECK(batch_rows[i][key] == value);
-      }
-    }
-  }
+  for (const BatchCase& c : cases) check_rows_equal_single_calls(c);
 }
 
 TEST_CASE("a bad quantity repeated in a batch is refused on every row it is in") {

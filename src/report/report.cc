@@ -101,31 +101,20 @@ char* write_raw_number(char* at, double x) {
   return fmt::format_to(at, FMT_COMPILE("{}"), x);
 }
 
+// `text` at `at`; returns its end.
+char* put(char* at, std::string_view text) {
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
+}
+
+char* put_flag(char* at, bool flag) { return flag ? put(at, "true") : put(at, "false"); }
+
 // csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
 char* write_csv_cell(char* at, const Value& v) {
   if (v.missing) return at;
-  auto put = [&at](const char* text, std::size_t n) {
-    std::memcpy(at, text, n);
-    at += n;
-  };
   switch (v.unit) {
-    case Unit::text: {
-      const std::string& s = v.text;
-      if (needs_csv_quote(s)) {
-        const std::string quoted = csv_quote(s);
-        put(quoted.data(), quoted.size());
-      } else {
-        put(s.data(), s.size());
-      }
-      return at;
-    }
-    case Unit::boolean:
-      if (v.flag) {
-        put("true", 4);
-      } else {
-        put("false", 5);
-      }
-      return at;
+    case Unit::text: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
+    case Unit::boolean: return put_flag(at, v.flag);
     default: return std::isfinite(v.number) ? write_raw_number(at, v.number) : at;  // not finite: null, an empty cell
   }
 }
@@ -133,21 +122,10 @@ char* write_csv_cell(char* at, const Value& v) {
 }  // namespace
 
 void append_csv_cell(std::string& out, const Value& v) {
-  if (v.missing) return;
-  switch (v.unit) {
-    case Unit::text: {
-      const std::string& s = v.text;
-      if (needs_csv_quote(s)) {
-        out += csv_quote(s);
-      } else {
-        out += s;
-      }
-      return;
-    }
-    case Unit::boolean: out += v.flag ? "true" : "false"; return;
-    default:
-      if (std::isfinite(v.number)) append_raw_number(out, v.number);  // not finite: null, an empty cell
-  }
+  const std::size_t start = out.size();
+  out.resize(start + (v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom));
+  char* end = write_csv_cell(out.data() + start, v);
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 std::string csv_cell(const Value& v) {
@@ -235,44 +213,23 @@ std::size_t json_value_room(const Value& v) {
 }
 
 char* write_json_value(char* at, const Value& v) {
-  auto put = [&at](const char* text, std::size_t n) {
-    std::memcpy(at, text, n);
-    at += n;
-  };
-  if (v.missing) {
-    put("null", 4);
-    return at;
-  }
+  if (v.missing) return put(at, "null");
   switch (v.unit) {
     case Unit::text: {
-      const std::string& s = v.text;
-      if (needs_json_escape(s)) {
-        const std::string escaped = json_dump(json(s));
-        put(escaped.data(), escaped.size());
-      } else {
-        *at++ = '"';
-        put(s.data(), s.size());
-        *at++ = '"';
-      }
+      if (needs_json_escape(v.text)) return put(at, json_dump(json(v.text)));
+      *at++ = '"';
+      at = put(at, v.text);
+      *at++ = '"';
       return at;
     }
-    case Unit::boolean:
-      if (v.flag) {
-        put("true", 4);
-      } else {
-        put("false", 5);
-      }
-      return at;
+    case Unit::boolean: return put_flag(at, v.flag);
     default:
-      if (!std::isfinite(v.number)) {
-        put("null", 4);
-      } else if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
-        at = write_raw_number(at, v.number);
-      } else {
-        // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
-        at = nlohmann::detail::to_chars(at, at + kNumberRoom, v.number);
+      if (!std::isfinite(v.number)) return put(at, "null");
+      if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
+        return write_raw_number(at, v.number);
       }
-      return at;
+      // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
+      return nlohmann::detail::to_chars(at, at + kNumberRoom, v.number);
   }
 }
 
