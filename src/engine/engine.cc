@@ -346,6 +346,41 @@ void RowWriter::flatten_json(const JsonNode& node, std::vector<JsonPiece>& piece
   pending += '}';
 }
 
+void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& inputs) {
+  bool same = inputs.size() == input_keys_seen_.size();
+  for (std::size_t i = 0; i < inputs.size() && same; ++i) same = inputs[i].key == input_keys_seen_[i];
+  if (!same) {
+    input_keys_seen_.clear();
+    input_heads_.clear();
+    inputs_flat_ = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      input_keys_seen_.push_back(inputs[i].key.str());
+      std::string head = i ? "," : "";
+      append_json_string(head, inputs[i].key);
+      input_heads_.push_back(head + ":");
+      inputs_flat_ = inputs_flat_ && inputs[i].key.find('.') == std::string::npos;
+      for (std::size_t j = 0; j < i && inputs_flat_; ++j) inputs_flat_ = inputs[j].key != inputs[i].key;
+    }
+  }
+  if (!inputs_flat_) {
+    append_json_values(out, inputs);  // as json_values nests them
+    return;
+  }
+  // As append_json_values writes flat keys: in order, each value in place.
+  std::size_t room = 2;
+  for (std::size_t i = 0; i < inputs.size(); ++i) room += input_heads_[i].size() + json_value_room(inputs[i]);
+  const std::size_t start = out.size();
+  out.resize(start + room);
+  char* at = out.data() + start;
+  *at++ = '{';
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(at, input_heads_[i].data(), input_heads_[i].size());
+    at = write_json_value(at + input_heads_[i].size(), inputs[i]);
+  }
+  *at++ = '}';
+  out.resize(static_cast<std::size_t>(at - out.data()));
+}
+
 void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) const {
   // Room for the longest the values can be (and a short piece's whole block), then the pieces
   // and values written in place.
@@ -384,7 +419,7 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     out += "\"gpu\":";
     append_json_string(out, row.gpu);
     out += ",\"inputs\":";
-    append_json_values(out, row.inputs);
+    write_json_inputs(out, row.inputs);
     if (row.error.empty()) {
       out += ",\"results\":";
       if (declared) {

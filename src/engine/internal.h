@@ -82,6 +82,7 @@ class RowWriter {
   };
   static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
   static void flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending);
+  void write_json_inputs(std::string& out, const std::vector<Value>& inputs);
   void write_json_results(std::string& out, const std::vector<Value>& results) const;
   Format format_;
   std::ostream& out_;
@@ -95,6 +96,12 @@ class RowWriter {
   std::vector<JsonPiece> results_pieces_;
   std::string results_end_;       // what follows the last value ("}}")
   std::size_t results_text_ = 0;  // the bytes of the pieces' text
+  // The last row's input keys and what JSON writes before each value ({"m": ,"n": ...): a row
+  // with the same keys (most rows of a batch) writes these; `inputs_flat_`: no key dotted or
+  // repeated (else json_values nests them).
+  std::vector<std::string> input_keys_seen_;
+  std::vector<std::string> input_heads_;
+  bool inputs_flat_ = true;
   std::vector<const Value*> cells_;  // a row's cells, reused
   Value line_cell_ = Value::num("line", 0);
   Value gpu_cell_ = Value::word("gpu", "");
