@@ -8,6 +8,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
+#include <vector>
 #include <string>
 
 #include "report/report.h"
@@ -38,6 +40,30 @@ TEST_CASE("raw_number and JSON values: whole numbers, their edges and fractions"
     append_json_value(json_text, Value::num("x", x));
     const nlohmann::json j = whole ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x);
     CHECK(json_text == j.dump());
+  }
+}
+
+}  // namespace gpucalc
+
+namespace gpucalc {
+
+TEST_CASE("a column's repeated fractions are written as the first time, CSV and JSON") {
+  // The writers keep each column's last fraction's text: a repeat, a change and a change back.
+  const double xs[] = {0.1, 0.1, 0.25, 0.1, 1e-9, 1e-9, 2.5, 2, 0.1};
+  std::ostringstream csv;
+  {
+    TableWriter table(csv, Format::csv, {{"x", true}, {"y", true}});
+    for (double x : xs) table.write(std::vector<Value>{Value::num("x", x), Value::num("y", x / 3)});
+    table.finish();
+  }
+  std::string want = "x,y\n";
+  for (double x : xs) want += raw_number(x) + "," + raw_number(x / 3) + "\n";
+  CHECK(csv.str() == want);
+  NumberText last;
+  for (double x : xs) {
+    char text[32];
+    const std::string got(text, write_json_value(text, Value::num("x", x), &last));
+    CHECK(got == (x == std::floor(x) ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x)).dump());
   }
 }
 

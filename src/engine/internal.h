@@ -83,7 +83,7 @@ class RowWriter {
   static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
   static void flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending);
   void write_json_inputs(std::string& out, const std::vector<Value>& inputs);
-  void write_json_results(std::string& out, const std::vector<Value>& results) const;
+  void write_json_results(std::string& out, const std::vector<Value>& results);
   Format format_;
   std::ostream& out_;
   Shape shape_;
@@ -102,6 +102,7 @@ class RowWriter {
   std::vector<std::string> input_keys_seen_;
   std::vector<std::string> input_heads_;
   bool inputs_flat_ = true;
+  std::vector<NumberText> last_results_, last_inputs_;  // json: each value's, by its place
   std::vector<const Value*> cells_;  // a row's cells, reused
   Value line_cell_ = Value::num("line", 0);
   Value gpu_cell_ = Value::word("gpu", "");
