@@ -283,6 +283,7 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     for (std::size_t j = i; j-- > 0;) {
       if (input_keys_[j] == input_keys_[i]) same_input_[i] = j;
     }
+    input_shown_twice_ = input_shown_twice_ || same_input_[i] != i;
   }
   if (format != Format::json) {
     table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
@@ -451,7 +452,7 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     cells_.push_back(&line_cell_);
   }
   if (format_ == Format::csv || shape_.gpu_column) {
-    gpu_cell_.text = row.gpu;
+    if (gpu_cell_.text != row.gpu) gpu_cell_.text = row.gpu;
     cells_.push_back(&gpu_cell_);
   }
   // Each input in its column; the first of a key wins, as find_value finds it.
@@ -462,11 +463,14 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     const std::size_t i = column_of(input_keys_, v.key, hint);
     if (i < input_keys_.size() && cells_[inputs_at + i] == nullptr) cells_[inputs_at + i] = &v;
   }
-  for (std::size_t i = 0; i < input_keys_.size(); ++i) {
+  for (std::size_t i = 0; i < input_keys_.size() && input_shown_twice_; ++i) {
     if (same_input_[i] != i) cells_[inputs_at + i] = cells_[inputs_at + same_input_[i]];  // a column shown twice
   }
+  const std::size_t results_at = cells_.size();
+  cells_.resize(results_at + result_keys_.size());
+  const Value** cell = cells_.data() + results_at;
   for (std::size_t k = 0; k < result_keys_.size(); ++k) {
-    cells_.push_back(declared ? &row.results[k] : find_value(row.results, result_keys_[k]->key));
+    cell[k] = declared ? &row.results[k] : find_value(row.results, result_keys_[k]->key);
   }
   if (shape_.batch) {
     error_cell_.text = row.error;

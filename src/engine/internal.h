@@ -89,6 +89,7 @@ class RowWriter {
   Shape shape_;
   std::vector<std::string> input_keys_;
   std::vector<std::size_t> same_input_;  // for each input column, the first with its key
+  bool input_shown_twice_ = false;       // some key heads two input columns
   std::vector<const ResultSpec*> result_keys_;
   bool all_results_ = false;  // result_keys_ are every declared key, in order (csv, json)
   std::unique_ptr<TableWriter> table_;
