@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <limits>
 
 #include "core/error.h"
@@ -39,7 +40,12 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
 class QuantityMemo {
  public:
   Quantity read(const std::string& text, Unit unit, double clock_hz, const std::string& option) {
-    Slot& slot = slots_[std::hash<std::string_view>{}(text) % kSlots];
+    // A single call reads a few values: the table (and its pages) only for many.
+    if (slots_ == nullptr) {
+      if (++reads_ < kReadsBeforeTable) return read_quantity(text, unit, option, QuantityContext{clock_hz});
+      slots_ = std::make_unique<std::array<Slot, kSlots>>();
+    }
+    Slot& slot = (*slots_)[std::hash<std::string_view>{}(text) % kSlots];
     if (slot.filled && slot.unit == unit && slot.clock_hz == clock_hz && slot.text == text) return slot.quantity;
     const Quantity q = read_quantity(text, unit, option, QuantityContext{clock_hz});
     slot = Slot{text, unit, clock_hz, q, true};
@@ -47,7 +53,8 @@ class QuantityMemo {
   }
 
  private:
-  static constexpr std::size_t kSlots = 512;
+  static constexpr std::size_t kSlots = 4096;  // about 300 KB: a column of a thousand distinct texts fits
+  static constexpr int kReadsBeforeTable = 64;
   struct Slot {
     std::string text;
     Unit unit = Unit::count;
@@ -55,7 +62,8 @@ class QuantityMemo {
     Quantity quantity;
     bool filled = false;
   };
-  std::array<Slot, kSlots> slots_;
+  int reads_ = 0;
+  std::unique_ptr<std::array<Slot, kSlots>> slots_;
 };
 
 // Where a value came from, for messages: `where`, or the option's flag when none is given (a
