@@ -124,7 +124,9 @@ const Args::Entry* Args::find(std::string_view name) const {
   // A run asks by name with the same literal many times: the entry found for a name's storage
   // last time is checked first (and still compared, so another text at that address is found anew).
   const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(name.data());
-  Recent& recent = recent_[(address ^ (address >> 5) ^ (address >> 11)) % recent_.size()];
+  // Fibonacci hashing: the top bits of the address times 2^64 / golden ratio (neighbouring
+  // literals land far apart).
+  Recent& recent = recent_[(address * 0x9E3779B97F4A7C15u) >> (64 - kRecentBits)];
   if (recent.name == name.data() && recent.index < entries_.size() && same_name(entries_[recent.index].spec->name, name)) {
     return &entries_[recent.index];
   }

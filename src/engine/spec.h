@@ -139,7 +139,8 @@ class Args {
     const char* name = nullptr;
     std::size_t index = 0;
   };
-  mutable std::array<Recent, 32> recent_{};
+  static constexpr int kRecentBits = 7;  // 128 names: a calculator asks for a few dozen
+  mutable std::array<Recent, std::size_t{1} << kRecentBits> recent_{};
 };
 
 /// What a run computed for one case, beyond the values: for people and for --explain.
