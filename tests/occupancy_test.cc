@@ -459,6 +459,11 @@ TEST_CASE("one_more_block equals a brute-force search on random inputs") {
       CHECK(got.registers == want.registers);
       CHECK(got.shared_memory == want.shared_memory);
       CHECK(got.threads == want.threads);
+      // From the caller's result, as the calculator asks it.
+      const OneMoreBlock from_base = one_more_block(in, occupancy(in, gpu), gpu);
+      CHECK(from_base.registers == want.registers);
+      CHECK(from_base.shared_memory == want.shared_memory);
+      CHECK(from_base.threads == want.threads);
     }
   }
 }

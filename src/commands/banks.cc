@@ -90,7 +90,7 @@ AccessForm words_form(const Args& a, std::int64_t e) {
     form.access.active[t] = true;
     form.access.element[t] = index[t];
   }
-  form.how = fmt::format("lane t reads element {} of {} bytes", words, e);
+  if (a.for_people()) form.how = fmt::format("lane t reads element {} of {} bytes", words, e);
   return form;
 }
 
@@ -146,7 +146,7 @@ AccessForm tile_form(const Args& a, const Gpu& gpu, std::int64_t e, Report& repo
   const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer("col") : 0;
   AccessForm form;
   form.access = tile_access(tile, kind, row, col);
-  form.how = tile_how(tile, kind, row, col);
+  if (a.for_people()) form.how = tile_how(tile, kind, row, col);  // read only by the derivation
   note_tile_size(tile, e, gpu, report);
   return form;
 }
@@ -206,8 +206,8 @@ Report run(const Args& a, const Gpu& gpu) {
   const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
-  report.results = {Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
-                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast)};
+  report.results = value_list(Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
+                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast));
   const int single_bank = single_bank_of(form.access, r, e);
   if (r.banks_used == 1) report.results.push_back(Value::num("bank", single_bank));
 

@@ -113,7 +113,7 @@ Report run(const Args& a, const Gpu& gpu) {
   // The profile's values, when the case takes them.
   if (!a.has("launch")) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-  report.results = {Value::num("unfused_transfers", r.unfused_transfers),
+  report.results = value_list(Value::num("unfused_transfers", r.unfused_transfers),
                     Value::num("fused_transfers", r.fused_transfers),
                     Value::num("unfused_bytes", r.unfused_bytes, Unit::bytes),
                     Value::num("fused_bytes", r.fused_bytes, Unit::bytes),
@@ -126,7 +126,7 @@ Report run(const Args& a, const Gpu& gpu) {
                     Value::num("crossover_n", std::round(r.crossover_n)),
                     Value::num("traffic_ratio", r.traffic_ratio),
                     Value::num("unfused_memory_time", r.unfused_memory_time, Unit::seconds),
-                    Value::num("fused_memory_time", r.fused_memory_time, Unit::seconds)};
+                    Value::num("fused_memory_time", r.fused_memory_time, Unit::seconds));
   if (a.for_people()) explain(in, r, dtype, report);
   // A time given in cycles: which clock made it a time.
   if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {

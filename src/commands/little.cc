@@ -37,9 +37,9 @@ Report run(const Args& a, const Gpu& gpu) {
   LittleResult r = little(in, gpu);
   Report report;
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
-  report.results = {Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
+  report.results = value_list(Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
                     Value::num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes),
-                    Value::num("loads_in_flight_per_sm", r.loads_in_flight_per_sm)};
+                    Value::num("loads_in_flight_per_sm", r.loads_in_flight_per_sm));
   if (a.for_people()) report.explain = {
       fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}", format_quantity(in.bandwidth, Unit::bytes_per_second),
                   format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)),

@@ -306,7 +306,7 @@ Report run(const Args& args, const Gpu& gpu) {
 
   // The smallest change that buys one more block.
   if (r.fits) {
-    OneMoreBlock next = one_more_block(in, gpu);
+    OneMoreBlock next = one_more_block(in, r, gpu);
     // A resource whose change buys no block has no value: null in JSON, empty in CSV.
     report.results.push_back(next.registers > 0 ? Value::num("one_more_block.regs", next.registers)
                                                 : Value::none("one_more_block.regs"));
@@ -435,7 +435,7 @@ std::vector<Value> kernel_values(const KernelResources& k) {
   auto count = [](Key key, std::int64_t v, Unit unit = Unit::count) {
     return v < 0 ? Value::none(key, unit) : Value::num(key, static_cast<double>(v), unit);
   };
-  return {Value::word("kernel.name", k.demangled),
+  return value_list(Value::word("kernel.name", k.demangled),
           Value::word("kernel.mangled", k.name),
           k.arch.empty() ? Value::none("kernel.arch", Unit::text) : Value::word("kernel.arch", k.arch),
           count("kernel.registers", k.registers),
@@ -448,7 +448,7 @@ std::vector<Value> kernel_values(const KernelResources& k) {
           count("kernel.barriers", k.barriers),
           k.max_threads > 0 ? Value::num("kernel.max_threads", k.max_threads) : Value::none("kernel.max_threads"),
           k.min_blocks > 0 ? Value::num("kernel.min_blocks", k.min_blocks) : Value::none("kernel.min_blocks"),
-          Value::word("kernel.source", k.source)};
+          Value::word("kernel.source", k.source));
 }
 
 std::string cc_text(int major, int minor) { return fmt::format("sm_{}{}", major, minor); }

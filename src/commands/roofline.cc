@@ -111,8 +111,8 @@ Report run(const Args& a, const Gpu& gpu) {
     if (!a.has("unit")) report.inputs.push_back(Value::word("unit", unit_name));
     if (!a.has("peak")) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-    report.results = {Value::num("intensity", r.intensity, Unit::flop_per_byte), Value::num("ridge", r.ridge, Unit::flop_per_byte),
-                      Value::num("attainable", r.attainable, Unit::flops_per_second), Value::word("bound", r.bound)};
+    report.results = value_list(Value::num("intensity", r.intensity, Unit::flop_per_byte), Value::num("ridge", r.ridge, Unit::flop_per_byte),
+                      Value::num("attainable", r.attainable, Unit::flops_per_second), Value::word("bound", r.bound));
     report.results.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     report.results.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
     if (a.has("elem")) {

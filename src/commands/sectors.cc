@@ -16,7 +16,11 @@ namespace {
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;  // addresses, offsets: 256 TiB is plenty
 
 /// "0-7", "0,16", "0-3,8-11"; "12 lanes" when it would not fit `width`.
-std::string lane_list(const std::vector<int>& lanes, std::size_t width) {
+std::string lane_list(std::uint32_t lane_bits, std::size_t width) {
+  std::vector<int> lanes;
+  for (int t = 0; t < kWarpLanes; ++t) {
+    if (lane_bits >> t & 1) lanes.push_back(t);
+  }
   std::string out;
   for (std::size_t i = 0; i < lanes.size();) {
     std::size_t j = i;
@@ -65,7 +69,7 @@ LoadForm address_form(const Args& a, int e, std::uint32_t mask) {
   const std::string& text = a.text("addresses");
   std::vector<std::int64_t> addresses = lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes);
   return {address_load(addresses, e, mask),
-          fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, text)};
+          a.for_people() ? fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, text) : ""};
 }
 
 /// The row (--access row) or column (--access column) of the --cols matrix the warp reads, checked against it.
@@ -100,6 +104,7 @@ LoadForm matrix_form(const Args& a, int e, std::uint32_t mask) {
   }
   LoadForm form;
   form.load = matrix_load(cols, access, index, e, offset, mask);
+  if (!a.for_people()) return form;  // `how` is read only by the derivation
   form.how = access == MatrixAccess::row
                  ? fmt::format("lane t reads ({}, t) of a row-major matrix of {} columns: byte {} x ({} x {} + t){}", index,
                                cols, e, cols, index, offset ? fmt::format(" + {}", offset) : "")
@@ -114,7 +119,8 @@ LoadForm strided_form(const Args& a, int e, std::uint32_t mask) {
   const std::int64_t stride = a.integer("stride");
   const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
   return {strided_load(stride, e, offset, mask),
-          fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "", stride, e)};
+          a.for_people() ? fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "", stride, e)
+                         : ""};
 }
 
 
@@ -203,7 +209,7 @@ Report run(const Args& a, const Gpu& gpu) {
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
-  report.results = {Value::num("sectors", static_cast<double>(r.sectors)),
+  report.results = value_list(Value::num("sectors", static_cast<double>(r.sectors)),
                     Value::num("lines", static_cast<double>(r.lines)),
                     Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
                     Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
@@ -211,7 +217,7 @@ Report run(const Args& a, const Gpu& gpu) {
                     Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes),
                     r.contiguous ? Value::num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes)
                                  : Value::none("dram_bytes_streaming", Unit::onchip_bytes),
-                    Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts))};
+                    Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts)));
   if (!a.for_people()) return report;  // many rows without --explain print no derivation or notes
   explain_steps(form.how, r, e, gpu, report);
   report.drawing = drawing(r);

@@ -74,7 +74,7 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
 }
 
 std::vector<Value> result_values(const TilingResult& r) {
-  return {Value::num("naive_reads", r.naive_reads),
+  return value_list(Value::num("naive_reads", r.naive_reads),
           Value::num("tiled_reads", r.tiled_reads),
           Value::num("writes", r.writes),
           Value::num("reduction", r.reduction),
@@ -94,7 +94,7 @@ std::vector<Value> result_values(const TilingResult& r) {
           Value::num("min_intensity", r.flops / r.min_bytes, Unit::flop_per_byte),
           Value::num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes),
           r.compute_bound_n > 0 ? Value::num("compute_bound_n", static_cast<double>(r.compute_bound_n))
-                                : Value::none("compute_bound_n")};
+                                : Value::none("compute_bound_n"));
 }
 
 /// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.

@@ -19,7 +19,7 @@ std::uint32_t lane_mask(const Args& a);
 /// How a warp reads global memory: the bytes each lane reads, and one line that says how.
 struct LoadForm {
   WarpLoad load;
-  std::string how;
+  std::string how;  // empty when no one reads the derivation (Args::for_people)
 };
 /// The load of gpucalc sectors' options (--addresses, --cols with --access, or --stride; --elem,
 /// --offset, --active/--mask). Throws InputError naming the option.
@@ -28,7 +28,7 @@ LoadForm sectors_load(const Args& a);
 /// How a warp reads shared memory: the element each lane reads, and one line that says how.
 struct AccessForm {
   SharedAccess access;
-  std::string how;
+  std::string how;  // empty when no one reads the derivation (Args::for_people)
 };
 /// The access of gpucalc banks' options (--words, or a tile with --access; --elem,
 /// --active/--mask). A tile larger than one block's shared memory adds a note to `report`.

@@ -162,11 +162,11 @@ Report run(const Args& a, const Gpu& gpu) {
   }
   if (a.has("block-time")) in.block_time = a.number("block-time");
   WavesResult r = waves(in, gpu);
-  report.results = {Value::num("waves", static_cast<double>(r.waves)),
+  report.results = value_list(Value::num("waves", static_cast<double>(r.waves)),
                     Value::num("blocks_per_wave", static_cast<double>(r.blocks_per_wave)),
                     Value::num("last_wave_blocks", static_cast<double>(r.last_wave_blocks)),
                     Value::num("last_wave_utilization", r.last_wave_utilization, Unit::fraction),
-                    Value::num("efficiency", r.efficiency, Unit::fraction)};
+                    Value::num("efficiency", r.efficiency, Unit::fraction));
   if (threads > 0) {
     // warps in the grid = blocks x ceil(threads / 32)
     double warps = static_cast<double>(in.blocks) * ((threads + gpu.warp_size - 1) / gpu.warp_size);

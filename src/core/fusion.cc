@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "core/error.h"
 
@@ -31,12 +32,14 @@ FusionChain rmsnorm_chain(double rows, double cols) {
   const double h = cols;
   const double per_row = rows;   // N / h
   FusionChain c{"rmsnorm", n, {}, {}};
-  c.unfused = {{"x.pow(2)", n, n},
-               {".mean(-1)", n, per_row},
-               {"+ eps", per_row, per_row},
-               {"rsqrt", per_row, per_row},
-               {"x * r", n + per_row, n},
-               {"w * (...)", n + h, n}};
+  // Moved in one by one (a braced list would copy each kernel and its name).
+  c.unfused.reserve(6);
+  c.unfused.push_back({"x.pow(2)", n, n});
+  c.unfused.push_back({".mean(-1)", n, per_row});
+  c.unfused.push_back({"+ eps", per_row, per_row});
+  c.unfused.push_back({"rsqrt", per_row, per_row});
+  c.unfused.push_back({"x * r", n + per_row, n});
+  c.unfused.push_back({"w * (...)", n + h, n});
   // fused: read x (N) and w (h), write the output (N)
   c.fused.push_back({"fused rmsnorm", n + h, n});
   return c;
@@ -62,6 +65,7 @@ namespace {
 
 std::vector<KernelTime> times(const std::vector<FusionKernel>& kernels, double e, double o, double bw) {
   std::vector<KernelTime> out;
+  out.reserve(kernels.size());
   for (const FusionKernel& k : kernels) {
     if (!(k.reads >= 0) || !(k.writes >= 0)) {
       throw FieldError("kernel", fmt::format("{},{}", k.reads, k.writes), "reads and writes of 0 or more");
@@ -74,7 +78,7 @@ std::vector<KernelTime> times(const std::vector<FusionKernel>& kernels, double e
     t.memory_time = t.bytes / bw;
     t.time = std::max(o, t.memory_time);
     t.overhead_bound = o >= t.memory_time;
-    out.push_back(t);
+    out.push_back(std::move(t));
   }
   return out;
 }

@@ -46,11 +46,11 @@ const std::vector<Dtype>& known_dtypes() {
 }
 
 const Dtype& dtype_by_name(std::string_view name, const std::string& option) {
-  std::vector<std::string> names;
   for (const Dtype& d : known_dtypes()) {
     if (d.name == name) return d;
-    names.push_back(d.name);
   }
+  std::vector<std::string> names;
+  for (const Dtype& d : known_dtypes()) names.push_back(d.name);
   throw InputError(option, std::string(name), fmt::format("one of {}", fmt::join(names, ", ")));
 }
 

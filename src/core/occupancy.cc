@@ -48,23 +48,67 @@ std::int64_t align_to_carveout(std::int64_t bytes, const Gpu& gpu) {
   return gpu.shared_memory_carveouts.back();
 }
 
+// The exact model's register use of a block: per warp, rounded up to the allocation unit (256),
+// allocated per sub-partition.
+struct RegisterUse {
+  std::int64_t per_warp = 0;
+  std::int64_t per_block = 0;
+  std::int64_t assumed = 0;  // as the hardware checks it: warps spread over all sub-partitions
+  int limit = 0;             // blocks per SM; 0 when a block does not fit
+};
+
+RegisterUse exact_registers(int threads, int registers, const Gpu& gpu) {
+  RegisterUse u;
+  const int warps_per_block = static_cast<int>(divide_round_up(threads, gpu.warp_size));
+  u.per_warp = round_up(std::int64_t{registers} * gpu.warp_size, gpu.register_allocation_unit);
+  u.per_block = u.per_warp * warps_per_block;
+  u.assumed = u.per_warp * round_up(warps_per_block, gpu.register_sub_partitions);
+  if (u.assumed > gpu.registers_per_block || u.per_block > gpu.registers_per_block) return u;
+  const std::int64_t per_partition = gpu.registers_per_sm / gpu.register_sub_partitions;
+  const std::int64_t warps_per_partition = per_partition / u.per_warp;
+  u.limit = static_cast<int>(warps_per_partition * gpu.register_sub_partitions / warps_per_block);
+  return u;
+}
+
+// The exact model's shared memory of a block: static + dynamic + the reserved 1 KB, in 128-byte
+// units, against the carveout.
+struct SharedMemoryUse {
+  std::int64_t per_block = 0;    // as allocated
+  std::int64_t per_sm = 0;       // the carveout
+  std::int64_t block_limit = 0;  // the most a block may use
+  int limit = 0;                 // blocks per SM; 0 when a block does not fit
+};
+
+SharedMemoryUse exact_shared_memory(std::int64_t shared_memory, int carveout_percent, const Gpu& gpu) {
+  SharedMemoryUse u;
+  const std::int64_t used = shared_memory + gpu.shared_memory_reserved_per_block;
+  u.per_block = round_up(used, gpu.shared_memory_allocation_unit);
+  u.block_limit = gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block;
+  std::int64_t preference = carveout_percent < 0 ? gpu.shared_memory_per_sm : carveout_percent * gpu.shared_memory_per_sm / 100;
+  preference = align_to_carveout(preference, gpu);
+  // A preference smaller than one block is overridden: the driver picks the next size up.
+  u.per_sm = preference >= u.per_block ? preference : align_to_carveout(u.per_block, gpu);
+  if (u.per_block <= u.block_limit) u.limit = blocks_allowed(u.per_sm, u.per_block);
+  return u;
+}
+
+// Threads: warp slots per SM / warps per block.
+int exact_threads_limit(int threads, const Gpu& gpu) {
+  return gpu.max_threads_per_sm / gpu.warp_size / static_cast<int>(divide_round_up(threads, gpu.warp_size));
+}
+
 OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
   OccupancyResult r;
   const int warps_per_block = static_cast<int>(divide_round_up(in.threads, gpu.warp_size));
-  const int max_warps = gpu.max_threads_per_sm / gpu.warp_size;
-
-  // Threads: warp slots per SM / warps per block.
-  r.limit_threads = max_warps / warps_per_block;
+  r.limit_threads = exact_threads_limit(in.threads, gpu);
   r.limit_blocks = gpu.max_blocks_per_sm;
 
-  // Registers: per warp, rounded up to the allocation unit (256), allocated per sub-partition.
-  const std::int64_t regs_per_warp = round_up(std::int64_t{in.registers} * gpu.warp_size, gpu.register_allocation_unit);
-  r.registers_per_block = regs_per_warp * warps_per_block;
-  // The hardware checks a block as if its warps were spread over all sub-partitions.
-  const std::int64_t regs_assumed = regs_per_warp * round_up(warps_per_block, gpu.register_sub_partitions);
-  if (regs_assumed > gpu.registers_per_block || r.registers_per_block > gpu.registers_per_block) {
-    r.limit_registers = 0;
+  const RegisterUse regs = exact_registers(in.threads, in.registers, gpu);
+  r.registers_per_block = regs.per_block;
+  r.limit_registers = regs.limit;
+  if (regs.limit == 0) {
     r.fits = false;
+    const std::int64_t regs_per_warp = regs.per_warp;
     const std::int64_t counted = round_up(warps_per_block, gpu.register_sub_partitions);
     if (in.for_people) r.does_not_fit = fmt::format(
         "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
@@ -76,32 +120,19 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
         counted == warps_per_block ? std::string()
                                    : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
                                                  counted, gpu.register_sub_partitions),
-        format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs_assumed, r.registers_per_block))),
+        format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs.assumed, regs.per_block))),
         format_number(gpu.registers_per_block));
-  } else {
-    const std::int64_t per_partition = gpu.registers_per_sm / gpu.register_sub_partitions;
-    const std::int64_t warps_per_partition = per_partition / regs_per_warp;
-    r.limit_registers = static_cast<int>(warps_per_partition * gpu.register_sub_partitions / warps_per_block);
   }
 
-  // Shared memory: static + dynamic + the reserved 1 KB, in 128-byte units, against the carveout.
-  const std::int64_t used = in.shared_memory + gpu.shared_memory_reserved_per_block;
-  r.shared_memory_per_block = round_up(used, gpu.shared_memory_allocation_unit);
-  const std::int64_t block_limit = gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block;
-  std::int64_t preference = in.carveout_percent < 0 ? gpu.shared_memory_per_sm
-                                                    : in.carveout_percent * gpu.shared_memory_per_sm / 100;
-  preference = align_to_carveout(preference, gpu);
-  // A preference smaller than one block is overridden: the driver picks the next size up.
-  r.shared_memory_per_sm = preference >= r.shared_memory_per_block ? preference
-                                                                   : align_to_carveout(r.shared_memory_per_block, gpu);
-  if (r.shared_memory_per_block > block_limit) {
-    r.limit_shared_memory = 0;
+  const SharedMemoryUse smem = exact_shared_memory(in.shared_memory, in.carveout_percent, gpu);
+  r.shared_memory_per_block = smem.per_block;
+  r.shared_memory_per_sm = smem.per_sm;
+  r.limit_shared_memory = smem.limit;
+  if (smem.per_block > smem.block_limit) {
     r.fits = false;
     if (in.for_people) r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
-                                 format_number(static_cast<double>(r.shared_memory_per_block)),
-                                 format_number(static_cast<double>(block_limit)));
-  } else {
-    r.limit_shared_memory = blocks_allowed(r.shared_memory_per_sm, r.shared_memory_per_block);
+                                 format_number(static_cast<double>(smem.per_block)),
+                                 format_number(static_cast<double>(smem.block_limit)));
   }
 
   // Barriers (sm_90): each block uses one of the SM's named barriers.
@@ -109,12 +140,20 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
   return r;
 }
 
+// The lessons' formula, one resource at a time: blocks = min(R / (t r), S / s, T / t, B).
+int simple_registers_limit(int threads, int registers, const Gpu& gpu) {
+  return static_cast<int>(gpu.registers_per_sm / (std::int64_t{threads} * registers));
+}
+int simple_shared_memory_limit(std::int64_t shared_memory, const Gpu& gpu) {
+  return shared_memory == 0 ? kNoLimit : blocks_allowed(gpu.shared_memory_per_sm, shared_memory);
+}
+int simple_threads_limit(int threads, const Gpu& gpu) { return gpu.max_threads_per_sm / threads; }
+
 OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
   OccupancyResult r;
-  // blocks = min(R / (t r), S / s, T / t, B), as the lessons write it.
-  r.limit_registers = static_cast<int>(gpu.registers_per_sm / (std::int64_t{in.threads} * in.registers));
-  r.limit_shared_memory = in.shared_memory == 0 ? kNoLimit : blocks_allowed(gpu.shared_memory_per_sm, in.shared_memory);
-  r.limit_threads = gpu.max_threads_per_sm / in.threads;
+  r.limit_registers = simple_registers_limit(in.threads, in.registers, gpu);
+  r.limit_shared_memory = simple_shared_memory_limit(in.shared_memory, gpu);
+  r.limit_threads = simple_threads_limit(in.threads, gpu);
   r.limit_blocks = gpu.max_blocks_per_sm;
   r.registers_per_block = std::int64_t{in.threads} * in.registers;
   r.shared_memory_per_block = in.shared_memory;
@@ -157,12 +196,18 @@ OccupancyResult finish(OccupancyResult r, const OccupancyInput& input, const Gpu
   return r;
 }
 
-// Blocks per SM as occupancy() counts them (the tightest limit), without the limiter's name or
-// the result's words: one_more_block's searches ask only this.
-int blocks_per_sm_only(const OccupancyInput& input, const Gpu& gpu) {
-  check_input(input, gpu);
-  const OccupancyResult r = input.model == OccupancyModel::exact ? exact(input, gpu) : simple(input, gpu);
-  return std::min({kNoLimit, r.limit_registers, r.limit_shared_memory, r.limit_threads, r.limit_blocks, r.limit_barriers});
+// The blocks one resource allows under the input's model, as occupancy() counts them: the
+// searches of one_more_block change one input at a time and recompute only the limits it sets.
+int registers_limit(const OccupancyInput& in, const Gpu& gpu) {
+  return in.model == OccupancyModel::exact ? exact_registers(in.threads, in.registers, gpu).limit
+                                           : simple_registers_limit(in.threads, in.registers, gpu);
+}
+int shared_memory_limit(const OccupancyInput& in, const Gpu& gpu) {
+  return in.model == OccupancyModel::exact ? exact_shared_memory(in.shared_memory, in.carveout_percent, gpu).limit
+                                           : simple_shared_memory_limit(in.shared_memory, gpu);
+}
+int threads_limit(const OccupancyInput& in, const Gpu& gpu) {
+  return in.model == OccupancyModel::exact ? exact_threads_limit(in.threads, gpu) : simple_threads_limit(in.threads, gpu);
 }
 
 }  // namespace
@@ -173,46 +218,56 @@ OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
 }
 
 OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
+  return one_more_block(input, occupancy(input, gpu), gpu);
+}
+
+OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu) {
   OneMoreBlock out;
-  const OccupancyResult base = occupancy(input, gpu);
   const int now = base.blocks_per_sm;
-  auto buys_a_block = [&](auto change) {
-    OccupancyInput changed = input;
-    change(changed);
-    return blocks_per_sm_only(changed, gpu) > now;
+  // Blocks per SM when one input is smaller (so still in range): the limits that input does not
+  // set stay the base's (the block and barrier limits never move).
+  auto blocks = [&](int registers, int shared_memory, int threads) {
+    return std::min({kNoLimit, registers, shared_memory, threads, base.limit_blocks, base.limit_barriers});
+  };
+  auto at_registers = [&](std::int64_t r) {
+    OccupancyInput c = input;
+    c.registers = static_cast<int>(r);
+    return blocks(registers_limit(c, gpu), base.limit_shared_memory, base.limit_threads);
+  };
+  auto at_shared_memory = [&](std::int64_t s) {
+    OccupancyInput c = input;
+    c.shared_memory = s;
+    return blocks(base.limit_registers, shared_memory_limit(c, gpu), base.limit_threads);
+  };
+  // A smaller block, in whole warps (threads set the warp and register limits).
+  auto at_warps = [&](std::int64_t w) {
+    OccupancyInput c = input;
+    c.threads = static_cast<int>(w) * gpu.warp_size;
+    return blocks(registers_limit(c, gpu), base.limit_shared_memory, threads_limit(c, gpu));
   };
   // A smaller input only raises the limit of the resource it uses, so only a resource whose
   // limit is the current count can buy a block; blocks never fall as an input falls, so the
   // inputs that buy one form a range [smallest, largest]: binary search for the largest.
-  auto largest_that_buys = [&](std::int64_t lo, std::int64_t hi, auto set) {
+  auto largest_that_buys = [&](std::int64_t lo, std::int64_t hi, auto blocks_at) {
     // Invariant: `lo` buys a block; every value above `hi` does not.
     while (lo < hi) {
       const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      if (buys_a_block([&](OccupancyInput& c) { set(c, mid); })) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
+      // Either end moves, chosen without a branch: which one is as good as a coin toss.
+      const bool buys = blocks_at(mid) > now;
+      lo = buys ? mid : lo;
+      hi = buys ? hi : mid - 1;
     }
     return lo;
   };
-  // Fewer registers per thread.
-  auto set_registers = [](OccupancyInput& c, std::int64_t r) { c.registers = static_cast<int>(r); };
-  if (base.limit_registers == now && input.registers > 1 && buys_a_block([&](OccupancyInput& c) { set_registers(c, 1); })) {
-    out.registers = static_cast<int>(largest_that_buys(1, input.registers - 1, set_registers));
+  if (base.limit_registers == now && input.registers > 1 && at_registers(1) > now) {
+    out.registers = static_cast<int>(largest_that_buys(1, input.registers - 1, at_registers));
   }
-  // Less shared memory per block.
-  auto set_shared_memory = [](OccupancyInput& c, std::int64_t s) { c.shared_memory = s; };
-  if (base.limit_shared_memory == now && input.shared_memory > 0 &&
-      buys_a_block([&](OccupancyInput& c) { set_shared_memory(c, 0); })) {
-    out.shared_memory = largest_that_buys(0, input.shared_memory - 1, set_shared_memory);
+  if (base.limit_shared_memory == now && input.shared_memory > 0 && at_shared_memory(0) > now) {
+    out.shared_memory = largest_that_buys(0, input.shared_memory - 1, at_shared_memory);
   }
-  // A smaller block, in whole warps (threads set the warp and register limits).
-  auto set_warps = [&gpu](OccupancyInput& c, std::int64_t w) { c.threads = static_cast<int>(w) * gpu.warp_size; };
   const std::int64_t fewer_warps = (input.threads - 1) / gpu.warp_size;  // whole warps below the block
-  if ((base.limit_registers == now || base.limit_threads == now) && fewer_warps >= 1 &&
-      buys_a_block([&](OccupancyInput& c) { set_warps(c, 1); })) {
-    out.threads = static_cast<int>(largest_that_buys(1, fewer_warps, set_warps)) * gpu.warp_size;
+  if ((base.limit_registers == now || base.limit_threads == now) && fewer_warps >= 1 && at_warps(1) > now) {
+    out.threads = static_cast<int>(largest_that_buys(1, fewer_warps, at_warps)) * gpu.warp_size;
   }
   return out;
 }

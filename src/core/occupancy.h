@@ -55,6 +55,8 @@ struct OneMoreBlock {
   int threads = 0;                 // a block of this many threads
 };
 OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu);
+/// The same from `base`, occupancy(input, gpu) as the caller already has it.
+OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu);
 
 /// occupancy() of a launch, exact model: shared memory above the opt-in maximum is a block that
 /// does not fit (the runtime's answer for it), not an input error; registers 0 (an empty kernel)

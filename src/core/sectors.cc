@@ -104,12 +104,12 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   std::int64_t lines = 0, granules = 0;
   for (std::size_t i = 0; i < touches.size();) {
     const std::int64_t sector = touches[i].first;
-    std::vector<int> lanes;
-    for (; i < touches.size() && touches[i].first == sector; ++i) lanes.push_back(touches[i].second);
+    std::uint32_t lanes = 0;
+    for (; i < touches.size() && touches[i].first == sector; ++i) lanes |= std::uint32_t{1} << touches[i].second;
     const std::int64_t line = sector * kSectorBytes / kLineBytes, granule = sector * kSectorBytes / r.dram_granularity;
     if (r.touched.empty() || line != r.touched.back().sector * kSectorBytes / kLineBytes) ++lines;
     if (r.touched.empty() || granule != r.touched.back().sector * kSectorBytes / r.dram_granularity) ++granules;
-    r.touched.push_back({sector, std::move(lanes)});
+    r.touched.push_back({sector, lanes});
   }
   r.sectors = static_cast<std::int64_t>(r.touched.size());
   r.lines = lines;

@@ -36,7 +36,7 @@ WarpLoad address_load(const std::vector<std::int64_t>& addresses, int element_by
 /// The lanes that hit one sector.
 struct SectorUse {
   std::int64_t sector = 0;  // index: byte address / 32
-  std::vector<int> lanes;   // active lanes that read at least one of its bytes
+  std::uint32_t lanes = 0;  // active lanes that read at least one of its bytes: bit t = lane t
 };
 
 struct SectorsResult {

@@ -162,7 +162,11 @@ struct Batch {
   std::map<std::string, Gpu> gpus;
   std::ostream& err;
   int bad = 0, failed = 0;
-  RawOptions row_raw = raw;  // the command line's options, then a row's cells (kept to reuse its strings)
+  // Each option's texts: the command line's, then a row's cell over it (the cells' strings
+  // kept from row to row to reuse their storage).
+  GivenOptions command_line = given_by_option(calc, raw);
+  GivenOptions given = command_line;
+  std::vector<std::vector<std::string>> cell_texts = std::vector<std::vector<std::string>>(calc.options.size());
   // A row's storage, reused from row to row.
   Args args{};
   Row row{};
@@ -200,27 +204,26 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string>& cel
     throw InputError(fmt::format("--batch line {}: {} cells where the header names {}", line, cells.size(),
                                  b.columns.names.size()));
   }
-  std::size_t given = b.raw.size();
   std::string gpu_name = b.common.gpu;
+  b.given = b.command_line;
   for (std::size_t j = 0; j < cells.size(); ++j) {
     if (cells[j].empty()) continue;
     if (b.columns.options[j] == nullptr) {
       gpu_name = cells[j];
       continue;
     }
-    // parse_args takes the last value given, so a cell overrides the command line.
-    if (b.row_raw.size() <= given) b.row_raw.emplace_back();
-    auto& [name, values] = b.row_raw[given++];
-    name = b.columns.names[j];
-    values.resize(1);
-    values[0] = cells[j];
+    // A cell overrides the command line.
+    const std::size_t i = static_cast<std::size_t>(b.columns.options[j] - b.calc.options.data());
+    std::vector<std::string>& texts = b.cell_texts[i];
+    texts.resize(1);
+    texts[0] = cells[j];
+    b.given[i] = &texts;
   }
-  b.row_raw.resize(given);
   const Gpu& gpu = profile(b, gpu_name);
   std::optional<Sweep> sweep;
   if (!b.common.sweep.empty()) sweep = parse_sweep(b.calc, b.common.sweep, gpu);
   Args& args = b.args;
-  parse_args(b.calc, b.row_raw, gpu, sweep ? sweep->axis->name : "", args);
+  parse_args(b.calc, b.given, gpu, sweep ? sweep->axis->name : "", args);
   args.set_for_people(b.common.explain);
   if (!sweep) return run_point(b, writer, args, gpu, line, "");
   for (double x : sweep->points) {

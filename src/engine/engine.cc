@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include <fstream>
 #include <istream>
@@ -54,7 +55,7 @@ void set_none(Value& slot, const ResultSpec& r) {
 void take(Value& slot, Value& v) {
   slot.unit = v.unit;
   slot.number = v.number;
-  slot.text = std::move(v.text);
+  if (!slot.text.empty() || !v.text.empty()) slot.text = std::move(v.text);  // numbers have none
   slot.flag = v.flag;
   slot.missing = v.missing;
 }
@@ -70,7 +71,8 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
                         ResultOrder* order) {
   const std::size_t n = results.size();
   if (order != nullptr && ordered.size() == calc.results.size()) {
-    for (const ResultOrder::Placement& p : order->known) {
+    for (std::size_t at = 0; at < order->known.size(); ++at) {
+      const ResultOrder::Placement& p = order->known[at];
       if (p.slot.size() != n) continue;
       // A literal key is the same key as the literal seen before (the same pointer); else the text.
       bool same = true;
@@ -79,7 +81,10 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
         same = (literal != nullptr && literal == p.literal[i]) || results[i].key == calc.results[p.slot[i]].key;
       }
       if (!same) continue;
-      for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
+      if (order->last_applied != at) {
+        for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
+        order->last_applied = at;
+      }
       for (std::size_t i = 0; i < n; ++i) take(ordered[p.slot[i]], results[i]);
       return;
     }
@@ -112,6 +117,7 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
     next = hit + 1;
   }
   if (order == nullptr) return;
+  order->last_applied = ResultOrder::kKept;  // every slot written here, none by a known placement
   // Every result placed (none left over, as a repeated key would be): the placement holds for
   // the same keys in the same order.
   const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
@@ -277,6 +283,7 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     for (std::size_t j = i; j-- > 0;) {
       if (input_keys_[j] == input_keys_[i]) same_input_[i] = j;
     }
+    input_shown_twice_ = input_shown_twice_ || same_input_[i] != i;
   }
   if (format != Format::json) {
     table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
@@ -284,9 +291,10 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     json_out_ = std::make_unique<OutputBuffer>(out);
     // The results object's shape, as json_values nests the declared keys (limits.registers ->
     // "limits": {"registers": ...}); a row's values fill it in declaration order.
+    JsonNode results_tree;
     for (std::size_t k = 0; k < calc.results.size(); ++k) {
       const std::string& key = calc.results[k].key;
-      JsonNode* at = &results_tree_;
+      JsonNode* at = &results_tree;
       std::size_t start = 0;
       auto child = [](JsonNode* node, const std::string& name) {
         for (JsonNode& c : node->children) {
@@ -307,6 +315,10 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
       leaf->children.clear();  // an object there becomes the value
       leaf->leaf = static_cast<int>(k);
     }
+    flatten_json(results_tree, results_pieces_, results_end_);
+    for (const JsonPiece& p : results_pieces_) results_text_ += p.size;
+    last_results_.resize(calc.results.size());
+    results_text_ += results_end_.size();
   }
   // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
   if (shape_.batch) {
@@ -317,20 +329,82 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
 
 RowWriter::~RowWriter() = default;
 
-void RowWriter::write_json_node(std::string& out, const JsonNode& node, const std::vector<Value>& results) {
-  out += '{';
+void RowWriter::flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending) {
+  pending += '{';
   bool first = true;
   for (const JsonNode& c : node.children) {
-    if (!first) out += ',';
+    if (!first) pending += ',';
     first = false;
-    out += c.head;
+    pending += c.head;
     if (c.leaf >= 0) {
-      append_json_value(out, results[static_cast<std::size_t>(c.leaf)]);
+      JsonPiece piece{pending, pending.size(), static_cast<std::size_t>(c.leaf)};
+      if (piece.before.size() < kPieceCopy) piece.before.resize(kPieceCopy, '\0');
+      pieces.push_back(std::move(piece));
+      pending.clear();
     } else {
-      write_json_node(out, c, results);
+      flatten_json(c, pieces, pending);
     }
   }
-  out += '}';
+  pending += '}';
+}
+
+void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& inputs) {
+  bool same = inputs.size() == input_keys_seen_.size();
+  for (std::size_t i = 0; i < inputs.size() && same; ++i) same = inputs[i].key == input_keys_seen_[i];
+  if (!same) {
+    last_inputs_.assign(inputs.size(), NumberText{});
+    input_keys_seen_.clear();
+    input_heads_.clear();
+    inputs_flat_ = true;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      input_keys_seen_.push_back(inputs[i].key.str());
+      std::string head = i ? "," : "";
+      append_json_string(head, inputs[i].key);
+      input_heads_.push_back(head + ":");
+      inputs_flat_ = inputs_flat_ && inputs[i].key.find('.') == std::string::npos;
+      for (std::size_t j = 0; j < i && inputs_flat_; ++j) inputs_flat_ = inputs[j].key != inputs[i].key;
+    }
+  }
+  if (!inputs_flat_) {
+    append_json_values(out, inputs);  // as json_values nests them
+    return;
+  }
+  // As append_json_values writes flat keys: in order, each value in place.
+  std::size_t room = 2;
+  for (std::size_t i = 0; i < inputs.size(); ++i) room += input_heads_[i].size() + json_value_room(inputs[i]);
+  const std::size_t start = out.size();
+  out.resize(start + room);
+  char* at = out.data() + start;
+  *at++ = '{';
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(at, input_heads_[i].data(), input_heads_[i].size());
+    at = write_json_value(at + input_heads_[i].size(), inputs[i], &last_inputs_[i]);
+  }
+  *at++ = '}';
+  out.resize(static_cast<std::size_t>(at - out.data()));
+}
+
+void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) {
+  // Room for the longest the values can be (and a short piece's whole block), then the pieces
+  // and values written in place.
+  std::size_t room = results_text_ + kPieceCopy;
+  for (const JsonPiece& p : results_pieces_) room += json_value_room(results[p.leaf]);
+  const std::size_t start = out.size();
+  out.resize(start + room);
+  char* at = out.data() + start;
+  for (const JsonPiece& p : results_pieces_) {
+    // A block of a fixed size is a few moves, not a call; what it writes past the piece is
+    // written over next.
+    if (p.size <= kPieceCopy) {
+      std::memcpy(at, p.before.data(), kPieceCopy);
+    } else {
+      std::memcpy(at, p.before.data(), p.size);
+    }
+    at = write_json_value(at + p.size, results[p.leaf], &last_results_[p.leaf]);
+  }
+  std::memcpy(at, results_end_.data(), results_end_.size());
+  at += results_end_.size();
+  out.resize(static_cast<std::size_t>(at - out.data()));
 }
 
 void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
@@ -348,11 +422,11 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     out += "\"gpu\":";
     append_json_string(out, row.gpu);
     out += ",\"inputs\":";
-    append_json_values(out, row.inputs);
+    write_json_inputs(out, row.inputs);
     if (row.error.empty()) {
       out += ",\"results\":";
       if (declared) {
-        write_json_node(out, results_tree_, row.results);
+        write_json_results(out, row.results);
       } else {
         out += json_dump(json_values(row.results));
       }
@@ -378,7 +452,7 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     cells_.push_back(&line_cell_);
   }
   if (format_ == Format::csv || shape_.gpu_column) {
-    gpu_cell_.text = row.gpu;
+    if (gpu_cell_.text != row.gpu) gpu_cell_.text = row.gpu;
     cells_.push_back(&gpu_cell_);
   }
   // Each input in its column; the first of a key wins, as find_value finds it.
@@ -389,11 +463,14 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
     const std::size_t i = column_of(input_keys_, v.key, hint);
     if (i < input_keys_.size() && cells_[inputs_at + i] == nullptr) cells_[inputs_at + i] = &v;
   }
-  for (std::size_t i = 0; i < input_keys_.size(); ++i) {
+  for (std::size_t i = 0; i < input_keys_.size() && input_shown_twice_; ++i) {
     if (same_input_[i] != i) cells_[inputs_at + i] = cells_[inputs_at + same_input_[i]];  // a column shown twice
   }
+  const std::size_t results_at = cells_.size();
+  cells_.resize(results_at + result_keys_.size());
+  const Value** cell = cells_.data() + results_at;
   for (std::size_t k = 0; k < result_keys_.size(); ++k) {
-    cells_.push_back(declared ? &row.results[k] : find_value(row.results, result_keys_[k]->key));
+    cell[k] = declared ? &row.results[k] : find_value(row.results, result_keys_[k]->key);
   }
   if (shape_.batch) {
     error_cell_.text = row.error;

@@ -36,6 +36,12 @@ Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
 /// The same into `args`, reusing its storage: a batch reads one row after another into one Args
 /// (a value whose text and profile are those of the last read is not read again).
 void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept, Args& args);
+/// Each option's given texts by its place in calc.options (null: not given).
+using GivenOptions = std::vector<const std::vector<std::string>*>;
+/// `raw` matched to the declarations: of one name given twice, the last, as parse_args reads it.
+GivenOptions given_by_option(const Calculator& calc, const RawOptions& raw);
+/// parse_args from texts already matched to their options (a batch matches its header once).
+void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gpu, const std::string& swept, Args& args);
 
 /// A model's FieldError (it names its field) as the InputError of the option that sets the field.
 [[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e);

@@ -32,9 +32,13 @@ struct ResultOrder {
   };
   std::vector<Placement> known;
   std::size_t next_replaced = 0;
+  // The placement last applied to the ordered values (their empty slots are empty still, as
+  // nothing else writes there): a next report with the same keys writes only its own slots.
+  std::size_t last_applied = kKept;
 };
 /// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;
-/// with `order`, a placement seen before is reused for a report with the same keys in the same order.
+/// with `order`, a placement seen before is reused for a report with the same keys in the same order
+/// (an `order` goes with one `ordered`, whose values only this writes: a batch's row).
 void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
                         ResultOrder* order);
 /// make_row into `row`, reusing its storage (a batch's rows), from run_model's report: its
@@ -70,17 +74,36 @@ class RowWriter {
     int leaf = -1;  // the result's index, or -1: an object of `children`
     std::vector<JsonNode> children;
   };
-  static void write_json_node(std::string& out, const JsonNode& node, const std::vector<Value>& results);
+  // The results object as text pieces, each before a value: {"blocks_per_sm": [0], "limits":{"registers": [5], ...
+  struct JsonPiece {
+    std::string before;  // padded with zeros to at least kPieceCopy bytes
+    std::size_t size;    // the text's own bytes
+    std::size_t leaf;    // the result's index
+  };
+  static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
+  static void flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending);
+  void write_json_inputs(std::string& out, const std::vector<Value>& inputs);
+  void write_json_results(std::string& out, const std::vector<Value>& results);
   Format format_;
   std::ostream& out_;
   Shape shape_;
   std::vector<std::string> input_keys_;
   std::vector<std::size_t> same_input_;  // for each input column, the first with its key
+  bool input_shown_twice_ = false;       // some key heads two input columns
   std::vector<const ResultSpec*> result_keys_;
   bool all_results_ = false;  // result_keys_ are every declared key, in order (csv, json)
   std::unique_ptr<TableWriter> table_;
   std::unique_ptr<OutputBuffer> json_out_;
-  JsonNode results_tree_;
+  std::vector<JsonPiece> results_pieces_;
+  std::string results_end_;       // what follows the last value ("}}")
+  std::size_t results_text_ = 0;  // the bytes of the pieces' text
+  // The last row's input keys and what JSON writes before each value ({"m": ,"n": ...): a row
+  // with the same keys (most rows of a batch) writes these; `inputs_flat_`: no key dotted or
+  // repeated (else json_values nests them).
+  std::vector<std::string> input_keys_seen_;
+  std::vector<std::string> input_heads_;
+  bool inputs_flat_ = true;
+  std::vector<NumberText> last_results_, last_inputs_;  // json: each value's, by its place
   std::vector<const Value*> cells_;  // a row's cells, reused
   Value line_cell_ = Value::num("line", 0);
   Value gpu_cell_ = Value::word("gpu", "");

@@ -1,7 +1,10 @@
 // Option values: one reader for every kind, one message form for every mistake.
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <limits>
 
 #include "core/error.h"
@@ -30,42 +33,81 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
   return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(text), s.accepted(&gpu));
 }
 
-void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+// read_quantity is pure: the same text, unit and clock read the same. A batch's cells repeat
+// (a column of a few dozen bandwidths, each with its unit to parse), so the last texts read are
+// kept: a table of a fixed size, each text in the slot its hash picks, replaced by the next text
+// that lands there. Only texts read without error are kept (a mistake is read again and told).
+class QuantityMemo {
+ public:
+  Quantity read(const std::string& text, Unit unit, double clock_hz, const std::string& option) {
+    // A single call reads a few values: the table (and its pages) only for many.
+    if (slots_ == nullptr) {
+      if (++reads_ < kReadsBeforeTable) return read_quantity(text, unit, option, QuantityContext{clock_hz});
+      slots_ = std::make_unique<std::array<Slot, kSlots>>();
+    }
+    Slot& slot = (*slots_)[std::hash<std::string_view>{}(text) % kSlots];
+    if (slot.filled && slot.unit == unit && slot.clock_hz == clock_hz && slot.text == text) return slot.quantity;
+    const Quantity q = read_quantity(text, unit, option, QuantityContext{clock_hz});
+    slot = Slot{text, unit, clock_hz, q, true};
+    return q;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 4096;  // about 300 KB: a column of a thousand distinct texts fits
+  static constexpr int kReadsBeforeTable = 64;
+  struct Slot {
+    std::string text;
+    Unit unit = Unit::count;
+    double clock_hz = 0;
+    Quantity quantity;
+    bool filled = false;
+  };
+  int reads_ = 0;
+  std::unique_ptr<std::array<Slot, kSlots>> slots_;
+};
+
+// Where a value came from, for messages: `where`, or the option's flag when none is given (a
+// batch's cells: the flag is made only when a message needs it).
+std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
+
+void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   Quantity q;
   if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
     try {
-      // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns.
-      q = read_quantity(text, s.unit, where, QuantityContext{gpu.boost_clock});
+      // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns. The
+      // option read_quantity is given names it only in its own error, which becomes ours here.
+      static const std::string kNoName;
+      static QuantityMemo memo;
+      q = memo.read(text, s.unit, gpu.boost_clock, where != nullptr ? *where : kNoName);
     } catch (const QuantityError& error) {
-      throw InputError(where, text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
+      throw InputError(where_of(s, where), text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
     }
   } else {
     q.exact = true;
   }
   const double v = q.value;
-  if (!std::isfinite(v)) throw InputError(where, text, s.accepted(&gpu));
+  if (!std::isfinite(v)) throw InputError(where_of(s, where), text, s.accepted(&gpu));
   if (s.kind == OptionKind::integer && v != std::floor(v)) {
-    throw InputError(where, text, fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
+    throw InputError(where_of(s, where), text, fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
   }
   if (s.kind == OptionKind::integer && !q.exact) {
-    throw InputError(where, text,
+    throw InputError(where_of(s, where), text,
                      fmt::format("{}; a step of its arithmetic rounds, so the whole number is not certain",
                                  s.accepted(&gpu)));
   }
   const double lo = s.min.at(gpu), hi = s.max.at(gpu);
-  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where));
+  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
   e.number = v;
 }
 
-}  // namespace
-
-void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+// parse_value, `where` null for the option's own flag.
+void parse_entry(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   if (text.size() > kMaxValueLength) {
-    throw InputError(where, text.substr(0, 40), fmt::format("at most {} characters", format_number(kMaxValueLength)));
+    throw InputError(where_of(s, where), text.substr(0, 40), fmt::format("at most {} characters", format_number(kMaxValueLength)));
   }
-  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where, text, s.accepted(&gpu));
+  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where_of(s, where), text, s.accepted(&gpu));
   switch (s.kind) {
     case OptionKind::integer:
     case OptionKind::number: parse_numeric(e, text, gpu, where); break;
@@ -74,12 +116,12 @@ void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const 
       for (const std::string& c : s.choices) known = known || c == text;
       if (!known) {
         std::string hint = did_you_mean(text, s.choices);
-        throw InputError(where, text, s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        throw InputError(where_of(s, where), text, s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
       }
       break;
     }
     case OptionKind::flag:
-      if (text != "true" && text != "false") throw InputError(where, text, s.accepted(&gpu));
+      if (text != "true" && text != "false") throw InputError(where_of(s, where), text, s.accepted(&gpu));
       e.number = text == "true" ? 1 : 0;
       break;
     case OptionKind::text:
@@ -88,13 +130,34 @@ void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const 
   e.text = text;
 }
 
+}  // namespace
+
+void parse_value(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string& where) {
+  parse_entry(e, text, gpu, &where);
+}
+
 Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept) {
   Args args;
   parse_args(calc, raw, gpu, swept, args);
   return args;
 }
 
+GivenOptions given_by_option(const Calculator& calc, const RawOptions& raw) {
+  GivenOptions given(calc.options.size(), nullptr);
+  for (const auto& [name, values] : raw) {
+    for (std::size_t i = 0; i < calc.options.size(); ++i) {
+      if (calc.options[i].name == name) given[i] = &values;
+    }
+  }
+  return given;
+}
+
 void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept, Args& args) {
+  parse_args(calc, given_by_option(calc, raw), gpu, swept, args);
+}
+
+void parse_args(const Calculator& calc, const GivenOptions& given_texts, const Gpu& gpu, const std::string& swept,
+                Args& args) {
   std::vector<Args::Entry>& entries = args.entries();
   // Entries of another calculator, or read against another profile, are read afresh.
   if (entries.size() != calc.options.size() || (!entries.empty() && entries[0].spec != &calc.options[0])) entries.clear();
@@ -105,7 +168,7 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
   // when the text is accepted), so the same text against the same profile reads the same.
   auto read = [&](Args::Entry& e, const std::string& text) {
     if (same_profile && !text.empty() && e.text == text) return;
-    parse_value(e, text, gpu, e.spec->flag());
+    parse_entry(e, text, gpu, nullptr);
   };
   for (std::size_t i = 0; i < calc.options.size(); ++i) {
     const OptionSpec& spec = calc.options[i];
@@ -114,10 +177,7 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
     e.spec = &spec;
     e.given = false;
     e.used = false;
-    const std::vector<std::string>* given = nullptr;
-    for (const auto& [name, values] : raw) {
-      if (name == spec.name) given = &values;
-    }
+    const std::vector<std::string>* given = given_texts[i];
     if (given != nullptr && !given->empty()) {
       e.given = true;
       if (spec.kind == OptionKind::repeated) {

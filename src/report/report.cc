@@ -1,5 +1,6 @@
 #include "report/report.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,38 +15,6 @@
 namespace gpucalc {
 
 using json = nlohmann::ordered_json;
-
-Value Value::num(Key key, double number, Unit unit) {
-  Value v;
-  v.key = std::move(key);
-  v.number = number;
-  v.unit = unit;
-  return v;
-}
-
-Value Value::word(Key key, std::string text) {
-  Value v;
-  v.key = std::move(key);
-  v.unit = Unit::text;
-  v.text = std::move(text);
-  return v;
-}
-
-Value Value::boolean(Key key, bool flag) {
-  Value v;
-  v.key = std::move(key);
-  v.unit = Unit::boolean;
-  v.flag = flag;
-  return v;
-}
-
-Value Value::none(Key key, Unit unit) {
-  Value v;
-  v.key = std::move(key);
-  v.unit = unit;
-  v.missing = true;
-  return v;
-}
 
 const Value* find_value(const std::vector<Value>& values, std::string_view key) {
   for (const Value& v : values) {
@@ -73,15 +42,26 @@ const char* format_name(Format format) {
   return "text";
 }
 
+namespace {
+
+// A whole number below 2^53, written without a fraction. The test through a conversion to an
+// integer, not floor(): without SSE4.1 floor is a long chain of instructions, and a batch asks
+// this of every number it writes.
+bool whole_and_exact(double x) {
+  return std::fabs(x) < 9.007199254740992e15 && static_cast<double>(static_cast<long long>(x)) == x;
+}
+
+}  // namespace
+
 void append_raw_number(std::string& out, double x) {
   if (!std::isfinite(x)) {
     out += "null";
-  } else if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) {
+  } else if (whole_and_exact(x)) {
     char digits[24];
     const auto end = std::to_chars(digits, digits + sizeof digits, static_cast<long long>(x)).ptr;
     out.append(digits, static_cast<std::size_t>(end - digits));
   } else {
-    fmt::format_to(std::back_inserter(out), "{}", x);
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), x);
   }
 }
 
@@ -104,7 +84,11 @@ namespace {
 
 // A cell needs quotes when it holds a comma, a quote or a line break, or starts or ends with a space.
 bool needs_csv_quote(std::string_view s) {
-  return s.find_first_of(",\"\r\n") != std::string_view::npos || (!s.empty() && (s.front() == ' ' || s.back() == ' '));
+  // A loop over the few characters of a cell (find_first_of searches the set once per character).
+  for (const char c : s) {
+    if (c == ',' || c == '"' || c == '\r' || c == '\n') return true;
+  }
+  return !s.empty() && (s.front() == ' ' || s.back() == ' ');
 }
 
 }  // namespace
@@ -120,61 +104,56 @@ namespace {
 
 constexpr std::size_t kNumberRoom = 32;  // the longest number raw_number writes: -1.2345678901234567e-308
 
-// raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
-char* write_raw_number(char* at, double x) {
-  if (x == std::floor(x) && std::fabs(x) < 9.007199254740992e15) {
-    return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
+// A number that is not whole written by `write`, or the text `last` kept of the same number.
+template <class Write>
+char* write_fraction(char* at, double x, NumberText* last, Write write) {
+  if (last == nullptr) return write(at, x);
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  if (last->size > 0 && last->bits == bits) {
+    std::memcpy(at, last->text, last->size);
+    return at + last->size;
   }
-  return fmt::format_to(at, "{}", x);
+  char* end = write(at, x);
+  last->bits = bits;
+  last->size = static_cast<std::uint8_t>(end - at);
+  std::memcpy(last->text, at, last->size);
+  return end;
 }
 
+// raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
+char* write_raw_number(char* at, double x, NumberText* last = nullptr) {
+  if (whole_and_exact(x)) {
+    return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
+  }
+  return write_fraction(at, x, last, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
+}
+
+// `text` at `at`; returns its end.
+char* put(char* at, std::string_view text) {
+  std::memcpy(at, text.data(), text.size());
+  return at + text.size();
+}
+
+char* put_flag(char* at, bool flag) { return flag ? put(at, "true") : put(at, "false"); }
+
 // csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
-char* write_csv_cell(char* at, const Value& v) {
+char* write_csv_cell(char* at, const Value& v, NumberText* last = nullptr) {
   if (v.missing) return at;
-  auto put = [&at](const char* text, std::size_t n) {
-    std::memcpy(at, text, n);
-    at += n;
-  };
   switch (v.unit) {
-    case Unit::text: {
-      const std::string& s = v.text;
-      if (needs_csv_quote(s)) {
-        const std::string quoted = csv_quote(s);
-        put(quoted.data(), quoted.size());
-      } else {
-        put(s.data(), s.size());
-      }
-      return at;
-    }
-    case Unit::boolean:
-      if (v.flag) {
-        put("true", 4);
-      } else {
-        put("false", 5);
-      }
-      return at;
-    default: return std::isfinite(v.number) ? write_raw_number(at, v.number) : at;  // not finite: null, an empty cell
+    case Unit::text: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
+    case Unit::boolean: return put_flag(at, v.flag);
+    default: return std::isfinite(v.number) ? write_raw_number(at, v.number, last) : at;  // not finite: null, an empty cell
   }
 }
 
 }  // namespace
 
 void append_csv_cell(std::string& out, const Value& v) {
-  if (v.missing) return;
-  switch (v.unit) {
-    case Unit::text: {
-      const std::string& s = v.text;
-      if (needs_csv_quote(s)) {
-        out += csv_quote(s);
-      } else {
-        out += s;
-      }
-      return;
-    }
-    case Unit::boolean: out += v.flag ? "true" : "false"; return;
-    default:
-      if (std::isfinite(v.number)) append_raw_number(out, v.number);  // not finite: null, an empty cell
-  }
+  const std::size_t start = out.size();
+  out.resize(start + (v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom));
+  char* end = write_csv_cell(out.data() + start, v);
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 std::string csv_cell(const Value& v) {
@@ -197,6 +176,19 @@ std::string md_cell(const std::string& s) {
   return out;
 }
 
+namespace {
+
+// Printable ASCII without a quote or backslash is written as it is; anything else as the
+// library escapes it (control characters, invalid UTF-8 replaced).
+bool needs_json_escape(std::string_view s) {
+  for (const char c : s) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 json json_value(const Value& v) {
   if (v.missing) return nullptr;
   switch (v.unit) {
@@ -204,7 +196,7 @@ json json_value(const Value& v) {
     case Unit::boolean: return v.flag;
     default:
       if (!std::isfinite(v.number)) return nullptr;
-      if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
+      if (whole_and_exact(v.number)) {
         return static_cast<long long>(v.number);
       }
       return v.number;
@@ -231,13 +223,9 @@ json json_values(const std::vector<Value>& values) {
 std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 void append_json_string(std::string& out, std::string_view s) {
-  // Printable ASCII without a quote or backslash is written as it is; anything else as the
-  // library escapes it (control characters, invalid UTF-8 replaced).
-  for (const char c : s) {
-    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
-      out += json_dump(json(std::string(s)));
-      return;
-    }
+  if (needs_json_escape(s)) {
+    out += json_dump(json(std::string(s)));
+    return;
   }
   const std::size_t start = out.size();
   out.resize(start + s.size() + 2);
@@ -247,26 +235,38 @@ void append_json_string(std::string& out, std::string_view s) {
   at[s.size() + 1] = '"';
 }
 
-void append_json_value(std::string& out, const Value& v) {
-  if (v.missing) {
-    out += "null";
-    return;
-  }
+std::size_t json_value_room(const Value& v) {
+  // A number: at most kNumberRoom; a word escaped: at most 6 bytes a byte (\u00XX), and quotes.
+  return !v.missing && v.unit == Unit::text ? 6 * v.text.size() + 2 : kNumberRoom;
+}
+
+char* write_json_value(char* at, const Value& v, NumberText* last) {
+  if (v.missing) return put(at, "null");
   switch (v.unit) {
-    case Unit::text: append_json_string(out, v.text); return;
-    case Unit::boolean: out += v.flag ? "true" : "false"; return;
+    case Unit::text: {
+      if (needs_json_escape(v.text)) return put(at, json_dump(json(v.text)));
+      *at++ = '"';
+      at = put(at, v.text);
+      *at++ = '"';
+      return at;
+    }
+    case Unit::boolean: return put_flag(at, v.flag);
     default:
-      if (!std::isfinite(v.number)) {
-        out += "null";
-      } else if (v.number == std::floor(v.number) && std::fabs(v.number) < 9.007199254740992e15) {
-        append_raw_number(out, v.number);
-      } else {
-        // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
-        char digits[64];
-        const char* end = nlohmann::detail::to_chars(digits, digits + sizeof digits, v.number);
-        out.append(digits, static_cast<std::size_t>(end - digits));
+      if (!std::isfinite(v.number)) return put(at, "null");
+      if (whole_and_exact(v.number)) {
+        return write_raw_number(at, v.number);
       }
+      // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
+      return write_fraction(at, v.number, last,
+                            [](char* to, double y) { return nlohmann::detail::to_chars(to, to + kNumberRoom, y); });
   }
+}
+
+void append_json_value(std::string& out, const Value& v) {
+  const std::size_t start = out.size();
+  out.resize(start + json_value_room(v));
+  char* end = write_json_value(out.data() + start, v);
+  out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
 void append_json_values(std::string& out, const std::vector<Value>& values) {
@@ -385,6 +385,7 @@ std::string render_document(const Document& doc, Format format, bool explain) {
 TableWriter::TableWriter(std::ostream& out, Format format, std::vector<Column> columns, std::size_t window)
     : out_(out), format_(format), columns_(std::move(columns)), window_(std::max<std::size_t>(window, 1)) {
   for (const Column& c : columns_) width_.push_back(c.key.size());
+  last_numbers_.resize(columns_.size());
 }
 
 TableWriter::~TableWriter() {
@@ -421,21 +422,28 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   }
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
-    // Room for the longest the cells can be, then each written in place (append_csv_cell's text).
-    // A missing cell (most of a row of a calculator with several forms) is its comma alone.
+    // Each cell written in place (append_csv_cell's text), room made as it is needed: the commas
+    // and a number's room for every column at first. A missing cell (most of a row of a
+    // calculator with several forms) is its comma alone.
     const std::size_t n = std::min(columns_.size(), cells.size());
-    std::size_t room = columns_.size() + 1;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Value* v = cells[i];
-      if (v != nullptr && !v->missing) room += v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
-    }
     const std::size_t start = out.size();
-    out.resize(start + room);
+    out.resize(start + columns_.size() * (kNumberRoom + 1) + 1);
     char* at = out.data() + start;
+    char* end = out.data() + out.size();
     for (std::size_t i = 0; i < columns_.size(); ++i) {
       if (i) *at++ = ',';
       const Value* v = i < n ? cells[i] : nullptr;
-      if (v != nullptr && !v->missing) at = write_csv_cell(at, *v);
+      if (v == nullptr || v->missing) continue;
+      const std::size_t room = v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
+      // What is left must hold this cell and a number's room for each column after it.
+      const std::size_t after = (columns_.size() - i) * (kNumberRoom + 1) + 1;
+      if (static_cast<std::size_t>(end - at) < room + after) {
+        const std::size_t used = static_cast<std::size_t>(at - out.data());
+        out.resize(used + room + after);
+        at = out.data() + used;
+        end = out.data() + out.size();
+      }
+      at = write_csv_cell(at, *v, &last_numbers_[i]);
     }
     *at++ = '\n';
     out.resize(static_cast<std::size_t>(at - out.data()));

@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -36,6 +37,18 @@ void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
 /// A value, a string, written as json_dump writes them (json_value's JSON), appended to `out`.
 void append_json_value(std::string& out, const Value& v);
+/// The text of the last number in a column that is not whole, for the next row's same number:
+/// its shortest form is the dearest part of writing a row, and a column often repeats a value
+/// (a profile's bandwidth on every row).
+struct NumberText {
+  std::uint64_t bits = 0;  // the double's bits
+  std::uint8_t size = 0;   // 0: none kept
+  char text[32];
+};
+/// The most bytes write_json_value writes for `v`.
+std::size_t json_value_room(const Value& v);
+/// append_json_value's text at `at` (json_value_room(v) bytes); returns its end.
+char* write_json_value(char* at, const Value& v, NumberText* last = nullptr);
 void append_json_string(std::string& out, std::string_view s);
 /// Values as json_values and json_dump write them, appended to `out`.
 void append_json_values(std::string& out, const std::vector<Value>& values);
@@ -114,6 +127,7 @@ class TableWriter {
   std::size_t window_;
   std::vector<std::vector<std::string>> held_;
   std::vector<std::size_t> width_;
+  std::vector<NumberText> last_numbers_;  // csv: each column's
   bool header_written_ = false;
   bool finished_ = false;
   OutputBuffer buffer_{out_};

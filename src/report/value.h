@@ -85,11 +85,45 @@ struct Value {
   bool flag = false;
   bool missing = false;
 
-  static Value num(Key key, double number, Unit unit = Unit::count);
-  static Value word(Key key, std::string text);
-  static Value boolean(Key key, bool flag);
-  static Value none(Key key, Unit unit = Unit::count);
+  // Inline: a model makes a few dozen a case, and the compiler builds each in place.
+  static Value num(Key key, double number, Unit unit = Unit::count) {
+    Value v;
+    v.key = std::move(key);
+    v.number = number;
+    v.unit = unit;
+    return v;
+  }
+  static Value word(Key key, std::string text) {
+    Value v;
+    v.key = std::move(key);
+    v.unit = Unit::text;
+    v.text = std::move(text);
+    return v;
+  }
+  static Value boolean(Key key, bool flag) {
+    Value v;
+    v.key = std::move(key);
+    v.unit = Unit::boolean;
+    v.flag = flag;
+    return v;
+  }
+  static Value none(Key key, Unit unit = Unit::count) {
+    Value v;
+    v.key = std::move(key);
+    v.unit = unit;
+    v.missing = true;
+    return v;
+  }
 };
+
+/// Values moved into a vector: a braced list would copy each (a batch makes a few dozen a row).
+template <class... V>
+std::vector<Value> value_list(V&&... values) {
+  std::vector<Value> out;
+  out.reserve(sizeof...(values));
+  (out.push_back(std::forward<V>(values)), ...);
+  return out;
+}
 
 /// The value of `key` in `values`, or nullptr.
 const Value* find_value(const std::vector<Value>& values, std::string_view key);

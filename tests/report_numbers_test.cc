@@ -1,0 +1,70 @@
+// Numbers as CSV and JSON write them: whole numbers below 2^53 without a fraction, others in the
+// shortest form that reads back (fmt's for CSV, the JSON library's for JSON).
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <vector>
+#include <string>
+
+#include "report/report.h"
+
+namespace gpucalc {
+
+TEST_CASE("raw_number and JSON values: whole numbers, their edges and fractions") {
+  CHECK(raw_number(0.0) == "0");
+  CHECK(raw_number(-0.0) == "0");
+  CHECK(raw_number(-3.0) == "-3");
+  CHECK(raw_number(0.5) == "0.5");
+  CHECK(raw_number(9007199254740991.0) == "9007199254740991");
+  CHECK(raw_number(9007199254740992.0) == fmt::format("{}", 9007199254740992.0));
+  CHECK(raw_number(-9007199254740992.0) == fmt::format("{}", -9007199254740992.0));
+  CHECK(raw_number(1e300) == fmt::format("{}", 1e300));
+  CHECK(raw_number(std::numeric_limits<double>::quiet_NaN()) == "null");
+  CHECK(raw_number(std::numeric_limits<double>::infinity()) == "null");
+  // Against the forms they stand for, over many magnitudes: a whole number below 2^53 as an
+  // integer, anything else as fmt writes it; JSON as the library dumps the same number.
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 20000; ++i) {
+    const double x = i % 2 ? std::ldexp(static_cast<double>(rng() % 4096), static_cast<int>(rng() % 70) - 10)
+                           : std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 120) - 60) * (i % 4 ? 1 : -1);
+    const bool whole = x == std::floor(x) && std::fabs(x) < 9.007199254740992e15;
+    INFO(fmt::format("{}", x));
+    CHECK(raw_number(x) == (whole ? fmt::format("{}", static_cast<long long>(x)) : fmt::format("{}", x)));
+    std::string json_text;
+    append_json_value(json_text, Value::num("x", x));
+    const nlohmann::json j = whole ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x);
+    CHECK(json_text == j.dump());
+  }
+}
+
+}  // namespace gpucalc
+
+namespace gpucalc {
+
+TEST_CASE("a column's repeated fractions are written as the first time, CSV and JSON") {
+  // The writers keep each column's last fraction's text: a repeat, a change and a change back.
+  const double xs[] = {0.1, 0.1, 0.25, 0.1, 1e-9, 1e-9, 2.5, 2, 0.1};
+  std::ostringstream csv;
+  {
+    TableWriter table(csv, Format::csv, {{"x", true}, {"y", true}});
+    for (double x : xs) table.write(std::vector<Value>{Value::num("x", x), Value::num("y", x / 3)});
+    table.finish();
+  }
+  std::string want = "x,y\n";
+  for (double x : xs) want += raw_number(x) + "," + raw_number(x / 3) + "\n";
+  CHECK(csv.str() == want);
+  NumberText last;
+  for (double x : xs) {
+    char text[32];
+    const std::string got(text, write_json_value(text, Value::num("x", x), &last));
+    CHECK(got == (x == std::floor(x) ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x)).dump());
+  }
+}
+
+}  // namespace gpucalc
