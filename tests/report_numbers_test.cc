@@ -68,3 +68,25 @@ TEST_CASE("a column's repeated fractions are written as the first time, CSV and 
 }
 
 }  // namespace gpucalc
+
+namespace gpucalc {
+
+TEST_CASE("a text table pads each column to its widest cell: numbers right, words left, a non-ASCII word by its characters") {
+  // Hand-derived: a column's width is its widest cell's bytes, the header's included (n: "22" ->
+  // 2; u: "\xC2\xB5s" is 3 bytes -> 3; note: the last column, never padded); columns are two
+  // spaces apart. An ASCII cell gets its width minus its bytes of spaces ("ns": 1); "\xC2\xB5s"
+  // goes through fmt, whose width counts characters: 2 characters padded to 3, also 1 space.
+  std::ostringstream out;
+  {
+    TableWriter table(out, Format::text, {{"n", true}, {"u", false}, {"note", false}});
+    table.write(std::vector<Value>{Value::num("n", 1), Value::word("u", "\xC2\xB5s"), Value::word("note", "x")});
+    table.write(std::vector<Value>{Value::num("n", 22), Value::word("u", "ns"), Value::word("note", "yy")});
+    table.finish();
+  }
+  CHECK(out.str() ==
+        " n  u    note\n"
+        " 1  \xC2\xB5s   x\n"
+        "22  ns   yy\n");
+}
+
+}  // namespace gpucalc
