@@ -1,5 +1,6 @@
 #include "core/quantity.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -643,7 +644,8 @@ std::string format_number(double value) {
   if (!std::isfinite(value)) return value > 0 ? "unlimited" : "n/a";
   double magnitude = std::fabs(value);
   if (value == std::floor(value) && magnitude < 1e15) {
-    std::string digits = fmt::format("{}", static_cast<long long>(magnitude));
+    const fmt::format_int whole(static_cast<long long>(magnitude));
+    const std::string_view digits(whole.data(), whole.size());
     std::string out;
     int n = static_cast<int>(digits.size());
     for (int i = 0; i < n; ++i) {
@@ -652,11 +654,11 @@ std::string format_number(double value) {
     }
     return value < 0 ? "-" + out : out;
   }
-  if (magnitude >= 1e15 || (magnitude < 1e-3 && magnitude > 0)) return fmt::format("{:.3e}", value);
-  if (magnitude >= 1000) return fmt::format("{:.0f}", value);
-  if (magnitude >= 100) return fmt::format("{:.1f}", value);
-  if (magnitude >= 10) return fmt::format("{:.2f}", value);
-  return fmt::format("{:.3g}", value);
+  if (magnitude >= 1e15 || (magnitude < 1e-3 && magnitude > 0)) return fmt::format(FMT_COMPILE("{:.3e}"), value);
+  if (magnitude >= 1000) return fmt::format(FMT_COMPILE("{:.0f}"), value);
+  if (magnitude >= 100) return fmt::format(FMT_COMPILE("{:.1f}"), value);
+  if (magnitude >= 10) return fmt::format(FMT_COMPILE("{:.2f}"), value);
+  return fmt::format(FMT_COMPILE("{:.3g}"), value);
 }
 
 namespace {
@@ -664,9 +666,9 @@ namespace {
 // Three significant digits, without exponent: 1.34, 60.1, 281.
 std::string three_digits(double v) {
   double a = std::fabs(v);
-  if (a >= 100 || a == 0) return fmt::format("{:.0f}", v);
-  if (a >= 10) return fmt::format("{:.1f}", v);
-  return fmt::format("{:.2f}", v);
+  if (a >= 100 || a == 0) return fmt::format(FMT_COMPILE("{:.0f}"), v);
+  if (a >= 10) return fmt::format(FMT_COMPILE("{:.1f}"), v);
+  return fmt::format(FMT_COMPILE("{:.2f}"), v);
 }
 
 // At most `digits` significant digits, no trailing zeros, exponents as 1e-5 / 1e20: 0.3, 3.015.
@@ -752,10 +754,10 @@ std::string format_quantity(double value, Unit unit) {
       if (a < 1024) return format_number(value) + " B";
       if (a < 1048576) {
         double kib = value / 1024;
-        return (kib == std::floor(kib) ? format_number(kib) : fmt::format("{:.2f}", kib)) + " KiB";
+        return (kib == std::floor(kib) ? format_number(kib) : fmt::format(FMT_COMPILE("{:.2f}"), kib)) + " KiB";
       }
       double mib = value / 1048576;
-      return (mib == std::floor(mib) ? format_number(mib) : fmt::format("{:.2f}", mib)) + " MiB";
+      return (mib == std::floor(mib) ? format_number(mib) : fmt::format(FMT_COMPILE("{:.2f}"), mib)) + " MiB";
     }
     case Unit::seconds:
       if (value == 0) return "0 s";
@@ -768,9 +770,9 @@ std::string format_quantity(double value, Unit unit) {
     case Unit::fraction: {
       // Up to two decimals, as the lessons write them (18.75%, 12.5%, 1.96%); small ones 3 digits.
       double pct = value * 100;
-      if (pct == std::floor(pct)) return fmt::format("{:.0f}%", pct);
-      if (std::fabs(pct) < 1) return fmt::format("{:.3g}%", pct);
-      std::string text = fmt::format("{:.2f}", pct);
+      if (pct == std::floor(pct)) return fmt::format(FMT_COMPILE("{:.0f}%"), pct);
+      if (std::fabs(pct) < 1) return fmt::format(FMT_COMPILE("{:.3g}%"), pct);
+      std::string text = fmt::format(FMT_COMPILE("{:.2f}"), pct);
       while (text.back() == '0') text.pop_back();
       if (text.back() == '.') text.pop_back();
       return text + "%";
