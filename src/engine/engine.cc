@@ -317,7 +317,6 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     }
     flatten_json(results_tree, results_pieces_, results_end_);
     for (const JsonPiece& p : results_pieces_) results_text_ += p.size;
-    last_results_.resize(calc.results.size());
     results_text_ += results_end_.size();
   }
   // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
@@ -352,7 +351,6 @@ void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& in
   bool same = inputs.size() == input_keys_seen_.size();
   for (std::size_t i = 0; i < inputs.size() && same; ++i) same = inputs[i].key == input_keys_seen_[i];
   if (!same) {
-    last_inputs_.assign(inputs.size(), NumberText{});
     input_keys_seen_.clear();
     input_heads_.clear();
     inputs_flat_ = true;
@@ -378,7 +376,7 @@ void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& in
   *at++ = '{';
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::memcpy(at, input_heads_[i].data(), input_heads_[i].size());
-    at = write_json_value(at + input_heads_[i].size(), inputs[i], &last_inputs_[i]);
+    at = write_json_value(at + input_heads_[i].size(), inputs[i], &numbers_);
   }
   *at++ = '}';
   out.resize(static_cast<std::size_t>(at - out.data()));
@@ -400,7 +398,7 @@ void RowWriter::write_json_results(std::string& out, const std::vector<Value>& r
     } else {
       std::memcpy(at, p.before.data(), p.size);
     }
-    at = write_json_value(at + p.size, results[p.leaf], &last_results_[p.leaf]);
+    at = write_json_value(at + p.size, results[p.leaf], &numbers_);
   }
   std::memcpy(at, results_end_.data(), results_end_.size());
   at += results_end_.size();

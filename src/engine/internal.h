@@ -103,7 +103,7 @@ class RowWriter {
   std::vector<std::string> input_keys_seen_;
   std::vector<std::string> input_heads_;
   bool inputs_flat_ = true;
-  std::vector<NumberText> last_results_, last_inputs_;  // json: each value's, by its place
+  NumberMemo numbers_;  // json: the fractions written
   std::vector<const Value*> cells_;  // a row's cells, reused
   Value line_cell_ = Value::num("line", 0);
   Value gpu_cell_ = Value::word("gpu", "");
