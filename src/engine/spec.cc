@@ -94,6 +94,19 @@ OptionSpec flag_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::flag, Unit::boolean);
 }
 
+std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names) {
+  std::size_t at = 0;
+  for (std::string_view name : names) {
+    if (at >= options.size() || options[at].name != name) {
+      throw std::logic_error(fmt::format("option {} is declared as '{}', expected '{}'", at,
+                                         at < options.size() ? options[at].name : std::string(), name));
+    }
+    ++at;
+  }
+  if (at != options.size()) throw std::logic_error(fmt::format("{} options declared, {} named", options.size(), at));
+  return options;
+}
+
 namespace {
 
 // The size first: most names differ there (a run asks by name many times); then the letters.
@@ -139,14 +152,17 @@ const Args::Entry* Args::find(std::string_view name) const {
   return nullptr;
 }
 
-const Args::Entry& Args::get(std::string_view name) const {
-  const Entry* e = find(name);
+const Args::Entry& Args::with_value(const Entry* e, std::string_view name) const {
   // A run that reads an option its declaration does not have, or one without a value, is a bug.
   if (e == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
   if (e->text.empty() && e->items.empty()) throw std::logic_error(fmt::format("option '{}' has no value", name));
   e->used = true;
   return *e;
 }
+
+const Args::Entry& Args::get(std::string_view name) const { return with_value(find(name), name); }
+
+const Args::Entry& Args::get(std::size_t at) const { return with_value(&entry_at(at), entry_at(at).spec->name); }
 
 bool Args::has(std::string_view name) const {
   const Entry* e = find(name);
@@ -159,8 +175,8 @@ bool Args::given(std::string_view name) const {
 }
 
 double Args::number(std::string_view name) const { return get(name).number; }
-bool Args::flag(std::string_view name) const {
-  const Entry* e = find(name);
+bool Args::flag(std::string_view name) const { return flag_of(find(name), name); }
+bool Args::flag_of(const Entry* e, std::string_view name) const {
   if (e == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
   if (e->given) e->used = true;  // an unset flag is not an input of the case
   return e->given && e->number != 0;
@@ -168,6 +184,27 @@ bool Args::flag(std::string_view name) const {
 std::int64_t Args::integer(std::string_view name) const { return static_cast<std::int64_t>(get(name).number); }
 const std::string& Args::text(std::string_view name) const { return get(name).text; }
 const std::vector<std::string>& Args::items(std::string_view name) const { return get(name).items; }
+
+bool Args::has(std::size_t at) const {
+  const Entry* e = entry(at);
+  return e != nullptr && (!e->text.empty() || !e->items.empty());
+}
+bool Args::given(std::size_t at) const {
+  const Entry* e = entry(at);
+  return e != nullptr && e->given;
+}
+double Args::number(std::size_t at) const { return get(at).number; }
+std::int64_t Args::integer(std::size_t at) const { return static_cast<std::int64_t>(get(at).number); }
+bool Args::flag(std::size_t at) const { return flag_of(&entry_at(at), entry_at(at).spec->name); }
+const std::string& Args::text(std::size_t at) const { return get(at).text; }
+const std::vector<std::string>& Args::items(std::size_t at) const { return get(at).items; }
+const std::string& Args::name(std::size_t at) const { return entry_at(at).spec->name; }
+
+const Args::Entry& Args::entry_at(std::size_t at) const {
+  // A run that asks past its declaration is a bug.
+  if (at >= entries_.size()) throw std::logic_error(fmt::format("no option {} is declared", at));
+  return entries_[at];
+}
 
 std::vector<Value> Args::inputs() const {
   std::vector<Value> out;
