@@ -164,15 +164,15 @@ const Args::Entry& Args::get(std::string_view name) const { return with_value(fi
 
 const Args::Entry& Args::get(std::size_t at) const { return with_value(&entry_at(at), entry_at(at).spec->name); }
 
-bool Args::has(std::string_view name) const {
-  const Entry* e = find(name);
-  return e != nullptr && (!e->text.empty() || !e->items.empty());
-}
+namespace {
 
-bool Args::given(std::string_view name) const {
-  const Entry* e = find(name);
-  return e != nullptr && e->given;
-}
+bool has_value(const Args::Entry* e) { return e != nullptr && (!e->text.empty() || !e->items.empty()); }
+bool given_value(const Args::Entry* e) { return e != nullptr && e->given; }
+
+}  // namespace
+
+bool Args::has(std::string_view name) const { return has_value(find(name)); }
+bool Args::given(std::string_view name) const { return given_value(find(name)); }
 
 double Args::number(std::string_view name) const { return get(name).number; }
 bool Args::flag(std::string_view name) const { return flag_of(find(name), name); }
@@ -185,14 +185,8 @@ std::int64_t Args::integer(std::string_view name) const { return static_cast<std
 const std::string& Args::text(std::string_view name) const { return get(name).text; }
 const std::vector<std::string>& Args::items(std::string_view name) const { return get(name).items; }
 
-bool Args::has(std::size_t at) const {
-  const Entry* e = entry(at);
-  return e != nullptr && (!e->text.empty() || !e->items.empty());
-}
-bool Args::given(std::size_t at) const {
-  const Entry* e = entry(at);
-  return e != nullptr && e->given;
-}
+bool Args::has(std::size_t at) const { return has_value(entry(at)); }
+bool Args::given(std::size_t at) const { return given_value(entry(at)); }
 double Args::number(std::size_t at) const { return get(at).number; }
 std::int64_t Args::integer(std::size_t at) const { return static_cast<std::int64_t>(get(at).number); }
 bool Args::flag(std::size_t at) const { return flag_of(&entry_at(at), entry_at(at).spec->name); }
