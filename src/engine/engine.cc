@@ -85,6 +85,12 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
         for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
         order->last_applied = at;
       }
+      if (p.in_order) {
+        // Every declared key, in order: the model's values are the ordered ones (`results`
+        // takes the last row's, which its report frees).
+        std::swap(results, ordered);
+        return;
+      }
       for (std::size_t i = 0; i < n; ++i) take(ordered[p.slot[i]], results[i]);
       return;
     }
@@ -129,6 +135,8 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
   for (std::size_t k = 0; k < filled.size(); ++k) {
     if (!filled[k]) placement.empty.push_back(k);
   }
+  placement.in_order = placement.empty.empty();
+  for (std::size_t i = 0; i < n && placement.in_order; ++i) placement.in_order = slot[i] == i;
   placement.slot = std::move(slot);
   if (order->known.size() < ResultOrder::kKept) {
     order->known.push_back(std::move(placement));

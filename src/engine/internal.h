@@ -29,6 +29,7 @@ struct ResultOrder {
     std::vector<std::size_t> slot;      // result i went to slot[i]
     std::vector<const char*> literal;   // result i's key, when a literal (Key::literal): a pointer compare
     std::vector<std::size_t> empty;     // the declared slots no result went to
+    bool in_order = false;              // result i went to slot i, every slot filled
   };
   std::vector<Placement> known;
   std::size_t next_replaced = 0;
