@@ -162,14 +162,10 @@ const Args::Entry& Args::with_value(const Entry* e, std::string_view name) const
 
 const Args::Entry& Args::get(std::string_view name) const { return with_value(find(name), name); }
 
-const Args::Entry& Args::get(std::size_t at) const { return with_value(&entry_at(at), entry_at(at).spec->name); }
-
-namespace {
-
-bool has_value(const Args::Entry* e) { return e != nullptr && (!e->text.empty() || !e->items.empty()); }
-bool given_value(const Args::Entry* e) { return e != nullptr && e->given; }
-
-}  // namespace
+const Args::Entry& Args::refuse(std::size_t at) const {
+  with_value(&entry_at(at), entry_at(at).spec->name);  // throws: past the declared, or no value
+  throw std::logic_error(fmt::format("option {} has no value", at));
+}
 
 bool Args::has(std::string_view name) const { return has_value(find(name)); }
 bool Args::given(std::string_view name) const { return given_value(find(name)); }
@@ -185,10 +181,6 @@ std::int64_t Args::integer(std::string_view name) const { return static_cast<std
 const std::string& Args::text(std::string_view name) const { return get(name).text; }
 const std::vector<std::string>& Args::items(std::string_view name) const { return get(name).items; }
 
-bool Args::has(std::size_t at) const { return has_value(entry(at)); }
-bool Args::given(std::size_t at) const { return given_value(entry(at)); }
-double Args::number(std::size_t at) const { return get(at).number; }
-std::int64_t Args::integer(std::size_t at) const { return static_cast<std::int64_t>(get(at).number); }
 bool Args::flag(std::size_t at) const { return flag_of(&entry_at(at), entry_at(at).spec->name); }
 const std::string& Args::text(std::size_t at) const { return get(at).text; }
 const std::vector<std::string>& Args::items(std::size_t at) const { return get(at).items; }

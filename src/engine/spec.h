@@ -117,10 +117,11 @@ class Args {
   const std::vector<std::string>& items(std::string_view name) const;
   /// The same by the option's place among the declared options (a calculator's enum of them,
   /// checked by declared_in_order): no name to look up, where a batch asks a few dozen a row.
-  bool has(std::size_t at) const;
-  bool given(std::size_t at) const;
-  double number(std::size_t at) const;
-  std::int64_t integer(std::size_t at) const;
+  // Inline: a batch row asks a few dozen of these.
+  bool has(std::size_t at) const { return has_value(entry(at)); }
+  bool given(std::size_t at) const { return given_value(entry(at)); }
+  double number(std::size_t at) const { return get(at).number; }
+  std::int64_t integer(std::size_t at) const { return static_cast<std::int64_t>(get(at).number); }
   int count(std::size_t at) const { return static_cast<int>(integer(at)); }
   bool flag(std::size_t at) const;
   const std::string& text(std::size_t at) const;
@@ -147,8 +148,16 @@ class Args {
 
  private:
   const Entry& get(std::string_view name) const;
-  const Entry& get(std::size_t at) const;
+  const Entry& get(std::size_t at) const {
+    const Entry* e = entry(at);
+    if (!has_value(e)) return refuse(at);
+    e->used = true;
+    return *e;
+  }
+  [[noreturn]] const Entry& refuse(std::size_t at) const;  // get's std::logic_error
   const Entry* entry(std::size_t at) const { return at < entries_.size() ? &entries_[at] : nullptr; }
+  static bool has_value(const Entry* e) { return e != nullptr && (!e->text.empty() || !e->items.empty()); }
+  static bool given_value(const Entry* e) { return e != nullptr && e->given; }
   const Entry& entry_at(std::size_t at) const;  // throws std::logic_error past the declared
   const Entry& with_value(const Entry* e, std::string_view name) const;
   bool flag_of(const Entry* e, std::string_view name) const;
