@@ -110,7 +110,9 @@ char* write_fraction(char* at, double x, NumberMemo* memo, Write write) {
   if (memo == nullptr) return write(at, x);
   std::uint64_t bits = 0;
   std::memcpy(&bits, &x, sizeof bits);
-  NumberMemo::Slot& kept = memo->slot(bits);
+  NumberMemo::Slot* slot = memo->slot(bits);
+  if (slot == nullptr) return write(at, x);
+  NumberMemo::Slot& kept = *slot;
   if (kept.size > 0 && kept.bits == bits) {
     std::memcpy(at, kept.text, kept.size);
     return at + kept.size;

@@ -43,8 +43,9 @@ void append_json_value(std::string& out, const Value& v);
 /// The texts of the numbers that are not whole a writer of many rows wrote, by their bits, for
 /// a later row's same number: the shortest form is the dearest part of writing a row, and a
 /// batch's columns repeat values (a profile's bandwidth on every row, a grid of sizes). Each of
-/// 4,096 slots keeps the last number whose bits land there; the table is made (zero pages, not
-/// written) at the first number looked up.
+/// 4,096 slots keeps the last number whose bits land there. The table (zero pages, written
+/// only where a number lands) is made after the first 1,024 numbers: a single call or a sweep
+/// of a few dozen points writes too few to repay its page faults.
 class NumberMemo {
  public:
   struct Slot {
@@ -52,20 +53,26 @@ class NumberMemo {
     std::uint8_t size;  // 0: none kept
     char text[31];
   };
-  /// The slot of a number with these bits: its text when slot.bits == bits and slot.size > 0.
-  Slot& slot(std::uint64_t bits) {
-    if (!slots_) slots_.reset(static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot))));
-    if (!slots_) throw std::bad_alloc();
-    return slots_[(bits * 0x9E3779B97F4A7C15u) >> (64 - kBits)];  // Fibonacci hashing: the top bits
+  /// The slot of a number with these bits (its text when slot.bits == bits and slot.size > 0),
+  /// or null while too few numbers were written for a table.
+  Slot* slot(std::uint64_t bits) {
+    if (!slots_) {
+      if (++unkept_ <= kWarmUp) return nullptr;
+      slots_.reset(static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot))));
+      if (!slots_) throw std::bad_alloc();
+    }
+    return &slots_[(bits * 0x9E3779B97F4A7C15u) >> (64 - kBits)];  // Fibonacci hashing: the top bits
   }
 
  private:
   static constexpr int kBits = 12;
   static constexpr std::size_t kSlots = std::size_t{1} << kBits;
+  static constexpr std::size_t kWarmUp = 1024;
   struct Free {
     void operator()(Slot* p) const { std::free(p); }
   };
   std::unique_ptr<Slot[], Free> slots_;
+  std::size_t unkept_ = 0;  // numbers written before the table
 };
 /// The most bytes write_json_value writes for `v`.
 std::size_t json_value_room(const Value& v);
