@@ -20,7 +20,7 @@ TEST_CASE("Args::find answers by the name's text, whatever storage the name is i
     e.text = s.name + "-text";
     args.entries().push_back(e);
   }
-  // Literals, asked again and again (find keeps its last answers by the name's address).
+  // Literals, asked again and again.
   for (int round = 0; round < 3; ++round) {
     CHECK(args.find("threads") == &args.entries()[0]);
     CHECK(args.find("smem") == &args.entries()[2]);

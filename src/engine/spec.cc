@@ -134,20 +134,8 @@ bool same_name(const std::string& a, std::string_view b) {
 Args::Entry* Args::find(std::string_view name) { return const_cast<Entry*>(std::as_const(*this).find(name)); }
 
 const Args::Entry* Args::find(std::string_view name) const {
-  // A run asks by name with the same literal many times: the entry found for a name's storage
-  // last time is checked first (and still compared, so another text at that address is found anew).
-  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(name.data());
-  // Fibonacci hashing: the top bits of the address times 2^64 / golden ratio (neighbouring
-  // literals land far apart).
-  Recent& recent = recent_[(address * 0x9E3779B97F4A7C15u) >> (64 - kRecentBits)];
-  if (recent.name == name.data() && recent.index < entries_.size() && same_name(entries_[recent.index].spec->name, name)) {
-    return &entries_[recent.index];
-  }
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    if (same_name(entries_[i].spec->name, name)) {
-      recent = Recent{name.data(), i};
-      return &entries_[i];
-    }
+  for (const Entry& e : entries_) {
+    if (same_name(e.spec->name, name)) return &e;
   }
   return nullptr;
 }

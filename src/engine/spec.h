@@ -4,7 +4,6 @@
 // validation with one message form, batch rows, sweeps, requirements, charts and every format.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <istream>
@@ -164,13 +163,6 @@ class Args {
   std::vector<Entry> entries_;
   bool for_people_ = true;
   const Gpu* read_for_ = nullptr;
-  // find()'s last answers, by the address of the name asked for.
-  struct Recent {
-    const char* name = nullptr;
-    std::size_t index = 0;
-  };
-  static constexpr int kRecentBits = 7;  // 128 names: a calculator asks for a few dozen
-  mutable std::array<Recent, std::size_t{1} << kRecentBits> recent_{};
 };
 
 /// What a run computed for one case, beyond the values: for people and for --explain.
