@@ -1,6 +1,7 @@
 // Args: the typed values of a case, found by option name.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ TEST_CASE("Args::find answers by the name's text, whatever storage the name is i
     e.text = s.name + "-text";
     args.entries().push_back(e);
   }
-  // Literals, asked again and again (find keeps its last answers by the name's address).
+  // Literals, asked again and again.
   for (int round = 0; round < 3; ++round) {
     CHECK(args.find("threads") == &args.entries()[0]);
     CHECK(args.find("smem") == &args.entries()[2]);
@@ -41,6 +42,50 @@ TEST_CASE("Args::find answers by the name's text, whatever storage the name is i
   std::swap(args.entries()[0], args.entries()[2]);
   CHECK(args.find("threads") == &args.entries()[2]);
   CHECK(args.find("smem") == &args.entries()[0]);
+}
+
+TEST_CASE("Args by an option's place: the same entry as by its name, used the same way") {
+  const std::vector<OptionSpec> specs = {integer_option("threads", "threads per block"), flag_option("suggest", "suggest"),
+                                         repeated_option("kernel", "kernels"), integer_option("regs", "registers")};
+  Args args;
+  for (const OptionSpec& s : specs) {
+    Args::Entry e;
+    e.spec = &s;
+    args.entries().push_back(e);
+  }
+  args.entries()[0].text = "256";
+  args.entries()[0].number = 256;
+  args.entries()[0].given = true;
+  args.entries()[1].text = "true";
+  args.entries()[1].number = 1;
+  args.entries()[1].given = true;
+  args.entries()[2].items = {"2,1", "1,1"};
+  CHECK(args.has(std::size_t{0}));
+  CHECK(args.given(std::size_t{0}));
+  CHECK_FALSE(args.entries()[0].used);  // has and given mark nothing
+  CHECK(args.integer(std::size_t{0}) == 256);
+  CHECK(args.count(std::size_t{0}) == 256);
+  CHECK(args.number(std::size_t{0}) == 256.0);
+  CHECK(args.text(std::size_t{0}) == "256");
+  CHECK(args.entries()[0].used);
+  CHECK(args.flag(std::size_t{1}));
+  CHECK(args.entries()[1].used);
+  CHECK(args.items(std::size_t{2}).size() == 2);
+  CHECK(args.name(std::size_t{3}) == "regs");
+  CHECK_FALSE(args.has(std::size_t{3}));
+  CHECK_FALSE(args.given(std::size_t{3}));
+  CHECK_FALSE(args.has(std::size_t{4}));  // past the declared: none
+  CHECK_THROWS_AS((void)args.integer(std::size_t{3}), std::logic_error);  // no value
+  CHECK_THROWS_AS((void)args.integer(std::size_t{4}), std::logic_error);  // not declared
+  CHECK_THROWS_AS((void)args.name(std::size_t{4}), std::logic_error);
+}
+
+TEST_CASE("declared_in_order: the options as named, or a logic error") {
+  auto options = [] { return std::vector<OptionSpec>{integer_option("m", "rows"), integer_option("n", "columns")}; };
+  CHECK(declared_in_order(options(), {"m", "n"}).size() == 2);
+  CHECK_THROWS_AS(declared_in_order(options(), {"n", "m"}), std::logic_error);
+  CHECK_THROWS_AS(declared_in_order(options(), {"m"}), std::logic_error);
+  CHECK_THROWS_AS(declared_in_order(options(), {"m", "n", "k"}), std::logic_error);
 }
 
 }  // namespace gpucalc

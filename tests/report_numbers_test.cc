@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -59,12 +61,45 @@ TEST_CASE("a column's repeated fractions are written as the first time, CSV and 
   std::string want = "x,y\n";
   for (double x : xs) want += raw_number(x) + "," + raw_number(x / 3) + "\n";
   CHECK(csv.str() == want);
-  NumberText last;
+  NumberMemo memo;
   for (double x : xs) {
     char text[32];
-    const std::string got(text, write_json_value(text, Value::num("x", x), &last));
+    const std::string got(text, write_json_value(text, Value::num("x", x), &memo));
     CHECK(got == (x == std::floor(x) ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x)).dump());
   }
+}
+
+TEST_CASE("a writer's memo of fractions answers as writing anew, slots shared and overwritten") {
+  // 20,000 distinct fractions, twice over, through one memo of 4,096 slots: most land on a slot
+  // another number held, and every text must still be the number's own.
+  std::mt19937_64 random(13);
+  std::vector<double> xs;
+  for (int i = 0; i < 20000; ++i) {
+    std::uint64_t bits = random();
+    double x = 0;
+    std::memcpy(&x, &bits, sizeof x);
+    if (std::isfinite(x) && x != std::floor(x)) xs.push_back(x);
+    xs.push_back(static_cast<double>(i % 977) / 7.0);  // repeats
+  }
+  NumberMemo json_memo;
+  std::ostringstream csv;
+  {
+    TableWriter table(csv, Format::csv, {{"x", true}});
+    for (int round = 0; round < 2; ++round) {
+      for (double x : xs) table.write(std::vector<Value>{Value::num("x", x)});
+    }
+    table.finish();
+  }
+  std::string want = "x\n";
+  for (int round = 0; round < 2; ++round) {
+    for (double x : xs) {
+      want += raw_number(x) + "\n";
+      char text[32];
+      const std::string got(text, write_json_value(text, Value::num("x", x), &json_memo));
+      CHECK(got == (x == std::floor(x) ? nlohmann::json(static_cast<long long>(x)) : nlohmann::json(x)).dump());
+    }
+  }
+  CHECK(csv.str() == want);
 }
 
 }  // namespace gpucalc

@@ -16,6 +16,10 @@
 namespace gpucalc {
 namespace {
 
+// The options by their place in the declaration (banks_command checks the order): a run asks
+// for each by place, without a lookup of its name.
+enum : std::size_t { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask };
+
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 40;
 
 /// The 32-bank grid of one phase: a column per bank, a row per 32 words that hold a word the
@@ -83,7 +87,7 @@ std::string lane_words(const SharedAccess& a) {
 /// --words: lane t reads the element the expression or list gives it.
 AccessForm words_form(const Args& a, std::int64_t e) {
   AccessForm form;
-  const std::string& words = a.text("words");
+  const std::string& words = a.text(kWords);
   std::vector<std::int64_t> index = lane_values(words, "--words", 32, 0, kMaxIndex);
   form.access.element_bytes = static_cast<int>(e);
   for (std::size_t t = 0; t < index.size(); ++t) {
@@ -134,16 +138,16 @@ void note_tile_size(const Tile& tile, std::int64_t e, const Gpu& gpu, Report& re
 AccessForm tile_form(const Args& a, const Gpu& gpu, std::int64_t e, Report& report) {
   Tile tile;
   tile.element_bytes = static_cast<int>(e);
-  if (!a.has("access")) {
+  if (!a.has(kAccess)) {
     throw InputError("--access is required: row, column, diagonal or word (or --words EXPR for any pattern)");
   }
-  const TileAccess kind = tile_access_kind(a.text("access"));
-  tile.width = a.integer("width");
-  tile.rows = a.integer("rows");
-  tile.pad = a.has("pad") ? a.integer("pad") : 0;
-  tile.swizzle = a.has("swizzle") && a.text("swizzle") == "xor";
-  const std::int64_t row = kind == TileAccess::row || kind == TileAccess::word ? a.integer("row") : 0;
-  const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer("col") : 0;
+  const TileAccess kind = tile_access_kind(a.text(kAccess));
+  tile.width = a.integer(kWidth);
+  tile.rows = a.integer(kRows);
+  tile.pad = a.has(kPad) ? a.integer(kPad) : 0;
+  tile.swizzle = a.has(kSwizzle) && a.text(kSwizzle) == "xor";
+  const std::int64_t row = kind == TileAccess::row || kind == TileAccess::word ? a.integer(kRow) : 0;
+  const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer(kCol) : 0;
   AccessForm form;
   form.access = tile_access(tile, kind, row, col);
   if (a.for_people()) form.how = tile_how(tile, kind, row, col);  // read only by the derivation
@@ -202,7 +206,7 @@ void note_conflict(const BanksResult& r, Report& report) {
 
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
-  const std::int64_t e = a.integer("elem");
+  const std::int64_t e = a.integer(kElem);
   const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
@@ -221,11 +225,11 @@ Report run(const Args& a, const Gpu& gpu) {
 }  // namespace
 
 AccessForm banks_access(const Args& a, const Gpu& gpu, Report& report) {
-  const std::int64_t e = a.integer("elem");
+  const std::int64_t e = a.integer(kElem);
   check_element_bytes(static_cast<int>(e));
-  AccessForm form = a.has("words") ? words_form(a, e) : tile_form(a, gpu, e, report);
+  AccessForm form = a.has(kWords) ? words_form(a, e) : tile_form(a, gpu, e, report);
   // the lanes --active or --mask leaves active (bit t = lane t); all 32 without either
-  if (!a.has("active") && !a.has("mask")) return form;
+  if (!a.has(kActive) && !a.has(kMask)) return form;
   const std::uint32_t mask = lane_mask(a);
   bool any = false;
   for (int t = 0; t < 32; ++t) {
@@ -233,8 +237,8 @@ AccessForm banks_access(const Args& a, const Gpu& gpu, Report& report) {
     any = any || form.access.active[t];
   }
   if (!any) {
-    if (a.has("mask")) throw InputError("--mask", a.text("mask"), "a mask that keeps at least one lane the access has active");
-    throw InputError("--active", a.text("active"), "enough lanes to keep one that the access has active");
+    if (a.has(kMask)) throw InputError("--mask", a.text(kMask), "a mask that keeps at least one lane the access has active");
+    throw InputError("--active", a.text(kActive), "enough lanes to keep one that the access has active");
   }
   return form;
 }
@@ -242,6 +246,7 @@ AccessForm banks_access(const Args& a, const Gpu& gpu, Report& report) {
 const Calculator& banks_command() {
   static const Calculator calc{
       "banks",
+      declared_in_order(
       {integer_option("width", "elements per row of the tile [rows][width]")
            .at_least(1)
            .at_most(1 << 20)
@@ -269,6 +274,7 @@ const Calculator& banks_command() {
        integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
            .at_least(1)
            .at_most(static_cast<double>(0xffffffffu))},
+      {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask"}),
       {{"ways", Unit::count, true},
        {"wavefronts", Unit::count, true},
        {"banks_used", Unit::count, true},

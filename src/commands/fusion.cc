@@ -16,6 +16,10 @@ namespace {
 
 constexpr std::int64_t kMaxElements = 100'000'000'000'000;  // 1e14 elements, far beyond any GPU memory
 
+// The options by their place in the declaration (fusion_command checks the order): a run asks
+// for each by place, without a lookup of its name.
+enum : std::size_t { kPreset, kOps, kN, kRows, kCols, kDtype, kLaunch, kBandwidth, kKernel, kFused };
+
 /// "R,W" in units of N: two numbers of 0 or more.
 KernelPerN read_kernel(const std::string& text, const std::string& option) {
   const std::string accepted = "READS,WRITES in units of N, such as 2,1 (reads 2N, writes N) or 1,0.001";
@@ -37,19 +41,19 @@ KernelPerN read_kernel(const std::string& text, const std::string& option) {
 }
 
 FusionChain read_chain(const Args& a, Report& report) {
-  const std::string preset = a.has("preset") ? a.text("preset") : a.has("kernel") ? "custom" : "unary";
-  if (!a.given("preset")) report.inputs.push_back(Value::word("preset", preset));
+  const std::string preset = a.has(kPreset) ? a.text(kPreset) : a.has(kKernel) ? "custom" : "unary";
+  if (!a.given(kPreset)) report.inputs.push_back(Value::word("preset", preset));
   auto read_n = [&]() {
-    if (!a.has("n")) {
+    if (!a.has(kN)) {
       throw InputError(fmt::format("--n is required: the number of elements N for --preset {}, such as 1e8", preset));
     }
-    return a.number("n");
+    return a.number(kN);
   };
   auto read_ops = [&]() {
-    if (!a.has("ops")) {
+    if (!a.has(kOps)) {
       throw InputError(fmt::format("--ops is required: the number of ops k in the chain for --preset {}, 1 to 10,000", preset));
     }
-    return a.count("ops");
+    return a.count(kOps);
   };
   if (preset == "unary" || preset == "binary") {
     const int k = read_ops();
@@ -57,24 +61,24 @@ FusionChain read_chain(const Args& a, Report& report) {
     return preset == "unary" ? unary_chain(k, n) : binary_chain(k, n);
   }
   if (preset == "rmsnorm") {
-    if (!a.has("rows")) throw InputError("--rows is required: rows (tokens) of the RMSNorm input, such as 16384");
-    if (!a.has("cols")) throw InputError("--cols is required: features per row h of the RMSNorm input, such as 4096");
-    const double rows = a.number("rows"), cols = a.number("cols");
+    if (!a.has(kRows)) throw InputError("--rows is required: rows (tokens) of the RMSNorm input, such as 16384");
+    if (!a.has(kCols)) throw InputError("--cols is required: features per row h of the RMSNorm input, such as 4096");
+    const double rows = a.number(kRows), cols = a.number(kCols);
     if (rows * cols > static_cast<double>(kMaxElements)) {
-      throw InputError("--rows", a.text("rows"), "rows x cols of at most 1e14 elements");
+      throw InputError("--rows", a.text(kRows), "rows x cols of at most 1e14 elements");
     }
     return rmsnorm_chain(rows, cols);
   }
   if (preset == "swiglu") return swiglu_chain(read_n());
   // custom
-  if (!a.has("kernel")) throw InputError("--kernel is required: one --kernel READS,WRITES (units of N) per unfused kernel");
-  const std::vector<std::string>& texts = a.items("kernel");
+  if (!a.has(kKernel)) throw InputError("--kernel is required: one --kernel READS,WRITES (units of N) per unfused kernel");
+  const std::vector<std::string>& texts = a.items(kKernel);
   if (texts.size() > 10000) throw InputError("--kernel", texts.back(), "at most 10,000 kernels");
-  if (!a.has("fused")) throw InputError("--fused is required: the fused kernel's READS,WRITES in units of N, such as 1,1");
+  if (!a.has(kFused)) throw InputError("--fused is required: the fused kernel's READS,WRITES in units of N, such as 1,1");
   std::vector<KernelPerN> kernels;
   for (const std::string& k : texts) kernels.push_back(read_kernel(k, "--kernel"));
-  const KernelPerN fused = read_kernel(a.text("fused"), "--fused");
-  if (fused.reads + fused.writes <= 0) throw InputError("--fused", a.text("fused"), "a fused kernel that reads or writes something");
+  const KernelPerN fused = read_kernel(a.text(kFused), "--fused");
+  if (fused.reads + fused.writes <= 0) throw InputError("--fused", a.text(kFused), "a fused kernel that reads or writes something");
   const double n = read_n();
   return custom_chain(kernels, fused, n);
 }
@@ -103,16 +107,17 @@ void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, R
 
 Report run(const Args& a, const Gpu& gpu) {
   Report report;
+  report.inputs.reserve(3);  // the preset, the launch overhead and the bandwidth at most
   FusionInput in;
   in.chain = read_chain(a, report);
-  const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
+  const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
   in.element_bytes = dtype.bytes;
-  if (a.has("launch")) in.launch_overhead = a.number("launch");
-  if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
+  if (a.has(kLaunch)) in.launch_overhead = a.number(kLaunch);
+  if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
   const FusionResult r = fusion(in, gpu);
   // The profile's values, when the case takes them.
-  if (!a.has("launch")) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
-  if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+  if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
+  if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
   report.results = value_list(Value::num("unfused_transfers", r.unfused_transfers),
                     Value::num("fused_transfers", r.fused_transfers),
                     Value::num("unfused_bytes", r.unfused_bytes, Unit::bytes),
@@ -218,6 +223,7 @@ const Calculator& fusion_command() {
   static const DefaultSweep decades = [](const Gpu&) { return SweepRange{1e3, 1e9, std::pow(10.0, 0.1), true}; };
   static const Calculator calc{
       "fusion",
+      declared_in_order(
       {choice_option("preset",
                      "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N) or custom "
                      "(default: unary, or custom with --kernel)",
@@ -232,6 +238,7 @@ const Calculator& fusion_command() {
        options::bandwidth(),
        repeated_option("kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
        text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1")},
+      {"preset", "ops", "n", "rows", "cols", "dtype", "launch", "bandwidth", "kernel", "fused"}),
       {{"unfused_transfers"},
        {"fused_transfers"},
        {"unfused_bytes", Unit::bytes},

@@ -18,44 +18,51 @@
 namespace gpucalc {
 namespace {
 
+// The options by their place in the declaration (occupancy_command checks the order): a run
+// asks for each by place, without a lookup of its name.
+enum : std::size_t {
+  kThreads, kRegs, kSmem, kSmemPerThread, kCarveout, kModel, kSuggest, kMaxThreads, kTargetBlocks, kCluster, kNonPortable,
+  kFrom, kArch
+};
+
 // --threads and --regs are needed by every form but --suggest (no --threads) and --from (no
 // --regs): a missing one is refused as parse_args refuses a required option.
-void need(const Args& a, const char* name, const Gpu& gpu) {
-  if (a.has(name)) return;
-  const OptionSpec& spec = *a.find(name)->spec;
+void need(const Args& a, std::size_t option, const Gpu& gpu) {
+  if (a.has(option)) return;
+  const OptionSpec& spec = *a.entries()[option].spec;
   throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
 }
 
 int read_carveout(const Args& a) {
-  if (!a.has("carveout")) return -1;
+  if (!a.has(kCarveout)) return -1;
   // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
-  const double pct = a.number("carveout") * 100;
+  const double pct = a.number(kCarveout) * 100;
   if (std::fabs(pct - std::round(pct)) > 1e-9) {
-    throw FieldError("carveout", a.text("carveout"), "a whole percentage from 0% to 100%");
+    throw FieldError("carveout", a.text(kCarveout), "a whole percentage from 0% to 100%");
   }
   return static_cast<int>(std::lround(pct));
 }
 
 OccupancyInput read_input(const Args& a, const Gpu& gpu) {
-  need(a, "threads", gpu);
-  need(a, "regs", gpu);
+  need(a, kThreads, gpu);
+  need(a, kRegs, gpu);
   OccupancyInput in;
-  in.threads = a.count("threads");
-  in.registers = a.count("regs");
-  in.shared_memory = a.integer("smem");
+  in.threads = a.count(kThreads);
+  in.registers = a.count(kRegs);
+  in.shared_memory = a.integer(kSmem);
   // Dynamic shared memory per thread adds per_thread x threads to the block's.
-  if (a.given("smem-per-thread")) {
-    const std::int64_t extra = a.integer("smem-per-thread") * in.threads;
+  if (a.given(kSmemPerThread)) {
+    const std::int64_t extra = a.integer(kSmemPerThread) * in.threads;
     if (extra > gpu.shared_memory_per_block_optin - in.shared_memory) {
-      throw InputError("--smem-per-thread", a.text("smem-per-thread"),
+      throw InputError("--smem-per-thread", a.text(kSmemPerThread),
                        fmt::format("at most {} bytes per thread with --smem {} at {} threads (the opt-in maximum per block, {} bytes on {})",
-                                   (gpu.shared_memory_per_block_optin - in.shared_memory) / in.threads, a.text("smem"), in.threads,
+                                   (gpu.shared_memory_per_block_optin - in.shared_memory) / in.threads, a.text(kSmem), in.threads,
                                    format_number(static_cast<double>(gpu.shared_memory_per_block_optin)), gpu.key));
     }
     in.shared_memory += extra;
   }
   in.carveout_percent = read_carveout(a);
-  in.model = a.text("model") == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
+  in.model = a.text(kModel) == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
   in.for_people = a.for_people();  // does_not_fit is read only by the notes and the derivation
   return in;
 }
@@ -196,8 +203,8 @@ std::vector<std::string> explain_simple(const OccupancyInput& in, const Occupanc
 
 /// --cluster N: clusters resident at once (cudaOccupancyMaxActiveClusters), what limits them.
 void add_clusters(Report& report, const OccupancyResult& r, const Args& args, const Gpu& gpu) {
-  const int size = args.count("cluster");
-  const bool non_portable = args.flag("non-portable");
+  const int size = args.count(kCluster);
+  const bool non_portable = args.flag(kNonPortable);
   const ClusterResult c = clusters(r, size, non_portable, gpu);
   report.results.push_back(Value::num("clusters.active", c.active_clusters));
   report.results.push_back(Value::num("clusters.blocks", c.active_blocks));
@@ -288,8 +295,8 @@ void add_one_more_block_note(Report& report, const OccupancyInput& in, const Occ
 }
 
 Report run(const Args& args, const Gpu& gpu) {
-  if (args.flag("suggest")) return run_suggest(args, gpu);
-  if (args.given("target-blocks")) return run_available(args, gpu);
+  if (args.flag(kSuggest)) return run_suggest(args, gpu);
+  if (args.given(kTargetBlocks)) return run_available(args, gpu);
   const OccupancyInput in = read_input(args, gpu);
   Report report;
   report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
@@ -300,7 +307,7 @@ Report run(const Args& args, const Gpu& gpu) {
   if (args.for_people()) {
     report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
   }
-  if (args.given("cluster")) add_clusters(report, r, args, gpu);
+  if (args.given(kCluster)) add_clusters(report, r, args, gpu);
   if (!r.fits && args.for_people()) report.notes.push_back("not even one block fits: " + r.does_not_fit);
   if (args.for_people()) add_other_model_note(report, in, r, gpu);
 
@@ -322,12 +329,12 @@ Report run(const Args& args, const Gpu& gpu) {
 }
 
 Report run_suggest(const Args& args, const Gpu& gpu) {
-  need(args, "regs", gpu);
+  need(args, kRegs, gpu);
   SuggestInput in;
-  in.registers = args.count("regs");
-  in.shared_memory = args.integer("smem");
-  if (args.given("smem-per-thread")) in.shared_memory_per_thread = args.integer("smem-per-thread");
-  if (args.given("max-threads")) in.max_threads = args.count("max-threads");
+  in.registers = args.count(kRegs);
+  in.shared_memory = args.integer(kSmem);
+  if (args.given(kSmemPerThread)) in.shared_memory_per_thread = args.integer(kSmemPerThread);
+  if (args.given(kMaxThreads)) in.max_threads = args.count(kMaxThreads);
   in.carveout_percent = read_carveout(args);
   const Suggestion s = suggest_block_size(in, gpu);
   Report report;
@@ -381,13 +388,13 @@ Report run_suggest(const Args& args, const Gpu& gpu) {
 }
 
 Report run_available(const Args& args, const Gpu& gpu) {
-  need(args, "threads", gpu);
-  need(args, "regs", gpu);
+  need(args, kThreads, gpu);
+  need(args, kRegs, gpu);
   AvailableSmemInput in;
-  in.threads = args.count("threads");
-  in.registers = args.count("regs");
-  in.static_shared_memory = args.integer("smem");
-  in.blocks_per_sm = args.count("target-blocks");
+  in.threads = args.count(kThreads);
+  in.registers = args.count(kRegs);
+  in.static_shared_memory = args.integer(kSmem);
+  in.blocks_per_sm = args.count(kTargetBlocks);
   in.carveout_percent = read_carveout(args);
   const AvailableSmem a = available_dynamic_smem(in, gpu);
   OccupancyInput at;
@@ -456,7 +463,7 @@ std::string cc_text(int major, int minor) { return fmt::format("sm_{}{}", major,
 // The kernels of the rows: the profile's architecture, or the one --arch names, or all.
 std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, const Args& args, const Gpu& gpu,
                                          const std::string& path, std::vector<std::string>& notes) {
-  std::string want = args.has("arch") ? args.text("arch") : "";
+  std::string want = args.has(kArch) ? args.text(kArch) : "";
   int major = gpu.cc_major, minor = gpu.cc_minor;
   if (!want.empty() && want != "all" && !parse_arch(want, major, minor)) {
     throw InputError("--arch", want, "an architecture such as sm_90 or sm_80 (the file's rows for it), or all");
@@ -512,7 +519,7 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
 }
 
 std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in) {
-  const std::string path = args.text("from");
+  const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
   std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), path);
   if (kernels.empty()) {
@@ -522,12 +529,12 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in)
                      "this one has none");
   }
   kernels = select_arch(std::move(kernels), args, gpu, path, notes);
-  const bool suggest = args.flag("suggest");
-  if (!suggest) need(args, "threads", gpu);
-  const int threads = suggest ? 0 : args.count("threads");
-  const std::int64_t dynamic = args.integer("smem");
-  const std::int64_t per_thread = args.given("smem-per-thread") ? args.integer("smem-per-thread") : 0;
-  const int max_threads = suggest && args.given("max-threads") ? args.count("max-threads") : 0;
+  const bool suggest = args.flag(kSuggest);
+  if (!suggest) need(args, kThreads, gpu);
+  const int threads = suggest ? 0 : args.count(kThreads);
+  const std::int64_t dynamic = args.integer(kSmem);
+  const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
+  const int max_threads = suggest && args.given(kMaxThreads) ? args.count(kMaxThreads) : 0;
   const int carveout = read_carveout(args);
   std::vector<Report> rows;
   for (const KernelResources& k : kernels) {
@@ -641,6 +648,7 @@ std::string chart(const ChartData& d) {
 const Calculator& occupancy_command() {
   static const Calculator calc{
       "occupancy",
+      declared_in_order(
       {options::threads().sweepable([](const Gpu& g) {
          return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
                            static_cast<double>(g.warp_size)};
@@ -675,6 +683,8 @@ const Calculator& occupancy_command() {
        flag_option("non-portable", "with --cluster: allow cluster sizes up to 16 (cudaFuncAttributeNonPortableClusterSizeAllowed)"),
        text_option("from", "FILE (- for standard input): nvcc -Xptxas -v / --resource-usage or cuobjdump --dump-resource-usage output, or a CUDA binary (read through cuobjdump): a row per kernel at --threads (or --suggest), --smem as dynamic shared memory"),
        text_option("arch", "with --from: the architecture whose kernels make the rows, sm_XY or all (default: the profile's)")},
+      {"threads", "regs", "smem", "smem-per-thread", "carveout", "model", "suggest", "max-threads", "target-blocks", "cluster",
+       "non-portable", "from", "arch"}),
       {{"blocks_per_sm", Unit::count, true},
        {"warps_per_sm", Unit::count, true},
        {"threads_per_sm"},

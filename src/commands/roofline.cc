@@ -15,9 +15,13 @@
 namespace gpucalc {
 namespace {
 
+// The options by their place in the declaration (roofline_command checks the order): a run
+// asks for each by place, without a lookup of its name.
+enum : std::size_t { kFlops, kBytes, kIntensity, kDtype, kSparse, kUnit, kPeak, kBandwidth, kOp, kElem, kTime };
+
 // --bytes read as a number of elements of --elem bytes each: --bytes 3*2^24 --elem 4.
 double elements_to_bytes(const Args& a) {
-  const std::string& text = a.text("bytes");
+  const std::string& text = a.text(kBytes);
   Quantity n;
   try {
     n = read_quantity(text, Unit::count, "--bytes");
@@ -27,7 +31,7 @@ double elements_to_bytes(const Args& a) {
   if (n.value != std::floor(n.value) || !n.exact) {
     throw InputError("--bytes", text, fmt::format("with --elem, a whole number of elements; it is {}", format_number(n.value)));
   }
-  const double bytes = n.value * a.number("elem");
+  const double bytes = n.value * a.number(kElem);
   if (!(bytes <= 1e30)) throw InputError("--bytes", text, "with --elem, at most 1e30 bytes in all");
   return bytes;
 }
@@ -72,53 +76,57 @@ void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_
 
 Report run(const Args& a, const Gpu& gpu) {
     RooflineInput in;
-    const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
+    const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
     in.dtype = dtype.name;
     in.unit = dtype.default_unit;
-    if (a.has("unit")) in.unit = a.text("unit") == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor;
-    if (a.has("intensity") && (a.has("flops") || a.has("bytes"))) {
-      throw InputError("--intensity", a.text("intensity"), "either --intensity or --flops with --bytes, not both");
+    if (a.has(kUnit)) in.unit = a.text(kUnit) == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor;
+    if (a.has(kIntensity) && (a.has(kFlops) || a.has(kBytes))) {
+      throw InputError("--intensity", a.text(kIntensity), "either --intensity or --flops with --bytes, not both");
     }
-    if (!a.has("intensity") && !(a.has("flops") && a.has("bytes"))) {
+    if (!a.has(kIntensity) && !(a.has(kFlops) && a.has(kBytes))) {
       throw InputError(fmt::format("{} is required: --flops and --bytes together, or --intensity",
-                                   a.has("flops") ? "--bytes" : "--flops"));
+                                   a.has(kFlops) ? "--bytes" : "--flops"));
     }
-    if (a.has("flops")) {
-      in.flops = a.number("flops");
-      in.bytes = a.number("bytes");
-      if (a.has("elem")) in.bytes = elements_to_bytes(a);
+    if (a.has(kFlops)) {
+      in.flops = a.number(kFlops);
+      in.bytes = a.number(kBytes);
+      if (a.has(kElem)) in.bytes = elements_to_bytes(a);
     } else {
-      in.intensity = a.number("intensity");
+      in.intensity = a.number(kIntensity);
     }
-    if (a.has("peak")) in.peak = a.number("peak");
-    if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
-    in.sparse = a.flag("sparse");
-    if (a.has("elem") && !a.has("bytes")) {
-      throw InputError("--elem", a.text("elem"), "bytes per element of --bytes, with --flops and --bytes");
+    if (a.has(kPeak)) in.peak = a.number(kPeak);
+    if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
+    in.sparse = a.flag(kSparse);
+    if (a.has(kElem) && !a.has(kBytes)) {
+      throw InputError("--elem", a.text(kElem), "bytes per element of --bytes, with --flops and --bytes");
     }
-    if (a.has("op")) {
-      const std::string& op = a.text("op");
+    if (a.has(kOp)) {
+      const std::string& op = a.text(kOp);
       in.op = op == "add" ? ArithmeticOp::add : op == "mul" ? ArithmeticOp::mul : ArithmeticOp::fma;
     }
-    if (a.has("time") && !a.has("flops")) {
-      throw InputError("--time", a.text("time"), "a measured time with --flops and --bytes, not with --intensity");
+    if (a.has(kTime) && !a.has(kFlops)) {
+      throw InputError("--time", a.text(kTime), "a measured time with --flops and --bytes, not with --intensity");
     }
-    if (a.has("time")) in.time = a.number("time");
+    if (a.has(kTime)) in.time = a.number(kTime);
     RooflineResult r = roofline(in, gpu);
     Report report;
     const char* unit_name = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
     // The ceilings the case ran against, wherever they came from (the profile, or the options).
-    if (!a.has("unit")) report.inputs.push_back(Value::word("unit", unit_name));
-    if (!a.has("peak")) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
-    if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-    report.results = value_list(Value::num("intensity", r.intensity, Unit::flop_per_byte), Value::num("ridge", r.ridge, Unit::flop_per_byte),
-                      Value::num("attainable", r.attainable, Unit::flops_per_second), Value::word("bound", r.bound));
+    report.inputs.reserve(4);
+    if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", unit_name));
+    if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
+    if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+    report.results.reserve(15);  // every result: no growing as they come
+    report.results.push_back(Value::num("intensity", r.intensity, Unit::flop_per_byte));
+    report.results.push_back(Value::num("ridge", r.ridge, Unit::flop_per_byte));
+    report.results.push_back(Value::num("attainable", r.attainable, Unit::flops_per_second));
+    report.results.push_back(Value::word("bound", r.bound));
     report.results.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     report.results.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-    if (a.has("elem")) {
+    if (a.has(kElem)) {
       report.inputs.push_back(Value::num("bytes", in.bytes, Unit::bytes));  // in bytes, as without --elem
-      report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number("elem")),
-                                           format_number(a.number("elem")), format_quantity(in.bytes, Unit::bytes)));
+      report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number(kElem)),
+                                           format_number(a.number(kElem)), format_quantity(in.bytes, Unit::bytes)));
     }
     if (in.op) {
       report.explain.push_back(
@@ -126,7 +134,7 @@ Report run(const Args& a, const Gpu& gpu) {
               ? fmt::format("peak: {} counts an FMA as 2 FLOP, as the kernel's FMAs do",
                             format_quantity(r.fma_peak, Unit::flops_per_second))
               : fmt::format("peak: {} counts an FMA as 2 FLOP; {} is 1 FLOP in the same issue slot: {} / 2 = {}",
-                            format_quantity(r.fma_peak, Unit::flops_per_second), a.text("op") == "add" ? "an add" : "a mul",
+                            format_quantity(r.fma_peak, Unit::flops_per_second), a.text(kOp) == "add" ? "an add" : "a mul",
                             format_quantity(r.fma_peak, Unit::flops_per_second), format_quantity(r.peak, Unit::flops_per_second)));
     }
     if (r.has_times) {
@@ -203,6 +211,7 @@ std::string chart(const ChartData& d) {
 const Calculator& roofline_command() {
   static const Calculator calc{
       "roofline",
+      declared_in_order(
       {number_option("flops", "FLOP the kernel does (1.37e11)", Unit::flops).above(0),
        number_option("bytes", "bytes it moves to and from HBM (101MB)", Unit::bytes).above(0),
        number_option("intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
@@ -219,6 +228,7 @@ const Calculator& roofline_command() {
            .at_least(1)
            .at_most(1024),
        number_option("time", "a measured time (1.2ms): achieved rates and fractions of the roofline", Unit::seconds).above(0)},
+      {"flops", "bytes", "intensity", "dtype", "sparse", "unit", "peak", "bandwidth", "op", "elem", "time"}),
       {{"intensity", Unit::flop_per_byte, true},
        {"ridge", Unit::flop_per_byte, true},
        {"attainable", Unit::flops_per_second, true},

@@ -18,6 +18,10 @@ namespace {
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
+// The options by their place in the declaration (tiling_command checks the order): a run asks
+// for each by place, without a lookup of its name.
+enum : std::size_t { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta };
+
 std::string bar(double used, double limit) {
   constexpr int kWidth = 40;
   const double fraction = used / limit;
@@ -29,48 +33,49 @@ std::string bar(double used, double limit) {
 }
 
 /// One side of the tile: its own option (--tile-m, --tile-n, --tile-k), else --tile.
-std::int64_t tile_side(const Args& a, const char* option) {
+std::int64_t tile_side(const Args& a, std::size_t option) {
   if (a.has(option)) return a.integer(option);
-  if (!a.has("tile")) {
+  if (!a.has(kTile)) {
     throw InputError(fmt::format("--tile is required: a tile size, --tile T for square tiles, or --tile-m, --tile-n "
                                  "and --tile-k (--{} is missing)",
-                                 option));
+                                 a.name(option)));
   }
-  return a.integer("tile");
+  return a.integer(kTile);
 }
 
 /// The matmul, the tile, the dtype and its unit, and any rate overrides.
 TilingInput read_input(const Args& a) {
   TilingInput in;
-  in.m = a.integer("m");
-  in.n = a.integer("n");
-  in.k = a.integer("k");
-  in.tile_m = tile_side(a, "tile-m");
-  in.tile_n = tile_side(a, "tile-n");
-  in.tile_k = tile_side(a, "tile-k");
-  const Dtype& dtype = dtype_by_name(a.text("dtype"), "--dtype");
+  in.m = a.integer(kM);
+  in.n = a.integer(kN);
+  in.k = a.integer(kK);
+  in.tile_m = tile_side(a, kTileM);
+  in.tile_n = tile_side(a, kTileN);
+  in.tile_k = tile_side(a, kTileK);
+  const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
   in.dtype = dtype.name;
-  in.unit = a.has("unit") ? (a.text("unit") == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
-  if (a.has("peak")) in.peak = a.number("peak");
-  if (a.has("bandwidth")) in.bandwidth = a.number("bandwidth");
-  if (a.has("dtype-a")) in.dtype_a = a.text("dtype-a");
-  if (a.has("dtype-b")) in.dtype_b = a.text("dtype-b");
-  if (a.has("dtype-c")) in.dtype_c = a.text("dtype-c");
-  in.beta = a.number("beta");
+  in.unit = a.has(kUnit) ? (a.text(kUnit) == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
+  if (a.has(kPeak)) in.peak = a.number(kPeak);
+  if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
+  if (a.has(kDtypeA)) in.dtype_a = a.text(kDtypeA);
+  if (a.has(kDtypeB)) in.dtype_b = a.text(kDtypeB);
+  if (a.has(kDtypeC)) in.dtype_c = a.text(kDtypeC);
+  in.beta = a.number(kBeta);
   return in;
 }
 
 /// Derived inputs: the sides --tile gave a tile that is not square, the unit the dtype implies, the profile's rates.
 void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult& r, bool square, Report& report) {
   if (!square) {
-    for (const auto& [option, key, value] : {std::tuple{"tile-m", Key("tile_m"), in.tile_m}, {"tile-n", Key("tile_n"), in.tile_n},
-                                             {"tile-k", Key("tile_k"), in.tile_k}}) {
+    for (const auto& [option, key, value] : {std::tuple{kTileM, Key("tile_m"), in.tile_m}, {kTileN, Key("tile_n"), in.tile_n},
+                                             {kTileK, Key("tile_k"), in.tile_k}}) {
       if (!a.has(option)) report.inputs.push_back(Value::num(key, static_cast<double>(value)));
     }
   }
-  if (!a.has("unit")) report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
-  if (!a.has("peak")) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
-  if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+  report.inputs.reserve(6);
+  if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
+  if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
+  if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
 }
 
 std::vector<Value> result_values(const TilingResult& r) {
@@ -314,6 +319,7 @@ OptionSpec dtype_of(const char* name, const char* what) {
 const Calculator& tiling_command() {
   static const Calculator calc{
       "tiling",
+      declared_in_order(
       {integer_option("m", "rows M of A and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
        integer_option("n", "columns N of B and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
        integer_option("k", "the inner dimension K, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
@@ -336,6 +342,8 @@ const Calculator& tiling_command() {
        dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
        number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
            .or_else("0")},
+      {"m", "n", "k", "tile", "tile-m", "tile-n", "tile-k", "dtype", "unit", "peak", "bandwidth", "dtype-a", "dtype-b", "dtype-c",
+       "beta"}),
       {{"naive_reads"},
        {"tiled_reads", Unit::count, true},
        {"writes"},

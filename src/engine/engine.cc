@@ -85,6 +85,12 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
         for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
         order->last_applied = at;
       }
+      if (p.in_order) {
+        // Every declared key, in order: the model's values are the ordered ones (`results`
+        // takes the last row's, which its report frees).
+        std::swap(results, ordered);
+        return;
+      }
       for (std::size_t i = 0; i < n; ++i) take(ordered[p.slot[i]], results[i]);
       return;
     }
@@ -129,6 +135,8 @@ void order_results_into(const Calculator& calc, std::vector<Value>& results, std
   for (std::size_t k = 0; k < filled.size(); ++k) {
     if (!filled[k]) placement.empty.push_back(k);
   }
+  placement.in_order = placement.empty.empty();
+  for (std::size_t i = 0; i < n && placement.in_order; ++i) placement.in_order = slot[i] == i;
   placement.slot = std::move(slot);
   if (order->known.size() < ResultOrder::kKept) {
     order->known.push_back(std::move(placement));
@@ -317,7 +325,6 @@ RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, S
     }
     flatten_json(results_tree, results_pieces_, results_end_);
     for (const JsonPiece& p : results_pieces_) results_text_ += p.size;
-    last_results_.resize(calc.results.size());
     results_text_ += results_end_.size();
   }
   // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
@@ -352,7 +359,6 @@ void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& in
   bool same = inputs.size() == input_keys_seen_.size();
   for (std::size_t i = 0; i < inputs.size() && same; ++i) same = inputs[i].key == input_keys_seen_[i];
   if (!same) {
-    last_inputs_.assign(inputs.size(), NumberText{});
     input_keys_seen_.clear();
     input_heads_.clear();
     inputs_flat_ = true;
@@ -378,7 +384,7 @@ void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& in
   *at++ = '{';
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     std::memcpy(at, input_heads_[i].data(), input_heads_[i].size());
-    at = write_json_value(at + input_heads_[i].size(), inputs[i], &last_inputs_[i]);
+    at = write_json_value(at + input_heads_[i].size(), inputs[i], &numbers_);
   }
   *at++ = '}';
   out.resize(static_cast<std::size_t>(at - out.data()));
@@ -400,7 +406,7 @@ void RowWriter::write_json_results(std::string& out, const std::vector<Value>& r
     } else {
       std::memcpy(at, p.before.data(), p.size);
     }
-    at = write_json_value(at + p.size, results[p.leaf], &last_results_[p.leaf]);
+    at = write_json_value(at + p.size, results[p.leaf], &numbers_);
   }
   std::memcpy(at, results_end_.data(), results_end_.size());
   at += results_end_.size();

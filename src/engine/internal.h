@@ -29,6 +29,7 @@ struct ResultOrder {
     std::vector<std::size_t> slot;      // result i went to slot[i]
     std::vector<const char*> literal;   // result i's key, when a literal (Key::literal): a pointer compare
     std::vector<std::size_t> empty;     // the declared slots no result went to
+    bool in_order = false;              // result i went to slot i, every slot filled
   };
   std::vector<Placement> known;
   std::size_t next_replaced = 0;
@@ -103,7 +104,7 @@ class RowWriter {
   std::vector<std::string> input_keys_seen_;
   std::vector<std::string> input_heads_;
   bool inputs_flat_ = true;
-  std::vector<NumberText> last_results_, last_inputs_;  // json: each value's, by its place
+  NumberMemo numbers_;  // json: the fractions written
   std::vector<const Value*> cells_;  // a row's cells, reused
   Value line_cell_ = Value::num("line", 0);
   Value gpu_cell_ = Value::word("gpu", "");

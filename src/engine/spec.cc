@@ -94,6 +94,19 @@ OptionSpec flag_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::flag, Unit::boolean);
 }
 
+std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names) {
+  std::size_t at = 0;
+  for (std::string_view name : names) {
+    if (at >= options.size() || options[at].name != name) {
+      throw std::logic_error(fmt::format("option {} is declared as '{}', expected '{}'", at,
+                                         at < options.size() ? options[at].name : std::string(), name));
+    }
+    ++at;
+  }
+  if (at != options.size()) throw std::logic_error(fmt::format("{} options declared, {} named", options.size(), at));
+  return options;
+}
+
 namespace {
 
 // The size first: most names differ there (a run asks by name many times); then the letters.
@@ -121,26 +134,13 @@ bool same_name(const std::string& a, std::string_view b) {
 Args::Entry* Args::find(std::string_view name) { return const_cast<Entry*>(std::as_const(*this).find(name)); }
 
 const Args::Entry* Args::find(std::string_view name) const {
-  // A run asks by name with the same literal many times: the entry found for a name's storage
-  // last time is checked first (and still compared, so another text at that address is found anew).
-  const std::uintptr_t address = reinterpret_cast<std::uintptr_t>(name.data());
-  // Fibonacci hashing: the top bits of the address times 2^64 / golden ratio (neighbouring
-  // literals land far apart).
-  Recent& recent = recent_[(address * 0x9E3779B97F4A7C15u) >> (64 - kRecentBits)];
-  if (recent.name == name.data() && recent.index < entries_.size() && same_name(entries_[recent.index].spec->name, name)) {
-    return &entries_[recent.index];
-  }
-  for (std::size_t i = 0; i < entries_.size(); ++i) {
-    if (same_name(entries_[i].spec->name, name)) {
-      recent = Recent{name.data(), i};
-      return &entries_[i];
-    }
+  for (const Entry& e : entries_) {
+    if (same_name(e.spec->name, name)) return &e;
   }
   return nullptr;
 }
 
-const Args::Entry& Args::get(std::string_view name) const {
-  const Entry* e = find(name);
+const Args::Entry& Args::with_value(const Entry* e, std::string_view name) const {
   // A run that reads an option its declaration does not have, or one without a value, is a bug.
   if (e == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
   if (e->text.empty() && e->items.empty()) throw std::logic_error(fmt::format("option '{}' has no value", name));
@@ -148,19 +148,19 @@ const Args::Entry& Args::get(std::string_view name) const {
   return *e;
 }
 
-bool Args::has(std::string_view name) const {
-  const Entry* e = find(name);
-  return e != nullptr && (!e->text.empty() || !e->items.empty());
+const Args::Entry& Args::get(std::string_view name) const { return with_value(find(name), name); }
+
+const Args::Entry& Args::refuse(std::size_t at) const {
+  with_value(&entry_at(at), entry_at(at).spec->name);  // throws: past the declared, or no value
+  throw std::logic_error(fmt::format("option {} has no value", at));
 }
 
-bool Args::given(std::string_view name) const {
-  const Entry* e = find(name);
-  return e != nullptr && e->given;
-}
+bool Args::has(std::string_view name) const { return has_value(find(name)); }
+bool Args::given(std::string_view name) const { return given_value(find(name)); }
 
 double Args::number(std::string_view name) const { return get(name).number; }
-bool Args::flag(std::string_view name) const {
-  const Entry* e = find(name);
+bool Args::flag(std::string_view name) const { return flag_of(find(name), name); }
+bool Args::flag_of(const Entry* e, std::string_view name) const {
   if (e == nullptr) throw std::logic_error(fmt::format("option '{}' is not declared", name));
   if (e->given) e->used = true;  // an unset flag is not an input of the case
   return e->given && e->number != 0;
@@ -168,6 +168,17 @@ bool Args::flag(std::string_view name) const {
 std::int64_t Args::integer(std::string_view name) const { return static_cast<std::int64_t>(get(name).number); }
 const std::string& Args::text(std::string_view name) const { return get(name).text; }
 const std::vector<std::string>& Args::items(std::string_view name) const { return get(name).items; }
+
+bool Args::flag(std::size_t at) const { return flag_of(&entry_at(at), entry_at(at).spec->name); }
+const std::string& Args::text(std::size_t at) const { return get(at).text; }
+const std::vector<std::string>& Args::items(std::size_t at) const { return get(at).items; }
+const std::string& Args::name(std::size_t at) const { return entry_at(at).spec->name; }
+
+const Args::Entry& Args::entry_at(std::size_t at) const {
+  // A run that asks past its declaration is a bug.
+  if (at >= entries_.size()) throw std::logic_error(fmt::format("no option {} is declared", at));
+  return entries_[at];
+}
 
 std::vector<Value> Args::inputs() const {
   std::vector<Value> out;

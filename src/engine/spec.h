@@ -4,8 +4,8 @@
 // validation with one message form, batch rows, sweeps, requirements, charts and every format.
 #pragma once
 
-#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <istream>
 #include <limits>
 #include <string>
@@ -81,6 +81,9 @@ OptionSpec choice_option(std::string name, std::string what, std::vector<std::st
 OptionSpec text_option(std::string name, std::string what);
 OptionSpec repeated_option(std::string name, std::string what);
 OptionSpec flag_option(std::string name, std::string what);
+/// `options`, checked to be declared in the order of `names` (a calculator's enum of its options,
+/// by which its run asks for them); throws std::logic_error where they differ.
+std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names);
 
 /// A result key: always present in every output of the command, in declaration order.
 struct ResultSpec {
@@ -111,6 +114,19 @@ class Args {
   bool flag(std::string_view name) const;
   const std::string& text(std::string_view name) const;
   const std::vector<std::string>& items(std::string_view name) const;
+  /// The same by the option's place among the declared options (a calculator's enum of them,
+  /// checked by declared_in_order): no name to look up, where a batch asks a few dozen a row.
+  // Inline: a batch row asks a few dozen of these.
+  bool has(std::size_t at) const { return has_value(entry(at)); }
+  bool given(std::size_t at) const { return given_value(entry(at)); }
+  double number(std::size_t at) const { return get(at).number; }
+  std::int64_t integer(std::size_t at) const { return static_cast<std::int64_t>(get(at).number); }
+  int count(std::size_t at) const { return static_cast<int>(integer(at)); }
+  bool flag(std::size_t at) const;
+  const std::string& text(std::size_t at) const;
+  const std::vector<std::string>& items(std::size_t at) const;
+  /// The name of the option at that place.
+  const std::string& name(std::size_t at) const;
 
   /// The values the run read, typed, in declaration order: a case's `inputs`.
   std::vector<Value> inputs() const;
@@ -131,16 +147,22 @@ class Args {
 
  private:
   const Entry& get(std::string_view name) const;
+  const Entry& get(std::size_t at) const {
+    const Entry* e = entry(at);
+    if (!has_value(e)) return refuse(at);
+    e->used = true;
+    return *e;
+  }
+  [[noreturn]] const Entry& refuse(std::size_t at) const;  // get's std::logic_error
+  const Entry* entry(std::size_t at) const { return at < entries_.size() ? &entries_[at] : nullptr; }
+  static bool has_value(const Entry* e) { return e != nullptr && (!e->text.empty() || !e->items.empty()); }
+  static bool given_value(const Entry* e) { return e != nullptr && e->given; }
+  const Entry& entry_at(std::size_t at) const;  // throws std::logic_error past the declared
+  const Entry& with_value(const Entry* e, std::string_view name) const;
+  bool flag_of(const Entry* e, std::string_view name) const;
   std::vector<Entry> entries_;
   bool for_people_ = true;
   const Gpu* read_for_ = nullptr;
-  // find()'s last answers, by the address of the name asked for.
-  struct Recent {
-    const char* name = nullptr;
-    std::size_t index = 0;
-  };
-  static constexpr int kRecentBits = 7;  // 128 names: a calculator asks for a few dozen
-  mutable std::array<Recent, std::size_t{1} << kRecentBits> recent_{};
 };
 
 /// What a run computed for one case, beyond the values: for people and for --explain.

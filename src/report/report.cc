@@ -104,29 +104,35 @@ namespace {
 
 constexpr std::size_t kNumberRoom = 32;  // the longest number raw_number writes: -1.2345678901234567e-308
 
-// A number that is not whole written by `write`, or the text `last` kept of the same number.
+// A number that is not whole written by `write`, or the text `memo` kept of the same number.
 template <class Write>
-char* write_fraction(char* at, double x, NumberText* last, Write write) {
-  if (last == nullptr) return write(at, x);
+char* write_fraction(char* at, double x, NumberMemo* memo, Write write) {
+  if (memo == nullptr) return write(at, x);
   std::uint64_t bits = 0;
   std::memcpy(&bits, &x, sizeof bits);
-  if (last->size > 0 && last->bits == bits) {
-    std::memcpy(at, last->text, last->size);
-    return at + last->size;
+  NumberMemo::Slot* slot = memo->slot(bits);
+  if (slot == nullptr) return write(at, x);
+  NumberMemo::Slot& kept = *slot;
+  if (kept.size > 0 && kept.bits == bits) {
+    std::memcpy(at, kept.text, kept.size);
+    return at + kept.size;
   }
   char* end = write(at, x);
-  last->bits = bits;
-  last->size = static_cast<std::uint8_t>(end - at);
-  std::memcpy(last->text, at, last->size);
+  const auto size = static_cast<std::size_t>(end - at);
+  if (size <= sizeof kept.text) {
+    kept.bits = bits;
+    kept.size = static_cast<std::uint8_t>(size);
+    std::memcpy(kept.text, at, size);
+  }
   return end;
 }
 
 // raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
-char* write_raw_number(char* at, double x, NumberText* last = nullptr) {
+char* write_raw_number(char* at, double x, NumberMemo* memo = nullptr) {
   if (whole_and_exact(x)) {
     return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
   }
-  return write_fraction(at, x, last, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
+  return write_fraction(at, x, memo, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
 }
 
 // `text` at `at`; returns its end.
@@ -138,12 +144,12 @@ char* put(char* at, std::string_view text) {
 char* put_flag(char* at, bool flag) { return flag ? put(at, "true") : put(at, "false"); }
 
 // csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
-char* write_csv_cell(char* at, const Value& v, NumberText* last = nullptr) {
+char* write_csv_cell(char* at, const Value& v, NumberMemo* memo = nullptr) {
   if (v.missing) return at;
   switch (v.unit) {
     case Unit::text: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
     case Unit::boolean: return put_flag(at, v.flag);
-    default: return std::isfinite(v.number) ? write_raw_number(at, v.number, last) : at;  // not finite: null, an empty cell
+    default: return std::isfinite(v.number) ? write_raw_number(at, v.number, memo) : at;  // not finite: null, an empty cell
   }
 }
 
@@ -240,7 +246,7 @@ std::size_t json_value_room(const Value& v) {
   return !v.missing && v.unit == Unit::text ? 6 * v.text.size() + 2 : kNumberRoom;
 }
 
-char* write_json_value(char* at, const Value& v, NumberText* last) {
+char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
   if (v.missing) return put(at, "null");
   switch (v.unit) {
     case Unit::text: {
@@ -257,7 +263,7 @@ char* write_json_value(char* at, const Value& v, NumberText* last) {
         return write_raw_number(at, v.number);
       }
       // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
-      return write_fraction(at, v.number, last,
+      return write_fraction(at, v.number, memo,
                             [](char* to, double y) { return nlohmann::detail::to_chars(to, to + kNumberRoom, y); });
   }
 }
@@ -385,7 +391,6 @@ std::string render_document(const Document& doc, Format format, bool explain) {
 TableWriter::TableWriter(std::ostream& out, Format format, std::vector<Column> columns, std::size_t window)
     : out_(out), format_(format), columns_(std::move(columns)), window_(std::max<std::size_t>(window, 1)) {
   for (const Column& c : columns_) width_.push_back(c.key.size());
-  last_numbers_.resize(columns_.size());
 }
 
 TableWriter::~TableWriter() {
@@ -443,7 +448,7 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
         at = out.data() + used;
         end = out.data() + out.size();
       }
-      at = write_csv_cell(at, *v, &last_numbers_[i]);
+      at = write_csv_cell(at, *v, &numbers_);
     }
     *at++ = '\n';
     out.resize(static_cast<std::size_t>(at - out.data()));

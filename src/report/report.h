@@ -6,6 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -37,18 +40,44 @@ void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
 /// A value, a string, written as json_dump writes them (json_value's JSON), appended to `out`.
 void append_json_value(std::string& out, const Value& v);
-/// The text of the last number in a column that is not whole, for the next row's same number:
-/// its shortest form is the dearest part of writing a row, and a column often repeats a value
-/// (a profile's bandwidth on every row).
-struct NumberText {
-  std::uint64_t bits = 0;  // the double's bits
-  std::uint8_t size = 0;   // 0: none kept
-  char text[32];
+/// The texts of the numbers that are not whole a writer of many rows wrote, by their bits, for
+/// a later row's same number: the shortest form is the dearest part of writing a row, and a
+/// batch's columns repeat values (a profile's bandwidth on every row, a grid of sizes). Each of
+/// 4,096 slots keeps the last number whose bits land there. The table (zero pages, written
+/// only where a number lands) is made after the first 1,024 numbers: a single call or a sweep
+/// of a few dozen points writes too few to repay its page faults.
+class NumberMemo {
+ public:
+  struct Slot {
+    std::uint64_t bits;
+    std::uint8_t size;  // 0: none kept
+    char text[31];
+  };
+  /// The slot of a number with these bits (its text when slot.bits == bits and slot.size > 0),
+  /// or null while too few numbers were written for a table.
+  Slot* slot(std::uint64_t bits) {
+    if (!slots_) {
+      if (++unkept_ <= kWarmUp) return nullptr;
+      slots_.reset(static_cast<Slot*>(std::calloc(kSlots, sizeof(Slot))));
+      if (!slots_) throw std::bad_alloc();
+    }
+    return &slots_[(bits * 0x9E3779B97F4A7C15u) >> (64 - kBits)];  // Fibonacci hashing: the top bits
+  }
+
+ private:
+  static constexpr int kBits = 12;
+  static constexpr std::size_t kSlots = std::size_t{1} << kBits;
+  static constexpr std::size_t kWarmUp = 1024;
+  struct Free {
+    void operator()(Slot* p) const { std::free(p); }
+  };
+  std::unique_ptr<Slot[], Free> slots_;
+  std::size_t unkept_ = 0;  // numbers written before the table
 };
 /// The most bytes write_json_value writes for `v`.
 std::size_t json_value_room(const Value& v);
 /// append_json_value's text at `at` (json_value_room(v) bytes); returns its end.
-char* write_json_value(char* at, const Value& v, NumberText* last = nullptr);
+char* write_json_value(char* at, const Value& v, NumberMemo* memo = nullptr);
 void append_json_string(std::string& out, std::string_view s);
 /// Values as json_values and json_dump write them, appended to `out`.
 void append_json_values(std::string& out, const std::vector<Value>& values);
@@ -127,7 +156,7 @@ class TableWriter {
   std::size_t window_;
   std::vector<std::vector<std::string>> held_;
   std::vector<std::size_t> width_;
-  std::vector<NumberText> last_numbers_;  // csv: each column's
+  NumberMemo numbers_;  // csv: the fractions written
   bool header_written_ = false;
   bool finished_ = false;
   OutputBuffer buffer_{out_};
