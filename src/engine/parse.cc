@@ -40,6 +40,9 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
 class QuantityMemo {
  public:
   Quantity read(const std::string& text, Unit unit, double clock_hz, const std::string& option) {
+    // A long text (an expression of up to kMaxQuantityLength characters) is read each time, so
+    // the table stays under a megabyte whatever the cells hold.
+    if (text.size() > kMaxKeptText) return read_quantity(text, unit, option, QuantityContext{clock_hz});
     // A single call reads a few values: the table (and its pages) only for many.
     if (slots_ == nullptr) {
       if (++reads_ < kReadsBeforeTable) return read_quantity(text, unit, option, QuantityContext{clock_hz});
@@ -53,8 +56,9 @@ class QuantityMemo {
   }
 
  private:
-  static constexpr std::size_t kSlots = 4096;  // about 300 KB: a column of a thousand distinct texts fits
+  static constexpr std::size_t kSlots = 4096;  // about 300 KB (texts of 64 bytes at most): a column of a thousand distinct texts fits
   static constexpr int kReadsBeforeTable = 64;
+  static constexpr std::size_t kMaxKeptText = 64;
   struct Slot {
     std::string text;
     Unit unit = Unit::count;
