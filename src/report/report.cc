@@ -53,24 +53,6 @@ bool whole_and_exact(double x) {
 
 }  // namespace
 
-void append_raw_number(std::string& out, double x) {
-  if (!std::isfinite(x)) {
-    out += "null";
-  } else if (whole_and_exact(x)) {
-    char digits[24];
-    const auto end = std::to_chars(digits, digits + sizeof digits, static_cast<long long>(x)).ptr;
-    out.append(digits, static_cast<std::size_t>(end - digits));
-  } else {
-    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), x);
-  }
-}
-
-std::string raw_number(double x) {
-  std::string out;
-  append_raw_number(out, x);
-  return out;
-}
-
 std::string text_cell(const Value& v) {
   if (v.missing) return "-";
   switch (v.unit) {
@@ -134,6 +116,27 @@ char* write_raw_number(char* at, double x, NumberMemo* memo = nullptr) {
   }
   return write_fraction(at, x, memo, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
 }
+
+}  // namespace
+
+void append_raw_number(std::string& out, double x) {
+  if (!std::isfinite(x)) {
+    out += "null";
+    return;
+  }
+  const std::size_t start = out.size();
+  out.resize(start + kNumberRoom);
+  char* end = write_raw_number(out.data() + start, x);
+  out.resize(static_cast<std::size_t>(end - out.data()));
+}
+
+std::string raw_number(double x) {
+  std::string out;
+  append_raw_number(out, x);
+  return out;
+}
+
+namespace {
 
 // `text` at `at`; returns its end.
 char* put(char* at, std::string_view text) {
