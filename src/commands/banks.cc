@@ -204,22 +204,20 @@ void note_conflict(const BanksResult& r, Report& report) {
   }
 }
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
+void run(const Args& a, const Gpu& gpu, Report& report) {
   const std::int64_t e = a.integer(kElem);
   const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
-  report.results = value_list(Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
+  report.put(Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
                     Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast));
   const int single_bank = single_bank_of(form.access, r, e);
-  if (r.banks_used == 1) report.results.push_back(Value::num("bank", single_bank));
+  if (r.banks_used == 1) report.put(Value::num("bank", single_bank));
 
-  if (!a.for_people()) return report;  // many rows without --explain print no derivation or notes
+  if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   explain_steps(form, r, e, single_bank, report);
   note_conflict(r, report);
   report.drawing = drawing(form.access, r);
-  return report;
 }
 
 }  // namespace

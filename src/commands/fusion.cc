@@ -105,8 +105,7 @@ std::string table(const FusionResult& r, double n) {
 
 void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, Report& report);
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
+void run(const Args& a, const Gpu& gpu, Report& report) {
   report.inputs.reserve(3);  // the preset, the launch overhead and the bandwidth at most
   FusionInput in;
   in.chain = read_chain(a, report);
@@ -118,7 +117,7 @@ Report run(const Args& a, const Gpu& gpu) {
   // The profile's values, when the case takes them.
   if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-  report.results = value_list(Value::num("unfused_transfers", r.unfused_transfers),
+  report.put(Value::num("unfused_transfers", r.unfused_transfers),
                     Value::num("fused_transfers", r.fused_transfers),
                     Value::num("unfused_bytes", r.unfused_bytes, Unit::bytes),
                     Value::num("fused_bytes", r.fused_bytes, Unit::bytes),
@@ -137,7 +136,6 @@ Report run(const Args& a, const Gpu& gpu) {
   if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
     report.explain.insert(report.explain.begin(), step);
   }
-  return report;
 }
 
 // The derivation, the table and the notes: for people (a single call, --explain).

@@ -16,7 +16,7 @@ namespace {
 
 void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report);
 
-Report run(const Args& a, const Gpu& gpu) {
+void run(const Args& a, const Gpu& gpu, Report& report) {
   LittleInput in;
   in.bandwidth = a.has("bandwidth") ? a.number("bandwidth") : gpu.memory_bandwidth;
   in.latency = a.number("latency");
@@ -35,9 +35,8 @@ Report run(const Args& a, const Gpu& gpu) {
     in.wait_cycles = a.number("wait-cycles");
   }
   LittleResult r = little(in, gpu);
-  Report report;
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
-  report.results = value_list(Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
+  report.put(Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
                     Value::num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes),
                     Value::num("loads_in_flight_per_sm", r.loads_in_flight_per_sm));
   if (a.for_people()) report.explain = {
@@ -48,8 +47,8 @@ Report run(const Args& a, const Gpu& gpu) {
       fmt::format("loads in flight per SM = {} B / {} B per load = {}", format_number(std::round(r.bytes_in_flight_per_sm)),
                   format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm))};
   if (r.has_scheduler) {
-    report.results.push_back(Value::num("scheduler_utilization", r.scheduler_utilization, Unit::fraction));
-    report.results.push_back(Value::num("warps_needed", r.warps_needed));
+    report.put(Value::num("scheduler_utilization", r.scheduler_utilization, Unit::fraction));
+    report.put(Value::num("warps_needed", r.warps_needed));
     if (a.for_people()) explain_scheduler(in, r, gpu, report);
   }
   for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
@@ -57,7 +56,6 @@ Report run(const Args& a, const Gpu& gpu) {
       report.explain.insert(report.explain.begin(), step);
     }
   }
-  return report;
 }
 
 // The scheduler form's derivation and note: for people (a single call, --explain).

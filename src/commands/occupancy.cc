@@ -69,26 +69,19 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
 
 double limit_value(int limit) { return limit == kNoLimit ? std::numeric_limits<double>::infinity() : limit; }
 
-std::vector<Value> result_values(const OccupancyResult& r, bool with_barriers) {
-  // Moved in one by one (an initializer list would copy each), room left for what run() adds.
-  std::vector<Value> v;
-  v.reserve(20);
-  v.push_back(Value::num("blocks_per_sm", r.blocks_per_sm));
-  v.push_back(Value::num("warps_per_sm", r.warps_per_sm));
-  v.push_back(Value::num("threads_per_sm", r.threads_per_sm));
-  v.push_back(Value::num("occupancy", r.occupancy, Unit::fraction));
-  v.push_back(Value::word("limiter", r.limiter));
-  v.push_back(Value::num("limits.registers", limit_value(r.limit_registers)));
-  v.push_back(Value::num("limits.shared_memory", limit_value(r.limit_shared_memory)));
-  v.push_back(Value::num("limits.threads", limit_value(r.limit_threads)));
-  v.push_back(Value::num("limits.blocks", limit_value(r.limit_blocks)));
-  v.push_back(Value::num("registers_per_block", static_cast<double>(r.registers_per_block)));
-  v.push_back(Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes));
-  v.push_back(Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes));
-  v.push_back(Value::boolean("fits", r.fits));
+void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
+  report.put(Value::num("blocks_per_sm", r.blocks_per_sm), Value::num("warps_per_sm", r.warps_per_sm),
+             Value::num("threads_per_sm", r.threads_per_sm), Value::num("occupancy", r.occupancy, Unit::fraction),
+             Value::word("limiter", r.limiter), Value::num("limits.registers", limit_value(r.limit_registers)),
+             Value::num("limits.shared_memory", limit_value(r.limit_shared_memory)),
+             Value::num("limits.threads", limit_value(r.limit_threads)),
+             Value::num("limits.blocks", limit_value(r.limit_blocks)));
   // No barrier limit before sm_90: the key stays, empty.
-  if (with_barriers) v.push_back(Value::num("limits.barriers", limit_value(r.limit_barriers)));
-  return v;
+  if (with_barriers) report.put(Value::num("limits.barriers", limit_value(r.limit_barriers)));
+  report.put(Value::num("registers_per_block", static_cast<double>(r.registers_per_block)),
+             Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes),
+             Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes),
+             Value::boolean("fits", r.fits));
 }
 
 // An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
@@ -206,12 +199,10 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   const int size = args.count(kCluster);
   const bool non_portable = args.flag(kNonPortable);
   const ClusterResult c = clusters(r, size, non_portable, gpu);
-  report.results.push_back(Value::num("clusters.active", c.active_clusters));
-  report.results.push_back(Value::num("clusters.blocks", c.active_blocks));
-  report.results.push_back(Value::num("clusters.per_gpc_min", c.per_gpc_min));
-  report.results.push_back(Value::num("clusters.per_gpc_max", c.per_gpc_max));
-  report.results.push_back(Value::num("clusters.idle_slots", c.idle_slots));
-  report.results.push_back(Value::num("clusters.blocks_per_sm", c.cluster_blocks_per_sm));
+  report.put(Value::num("clusters.active", c.active_clusters), Value::num("clusters.blocks", c.active_blocks),
+             Value::num("clusters.per_gpc_min", c.per_gpc_min), Value::num("clusters.per_gpc_max", c.per_gpc_max),
+             Value::num("clusters.idle_slots", c.idle_slots),
+             Value::num("clusters.blocks_per_sm", c.cluster_blocks_per_sm));
   const auto p = gpu.provenance.find("gpc_sms");
   report.explain.push_back(fmt::format("GPC layout: {} GPCs of {} SMs ({}: {})", c.gpcs, fmt::join(gpu.gpc_sms, ", "),
                                        p == gpu.provenance.end() ? "derived" : p->second.kind,
@@ -254,9 +245,9 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
 }
 
 /// --suggest: cudaOccupancyMaxPotentialBlockSize.
-Report run_suggest(const Args& args, const Gpu& gpu);
+void run_suggest(const Args& args, const Gpu& gpu, Report& report);
 /// --target-blocks N: cudaOccupancyAvailableDynamicSMemPerBlock.
-Report run_available(const Args& args, const Gpu& gpu);
+void run_available(const Args& args, const Gpu& gpu, Report& report);
 
 // The two models: say when the lessons' formula gives another answer.
 void add_other_model_note(Report& report, const OccupancyInput& in, const OccupancyResult& r, const Gpu& gpu) {
@@ -294,16 +285,15 @@ void add_one_more_block_note(Report& report, const OccupancyInput& in, const Occ
   }
 }
 
-Report run(const Args& args, const Gpu& gpu) {
-  if (args.flag(kSuggest)) return run_suggest(args, gpu);
-  if (args.given(kTargetBlocks)) return run_available(args, gpu);
+void run(const Args& args, const Gpu& gpu, Report& report) {
+  if (args.flag(kSuggest)) return run_suggest(args, gpu, report);
+  if (args.given(kTargetBlocks)) return run_available(args, gpu, report);
   const OccupancyInput in = read_input(args, gpu);
-  Report report;
   report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
   OccupancyResult r = occupancy(in, gpu);
-  report.results = result_values(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9);
-  report.results.push_back(Value::num("block_size", in.threads));
-  report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
+  put_results(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9, report);
+  report.put(Value::num("block_size", in.threads),
+             Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
   if (args.for_people()) {
     report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
   }
@@ -314,21 +304,18 @@ Report run(const Args& args, const Gpu& gpu) {
   // The smallest change that buys one more block.
   if (r.fits) {
     OneMoreBlock next = one_more_block(in, r, gpu);
-    // A resource whose change buys no block has no value: null in JSON, empty in CSV.
-    report.results.push_back(next.registers > 0 ? Value::num("one_more_block.regs", next.registers)
-                                                : Value::none("one_more_block.regs"));
-    report.results.push_back(next.shared_memory >= 0 ? Value::num("one_more_block.smem", static_cast<double>(next.shared_memory),
-                                                                  Unit::onchip_bytes)
-                                                     : Value::none("one_more_block.smem", Unit::onchip_bytes));
-    report.results.push_back(next.threads > 0 ? Value::num("one_more_block.threads", next.threads)
-                                              : Value::none("one_more_block.threads"));
+    // A resource whose change buys no block has no value (it stays missing): null in JSON, empty in CSV.
+    if (next.registers > 0) report.put(Value::num("one_more_block.regs", next.registers));
+    if (next.shared_memory >= 0) {
+      report.put(Value::num("one_more_block.smem", static_cast<double>(next.shared_memory), Unit::onchip_bytes));
+    }
+    if (next.threads > 0) report.put(Value::num("one_more_block.threads", next.threads));
     // Many rows without --explain: the values alone, the note in words is read by no one.
     if (args.for_people()) add_one_more_block_note(report, in, r, next);
   }
-  return report;
 }
 
-Report run_suggest(const Args& args, const Gpu& gpu) {
+void run_suggest(const Args& args, const Gpu& gpu, Report& report) {
   need(args, kRegs, gpu);
   SuggestInput in;
   in.registers = args.count(kRegs);
@@ -337,11 +324,10 @@ Report run_suggest(const Args& args, const Gpu& gpu) {
   if (args.given(kMaxThreads)) in.max_threads = args.count(kMaxThreads);
   in.carveout_percent = read_carveout(args);
   const Suggestion s = suggest_block_size(in, gpu);
-  Report report;
   report.model = "exact";
-  report.results = result_values(s.at, gpu.cc_major >= 9);
-  report.results.push_back(s.block_size > 0 ? Value::num("block_size", s.block_size) : Value::none("block_size"));
-  report.results.push_back(Value::num("min_grid_size", s.min_grid_size));
+  put_results(s.at, gpu.cc_major >= 9, report);
+  if (s.block_size > 0) report.put(Value::num("block_size", s.block_size));
+  report.put(Value::num("min_grid_size", s.min_grid_size));
 
   const int limit = in.max_threads == 0 ? gpu.max_threads_per_block : in.max_threads;
   const int first = (limit + gpu.warp_size - 1) / gpu.warp_size * gpu.warp_size;
@@ -366,7 +352,7 @@ Report run_suggest(const Args& args, const Gpu& gpu) {
   if (s.block_size == 0) {
     report.explain.push_back("no block size fits: " + s.at.does_not_fit);
     report.notes.push_back("no block size fits (cudaOccupancyMaxPotentialBlockSize returns block size 0): " + s.at.does_not_fit);
-    return report;
+    return;
   }
   report.explain.push_back(fmt::format(
       "the most threads per SM: {} blocks x {} threads = {} at block size {}; the first size reaching the most wins, "
@@ -384,10 +370,9 @@ Report run_suggest(const Args& args, const Gpu& gpu) {
   report.notes.push_back(fmt::format("suggested block size {} ({} blocks per SM, {}); launch at least {} blocks to fill the GPU",
                                      format_number(s.block_size), s.at.blocks_per_sm,
                                      format_quantity(s.at.occupancy, Unit::fraction), format_number(s.min_grid_size)));
-  return report;
 }
 
-Report run_available(const Args& args, const Gpu& gpu) {
+void run_available(const Args& args, const Gpu& gpu, Report& report) {
   need(args, kThreads, gpu);
   need(args, kRegs, gpu);
   AvailableSmemInput in;
@@ -403,13 +388,12 @@ Report run_available(const Args& args, const Gpu& gpu) {
   at.shared_memory = in.static_shared_memory + a.bytes;
   at.carveout_percent = in.carveout_percent;
   const OccupancyResult r = occupancy(at, gpu);
-  Report report;
   report.model = "exact";
-  report.results = result_values(r, gpu.cc_major >= 9);
-  report.results.push_back(Value::num("block_size", in.threads));
-  report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
-  report.results.push_back(Value::num("dynamic_smem.available", static_cast<double>(a.bytes), Unit::onchip_bytes));
-  report.results.push_back(Value::num("dynamic_smem.blocks", a.blocks_at_bytes));
+  put_results(r, gpu.cc_major >= 9, report);
+  report.put(Value::num("block_size", in.threads),
+             Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count),
+             Value::num("dynamic_smem.available", static_cast<double>(a.bytes), Unit::onchip_bytes),
+             Value::num("dynamic_smem.blocks", a.blocks_at_bytes));
 
   const std::int64_t unit = gpu.shared_memory_allocation_unit;
   report.explain.push_back(
@@ -433,16 +417,15 @@ Report run_available(const Args& args, const Gpu& gpu) {
         "at {} dynamic only {} fit, not {}",
         size_text(gpu.shared_memory_reserved_per_block), size_text(a.bytes), blocks_text(a.blocks_at_bytes), in.blocks_per_sm));
   }
-  return report;
 }
 
 // ---- --from: a row per kernel and architecture ----
 
-std::vector<Value> kernel_values(const KernelResources& k) {
+void put_kernel(const KernelResources& k, Report& report) {
   auto count = [](Key key, std::int64_t v, Unit unit = Unit::count) {
     return v < 0 ? Value::none(key, unit) : Value::num(key, static_cast<double>(v), unit);
   };
-  return value_list(Value::word("kernel.name", k.demangled),
+  report.put(Value::word("kernel.name", k.demangled),
           Value::word("kernel.mangled", k.name),
           k.arch.empty() ? Value::none("kernel.arch", Unit::text) : Value::word("kernel.arch", k.arch),
           count("kernel.registers", k.registers),
@@ -518,7 +501,7 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
   return out;
 }
 
-std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in) {
+std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank) {
   const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
   std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), path);
@@ -538,7 +521,7 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in)
   const int carveout = read_carveout(args);
   std::vector<Report> rows;
   for (const KernelResources& k : kernels) {
-    Report report;
+    Report report = blank;
     report.model = "exact";
     report.label = fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
     if (k.registers > gpu.max_registers_per_thread) {
@@ -584,10 +567,10 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in)
         r.does_not_fit = fmt::format("launch bounds: the kernel allows at most {} threads per block", k.max_threads);
       }
     }
-    report.results = result_values(r, gpu.cc_major >= 9);
-    report.results.push_back(block > 0 ? Value::num("block_size", block) : Value::none("block_size"));
-    report.results.push_back(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
-    for (Value& v : kernel_values(k)) report.results.push_back(std::move(v));
+    put_results(r, gpu.cc_major >= 9, report);
+    if (block > 0) report.put(Value::num("block_size", block));
+    report.put(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
+    put_kernel(k, report);
     if (!r.fits) report.notes.push_back(fmt::format("{}: not even one block fits: {}", report.label, r.does_not_fit));
     if (k.spill_stores > 0 || k.spill_loads > 0) {
       report.notes.push_back(fmt::format("{} spills: {} bytes stored, {} loaded per thread", report.label,

@@ -38,12 +38,12 @@ double elements_to_bytes(const Args& a) {
 
 // From a measured time: achieved rates, their fractions of the peaks and of the roofline.
 void add_achieved(Report& report, const Args& a, const RooflineInput& in, const RooflineResult& r, const Gpu& gpu) {
-  report.results.push_back(Value::num("achieved", r.achieved, Unit::flops_per_second));
-  report.results.push_back(Value::num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second));
-  report.results.push_back(Value::num("peak_fraction", r.peak_fraction, Unit::fraction));
-  report.results.push_back(Value::num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction));
-  report.results.push_back(Value::num("achieved_fraction", r.achieved_fraction, Unit::fraction));
-  report.results.push_back(Value::word("nearer_bound", r.nearer_bound));
+  report.put(Value::num("achieved", r.achieved, Unit::flops_per_second));
+  report.put(Value::num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second));
+  report.put(Value::num("peak_fraction", r.peak_fraction, Unit::fraction));
+  report.put(Value::num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction));
+  report.put(Value::num("achieved_fraction", r.achieved_fraction, Unit::fraction));
+  report.put(Value::word("nearer_bound", r.nearer_bound));
   const std::string cycles = options::cycles_step(a, "time", gpu);
   if (!cycles.empty()) report.explain.push_back(cycles);
   const std::string t = format_quantity(in.time, Unit::seconds);
@@ -74,7 +74,7 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
 
 void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_name, Report& report);
 
-Report run(const Args& a, const Gpu& gpu) {
+void run(const Args& a, const Gpu& gpu, Report& report) {
     RooflineInput in;
     const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
     in.dtype = dtype.name;
@@ -109,20 +109,18 @@ Report run(const Args& a, const Gpu& gpu) {
     }
     if (a.has(kTime)) in.time = a.number(kTime);
     RooflineResult r = roofline(in, gpu);
-    Report report;
     const char* unit_name = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
     // The ceilings the case ran against, wherever they came from (the profile, or the options).
     report.inputs.reserve(4);
     if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", unit_name));
     if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-    report.results.reserve(15);  // every result: no growing as they come
-    report.results.push_back(Value::num("intensity", r.intensity, Unit::flop_per_byte));
-    report.results.push_back(Value::num("ridge", r.ridge, Unit::flop_per_byte));
-    report.results.push_back(Value::num("attainable", r.attainable, Unit::flops_per_second));
-    report.results.push_back(Value::word("bound", r.bound));
-    report.results.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
-    report.results.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+    report.put(Value::num("intensity", r.intensity, Unit::flop_per_byte));
+    report.put(Value::num("ridge", r.ridge, Unit::flop_per_byte));
+    report.put(Value::num("attainable", r.attainable, Unit::flops_per_second));
+    report.put(Value::word("bound", r.bound));
+    report.put(Value::num("peak", r.peak, Unit::flops_per_second));
+    report.put(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
     if (a.has(kElem)) {
       report.inputs.push_back(Value::num("bytes", in.bytes, Unit::bytes));  // in bytes, as without --elem
       report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number(kElem)),
@@ -138,13 +136,12 @@ Report run(const Args& a, const Gpu& gpu) {
                             format_quantity(r.fma_peak, Unit::flops_per_second), format_quantity(r.peak, Unit::flops_per_second)));
     }
     if (r.has_times) {
-      report.results.push_back(Value::num("compute_time", r.compute_time, Unit::seconds));
-      report.results.push_back(Value::num("memory_time", r.memory_time, Unit::seconds));
-      report.results.push_back(Value::num("time", r.time, Unit::seconds));
+      report.put(Value::num("compute_time", r.compute_time, Unit::seconds));
+      report.put(Value::num("memory_time", r.memory_time, Unit::seconds));
+      report.put(Value::num("time", r.time, Unit::seconds));
     }
     if (a.for_people()) explain(in, r, unit_name, report);
     if (r.has_achieved) add_achieved(report, a, in, r, gpu);
-    return report;
 }
 
 // The derivation after the inputs: for people (a single call, --explain).

@@ -201,15 +201,14 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
   }
 }
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
+void run(const Args& a, const Gpu& gpu, Report& report) {
   const int e = a.count("elem");
   const LoadForm form = sectors_load(a);
   const std::uint32_t mask = lane_mask(a);
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
-  report.results = value_list(Value::num("sectors", static_cast<double>(r.sectors)),
+  report.put(Value::num("sectors", static_cast<double>(r.sectors)),
                     Value::num("lines", static_cast<double>(r.lines)),
                     Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
                     Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
@@ -218,11 +217,10 @@ Report run(const Args& a, const Gpu& gpu) {
                     r.contiguous ? Value::num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes)
                                  : Value::none("dram_bytes_streaming", Unit::onchip_bytes),
                     Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts)));
-  if (!a.for_people()) return report;  // many rows without --explain print no derivation or notes
+  if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   explain_steps(form.how, r, e, gpu, report);
   report.drawing = drawing(r);
   add_notes(r, e, report);
-  return report;
 }
 
 }  // namespace

@@ -78,8 +78,8 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
 }
 
-std::vector<Value> result_values(const TilingResult& r) {
-  return value_list(Value::num("naive_reads", r.naive_reads),
+void put_results(const TilingResult& r, Report& report) {
+  report.put(Value::num("naive_reads", r.naive_reads),
           Value::num("tiled_reads", r.tiled_reads),
           Value::num("writes", r.writes),
           Value::num("reduction", r.reduction),
@@ -262,14 +262,13 @@ void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
       r.tiled_time > r.compute_time ? "memory" : "compute", format_number(r.intensity), format_number(r.ridge)));
 }
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
+void run(const Args& a, const Gpu& gpu, Report& report) {
   const TilingInput in = read_input(a);
   const TilingResult r = tiling(in, gpu);
   const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;
   add_derived_inputs(a, in, r, square, report);
-  report.results = result_values(r);
-  if (!a.for_people()) return report;  // many rows without --explain: no one reads the words
+  put_results(r, report);
+  if (!a.for_people()) return;  // many rows without --explain: no one reads the words
   explain_traffic(in, r, square, report);
   explain_tile(in, r, square, report);
   report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",
@@ -277,7 +276,6 @@ Report run(const Args& a, const Gpu& gpu) {
                                format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes),
                                bar(static_cast<double>(r.tile_smem_bytes), static_cast<double>(r.smem_limit)));
   add_notes(in, r, report);
-  return report;
 }
 
 // HBM time of the tiled kernel, compute time and the minimum traffic over the swept square tile.

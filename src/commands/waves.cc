@@ -104,8 +104,7 @@ GemmTiles gemm_blocks(const Args& a, const GemmShape& g, Report& report) {
 
 void explain(const WavesInput& in, const WavesResult& r, bool is_gemm, const GemmTiles& tiles, const Gpu& gpu, Report& report);
 
-Report run(const Args& a, const Gpu& gpu) {
-  Report report;
+void run(const Args& a, const Gpu& gpu, Report& report) {
   WavesInput in;
   int threads = 0;
   GemmShape gemm;
@@ -162,7 +161,7 @@ Report run(const Args& a, const Gpu& gpu) {
   }
   if (a.has("block-time")) in.block_time = a.number("block-time");
   WavesResult r = waves(in, gpu);
-  report.results = value_list(Value::num("waves", static_cast<double>(r.waves)),
+  report.put(Value::num("waves", static_cast<double>(r.waves)),
                     Value::num("blocks_per_wave", static_cast<double>(r.blocks_per_wave)),
                     Value::num("last_wave_blocks", static_cast<double>(r.last_wave_blocks)),
                     Value::num("last_wave_utilization", r.last_wave_utilization, Unit::fraction),
@@ -170,21 +169,21 @@ Report run(const Args& a, const Gpu& gpu) {
   if (threads > 0) {
     // warps in the grid = blocks x ceil(threads / 32)
     double warps = static_cast<double>(in.blocks) * ((threads + gpu.warp_size - 1) / gpu.warp_size);
-    report.results.push_back(Value::num("warps", warps));
+    report.put(Value::num("warps", warps));
     report.explain.push_back(fmt::format("warps in the grid = {} x {} = {}", format_number(static_cast<double>(in.blocks)),
                                          (threads + gpu.warp_size - 1) / gpu.warp_size, format_number(warps)));
   }
-  if (in.block_time > 0) report.results.push_back(Value::num("time", r.time, Unit::seconds));
+  if (in.block_time > 0) report.put(Value::num("time", r.time, Unit::seconds));
   if (is_gemm) {
     // overall = tile efficiency x wave efficiency: the share of the launch's tile slots doing useful M N work
     const double overall = tiles.tile_efficiency * r.efficiency;
-    report.results.push_back(Value::num("tiles", static_cast<double>(tiles.tiles)));
-    report.results.push_back(Value::num("tile_efficiency", tiles.tile_efficiency, Unit::fraction));
-    report.results.push_back(Value::num("wave_efficiency", r.efficiency, Unit::fraction));
-    report.results.push_back(Value::num("gemm_efficiency", overall, Unit::fraction));
+    report.put(Value::num("tiles", static_cast<double>(tiles.tiles)));
+    report.put(Value::num("tile_efficiency", tiles.tile_efficiency, Unit::fraction));
+    report.put(Value::num("wave_efficiency", r.efficiency, Unit::fraction));
+    report.put(Value::num("gemm_efficiency", overall, Unit::fraction));
     if (gemm.k > 0) {
-      report.results.push_back(Value::num("flops", tiles.flops, Unit::flops));
-      report.results.push_back(Value::num("executed_flops", tiles.executed_flops, Unit::flops));
+      report.put(Value::num("flops", tiles.flops, Unit::flops));
+      report.put(Value::num("executed_flops", tiles.executed_flops, Unit::flops));
     }
   }
   if (a.for_people()) explain(in, r, is_gemm, tiles, gpu, report);
@@ -192,7 +191,6 @@ Report run(const Args& a, const Gpu& gpu) {
   if (std::string step = options::cycles_step(a, "block-time", gpu); !step.empty()) {
     report.explain.insert(report.explain.begin(), step);
   }
-  return report;
 }
 
 // The derivation and the notes: for people (a single call, --explain).

@@ -169,8 +169,8 @@ struct Batch {
   std::vector<std::vector<std::string>> cell_texts = std::vector<std::vector<std::string>>(calc.options.size());
   // A row's storage, reused from row to row.
   Args args{};
+  Report report{calc.results};
   Row row{};
-  ResultOrder order{};
 };
 
 const Gpu& profile(Batch& b, const std::string& name) {
@@ -184,9 +184,10 @@ const Gpu& profile(Batch& b, const std::string& name) {
 
 // One case of a record: the model, its row written, its requirements checked.
 void run_point(Batch& b, RowWriter& writer, const Args& args, const Gpu& gpu, long line, const std::string& swept) {
-  Report report = run_model(b.calc, args, gpu, swept);
+  Report& report = b.report;
+  run_model(b.calc, args, gpu, swept, report);
   Row& row = b.row;
-  fill_row(b.calc, args, report, gpu, line, row, b.order);
+  fill_row(args, report, gpu, line, row);
   writer.write(row, b.common.explain ? &report.explain : nullptr);
   if (b.requirements.empty()) return;
   const Args::Entry* at = swept.empty() ? nullptr : args.find(swept);

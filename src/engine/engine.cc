@@ -41,153 +41,77 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
   }
 }
 
-namespace {
-
-void set_none(Value& slot, const ResultSpec& r) {
-  // As Value::none(r.key, r.unit), the key already r.key.
-  slot.unit = r.unit;
-  slot.number = 0;
-  slot.text.clear();
-  slot.flag = false;
-  slot.missing = true;
+Report::Report(const std::vector<ResultSpec>& declared)
+    : declared_(&declared), literal_(declared.size(), nullptr), put_in_(declared.size(), 0) {
+  results.reserve(declared.size());
+  for (const ResultSpec& r : declared) results.push_back(Value::none(r.key, r.unit));
 }
 
-void take(Value& slot, Value& v) {
-  slot.unit = v.unit;
-  slot.number = v.number;
-  if (!slot.text.empty() || !v.text.empty()) slot.text = std::move(v.text);  // numbers have none
-  slot.flag = v.flag;
-  slot.missing = v.missing;
+void Report::restart() {
+  model.clear();
+  inputs.clear();
+  explain.clear();
+  notes.clear();
+  drawing.clear();
+  label.clear();
+  ++case_;
+  next_ = 0;
 }
 
-}  // namespace
+void Report::finish() {
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    Value& v = results[k];
+    if (put_in_[k] == case_ || v.missing) continue;
+    // As Value::none of the declared key and unit; the key is the declared one already.
+    v.unit = (*declared_)[k].unit;
+    v.number = 0;
+    v.text.clear();
+    v.flag = false;
+    v.missing = true;
+  }
+}
 
-// A model's results in declaration order into `ordered`, a key without a value present and
-// empty. Values are moved, not copied; a run usually gives them in order, so each search starts
-// after the last hit. `ordered`'s values are reused (a batch's rows): their keys, the declared
-// ones, are written once; `order` remembers where each result went, for a next report whose keys
-// are the same in the same order.
-void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
-                        ResultOrder* order) {
+Value& Report::search(const Key& key) {
   const std::size_t n = results.size();
-  if (order != nullptr && ordered.size() == calc.results.size()) {
-    for (std::size_t at = 0; at < order->known.size(); ++at) {
-      const ResultOrder::Placement& p = order->known[at];
-      if (p.slot.size() != n) continue;
-      // A literal key is the same key as the literal seen before (the same pointer); else the text.
-      bool same = true;
-      for (std::size_t i = 0; i < n && same; ++i) {
-        const char* literal = results[i].key.literal();
-        same = (literal != nullptr && literal == p.literal[i]) || results[i].key == calc.results[p.slot[i]].key;
-      }
-      if (!same) continue;
-      if (order->last_applied != at) {
-        for (std::size_t k : p.empty) set_none(ordered[k], calc.results[k]);
-        order->last_applied = at;
-      }
-      if (p.in_order) {
-        // Every declared key, in order: the model's values are the ordered ones (`results`
-        // takes the last row's, which its report frees).
-        std::swap(results, ordered);
-        return;
-      }
-      for (std::size_t i = 0; i < n; ++i) take(ordered[p.slot[i]], results[i]);
-      return;
-    }
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::size_t k = (next_ + j) % n;
+    if (results[k].key != key) continue;
+    if (put_in_[k] == case_) throw std::logic_error(fmt::format("result '{}' is put twice in one case", key.view()));
+    if (key.literal() != nullptr) literal_[k] = key.literal();
+    put_in_[k] = case_;
+    next_ = k + 1;
+    return results[k];
   }
-  if (n > calc.results.size()) {
-    for (const Value& v : results) {
-      bool declared = false;
-      for (const ResultSpec& r : calc.results) declared = declared || r.key == v.key;
-      if (!declared) throw std::logic_error(fmt::format("{}: result '{}' is not declared", calc.name, v.key));
-    }
-  }
-  std::vector<std::size_t> slot(n, calc.results.size());  // where each result went
-  ordered.resize(calc.results.size());
-  std::size_t next = 0;
-  for (std::size_t k = 0; k < calc.results.size(); ++k) {
-    const ResultSpec& r = calc.results[k];
-    Value& out = ordered[k];
-    if (out.key != r.key) out.key = r.key;
-    std::size_t hit = n;
-    for (std::size_t j = 0; j < n && hit == n; ++j) {
-      const std::size_t i = (next + j) % n;
-      if (slot[i] == calc.results.size() && results[i].key == r.key) hit = i;
-    }
-    if (hit == n) {
-      set_none(out, r);
-      continue;
-    }
-    slot[hit] = k;
-    take(out, results[hit]);
-    next = hit + 1;
-  }
-  if (order == nullptr) return;
-  order->last_applied = ResultOrder::kKept;  // every slot written here, none by a known placement
-  // Every result placed (none left over, as a repeated key would be): the placement holds for
-  // the same keys in the same order.
-  const bool all = std::none_of(slot.begin(), slot.end(), [&](std::size_t k) { return k == calc.results.size(); });
-  if (!all) return;
-  ResultOrder::Placement placement;
-  for (const Value& v : results) placement.literal.push_back(v.key.literal());
-  std::vector<bool> filled(calc.results.size(), false);
-  for (std::size_t k : slot) filled[k] = true;
-  for (std::size_t k = 0; k < filled.size(); ++k) {
-    if (!filled[k]) placement.empty.push_back(k);
-  }
-  placement.in_order = placement.empty.empty();
-  for (std::size_t i = 0; i < n && placement.in_order; ++i) placement.in_order = slot[i] == i;
-  placement.slot = std::move(slot);
-  if (order->known.size() < ResultOrder::kKept) {
-    order->known.push_back(std::move(placement));
-  } else {
-    order->known[order->next_replaced++ % ResultOrder::kKept] = std::move(placement);
-  }
+  throw std::logic_error(fmt::format("result '{}' is not declared", key.view()));
 }
 
-Report run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
-  Report report;
+void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept, Report& report) {
+  report.restart();
   try {
-    report = calc.run(args, gpu);
+    calc.run(args, gpu, report);
   } catch (const FieldError& e) {
     rethrow_for_option(calc, e);
   }
+  report.finish();
   refuse_unused(calc, args, swept);
-  return report;
 }
-
-namespace {
-
-void order_results(const Calculator& calc, Report& report) {
-  std::vector<Value> ordered;
-  order_results_into(calc, report.results, ordered, nullptr);
-  report.results = std::move(ordered);
-}
-
-}  // namespace
 
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
-  Report report = run_model(calc, args, gpu, swept);
-  order_results(calc, report);
+  Report report(calc.results);
+  run_model(calc, args, gpu, swept, report);
   return report;
 }
 
 std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in) {
   std::vector<Report> reports;
   try {
-    reports = calc.run_rows(args, gpu, in);
+    reports = calc.run_rows(args, gpu, in, Report(calc.results));
   } catch (const FieldError& e) {
     rethrow_for_option(calc, e);
   }
   refuse_unused(calc, args, "");
-  for (Report& r : reports) order_results(calc, r);
+  for (Report& r : reports) r.finish();
   return reports;
-}
-
-Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) {
-  Row row = make_row(args, Report{{}, report.inputs, {}, {}, {}, {}, {}}, gpu, line);
-  row.results = report.results;
-  return row;
 }
 
 namespace {
@@ -213,6 +137,13 @@ void fill_row_inputs(const Args& args, const Report& report, const Gpu& gpu, lon
 
 }  // namespace
 
+Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) {
+  Row row;
+  fill_row_inputs(args, report, gpu, line, row);
+  row.results = report.results;
+  return row;
+}
+
 Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
   Row row;
   fill_row_inputs(args, report, gpu, line, row);
@@ -220,10 +151,15 @@ Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
   return row;
 }
 
-void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row,
-              ResultOrder& order) {
+void fill_row(const Args& args, Report& report, const Gpu& gpu, long line, Row& row) {
   fill_row_inputs(args, report, gpu, line, row);
-  order_results_into(calc, report.results, row.results, &order);
+  // The row takes the report's values, the report the row's last ones (the same declared keys,
+  // which its next case overwrites or makes missing): no value is copied.
+  if (row.results.size() == report.results.size()) {
+    std::swap(row.results, report.results);
+  } else {
+    row.results = report.results;
+  }
 }
 
 void set_axis(Args& args, const OptionSpec& axis, double x) {

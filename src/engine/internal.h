@@ -10,42 +10,20 @@
 
 namespace gpucalc {
 
-/// Runs one case: the model on `args`, its results ordered as declared (a key without a value
-/// present and empty), a model's field error mapped to its option, and an option given but not
+/// Runs one case: the model on `args` (its results in declared order, a key without a value
+/// present and missing), a model's field error mapped to its option, and an option given but not
 /// used refused (`swept`: the axis a sweep set, refused in the sweep's words).
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
-/// run_case but for the order: the model's results as it gave them.
-Report run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
+/// The same into `report` (made for calc.results), reusing its storage: a batch's rows, a sweep's points.
+void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept, Report& report);
 /// The rows form of a calculator (Calculator::run_rows): each report as run_case gives one.
 std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// The same, taking the report's results rather than copying them.
 Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
-/// Where each of a model's results went in declaration order, for the last few sets of keys a
-/// model gave (occupancy gives one set when a block fits, another when none does).
-struct ResultOrder {
-  static constexpr std::size_t kKept = 8;
-  struct Placement {
-    std::vector<std::size_t> slot;      // result i went to slot[i]
-    std::vector<const char*> literal;   // result i's key, when a literal (Key::literal): a pointer compare
-    std::vector<std::size_t> empty;     // the declared slots no result went to
-    bool in_order = false;              // result i went to slot i, every slot filled
-  };
-  std::vector<Placement> known;
-  std::size_t next_replaced = 0;
-  // The placement last applied to the ordered values (their empty slots are empty still, as
-  // nothing else writes there): a next report with the same keys writes only its own slots.
-  std::size_t last_applied = kKept;
-};
-/// Orders `results` as declared into `ordered` (run_case's order), reusing its values' storage;
-/// with `order`, a placement seen before is reused for a report with the same keys in the same order
-/// (an `order` goes with one `ordered`, whose values only this writes: a batch's row).
-void order_results_into(const Calculator& calc, std::vector<Value>& results, std::vector<Value>& ordered,
-                        ResultOrder* order);
-/// make_row into `row`, reusing its storage (a batch's rows), from run_model's report: its
-/// results are ordered as run_case orders them.
-void fill_row(const Calculator& calc, const Args& args, Report& report, const Gpu& gpu, long line, Row& row,
-              ResultOrder& order);
+/// make_row into `row`, reusing its storage (a batch's rows, a sweep's points): the row takes
+/// the report's results, the report is left with values for run_model to overwrite.
+void fill_row(const Args& args, Report& report, const Gpu& gpu, long line, Row& row);
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
 

@@ -47,15 +47,15 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
   data.axis = axis.name;
   data.gpu = &gpu;
   std::unique_ptr<RowWriter> writer;
-  // A point's row, reused from point to point as a batch's rows are (the results placed by
-  // `order`); the derivation and notes only when --explain prints them.
+  // A point's report and row, reused from point to point as a batch's rows are; the derivation
+  // and notes only when --explain prints them.
+  Report report(p.calc.results);
   Row row;
-  ResultOrder order;
   for (double x : sweep.points) {
     Args point = args;
     set_axis(point, axis, x);
     point.set_for_people(p.common.explain);
-    Report report = run_model(p.calc, point, gpu, axis.name);
+    run_model(p.calc, point, gpu, axis.name, report);
     if (!writer) {
       // Only once the first point ran: a case that cannot be swept prints nothing on stdout.
       if (p.format == Format::text) {
@@ -63,7 +63,7 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
       }
       writer = std::make_unique<RowWriter>(p.calc, p.format, out, RowWriter::Shape{false, false, {axis.key()}});
     }
-    fill_row(p.calc, point, report, gpu, 0, row, order);
+    fill_row(point, report, gpu, 0, row);
     writer->write(row, p.common.explain ? &report.explain : nullptr);
     const Value* at = find_value(row.inputs, axis.key());
     for (std::string& f : check_requirements(p.requirements, row, fmt::format(" at {}={}", axis.name, csv_cell(*at)))) {

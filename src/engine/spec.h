@@ -165,15 +165,60 @@ class Args {
   const Gpu* read_for_ = nullptr;
 };
 
-/// What a run computed for one case, beyond the values: for people and for --explain.
+/// What a run computed for one case. The engine makes it for the calculator's declared results
+/// and reuses it from case to case (a batch's rows); a run puts each of its values by key, so
+/// `results` is always every declared key in declared order, a key not put this case missing.
 struct Report {
   std::string model;                 // "exact", "simple": shown in the text header
   std::vector<Value> inputs;         // derived inputs worth echoing (the profile's bandwidth)
-  std::vector<Value> results;        // declared keys (any order; the engine orders them)
+  std::vector<Value> results;        // every declared key, in order (see put)
   std::vector<std::string> explain;  // the derivation, one step a line
   std::vector<std::string> notes;    // remarks for people
   std::string drawing;               // a figure for people (text output only)
   std::string label;                 // one of many rows (a form with rows): what it is, for messages
+
+  /// A report that takes no results (a form that only gathers notes).
+  Report() = default;
+  /// A report for these declared results, every one missing.
+  explicit Report(const std::vector<ResultSpec>& declared);
+
+  /// `v` into its declared key's place. A run puts its values in about the order declared, so
+  /// the place is found from the last one, the key's literal compared by pointer. Throws
+  /// std::logic_error for a key not declared or put twice in one case.
+  void put(Value v) {
+    Value& slot = place(v.key);
+    slot.unit = v.unit;
+    slot.number = v.number;
+    if (!slot.text.empty() || !v.text.empty()) slot.text = std::move(v.text);  // numbers have none
+    slot.flag = v.flag;
+    slot.missing = v.missing;
+  }
+  template <class... More>
+  void put(Value first, Value second, More&&... more) {
+    put(std::move(first));
+    put(std::move(second));
+    (put(std::forward<More>(more)), ...);
+  }
+  /// For the next case: no words, nothing put (each result's storage kept for the next).
+  void restart();
+  /// The end of a case: each declared key not put since restart becomes missing.
+  void finish();
+
+ private:
+  Value& place(const Key& key) {
+    const char* literal = key.literal();
+    if (next_ < literal_.size() && literal != nullptr && literal_[next_] == literal && put_in_[next_] != case_) {
+      put_in_[next_] = case_;
+      return results[next_++];
+    }
+    return search(key);
+  }
+  Value& search(const Key& key);
+  const std::vector<ResultSpec>* declared_ = nullptr;
+  std::vector<const char*> literal_;  // each place's key as the literal last put there (a pointer compare)
+  std::vector<std::uint64_t> put_in_;  // the case each place was last put in
+  std::uint64_t case_ = 1;
+  std::size_t next_ = 0;  // the place after the last put
 };
 
 /// The data of a chart: the sweep's rows (x from `axis`), and the case itself.
@@ -189,7 +234,8 @@ struct Calculator {
   const char* name;  // the help line is in the command table (commands.h)
   std::vector<OptionSpec> options;
   std::vector<ResultSpec> results;
-  Report (*run)(const Args&, const Gpu&);
+  /// The model on one case: puts its results into `report` (made for `results`, restarted).
+  void (*run)(const Args&, const Gpu&, Report& report);
   const char* chart_axis = nullptr;                   // the sweep --plot draws when none is given
   std::string (*chart)(const ChartData&) = nullptr;   // null: no chart
   bool chart_needs_sweep = true;
@@ -197,7 +243,8 @@ struct Calculator {
   /// when the option `rows_option` is given, `run_rows` runs instead of `run`, each Report a row,
   /// printed as a sweep's rows are (the text table shows `rows_columns`, then the brief keys).
   const char* rows_option = nullptr;
-  std::vector<Report> (*run_rows)(const Args&, const Gpu&, std::istream& in) = nullptr;
+  /// Each row's report a copy of `blank` (made for `results`).
+  std::vector<Report> (*run_rows)(const Args&, const Gpu&, std::istream& in, const Report& blank) = nullptr;
   std::vector<std::string> rows_columns = {};
 };
 
