@@ -49,6 +49,30 @@ TEST_CASE("raw_number and JSON values: whole numbers, their edges and fractions"
 
 namespace gpucalc {
 
+TEST_CASE("whole numbers below 10^8 (written two digits at a time) and past it, at every change of length") {
+  // Each power of ten, one below and one above, both signs, and every number to 10,000: the
+  // digit count and each pair from the table, against fmt's integer form.
+  std::vector<long long> xs;
+  for (long long p = 1; p <= 1000000000000000LL; p *= 10) {
+    for (long long x : {p - 1, p, p + 1, 2 * p - 1, 10 * p - 1}) {
+      if (x < 9007199254740992LL) xs.push_back(x);  // whole and exact as a double
+    }
+  }
+  for (long long x = 0; x <= 10000; ++x) xs.push_back(x);
+  for (long long x : {99999999LL, 100000000LL, 100000001LL, 12345678LL, 90000009LL, 9007199254740991LL}) xs.push_back(x);
+  for (long long x : xs) {
+    for (long long signed_x : {x, -x}) {
+      INFO(signed_x);
+      CHECK(raw_number(static_cast<double>(signed_x)) == fmt::format("{}", signed_x));
+      Value v = Value::num("n", static_cast<double>(signed_x));
+      CHECK(csv_cell(v) == fmt::format("{}", signed_x));
+      std::string json;
+      append_json_value(json, v);
+      CHECK(json == fmt::format("{}", signed_x));
+    }
+  }
+}
+
 TEST_CASE("a column's repeated fractions are written as the first time, CSV and JSON") {
   // The writers keep each column's last fraction's text: a repeat, a change and a change back.
   const double xs[] = {0.1, 0.1, 0.25, 0.1, 1e-9, 1e-9, 2.5, 2, 0.1};

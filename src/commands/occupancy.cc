@@ -70,18 +70,21 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
 double limit_value(int limit) { return limit == kNoLimit ? std::numeric_limits<double>::infinity() : limit; }
 
 void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
-  report.put(Value::num("blocks_per_sm", r.blocks_per_sm), Value::num("warps_per_sm", r.warps_per_sm),
-             Value::num("threads_per_sm", r.threads_per_sm), Value::num("occupancy", r.occupancy, Unit::fraction),
-             Value::word("limiter", r.limiter), Value::num("limits.registers", limit_value(r.limit_registers)),
-             Value::num("limits.shared_memory", limit_value(r.limit_shared_memory)),
-             Value::num("limits.threads", limit_value(r.limit_threads)),
-             Value::num("limits.blocks", limit_value(r.limit_blocks)));
+  report.num("blocks_per_sm", r.blocks_per_sm);
+  report.num("warps_per_sm", r.warps_per_sm);
+  report.num("threads_per_sm", r.threads_per_sm);
+  report.num("occupancy", r.occupancy, Unit::fraction);
+  report.put(Value::word("limiter", r.limiter));
+  report.num("limits.registers", limit_value(r.limit_registers));
+  report.num("limits.shared_memory", limit_value(r.limit_shared_memory));
+  report.num("limits.threads", limit_value(r.limit_threads));
+  report.num("limits.blocks", limit_value(r.limit_blocks));
   // No barrier limit before sm_90: the key stays, empty.
-  if (with_barriers) report.put(Value::num("limits.barriers", limit_value(r.limit_barriers)));
-  report.put(Value::num("registers_per_block", static_cast<double>(r.registers_per_block)),
-             Value::num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes),
-             Value::num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes),
-             Value::boolean("fits", r.fits));
+  if (with_barriers) report.num("limits.barriers", limit_value(r.limit_barriers));
+  report.num("registers_per_block", static_cast<double>(r.registers_per_block));
+  report.num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes);
+  report.num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes);
+  report.put(Value::boolean("fits", r.fits));
 }
 
 // An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
@@ -292,8 +295,6 @@ void run(const Args& args, const Gpu& gpu, Report& report) {
   report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
   OccupancyResult r = occupancy(in, gpu);
   put_results(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9, report);
-  report.put(Value::num("block_size", in.threads),
-             Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
   if (args.for_people()) {
     report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
   }
@@ -305,14 +306,14 @@ void run(const Args& args, const Gpu& gpu, Report& report) {
   if (r.fits) {
     OneMoreBlock next = one_more_block(in, r, gpu);
     // A resource whose change buys no block has no value (it stays missing): null in JSON, empty in CSV.
-    if (next.registers > 0) report.put(Value::num("one_more_block.regs", next.registers));
-    if (next.shared_memory >= 0) {
-      report.put(Value::num("one_more_block.smem", static_cast<double>(next.shared_memory), Unit::onchip_bytes));
-    }
-    if (next.threads > 0) report.put(Value::num("one_more_block.threads", next.threads));
+    if (next.registers > 0) report.num("one_more_block.regs", next.registers);
+    if (next.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(next.shared_memory), Unit::onchip_bytes);
+    if (next.threads > 0) report.num("one_more_block.threads", next.threads);
     // Many rows without --explain: the values alone, the note in words is read by no one.
     if (args.for_people()) add_one_more_block_note(report, in, r, next);
   }
+  report.num("block_size", in.threads);
+  report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
 }
 
 void run_suggest(const Args& args, const Gpu& gpu, Report& report) {

@@ -73,6 +73,15 @@ void Report::finish() {
 
 Value& Report::search(const Key& key) {
   const std::size_t n = results.size();
+  // A literal put before: its place by pointer.
+  if (const char* literal = key.literal(); literal != nullptr) {
+    for (std::size_t k = 0; k < n; ++k) {
+      if (literal_[k] != literal || put_in_[k] == case_) continue;
+      put_in_[k] = case_;
+      next_ = k + 1;
+      return results[k];
+    }
+  }
   for (std::size_t j = 0; j < n; ++j) {
     const std::size_t k = (next_ + j) % n;
     if (results[k].key != key) continue;
@@ -327,14 +336,26 @@ void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& in
 }
 
 void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) {
-  // Room for the longest the values can be (and a short piece's whole block), then the pieces
-  // and values written in place.
-  std::size_t room = results_text_ + kPieceCopy;
-  for (const JsonPiece& p : results_pieces_) room += json_value_room(results[p.leaf]);
+  // Room for the pieces (and a short piece's whole block) and a number for each value, more
+  // made for a word as it comes; then the pieces and values written in place.
+  const std::size_t pieces = results_pieces_.size();
+  const std::size_t planned = results_text_ + kPieceCopy + pieces * kNumberRoom;
   const std::size_t start = out.size();
-  out.resize(start + room);
+  out.resize(start + planned);
   char* at = out.data() + start;
-  for (const JsonPiece& p : results_pieces_) {
+  const Value* value = results.data();  // read through a local: a char written may alias a member
+  const JsonPiece* piece = results_pieces_.data();
+  for (std::size_t i = 0; i < pieces; ++i) {
+    const JsonPiece& p = piece[i];
+    const Value& v = value[p.leaf];
+    if (v.unit == Unit::text && !v.missing) {
+      const std::size_t used = static_cast<std::size_t>(at - out.data());
+      const std::size_t need = json_value_room(v) + planned;
+      if (out.size() - used < need) {
+        out.resize(used + need);
+        at = out.data() + used;
+      }
+    }
     // A block of a fixed size is a few moves, not a call; what it writes past the piece is
     // written over next.
     if (p.size <= kPieceCopy) {
@@ -342,7 +363,7 @@ void RowWriter::write_json_results(std::string& out, const std::vector<Value>& r
     } else {
       std::memcpy(at, p.before.data(), p.size);
     }
-    at = write_json_value(at + p.size, results[p.leaf], &numbers_);
+    at = write_json_value(at + p.size, v, &numbers_);
   }
   std::memcpy(at, results_end_.data(), results_end_.size());
   at += results_end_.size();
@@ -411,8 +432,12 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
   const std::size_t results_at = cells_.size();
   cells_.resize(results_at + result_keys_.size());
   const Value** cell = cells_.data() + results_at;
-  for (std::size_t k = 0; k < result_keys_.size(); ++k) {
-    cell[k] = declared ? &row.results[k] : find_value(row.results, result_keys_[k]->key);
+  const std::size_t results = result_keys_.size();
+  if (declared) {
+    const Value* value = row.results.data();
+    for (std::size_t k = 0; k < results; ++k) cell[k] = value + k;
+  } else {
+    for (std::size_t k = 0; k < results; ++k) cell[k] = find_value(row.results, result_keys_[k]->key);
   }
   if (shape_.batch) {
     error_cell_.text = row.error;

@@ -185,19 +185,28 @@ struct Report {
   /// `v` into its declared key's place. A run puts its values in about the order declared, so
   /// the place is found from the last one, the key's literal compared by pointer. Throws
   /// std::logic_error for a key not declared or put twice in one case.
-  void put(Value v) {
+  void put(Value&& v) {
     Value& slot = place(v.key);
     slot.unit = v.unit;
     slot.number = v.number;
-    if (!slot.text.empty() || !v.text.empty()) slot.text = std::move(v.text);  // numbers have none
     slot.flag = v.flag;
     slot.missing = v.missing;
+    if (!slot.text.empty() || !v.text.empty()) slot.text.swap(v.text);  // numbers have none
   }
   template <class... More>
-  void put(Value first, Value second, More&&... more) {
+  void put(Value&& first, Value&& second, More&&... more) {
     put(std::move(first));
     put(std::move(second));
     (put(std::forward<More>(more)), ...);
+  }
+  /// put(Value::num(key, x, unit)) without the value: a number, the most common result.
+  void num(const Key& key, double x, Unit unit = Unit::count) {
+    Value& slot = place(key);
+    slot.unit = unit;
+    slot.number = x;
+    slot.flag = false;
+    slot.missing = false;
+    if (!slot.text.empty()) slot.text.clear();
   }
   /// For the next case: no words, nothing put (each result's storage kept for the next).
   void restart();

@@ -84,7 +84,6 @@ std::string csv_quote(std::string_view s) {
 
 namespace {
 
-constexpr std::size_t kNumberRoom = 32;  // the longest number raw_number writes: -1.2345678901234567e-308
 
 // A number that is not whole written by `write`, or the text `memo` kept of the same number.
 template <class Write>
@@ -110,10 +109,35 @@ char* write_fraction(char* at, double x, NumberMemo* memo, Write write) {
 }
 
 // raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
-char* write_raw_number(char* at, double x, NumberMemo* memo = nullptr) {
-  if (whole_and_exact(x)) {
-    return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
+// The digits of a whole number below 2^53 at `at`; returns their end. Below 10^8 (most cells:
+// counts, sizes, line numbers) the digits are counted, then written two at a time from the end
+// out of a table; the rest as std::to_chars writes them.
+char* write_whole(char* at, double x) {
+  if (!(x >= 0 && x < 1e8)) return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  auto u = static_cast<std::uint32_t>(x);
+  const int digits = u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 10000000 ? 7 : 8;
+  char* end = at + digits;
+  char* to = end;
+  while (u >= 100) {
+    const std::uint32_t pair = u % 100;
+    u /= 100;
+    to -= 2;
+    std::memcpy(to, kPairs + 2 * pair, 2);
   }
+  if (u >= 10) {
+    std::memcpy(to - 2, kPairs + 2 * u, 2);
+  } else {
+    to[-1] = static_cast<char>('0' + u);
+  }
+  return end;
+}
+
+char* write_raw_number(char* at, double x, NumberMemo* memo = nullptr) {
+  if (whole_and_exact(x)) return write_whole(at, x);
   return write_fraction(at, x, memo, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
 }
 
@@ -250,7 +274,10 @@ std::size_t json_value_room(const Value& v) {
 }
 
 char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
-  if (v.missing) return put(at, "null");
+  if (v.missing) {
+    std::memcpy(at, "null", 4);
+    return at + 4;
+  }
   switch (v.unit) {
     case Unit::text: {
       if (needs_json_escape(v.text)) return put(at, json_dump(json(v.text)));
@@ -430,31 +457,34 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   }
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
-    // Each cell written in place (append_csv_cell's text), room made as it is needed: the commas
-    // and a number's room for every column at first. A missing cell (most of a row of a
-    // calculator with several forms) is its comma alone.
-    const std::size_t n = std::min(columns_.size(), cells.size());
-    const std::size_t start = out.size();
-    out.resize(start + columns_.size() * (kNumberRoom + 1) + 1);
-    char* at = out.data() + start;
-    char* end = out.data() + out.size();
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      if (i) *at++ = ',';
-      const Value* v = i < n ? cells[i] : nullptr;
-      if (v == nullptr || v->missing) continue;
-      const std::size_t room = v->unit == Unit::text ? 2 * v->text.size() + 2 : kNumberRoom;
-      // What is left must hold this cell and a number's room for each column after it.
-      const std::size_t after = (columns_.size() - i) * (kNumberRoom + 1) + 1;
-      if (static_cast<std::size_t>(end - at) < room + after) {
-        const std::size_t used = static_cast<std::size_t>(at - out.data());
-        out.resize(used + room + after);
-        at = out.data() + used;
-        end = out.data() + out.size();
+    // Each cell written in place in the row's scratch (a number's room for every column, made
+    // larger for a long word), then appended: no bytes cleared for a row. A missing cell is its
+    // comma alone.
+    const std::size_t columns = columns_.size();
+    const std::size_t n = std::min(columns, cells.size());
+    if (row_.size() < columns * (kNumberRoom + 1) + 1) row_.resize(columns * (kNumberRoom + 1) + 1);
+    char* at = row_.data();
+    const Value* const* given = cells.data();  // read through a local: a char written may alias a member
+    for (std::size_t i = 0; i < n; ++i) {
+      const Value* v = given[i];
+      if (v != nullptr && !v->missing) {
+        if (v->unit == Unit::text) {
+          // Room for the word quoted and a number's for each column after it.
+          const std::size_t used = static_cast<std::size_t>(at - row_.data());
+          const std::size_t need = 2 * v->text.size() + 2 + (columns - i) * (kNumberRoom + 1) + 1;
+          if (row_.size() - used < need) {
+            row_.resize(used + need);
+            at = row_.data() + used;
+          }
+        }
+        at = write_csv_cell(at, *v, &numbers_);
       }
-      at = write_csv_cell(at, *v, &numbers_);
+      *at++ = ',';
     }
+    for (std::size_t i = n; i < columns; ++i) *at++ = ',';
+    if (columns > 0) --at;  // the last cell's comma becomes the end of the line
     *at++ = '\n';
-    out.resize(static_cast<std::size_t>(at - out.data()));
+    out.append(row_.data(), static_cast<std::size_t>(at - row_.data()));
     buffer_.end_row();
     return;
   }

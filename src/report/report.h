@@ -35,6 +35,8 @@ std::string csv_quote(std::string_view s);
 std::string md_cell(const std::string& s);
 /// A number in base units, as JSON and CSV write it: whole numbers without a fraction.
 std::string raw_number(double x);
+/// The most bytes raw_number writes: -1.2345678901234567e-308.
+inline constexpr std::size_t kNumberRoom = 32;
 /// csv_cell and raw_number appended to `out` (the writers of many rows).
 void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
@@ -157,6 +159,7 @@ class TableWriter {
   std::vector<std::vector<std::string>> held_;
   std::vector<std::size_t> width_;
   NumberMemo numbers_;  // csv: the fractions written
+  std::string row_;     // csv: a row's text as it is written
   bool header_written_ = false;
   bool finished_ = false;
   OutputBuffer buffer_{out_};
