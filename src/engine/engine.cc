@@ -59,9 +59,14 @@ void Report::restart() {
 }
 
 void Report::finish() {
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    Value& v = results[k];
-    if (put_in_[k] == case_ || v.missing) continue;
+  // Through locals: a value written may alias the members.
+  Value* value = results.data();
+  const std::uint64_t* put_in = put_in_.data();
+  const std::uint64_t now = case_;
+  const std::size_t n = results.size();
+  for (std::size_t k = 0; k < n; ++k) {
+    Value& v = value[k];
+    if (put_in[k] == now || v.missing) continue;
     // As Value::none of the declared key and unit; the key is the declared one already.
     v.unit = (*declared_)[k].unit;
     v.number = 0;
@@ -73,9 +78,11 @@ void Report::finish() {
 
 Value& Report::search(const Key& key) {
   const std::size_t n = results.size();
-  // A literal put before: its place by pointer.
+  // A literal put before: its place by pointer, searched from the last place (a run that
+  // leaves a key missing puts the next a place or two on).
   if (const char* literal = key.literal(); literal != nullptr) {
-    for (std::size_t k = 0; k < n; ++k) {
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t k = next_ + j < n ? next_ + j : next_ + j - n;
       if (literal_[k] != literal || put_in_[k] == case_) continue;
       put_in_[k] = case_;
       next_ = k + 1;

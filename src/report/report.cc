@@ -136,9 +136,15 @@ char* write_whole(char* at, double x) {
   return end;
 }
 
+// A number that is not whole, as fmt writes it. Not inlined: its registers would be saved on
+// every call of write_raw_number, whose numbers are mostly whole.
+[[gnu::noinline]] char* write_fmt_fraction(char* at, double x, NumberMemo* memo) {
+  return write_fraction(at, x, memo, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
+}
+
 char* write_raw_number(char* at, double x, NumberMemo* memo = nullptr) {
   if (whole_and_exact(x)) return write_whole(at, x);
-  return write_fraction(at, x, memo, [](char* to, double y) { return fmt::format_to(to, FMT_COMPILE("{}"), y); });
+  return write_fmt_fraction(at, x, memo);
 }
 
 }  // namespace
@@ -273,28 +279,36 @@ std::size_t json_value_room(const Value& v) {
   return !v.missing && v.unit == Unit::text ? 6 * v.text.size() + 2 : kNumberRoom;
 }
 
+namespace {
+
+// write_json_value's rarer forms, not inlined: their registers would be saved on every call.
+[[gnu::noinline]] char* write_json_word(char* at, const std::string& text) {
+  if (needs_json_escape(text)) return put(at, json_dump(json(text)));
+  *at++ = '"';
+  at = put(at, text);
+  *at++ = '"';
+  return at;
+}
+
+[[gnu::noinline]] char* write_json_fraction(char* at, double x, NumberMemo* memo) {
+  // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
+  return write_fraction(at, x, memo, [](char* to, double y) { return nlohmann::detail::to_chars(to, to + kNumberRoom, y); });
+}
+
+}  // namespace
+
 char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
   if (v.missing) {
     std::memcpy(at, "null", 4);
     return at + 4;
   }
   switch (v.unit) {
-    case Unit::text: {
-      if (needs_json_escape(v.text)) return put(at, json_dump(json(v.text)));
-      *at++ = '"';
-      at = put(at, v.text);
-      *at++ = '"';
-      return at;
-    }
+    case Unit::text: return write_json_word(at, v.text);
     case Unit::boolean: return put_flag(at, v.flag);
     default:
       if (!std::isfinite(v.number)) return put(at, "null");
-      if (whole_and_exact(v.number)) {
-        return write_raw_number(at, v.number);
-      }
-      // The library's own shortest round-trip form (1e+20, 0.1), as its dump writes a double.
-      return write_fraction(at, v.number, memo,
-                            [](char* to, double y) { return nlohmann::detail::to_chars(to, to + kNumberRoom, y); });
+      if (whole_and_exact(v.number)) return write_whole(at, v.number);
+      return write_json_fraction(at, v.number, memo);
   }
 }
 
