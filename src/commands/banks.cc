@@ -209,10 +209,12 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
-  report.put(Value::num("ways", r.ways), Value::num("wavefronts", r.wavefronts),
-                    Value::num("banks_used", r.banks_used), Value::boolean("broadcast", r.broadcast));
+  report.num("ways", r.ways);
+  report.num("wavefronts", r.wavefronts);
+  report.num("banks_used", r.banks_used);
+  report.boolean("broadcast", r.broadcast);
   const int single_bank = single_bank_of(form.access, r, e);
-  if (r.banks_used == 1) report.put(Value::num("bank", single_bank));
+  if (r.banks_used == 1) report.num("bank", single_bank);
 
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   explain_steps(form, r, e, single_bank, report);

@@ -117,20 +117,20 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   // The profile's values, when the case takes them.
   if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-  report.put(Value::num("unfused_transfers", r.unfused_transfers),
-                    Value::num("fused_transfers", r.fused_transfers),
-                    Value::num("unfused_bytes", r.unfused_bytes, Unit::bytes),
-                    Value::num("fused_bytes", r.fused_bytes, Unit::bytes),
-                    Value::num("unfused_kernels", r.unfused_kernels),
-                    Value::num("fused_kernels", r.fused_kernels),
-                    Value::num("unfused_time", r.unfused_time, Unit::seconds),
-                    Value::num("fused_time", r.fused_time, Unit::seconds),
-                    Value::num("speedup", r.speedup),
-                    Value::word("regime", r.regime),
-                    Value::num("crossover_n", std::round(r.crossover_n)),
-                    Value::num("traffic_ratio", r.traffic_ratio),
-                    Value::num("unfused_memory_time", r.unfused_memory_time, Unit::seconds),
-                    Value::num("fused_memory_time", r.fused_memory_time, Unit::seconds));
+  report.num("unfused_transfers", r.unfused_transfers);
+  report.num("fused_transfers", r.fused_transfers);
+  report.num("unfused_bytes", r.unfused_bytes, Unit::bytes);
+  report.num("fused_bytes", r.fused_bytes, Unit::bytes);
+  report.num("unfused_kernels", r.unfused_kernels);
+  report.num("fused_kernels", r.fused_kernels);
+  report.num("unfused_time", r.unfused_time, Unit::seconds);
+  report.num("fused_time", r.fused_time, Unit::seconds);
+  report.num("speedup", r.speedup);
+  report.word("regime", r.regime);
+  report.num("crossover_n", std::round(r.crossover_n));
+  report.num("traffic_ratio", r.traffic_ratio);
+  report.num("unfused_memory_time", r.unfused_memory_time, Unit::seconds);
+  report.num("fused_memory_time", r.fused_memory_time, Unit::seconds);
   if (a.for_people()) explain(in, r, dtype, report);
   // A time given in cycles: which clock made it a time.
   if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {

@@ -36,9 +36,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   }
   LittleResult r = little(in, gpu);
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
-  report.put(Value::num("bytes_in_flight", r.bytes_in_flight, Unit::bytes),
-                    Value::num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes),
-                    Value::num("loads_in_flight_per_sm", r.loads_in_flight_per_sm));
+  report.num("bytes_in_flight", r.bytes_in_flight, Unit::bytes);
+  report.num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes);
+  report.num("loads_in_flight_per_sm", r.loads_in_flight_per_sm);
   if (a.for_people()) report.explain = {
       fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}", format_quantity(in.bandwidth, Unit::bytes_per_second),
                   format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)),
@@ -47,8 +47,8 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
       fmt::format("loads in flight per SM = {} B / {} B per load = {}", format_number(std::round(r.bytes_in_flight_per_sm)),
                   format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm))};
   if (r.has_scheduler) {
-    report.put(Value::num("scheduler_utilization", r.scheduler_utilization, Unit::fraction));
-    report.put(Value::num("warps_needed", r.warps_needed));
+    report.num("scheduler_utilization", r.scheduler_utilization, Unit::fraction);
+    report.num("warps_needed", r.warps_needed);
     if (a.for_people()) explain_scheduler(in, r, gpu, report);
   }
   for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {

@@ -74,7 +74,7 @@ void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
   report.num("warps_per_sm", r.warps_per_sm);
   report.num("threads_per_sm", r.threads_per_sm);
   report.num("occupancy", r.occupancy, Unit::fraction);
-  report.put(Value::word("limiter", r.limiter));
+  report.word("limiter", r.limiter);
   report.num("limits.registers", limit_value(r.limit_registers));
   report.num("limits.shared_memory", limit_value(r.limit_shared_memory));
   report.num("limits.threads", limit_value(r.limit_threads));
@@ -84,7 +84,7 @@ void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
   report.num("registers_per_block", static_cast<double>(r.registers_per_block));
   report.num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes);
   report.num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes);
-  report.put(Value::boolean("fits", r.fits));
+  report.boolean("fits", r.fits);
 }
 
 // An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
@@ -202,10 +202,12 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   const int size = args.count(kCluster);
   const bool non_portable = args.flag(kNonPortable);
   const ClusterResult c = clusters(r, size, non_portable, gpu);
-  report.put(Value::num("clusters.active", c.active_clusters), Value::num("clusters.blocks", c.active_blocks),
-             Value::num("clusters.per_gpc_min", c.per_gpc_min), Value::num("clusters.per_gpc_max", c.per_gpc_max),
-             Value::num("clusters.idle_slots", c.idle_slots),
-             Value::num("clusters.blocks_per_sm", c.cluster_blocks_per_sm));
+  report.num("clusters.active", c.active_clusters);
+  report.num("clusters.blocks", c.active_blocks);
+  report.num("clusters.per_gpc_min", c.per_gpc_min);
+  report.num("clusters.per_gpc_max", c.per_gpc_max);
+  report.num("clusters.idle_slots", c.idle_slots);
+  report.num("clusters.blocks_per_sm", c.cluster_blocks_per_sm);
   const auto p = gpu.provenance.find("gpc_sms");
   report.explain.push_back(fmt::format("GPC layout: {} GPCs of {} SMs ({}: {})", c.gpcs, fmt::join(gpu.gpc_sms, ", "),
                                        p == gpu.provenance.end() ? "derived" : p->second.kind,
@@ -327,8 +329,8 @@ void run_suggest(const Args& args, const Gpu& gpu, Report& report) {
   const Suggestion s = suggest_block_size(in, gpu);
   report.model = "exact";
   put_results(s.at, gpu.cc_major >= 9, report);
-  if (s.block_size > 0) report.put(Value::num("block_size", s.block_size));
-  report.put(Value::num("min_grid_size", s.min_grid_size));
+  if (s.block_size > 0) report.num("block_size", s.block_size);
+  report.num("min_grid_size", s.min_grid_size);
 
   const int limit = in.max_threads == 0 ? gpu.max_threads_per_block : in.max_threads;
   const int first = (limit + gpu.warp_size - 1) / gpu.warp_size * gpu.warp_size;
@@ -391,10 +393,10 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
   const OccupancyResult r = occupancy(at, gpu);
   report.model = "exact";
   put_results(r, gpu.cc_major >= 9, report);
-  report.put(Value::num("block_size", in.threads),
-             Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count),
-             Value::num("dynamic_smem.available", static_cast<double>(a.bytes), Unit::onchip_bytes),
-             Value::num("dynamic_smem.blocks", a.blocks_at_bytes));
+  report.num("block_size", in.threads);
+  report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
+  report.num("dynamic_smem.available", static_cast<double>(a.bytes), Unit::onchip_bytes);
+  report.num("dynamic_smem.blocks", a.blocks_at_bytes);
 
   const std::int64_t unit = gpu.shared_memory_allocation_unit;
   report.explain.push_back(
@@ -423,23 +425,24 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
 // ---- --from: a row per kernel and architecture ----
 
 void put_kernel(const KernelResources& k, Report& report) {
-  auto count = [](Key key, std::int64_t v, Unit unit = Unit::count) {
-    return v < 0 ? Value::none(key, unit) : Value::num(key, static_cast<double>(v), unit);
+  // A count the file does not give (-1) stays missing.
+  auto count = [&report](const Key& key, std::int64_t v, Unit unit = Unit::count) {
+    if (v >= 0) report.num(key, static_cast<double>(v), unit);
   };
-  report.put(Value::word("kernel.name", k.demangled),
-          Value::word("kernel.mangled", k.name),
-          k.arch.empty() ? Value::none("kernel.arch", Unit::text) : Value::word("kernel.arch", k.arch),
-          count("kernel.registers", k.registers),
-          count("kernel.shared_memory", k.shared_memory, Unit::onchip_bytes),
-          count("kernel.spill_stores", k.spill_stores, Unit::onchip_bytes),
-          count("kernel.spill_loads", k.spill_loads, Unit::onchip_bytes),
-          count("kernel.stack_frame", k.stack_frame, Unit::onchip_bytes),
-          count("kernel.local_memory", k.local_memory, Unit::onchip_bytes),
-          count("kernel.constant_memory", k.constant_memory, Unit::onchip_bytes),
-          count("kernel.barriers", k.barriers),
-          k.max_threads > 0 ? Value::num("kernel.max_threads", k.max_threads) : Value::none("kernel.max_threads"),
-          k.min_blocks > 0 ? Value::num("kernel.min_blocks", k.min_blocks) : Value::none("kernel.min_blocks"),
-          Value::word("kernel.source", k.source));
+  report.word("kernel.name", k.demangled);
+  report.word("kernel.mangled", k.name);
+  if (!k.arch.empty()) report.word("kernel.arch", k.arch);
+  count("kernel.registers", k.registers);
+  count("kernel.shared_memory", k.shared_memory, Unit::onchip_bytes);
+  count("kernel.spill_stores", k.spill_stores, Unit::onchip_bytes);
+  count("kernel.spill_loads", k.spill_loads, Unit::onchip_bytes);
+  count("kernel.stack_frame", k.stack_frame, Unit::onchip_bytes);
+  count("kernel.local_memory", k.local_memory, Unit::onchip_bytes);
+  count("kernel.constant_memory", k.constant_memory, Unit::onchip_bytes);
+  count("kernel.barriers", k.barriers);
+  if (k.max_threads > 0) report.num("kernel.max_threads", k.max_threads);
+  if (k.min_blocks > 0) report.num("kernel.min_blocks", k.min_blocks);
+  report.word("kernel.source", k.source);
 }
 
 std::string cc_text(int major, int minor) { return fmt::format("sm_{}{}", major, minor); }
@@ -569,8 +572,8 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in,
       }
     }
     put_results(r, gpu.cc_major >= 9, report);
-    if (block > 0) report.put(Value::num("block_size", block));
-    report.put(Value::num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count));
+    if (block > 0) report.num("block_size", block);
+    report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
     put_kernel(k, report);
     if (!r.fits) report.notes.push_back(fmt::format("{}: not even one block fits: {}", report.label, r.does_not_fit));
     if (k.spill_stores > 0 || k.spill_loads > 0) {

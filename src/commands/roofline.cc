@@ -38,12 +38,12 @@ double elements_to_bytes(const Args& a) {
 
 // From a measured time: achieved rates, their fractions of the peaks and of the roofline.
 void add_achieved(Report& report, const Args& a, const RooflineInput& in, const RooflineResult& r, const Gpu& gpu) {
-  report.put(Value::num("achieved", r.achieved, Unit::flops_per_second));
-  report.put(Value::num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second));
-  report.put(Value::num("peak_fraction", r.peak_fraction, Unit::fraction));
-  report.put(Value::num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction));
-  report.put(Value::num("achieved_fraction", r.achieved_fraction, Unit::fraction));
-  report.put(Value::word("nearer_bound", r.nearer_bound));
+  report.num("achieved", r.achieved, Unit::flops_per_second);
+  report.num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second);
+  report.num("peak_fraction", r.peak_fraction, Unit::fraction);
+  report.num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction);
+  report.num("achieved_fraction", r.achieved_fraction, Unit::fraction);
+  report.word("nearer_bound", r.nearer_bound);
   const std::string cycles = options::cycles_step(a, "time", gpu);
   if (!cycles.empty()) report.explain.push_back(cycles);
   const std::string t = format_quantity(in.time, Unit::seconds);
@@ -115,12 +115,12 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", unit_name));
     if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-    report.put(Value::num("intensity", r.intensity, Unit::flop_per_byte));
-    report.put(Value::num("ridge", r.ridge, Unit::flop_per_byte));
-    report.put(Value::num("attainable", r.attainable, Unit::flops_per_second));
-    report.put(Value::word("bound", r.bound));
-    report.put(Value::num("peak", r.peak, Unit::flops_per_second));
-    report.put(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+    report.num("intensity", r.intensity, Unit::flop_per_byte);
+    report.num("ridge", r.ridge, Unit::flop_per_byte);
+    report.num("attainable", r.attainable, Unit::flops_per_second);
+    report.word("bound", r.bound);
+    report.num("peak", r.peak, Unit::flops_per_second);
+    report.num("bandwidth", r.bandwidth, Unit::bytes_per_second);
     if (a.has(kElem)) {
       report.inputs.push_back(Value::num("bytes", in.bytes, Unit::bytes));  // in bytes, as without --elem
       report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number(kElem)),
@@ -136,9 +136,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
                             format_quantity(r.fma_peak, Unit::flops_per_second), format_quantity(r.peak, Unit::flops_per_second)));
     }
     if (r.has_times) {
-      report.put(Value::num("compute_time", r.compute_time, Unit::seconds));
-      report.put(Value::num("memory_time", r.memory_time, Unit::seconds));
-      report.put(Value::num("time", r.time, Unit::seconds));
+      report.num("compute_time", r.compute_time, Unit::seconds);
+      report.num("memory_time", r.memory_time, Unit::seconds);
+      report.num("time", r.time, Unit::seconds);
     }
     if (a.for_people()) explain(in, r, unit_name, report);
     if (r.has_achieved) add_achieved(report, a, in, r, gpu);

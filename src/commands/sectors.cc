@@ -208,15 +208,14 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
-  report.put(Value::num("sectors", static_cast<double>(r.sectors)),
-                    Value::num("lines", static_cast<double>(r.lines)),
-                    Value::num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes),
-                    Value::num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes),
-                    Value::num("efficiency", r.efficiency, Unit::fraction),
-                    Value::num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes),
-                    r.contiguous ? Value::num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes)
-                                 : Value::none("dram_bytes_streaming", Unit::onchip_bytes),
-                    Value::num("l1_wavefronts", static_cast<double>(r.l1_wavefronts)));
+  report.num("sectors", static_cast<double>(r.sectors));
+  report.num("lines", static_cast<double>(r.lines));
+  report.num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes);
+  report.num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes);
+  report.num("efficiency", r.efficiency, Unit::fraction);
+  report.num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes);
+  if (r.contiguous) report.num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes);
+  report.num("l1_wavefronts", static_cast<double>(r.l1_wavefronts));
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   explain_steps(form.how, r, e, gpu, report);
   report.drawing = drawing(r);

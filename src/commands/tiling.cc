@@ -79,27 +79,26 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
 }
 
 void put_results(const TilingResult& r, Report& report) {
-  report.put(Value::num("naive_reads", r.naive_reads),
-          Value::num("tiled_reads", r.tiled_reads),
-          Value::num("writes", r.writes),
-          Value::num("reduction", r.reduction),
-          Value::num("intensity", r.intensity, Unit::flop_per_byte),
-          Value::num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
-          Value::boolean("fits_smem", r.fits_smem),
-          Value::num("max_square_tile", static_cast<double>(r.max_square_tile)),
-          Value::num("naive_time", r.naive_time, Unit::seconds),
-          Value::num("tiled_time", r.tiled_time, Unit::seconds),
-          Value::num("compute_time", r.compute_time, Unit::seconds),
-          Value::num("min_bytes", r.min_bytes, Unit::bytes),
-          Value::num("min_time", r.min_time, Unit::seconds),
-          Value::num("hong_kung_reads", std::round(r.hong_kung_reads)),
-          Value::num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte),
-          Value::num("ridge_tile", r.ridge_tile),
-          Value::num("c_reads", r.c_reads),
-          Value::num("min_intensity", r.flops / r.min_bytes, Unit::flop_per_byte),
-          Value::num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes),
-          r.compute_bound_n > 0 ? Value::num("compute_bound_n", static_cast<double>(r.compute_bound_n))
-                                : Value::none("compute_bound_n"));
+  report.num("naive_reads", r.naive_reads);
+  report.num("tiled_reads", r.tiled_reads);
+  report.num("writes", r.writes);
+  report.num("reduction", r.reduction);
+  report.num("intensity", r.intensity, Unit::flop_per_byte);
+  report.num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes);
+  report.boolean("fits_smem", r.fits_smem);
+  report.num("max_square_tile", static_cast<double>(r.max_square_tile));
+  report.num("naive_time", r.naive_time, Unit::seconds);
+  report.num("tiled_time", r.tiled_time, Unit::seconds);
+  report.num("compute_time", r.compute_time, Unit::seconds);
+  report.num("min_bytes", r.min_bytes, Unit::bytes);
+  report.num("min_time", r.min_time, Unit::seconds);
+  report.num("hong_kung_reads", std::round(r.hong_kung_reads));
+  report.num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte);
+  report.num("ridge_tile", r.ridge_tile);
+  report.num("c_reads", r.c_reads);
+  report.num("min_intensity", r.flops / r.min_bytes, Unit::flop_per_byte);
+  report.num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes);
+  if (r.compute_bound_n > 0) report.num("compute_bound_n", static_cast<double>(r.compute_bound_n));
 }
 
 /// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.

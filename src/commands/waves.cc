@@ -161,29 +161,29 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   }
   if (a.has("block-time")) in.block_time = a.number("block-time");
   WavesResult r = waves(in, gpu);
-  report.put(Value::num("waves", static_cast<double>(r.waves)),
-                    Value::num("blocks_per_wave", static_cast<double>(r.blocks_per_wave)),
-                    Value::num("last_wave_blocks", static_cast<double>(r.last_wave_blocks)),
-                    Value::num("last_wave_utilization", r.last_wave_utilization, Unit::fraction),
-                    Value::num("efficiency", r.efficiency, Unit::fraction));
+  report.num("waves", static_cast<double>(r.waves));
+  report.num("blocks_per_wave", static_cast<double>(r.blocks_per_wave));
+  report.num("last_wave_blocks", static_cast<double>(r.last_wave_blocks));
+  report.num("last_wave_utilization", r.last_wave_utilization, Unit::fraction);
+  report.num("efficiency", r.efficiency, Unit::fraction);
   if (threads > 0) {
     // warps in the grid = blocks x ceil(threads / 32)
     double warps = static_cast<double>(in.blocks) * ((threads + gpu.warp_size - 1) / gpu.warp_size);
-    report.put(Value::num("warps", warps));
+    report.num("warps", warps);
     report.explain.push_back(fmt::format("warps in the grid = {} x {} = {}", format_number(static_cast<double>(in.blocks)),
                                          (threads + gpu.warp_size - 1) / gpu.warp_size, format_number(warps)));
   }
-  if (in.block_time > 0) report.put(Value::num("time", r.time, Unit::seconds));
+  if (in.block_time > 0) report.num("time", r.time, Unit::seconds);
   if (is_gemm) {
     // overall = tile efficiency x wave efficiency: the share of the launch's tile slots doing useful M N work
     const double overall = tiles.tile_efficiency * r.efficiency;
-    report.put(Value::num("tiles", static_cast<double>(tiles.tiles)));
-    report.put(Value::num("tile_efficiency", tiles.tile_efficiency, Unit::fraction));
-    report.put(Value::num("wave_efficiency", r.efficiency, Unit::fraction));
-    report.put(Value::num("gemm_efficiency", overall, Unit::fraction));
+    report.num("tiles", static_cast<double>(tiles.tiles));
+    report.num("tile_efficiency", tiles.tile_efficiency, Unit::fraction);
+    report.num("wave_efficiency", r.efficiency, Unit::fraction);
+    report.num("gemm_efficiency", overall, Unit::fraction);
     if (gemm.k > 0) {
-      report.put(Value::num("flops", tiles.flops, Unit::flops));
-      report.put(Value::num("executed_flops", tiles.executed_flops, Unit::flops));
+      report.num("flops", tiles.flops, Unit::flops);
+      report.num("executed_flops", tiles.executed_flops, Unit::flops);
     }
   }
   if (a.for_people()) explain(in, r, is_gemm, tiles, gpu, report);

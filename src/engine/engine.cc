@@ -47,6 +47,15 @@ Report::Report(const std::vector<ResultSpec>& declared)
   for (const ResultSpec& r : declared) results.push_back(Value::none(r.key, r.unit));
 }
 
+void Report::word(const Key& key, std::string_view text) {
+  Value& slot = place(key);
+  slot.unit = Unit::text;
+  slot.number = 0;
+  slot.flag = false;
+  slot.missing = false;
+  slot.text.assign(text);
+}
+
 void Report::restart() {
   model.clear();
   inputs.clear();

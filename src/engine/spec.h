@@ -166,12 +166,13 @@ class Args {
 };
 
 /// What a run computed for one case. The engine makes it for the calculator's declared results
-/// and reuses it from case to case (a batch's rows); a run puts each of its values by key, so
-/// `results` is always every declared key in declared order, a key not put this case missing.
+/// and reuses it from case to case (a batch's rows); a run puts each of its values by key (num,
+/// word, boolean), so `results` is always every declared key in declared order, a key not put
+/// this case missing.
 struct Report {
   std::string model;                 // "exact", "simple": shown in the text header
   std::vector<Value> inputs;         // derived inputs worth echoing (the profile's bandwidth)
-  std::vector<Value> results;        // every declared key, in order (see put)
+  std::vector<Value> results;        // every declared key, in order (see num)
   std::vector<std::string> explain;  // the derivation, one step a line
   std::vector<std::string> notes;    // remarks for people
   std::string drawing;               // a figure for people (text output only)
@@ -182,29 +183,24 @@ struct Report {
   /// A report for these declared results, every one missing.
   explicit Report(const std::vector<ResultSpec>& declared);
 
-  /// `v` into its declared key's place. A run puts its values in about the order declared, so
-  /// the place is found from the last one, the key's literal compared by pointer. Throws
-  /// std::logic_error for a key not declared or put twice in one case.
-  void put(Value&& v) {
-    Value& slot = place(v.key);
-    slot.unit = v.unit;
-    slot.number = v.number;
-    slot.flag = v.flag;
-    slot.missing = v.missing;
-    if (!slot.text.empty() || !v.text.empty()) slot.text.swap(v.text);  // numbers have none
-  }
-  template <class... More>
-  void put(Value&& first, Value&& second, More&&... more) {
-    put(std::move(first));
-    put(std::move(second));
-    (put(std::forward<More>(more)), ...);
-  }
-  /// put(Value::num(key, x, unit)) without the value: a number, the most common result.
+  /// A result into its declared key's place (the place's own storage takes it): a number, a
+  /// word, a flag. A key not put in a case is missing. A run puts its values in about the order
+  /// declared, so the place is found from the last one, the key's literal compared by pointer.
+  /// Throws std::logic_error for a key not declared or put twice in one case.
   void num(const Key& key, double x, Unit unit = Unit::count) {
     Value& slot = place(key);
     slot.unit = unit;
     slot.number = x;
     slot.flag = false;
+    slot.missing = false;
+    if (!slot.text.empty()) slot.text.clear();
+  }
+  void word(const Key& key, std::string_view text);
+  void boolean(const Key& key, bool flag) {
+    Value& slot = place(key);
+    slot.unit = Unit::boolean;
+    slot.number = 0;
+    slot.flag = flag;
     slot.missing = false;
     if (!slot.text.empty()) slot.text.clear();
   }

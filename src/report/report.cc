@@ -119,7 +119,15 @@ char* write_whole(char* at, double x) {
       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
       "8081828384858687888990919293949596979899";
   auto u = static_cast<std::uint32_t>(x);
-  const int digits = u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 10000000 ? 7 : 8;
+  if (u < 100) {  // most counts: one or two digits
+    if (u < 10) {
+      *at = static_cast<char>('0' + u);
+      return at + 1;
+    }
+    std::memcpy(at, kPairs + 2 * u, 2);
+    return at + 2;
+  }
+  const int digits = u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 10000000 ? 7 : 8;
   char* end = at + digits;
   char* to = end;
   while (u >= 100) {

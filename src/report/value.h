@@ -116,15 +116,6 @@ struct Value {
   }
 };
 
-/// Values moved into a vector: a braced list would copy each (a batch makes a few dozen a row).
-template <class... V>
-std::vector<Value> value_list(V&&... values) {
-  std::vector<Value> out;
-  out.reserve(sizeof...(values));
-  (out.push_back(std::forward<V>(values)), ...);
-  return out;
-}
-
 /// The value of `key` in `values`, or nullptr.
 const Value* find_value(const std::vector<Value>& values, std::string_view key);
 
