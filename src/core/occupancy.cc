@@ -114,6 +114,33 @@ int exact_threads_limit(int warps_per_block, const Gpu& gpu) {
   return gpu.max_threads_per_sm / gpu.warp_size / warps_per_block;
 }
 
+// The sentences of a block that does not fit, written only for people (kept off the common path).
+[[gnu::cold]] [[gnu::noinline]] std::string registers_do_not_fit(int registers, int warps, const RegisterUse& regs, const Gpu& gpu) {
+  const std::int64_t regs_per_warp = regs.per_warp;
+  const std::int64_t counted = round_up(warps, gpu.register_sub_partitions);
+  return fmt::format(
+      "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
+      registers, gpu.warp_size, format_number(registers * gpu.warp_size),
+      regs_per_warp == registers * gpu.warp_size
+          ? std::string()
+          : fmt::format(", rounded up to {}", format_number(static_cast<double>(regs_per_warp))),
+      warps,
+      counted == warps ? std::string()
+                       : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
+                                     counted, gpu.register_sub_partitions),
+      format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs.assumed, regs.per_block))),
+      format_number(gpu.registers_per_block));
+}
+[[gnu::cold]] [[gnu::noinline]] std::string shared_memory_does_not_fit(const SharedMemoryUse& smem) {
+  return fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
+                     format_number(static_cast<double>(smem.per_block)), format_number(static_cast<double>(smem.block_limit)));
+}
+[[gnu::cold]] [[gnu::noinline]] std::string simple_registers_do_not_fit(const OccupancyInput& in, const Gpu& gpu) {
+  return fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM", format_number(in.threads),
+                     in.registers, format_number(static_cast<double>(std::int64_t{in.threads} * in.registers)),
+                     format_number(gpu.registers_per_sm));
+}
+
 void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   const int warps = warps_per_block(in.threads, gpu);
   r.limit_threads = exact_threads_limit(warps, gpu);
@@ -124,20 +151,7 @@ void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   r.limit_registers = regs.limit;
   if (regs.limit == 0) {
     r.fits = false;
-    const std::int64_t regs_per_warp = regs.per_warp;
-    const std::int64_t counted = round_up(warps, gpu.register_sub_partitions);
-    if (in.for_people) r.does_not_fit = fmt::format(
-        "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
-        in.registers, gpu.warp_size, format_number(in.registers * gpu.warp_size),
-        regs_per_warp == in.registers * gpu.warp_size
-            ? std::string()
-            : fmt::format(", rounded up to {}", format_number(static_cast<double>(regs_per_warp))),
-        warps,
-        counted == warps ? std::string()
-                         : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
-                                       counted, gpu.register_sub_partitions),
-        format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs.assumed, regs.per_block))),
-        format_number(gpu.registers_per_block));
+    if (in.for_people) r.does_not_fit = registers_do_not_fit(in.registers, warps, regs, gpu);
   }
 
   const SharedMemoryUse smem = exact_shared_memory(in.shared_memory, in.carveout_percent, gpu);
@@ -146,9 +160,7 @@ void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   r.limit_shared_memory = smem.limit;
   if (smem.per_block > smem.block_limit) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
-                                 format_number(static_cast<double>(smem.per_block)),
-                                 format_number(static_cast<double>(smem.block_limit)));
+    if (in.for_people) r.does_not_fit = shared_memory_does_not_fit(smem);
   }
 
   // Barriers (sm_90): each block uses one of the SM's named barriers.
@@ -174,10 +186,7 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   r.shared_memory_per_sm = gpu.shared_memory_per_sm;
   if (r.limit_registers == 0) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM",
-                                 format_number(in.threads), in.registers,
-                                 format_number(static_cast<double>(r.registers_per_block)),
-                                 format_number(gpu.registers_per_sm));
+    if (in.for_people) r.does_not_fit = simple_registers_do_not_fit(in, gpu);
   }
 }
 
@@ -212,9 +221,10 @@ void finish(OccupancyResult& r, const OccupancyInput& input, const Gpu& gpu) {
 }
 
 // ---- one_more_block: the largest smaller input that allows `wanted` blocks, in closed form ----
-// A smaller input only raises the limit of the resource it uses, and every limit falls (never
-// rises) as its input grows, so the values allowing `wanted` blocks are all those up to a largest
-// one; each function below returns that largest value (below 1, or below 0 for bytes: none).
+// A smaller input only raises the limit of the resource it uses, and a limit falls (never rises)
+// as its input grows (shared memory: where no carveout is more than twice the one below it, as on
+// every profile), so the values allowing `wanted` blocks are all those up to a largest one; each
+// function below returns that largest value (below 1, or below 0 for bytes: none).
 
 // Exact model, registers per thread r of a block of `warps`: floor(floor(P / pw) x S / warps) >=
 // wanted <=> pw <= floor(P / ceil(wanted x warps / S)), with P the registers of a sub-partition and
