@@ -10,9 +10,7 @@
 #include "core/gpu.h"
 #include "core/occupancy.h"
 
-#ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
-#include <cuda_occupancy.h>
-#endif
+#include "cuda_occupancy_helpers.h"
 
 namespace gpucalc {
 namespace {
@@ -189,19 +187,7 @@ TEST_CASE("one_more_block equals the binary search on carveouts more than twice 
 
 /// Blocks per SM as cuda_occupancy.h counts them (the exact model's reference).
 int header_blocks(const Gpu& g, int threads, int registers, std::int64_t smem, int carveout) {
-  cudaOccDeviceProp p;
-  p.computeMajor = g.cc_major;
-  p.computeMinor = g.cc_minor;
-  p.maxThreadsPerBlock = g.max_threads_per_block;
-  p.maxThreadsPerMultiprocessor = g.max_threads_per_sm;
-  p.regsPerBlock = g.registers_per_block;
-  p.regsPerMultiprocessor = g.registers_per_sm;
-  p.warpSize = g.warp_size;
-  p.sharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_per_block);
-  p.sharedMemPerMultiprocessor = static_cast<std::size_t>(g.shared_memory_per_sm);
-  p.numSms = g.sm_count;
-  p.sharedMemPerBlockOptin = static_cast<std::size_t>(g.shared_memory_per_block_optin);
-  p.reservedSharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_reserved_per_block);
+  const cudaOccDeviceProp p = testing::device_prop(g);
   cudaOccFuncAttributes attr;
   attr.maxThreadsPerBlock = g.max_threads_per_block;
   attr.numRegs = registers;
