@@ -183,6 +183,33 @@ TEST_CASE("one_more_block equals the binary search on carveouts more than twice 
   CHECK(tally.shared_memory > 2000);
 }
 
+TEST_CASE("one_more_block equals the binary search on profiles with other register files, units and limits") {
+  // What a profile file may say: the closed forms hold for any of these, not only the built-in values.
+  struct Variant {
+    const char* what;
+    void (*apply)(Gpu&);
+  };
+  const Variant variants[] = {
+      {"half the register file per block", [](Gpu& g) { g.registers_per_block = g.registers_per_sm / 2; }},
+      {"two sub-partitions, 512-register units", [](Gpu& g) { g.register_sub_partitions = 2; g.register_allocation_unit = 512; }},
+      {"one sub-partition, 64-register units", [](Gpu& g) { g.register_sub_partitions = 1; g.register_allocation_unit = 64; }},
+      {"1,536 threads and 16 blocks per SM", [](Gpu& g) { g.max_threads_per_sm = 1536; g.max_blocks_per_sm = 16; }},
+      {"a 32K register file, 24 blocks", [](Gpu& g) { g.registers_per_sm = g.registers_per_block = 32768; g.max_blocks_per_sm = 24; }},
+      {"256-byte units, nothing reserved", [](Gpu& g) { g.shared_memory_allocation_unit = 256; g.shared_memory_reserved_per_block = 0; }},
+      {"2 KiB reserved, 1 KiB units", [](Gpu& g) { g.shared_memory_reserved_per_block = 2048; g.shared_memory_allocation_unit = 1024; g.shared_memory_per_block_optin -= 1024; }},
+      {"a barrier limit of 12", [](Gpu& g) { g.barriers_per_sm = 12; }},
+  };
+  for (const Variant& v : variants) {
+    CAPTURE(v.what);
+    Gpu gpu = load_gpu("h100");
+    v.apply(gpu);
+    Configurations draw(0x7a41 + std::string(v.what).size());
+    Tally tally;
+    for (int i = 0; i < 10000; ++i) check_equal(draw.next(gpu), gpu, tally);
+    CHECK(tally.registers + tally.shared_memory + tally.threads > 1000);
+  }
+}
+
 #ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
 
 /// Blocks per SM as cuda_occupancy.h counts them (the exact model's reference).
