@@ -97,7 +97,9 @@ struct SharedMemoryUse {
   int limit = 0;                 // blocks per SM; 0 when a block does not fit
 };
 
-SharedMemoryUse exact_shared_memory(std::int64_t shared_memory, int carveout_percent, const Gpu& gpu) {
+// Inlined (as exact() and finish() are) into occupancy(), the hot path of a batch: a call costs as
+// much as the arithmetic.
+[[gnu::always_inline]] inline SharedMemoryUse exact_shared_memory(std::int64_t shared_memory, int carveout_percent, const Gpu& gpu) {
   SharedMemoryUse u;
   const std::int64_t used = shared_memory + gpu.shared_memory_reserved_per_block;
   u.per_block = round_up(used, gpu.shared_memory_allocation_unit);
@@ -141,7 +143,7 @@ int exact_threads_limit(int warps_per_block, const Gpu& gpu) {
                      format_number(gpu.registers_per_sm));
 }
 
-void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
+[[gnu::always_inline]] inline void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   const int warps = warps_per_block(in.threads, gpu);
   r.limit_threads = exact_threads_limit(warps, gpu);
   r.limit_blocks = gpu.max_blocks_per_sm;
@@ -191,7 +193,7 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
 }
 
 // The limiter, the counts and the occupancy from the limits a model computed.
-void finish(OccupancyResult& r, const OccupancyInput& input, const Gpu& gpu) {
+[[gnu::always_inline]] inline void finish(OccupancyResult& r, const OccupancyInput& input, const Gpu& gpu) {
   // The tightest resource sets the count; ties name the first of registers, shared memory,
   // threads, blocks, barriers (no resource below "no limit": no limiter).
   std::string_view limiter;  // none yet
@@ -293,6 +295,27 @@ int shared_memory_limit(const OccupancyInput& in, const Gpu& gpu) {
                                            : simple_shared_memory_limit(in.shared_memory, gpu);
 }
 
+// A profile whose carveouts leave gaps (the limit is then not monotone in the bytes): the largest
+// smaller size that buys a block, by binary search from 0 (-1 when 0 does not buy one).
+[[gnu::noinline]] std::int64_t searched_shared_memory(const OccupancyInput& input, int now, const Gpu& gpu) {
+  OccupancyInput c = input;
+  auto buys = [&](std::int64_t s) {
+    c.shared_memory = s;
+    return shared_memory_limit(c, gpu) > now;
+  };
+  if (!buys(0)) return -1;
+  std::int64_t lo = 0, hi = input.shared_memory - 1;  // `lo` buys a block; every value above `hi` does not
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (buys(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 }  // namespace
 
 OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
@@ -320,39 +343,17 @@ OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& 
   const std::int64_t wanted = std::int64_t{now} + 1;
   const bool exact = input.model == OccupancyModel::exact;
   const int fixed = std::min(base.limit_blocks, base.limit_barriers);  // no input moves these
-  const int registers_and_threads = std::min(base.limit_registers, base.limit_threads);
   if (base.limit_registers == now && input.registers > 1 && std::min({fixed, base.limit_shared_memory, base.limit_threads}) > now) {
     // simple: floor(R / (t r)) >= wanted <=> r <= floor(R / (t x wanted))
     const std::int64_t most = exact ? exact_registers_allowing(wanted, warps_per_block(input.threads, gpu), gpu)
                                     : gpu.registers_per_sm / (std::int64_t{input.threads} * wanted);
     if (most >= 1) out.registers = static_cast<int>(std::min<std::int64_t>(most, input.registers - 1));
   }
-  if (base.limit_shared_memory == now && input.shared_memory > 0 && std::min(fixed, registers_and_threads) > now) {
+  if (base.limit_shared_memory == now && input.shared_memory > 0 && std::min({fixed, base.limit_registers, base.limit_threads}) > now) {
     // simple: floor(S / s) >= wanted (or s = 0) <=> s <= floor(S / wanted)
-    std::optional<std::int64_t> allowing =
+    const std::optional<std::int64_t> allowing =
         exact ? exact_shared_memory_allowing(wanted, input.carveout_percent, gpu) : gpu.shared_memory_per_sm / wanted;
-    std::int64_t most = allowing.value_or(-1);
-    if (!allowing) {
-      // A profile whose carveouts leave gaps: search for the largest, as the limit is not monotone.
-      OccupancyInput c = input;
-      auto buys = [&](std::int64_t s) {
-        c.shared_memory = s;
-        return shared_memory_limit(c, gpu) > now;
-      };
-      most = -1;
-      if (buys(0)) {
-        std::int64_t lo = 0, hi = input.shared_memory - 1;  // `lo` buys a block; every value above `hi` does not
-        while (lo < hi) {
-          const std::int64_t mid = lo + (hi - lo + 1) / 2;
-          if (buys(mid)) {
-            lo = mid;
-          } else {
-            hi = mid - 1;
-          }
-        }
-        most = lo;
-      }
-    }
+    const std::int64_t most = allowing ? *allowing : searched_shared_memory(input, now, gpu);
     if (most >= 0) out.shared_memory = std::min(most, input.shared_memory - 1);
   }
   const int fewer_warps = (input.threads - 1) / gpu.warp_size;  // whole warps below the block
