@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string_view>
 
 #include "commands/commands.h"
 #include "commands/options.h"
@@ -65,7 +66,8 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
     in.shared_memory += extra;
   }
   in.carveout_percent = read_carveout(a);
-  in.model = a.text(kModel) == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
+  // A string_view of known length: no strlen of the literal each row.
+  in.model = a.text(kModel) == std::string_view("exact") ? OccupancyModel::exact : OccupancyModel::simple;
   in.for_people = a.for_people();  // does_not_fit is read only by the notes and the derivation
   return in;
 }
