@@ -12,9 +12,7 @@
 #include "core/gpu.h"
 #include "verify_helpers.h"
 
-#ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
-#include <cuda_occupancy.h>
-#endif
+#include "cuda_occupancy_helpers.h"
 
 namespace gpucalc {
 namespace {
@@ -233,22 +231,7 @@ TEST_CASE("occupancy rejects inputs outside the profile's range") {
 
 #ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
 
-cudaOccDeviceProp device_prop(const Gpu& g) {
-  cudaOccDeviceProp p;
-  p.computeMajor = g.cc_major;
-  p.computeMinor = g.cc_minor;
-  p.maxThreadsPerBlock = g.max_threads_per_block;
-  p.maxThreadsPerMultiprocessor = g.max_threads_per_sm;
-  p.regsPerBlock = g.registers_per_block;
-  p.regsPerMultiprocessor = g.registers_per_sm;
-  p.warpSize = g.warp_size;
-  p.sharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_per_block);
-  p.sharedMemPerMultiprocessor = static_cast<std::size_t>(g.shared_memory_per_sm);
-  p.numSms = g.sm_count;
-  p.sharedMemPerBlockOptin = static_cast<std::size_t>(g.shared_memory_per_block_optin);
-  p.reservedSharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_reserved_per_block);
-  return p;
-}
+using testing::device_prop;
 
 /// Random configurations with a share of draws at the edges: whole warps, whole KB, the maximum.
 struct Draws {

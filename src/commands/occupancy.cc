@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <string_view>
 
 #include "commands/commands.h"
 #include "commands/options.h"
@@ -27,14 +28,16 @@ enum : std::size_t {
 
 // --threads and --regs are needed by every form but --suggest (no --threads) and --from (no
 // --regs): a missing one is refused as parse_args refuses a required option.
-void need(const Args& a, std::size_t option, const Gpu& gpu) {
-  if (a.has(option)) return;
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse_missing(const Args& a, std::size_t option, const Gpu& gpu) {
   const OptionSpec& spec = *a.entries()[option].spec;
   throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
 }
+void need(const Args& a, std::size_t option, const Gpu& gpu) {
+  if (!a.has(option)) refuse_missing(a, option, gpu);
+}
 
-int read_carveout(const Args& a) {
-  if (!a.has(kCarveout)) return -1;
+// A given --carveout as a whole percentage (the check and its message kept off the common path).
+[[gnu::noinline]] int carveout_percent(const Args& a) {
   // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
   const double pct = a.number(kCarveout) * 100;
   if (std::fabs(pct - std::round(pct)) > 1e-9) {
@@ -42,6 +45,7 @@ int read_carveout(const Args& a) {
   }
   return static_cast<int>(std::lround(pct));
 }
+int read_carveout(const Args& a) { return a.has(kCarveout) ? carveout_percent(a) : -1; }
 
 OccupancyInput read_input(const Args& a, const Gpu& gpu) {
   need(a, kThreads, gpu);
@@ -62,7 +66,8 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
     in.shared_memory += extra;
   }
   in.carveout_percent = read_carveout(a);
-  in.model = a.text(kModel) == "exact" ? OccupancyModel::exact : OccupancyModel::simple;
+  // A string_view of known length: no strlen of the literal each row.
+  in.model = a.text(kModel) == std::string_view("exact") ? OccupancyModel::exact : OccupancyModel::simple;
   in.for_people = a.for_people();  // does_not_fit is read only by the notes and the derivation
   return in;
 }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/quantity.h"
@@ -19,7 +21,8 @@ int blocks_allowed(std::int64_t resource, std::int64_t per_block) {
   return static_cast<int>(std::min<std::int64_t>(resource / per_block, kNoLimit));
 }
 
-void check_input(const OccupancyInput& in, const Gpu& gpu) {
+// The message of an input out of range: only when one is (a hot path checks and calls nothing).
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse_input(const OccupancyInput& in, const Gpu& gpu) {
   if (in.threads < 1 || in.threads > gpu.max_threads_per_block) {
     throw FieldError("threads", std::to_string(in.threads),
                      fmt::format("a whole number from 1 to {} (threads per block on {})", format_number(gpu.max_threads_per_block), gpu.key));
@@ -35,18 +38,34 @@ void check_input(const OccupancyInput& in, const Gpu& gpu) {
                                  format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
                                  gpu.key));
   }
-  if (in.carveout_percent < -1 || in.carveout_percent > 100) {
-    throw FieldError("carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
+  throw FieldError("carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
+}
+
+void check_input(const OccupancyInput& in, const Gpu& gpu) {
+  if (in.threads < 1 || in.threads > gpu.max_threads_per_block || in.registers < 1 ||
+      in.registers > gpu.max_registers_per_thread || in.shared_memory < 0 ||
+      in.shared_memory > gpu.shared_memory_per_block_optin || in.carveout_percent < -1 || in.carveout_percent > 100) {
+    refuse_input(in, gpu);
   }
 }
 
 // The carveout sizes round a preference up to the next size the architecture offers.
 std::int64_t align_to_carveout(std::int64_t bytes, const Gpu& gpu) {
-  for (std::int64_t size : gpu.shared_memory_carveouts) {
+  const std::vector<std::int64_t>& sizes = gpu.shared_memory_carveouts;
+  // The driver's default asks for all the SM has: the largest size, found without a search.
+  if (bytes >= sizes.back()) return sizes.back();
+  for (std::int64_t size : sizes) {
     if (bytes <= size) return size;
   }
-  return gpu.shared_memory_carveouts.back();
+  return sizes.back();
 }
+
+// The carveout a preference asks for (-1: the driver's default, all of it), before a block overrides it.
+std::int64_t preferred_carveout(int carveout_percent, const Gpu& gpu) {
+  return align_to_carveout(carveout_percent < 0 ? gpu.shared_memory_per_sm : carveout_percent * gpu.shared_memory_per_sm / 100, gpu);
+}
+
+int warps_per_block(int threads, const Gpu& gpu) { return static_cast<int>(divide_round_up(threads, gpu.warp_size)); }
 
 // The exact model's register use of a block: per warp, rounded up to the allocation unit (256),
 // allocated per sub-partition.
@@ -57,9 +76,8 @@ struct RegisterUse {
   int limit = 0;             // blocks per SM; 0 when a block does not fit
 };
 
-RegisterUse exact_registers(int threads, int registers, const Gpu& gpu) {
+RegisterUse exact_registers(int warps_per_block, int registers, const Gpu& gpu) {
   RegisterUse u;
-  const int warps_per_block = static_cast<int>(divide_round_up(threads, gpu.warp_size));
   u.per_warp = round_up(std::int64_t{registers} * gpu.warp_size, gpu.register_allocation_unit);
   u.per_block = u.per_warp * warps_per_block;
   u.assumed = u.per_warp * round_up(warps_per_block, gpu.register_sub_partitions);
@@ -79,13 +97,14 @@ struct SharedMemoryUse {
   int limit = 0;                 // blocks per SM; 0 when a block does not fit
 };
 
-SharedMemoryUse exact_shared_memory(std::int64_t shared_memory, int carveout_percent, const Gpu& gpu) {
+// Inlined (as exact() and finish() are) into occupancy(), the hot path of a batch: a call costs as
+// much as the arithmetic.
+[[gnu::always_inline]] inline SharedMemoryUse exact_shared_memory(std::int64_t shared_memory, int carveout_percent, const Gpu& gpu) {
   SharedMemoryUse u;
   const std::int64_t used = shared_memory + gpu.shared_memory_reserved_per_block;
   u.per_block = round_up(used, gpu.shared_memory_allocation_unit);
   u.block_limit = gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block;
-  std::int64_t preference = carveout_percent < 0 ? gpu.shared_memory_per_sm : carveout_percent * gpu.shared_memory_per_sm / 100;
-  preference = align_to_carveout(preference, gpu);
+  const std::int64_t preference = preferred_carveout(carveout_percent, gpu);
   // A preference smaller than one block is overridden: the driver picks the next size up.
   u.per_sm = preference >= u.per_block ? preference : align_to_carveout(u.per_block, gpu);
   if (u.per_block <= u.block_limit) u.limit = blocks_allowed(u.per_sm, u.per_block);
@@ -93,35 +112,48 @@ SharedMemoryUse exact_shared_memory(std::int64_t shared_memory, int carveout_per
 }
 
 // Threads: warp slots per SM / warps per block.
-int exact_threads_limit(int threads, const Gpu& gpu) {
-  return gpu.max_threads_per_sm / gpu.warp_size / static_cast<int>(divide_round_up(threads, gpu.warp_size));
+int exact_threads_limit(int warps_per_block, const Gpu& gpu) {
+  return gpu.max_threads_per_sm / gpu.warp_size / warps_per_block;
 }
 
-OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
-  OccupancyResult r;
-  const int warps_per_block = static_cast<int>(divide_round_up(in.threads, gpu.warp_size));
-  r.limit_threads = exact_threads_limit(in.threads, gpu);
+// The sentences of a block that does not fit, written only for people (kept off the common path).
+[[gnu::cold]] [[gnu::noinline]] std::string registers_do_not_fit(int registers, int warps, const RegisterUse& regs, const Gpu& gpu) {
+  const std::int64_t regs_per_warp = regs.per_warp;
+  const std::int64_t counted = round_up(warps, gpu.register_sub_partitions);
+  return fmt::format(
+      "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
+      registers, gpu.warp_size, format_number(registers * gpu.warp_size),
+      regs_per_warp == registers * gpu.warp_size
+          ? std::string()
+          : fmt::format(", rounded up to {}", format_number(static_cast<double>(regs_per_warp))),
+      warps,
+      counted == warps ? std::string()
+                       : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
+                                     counted, gpu.register_sub_partitions),
+      format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs.assumed, regs.per_block))),
+      format_number(gpu.registers_per_block));
+}
+[[gnu::cold]] [[gnu::noinline]] std::string shared_memory_does_not_fit(const SharedMemoryUse& smem) {
+  return fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
+                     format_number(static_cast<double>(smem.per_block)), format_number(static_cast<double>(smem.block_limit)));
+}
+[[gnu::cold]] [[gnu::noinline]] std::string simple_registers_do_not_fit(const OccupancyInput& in, const Gpu& gpu) {
+  return fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM", format_number(in.threads),
+                     in.registers, format_number(static_cast<double>(std::int64_t{in.threads} * in.registers)),
+                     format_number(gpu.registers_per_sm));
+}
+
+[[gnu::always_inline]] inline void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
+  const int warps = warps_per_block(in.threads, gpu);
+  r.limit_threads = exact_threads_limit(warps, gpu);
   r.limit_blocks = gpu.max_blocks_per_sm;
 
-  const RegisterUse regs = exact_registers(in.threads, in.registers, gpu);
+  const RegisterUse regs = exact_registers(warps, in.registers, gpu);
   r.registers_per_block = regs.per_block;
   r.limit_registers = regs.limit;
   if (regs.limit == 0) {
     r.fits = false;
-    const std::int64_t regs_per_warp = regs.per_warp;
-    const std::int64_t counted = round_up(warps_per_block, gpu.register_sub_partitions);
-    if (in.for_people) r.does_not_fit = fmt::format(
-        "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
-        in.registers, gpu.warp_size, format_number(in.registers * gpu.warp_size),
-        regs_per_warp == in.registers * gpu.warp_size
-            ? std::string()
-            : fmt::format(", rounded up to {}", format_number(static_cast<double>(regs_per_warp))),
-        warps_per_block,
-        counted == warps_per_block ? std::string()
-                                   : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
-                                                 counted, gpu.register_sub_partitions),
-        format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs.assumed, regs.per_block))),
-        format_number(gpu.registers_per_block));
+    if (in.for_people) r.does_not_fit = registers_do_not_fit(in.registers, warps, regs, gpu);
   }
 
   const SharedMemoryUse smem = exact_shared_memory(in.shared_memory, in.carveout_percent, gpu);
@@ -130,14 +162,11 @@ OccupancyResult exact(const OccupancyInput& in, const Gpu& gpu) {
   r.limit_shared_memory = smem.limit;
   if (smem.per_block > smem.block_limit) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
-                                 format_number(static_cast<double>(smem.per_block)),
-                                 format_number(static_cast<double>(smem.block_limit)));
+    if (in.for_people) r.does_not_fit = shared_memory_does_not_fit(smem);
   }
 
   // Barriers (sm_90): each block uses one of the SM's named barriers.
   if (gpu.cc_major >= 9) r.limit_barriers = gpu.barriers_per_sm;
-  return r;
 }
 
 // The lessons' formula, one resource at a time: blocks = min(R / (t r), S / s, T / t, B).
@@ -149,8 +178,7 @@ int simple_shared_memory_limit(std::int64_t shared_memory, const Gpu& gpu) {
 }
 int simple_threads_limit(int threads, const Gpu& gpu) { return gpu.max_threads_per_sm / threads; }
 
-OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
-  OccupancyResult r;
+void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   r.limit_registers = simple_registers_limit(in.threads, in.registers, gpu);
   r.limit_shared_memory = simple_shared_memory_limit(in.shared_memory, gpu);
   r.limit_threads = simple_threads_limit(in.threads, gpu);
@@ -160,30 +188,29 @@ OccupancyResult simple(const OccupancyInput& in, const Gpu& gpu) {
   r.shared_memory_per_sm = gpu.shared_memory_per_sm;
   if (r.limit_registers == 0) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM",
-                                 format_number(in.threads), in.registers,
-                                 format_number(static_cast<double>(r.registers_per_block)),
-                                 format_number(gpu.registers_per_sm));
+    if (in.for_people) r.does_not_fit = simple_registers_do_not_fit(in, gpu);
   }
-  return r;
 }
 
 // The limiter, the counts and the occupancy from the limits a model computed.
-OccupancyResult finish(OccupancyResult r, const OccupancyInput& input, const Gpu& gpu) {
+[[gnu::always_inline]] inline void finish(OccupancyResult& r, const OccupancyInput& input, const Gpu& gpu) {
   // The tightest resource sets the count; ties name the first of registers, shared memory,
-  // threads, blocks.
-  const std::pair<const char*, int> limits[] = {{"registers", r.limit_registers},
-                                                {"shared_memory", r.limit_shared_memory},
-                                                {"threads", r.limit_threads},
-                                                {"blocks", r.limit_blocks},
-                                                {"barriers", r.limit_barriers}};
-  r.blocks_per_sm = kNoLimit;
-  for (const auto& [name, limit] : limits) {
-    if (limit < r.blocks_per_sm) {
-      r.blocks_per_sm = limit;
-      r.limiter = name;
+  // threads, blocks, barriers (no resource below "no limit": no limiter).
+  std::string_view limiter;  // none yet
+  int blocks = kNoLimit;
+  auto tighter = [&](int limit, std::string_view name) {
+    if (limit < blocks) {
+      blocks = limit;
+      limiter = name;
     }
-  }
+  };
+  tighter(r.limit_registers, "registers");
+  tighter(r.limit_shared_memory, "shared_memory");
+  tighter(r.limit_threads, "threads");
+  tighter(r.limit_blocks, "blocks");
+  tighter(r.limit_barriers, "barriers");
+  r.blocks_per_sm = blocks;
+  if (!limiter.empty()) r.limiter = limiter;
   const int warps_per_block = (input.threads + gpu.warp_size - 1) / gpu.warp_size;
   r.warps_per_sm = r.blocks_per_sm * warps_per_block;
   r.threads_per_sm = r.blocks_per_sm * input.threads;
@@ -193,28 +220,114 @@ OccupancyResult finish(OccupancyResult r, const OccupancyInput& input, const Gpu
                     ? static_cast<double>(r.threads_per_sm) / gpu.max_threads_per_sm
                     : static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
   if (r.blocks_per_sm == 0) r.fits = false;
-  return r;
+}
+
+// ---- one_more_block: the largest smaller input that allows `wanted` blocks, in closed form ----
+// A smaller input only raises the limit of the resource it uses, and a limit falls (never rises)
+// as its input grows (shared memory: where no carveout is more than twice the one below it, as on
+// every profile), so the values allowing `wanted` blocks are all those up to a largest one; each
+// function below returns that largest value (below 1, or below 0 for bytes: none).
+
+// Exact model, registers per thread r of a block of `warps`: floor(floor(P / pw) x S / warps) >=
+// wanted <=> pw <= floor(P / ceil(wanted x warps / S)), with P the registers of a sub-partition and
+// pw = r x 32 rounded up to the allocation unit; the block fits <=> pw x (warps rounded up to S) <=
+// the registers a block may use; and pw <= X <=> r x 32 <= X rounded down to the unit.
+std::int64_t exact_registers_allowing(std::int64_t wanted, int warps, const Gpu& gpu) {
+  const std::int64_t partitions = gpu.register_sub_partitions;
+  const std::int64_t per_partition = gpu.registers_per_sm / partitions;
+  const std::int64_t warps_needed = divide_round_up(wanted * warps, partitions);  // per sub-partition
+  const std::int64_t per_warp = std::min(per_partition / warps_needed, gpu.registers_per_block / round_up(warps, partitions));
+  return per_warp / gpu.register_allocation_unit * gpu.register_allocation_unit / gpu.warp_size;
+}
+
+// Exact model, warps of a block with `registers` per thread: the register limit floor(W x S /
+// warps) >= wanted <=> warps <= floor(W x S / wanted), W the warps a sub-partition holds; the block
+// fits <=> warps rounded up to S <= floor(registers a block may use / pw); the thread limit
+// floor((T / 32) / warps) >= wanted <=> warps <= floor((T / 32) / wanted).
+std::int64_t exact_warps_allowing(std::int64_t wanted, int registers, const Gpu& gpu) {
+  const std::int64_t partitions = gpu.register_sub_partitions;
+  const std::int64_t per_warp = round_up(std::int64_t{registers} * gpu.warp_size, gpu.register_allocation_unit);
+  const std::int64_t warps_each = gpu.registers_per_sm / partitions / per_warp;
+  const std::int64_t by_registers = std::min(warps_each * partitions / wanted, gpu.registers_per_block / per_warp / partitions * partitions);
+  const std::int64_t by_threads = gpu.max_threads_per_sm / gpu.warp_size / wanted;
+  return std::min(by_registers, by_threads);
+}
+
+// Exact model, bytes of shared memory per block. A block of pb bytes as allocated (at most the block
+// limit) runs with the preferred carveout when it holds the block, else with the next size up; so
+// floor(carveout / pb) >= wanted holds for pb <= floor(preference / wanted), or, with a preference
+// of 0, pb <= floor(first size above 0 / wanted) (a block larger than the preference gets 1 block
+// of the next size: its half is smaller than the size below it). One block (wanted 1) fits up to
+// the block limit. Returns nothing when a larger block could also allow `wanted` (a size more
+// than `wanted` times the one below it, above the preference: no built-in profile has one), and
+// the caller searches instead.
+std::optional<std::int64_t> exact_shared_memory_allowing(std::int64_t wanted, int carveout_percent, const Gpu& gpu) {
+  const std::vector<std::int64_t>& sizes = gpu.shared_memory_carveouts;
+  const std::int64_t block_limit = gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block;
+  std::int64_t largest = std::min(block_limit, sizes.back());  // as allocated
+  if (wanted > 1) {
+    const std::int64_t preference = preferred_carveout(carveout_percent, gpu);
+    std::int64_t carveout = preference;
+    if (preference == 0) {
+      carveout = 0;
+      for (std::int64_t size : sizes) {
+        if (size > 0) {
+          carveout = size;
+          break;
+        }
+      }
+    }
+    // The sizes above the carveout, from the largest down (none with the driver's default).
+    for (std::size_t i = sizes.size() - 1; i > 0 && sizes[i - 1] >= carveout && sizes[i - 1] > 0; --i) {
+      if (sizes[i] / wanted > sizes[i - 1]) return std::nullopt;
+    }
+    largest = std::min(largest, carveout / wanted);
+  }
+  // pb = bytes + reserved rounded up to the unit: pb <= largest <=> bytes <= largest to the unit - reserved.
+  const std::int64_t unit = gpu.shared_memory_allocation_unit;
+  return largest / unit * unit - gpu.shared_memory_reserved_per_block;
 }
 
 // The blocks one resource allows under the input's model, as occupancy() counts them: the
-// searches of one_more_block change one input at a time and recompute only the limits it sets.
-int registers_limit(const OccupancyInput& in, const Gpu& gpu) {
-  return in.model == OccupancyModel::exact ? exact_registers(in.threads, in.registers, gpu).limit
-                                           : simple_registers_limit(in.threads, in.registers, gpu);
-}
+// fallback search of one_more_block changes one input at a time and recomputes only its limit.
 int shared_memory_limit(const OccupancyInput& in, const Gpu& gpu) {
   return in.model == OccupancyModel::exact ? exact_shared_memory(in.shared_memory, in.carveout_percent, gpu).limit
                                            : simple_shared_memory_limit(in.shared_memory, gpu);
 }
-int threads_limit(const OccupancyInput& in, const Gpu& gpu) {
-  return in.model == OccupancyModel::exact ? exact_threads_limit(in.threads, gpu) : simple_threads_limit(in.threads, gpu);
+
+// A profile whose carveouts leave gaps (the limit is then not monotone in the bytes): the largest
+// smaller size that buys a block, by binary search from 0 (-1 when 0 does not buy one).
+[[gnu::noinline]] std::int64_t searched_shared_memory(const OccupancyInput& input, int now, const Gpu& gpu) {
+  OccupancyInput c = input;
+  auto buys = [&](std::int64_t s) {
+    c.shared_memory = s;
+    return shared_memory_limit(c, gpu) > now;
+  };
+  if (!buys(0)) return -1;
+  std::int64_t lo = 0, hi = input.shared_memory - 1;  // `lo` buys a block; every value above `hi` does not
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (buys(mid)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
 }
 
 }  // namespace
 
 OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
   check_input(input, gpu);
-  return finish(input.model == OccupancyModel::exact ? exact(input, gpu) : simple(input, gpu), input, gpu);
+  OccupancyResult r;
+  if (input.model == OccupancyModel::exact) {
+    exact(r, input, gpu);
+  } else {
+    simple(r, input, gpu);
+  }
+  finish(r, input, gpu);
+  return r;
 }
 
 OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
@@ -224,50 +337,34 @@ OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
 OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu) {
   OneMoreBlock out;
   const int now = base.blocks_per_sm;
-  // Blocks per SM when one input is smaller (so still in range): the limits that input does not
-  // set stay the base's (the block and barrier limits never move).
-  auto blocks = [&](int registers, int shared_memory, int threads) {
-    return std::min({kNoLimit, registers, shared_memory, threads, base.limit_blocks, base.limit_barriers});
-  };
-  auto at_registers = [&](std::int64_t r) {
-    OccupancyInput c = input;
-    c.registers = static_cast<int>(r);
-    return blocks(registers_limit(c, gpu), base.limit_shared_memory, base.limit_threads);
-  };
-  auto at_shared_memory = [&](std::int64_t s) {
-    OccupancyInput c = input;
-    c.shared_memory = s;
-    return blocks(base.limit_registers, shared_memory_limit(c, gpu), base.limit_threads);
-  };
-  // A smaller block, in whole warps (threads set the warp and register limits).
-  auto at_warps = [&](std::int64_t w) {
-    OccupancyInput c = input;
-    c.threads = static_cast<int>(w) * gpu.warp_size;
-    return blocks(registers_limit(c, gpu), base.limit_shared_memory, threads_limit(c, gpu));
-  };
-  // A smaller input only raises the limit of the resource it uses, so only a resource whose
-  // limit is the current count can buy a block; blocks never fall as an input falls, so the
-  // inputs that buy one form a range [smallest, largest]: binary search for the largest.
-  auto largest_that_buys = [&](std::int64_t lo, std::int64_t hi, auto blocks_at) {
-    // Invariant: `lo` buys a block; every value above `hi` does not.
-    while (lo < hi) {
-      const std::int64_t mid = lo + (hi - lo + 1) / 2;
-      // Either end moves, chosen without a branch: which one is as good as a coin toss.
-      const bool buys = blocks_at(mid) > now;
-      lo = buys ? mid : lo;
-      hi = buys ? hi : mid - 1;
-    }
-    return lo;
-  };
-  if (base.limit_registers == now && input.registers > 1 && at_registers(1) > now) {
-    out.registers = static_cast<int>(largest_that_buys(1, input.registers - 1, at_registers));
+  if (now == kNoLimit) return out;  // nothing allows more
+  // A smaller input only raises the limit of the resource it uses, so only a resource whose limit
+  // is the current count can buy a block, and only when every other limit allows one more.
+  const std::int64_t wanted = std::int64_t{now} + 1;
+  const bool exact = input.model == OccupancyModel::exact;
+  const int fixed = std::min(base.limit_blocks, base.limit_barriers);  // no input moves these
+  if (base.limit_registers == now && input.registers > 1 && std::min({fixed, base.limit_shared_memory, base.limit_threads}) > now) {
+    // simple: floor(R / (t r)) >= wanted <=> r <= floor(R / (t x wanted))
+    const std::int64_t most = exact ? exact_registers_allowing(wanted, warps_per_block(input.threads, gpu), gpu)
+                                    : gpu.registers_per_sm / (std::int64_t{input.threads} * wanted);
+    if (most >= 1) out.registers = static_cast<int>(std::min<std::int64_t>(most, input.registers - 1));
   }
-  if (base.limit_shared_memory == now && input.shared_memory > 0 && at_shared_memory(0) > now) {
-    out.shared_memory = largest_that_buys(0, input.shared_memory - 1, at_shared_memory);
+  if (base.limit_shared_memory == now && input.shared_memory > 0 && std::min({fixed, base.limit_registers, base.limit_threads}) > now) {
+    // simple: floor(S / s) >= wanted (or s = 0) <=> s <= floor(S / wanted)
+    const std::optional<std::int64_t> allowing =
+        exact ? exact_shared_memory_allowing(wanted, input.carveout_percent, gpu) : gpu.shared_memory_per_sm / wanted;
+    const std::int64_t most = allowing ? *allowing : searched_shared_memory(input, now, gpu);
+    if (most >= 0) out.shared_memory = std::min(most, input.shared_memory - 1);
   }
-  const std::int64_t fewer_warps = (input.threads - 1) / gpu.warp_size;  // whole warps below the block
-  if ((base.limit_registers == now || base.limit_threads == now) && fewer_warps >= 1 && at_warps(1) > now) {
-    out.threads = static_cast<int>(largest_that_buys(1, fewer_warps, at_warps)) * gpu.warp_size;
+  const int fewer_warps = (input.threads - 1) / gpu.warp_size;  // whole warps below the block
+  if ((base.limit_registers == now || base.limit_threads == now) && fewer_warps >= 1 &&
+      std::min(fixed, base.limit_shared_memory) > now) {
+    // simple: floor(R / (32 w r)) >= wanted and floor(T / (32 w)) >= wanted
+    const std::int64_t warp = gpu.warp_size;
+    const std::int64_t most = exact ? exact_warps_allowing(wanted, input.registers, gpu)
+                                    : std::min(gpu.registers_per_sm / (warp * input.registers * wanted),
+                                               gpu.max_threads_per_sm / (warp * wanted));
+    if (most >= 1) out.threads = static_cast<int>(std::min<std::int64_t>(most, fewer_warps)) * gpu.warp_size;
   }
   return out;
 }
@@ -282,7 +379,8 @@ OccupancyResult exact_or_none(int threads, int registers, std::int64_t shared_me
   in.registers = registers;
   in.carveout_percent = carveout;
   in.shared_memory = std::min(shared_memory, gpu.shared_memory_per_block_optin);
-  OccupancyResult r = exact(in, gpu);
+  OccupancyResult r;
+  exact(r, in, gpu);
   if (shared_memory > gpu.shared_memory_per_block_optin) {
     r.limit_shared_memory = 0;
     r.fits = false;
@@ -290,7 +388,8 @@ OccupancyResult exact_or_none(int threads, int registers, std::int64_t shared_me
                                  format_number(static_cast<double>(shared_memory)),
                                  format_number(static_cast<double>(gpu.shared_memory_per_block_optin)));
   }
-  return finish(r, in, gpu);
+  finish(r, in, gpu);
+  return r;
 }
 
 void check_registers_and_carveout(int registers, int carveout, const Gpu& gpu) {
