@@ -49,7 +49,7 @@ TEST_CASE("raw_number and JSON values: whole numbers, their edges and fractions"
 
 namespace gpucalc {
 
-TEST_CASE("whole numbers below 10^8 (written two digits at a time) and past it, at every change of length") {
+TEST_CASE("whole numbers below 2^53 (written two digits at a time, in two parts past 10^8), at every change of length") {
   // Each power of ten, one below and one above, both signs, and every number to 10,000: the
   // digit count and each pair from the table, against fmt's integer form.
   std::vector<long long> xs;
@@ -60,6 +60,8 @@ TEST_CASE("whole numbers below 10^8 (written two digits at a time) and past it, 
   }
   for (long long x = 0; x <= 10000; ++x) xs.push_back(x);
   for (long long x : {99999999LL, 100000000LL, 100000001LL, 12345678LL, 90000009LL, 9007199254740991LL}) xs.push_back(x);
+  std::mt19937_64 rng(8);
+  for (int i = 0; i < 20000; ++i) xs.push_back(static_cast<long long>(rng() >> (11 + i % 50)));  // every length to 2^53
   for (long long x : xs) {
     for (long long signed_x : {x, -x}) {
       INFO(signed_x);

@@ -109,22 +109,20 @@ char* write_fraction(char* at, double x, NumberMemo* memo, Write write) {
 }
 
 // raw_number's text of a finite `x` at `at` (kNumberRoom bytes); returns its end.
-// The digits of a whole number below 2^53 at `at`; returns their end. Below 10^8 (most cells:
-// counts, sizes, line numbers) the digits are counted, then written two at a time from the end
-// out of a table; the rest as std::to_chars writes them.
-char* write_whole(char* at, double x) {
-  if (!(x >= 0 && x < 1e8)) return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
-  static constexpr char kPairs[] =
-      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-      "8081828384858687888990919293949596979899";
-  auto u = static_cast<std::uint32_t>(x);
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The digits of `u` (below 10^8) at `at`: counted, then written two at a time from the end out of
+// a table; returns their end.
+char* write_below_1e8(char* at, std::uint32_t u) {
   if (u < 100) {  // most counts: one or two digits
     if (u < 10) {
       *at = static_cast<char>('0' + u);
       return at + 1;
     }
-    std::memcpy(at, kPairs + 2 * u, 2);
+    std::memcpy(at, kDigitPairs + 2 * u, 2);
     return at + 2;
   }
   const int digits = u < 1000 ? 3 : u < 10000 ? 4 : u < 100000 ? 5 : u < 1000000 ? 6 : u < 10000000 ? 7 : 8;
@@ -134,14 +132,30 @@ char* write_whole(char* at, double x) {
     const std::uint32_t pair = u % 100;
     u /= 100;
     to -= 2;
-    std::memcpy(to, kPairs + 2 * pair, 2);
+    std::memcpy(to, kDigitPairs + 2 * pair, 2);
   }
   if (u >= 10) {
-    std::memcpy(to - 2, kPairs + 2 * u, 2);
+    std::memcpy(to - 2, kDigitPairs + 2 * u, 2);
   } else {
     to[-1] = static_cast<char>('0' + u);
   }
   return end;
+}
+
+// The digits of a whole number below 2^53 at `at`; returns their end. Not negative: the part
+// above 10^8 and then the 8 digits below it; negative (no result of a model, an input at most)
+// as std::to_chars writes it.
+char* write_whole(char* at, double x) {
+  if (!(x >= 0)) return std::to_chars(at, at + kNumberRoom, static_cast<long long>(x)).ptr;
+  const auto v = static_cast<std::uint64_t>(x);
+  if (v < 100000000) return write_below_1e8(at, static_cast<std::uint32_t>(v));
+  at = write_below_1e8(at, static_cast<std::uint32_t>(v / 100000000));
+  auto low = static_cast<std::uint32_t>(v % 100000000);
+  for (int i = 6; i >= 0; i -= 2) {
+    std::memcpy(at + i, kDigitPairs + 2 * (low % 100), 2);
+    low /= 100;
+  }
+  return at + 8;
 }
 
 // A number that is not whole, as fmt writes it. Not inlined: its registers would be saved on
