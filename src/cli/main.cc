@@ -9,7 +9,6 @@
 #include <iostream>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -163,14 +162,13 @@ int run(int argc, char** argv) {
   }
   if (chosen == nullptr) return fail(subcommand_error(name), 2);
   if (tool) return tool();
-  // An empty --sweep, --plot or --batch is a mistake, not "none".
-  const CommonOptions& c = registered.common;
-  for (const auto& [flag, value, accepted] :
-       {std::tuple{"--sweep", &c.sweep, "AXIS or AXIS=FROM:TO[:STEP|:xFACTOR] (see --help)"},
-        std::tuple{"--plot", &c.plot, "a file name ending in .svg"},
-        std::tuple{"--batch", &c.batch, "a CSV file, or - for standard input"}}) {
+  // An empty --sweep, --plot or --batch is a mistake, not "none" (the plain reader takes no
+  // empty value).
+  for (const CommonOption& common : kCommonOptions) {
+    if (common.not_empty == nullptr || !(registered.common.*common.text).empty()) continue;
+    const std::string flag = std::string("--") + common.name;
     const CLI::Option* o = chosen_app->get_option_no_throw(flag);
-    if (o != nullptr && o->count() > 0 && value->empty()) throw InputError(flag, "", accepted);
+    if (o != nullptr && o->count() > 0) throw InputError(flag, "", common.not_empty);
   }
   RawOptions raw;
   for (std::size_t i = 0; i < registered.options.size(); ++i) {

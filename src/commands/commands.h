@@ -70,6 +70,7 @@ struct CommonOption {
   std::vector<std::string> CommonOptions::*list = nullptr;  // --require A B ...: several values, CLI11 only
   bool shows_default = false;  // --help prints the default: --gpu TEXT=h100
   bool sweep_only = false;     // only on a calculator with a sweepable option
+  const char* not_empty = nullptr;  // set: an empty value is refused, and this is the accepted form
 };
 
 /// In the order --help lists them.
@@ -82,11 +83,12 @@ inline constexpr CommonOption kCommonOptions[] = {
      .help = "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails",
      .list = &CommonOptions::require},
     {.name = "batch", .help = "CSV FILE (or - for stdin) whose header names options: one case a row",
-     .text = &CommonOptions::batch},
+     .text = &CommonOptions::batch, .not_empty = "a CSV file, or - for standard input"},
     {.name = "strict", .help = "with --batch: stop at the first bad row", .flag = &CommonOptions::strict},
     {.name = "sweep", .help = "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point", .text = &CommonOptions::sweep,
-     .sweep_only = true},
-    {.name = "plot", .help = "write a chart of the case or the sweep to FILE.svg", .text = &CommonOptions::plot},
+     .sweep_only = true, .not_empty = "AXIS or AXIS=FROM:TO[:STEP|:xFACTOR] (see --help)"},
+    {.name = "plot", .help = "write a chart of the case or the sweep to FILE.svg", .text = &CommonOptions::plot,
+     .not_empty = "a file name ending in .svg"},
 };
 
 /// Whether CLI11 reads `arg` as main's readers of plain calls do: a value or a word that is not
