@@ -70,6 +70,20 @@ class QuantityMemo {
   std::unique_ptr<std::array<Slot, kSlots>> slots_;
 };
 
+// A plain whole number, 1 to 15 digits (256, 40960), as read_quantity reads it where a bare
+// number is the unit's own: exact. Most of a batch's cells are such numbers of these units.
+bool plain_whole(const std::string& text, Unit unit, double& out) {
+  if (unit != Unit::count && unit != Unit::onchip_bytes && unit != Unit::bytes) return false;
+  if (text.empty() || text.size() > 15) return false;
+  std::uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  out = static_cast<double>(v);
+  return true;
+}
+
 // Where a value came from, for messages: `where`, or the option's flag when none is given (a
 // batch's cells: the flag is made only when a message needs it).
 std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
@@ -77,7 +91,9 @@ std::string where_of(const OptionSpec& s, const std::string* where) { return whe
 void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   Quantity q;
-  if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
+  if (plain_whole(text, s.unit, q.value)) {
+    q.exact = true;
+  } else if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
     try {
       // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns. The
       // option read_quantity is given names it only in its own error, which becomes ours here.
@@ -160,54 +176,68 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
   parse_args(calc, given_by_option(calc, raw), gpu, swept, args);
 }
 
-void parse_args(const Calculator& calc, const GivenOptions& given_texts, const Gpu& gpu, const std::string& swept,
-                Args& args) {
-  std::vector<Args::Entry>& entries = args.entries();
-  // Entries of another calculator, or read against another profile, are read afresh.
-  if (entries.size() != calc.options.size() || (!entries.empty() && entries[0].spec != &calc.options[0])) entries.clear();
-  const bool same_profile = args.read_for() == &gpu;
-  args.set_read_for(nullptr);  // until every entry is read against `gpu`
-  entries.resize(calc.options.size());
-  // An entry holds the text and number of its last successful read (parse_value sets them only
-  // when the text is accepted), so the same text against the same profile reads the same.
-  auto read = [&](Args::Entry& e, const std::string& text) {
-    if (same_profile && !text.empty() && e.text == text) return;
-    parse_entry(e, text, gpu, nullptr);
-  };
-  for (std::size_t i = 0; i < calc.options.size(); ++i) {
-    const OptionSpec& spec = calc.options[i];
-    Args::Entry& e = entries[i];
-    if (e.spec != &spec) e = Args::Entry{};
-    e.spec = &spec;
-    e.given = false;
-    e.used = false;
-    const std::vector<std::string>* given = given_texts[i];
-    if (given != nullptr && !given->empty()) {
-      e.given = true;
-      if (spec.kind == OptionKind::repeated) {
-        e.items.clear();
-        for (const std::string& v : *given) {
-          if (v.empty()) throw InputError(spec.flag(), v, spec.accepted(&gpu));
-          if (v.size() > kMaxValueLength) throw InputError(spec.flag(), v.substr(0, 40), "a shorter value");
-          e.items.push_back(v);
-        }
-        e.text = fmt::format("{}", fmt::join(e.items, " "));
-      } else {
-        read(e, given->back());
+namespace {
+
+// One option of parse_args into its entry: its given texts (null or none: not given), else its
+// default, else no value (refused when it is required and not the sweep's axis).
+void read_option(Args::Entry& e, const OptionSpec& spec, const std::vector<std::string>* given, const Gpu& gpu,
+                 const std::string& swept) {
+  if (e.spec != &spec) e = Args::Entry{};
+  e.spec = &spec;
+  e.given = false;
+  if (given != nullptr && !given->empty()) {
+    e.given = true;
+    if (spec.kind == OptionKind::repeated) {
+      e.items.clear();
+      for (const std::string& v : *given) {
+        if (v.empty()) throw InputError(spec.flag(), v, spec.accepted(&gpu));
+        if (v.size() > kMaxValueLength) throw InputError(spec.flag(), v.substr(0, 40), "a shorter value");
+        e.items.push_back(v);
       }
-    } else if (!spec.fallback.empty()) {
-      e.items.clear();
-      read(e, spec.fallback);
-    } else if (spec.required && spec.name != swept) {
-      throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+      e.text = fmt::format("{}", fmt::join(e.items, " "));
     } else {
-      // No value: as a fresh entry.
-      e.text.clear();
-      e.number = 0;
-      e.items.clear();
+      parse_entry(e, given->back(), gpu, nullptr);
     }
+  } else if (!spec.fallback.empty()) {
+    e.items.clear();
+    parse_entry(e, spec.fallback, gpu, nullptr);
+  } else if (spec.required && spec.name != swept) {
+    throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+  } else {
+    // No value: as a fresh entry.
+    e.text.clear();
+    e.number = 0;
+    e.items.clear();
+  }
+}
+
+// parse_args, reading again only the options that `changed` marks (null: every option) when
+// the entries were all read against `gpu` by the last call.
+void read_options(const Calculator& calc, const GivenOptions& given, const char* changed, const Gpu& gpu,
+                  const std::string& swept, Args& args) {
+  std::vector<Args::Entry>& entries = args.entries();
+  // Entries of another calculator, or read against another profile (or not all read), are read afresh.
+  const bool same_calc = entries.size() == calc.options.size() && (entries.empty() || entries[0].spec == &calc.options[0]);
+  if (!same_calc) entries.assign(calc.options.size(), Args::Entry{});
+  const bool all = changed == nullptr || !same_calc || args.read_for() != &gpu;
+  args.set_read_for(nullptr);  // until every entry is read against `gpu`
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    Args::Entry& e = entries[i];
+    e.used = false;
+    if (all || changed[i] != 0) read_option(e, calc.options[i], given[i], gpu, swept);
   }
   args.set_read_for(&gpu);
+}
+
+}  // namespace
+
+void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gpu, const std::string& swept, Args& args) {
+  read_options(calc, given, nullptr, gpu, swept, args);
+}
+
+void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<char>& changed, const Gpu& gpu,
+                const std::string& swept, Args& args) {
+  read_options(calc, given, changed.data(), gpu, swept, args);
 }
 
 }  // namespace gpucalc

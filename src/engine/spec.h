@@ -140,8 +140,8 @@ class Args {
   /// rows without --explain print neither, so a run may skip building them.
   bool for_people() const { return for_people_; }
   void set_for_people(bool yes) { for_people_ = yes; }
-  /// The profile the entries were last read against (parse_args reuses a value read from the
-  /// same text against the same profile).
+  /// The profile every entry was last read against, null while they are being read or after
+  /// an error (a batch's parse_args reads an unchanged option again only for another profile).
   const Gpu* read_for() const { return read_for_; }
   void set_read_for(const Gpu* gpu) { read_for_ = gpu; }
 
