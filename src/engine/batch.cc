@@ -183,13 +183,12 @@ struct Batch {
   std::map<std::string, Gpu> gpus;
   std::ostream& err;
   int bad = 0, failed = 0;
-  // Each option's texts: the command line's, or the last row's cell over it. A row changes
-  // only the options whose cell differs from the last row's (most options of most rows are
-  // the command line's or the default each row, and parse_args reads an unchanged one again
-  // only for another profile or after a row in error).
+  // Each option's texts: the command line's, and a row's cell over them (empty: none). An option
+  // is marked changed when its cell differs from the last row's (most options of most rows are
+  // the command line's or the default each row; parse_args reads an unchanged one again only
+  // for another profile or after a row in error).
   GivenOptions command_line = given_by_option(calc, raw);
-  GivenOptions given = command_line;
-  std::vector<std::vector<std::string>> cell_texts = std::vector<std::vector<std::string>>(calc.options.size(), {""});
+  std::vector<std::string_view> cells = std::vector<std::string_view>(calc.options.size());
   std::vector<char> changed = std::vector<char>(calc.options.size(), 0);
   // The profile of the last row and the gpu cell it came from (empty: --gpu's).
   const Gpu* gpu = nullptr;
@@ -249,21 +248,19 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>
       gpu_cell = cells[j];
       continue;
     }
-    // A cell overrides the command line; an empty one leaves it.
+    // A cell overrides the command line; an empty one leaves it. The last row's cell is its
+    // entry's text (read without error when the entries are kept).
     const std::size_t i = static_cast<std::size_t>(option - b.calc.options.data());
-    std::string& text = b.cell_texts[i][0];
-    const std::vector<std::string>* given = cells[j].empty() ? b.command_line[i] : &b.cell_texts[i];
-    const bool same = given == b.given[i] && (cells[j].empty() || cells[j] == text);
-    b.changed[i] = !same;
-    if (same) continue;
-    if (!cells[j].empty()) text = cells[j];
-    b.given[i] = given;
+    const std::string_view cell = cells[j];
+    const bool was_cell = !b.cells[i].empty();
+    b.changed[i] = cell.empty() ? was_cell : !was_cell || b.args.read_for() == nullptr || cell != b.args.entries()[i].text;
+    b.cells[i] = cell;
   }
   const Gpu& gpu = row_profile(b, gpu_cell);
   std::optional<Sweep> sweep;
   if (!b.common.sweep.empty()) sweep = parse_sweep(b.calc, b.common.sweep, gpu);
   Args& args = b.args;
-  parse_args(b.calc, b.given, b.changed, gpu, sweep ? sweep->axis->name : "", args);
+  parse_args(b.calc, b.command_line, b.cells, b.changed, gpu, sweep ? sweep->axis->name : "", args);
   args.set_for_people(b.common.explain);
   if (!sweep) return run_point(b, writer, args, gpu, line, "");
   for (double x : sweep->points) {

@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kMaxValueLength = 65536;
 
 // 0xffff, 0XFF: a whole number in hexadecimal (lane masks).
-bool parse_hex(const std::string& text, double& out) {
+bool parse_hex(std::string_view text, double& out) {
   if (text.size() < 3 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X') || text.size() > 18) return false;
   std::uint64_t v = 0;
   for (std::size_t i = 2; i < text.size(); ++i) {
@@ -29,8 +29,8 @@ bool parse_hex(const std::string& text, double& out) {
   return true;
 }
 
-std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu& gpu, const std::string& where) {
-  return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(text), s.accepted(&gpu));
+std::string out_of_range(const OptionSpec& s, std::string_view text, const Gpu& gpu, const std::string& where) {
+  return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(std::string(text)), s.accepted(&gpu));
 }
 
 // read_quantity is pure: the same text, unit and clock read the same. A batch's cells repeat
@@ -39,7 +39,7 @@ std::string out_of_range(const OptionSpec& s, const std::string& text, const Gpu
 // that lands there. Only texts read without error are kept (a mistake is read again and told).
 class QuantityMemo {
  public:
-  Quantity read(const std::string& text, Unit unit, double clock_hz, const std::string& option) {
+  Quantity read(std::string_view text, Unit unit, double clock_hz, const std::string& option) {
     // A long text (an expression of up to kMaxQuantityLength characters) is read each time, so
     // the table stays under a megabyte whatever the cells hold.
     if (text.size() > kMaxKeptText) return read_quantity(text, unit, option, QuantityContext{clock_hz});
@@ -51,7 +51,7 @@ class QuantityMemo {
     Slot& slot = (*slots_)[std::hash<std::string_view>{}(text) % kSlots];
     if (slot.filled && slot.unit == unit && slot.clock_hz == clock_hz && slot.text == text) return slot.quantity;
     const Quantity q = read_quantity(text, unit, option, QuantityContext{clock_hz});
-    slot = Slot{text, unit, clock_hz, q, true};
+    slot = Slot{std::string(text), unit, clock_hz, q, true};
     return q;
   }
 
@@ -72,7 +72,7 @@ class QuantityMemo {
 
 // A plain whole number, 1 to 15 digits (256, 40960), as read_quantity reads it where a bare
 // number is the unit's own: exact. Most of a batch's cells are such numbers of these units.
-bool plain_whole(const std::string& text, Unit unit, double& out) {
+bool plain_whole(std::string_view text, Unit unit, double& out) {
   if (unit != Unit::count && unit != Unit::onchip_bytes && unit != Unit::bytes) return false;
   if (text.empty() || text.size() > 15) return false;
   std::uint64_t v = 0;
@@ -88,7 +88,7 @@ bool plain_whole(const std::string& text, Unit unit, double& out) {
 // batch's cells: the flag is made only when a message needs it).
 std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
 
-void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
+void parse_numeric(Args::Entry& e, std::string_view text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   Quantity q;
   if (plain_whole(text, s.unit, q.value)) {
@@ -101,18 +101,18 @@ void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, cons
       static QuantityMemo memo;
       q = memo.read(text, s.unit, gpu.boost_clock, where != nullptr ? *where : kNoName);
     } catch (const QuantityError& error) {
-      throw InputError(where_of(s, where), text, s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
+      throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
     }
   } else {
     q.exact = true;
   }
   const double v = q.value;
-  if (!std::isfinite(v)) throw InputError(where_of(s, where), text, s.accepted(&gpu));
+  if (!std::isfinite(v)) throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu));
   if (s.kind == OptionKind::integer && v != std::floor(v)) {
-    throw InputError(where_of(s, where), text, fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
+    throw InputError(where_of(s, where), std::string(text), fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
   }
   if (s.kind == OptionKind::integer && !q.exact) {
-    throw InputError(where_of(s, where), text,
+    throw InputError(where_of(s, where), std::string(text),
                      fmt::format("{}; a step of its arithmetic rounds, so the whole number is not certain",
                                  s.accepted(&gpu)));
   }
@@ -122,12 +122,12 @@ void parse_numeric(Args::Entry& e, const std::string& text, const Gpu& gpu, cons
 }
 
 // parse_value, `where` null for the option's own flag.
-void parse_entry(Args::Entry& e, const std::string& text, const Gpu& gpu, const std::string* where) {
+void parse_entry(Args::Entry& e, std::string_view text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   if (text.size() > kMaxValueLength) {
-    throw InputError(where_of(s, where), text.substr(0, 40), fmt::format("at most {} characters", format_number(kMaxValueLength)));
+    throw InputError(where_of(s, where), std::string(text.substr(0, 40)), fmt::format("at most {} characters", format_number(kMaxValueLength)));
   }
-  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where_of(s, where), text, s.accepted(&gpu));
+  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu));
   switch (s.kind) {
     case OptionKind::integer:
     case OptionKind::number: parse_numeric(e, text, gpu, where); break;
@@ -136,12 +136,12 @@ void parse_entry(Args::Entry& e, const std::string& text, const Gpu& gpu, const 
       for (const std::string& c : s.choices) known = known || c == text;
       if (!known) {
         std::string hint = did_you_mean(text, s.choices);
-        throw InputError(where_of(s, where), text, s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+        throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
       }
       break;
     }
     case OptionKind::flag:
-      if (text != "true" && text != "false") throw InputError(where_of(s, where), text, s.accepted(&gpu));
+      if (text != "true" && text != "false") throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu));
       e.number = text == "true" ? 1 : 0;
       break;
     case OptionKind::text:
@@ -178,13 +178,21 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
 
 namespace {
 
-// One option of parse_args into its entry: its given texts (null or none: not given), else its
-// default, else no value (refused when it is required and not the sweep's axis).
-void read_option(Args::Entry& e, const OptionSpec& spec, const std::vector<std::string>* given, const Gpu& gpu,
-                 const std::string& swept) {
+// One option of parse_args into its entry: a batch cell's text (empty: none), else its given
+// texts (null or none: not given), else its default, else no value (refused when it is
+// required and not the sweep's axis).
+void read_option(Args::Entry& e, const OptionSpec& spec, std::string_view cell, const std::vector<std::string>* given,
+                 const Gpu& gpu, const std::string& swept) {
   if (e.spec != &spec) e = Args::Entry{};
   e.spec = &spec;
   e.given = false;
+  if (!cell.empty() && spec.kind != OptionKind::repeated) {
+    e.given = true;
+    parse_entry(e, cell, gpu, nullptr);
+    return;
+  }
+  const std::vector<std::string> one_cell = cell.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::string(cell)};
+  if (!cell.empty()) given = &one_cell;  // a repeated option's cell: its only text
   if (given != nullptr && !given->empty()) {
     e.given = true;
     if (spec.kind == OptionKind::repeated) {
@@ -211,10 +219,11 @@ void read_option(Args::Entry& e, const OptionSpec& spec, const std::vector<std::
   }
 }
 
-// parse_args, reading again only the options that `changed` marks (null: every option) when
-// the entries were all read against `gpu` by the last call.
-void read_options(const Calculator& calc, const GivenOptions& given, const char* changed, const Gpu& gpu,
-                  const std::string& swept, Args& args) {
+// parse_args with a batch row's cells over `given` (null: none), reading again only the options
+// that `changed` marks (null: every option) when the entries were all read against `gpu` by
+// the last call.
+void read_options(const Calculator& calc, const GivenOptions& given, const std::string_view* cells, const char* changed,
+                  const Gpu& gpu, const std::string& swept, Args& args) {
   std::vector<Args::Entry>& entries = args.entries();
   // Entries of another calculator, or read against another profile (or not all read), are read afresh.
   const bool same_calc = entries.size() == calc.options.size() && (entries.empty() || entries[0].spec == &calc.options[0]);
@@ -224,7 +233,7 @@ void read_options(const Calculator& calc, const GivenOptions& given, const char*
   for (std::size_t i = 0; i < entries.size(); ++i) {
     Args::Entry& e = entries[i];
     e.used = false;
-    if (all || changed[i] != 0) read_option(e, calc.options[i], given[i], gpu, swept);
+    if (all || changed[i] != 0) read_option(e, calc.options[i], cells != nullptr ? cells[i] : std::string_view(), given[i], gpu, swept);
   }
   args.set_read_for(&gpu);
 }
@@ -232,12 +241,12 @@ void read_options(const Calculator& calc, const GivenOptions& given, const char*
 }  // namespace
 
 void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gpu, const std::string& swept, Args& args) {
-  read_options(calc, given, nullptr, gpu, swept, args);
+  read_options(calc, given, nullptr, nullptr, gpu, swept, args);
 }
 
-void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<char>& changed, const Gpu& gpu,
-                const std::string& swept, Args& args) {
-  read_options(calc, given, changed.data(), gpu, swept, args);
+void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<std::string_view>& cells,
+                const std::vector<char>& changed, const Gpu& gpu, const std::string& swept, Args& args) {
+  read_options(calc, given, cells.data(), changed.data(), gpu, swept, args);
 }
 
 }  // namespace gpucalc
