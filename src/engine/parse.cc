@@ -88,12 +88,29 @@ bool plain_whole(std::string_view text, Unit unit, double& out) {
 // batch's cells: the flag is made only when a message needs it).
 std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
 
+// The one message form for a text that is not a value of `s`: its accepted form, then
+// `detail`. Out of the readers' way: a batch reads most cells without a mistake.
+[[noreturn]] void refuse(const OptionSpec& s, std::string_view text, const Gpu& gpu, const std::string* where,
+                         const std::string& detail = {}) {
+  throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu) + detail);
+}
+
+// The range of `s` on `gpu`, or the message that `v` is out of it.
+void check_range(const OptionSpec& s, double v, std::string_view text, const Gpu& gpu, const std::string* where) {
+  const double lo = s.min.at(gpu), hi = s.max.at(gpu);
+  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
+}
+
 void parse_numeric(Args::Entry& e, std::string_view text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   Quantity q;
   if (plain_whole(text, s.unit, q.value)) {
-    q.exact = true;
-  } else if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
+    // Whole, exact and finite: only the range to check.
+    check_range(s, q.value, text, gpu, where);
+    e.number = q.value;
+    return;
+  }
+  if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
     try {
       // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns. The
       // option read_quantity is given names it only in its own error, which becomes ours here.
@@ -101,47 +118,48 @@ void parse_numeric(Args::Entry& e, std::string_view text, const Gpu& gpu, const 
       static QuantityMemo memo;
       q = memo.read(text, s.unit, gpu.boost_clock, where != nullptr ? *where : kNoName);
     } catch (const QuantityError& error) {
-      throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu) + (error.reason().empty() ? "" : "; " + error.reason()));
+      refuse(s, text, gpu, where, error.reason().empty() ? "" : "; " + error.reason());
     }
   } else {
     q.exact = true;
   }
   const double v = q.value;
-  if (!std::isfinite(v)) throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu));
-  if (s.kind == OptionKind::integer && v != std::floor(v)) {
-    throw InputError(where_of(s, where), std::string(text), fmt::format("{}; it is {}", s.accepted(&gpu), format_number(v)));
-  }
+  if (!std::isfinite(v)) refuse(s, text, gpu, where);
+  if (s.kind == OptionKind::integer && v != std::floor(v)) refuse(s, text, gpu, where, "; it is " + format_number(v));
   if (s.kind == OptionKind::integer && !q.exact) {
-    throw InputError(where_of(s, where), std::string(text),
-                     fmt::format("{}; a step of its arithmetic rounds, so the whole number is not certain",
-                                 s.accepted(&gpu)));
+    refuse(s, text, gpu, where, "; a step of its arithmetic rounds, so the whole number is not certain");
   }
-  const double lo = s.min.at(gpu), hi = s.max.at(gpu);
-  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
+  check_range(s, v, text, gpu, where);
   e.number = v;
+}
+
+// A text longer than any value, refused with its first 40 characters.
+[[noreturn]] void refuse_long(const OptionSpec& s, std::string_view text, const std::string* where) {
+  throw InputError(where_of(s, where), std::string(text.substr(0, 40)), fmt::format("at most {} characters", format_number(kMaxValueLength)));
+}
+
+// A word that is not one of the choices of `s`, with the nearest one.
+[[noreturn]] void refuse_choice(const OptionSpec& s, std::string_view text, const Gpu& gpu, const std::string* where) {
+  std::string hint = did_you_mean(text, s.choices);
+  refuse(s, text, gpu, where, hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint));
 }
 
 // parse_value, `where` null for the option's own flag.
 void parse_entry(Args::Entry& e, std::string_view text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
-  if (text.size() > kMaxValueLength) {
-    throw InputError(where_of(s, where), std::string(text.substr(0, 40)), fmt::format("at most {} characters", format_number(kMaxValueLength)));
-  }
-  if (text.empty() && s.kind != OptionKind::repeated) throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu));
+  if (text.size() > kMaxValueLength) refuse_long(s, text, where);
+  if (text.empty() && s.kind != OptionKind::repeated) refuse(s, text, gpu, where);
   switch (s.kind) {
     case OptionKind::integer:
     case OptionKind::number: parse_numeric(e, text, gpu, where); break;
     case OptionKind::choice: {
       bool known = false;
       for (const std::string& c : s.choices) known = known || c == text;
-      if (!known) {
-        std::string hint = did_you_mean(text, s.choices);
-        throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu) + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
-      }
+      if (!known) refuse_choice(s, text, gpu, where);
       break;
     }
     case OptionKind::flag:
-      if (text != "true" && text != "false") throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu));
+      if (text != "true" && text != "false") refuse(s, text, gpu, where);
       e.number = text == "true" ? 1 : 0;
       break;
     case OptionKind::text:
@@ -225,15 +243,16 @@ void read_option(Args::Entry& e, const OptionSpec& spec, std::string_view cell, 
 void read_options(const Calculator& calc, const GivenOptions& given, const std::string_view* cells, const char* changed,
                   const Gpu& gpu, const std::string& swept, Args& args) {
   std::vector<Args::Entry>& entries = args.entries();
+  const std::size_t n = calc.options.size();
   // Entries of another calculator, or read against another profile (or not all read), are read afresh.
-  const bool same_calc = entries.size() == calc.options.size() && (entries.empty() || entries[0].spec == &calc.options[0]);
-  if (!same_calc) entries.assign(calc.options.size(), Args::Entry{});
+  const bool same_calc = entries.size() == n && (n == 0 || entries[0].spec == &calc.options[0]);
+  if (!same_calc) entries.assign(n, Args::Entry{});
   const bool all = changed == nullptr || !same_calc || args.read_for() != &gpu;
   args.set_read_for(nullptr);  // until every entry is read against `gpu`
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    Args::Entry& e = entries[i];
-    e.used = false;
-    if (all || changed[i] != 0) read_option(e, calc.options[i], cells != nullptr ? cells[i] : std::string_view(), given[i], gpu, swept);
+  Args::Entry* const entry = entries.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    entry[i].used = false;
+    if (all || changed[i] != 0) read_option(entry[i], calc.options[i], cells != nullptr ? cells[i] : std::string_view(), given[i], gpu, swept);
   }
   args.set_read_for(&gpu);
 }

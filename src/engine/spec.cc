@@ -109,7 +109,8 @@ std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::
 
 namespace {
 
-// The size first: most names differ there (a run asks by name many times); then the letters.
+// The size first: most names differ there (a run asks by name many times, a batch row checks its
+// inputs' keys); then the letters.
 // Names are short: 4 to 16 letters compare as two overlapping words of 4 or 8 bytes (a call to
 // memcmp, or a loop over the letters, costs more).
 bool same_name(const std::string& a, std::string_view b) {
@@ -186,19 +187,6 @@ std::vector<Value> Args::inputs() const {
   return out;
 }
 
-namespace {
-
-// Whether `key` is the key of the option `name` (bytes_per_load for bytes-per-load).
-bool is_key_of(std::string_view key, const std::string& name) {
-  if (key.size() != name.size()) return false;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (key[i] != (name[i] == '-' ? '_' : name[i])) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 void Args::inputs(std::vector<Value>& out) const {
   std::size_t n = 0;
   for (const Entry& e : entries_) {
@@ -207,7 +195,8 @@ void Args::inputs(std::vector<Value>& out) const {
     if (n == out.size()) out.emplace_back();
     Value& v = out[n++];
     // As Value::num, word and boolean make them, the key's storage kept when it is the same.
-    if (!is_key_of(v.key, s.name)) v.key = s.key();
+    if (e.key.empty()) e.key = s.key();
+    if (!same_name(e.key, v.key)) v.key = e.key;
     v.number = 0;
     v.flag = false;
     v.missing = false;

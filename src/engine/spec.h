@@ -103,6 +103,9 @@ class Args {
     double number = 0;
     std::vector<std::string> items;  // repeated
     mutable bool used = false;
+    // The option's key (bytes_per_load), made by inputs() the first time it is needed: an
+    // entry is of one option for its life (parse_args makes a new one for another option).
+    mutable std::string key;
   };
 
   bool has(std::string_view name) const;    // a value, given or by default
