@@ -183,13 +183,14 @@ struct Batch {
   std::map<std::string, Gpu> gpus;
   std::ostream& err;
   int bad = 0, failed = 0;
-  // Each option's texts: the command line's, and a row's cell over them (empty: none). An option
-  // is marked changed when its cell differs from the last row's (most options of most rows are
-  // the command line's or the default each row; parse_args reads an unchanged one again only
-  // for another profile or after a row in error).
+  // Each option's texts: the command line's, and a row's cell over them (empty: none; a view
+  // into the row, of which the next row looks only at whether there was one). The options
+  // whose cell differs from the last row's are listed in `changed` (most options of most rows
+  // are the command line's or the default each row; parse_args reads an unchanged one again
+  // only for another profile or after a row in error).
   GivenOptions command_line = given_by_option(calc, raw);
   std::vector<std::string_view> cells = std::vector<std::string_view>(calc.options.size());
-  std::vector<char> changed = std::vector<char>(calc.options.size(), 0);
+  std::vector<std::size_t> changed{};
   // The profile of the last row and the gpu cell it came from (empty: --gpu's).
   const Gpu* gpu = nullptr;
   std::string gpu_cell{};
@@ -242,6 +243,7 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>
                                  b.columns.names.size()));
   }
   std::string_view gpu_cell;
+  b.changed.clear();
   for (std::size_t j = 0; j < cells.size(); ++j) {
     const OptionSpec* option = b.columns.options[j];
     if (option == nullptr) {
@@ -253,7 +255,8 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>
     const std::size_t i = static_cast<std::size_t>(option - b.calc.options.data());
     const std::string_view cell = cells[j];
     const bool was_cell = !b.cells[i].empty();
-    b.changed[i] = cell.empty() ? was_cell : !was_cell || b.args.read_for() == nullptr || cell != b.args.entries()[i].text;
+    const bool changed = cell.empty() ? was_cell : !was_cell || b.args.read_for() == nullptr || cell != b.args.entries()[i].text;
+    if (changed) b.changed.push_back(i);
     b.cells[i] = cell;
   }
   const Gpu& gpu = row_profile(b, gpu_cell);

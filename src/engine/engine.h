@@ -42,11 +42,11 @@ GivenOptions given_by_option(const Calculator& calc, const RawOptions& raw);
 /// parse_args from texts already matched to their options (a batch matches its header once).
 void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gpu, const std::string& swept, Args& args);
 /// The same for a batch's row into the last row's `args`: `cells[i]`, when not empty, is option
-/// i's text over `given[i]`. An option whose text is the last call's (`changed[i]` 0) is not read
-/// again when that call read every option against `gpu` without error (the same calculator and
-/// `swept` each call).
+/// i's text over `given[i]`. Only the options listed in `changed` (their texts differ from the
+/// last call's) are read again when that call read every option against `gpu` without error
+/// (the same calculator and `swept` each call).
 void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<std::string_view>& cells,
-                const std::vector<char>& changed, const Gpu& gpu, const std::string& swept, Args& args);
+                const std::vector<std::size_t>& changed, const Gpu& gpu, const std::string& swept, Args& args);
 
 /// A model's FieldError (it names its field) as the InputError of the option that sets the field.
 [[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e);

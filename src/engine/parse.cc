@@ -101,15 +101,11 @@ void check_range(const OptionSpec& s, double v, std::string_view text, const Gpu
   if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
 }
 
-void parse_numeric(Args::Entry& e, std::string_view text, const Gpu& gpu, const std::string* where) {
+// A number in any form but plain digits (hexadecimal, a quantity with its unit, arithmetic).
+// Out of line: its frame (the memo, the messages) is not every plain cell's.
+[[gnu::noinline]] void parse_numeric(Args::Entry& e, std::string_view text, const Gpu& gpu, const std::string* where) {
   const OptionSpec& s = *e.spec;
   Quantity q;
-  if (plain_whole(text, s.unit, q.value)) {
-    // Whole, exact and finite: only the range to check.
-    check_range(s, q.value, text, gpu, where);
-    e.number = q.value;
-    return;
-  }
   if (!(s.kind == OptionKind::integer && parse_hex(text, q.value))) {
     try {
       // Cycles and time convert at the profile's boost clock (boost_clock): 672cyc, 250ns. The
@@ -149,9 +145,18 @@ void parse_entry(Args::Entry& e, std::string_view text, const Gpu& gpu, const st
   const OptionSpec& s = *e.spec;
   if (text.size() > kMaxValueLength) refuse_long(s, text, where);
   if (text.empty() && s.kind != OptionKind::repeated) refuse(s, text, gpu, where);
+  double whole = 0;
   switch (s.kind) {
     case OptionKind::integer:
-    case OptionKind::number: parse_numeric(e, text, gpu, where); break;
+    case OptionKind::number:
+      if (plain_whole(text, s.unit, whole)) {
+        // Whole, exact and finite: only the range to check.
+        check_range(s, whole, text, gpu, where);
+        e.number = whole;
+      } else {
+        parse_numeric(e, text, gpu, where);
+      }
+      break;
     case OptionKind::choice: {
       bool known = false;
       for (const std::string& c : s.choices) known = known || c == text;
@@ -196,6 +201,22 @@ void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, c
 
 namespace {
 
+// A repeated option's texts into its items, and its text: the items joined by spaces.
+template <typename Texts>
+void read_items(Args::Entry& e, const OptionSpec& spec, const Texts& texts, const Gpu& gpu) {
+  e.items.clear();
+  for (const std::string_view v : texts) {
+    if (v.empty()) throw InputError(spec.flag(), std::string(v), spec.accepted(&gpu));
+    if (v.size() > kMaxValueLength) throw InputError(spec.flag(), std::string(v.substr(0, 40)), "a shorter value");
+    e.items.emplace_back(v);
+  }
+  e.text = fmt::format("{}", fmt::join(e.items, " "));
+}
+
+[[noreturn]] void refuse_required(const OptionSpec& spec, const Gpu& gpu) {
+  throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+}
+
 // One option of parse_args into its entry: a batch cell's text (empty: none), else its given
 // texts (null or none: not given), else its default, else no value (refused when it is
 // required and not the sweep's axis).
@@ -203,32 +224,20 @@ void read_option(Args::Entry& e, const OptionSpec& spec, std::string_view cell, 
                  const Gpu& gpu, const std::string& swept) {
   if (e.spec != &spec) e = Args::Entry{};
   e.spec = &spec;
-  e.given = false;
-  if (!cell.empty() && spec.kind != OptionKind::repeated) {
-    e.given = true;
-    parse_entry(e, cell, gpu, nullptr);
-    return;
-  }
-  const std::vector<std::string> one_cell = cell.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::string(cell)};
-  if (!cell.empty()) given = &one_cell;  // a repeated option's cell: its only text
-  if (given != nullptr && !given->empty()) {
-    e.given = true;
-    if (spec.kind == OptionKind::repeated) {
-      e.items.clear();
-      for (const std::string& v : *given) {
-        if (v.empty()) throw InputError(spec.flag(), v, spec.accepted(&gpu));
-        if (v.size() > kMaxValueLength) throw InputError(spec.flag(), v.substr(0, 40), "a shorter value");
-        e.items.push_back(v);
-      }
-      e.text = fmt::format("{}", fmt::join(e.items, " "));
+  e.given = !cell.empty() || (given != nullptr && !given->empty());
+  if (e.given && spec.kind == OptionKind::repeated) {
+    if (cell.empty()) {
+      read_items(e, spec, *given, gpu);
     } else {
-      parse_entry(e, given->back(), gpu, nullptr);
+      read_items(e, spec, std::array<std::string_view, 1>{cell}, gpu);  // a cell is one text
     }
+  } else if (e.given) {
+    parse_entry(e, cell.empty() ? std::string_view(given->back()) : cell, gpu, nullptr);
   } else if (!spec.fallback.empty()) {
     e.items.clear();
     parse_entry(e, spec.fallback, gpu, nullptr);
   } else if (spec.required && spec.name != swept) {
-    throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+    refuse_required(spec, gpu);
   } else {
     // No value: as a fresh entry.
     e.text.clear();
@@ -238,10 +247,10 @@ void read_option(Args::Entry& e, const OptionSpec& spec, std::string_view cell, 
 }
 
 // parse_args with a batch row's cells over `given` (null: none), reading again only the options
-// that `changed` marks (null: every option) when the entries were all read against `gpu` by
+// listed in `changed` (null: every option) when the entries were all read against `gpu` by
 // the last call.
-void read_options(const Calculator& calc, const GivenOptions& given, const std::string_view* cells, const char* changed,
-                  const Gpu& gpu, const std::string& swept, Args& args) {
+void read_options(const Calculator& calc, const GivenOptions& given, const std::string_view* cells,
+                  const std::vector<std::size_t>* changed, const Gpu& gpu, const std::string& swept, Args& args) {
   std::vector<Args::Entry>& entries = args.entries();
   const std::size_t n = calc.options.size();
   // Entries of another calculator, or read against another profile (or not all read), are read afresh.
@@ -249,10 +258,14 @@ void read_options(const Calculator& calc, const GivenOptions& given, const std::
   if (!same_calc) entries.assign(n, Args::Entry{});
   const bool all = changed == nullptr || !same_calc || args.read_for() != &gpu;
   args.set_read_for(nullptr);  // until every entry is read against `gpu`
-  Args::Entry* const entry = entries.data();
-  for (std::size_t i = 0; i < n; ++i) {
-    entry[i].used = false;
-    if (all || changed[i] != 0) read_option(entry[i], calc.options[i], cells != nullptr ? cells[i] : std::string_view(), given[i], gpu, swept);
+  auto read = [&](std::size_t i) {
+    read_option(entries[i], calc.options[i], cells != nullptr ? cells[i] : std::string_view(), given[i], gpu, swept);
+  };
+  for (Args::Entry& e : entries) e.used = false;
+  if (all) {
+    for (std::size_t i = 0; i < n; ++i) read(i);
+  } else {
+    for (const std::size_t i : *changed) read(i);
   }
   args.set_read_for(&gpu);
 }
@@ -264,8 +277,8 @@ void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gp
 }
 
 void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<std::string_view>& cells,
-                const std::vector<char>& changed, const Gpu& gpu, const std::string& swept, Args& args) {
-  read_options(calc, given, cells.data(), changed.data(), gpu, swept, args);
+                const std::vector<std::size_t>& changed, const Gpu& gpu, const std::string& swept, Args& args) {
+  read_options(calc, given, cells.data(), &changed, gpu, swept, args);
 }
 
 }  // namespace gpucalc
