@@ -77,8 +77,9 @@ bool plain_whole(std::string_view text, Unit unit, double& out) {
   if (text.empty() || text.size() > 15) return false;
   std::uint64_t v = 0;
   for (const char c : text) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};  // past 9 for any other byte
+    if (digit > 9) return false;
+    v = v * 10 + digit;
   }
   out = static_cast<double>(v);
   return true;
@@ -95,10 +96,14 @@ std::string where_of(const OptionSpec& s, const std::string* where) { return whe
   throw InputError(where_of(s, where), std::string(text), s.accepted(&gpu) + detail);
 }
 
+[[noreturn]] void refuse_range(const OptionSpec& s, std::string_view text, const Gpu& gpu, const std::string* where) {
+  throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
+}
+
 // The range of `s` on `gpu`, or the message that `v` is out of it.
 void check_range(const OptionSpec& s, double v, std::string_view text, const Gpu& gpu, const std::string* where) {
   const double lo = s.min.at(gpu), hi = s.max.at(gpu);
-  if (v < lo || (s.min_open && v <= lo) || v > hi) throw InputError(out_of_range(s, text, gpu, where_of(s, where)));
+  if (v < lo || (s.min_open && v <= lo) || v > hi) refuse_range(s, text, gpu, where);
 }
 
 // A number in any form but plain digits (hexadecimal, a quantity with its unit, arithmetic).

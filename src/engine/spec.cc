@@ -188,13 +188,17 @@ std::vector<Value> Args::inputs() const {
 }
 
 void Args::inputs(std::vector<Value>& out) const {
-  std::size_t n = 0;
+  std::size_t n = 0, kept = out.size();
   for (const Entry& e : entries_) {
     if (!e.used) continue;
-    const OptionSpec& s = *e.spec;
-    if (n == out.size()) out.emplace_back();
+    if (n == kept) {
+      out.emplace_back();
+      ++kept;
+    }
     Value& v = out[n++];
-    // As Value::num, word and boolean make them, the key's storage kept when it is the same.
+    const OptionSpec& s = *e.spec;
+    // As Value::num, word and boolean make them, the key's and the text's storage kept when
+    // they are the same (a batch's rows, one after another).
     if (e.key.empty()) e.key = s.key();
     if (!same_name(e.key, v.key)) v.key = e.key;
     v.number = 0;
@@ -218,10 +222,10 @@ void Args::inputs(std::vector<Value>& out) const {
         break;
       default:
         v.unit = Unit::text;
-        v.text = e.text;
+        if (v.text != e.text) v.text = e.text;
     }
   }
-  out.resize(n);
+  if (n != kept) out.resize(n);
 }
 
 }  // namespace gpucalc
