@@ -238,3 +238,105 @@ TEST_CASE("a bad quantity repeated in a batch is refused on every row it is in")
   CHECK(rows[1]["error"].empty());
   CHECK(rows[2]["error"] == "line 4" + rows[0]["error"].substr(6));
 }
+
+TEST_CASE("a cell the same as the last row's is read again for another profile, and after a row in error") {
+  // A batch reads again only the cells that changed since the last row: the same text against
+  // another profile (another range, another clock) is another value, and a row in error leaves
+  // nothing for the next to keep.
+  const BatchCase changing_profiles = {
+      "occupancy",
+      {"threads", "regs", "smem", "gpu"},
+      {{"256", "64", "90KB", "h100"}, {"256", "64", "90KB", "v100"}, {"256", "64", "90KB", "h100"},
+       {"256", "64", "90KB", ""}, {"256", "64", "90KB", "a100"}, {"256", "64", "90KB", "a100"}}};
+  check_rows_equal_single_calls(changing_profiles);
+
+  const std::string path = write_temp(
+      "threads,regs,smem,gpu\n"
+      "256,64,100KB,h100\n"
+      "256,64,100KB,v100\n"   // out of v100's range
+      "256,64,100KB,v100\n"   // the same again: refused again
+      "256,64,100KB,h100\n"
+      "2000,64,100KB,h100\n"  // --threads out of range
+      "2000,64,100KB,h100\n"
+      "256,64,100KB,h100\n"
+      "256,64,100KB,nosuch\n"
+      "256,64,100KB,nosuch\n"
+      "256,64,100KB,\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
+  std::remove(path.c_str());
+  CHECK(r.exit_code == 2);
+  auto rows = table_of(r.out);
+  REQUIRE(rows.size() == 9);
+  const std::vector<std::string> wrong = {"", "--smem", "--smem", "", "--threads", "--threads", "", "nosuch", "nosuch"};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    INFO("line ", i + 2, ": ", rows[i]["error"]);
+    CHECK(rows[i]["line"] == std::to_string(i + 2));
+    if (wrong[i].empty()) {
+      CHECK(rows[i]["error"].empty());
+      CHECK(rows[i]["blocks_per_sm"] == "2");  // 100 KB + 1 KB reserved a block in 228 KB
+    } else {
+      CHECK(rows[i]["error"].find(wrong[i]) != std::string::npos);
+      CHECK(rows[i]["blocks_per_sm"].empty());
+    }
+  }
+  CHECK(r.err_lines().size() == 6);
+}
+
+TEST_CASE("empty cells take the command line's value, row after row, cell or not") {
+  // Each option's value comes from its cell or, when the cell is empty, from the command line
+  // or the default: a row that switches between them reads the right one.
+  const std::string path = write_temp(
+      "threads,regs,smem,model\n"
+      "256,,,\n"
+      "256,64,,\n"
+      "256,,,simple\n"
+      "256,,8KB,\n"
+      "256,,8KB,\n"
+      "256,32,,exact\n"
+      "256,,,\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--regs", "128", "--smem", "64KB", "--model", "simple",
+                        "--format", "csv"});
+  std::remove(path.c_str());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto rows = table_of(r.out);
+  REQUIRE(rows.size() == 7);
+  const std::vector<std::vector<std::string>> want = {{"128", "65536", "simple"}, {"64", "65536", "simple"},
+                                                      {"128", "65536", "simple"}, {"128", "8192", "simple"},
+                                                      {"128", "8192", "simple"}, {"32", "65536", "exact"},
+                                                      {"128", "65536", "simple"}};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    INFO("line ", i + 2);
+    CHECK(rows[i]["regs"] == want[i][0]);
+    CHECK(rows[i]["smem"] == want[i][1]);
+    CHECK(rows[i]["model"] == want[i][2]);
+    auto single = run_gpucalc({"occupancy", "--threads", "256", "--regs", want[i][0], "--smem", want[i][1], "--model",
+                               want[i][2], "--format", "csv"});
+    REQUIRE(single.exit_code == 0);
+    CHECK(rows[i]["occupancy"] == table_of(single.out)[0]["occupancy"]);
+  }
+}
+
+TEST_CASE("split_csv_record: cells as views, quoted ones with \"\" unquoted side by side") {
+  std::vector<std::string_view> cells;
+  std::string unquoted;
+  CHECK(gpucalc::split_csv_record(" 256 , \"a,b\",\"say \"\"hi\"\"\", \"x\"\"\" ,\"\"\"\",,last\r", cells, unquoted).empty());
+  REQUIRE(cells.size() == 7);
+  CHECK(cells[0] == "256");
+  CHECK(cells[1] == "a,b");
+  CHECK(cells[2] == "say \"hi\"");
+  CHECK(cells[3] == "x\"");
+  CHECK(cells[4] == "\"");
+  CHECK(cells[5].empty());
+  CHECK(cells[6] == "last");
+  // The next record reuses both: the views are of this one.
+  CHECK(gpucalc::split_csv_record("\"\"\"1\",2", cells, unquoted).empty());
+  REQUIRE(cells.size() == 2);
+  CHECK(cells[0] == "\"1");
+  CHECK(cells[1] == "2");
+  CHECK(gpucalc::split_csv_record("\"a\" b,1", cells, unquoted) == "text after a closing quote");
+  CHECK(gpucalc::split_csv_record("1,\"a\"\"", cells, unquoted) == "a quote is not closed");
+  CHECK(gpucalc::split_csv_record("", cells, unquoted).empty());
+  REQUIRE(cells.size() == 1);
+  CHECK(cells[0].empty());
+}
