@@ -90,7 +90,6 @@ TEST_CASE("declared_in_order: the options as named, or a logic error") {
   CHECK_THROWS_AS(declared_in_order(options(), {"m", "n", "k"}), std::logic_error);
 }
 
-}  // namespace gpucalc
 
 TEST_CASE("parse_value reads a plain whole number of a count or a size as read_quantity does") {
   // parse_value reads plain digits itself (most batch cells): the value, and the exactness a
@@ -125,3 +124,5 @@ TEST_CASE("parse_value reads a plain whole number of a count or a size as read_q
     }
   }
 }
+
+}  // namespace gpucalc

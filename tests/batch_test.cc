@@ -250,36 +250,38 @@ TEST_CASE("a cell the same as the last row's is read again for another profile, 
        {"256", "64", "90KB", ""}, {"256", "64", "90KB", "a100"}, {"256", "64", "90KB", "a100"}}};
   check_rows_equal_single_calls(changing_profiles);
 
-  const std::string path = write_temp(
-      "threads,regs,smem,gpu\n"
-      "256,64,100KB,h100\n"
-      "256,64,100KB,v100\n"   // out of v100's range
-      "256,64,100KB,v100\n"   // the same again: refused again
-      "256,64,100KB,h100\n"
-      "2000,64,100KB,h100\n"  // --threads out of range
-      "2000,64,100KB,h100\n"
-      "256,64,100KB,h100\n"
-      "256,64,100KB,nosuch\n"
-      "256,64,100KB,nosuch\n"
-      "256,64,100KB,\n");
+  // Each row's result or message is its single call's.
+  const std::vector<std::vector<std::string>> rows = {
+      {"256", "100KB", "h100"},  {"256", "100KB", "v100"},    // out of v100's range
+      {"256", "100KB", "v100"},                               // the same again: refused again
+      {"256", "100KB", "h100"},  {"2000", "100KB", "h100"},   // --threads out of range
+      {"2000", "100KB", "h100"}, {"256", "100KB", "h100"},  {"256", "100KB", "nosuch"},
+      {"256", "100KB", "nosuch"}, {"256", "100KB", ""},     {"256", "672cyc", "h100"}, {"256", "672cyc", "v100"}};
+  std::string csv = "threads,regs,smem,gpu\n";
+  for (const auto& row : rows) csv += row[0] + ",64," + row[1] + "," + row[2] + "\n";
+  const std::string path = write_temp(csv);
   auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
   std::remove(path.c_str());
   CHECK(r.exit_code == 2);
-  auto rows = table_of(r.out);
-  REQUIRE(rows.size() == 9);
-  const std::vector<std::string> wrong = {"", "--smem", "--smem", "", "--threads", "--threads", "", "nosuch", "nosuch"};
+  auto batch = table_of(r.out);
+  REQUIRE(batch.size() == rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    INFO("line ", i + 2, ": ", rows[i]["error"]);
-    CHECK(rows[i]["line"] == std::to_string(i + 2));
-    if (wrong[i].empty()) {
-      CHECK(rows[i]["error"].empty());
-      CHECK(rows[i]["blocks_per_sm"] == "2");  // 100 KB + 1 KB reserved a block in 228 KB
+    const std::string line = std::to_string(i + 2);
+    INFO("line ", line, ": ", batch[i]["error"]);
+    CHECK(batch[i]["line"] == line);
+    auto single = run_gpucalc({"occupancy", "--threads", rows[i][0], "--regs", "64", "--smem", rows[i][1], "--gpu",
+                               rows[i][2].empty() ? "h100" : rows[i][2], "--format", "csv"});
+    if (single.exit_code == 0) {
+      CHECK(batch[i]["error"].empty());
+      CHECK(batch[i]["blocks_per_sm"] == table_of(single.out)[0]["blocks_per_sm"]);
     } else {
-      CHECK(rows[i]["error"].find(wrong[i]) != std::string::npos);
-      CHECK(rows[i]["blocks_per_sm"].empty());
+      REQUIRE(single.err_lines().size() == 1);
+      const std::string message = single.err_lines()[0].substr(std::string("gpucalc: ").size());
+      CHECK(batch[i]["error"] == "line " + line + ": " + message);
+      CHECK(batch[i]["blocks_per_sm"].empty());
     }
   }
-  CHECK(r.err_lines().size() == 6);
+  CHECK(r.err_lines().size() == 8);
 }
 
 TEST_CASE("empty cells take the command line's value, row after row, cell or not") {

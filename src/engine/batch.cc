@@ -135,6 +135,7 @@ class RecordReader {
 
 struct Columns {
   std::vector<const OptionSpec*> options;  // nullptr: the gpu column
+  std::vector<std::size_t> places;         // each option's place in the calculator's options
   std::vector<std::string> names;
   bool has_gpu = false;
 };
@@ -158,6 +159,7 @@ Columns read_header(const Calculator& calc, const std::vector<std::string>& cell
       if (seen == name) throw InputError(fmt::format("--batch line {}", line), cell, "each option once in the header");
     }
     cols.options.push_back(spec);
+    cols.places.push_back(spec != nullptr ? static_cast<std::size_t>(spec - calc.options.data()) : 0);
     cols.names.push_back(name);
     cols.has_gpu = cols.has_gpu || spec == nullptr;
   }
@@ -252,7 +254,7 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>
     }
     // A cell overrides the command line; an empty one leaves it. The last row's cell is its
     // entry's text (read without error when the entries are kept).
-    const std::size_t i = static_cast<std::size_t>(option - b.calc.options.data());
+    const std::size_t i = b.columns.places[j];
     const std::string_view cell = cells[j];
     const bool was_cell = !b.cells[i].empty();
     const bool changed = cell.empty() ? was_cell : !was_cell || b.args.read_for() == nullptr || cell != b.args.entries()[i].text;
@@ -263,9 +265,10 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>
   std::optional<Sweep> sweep;
   if (!b.common.sweep.empty()) sweep = parse_sweep(b.calc, b.common.sweep, gpu);
   Args& args = b.args;
-  parse_args(b.calc, b.command_line, b.cells, b.changed, gpu, sweep ? sweep->axis->name : "", args);
+  static const std::string kNoAxis;
+  parse_args(b.calc, b.command_line, b.cells, b.changed, gpu, sweep ? sweep->axis->name : kNoAxis, args);
   args.set_for_people(b.common.explain);
-  if (!sweep) return run_point(b, writer, args, gpu, line, "");
+  if (!sweep) return run_point(b, writer, args, gpu, line, kNoAxis);
   for (double x : sweep->points) {
     Args point = args;
     set_axis(point, *sweep->axis, x);
