@@ -342,3 +342,20 @@ TEST_CASE("split_csv_record: cells as views, quoted ones with \"\" unquoted side
   REQUIRE(cells.size() == 1);
   CHECK(cells[0].empty());
 }
+
+TEST_CASE("a cell the same as its option's default is still a given cell after a row in error") {
+  // Row 3's model cell has the text row 2 read from the default; row 4 names an unknown profile
+  // before its cells are read; row 5's cell is given, so --suggest refuses it as row 3.
+  const std::string path = write_temp("regs,suggest,model,gpu\n64,true,,h100\n64,true,exact,h100\n64,true,,h100\n"
+                                      "64,true,exact,nosuch\n64,true,exact,h100\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
+  std::remove(path.c_str());
+  CHECK(r.exit_code == 2);
+  auto rows = table_of(r.out);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0]["error"].empty());
+  CHECK(rows[1]["error"].find("--model: 'exact' is not used") != std::string::npos);
+  CHECK(rows[2]["error"].empty());
+  CHECK(rows[3]["error"].find("nosuch") != std::string::npos);
+  CHECK(rows[4]["error"] == "line 6: " + rows[1]["error"].substr(std::string("line 3: ").size()));
+}
