@@ -238,6 +238,16 @@ const Gpu& row_profile(Batch& b, std::string_view cell) {
   return *b.gpu;
 }
 
+// Whether a cell is the text its option last read. Cells are a few bytes: a loop over them
+// costs less than a call to memcmp.
+bool same_text(std::string_view cell, const std::string& text) {
+  if (cell.size() != text.size()) return false;
+  for (std::size_t k = 0; k < cell.size(); ++k) {
+    if (cell[k] != text[k]) return false;
+  }
+  return true;
+}
+
 // One record: its cells over the command line's options, then the case or the sweep's cases.
 void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>& cells, long line) {
   if (cells.size() != b.columns.names.size()) {
@@ -257,7 +267,7 @@ void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>
     const std::size_t i = b.columns.places[j];
     const std::string_view cell = cells[j];
     const bool was_cell = !b.cells[i].empty();
-    const bool changed = cell.empty() ? was_cell : !was_cell || b.args.read_for() == nullptr || cell != b.args.entries()[i].text;
+    const bool changed = cell.empty() ? was_cell : !was_cell || b.args.read_for() == nullptr || !same_text(cell, b.args.entries()[i].text);
     if (changed) b.changed.push_back(i);
     b.cells[i] = cell;
   }
