@@ -1,10 +1,12 @@
 // Args: the typed values of a case, found by option name.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "engine/engine.h"
 #include "engine/spec.h"
 
 namespace gpucalc {
@@ -86,6 +88,41 @@ TEST_CASE("declared_in_order: the options as named, or a logic error") {
   CHECK_THROWS_AS(declared_in_order(options(), {"n", "m"}), std::logic_error);
   CHECK_THROWS_AS(declared_in_order(options(), {"m"}), std::logic_error);
   CHECK_THROWS_AS(declared_in_order(options(), {"m", "n", "k"}), std::logic_error);
+}
+
+
+TEST_CASE("parse_value reads a plain whole number of a count or a size as read_quantity does") {
+  // parse_value reads plain digits itself (most batch cells): the value, and the exactness a
+  // whole-number option needs, are read_quantity's, and a range or kind error is the same.
+  const Gpu gpu = load_gpu("h100");
+  const std::vector<OptionSpec> specs = {integer_option("n", "a count").at_least(0),
+                                         integer_option("size", "a size", Unit::onchip_bytes).at_least(0),
+                                         number_option("bytes", "a volume", Unit::bytes).at_least(0),
+                                         number_option("x", "a number", Unit::count).at_least(0)};
+  for (const OptionSpec& s : specs) {
+    for (const std::string text : {"0", "7", "007", "256", "40960", "999999999999999", "1000000000000000",
+                                   "12a", "1 2", "-3", "+3", " 4", "3.0"}) {
+      INFO(s.name, " '", text, "'");
+      Args::Entry e;
+      e.spec = &s;
+      double want = 0;
+      bool readable = true;
+      try {
+        const Quantity q = read_quantity(text, s.unit, "--" + s.name, QuantityContext{gpu.boost_clock});
+        want = q.value;
+        readable = std::isfinite(q.value) && q.value >= 0 && (s.kind != OptionKind::integer || q.exact);
+      } catch (const InputError&) {
+        readable = false;
+      }
+      if (readable) {
+        parse_value(e, text, gpu, "--" + s.name);
+        CHECK(e.number == want);
+        CHECK(e.text == text);
+      } else {
+        CHECK_THROWS_AS(parse_value(e, text, gpu, "--" + s.name), InputError);
+      }
+    }
+  }
 }
 
 }  // namespace gpucalc

@@ -238,3 +238,124 @@ TEST_CASE("a bad quantity repeated in a batch is refused on every row it is in")
   CHECK(rows[1]["error"].empty());
   CHECK(rows[2]["error"] == "line 4" + rows[0]["error"].substr(6));
 }
+
+TEST_CASE("a cell the same as the last row's is read again for another profile, and after a row in error") {
+  // A batch reads again only the cells that changed since the last row: the same text against
+  // another profile (another range, another clock) is another value, and a row in error leaves
+  // nothing for the next to keep.
+  const BatchCase changing_profiles = {
+      "occupancy",
+      {"threads", "regs", "smem", "gpu"},
+      {{"256", "64", "90KB", "h100"}, {"256", "64", "90KB", "v100"}, {"256", "64", "90KB", "h100"},
+       {"256", "64", "90KB", ""}, {"256", "64", "90KB", "a100"}, {"256", "64", "90KB", "a100"}}};
+  check_rows_equal_single_calls(changing_profiles);
+
+  // Each row's result or message is its single call's.
+  const std::vector<std::vector<std::string>> rows = {
+      {"256", "100KB", "h100"},  {"256", "100KB", "v100"},    // out of v100's range
+      {"256", "100KB", "v100"},                               // the same again: refused again
+      {"256", "100KB", "h100"},  {"2000", "100KB", "h100"},   // --threads out of range
+      {"2000", "100KB", "h100"}, {"256", "100KB", "h100"},  {"256", "100KB", "nosuch"},
+      {"256", "100KB", "nosuch"}, {"256", "100KB", ""},     {"256", "672cyc", "h100"}, {"256", "672cyc", "v100"}};
+  std::string csv = "threads,regs,smem,gpu\n";
+  for (const auto& row : rows) csv += row[0] + ",64," + row[1] + "," + row[2] + "\n";
+  const std::string path = write_temp(csv);
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
+  std::remove(path.c_str());
+  CHECK(r.exit_code == 2);
+  auto batch = table_of(r.out);
+  REQUIRE(batch.size() == rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string line = std::to_string(i + 2);
+    INFO("line ", line, ": ", batch[i]["error"]);
+    CHECK(batch[i]["line"] == line);
+    auto single = run_gpucalc({"occupancy", "--threads", rows[i][0], "--regs", "64", "--smem", rows[i][1], "--gpu",
+                               rows[i][2].empty() ? "h100" : rows[i][2], "--format", "csv"});
+    if (single.exit_code == 0) {
+      CHECK(batch[i]["error"].empty());
+      CHECK(batch[i]["blocks_per_sm"] == table_of(single.out)[0]["blocks_per_sm"]);
+    } else {
+      REQUIRE(single.err_lines().size() == 1);
+      const std::string message = single.err_lines()[0].substr(std::string("gpucalc: ").size());
+      CHECK(batch[i]["error"] == "line " + line + ": " + message);
+      CHECK(batch[i]["blocks_per_sm"].empty());
+    }
+  }
+  CHECK(r.err_lines().size() == 8);
+}
+
+TEST_CASE("empty cells take the command line's value, row after row, cell or not") {
+  // Each option's value comes from its cell or, when the cell is empty, from the command line
+  // or the default: a row that switches between them reads the right one.
+  const std::string path = write_temp(
+      "threads,regs,smem,model\n"
+      "256,,,\n"
+      "256,64,,\n"
+      "256,,,simple\n"
+      "256,,8KB,\n"
+      "256,,8KB,\n"
+      "256,32,,exact\n"
+      "256,,,\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--regs", "128", "--smem", "64KB", "--model", "simple",
+                        "--format", "csv"});
+  std::remove(path.c_str());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto rows = table_of(r.out);
+  REQUIRE(rows.size() == 7);
+  const std::vector<std::vector<std::string>> want = {{"128", "65536", "simple"}, {"64", "65536", "simple"},
+                                                      {"128", "65536", "simple"}, {"128", "8192", "simple"},
+                                                      {"128", "8192", "simple"}, {"32", "65536", "exact"},
+                                                      {"128", "65536", "simple"}};
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    INFO("line ", i + 2);
+    CHECK(rows[i]["regs"] == want[i][0]);
+    CHECK(rows[i]["smem"] == want[i][1]);
+    CHECK(rows[i]["model"] == want[i][2]);
+    auto single = run_gpucalc({"occupancy", "--threads", "256", "--regs", want[i][0], "--smem", want[i][1], "--model",
+                               want[i][2], "--format", "csv"});
+    REQUIRE(single.exit_code == 0);
+    CHECK(rows[i]["occupancy"] == table_of(single.out)[0]["occupancy"]);
+  }
+}
+
+TEST_CASE("split_csv_record: cells as views, quoted ones with \"\" unquoted side by side") {
+  std::vector<std::string_view> cells;
+  std::string unquoted;
+  CHECK(gpucalc::split_csv_record(" 256 , \"a,b\",\"say \"\"hi\"\"\", \"x\"\"\" ,\"\"\"\",,last\r", cells, unquoted).empty());
+  REQUIRE(cells.size() == 7);
+  CHECK(cells[0] == "256");
+  CHECK(cells[1] == "a,b");
+  CHECK(cells[2] == "say \"hi\"");
+  CHECK(cells[3] == "x\"");
+  CHECK(cells[4] == "\"");
+  CHECK(cells[5].empty());
+  CHECK(cells[6] == "last");
+  // The next record reuses both: the views are of this one.
+  CHECK(gpucalc::split_csv_record("\"\"\"1\",2", cells, unquoted).empty());
+  REQUIRE(cells.size() == 2);
+  CHECK(cells[0] == "\"1");
+  CHECK(cells[1] == "2");
+  CHECK(gpucalc::split_csv_record("\"a\" b,1", cells, unquoted) == "text after a closing quote");
+  CHECK(gpucalc::split_csv_record("1,\"a\"\"", cells, unquoted) == "a quote is not closed");
+  CHECK(gpucalc::split_csv_record("", cells, unquoted).empty());
+  REQUIRE(cells.size() == 1);
+  CHECK(cells[0].empty());
+}
+
+TEST_CASE("a cell the same as its option's default is still a given cell after a row in error") {
+  // Row 3's model cell has the text row 2 read from the default; row 4 names an unknown profile
+  // before its cells are read; row 5's cell is given, so --suggest refuses it as row 3.
+  const std::string path = write_temp("regs,suggest,model,gpu\n64,true,,h100\n64,true,exact,h100\n64,true,,h100\n"
+                                      "64,true,exact,nosuch\n64,true,exact,h100\n");
+  auto r = run_gpucalc({"occupancy", "--batch", path, "--format", "csv"});
+  std::remove(path.c_str());
+  CHECK(r.exit_code == 2);
+  auto rows = table_of(r.out);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[0]["error"].empty());
+  CHECK(rows[1]["error"].find("--model: 'exact' is not used") != std::string::npos);
+  CHECK(rows[2]["error"].empty());
+  CHECK(rows[3]["error"].find("nosuch") != std::string::npos);
+  CHECK(rows[4]["error"] == "line 6: " + rows[1]["error"].substr(std::string("line 3: ").size()));
+}

@@ -12,9 +12,11 @@ namespace gpucalc {
 /// text after a closing quote.
 std::vector<std::string> parse_csv_record(std::string_view line, const std::string& where);
 
-/// The same into `cells` (resized to the record's cells, their strings reused): returns what is
-/// wrong with the record ("a quote is not closed"), empty when it is well formed.
-std::string_view split_csv_record(std::string_view line, std::vector<std::string>& cells);
+/// The same into `cells` as views (a batch's rows, nothing copied): a cell is a view into
+/// `line`, or, for a quoted cell with "" in it, into `unquoted`, which holds such cells
+/// unquoted (its storage reserved once per record, so no view moves). Returns what is wrong
+/// with the record ("a quote is not closed"), empty when it is well formed.
+std::string_view split_csv_record(std::string_view line, std::vector<std::string_view>& cells, std::string& unquoted);
 /// The accepted form for parse_csv_record's message, with split_csv_record's reason.
 std::string csv_record_form(std::string_view reason);
 

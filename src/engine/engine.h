@@ -33,8 +33,7 @@ struct CommonOptions {
 /// value checked against its kind and range (the profile's where declared). `swept`: the axis
 /// of a sweep, which needs no value of its own. Throws InputError in the one message form.
 Args parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept = "");
-/// The same into `args`, reusing its storage: a batch reads one row after another into one Args
-/// (a value whose text and profile are those of the last read is not read again).
+/// The same into `args`, reusing its storage.
 void parse_args(const Calculator& calc, const RawOptions& raw, const Gpu& gpu, const std::string& swept, Args& args);
 /// Each option's given texts by its place in calc.options (null: not given).
 using GivenOptions = std::vector<const std::vector<std::string>*>;
@@ -42,6 +41,12 @@ using GivenOptions = std::vector<const std::vector<std::string>*>;
 GivenOptions given_by_option(const Calculator& calc, const RawOptions& raw);
 /// parse_args from texts already matched to their options (a batch matches its header once).
 void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gpu, const std::string& swept, Args& args);
+/// The same for a batch's row into the last row's `args`: `cells[i]`, when not empty, is option
+/// i's text over `given[i]`. Only the options listed in `changed` (their texts differ from the
+/// last call's) are read again when that call read every option against `gpu` without error
+/// (the same calculator and `swept` each call).
+void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<std::string_view>& cells,
+                const std::vector<std::size_t>& changed, const Gpu& gpu, const std::string& swept, Args& args);
 
 /// A model's FieldError (it names its field) as the InputError of the option that sets the field.
 [[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e);

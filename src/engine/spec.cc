@@ -109,7 +109,8 @@ std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::
 
 namespace {
 
-// The size first: most names differ there (a run asks by name many times); then the letters.
+// The size first: most names differ there (a run asks by name many times, a batch row checks its
+// inputs' keys); then the letters.
 // Names are short: 4 to 16 letters compare as two overlapping words of 4 or 8 bytes (a call to
 // memcmp, or a loop over the letters, costs more).
 bool same_name(const std::string& a, std::string_view b) {
@@ -186,28 +187,20 @@ std::vector<Value> Args::inputs() const {
   return out;
 }
 
-namespace {
-
-// Whether `key` is the key of the option `name` (bytes_per_load for bytes-per-load).
-bool is_key_of(std::string_view key, const std::string& name) {
-  if (key.size() != name.size()) return false;
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    if (key[i] != (name[i] == '-' ? '_' : name[i])) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 void Args::inputs(std::vector<Value>& out) const {
-  std::size_t n = 0;
+  std::size_t n = 0, kept = out.size();
   for (const Entry& e : entries_) {
     if (!e.used) continue;
-    const OptionSpec& s = *e.spec;
-    if (n == out.size()) out.emplace_back();
+    if (n == kept) {
+      out.emplace_back();
+      ++kept;
+    }
     Value& v = out[n++];
-    // As Value::num, word and boolean make them, the key's storage kept when it is the same.
-    if (!is_key_of(v.key, s.name)) v.key = s.key();
+    const OptionSpec& s = *e.spec;
+    // As Value::num, word and boolean make them, the key's and the text's storage kept when
+    // they are the same (a batch's rows, one after another).
+    if (e.key.empty()) e.key = s.key();
+    if (!same_name(e.key, v.key)) v.key = e.key;
     v.number = 0;
     v.flag = false;
     v.missing = false;
@@ -229,10 +222,10 @@ void Args::inputs(std::vector<Value>& out) const {
         break;
       default:
         v.unit = Unit::text;
-        v.text = e.text;
+        if (v.text != e.text) v.text = e.text;
     }
   }
-  out.resize(n);
+  if (n != kept) out.resize(n);
 }
 
 }  // namespace gpucalc

@@ -103,6 +103,9 @@ class Args {
     double number = 0;
     std::vector<std::string> items;  // repeated
     mutable bool used = false;
+    // The option's key (bytes_per_load), made by inputs() the first time it is needed: an
+    // entry is of one option for its life (parse_args makes a new one for another option).
+    mutable std::string key;
   };
 
   bool has(std::string_view name) const;    // a value, given or by default
@@ -140,8 +143,8 @@ class Args {
   /// rows without --explain print neither, so a run may skip building them.
   bool for_people() const { return for_people_; }
   void set_for_people(bool yes) { for_people_ = yes; }
-  /// The profile the entries were last read against (parse_args reuses a value read from the
-  /// same text against the same profile).
+  /// The profile every entry was last read against, null while they are being read or after
+  /// an error (a batch's parse_args reads an unchanged option again only for another profile).
   const Gpu* read_for() const { return read_for_; }
   void set_read_for(const Gpu* gpu) { read_for_ = gpu; }
 
