@@ -2,6 +2,10 @@
 // --require per row, JSON Lines, standard input. And --sweep points equal single calls.
 #include <doctest/doctest.h>
 
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -145,6 +149,48 @@ TEST_CASE("--require applies to every batch row, empty cells take the command li
   CHECK(gpucalc::testing::json_number(lines[1], "results.occupancy") == doctest::Approx(0.1875));
   REQUIRE(r.err_lines().size() == 1);
   CHECK(r.err_lines()[0] == "line 3: requirement failed: occupancy >= 0.3 (got 0.1875)");
+}
+
+TEST_CASE("--batch - answers the rows that came through a pipe before the next arrive, to a pipe too") {
+  // gpucalc between two pipes, as in `producer | gpucalc ... | consumer`: a row written and the
+  // input left open, its answer must come out before more input (or its end) arrives. A stream
+  // that holds rows in its own buffer until the end would leave the reader waiting.
+  int to_child[2], from_child[2];
+  REQUIRE(::pipe(to_child) == 0);
+  REQUIRE(::pipe(from_child) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(to_child[0], STDIN_FILENO);
+    ::dup2(from_child[1], STDOUT_FILENO);
+    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
+    ::execl(GPUCALC_BINARY, "gpucalc", "occupancy", "--batch", "-", "--format", "csv", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  const std::string rows = "threads,regs\n256,64\n";
+  REQUIRE(::write(to_child[1], rows.data(), rows.size()) == static_cast<ssize_t>(rows.size()));
+  // Up to 30 s for the header and the row's answer, the input still open.
+  std::string out;
+  for (int waited = 0; waited < 300 && out.find("\n2,h100,256,64,") == std::string::npos; ++waited) {
+    pollfd ready{from_child[0], POLLIN, 0};
+    if (::poll(&ready, 1, 100) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::read(from_child[0], buffer, sizeof buffer);
+    if (n <= 0) break;
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
+  CHECK(out.find("\n2,h100,256,64,") != std::string::npos);
+  ::close(to_child[1]);  // the end of the input: gpucalc finishes
+  char buffer[4096];
+  while (::read(from_child[0], buffer, sizeof buffer) > 0) {
+  }
+  ::close(from_child[0]);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("--batch - reads standard input, an unknown header names the options") {

@@ -465,6 +465,7 @@ void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
 void RowWriter::flush() {
   if (table_) table_->flush();
   if (json_out_) json_out_->flush();
+  out_.flush();  // through the stream's own buffer too: a reader at the end of a pipe sees the rows now
 }
 
 void RowWriter::finish() {
