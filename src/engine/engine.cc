@@ -352,24 +352,23 @@ void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& in
 }
 
 void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) {
-  // Room for the pieces (and a short piece's whole block) and a number for each value, more
-  // made for a word as it comes; then the pieces and values written in place.
+  // In the row's scratch (room for the pieces, a short piece's whole block and a number for each
+  // value, more made for a word as it comes), then appended: no bytes cleared for a row.
   const std::size_t pieces = results_pieces_.size();
   const std::size_t planned = results_text_ + kPieceCopy + pieces * kNumberRoom;
-  const std::size_t start = out.size();
-  out.resize(start + planned);
-  char* at = out.data() + start;
+  if (results_scratch_.size() < planned) results_scratch_.resize(planned);
+  char* at = results_scratch_.data();
   const Value* value = results.data();  // read through a local: a char written may alias a member
   const JsonPiece* piece = results_pieces_.data();
   for (std::size_t i = 0; i < pieces; ++i) {
     const JsonPiece& p = piece[i];
     const Value& v = value[p.leaf];
     if (v.unit == Unit::text && !v.missing) {
-      const std::size_t used = static_cast<std::size_t>(at - out.data());
+      const std::size_t used = static_cast<std::size_t>(at - results_scratch_.data());
       const std::size_t need = json_value_room(v) + planned;
-      if (out.size() - used < need) {
-        out.resize(used + need);
-        at = out.data() + used;
+      if (results_scratch_.size() - used < need) {
+        results_scratch_.resize(used + need);
+        at = results_scratch_.data() + used;
       }
     }
     // A block of a fixed size is a few moves, not a call; what it writes past the piece is
@@ -383,7 +382,7 @@ void RowWriter::write_json_results(std::string& out, const std::vector<Value>& r
   }
   std::memcpy(at, results_end_.data(), results_end_.size());
   at += results_end_.size();
-  out.resize(static_cast<std::size_t>(at - out.data()));
+  out.append(results_scratch_.data(), static_cast<std::size_t>(at - results_scratch_.data()));
 }
 
 void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {

@@ -76,6 +76,7 @@ class RowWriter {
   std::vector<JsonPiece> results_pieces_;
   std::string results_end_;       // what follows the last value ("}}")
   std::size_t results_text_ = 0;  // the bytes of the pieces' text
+  std::string results_scratch_;   // a row's results object as it is written
   // The last row's input keys and what JSON writes before each value ({"m": ,"n": ...): a row
   // with the same keys (most rows of a batch) writes these; `inputs_flat_`: no key dotted or
   // repeated (else json_values nests them).
