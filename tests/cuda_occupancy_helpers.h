@@ -5,7 +5,10 @@
 #ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
 #include <cuda_occupancy.h>
 
+#include <doctest/doctest.h>
+
 #include <cstddef>
+#include <cstdint>
 
 #include "core/gpu.h"
 
@@ -27,6 +30,25 @@ inline cudaOccDeviceProp device_prop(const Gpu& g) {
   p.sharedMemPerBlockOptin = static_cast<std::size_t>(g.shared_memory_per_block_optin);
   p.reservedSharedMemPerBlock = static_cast<std::size_t>(g.shared_memory_reserved_per_block);
   return p;
+}
+
+/// Blocks per SM as cuda_occupancy.h counts them for a block of `threads` threads, `registers`
+/// registers a thread and `smem` bytes of shared memory, under a carveout in percent (-1: the
+/// driver's default).
+inline int header_blocks(const Gpu& g, int threads, int registers, std::int64_t smem, int carveout = -1) {
+  const cudaOccDeviceProp p = device_prop(g);
+  cudaOccFuncAttributes attr;
+  attr.maxThreadsPerBlock = g.max_threads_per_block;
+  attr.numRegs = registers;
+  attr.maxDynamicSharedSizeBytes = static_cast<std::size_t>(smem);
+  attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
+  attr.numBlockBarriers = 1;
+  cudaOccDeviceState state;
+  state.carveoutConfig = carveout;
+  cudaOccResult r{};
+  REQUIRE(cudaOccMaxActiveBlocksPerMultiprocessor(&r, &p, &attr, &state, threads, static_cast<std::size_t>(smem)) ==
+          CUDA_OCC_SUCCESS);
+  return r.activeBlocksPerMultiprocessor;
 }
 
 }  // namespace gpucalc::testing

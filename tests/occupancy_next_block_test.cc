@@ -212,22 +212,7 @@ TEST_CASE("one_more_block equals the binary search on profiles with other regist
 
 #ifdef GPUCALC_HAVE_CUDA_OCCUPANCY_H
 
-/// Blocks per SM as cuda_occupancy.h counts them (the exact model's reference).
-int header_blocks(const Gpu& g, int threads, int registers, std::int64_t smem, int carveout) {
-  const cudaOccDeviceProp p = testing::device_prop(g);
-  cudaOccFuncAttributes attr;
-  attr.maxThreadsPerBlock = g.max_threads_per_block;
-  attr.numRegs = registers;
-  attr.maxDynamicSharedSizeBytes = static_cast<std::size_t>(smem);
-  attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-  attr.numBlockBarriers = 1;
-  cudaOccDeviceState state;
-  state.carveoutConfig = carveout;
-  cudaOccResult r{};
-  REQUIRE(cudaOccMaxActiveBlocksPerMultiprocessor(&r, &p, &attr, &state, threads, static_cast<std::size_t>(smem)) ==
-          CUDA_OCC_SUCCESS);
-  return r.activeBlocksPerMultiprocessor;
-}
+using testing::header_blocks;
 
 TEST_CASE("one_more_block's answers are the largest that buy a block by cuda_occupancy.h, every profile") {
   for (const Gpu& gpu : every_profile()) {

@@ -362,7 +362,6 @@ TEST_CASE("exact model equals cuda_occupancy.h on every block size at the lesson
   gpus.push_back(load_gpu(kV100));
   for (const Gpu& gpu : gpus) {
     const std::string& key = gpu.key;
-    const cudaOccDeviceProp prop = device_prop(gpu);
     for (int threads = 1; threads <= gpu.max_threads_per_block; ++threads) {
       for (int regs : {16, 32, 33, 64, 65, 72, 128, 200, 255}) {
         for (std::int64_t smem : {std::int64_t{0}, std::int64_t{1}, std::int64_t{40 * 1024}, gpu.shared_memory_per_block_optin}) {
@@ -371,17 +370,7 @@ TEST_CASE("exact model equals cuda_occupancy.h on every block size at the lesson
           in.threads = threads;
           in.registers = regs;
           in.shared_memory = smem;
-          cudaOccFuncAttributes attr;
-          attr.maxThreadsPerBlock = gpu.max_threads_per_block;
-          attr.numRegs = regs;
-          attr.maxDynamicSharedSizeBytes = static_cast<std::size_t>(smem);
-          attr.shmemLimitConfig = FUNC_SHMEM_LIMIT_OPTIN;
-          attr.numBlockBarriers = 1;
-          cudaOccDeviceState state;
-          cudaOccResult want{};
-          REQUIRE(cudaOccMaxActiveBlocksPerMultiprocessor(&want, &prop, &attr, &state, threads,
-                                                          static_cast<std::size_t>(smem)) == CUDA_OCC_SUCCESS);
-          CHECK(occupancy(in, gpu).blocks_per_sm == want.activeBlocksPerMultiprocessor);
+          CHECK(occupancy(in, gpu).blocks_per_sm == testing::header_blocks(gpu, threads, regs, smem));
         }
       }
     }
