@@ -4,12 +4,15 @@
 // is the same whatever the GPU and the inputs.
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "verify_helpers.h"
@@ -49,8 +52,17 @@ std::vector<json> json_lines(const std::string& text) {
   return lines;
 }
 
+// A file removed when it goes out of scope.
+struct TempFile {
+  std::string path;
+  explicit TempFile(std::string p) : path(std::move(p)) {}
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  ~TempFile() { std::remove(path.c_str()); }
+};
+
 // A CSV file with one row a case (all cases name the same options, in the same order).
-std::string batch_file(const std::vector<Case>& cases) {
+std::unique_ptr<TempFile> batch_file(const std::vector<Case>& cases) {
   static int serial = 0;
   std::string path = "/tmp/gpucalc_engine_test_" + std::to_string(::getpid()) + "_" + std::to_string(serial++) + ".csv";
   std::ofstream f(path);
@@ -60,7 +72,7 @@ std::string batch_file(const std::vector<Case>& cases) {
     for (std::size_t i = 0; i < c.size(); ++i) f << (i ? "," : "") << '"' << c[i].second << '"';
     f << "\n";
   }
-  return path;
+  return std::make_unique<TempFile>(path);
 }
 
 // Random valid cases of each calculator, and an option each can sweep.
@@ -136,7 +148,8 @@ TEST_CASE("a batch row, a sweep point and a single call give the same inputs and
   for (const Generator& gen : generators()) {
     std::vector<Case> cases;
     for (int i = 0; i < 12; ++i) cases.push_back(gen.make(rng));
-    testing::Ran batch = testing::run_gpucalc_shell(std::string(gen.calc) + " --format json --batch " + batch_file(cases));
+    const auto file = batch_file(cases);
+    testing::Ran batch = testing::run_gpucalc_shell(std::string(gen.calc) + " --format json --batch " + file->path);
     INFO(gen.calc, " ", batch.err);
     REQUIRE(batch.code == 0);
     std::vector<json> rows = json_lines(batch.out);
@@ -168,7 +181,8 @@ TEST_CASE("a batch with a sweep gives rows x points rows, each its own case") {
     std::vector<Case> cases = {gen.make(rng), gen.make(rng)};
     std::string key = gen.axis;
     for (char& c : key) c = c == '-' ? '_' : c;
-    testing::Ran both = testing::run_gpucalc_shell(std::string(gen.calc) + " --format json --batch " + batch_file(cases) +
+    const auto file = batch_file(cases);
+    testing::Ran both = testing::run_gpucalc_shell(std::string(gen.calc) + " --format json --batch " + file->path +
                                                    " --sweep " + gen.sweep);
     INFO(gen.calc, " ", gen.sweep, " ", both.err);
     REQUIRE(both.code == 0);
