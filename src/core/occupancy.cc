@@ -211,8 +211,7 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   tighter(r.limit_barriers, "barriers");
   r.blocks_per_sm = blocks;
   if (!limiter.empty()) r.limiter = limiter;
-  const int warps_per_block = (input.threads + gpu.warp_size - 1) / gpu.warp_size;
-  r.warps_per_sm = r.blocks_per_sm * warps_per_block;
+  r.warps_per_sm = r.blocks_per_sm * warps_per_block(input.threads, gpu);
   r.threads_per_sm = r.blocks_per_sm * input.threads;
   // occupancy = resident warps / max warps per SM; the simple model counts t/32 warps a block, as
   // the lessons do (blocks t / 32 / 64), so that its floor(2048 / t) blocks never exceed 100%.
@@ -269,7 +268,6 @@ std::optional<std::int64_t> exact_shared_memory_allowing(std::int64_t wanted, in
     const std::int64_t preference = preferred_carveout(carveout_percent, gpu);
     std::int64_t carveout = preference;
     if (preference == 0) {
-      carveout = 0;
       for (std::int64_t size : sizes) {
         if (size > 0) {
           carveout = size;

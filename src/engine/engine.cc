@@ -47,14 +47,7 @@ Report::Report(const std::vector<ResultSpec>& declared)
   for (const ResultSpec& r : declared) results.push_back(Value::none(r.key, r.unit));
 }
 
-void Report::word(const Key& key, std::string_view text) {
-  Value& slot = place(key);
-  slot.unit = Unit::text;
-  slot.number = 0;
-  slot.flag = false;
-  slot.missing = false;
-  slot.text.assign(text);
-}
+void Report::word(const Key& key, std::string_view text) { set(key, Unit::text, 0, false).text.assign(text); }
 
 void Report::restart() {
   model.clear();
@@ -166,13 +159,6 @@ Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line) 
   Row row;
   fill_row_inputs(args, report, gpu, line, row);
   row.results = report.results;
-  return row;
-}
-
-Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line) {
-  Row row;
-  fill_row_inputs(args, report, gpu, line, row);
-  row.results = std::move(report.results);
   return row;
 }
 

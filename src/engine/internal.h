@@ -19,8 +19,6 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
 /// The rows form of a calculator (Calculator::run_rows): each report as run_case gives one.
 std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
-/// The same, taking the report's results rather than copying them.
-Row make_row(const Args& args, Report&& report, const Gpu& gpu, long line);
 /// make_row into `row`, reusing its storage (a batch's rows, a sweep's points): the row takes
 /// the report's results, the report is left with values for run_model to overwrite.
 void fill_row(const Args& args, Report& report, const Gpu& gpu, long line, Row& row);

@@ -192,20 +192,12 @@ struct Report {
   /// Throws std::logic_error for a key not declared or put twice in one case.
   // Always inlined: a batch row puts a few dozen, and a call each costs as much as the put.
   [[gnu::always_inline]] void num(const Key& key, double x, Unit unit = Unit::count) {
-    Value& slot = place(key);
-    slot.unit = unit;
-    slot.number = x;
-    slot.flag = false;
-    slot.missing = false;
+    Value& slot = set(key, unit, x, false);
     if (!slot.text.empty()) slot.text.clear();
   }
   void word(const Key& key, std::string_view text);
   [[gnu::always_inline]] void boolean(const Key& key, bool flag) {
-    Value& slot = place(key);
-    slot.unit = Unit::boolean;
-    slot.number = 0;
-    slot.flag = flag;
-    slot.missing = false;
+    Value& slot = set(key, Unit::boolean, 0, flag);
     if (!slot.text.empty()) slot.text.clear();
   }
   /// For the next case: no words, nothing put (each result's storage kept for the next).
@@ -223,6 +215,15 @@ struct Report {
     return search(key);
   }
   Value& search(const Key& key);
+  // The key's place, present, with all but its text.
+  [[gnu::always_inline]] Value& set(const Key& key, Unit unit, double number, bool flag) {
+    Value& slot = place(key);
+    slot.unit = unit;
+    slot.number = number;
+    slot.flag = flag;
+    slot.missing = false;
+    return slot;
+  }
   const std::vector<ResultSpec>* declared_ = nullptr;
   std::vector<const char*> literal_;  // each place's key as the literal last put there (a pointer compare)
   std::vector<std::uint64_t> put_in_;  // the case each place was last put in
