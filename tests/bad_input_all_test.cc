@@ -238,7 +238,7 @@ const std::vector<BadInput>& table() {
     {{"waves", "--gemm", "1,2,3,4", "--tile", "128x256"}, "--gemm", "invalid value '1,2,3,4': expected M,N or M,N,K"},
     {{"waves", "--gemm", "4096,4096", "--tile", "128x0"}, "--tile", "invalid value '128x0': expected TMxTN"},
     {{"waves", "--gemm", "4096,4096", "--tile", "128x256", "--split-k", "0"}, "--split-k", "'0' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 1,048,576"},
-    {{"roofline", "--flops", "0", "--bytes", "101MB"}, "--flops", "a FLOP count such"},
+    {{"roofline", "--flops", "-1", "--bytes", "101MB"}, "--flops", "a FLOP count such"},
     {{"roofline", "--flops", "x", "--bytes", "101MB"}, "--flops", "a FLOP count such"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "0"}, "--bytes", "a size such as"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "x"}, "--bytes", "a size such as"},

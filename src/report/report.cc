@@ -58,7 +58,8 @@ std::string text_cell(const Value& v) {
   switch (v.unit) {
     case Unit::text: return v.text;
     case Unit::boolean: return v.flag ? "true" : "false";
-    default: return format_quantity(v.number, v.unit);
+    // -0 (a profile's "-0.0", a product with a negative zero) prints as 0, as JSON and CSV write it
+    default: return format_quantity(v.number == 0 ? 0.0 : v.number, v.unit);
   }
 }
 
