@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "engine/engine.h"
+#include "measure/measure.h"
 #include "verify_helpers.h"
 
 namespace gpucalc {
@@ -78,32 +79,40 @@ void check_examples_inside(const OptionSpec& spec, const std::string& message, c
   }
 }
 
+/// Out-of-range values of `s` on `gpu`: each gives the range, and every example of that message
+/// and of a malformed value's message is inside the range. Returns the values tried.
+int check_option_ranges(const std::string& where, const OptionSpec& s, const Gpu& gpu) {
+  if (s.kind != OptionKind::integer && s.kind != OptionKind::number) return 0;
+  const double lo = s.min.at(gpu), hi = s.max.at(gpu);
+  std::vector<double> outside;
+  if (std::isfinite(lo)) outside.push_back(s.min_open ? lo : lo - 1);
+  if (std::isfinite(hi)) outside.push_back(hi + std::max(1.0, std::fabs(hi)));
+  for (const double v : outside) {
+    const std::string text = typed(v, s.unit);
+    const std::string message = message_of(s, text, gpu);
+    INFO(where << " " << s.flag() << " " << text << " on " << gpu.key << ": " << message);
+    REQUIRE(message.find("is out of range: expected ") != std::string::npos);
+    check_examples_inside(s, message, gpu);
+  }
+  // The accepted form of a malformed value, with its examples: each inside the range too.
+  const std::string malformed = message_of(s, "?", gpu);
+  INFO(where << " " << s.flag() << " '?' on " << gpu.key << ": " << malformed);
+  CHECK(malformed.find("invalid value '?'") != std::string::npos);
+  check_examples_inside(s, malformed, gpu);
+  return static_cast<int>(outside.size());
+}
+
 TEST_CASE("every option with a range: a value out of it gives the range, and every example the message names is inside it") {
   int ranges = 0;
   for (const BuiltinProfile& profile : builtin_profiles()) {
     const Gpu gpu = load_gpu(profile.key);
     for (const Command& c : commands()) {
       if (c.calculator == nullptr) continue;
-      for (const OptionSpec& s : c.calculator().options) {
-        if (s.kind != OptionKind::integer && s.kind != OptionKind::number) continue;
-        const double lo = s.min.at(gpu), hi = s.max.at(gpu);
-        std::vector<double> outside;
-        if (std::isfinite(lo)) outside.push_back(s.min_open ? lo : lo - 1);
-        if (std::isfinite(hi)) outside.push_back(hi + std::max(1.0, std::fabs(hi)));
-        for (const double v : outside) {
-          const std::string text = typed(v, s.unit);
-          const std::string message = message_of(s, text, gpu);
-          INFO(c.name << " " << s.flag() << " " << text << " on " << gpu.key << ": " << message);
-          REQUIRE(message.find("is out of range: expected ") != std::string::npos);
-          check_examples_inside(s, message, gpu);
-          ++ranges;
-        }
-        // The accepted form of a malformed value, with its examples: each inside the range too.
-        const std::string malformed = message_of(s, "?", gpu);
-        INFO(c.name << " " << s.flag() << " '?' on " << gpu.key << ": " << malformed);
-        CHECK(malformed.find("invalid value '?'") != std::string::npos);
-        check_examples_inside(s, malformed, gpu);
-      }
+      for (const OptionSpec& s : c.calculator().options) ranges += check_option_ranges(c.name, s, gpu);
+    }
+    // measure's cases narrow some ranges (--ops 1 to 16): the same messages.
+    for (const MeasureCase& m : measure_cases()) {
+      for (const OptionSpec& s : m.options) ranges += check_option_ranges(std::string("measure ") + m.key, s, gpu);
     }
   }
   CHECK(ranges > 500);
