@@ -286,7 +286,7 @@ TEST_CASE("little's explain never shows a rounded figure beside a different exac
   }
 }
 
-TEST_CASE("little's warps_needed is a whole number of warps; warps_needed_exact keeps (c + L) / c") {
+TEST_CASE("little's warps_needed is a whole number of warps, and warps_needed_exact keeps (c + L) / c") {
   // c = 11, L = 111: (c + L) / c = 122 / 11 = 11.09, so 12 warps are needed
   testing::Run r = run_gpucalc({"little", "--warps", "1", "--issue-cycles", "11", "--wait-cycles", "111", "--format", "json"});
   REQUIRE(r.exit_code == 0);
