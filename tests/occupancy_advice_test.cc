@@ -299,6 +299,18 @@ TEST_CASE("gpucalc occupancy: the other model's note says the rules of the case'
                       "simple: 33 x 32 = 1,056 registers a warp are allocated as 1,280 (a multiple of 256), whole warps in each "
                       "of 4 sub-partitions of 16,384 registers (12 warps each)\n") != std::string::npos);
   CHECK(v100.out.find("reserve") == std::string::npos);
+  // Nor do its explain lines: "nothing reserved", not "+ 0 B reserved" or "reserved part included".
+  testing::Run explained = run_gpucalc({"occupancy", "--gpu", "v100", "--threads", "100", "--regs", "33", "--smem", "1000", "--explain"});
+  REQUIRE(explained.exit_code == 0);
+  CHECK(explained.out.find("shared memory: 1,000 B, nothing reserved, rounded up to a multiple of 256 B: 1 KiB per block") !=
+        std::string::npos);
+  CHECK(explained.out.find("0 B reserved") == std::string::npos);
+  testing::Run available = run_gpucalc({"occupancy", "--gpu", "v100", "--threads", "100", "--regs", "33", "--target-blocks", "1", "--explain"});
+  REQUIRE(available.exit_code == 0);
+  CHECK(available.out.find("one block may use all a block may have: the 96 KiB opt-in (nothing reserved)") != std::string::npos);
+  CHECK(available.out.find("1 block per SM (the occupancy model)\n") != std::string::npos);
+  testing::Run h100_available = run_gpucalc({"occupancy", "--threads", "100", "--regs", "33", "--target-blocks", "2", "--explain"});
+  CHECK(h100_available.out.find("at 114 KiB of dynamic shared memory: 1 block per SM (the occupancy model, the 1 KiB reserved per block included)") != std::string::npos);
   // Shared memory on the h100: the reserved 1 KiB, named because it is what costs the block here.
   testing::Run h100 = run_gpucalc({"occupancy", "--threads", "64", "--regs", "16", "--smem", "114KB"});
   REQUIRE(h100.exit_code == 0);

@@ -135,8 +135,11 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
   }
   // Shared memory: the block's bytes plus the reserved part, in allocation units, against the carveout.
   const std::int64_t used = in.shared_memory + g.shared_memory_reserved_per_block;
-  std::string block_text = fmt::format("{} + {} reserved = {}", size_text(in.shared_memory),
-                                       size_text(g.shared_memory_reserved_per_block), size_text(used));
+  // Nothing reserved (sm_70): no "+ 0 B".
+  std::string block_text = g.shared_memory_reserved_per_block == 0
+                               ? fmt::format("{}, nothing reserved", size_text(in.shared_memory))
+                               : fmt::format("{} + {} reserved = {}", size_text(in.shared_memory),
+                                             size_text(g.shared_memory_reserved_per_block), size_text(used));
   if (r.shared_memory_per_block != used) {
     block_text += fmt::format(", rounded up to a multiple of {} B: {}", g.shared_memory_allocation_unit,
                               size_text(r.shared_memory_per_block));
@@ -367,9 +370,11 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
   const std::int64_t unit = gpu.shared_memory_allocation_unit;
   report.explain.push_back(
       in.blocks_per_sm == 1
-          ? fmt::format("one block may use all a block may have: {} opt-in + {} reserved = {}",
-                        size_text(gpu.shared_memory_per_block_optin), size_text(gpu.shared_memory_reserved_per_block),
-                        size_text(a.per_sm))
+          ? (gpu.shared_memory_reserved_per_block == 0
+                 ? fmt::format("one block may use all a block may have: the {} opt-in (nothing reserved)", size_text(a.per_sm))
+                 : fmt::format("one block may use all a block may have: {} opt-in + {} reserved = {}",
+                               size_text(gpu.shared_memory_per_block_optin), size_text(gpu.shared_memory_reserved_per_block),
+                               size_text(a.per_sm)))
           : fmt::format("shared memory to share: the carveout, {}{}", size_text(a.per_sm),
                         in.carveout_percent < 0 ? " (the driver's default: all of it)" : fmt::format(" ({}% rounded up to a size the SM offers)", in.carveout_percent)));
   report.explain.push_back(fmt::format(
@@ -378,8 +383,12 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
       size_text(a.per_sm), in.blocks_per_sm, size_text(a.per_sm / in.blocks_per_sm), unit,
       size_text(gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block), size_text(in.static_shared_memory),
       size_text(gpu.shared_memory_per_block_optin), size_text(a.bytes)));
-  report.explain.push_back(fmt::format("at {} of dynamic shared memory: {} per SM (the occupancy model, reserved part included)",
-                                       size_text(a.bytes), blocks_text(a.blocks_at_bytes)));
+  report.explain.push_back(fmt::format("at {} of dynamic shared memory: {} per SM (the occupancy model{})", size_text(a.bytes),
+                                       blocks_text(a.blocks_at_bytes),
+                                       gpu.shared_memory_reserved_per_block == 0
+                                           ? ""
+                                           : fmt::format(", the {} reserved per block included",
+                                                         size_text(gpu.shared_memory_reserved_per_block))));
   if (a.blocks_at_bytes < in.blocks_per_sm) {
     report.notes.push_back(fmt::format(
         "cudaOccupancyAvailableDynamicSMemPerBlock's arithmetic (cuda_occupancy.h) leaves out the {} reserved per block: "
