@@ -1,4 +1,4 @@
-// gpucalc occupancy: resident blocks per SM, the limiter, and the smallest change for one more.
+// gpucalc occupancy: resident blocks per SM, the limiter, and the smallest change of each input that raises the occupancy.
 #include "core/occupancy.h"
 
 #include <fmt/format.h>
