@@ -489,12 +489,12 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
     // No --sweep: the chart's own axis when this case uses it, else another axis it uses.
-    Sweep sweep = parse_sweep(calc, calc.chart_axis, gpu);
+    Sweep sweep = chart_sweep(calc, calc.chart_axis, gpu);
     const Args::Entry* e = args.find(sweep.axis->name);
     for (const Args::Entry& other : args.entries()) {
       if (e != nullptr && e->used) break;
       if (other.used && other.spec->sweep != nullptr) {
-        sweep = parse_sweep(calc, other.spec->name, gpu);
+        sweep = chart_sweep(calc, other.spec->name, gpu);
         e = &other;
       }
     }
