@@ -97,7 +97,7 @@ TEST_CASE("--batch of NUL bytes with no line break ends at once, naming the line
   CHECK(r.err == "gpucalc: --batch line 3: a NUL byte: expected a text CSV file (reading stops)\n");
 }
 
-TEST_CASE("--batch: a line over 64 KiB is a bad row and the rows after it run; one with no break ends the batch") {
+TEST_CASE("--batch: a line over 64 KiB is a bad row and the rows after it run, one with no break ends the batch") {
   TempDir dir;
   const std::string path = dir.file("long.csv", "threads,regs\n256,64\n" + std::string(70000, '1') + ",32\n128,32\n");
   const Ran r = gpucalc("occupancy --batch " + path + " --format csv");
