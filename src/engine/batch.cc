@@ -44,23 +44,22 @@ class RecordReader {
   /// lines); false at the end. With `trouble` set, `record` is empty: the line is a bad row,
   /// and for all but too_long, the last.
   bool next(std::string_view& record, long& first_line, Trouble& trouble) {
-    if (stopped_) return false;
     std::string_view line;
     joined_ = false;
     while (true) {
       const Got got = read_line(line);
       if (got == Got::end) return false;
       first_line = line_;
-      trouble = line_ > kMaxLines     ? Trouble::too_many_lines
-                : got == Got::line     ? Trouble::none
-                : got == Got::too_long ? Trouble::too_long
-                : got == Got::not_text ? Trouble::not_text
-                                       : Trouble::endless;
-      if (trouble != Trouble::none) {
-        stopped_ = trouble != Trouble::too_long;
+      if (got != Got::line) [[unlikely]] {
+        trouble = got == Got::too_long   ? Trouble::too_long
+                  : got == Got::not_text ? Trouble::not_text
+                  : got == Got::endless  ? Trouble::endless
+                                         : Trouble::too_many_lines;
+        if (trouble != Trouble::too_long) stop();
         record = {};
         return true;
       }
+      trouble = Trouble::none;
       if (line_ == 1 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
       if (line.empty() || line == "\r" || line[0] == '#') continue;
       if (quotes_open(line)) line = join(line, first_line);
@@ -92,7 +91,7 @@ class RecordReader {
   }
 
  private:
-  enum class Got { line, end, too_long, not_text, endless };
+  enum class Got { line, end, too_long, not_text, endless, too_many_lines };
   static constexpr std::size_t kBlock = 1 << 16;
 
   // A quoted cell with line breaks: the lines joined in record_text_ while its quote is open.
@@ -152,6 +151,10 @@ class RecordReader {
         return Got::line;
       }
     }
+    return read_line_slow(line);
+  }
+  // read_line past its block: the line continues in the next, or the lines read again end.
+  [[gnu::noinline]] Got read_line_slow(std::string_view& line) {
     if (replaying_) return end_replay(line);  // every line read again ends in '\n'
     line_text_.clear();
     bool any = false, ended = false;  // ended: the input ended before a line break
@@ -179,15 +182,23 @@ class RecordReader {
         return Got::endless;
       }
     }
-    if (ended && not_text_) {  // the line has the NUL byte
+    if (ended && (not_text_ || too_many_lines_)) {  // the line has the NUL byte, or is one too many
       ++line_;
-      return Got::not_text;
+      return not_text_ ? Got::not_text : Got::too_many_lines;
     }
     if (!any) return Got::end;
     ++line_;
     if (line_text_.size() > kMaxRecordBytes) return Got::too_long;
     line = line_text_;
     return Got::line;
+  }
+  // After a line that ends the reading: nothing more is read, nothing read again.
+  void stop() {
+    eof_ = true;
+    not_text_ = too_many_lines_ = replaying_ = false;
+    pending_ = Got::line;
+    data_ = buffer_.data();
+    pos_ = end_ = 0;
   }
   // The lines read again are done: back to the block, and to what stopped the join, if anything.
   Got end_replay(std::string_view& line) {
@@ -203,6 +214,10 @@ class RecordReader {
   }
   bool fill() {
     if (eof_) return false;
+    if (line_ >= kMaxLines) {  // checked a block at a time
+      too_many_lines_ = eof_ = true;
+      return false;
+    }
     before_wait_();
     pos_ = 0;
     end_ = 0;
@@ -236,7 +251,7 @@ class RecordReader {
   std::vector<char> buffer_;
   const char* data_;  // the block read, or replay_ while lines are read again
   std::size_t pos_ = 0, end_ = 0;
-  bool eof_ = false, not_text_ = false, stopped_ = false;
+  bool eof_ = false, not_text_ = false, too_many_lines_ = false;
   std::string line_text_;    // a line that spans blocks
   std::string record_text_;  // a record that spans lines
   std::size_t first_size_ = 0;  // its first line's bytes
@@ -408,7 +423,8 @@ bool same_text(std::string_view cell, const std::string& text) {
 }
 
 // One record: its cells over the command line's options, then the case or the sweep's cases.
-void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>& cells, long line) {
+// (Inlined into run_batch's loop, its only caller: called, each row costs some 25 instructions more.)
+[[gnu::always_inline]] inline void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>& cells, long line) {
   if (cells.size() != b.columns.names.size()) {
     throw InputError(fmt::format("--batch line {}: {} cells where the header names {}", line, cells.size(),
                                  b.columns.names.size()));
@@ -482,6 +498,27 @@ std::string trouble_message(RecordReader::Trouble trouble, long line) {
   return {};
 }
 
+// A record the reader could not take, or one that split_csv_record found `wrong`, or one joined
+// over lines: throws for a bad row, returns for a joined record that is well formed.
+[[gnu::noinline]] void check_record(RecordReader& reader, RecordReader::Trouble trouble, std::string_view record,
+                                    std::string_view wrong, const Columns& columns, long line,
+                                    std::vector<std::string_view>& cells, std::string& unquoted) {
+  if (trouble != RecordReader::Trouble::none) {
+    cells.clear();
+    throw InputError(trouble_message(trouble, line));
+  }
+  if (reader.joined() && (!wrong.empty() || cells.size() != columns.names.size())) {
+    // Line breaks in quotes that make no record: the quote was not closed on its line.
+    record = reader.first_line_again();
+    wrong = split_csv_record(record, cells, unquoted);
+    if (wrong.empty()) wrong = "a quote is not closed";
+  }
+  if (wrong.empty()) return;
+  cells.clear();
+  if (!record.empty() && record.back() == '\r') record.remove_suffix(1);  // as parse_csv_record quotes it
+  throw InputError(fmt::format("--batch line {}", line), std::string(record), csv_record_form(wrong));
+}
+
 }  // namespace
 
 int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, Format format,
@@ -514,23 +551,9 @@ int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions
   std::string unquoted;  // the cells that split_csv_record unquotes
   while (reader.next(record, line, trouble)) {
     try {
-      if (trouble != RecordReader::Trouble::none) {
-        cells.clear();
-        throw InputError(trouble_message(trouble, line));
-      }
-      std::string_view wrong = split_csv_record(record, cells, unquoted);
-      if (reader.joined() && (!wrong.empty() || cells.size() != b.columns.names.size())) {
-        // Line breaks in quotes that make no record: the quote was not closed on its line.
-        record = reader.first_line_again();
-        wrong = split_csv_record(record, cells, unquoted);
-        if (wrong.empty()) wrong = "a quote is not closed";
-      }
-      if (!wrong.empty()) {
-        cells.clear();
-        std::string_view text = record;  // as parse_csv_record quotes it
-        if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-        throw InputError(fmt::format("--batch line {}", line), std::string(text), csv_record_form(wrong));
-      }
+      const std::string_view wrong =
+          trouble == RecordReader::Trouble::none ? split_csv_record(record, cells, unquoted) : std::string_view("?");
+      if (!wrong.empty() || reader.joined()) check_record(reader, trouble, record, wrong, b.columns, line, cells, unquoted);
       run_record(b, writer, cells, line);
     } catch (const InputError& e) {
       b.args.set_read_for(nullptr);  // the next row reads every option afresh
