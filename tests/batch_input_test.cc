@@ -131,6 +131,11 @@ TEST_CASE("--batch: an unclosed quote is a bad row of its own line, the rows aft
   const Ran strict = gpucalc("occupancy --batch " + path + " --format csv --strict");
   CHECK(row_lines(strict.out) == std::vector<std::string>{"2 error"});
 
+  // The lines read again keep their numbers, a blank one too.
+  const std::string blank = dir.file("blank.csv", "threads,regs\n256,\"64\n\n128,32\n");
+  CHECK(row_lines(gpucalc("occupancy --batch " + blank + " --format csv").out) ==
+        std::vector<std::string>{"2 error", "4 ok"});
+
   // Two unclosed quotes: the lines between them make no record, so each is a bad row of its
   // own, and the rows between and after run.
   const std::string two = dir.file("two.csv", "threads,regs\n256,\"64\n128,32\n512,\"32\n64,32\n");

@@ -123,7 +123,8 @@ class RecordReader {
   // record_text_ from `from` on, lines that were read, to be read again from line first_line_ + 1
   // (before what is still to be read again, if they were themselves read again).
   void read_again(std::size_t from) {
-    std::string again = from < record_text_.size() ? record_text_.substr(from) + "\n" : std::string();
+    // (from is one past a line break of the record, or past its end when it is one line.)
+    std::string again = from <= record_text_.size() ? record_text_.substr(from) + "\n" : std::string();
     if (replaying_) {
       again.append(data_ + pos_, end_ - pos_);
     } else {
