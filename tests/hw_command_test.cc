@@ -38,7 +38,7 @@ TEST_CASE("gpucalc hw new --format json is refused: hw new writes TOML only") {
   CHECK(toml.out.find("sm_count") != std::string::npos);
 }
 
-TEST_CASE("gpucalc hw show: a bad --format lists toml among the accepted ones; hw list does not") {
+TEST_CASE("gpucalc hw show: a bad --format lists toml among the accepted ones, hw list does not") {
   testing::Run show = run_gpucalc({"hw", "show", "h100", "--format", "yaml"});
   CHECK(show.exit_code == 2);
   CHECK(show.err == "gpucalc: --format: invalid value 'yaml': expected one of text, json, csv, md, toml\n");
