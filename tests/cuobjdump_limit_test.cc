@@ -113,7 +113,7 @@ TEST_CASE("--from a binary: a child cuobjdump leaves holding its output is not w
   CHECK(p.seconds < 10);
 }
 
-TEST_CASE("--from a binary: a cuobjdump that closes its output and hangs is still stopped; a bad limit is exit 2") {
+TEST_CASE("--from a binary: a cuobjdump that closes its output and hangs is still stopped, and a bad limit is exit 2") {
   FakeCuobjdump fake(std::string(kUsage) + "exec sleep 30 >/dev/null 2>&1\n");
   const Timed t = run_with(fake, "GPUCALC_CUOBJDUMP_TIMEOUT=0.5");
   CHECK(t.run.exit_code == 3);

@@ -511,6 +511,25 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
   return kernels;
 }
 
+std::string kernel_label(const KernelResources& k) {
+  return fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
+}
+
+// Every kernel checked before the first row goes out: a bad one is refused with no output.
+void check_kernels_fit(const std::vector<KernelResources>& kernels, const Gpu& gpu, const std::string& path) {
+  for (const KernelResources& k : kernels) {
+    if (k.registers > gpu.max_registers_per_thread) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
+                                   path, k.line, kernel_label(k), k.registers, gpu.max_registers_per_thread, gpu.key));
+    }
+    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
+                                   "may have on {}",
+                                   path, k.line, kernel_label(k), k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
+    }
+  }
+}
+
 void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
@@ -529,26 +548,12 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
   const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
   const int max_threads = suggest && args.given(kMaxThreads) ? args.count(kMaxThreads) : 0;
   const int carveout = read_carveout(args);
-  auto label_of = [](const KernelResources& k) {
-    return fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
-  };
-  // Every kernel checked before the first row goes out: a bad one is refused with no output.
-  for (const KernelResources& k : kernels) {
-    if (k.registers > gpu.max_registers_per_thread) {
-      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
-                                   path, k.line, label_of(k), k.registers, gpu.max_registers_per_thread, gpu.key));
-    }
-    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
-      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
-                                   "may have on {}",
-                                   path, k.line, label_of(k), k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
-    }
-  }
+  check_kernels_fit(kernels, gpu, path);
   sink.begin(kernels.size());
   for (const KernelResources& k : kernels) {
     Report report = blank;
     report.model = "exact";
-    report.label = label_of(k);
+    report.label = kernel_label(k);
     if (&k == &kernels.front()) report.notes = notes;  // the file's notes, once, before the row's own
     OccupancyResult r;
     int block = threads;

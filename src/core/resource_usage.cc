@@ -261,20 +261,85 @@ void without_reserved_area(KernelResources& k) {
   }
 }
 
+// How many kernels `text` can hold at most (each has one of these lines), up to one past kMaxKernels.
+std::size_t kernel_lines(std::string_view text) {
+  std::size_t count = 0;
+  for (std::string_view mark : {std::string_view("REG:"), std::string_view("Compiling entry function")}) {
+    for (std::size_t at = text.find(mark); at != std::string_view::npos && count <= kMaxKernels; at = text.find(mark, at + 1)) {
+      ++count;
+    }
+  }
+  return std::min(count, kMaxKernels + 1);
+}
+
+// PTX: ".visible .entry NAME(" then .maxntid / .reqntid / .minnctapersm before the body `{`.
+void read_ptx_line(std::string_view t, std::string& ptx_entry, std::map<std::string, Bounds>& bounds, const Reader& r) {
+  const std::size_t dot_entry = t.find(".entry ");
+  if (dot_entry != std::string_view::npos && (dot_entry == 0 || t[dot_entry - 1] == ' ')) {
+    std::string_view name = trim(t.substr(dot_entry + 7));
+    const std::size_t paren = name.find('(');
+    ptx_entry = std::string(trim(paren == std::string_view::npos ? name : name.substr(0, paren)));
+    return;
+  }
+  if (ptx_entry.empty()) return;
+  if (starts_with(t, ".maxntid") || starts_with(t, ".reqntid")) {
+    bounds[ptx_entry].max_threads = thread_product(t.substr(8), r);
+  } else if (starts_with(t, ".minnctapersm")) {
+    bounds[ptx_entry].min_blocks = static_cast<int>(r.number(t.substr(13), 1, kMaxBound, "blocks", kMinBlocksForm));
+  } else if (starts_with(t, "{")) {
+    ptx_entry.clear();
+  }
+}
+
+// Launch bounds from PTX belong to the kernel of that name, whatever the architecture; a kernel
+// without a Used line (ptxas prints none for an empty kernel) has 0 registers.
+void finish_kernels(std::vector<KernelResources>& kernels, const std::map<std::string, Bounds>& bounds) {
+  for (KernelResources& k : kernels) {
+    auto b = bounds.find(k.name);
+    if (b != bounds.end()) {
+      k.max_threads = b->second.max_threads;
+      k.min_blocks = b->second.min_blocks;
+    }
+    if (k.registers < 0) k.registers = 0;
+    k.demangled = demangle(k.name);
+  }
+}
+
+// One log may hold a file twice (a rebuild): an exact repeat is kept once.
+void drop_repeats(std::vector<KernelResources>& kernels) {
+  // The kernels are compared where they lie (by index), so no copy of their names is made.
+  auto fields = [](const KernelResources& k) {
+    return std::tie(k.name, k.arch, k.source, k.registers, k.shared_memory, k.stack_frame, k.spill_stores, k.spill_loads);
+  };
+  auto hash = [&](std::size_t i) {
+    const KernelResources& k = kernels[i];
+    return std::hash<std::string>()(k.name) ^ (std::hash<std::string>()(k.arch) * 31) ^
+           std::hash<std::int64_t>()(std::int64_t{k.registers} * 1000003 + k.shared_memory);
+  };
+  auto same = [&](std::size_t a, std::size_t b) { return fields(kernels[a]) == fields(kernels[b]); };
+  std::vector<bool> repeat(kernels.size());
+  {
+    std::unordered_set<std::size_t, decltype(hash), decltype(same)> seen(kernels.size(), hash, same);
+    for (std::size_t i = 0; i < kernels.size(); ++i) repeat[i] = !seen.insert(i).second;
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (repeat[i]) continue;
+    if (kept != i) kernels[kept] = std::move(kernels[i]);
+    ++kept;
+  }
+  kernels.resize(kept);
+  kernels.shrink_to_fit();
+}
+
 }  // namespace
 
 std::vector<KernelResources> parse_resource_usage(std::string_view text, const std::string& origin) {
   Reader r{origin, 0};
   std::vector<KernelResources> kernels;
-  // Room for every kernel at once (each has one of these lines): a vector grown by doubling
-  // would hold up to twice the room, and both copies while it moves.
-  std::size_t expected = 0;
-  for (std::string_view mark : {std::string_view("REG:"), std::string_view("Compiling entry function")}) {
-    for (std::size_t at = text.find(mark); at != std::string_view::npos && expected <= kMaxKernels; at = text.find(mark, at + 1)) {
-      ++expected;
-    }
-  }
-  kernels.reserve(std::min(expected, kMaxKernels + 1));
+  // Room for every kernel at once: a vector grown by doubling would hold up to twice the room,
+  // and both copies while it moves.
+  kernels.reserve(kernel_lines(text));
   std::map<std::string, Bounds> bounds;  // PTX entry -> its launch bounds
   // ptxas: the entry being described and the function whose properties come next.
   long entry = -1;
@@ -363,58 +428,10 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
       function.clear();
       continue;
     }
-    // PTX: ".visible .entry NAME(" then .maxntid / .reqntid / .minnctapersm before the body.
-    const std::size_t dot_entry = t.find(".entry ");
-    if (dot_entry != std::string_view::npos && (dot_entry == 0 || t[dot_entry - 1] == ' ')) {
-      std::string_view name = trim(t.substr(dot_entry + 7));
-      const std::size_t paren = name.find('(');
-      ptx_entry = std::string(trim(paren == std::string_view::npos ? name : name.substr(0, paren)));
-      continue;
-    }
-    if (!ptx_entry.empty()) {
-      if (starts_with(t, ".maxntid") || starts_with(t, ".reqntid")) {
-        bounds[ptx_entry].max_threads = thread_product(t.substr(8), r);
-      } else if (starts_with(t, ".minnctapersm")) {
-        bounds[ptx_entry].min_blocks = static_cast<int>(r.number(t.substr(13), 1, kMaxBound, "blocks", kMinBlocksForm));
-      } else if (starts_with(t, "{")) {
-        ptx_entry.clear();
-      }
-    }
+    read_ptx_line(t, ptx_entry, bounds, r);
   }
-  // Launch bounds from PTX belong to the kernel of that name, whatever the architecture.
-  for (KernelResources& k : kernels) {
-    auto b = bounds.find(k.name);
-    if (b != bounds.end()) {
-      k.max_threads = b->second.max_threads;
-      k.min_blocks = b->second.min_blocks;
-    }
-    if (k.registers < 0) k.registers = 0;  // ptxas prints no "Used" line for an empty kernel
-    k.demangled = demangle(k.name);
-  }
-  // One log may hold a file twice (a rebuild): an exact repeat is kept once. The kernels are
-  // compared where they lie (by index), so no copy of their names is made for it.
-  auto fields = [](const KernelResources& k) {
-    return std::tie(k.name, k.arch, k.source, k.registers, k.shared_memory, k.stack_frame, k.spill_stores, k.spill_loads);
-  };
-  auto hash = [&](std::size_t i) {
-    const KernelResources& k = kernels[i];
-    return std::hash<std::string>()(k.name) ^ (std::hash<std::string>()(k.arch) * 31) ^
-           std::hash<std::int64_t>()(k.registers * 1000003 + k.shared_memory);
-  };
-  auto same = [&](std::size_t a, std::size_t b) { return fields(kernels[a]) == fields(kernels[b]); };
-  std::vector<bool> repeat(kernels.size());
-  {
-    std::unordered_set<std::size_t, decltype(hash), decltype(same)> seen(kernels.size(), hash, same);
-    for (std::size_t i = 0; i < kernels.size(); ++i) repeat[i] = !seen.insert(i).second;
-  }
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    if (repeat[i]) continue;
-    if (kept != i) kernels[kept] = std::move(kernels[i]);
-    ++kept;
-  }
-  kernels.resize(kept);
-  kernels.shrink_to_fit();
+  finish_kernels(kernels, bounds);
+  drop_repeats(kernels);
   return kernels;
 }
 

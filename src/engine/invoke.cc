@@ -2,9 +2,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string_view>
 #include <unordered_set>
 
 #include "core/error.h"
@@ -95,8 +97,11 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     const Gpu& gpu;
     std::ostream& out;
     std::optional<RowWriter> writer;
-    std::vector<std::string> failures, notes;
-    std::unordered_set<std::string> noted;
+    std::vector<std::string> failures;
+    // Notes print after the table (text and md only), each once: kept once, found through a set
+    // of views (a deque never moves what it holds).
+    std::deque<std::string> notes;
+    std::unordered_set<std::string_view> noted;
     Printer(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
     void begin(std::size_t rows) override {
       if (p.format == Format::text) {
@@ -109,8 +114,9 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
       writer->write(row, p.common.explain ? &report.explain : nullptr);
       const std::string where = report.label.empty() ? "" : " for " + report.label;
       for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
+      if (p.format != Format::text && p.format != Format::md) return;
       for (const std::string& n : report.notes) {
-        if (noted.insert(n).second) notes.push_back(n);
+        if (noted.count(n) == 0) noted.insert(notes.emplace_back(n));
       }
     }
   } printer(p, args, gpu, out);
