@@ -333,42 +333,44 @@ AccessForm banks_access(const Args& a, const Gpu& gpu, Report& report) {
 
 const Calculator& banks_command() {
   static const Calculator calc{
-      "banks",
-      declared_in_order(
-      {integer_option("width", "elements per row of the tile [rows][width]")
-           .at_least(1)
-           .at_most(1 << 20)
-           .or_else("32")
-           .sweepable([](const Gpu&) { return SweepRange{32, 64, 1}; }),
-       integer_option("rows", "rows of the tile").at_least(1).at_most(1 << 20).or_else("32"),
-       integer_option("elem",
-                      "an element size in bytes: 1 or 2 (lanes in one 32-bit word share it), 4, 8 (2 phases of 16 lanes) "
-                      "or 16 (4 phases of 8)",
-                      Unit::onchip_bytes)
-           .at_least(1)
-           .at_most(16)
-           .or_else("4"),
-       choice_option("access", "the warp reads a row, a column, the diagonal, or one word (every lane one element)",
-                     {"row", "column", "diagonal", "word"}),
-       integer_option("row", "the row a row or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
-       integer_option("col", "the column a column or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
-       text_option("words", "element index per lane: an expression in t such as '33*t+5', or a list 0,33,66"),
-       integer_option("pad", "extra elements at the end of each row (the same as --width + pad)")
-           .at_least(0)
-           .at_most(1024)
-           .sweepable([](const Gpu&) { return SweepRange{0, 8, 1}; }),
-       choice_option("swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
-       integer_option("active", "the first N lanes are active").at_least(1).at_most(32),
-       integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
-           .at_least(1)
-           .at_most(static_cast<double>(0xffffffffu))},
-      {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask"}),
-      {{"ways", Unit::count, true},
-       {"wavefronts", Unit::count, true},
-       {"banks_used", Unit::count, true},
-       {"broadcast", Unit::boolean, true},
-       {"bank"}},
-      run};
+      .name = "banks",
+      .options =
+          declared_in_order(
+          {integer_option("width", "elements per row of the tile [rows][width]")
+               .at_least(1)
+               .at_most(1 << 20)
+               .or_else("32")
+               .sweepable([](const Gpu&) { return SweepRange{32, 64, 1}; }),
+           integer_option("rows", "rows of the tile").at_least(1).at_most(1 << 20).or_else("32"),
+           integer_option("elem",
+                          "an element size in bytes: 1 or 2 (lanes in one 32-bit word share it), 4, 8 (2 phases of 16 lanes) "
+                          "or 16 (4 phases of 8)",
+                          Unit::onchip_bytes)
+               .at_least(1)
+               .at_most(16)
+               .or_else("4"),
+           choice_option("access", "the warp reads a row, a column, the diagonal, or one word (every lane one element)",
+                         {"row", "column", "diagonal", "word"}),
+           integer_option("row", "the row a row or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
+           integer_option("col", "the column a column or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
+           text_option("words", "element index per lane: an expression in t such as '33*t+5', or a list 0,33,66"),
+           integer_option("pad", "extra elements at the end of each row (the same as --width + pad)")
+               .at_least(0)
+               .at_most(1024)
+               .sweepable([](const Gpu&) { return SweepRange{0, 8, 1}; }),
+           choice_option("swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
+           integer_option("active", "the first N lanes are active").at_least(1).at_most(32),
+           integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
+               .at_least(1)
+               .at_most(static_cast<double>(0xffffffffu))},
+          {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask"}),
+      .results =
+          {{"ways", Unit::count, true},
+           {"wavefronts", Unit::count, true},
+           {"banks_used", Unit::count, true},
+           {"broadcast", Unit::boolean, true},
+           {"bank"}},
+      .run = run};
   return calc;
 }
 

@@ -220,40 +220,42 @@ const Calculator& fusion_command() {
   // 10 points a decade, whole numbers of elements.
   static const DefaultSweep decades = [](const Gpu&) { return SweepRange{1e3, 1e9, std::pow(10.0, 0.1), true}; };
   static const Calculator calc{
-      "fusion",
-      declared_in_order(
-      {choice_option("preset",
-                     "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N) or custom "
-                     "(default: unary, or custom with --kernel)",
-                     {"unary", "binary", "rmsnorm", "swiglu", "custom"}),
-       integer_option("ops", "k: ops in a unary or binary chain").at_least(1).at_most(10000),
-       integer_option("n", "N: elements of the tensor (1e8)").at_least(1).at_most(static_cast<double>(kMaxElements)).sweepable(decades),
-       integer_option("rows", "rmsnorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
-       integer_option("cols", "rmsnorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
-       options::dtype("bf16"),
-       number_option("launch", "launch overhead per kernel (3.6us; default: the profile's launch_overhead)", Unit::seconds)
-           .at_least(0),
-       options::bandwidth(),
-       repeated_option("kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
-       text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1")},
-      {"preset", "ops", "n", "rows", "cols", "dtype", "launch", "bandwidth", "kernel", "fused"}),
-      {{"unfused_transfers"},
-       {"fused_transfers"},
-       {"unfused_bytes", Unit::bytes},
-       {"fused_bytes", Unit::bytes},
-       {"unfused_kernels"},
-       {"fused_kernels"},
-       {"unfused_time", Unit::seconds, true},
-       {"fused_time", Unit::seconds, true},
-       {"speedup", Unit::count, true},
-       {"regime", Unit::text, true},
-       {"crossover_n", Unit::count, true},
-       {"traffic_ratio"},
-       {"unfused_memory_time", Unit::seconds},
-       {"fused_memory_time", Unit::seconds}},
-      run,
-      "n",
-      chart};
+      .name = "fusion",
+      .options =
+          declared_in_order(
+          {choice_option("preset",
+                         "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N) or custom "
+                         "(default: unary, or custom with --kernel)",
+                         {"unary", "binary", "rmsnorm", "swiglu", "custom"}),
+           integer_option("ops", "k: ops in a unary or binary chain").at_least(1).at_most(10000),
+           integer_option("n", "N: elements of the tensor (1e8)").at_least(1).at_most(static_cast<double>(kMaxElements)).sweepable(decades),
+           integer_option("rows", "rmsnorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
+           integer_option("cols", "rmsnorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
+           options::dtype("bf16"),
+           number_option("launch", "launch overhead per kernel (3.6us; default: the profile's launch_overhead)", Unit::seconds)
+               .at_least(0),
+           options::bandwidth(),
+           repeated_option("kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
+           text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1")},
+          {"preset", "ops", "n", "rows", "cols", "dtype", "launch", "bandwidth", "kernel", "fused"}),
+      .results =
+          {{"unfused_transfers"},
+           {"fused_transfers"},
+           {"unfused_bytes", Unit::bytes},
+           {"fused_bytes", Unit::bytes},
+           {"unfused_kernels"},
+           {"fused_kernels"},
+           {"unfused_time", Unit::seconds, true},
+           {"fused_time", Unit::seconds, true},
+           {"speedup", Unit::count, true},
+           {"regime", Unit::text, true},
+           {"crossover_n", Unit::count, true},
+           {"traffic_ratio"},
+           {"unfused_memory_time", Unit::seconds},
+           {"fused_memory_time", Unit::seconds}},
+      .run = run,
+      .chart_axis = "n",
+      .chart = chart};
   return calc;
 }
 

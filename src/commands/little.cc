@@ -136,26 +136,28 @@ std::string chart(const ChartData& d) {
 
 const Calculator& little_command() {
   static const Calculator calc{
-      "little",
-      {options::bandwidth(),
-       number_option("latency", "memory latency under load", Unit::seconds).above(0).or_else("400ns").sweepable([](const Gpu&) {
-         return SweepRange{100e-9, 1000e-9, 100e-9};
-       }),
-       number_option("bytes-per-load", "bytes of one warp-wide load (128: fp32 per lane, 512: float4)", Unit::onchip_bytes)
-           .above(0)
-           .or_else("128"),
-       number_option("warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
-       number_option("issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
-       number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0)},
-      {{"bytes_in_flight", Unit::bytes, true},
-       {"bytes_in_flight_per_sm", Unit::bytes, true},
-       {"loads_in_flight_per_sm", Unit::count, true},
-       {"scheduler_utilization", Unit::fraction, true},
-       {"warps_needed", Unit::count, true},
-       {"warps_needed_exact", Unit::count}},
-      run,
-      "latency=50ns:1000ns:10ns",
-      chart};
+      .name = "little",
+      .options =
+          {options::bandwidth(),
+           number_option("latency", "memory latency under load", Unit::seconds).above(0).or_else("400ns").sweepable([](const Gpu&) {
+             return SweepRange{100e-9, 1000e-9, 100e-9};
+           }),
+           number_option("bytes-per-load", "bytes of one warp-wide load (128: fp32 per lane, 512: float4)", Unit::onchip_bytes)
+               .above(0)
+               .or_else("128"),
+           number_option("warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
+           number_option("issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
+           number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0)},
+      .results =
+          {{"bytes_in_flight", Unit::bytes, true},
+           {"bytes_in_flight_per_sm", Unit::bytes, true},
+           {"loads_in_flight_per_sm", Unit::count, true},
+           {"scheduler_utilization", Unit::fraction, true},
+           {"warps_needed", Unit::count, true},
+           {"warps_needed_exact", Unit::count}},
+      .run = run,
+      .chart_axis = "latency=50ns:1000ns:10ns",
+      .chart = chart};
   return calc;
 }
 

@@ -218,44 +218,46 @@ std::string chart(const ChartData& d) {
 
 const Calculator& roofline_command() {
   static const Calculator calc{
-      "roofline",
-      declared_in_order(
-      {number_option("flops", "FLOP the kernel does (1.37e11; 0 for a copy)", Unit::flops).at_least(0),
-       number_option("bytes", "bytes it moves to and from HBM (101MB)", Unit::bytes).above(0),
-       number_option("intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
-           .above(0)
-           .sweepable([](const Gpu&) { return SweepRange{0.125, 1024, 2, true}; }),
-       options::dtype("bf16", true),
-       flag_option("sparse", "2:4 structured sparsity: twice the datasheet's dense tensor peak (tensor cores, sm_80 on)"),
-       choice_option("unit", "the unit the peak is taken from, overriding the dtype's", {"cuda", "tensor"}),
-       number_option("peak", "peak FLOP/s override (989TFLOP/s)", Unit::flops_per_second).above(0),
-       options::bandwidth(),
-       choice_option("op", "what the kernel's arithmetic is, on the CUDA cores: add or mul alone reach half the FMA peak",
-                     {"fma", "add", "mul"}),
-       integer_option("elem", "bytes per element: --bytes counts elements (--bytes 3*2^24 --elem 4)", Unit::onchip_bytes)
-           .at_least(1)
-           .at_most(1024),
-       number_option("time", "a measured time (1.2ms): achieved rates and fractions of the roofline", Unit::seconds).above(0)},
-      {"flops", "bytes", "intensity", "dtype", "sparse", "unit", "peak", "bandwidth", "op", "elem", "time"}),
-      {{"intensity", Unit::flop_per_byte, true},
-       {"ridge", Unit::flop_per_byte, true},
-       {"attainable", Unit::flops_per_second, true},
-       {"bound", Unit::text, true},
-       {"peak", Unit::flops_per_second},
-       {"bandwidth", Unit::bytes_per_second},
-       {"compute_time", Unit::seconds},
-       {"memory_time", Unit::seconds},
-       {"time", Unit::seconds, true},
-       {"achieved", Unit::flops_per_second},
-       {"achieved_bandwidth", Unit::bytes_per_second},
-       {"peak_fraction", Unit::fraction},
-       {"bandwidth_fraction", Unit::fraction},
-       {"achieved_fraction", Unit::fraction},
-       {"nearer_bound", Unit::text}},
-      run,
-      nullptr,
-      chart,
-      false};
+      .name = "roofline",
+      .options =
+          declared_in_order(
+          {number_option("flops", "FLOP the kernel does (1.37e11; 0 for a copy)", Unit::flops).at_least(0),
+           number_option("bytes", "bytes it moves to and from HBM (101MB)", Unit::bytes).above(0),
+           number_option("intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
+               .above(0)
+               .sweepable([](const Gpu&) { return SweepRange{0.125, 1024, 2, true}; }),
+           options::dtype("bf16", true),
+           flag_option("sparse", "2:4 structured sparsity: twice the datasheet's dense tensor peak (tensor cores, sm_80 on)"),
+           choice_option("unit", "the unit the peak is taken from, overriding the dtype's", {"cuda", "tensor"}),
+           number_option("peak", "peak FLOP/s override (989TFLOP/s)", Unit::flops_per_second).above(0),
+           options::bandwidth(),
+           choice_option("op", "what the kernel's arithmetic is, on the CUDA cores: add or mul alone reach half the FMA peak",
+                         {"fma", "add", "mul"}),
+           integer_option("elem", "bytes per element: --bytes counts elements (--bytes 3*2^24 --elem 4)", Unit::onchip_bytes)
+               .at_least(1)
+               .at_most(1024),
+           number_option("time", "a measured time (1.2ms): achieved rates and fractions of the roofline", Unit::seconds).above(0)},
+          {"flops", "bytes", "intensity", "dtype", "sparse", "unit", "peak", "bandwidth", "op", "elem", "time"}),
+      .results =
+          {{"intensity", Unit::flop_per_byte, true},
+           {"ridge", Unit::flop_per_byte, true},
+           {"attainable", Unit::flops_per_second, true},
+           {"bound", Unit::text, true},
+           {"peak", Unit::flops_per_second},
+           {"bandwidth", Unit::bytes_per_second},
+           {"compute_time", Unit::seconds},
+           {"memory_time", Unit::seconds},
+           {"time", Unit::seconds, true},
+           {"achieved", Unit::flops_per_second},
+           {"achieved_bandwidth", Unit::bytes_per_second},
+           {"peak_fraction", Unit::fraction},
+           {"bandwidth_fraction", Unit::fraction},
+           {"achieved_fraction", Unit::fraction},
+           {"nearer_bound", Unit::text}},
+      .run = run,
+      .chart_axis = nullptr,
+      .chart = chart,
+      .chart_needs_sweep = false};
   return calc;
 }
 

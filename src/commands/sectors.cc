@@ -246,41 +246,43 @@ LoadForm sectors_load(const Args& a) {
 
 const Calculator& sectors_command() {
   static const Calculator calc{
-      "sectors",
-      {integer_option("stride", "elements between neighbouring lanes (0: all lanes read one element)")
-           .at_least(0)
-           .at_most(static_cast<double>(kMaxBytes / (16 * kWarpLanes)))
-           .or_else("1")
-           .sweepable([](const Gpu&) { return SweepRange{1, 32, 1}; }),
-       integer_option("elem", "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)", Unit::onchip_bytes)
-           .at_least(1)
-           .at_most(16)
-           .or_else("4"),
-       integer_option("offset", "byte offset of lane 0's element from an aligned start (a misaligned start costs a sector)",
-                      Unit::onchip_bytes)
-           .at_least(0)
-           .at_most(static_cast<double>(kMaxBytes)),
-       integer_option("active", "the first N lanes are active").at_least(1).at_most(kWarpLanes),
-       integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
-           .at_least(1)
-           .at_most(static_cast<double>(0xffffffffu)),
-       text_option("addresses", "byte address per lane: a list 0,4,8,... or an expression in t such as '128*t+4'"),
-       integer_option("cols", "columns of a row-major matrix (with --access)").at_least(1).at_most(static_cast<double>(kMaxBytes / 16)),
-       choice_option("access", "lane t reads (i, t) of the --cols matrix (row) or (t, j) (column)", {"row", "column"}),
-       integer_option("row", "which row i a row access reads").at_least(0).at_most(static_cast<double>(kMaxBytes / 16)).or_else("0"),
-       integer_option("col", "which column j a column access reads")
-           .at_least(0)
-           .at_most(static_cast<double>(kMaxBytes / 16 - 1))  // the last column of the widest --cols
-           .or_else("0")},
-      {{"sectors", Unit::count, true},
-       {"lines", Unit::count, true},
-       {"bytes_requested", Unit::onchip_bytes},
-       {"bytes_fetched", Unit::onchip_bytes, true},
-       {"efficiency", Unit::fraction, true},
-       {"dram_bytes", Unit::onchip_bytes, true},
-       {"dram_bytes_streaming", Unit::onchip_bytes},
-       {"l1_wavefronts"}},
-      run};
+      .name = "sectors",
+      .options =
+          {integer_option("stride", "elements between neighbouring lanes (0: all lanes read one element)")
+               .at_least(0)
+               .at_most(static_cast<double>(kMaxBytes / (16 * kWarpLanes)))
+               .or_else("1")
+               .sweepable([](const Gpu&) { return SweepRange{1, 32, 1}; }),
+           integer_option("elem", "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)", Unit::onchip_bytes)
+               .at_least(1)
+               .at_most(16)
+               .or_else("4"),
+           integer_option("offset", "byte offset of lane 0's element from an aligned start (a misaligned start costs a sector)",
+                          Unit::onchip_bytes)
+               .at_least(0)
+               .at_most(static_cast<double>(kMaxBytes)),
+           integer_option("active", "the first N lanes are active").at_least(1).at_most(kWarpLanes),
+           integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
+               .at_least(1)
+               .at_most(static_cast<double>(0xffffffffu)),
+           text_option("addresses", "byte address per lane: a list 0,4,8,... or an expression in t such as '128*t+4'"),
+           integer_option("cols", "columns of a row-major matrix (with --access)").at_least(1).at_most(static_cast<double>(kMaxBytes / 16)),
+           choice_option("access", "lane t reads (i, t) of the --cols matrix (row) or (t, j) (column)", {"row", "column"}),
+           integer_option("row", "which row i a row access reads").at_least(0).at_most(static_cast<double>(kMaxBytes / 16)).or_else("0"),
+           integer_option("col", "which column j a column access reads")
+               .at_least(0)
+               .at_most(static_cast<double>(kMaxBytes / 16 - 1))  // the last column of the widest --cols
+               .or_else("0")},
+      .results =
+          {{"sectors", Unit::count, true},
+           {"lines", Unit::count, true},
+           {"bytes_requested", Unit::onchip_bytes},
+           {"bytes_fetched", Unit::onchip_bytes, true},
+           {"efficiency", Unit::fraction, true},
+           {"dram_bytes", Unit::onchip_bytes, true},
+           {"dram_bytes_streaming", Unit::onchip_bytes},
+           {"l1_wavefronts"}},
+      .run = run};
   return calc;
 }
 

@@ -363,60 +363,62 @@ OptionSpec dtype_of(const char* name, const char* what) {
 
 const Calculator& tiling_command() {
   static const Calculator calc{
-      "tiling",
-      declared_in_order(
-      {integer_option("m", "rows M of A and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
-       integer_option("n", "columns N of B and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
-       integer_option("k", "the inner dimension K, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
-       integer_option("tile", "square tile T (output tile T x T, K step T)")
-           .at_least(1)
-           .at_most(static_cast<double>(kMaxTile))
-           .sweepable([](const Gpu&) { return SweepRange{8, 256, 8}; }),
-       integer_option("tile-m", "output tile rows Tm (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
-       integer_option("tile-n", "output tile columns Tn (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
-       integer_option("tile-k", "K step Tk (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
-       options::dtype("bf16"),
-       choice_option("unit", "override the unit the dtype implies (fp64, fp32: CUDA cores; the rest: tensor cores)",
-                     {"cuda", "tensor"}),
-       number_option("peak", "peak FLOP/s override (989TFLOP/s; default: the profile's for the dtype and unit)",
-                     Unit::flops_per_second)
-           .above(0),
-       options::bandwidth(),
-       dtype_of("dtype-a", "A's storage type when it differs from --dtype (int8 weights: --dtype-a int8)"),
-       dtype_of("dtype-b", "B's storage type when it differs from --dtype"),
-       dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
-       number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
-           .or_else("0")},
-      {"m", "n", "k", "tile", "tile-m", "tile-n", "tile-k", "dtype", "unit", "peak", "bandwidth", "dtype-a", "dtype-b", "dtype-c",
-       "beta"}),
-      {{"naive_reads"},
-       {"tiled_reads", Unit::count, true},
-       {"writes"},
-       {"reduction", Unit::count, true},
-       {"intensity", Unit::flop_per_byte, true},
-       {"tile_smem_bytes", Unit::onchip_bytes},
-       {"fits_smem", Unit::boolean, true},
-       {"max_square_tile"},
-       {"naive_time", Unit::seconds},
-       {"tiled_time", Unit::seconds, true},
-       {"compute_time", Unit::seconds, true},
-       {"min_bytes", Unit::bytes},
-       {"min_time", Unit::seconds},
-       {"hong_kung_reads"},
-       {"kernel_intensity", Unit::flop_per_byte},
-       {"ridge_tile"},
-       {"c_reads"},
-       {"min_intensity", Unit::flop_per_byte},
-       {"tiled_bytes", Unit::bytes},
-       {"compute_bound_n", Unit::count, true},
-       {"flops", Unit::flops},
-       {"naive_read_bytes", Unit::bytes},
-       {"tiled_read_bytes", Unit::bytes},
-       {"write_bytes", Unit::bytes},
-       {"c_read_bytes", Unit::bytes}},
-      run,
-      "tile",
-      chart};
+      .name = "tiling",
+      .options =
+          declared_in_order(
+          {integer_option("m", "rows M of A and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+           integer_option("n", "columns N of B and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+           integer_option("k", "the inner dimension K, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+           integer_option("tile", "square tile T (output tile T x T, K step T)")
+               .at_least(1)
+               .at_most(static_cast<double>(kMaxTile))
+               .sweepable([](const Gpu&) { return SweepRange{8, 256, 8}; }),
+           integer_option("tile-m", "output tile rows Tm (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+           integer_option("tile-n", "output tile columns Tn (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+           integer_option("tile-k", "K step Tk (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+           options::dtype("bf16"),
+           choice_option("unit", "override the unit the dtype implies (fp64, fp32: CUDA cores; the rest: tensor cores)",
+                         {"cuda", "tensor"}),
+           number_option("peak", "peak FLOP/s override (989TFLOP/s; default: the profile's for the dtype and unit)",
+                         Unit::flops_per_second)
+               .above(0),
+           options::bandwidth(),
+           dtype_of("dtype-a", "A's storage type when it differs from --dtype (int8 weights: --dtype-a int8)"),
+           dtype_of("dtype-b", "B's storage type when it differs from --dtype"),
+           dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
+           number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
+               .or_else("0")},
+          {"m", "n", "k", "tile", "tile-m", "tile-n", "tile-k", "dtype", "unit", "peak", "bandwidth", "dtype-a", "dtype-b", "dtype-c",
+           "beta"}),
+      .results =
+          {{"naive_reads"},
+           {"tiled_reads", Unit::count, true},
+           {"writes"},
+           {"reduction", Unit::count, true},
+           {"intensity", Unit::flop_per_byte, true},
+           {"tile_smem_bytes", Unit::onchip_bytes},
+           {"fits_smem", Unit::boolean, true},
+           {"max_square_tile"},
+           {"naive_time", Unit::seconds},
+           {"tiled_time", Unit::seconds, true},
+           {"compute_time", Unit::seconds, true},
+           {"min_bytes", Unit::bytes},
+           {"min_time", Unit::seconds},
+           {"hong_kung_reads"},
+           {"kernel_intensity", Unit::flop_per_byte},
+           {"ridge_tile"},
+           {"c_reads"},
+           {"min_intensity", Unit::flop_per_byte},
+           {"tiled_bytes", Unit::bytes},
+           {"compute_bound_n", Unit::count, true},
+           {"flops", Unit::flops},
+           {"naive_read_bytes", Unit::bytes},
+           {"tiled_read_bytes", Unit::bytes},
+           {"write_bytes", Unit::bytes},
+           {"c_read_bytes", Unit::bytes}},
+      .run = run,
+      .chart_axis = "tile",
+      .chart = chart};
   return calc;
 }
 

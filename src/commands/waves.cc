@@ -254,40 +254,42 @@ std::string chart(const ChartData& d) {
 
 const Calculator& waves_command() {
   static const Calculator calc{
-      "waves",
-      {integer_option("blocks", "blocks in the grid").at_least(1).at_most(static_cast<double>(kMaxBlocks)).sweepable(
-           [](const Gpu& g) { return SweepRange{1, 4.0 * g.sm_count, 1}; }),
-       integer_option("elements", "elements, one per thread: blocks = ceil(elements / threads)")
-           .at_least(1)
-           .at_most(static_cast<double>(kMaxElements)),
-       integer_option("blocks-per-sm", "resident blocks per SM (else derived from --threads --regs --smem)")
-           .at_least(1)
-           .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }),
-       options::threads(),
-       options::regs(),
-       options::smem(),
-       number_option("block-time", "time one block runs (100us): adds the launch's time", Unit::seconds).above(0),
-       text_option("gemm", "a GEMM's sizes M,N or M,N,K (C is M x N): one block per output tile"),
-       text_option("tile", "the GEMM's output tile TMxTN, such as 128x256 (with --gemm)"),
-       integer_option("split-k", "split-K slices: each output tile's K is cut into S blocks (with --gemm)")
-           .at_least(1)
-           .at_most(1 << 20)},
-      {{"waves", Unit::count, true},
-       {"blocks_per_wave", Unit::count, true},
-       {"last_wave_blocks", Unit::count, true},
-       {"last_wave_utilization", Unit::fraction, true},
-       {"efficiency", Unit::fraction, true},
-       {"warps"},
-       {"time", Unit::seconds},
-       {"tiles"},
-       {"tile_efficiency", Unit::fraction},
-       {"wave_efficiency", Unit::fraction},
-       {"gemm_efficiency", Unit::fraction},
-       {"flops", Unit::flops},
-       {"executed_flops", Unit::flops}},
-      run,
-      "blocks",
-      chart};
+      .name = "waves",
+      .options =
+          {integer_option("blocks", "blocks in the grid").at_least(1).at_most(static_cast<double>(kMaxBlocks)).sweepable(
+               [](const Gpu& g) { return SweepRange{1, 4.0 * g.sm_count, 1}; }),
+           integer_option("elements", "elements, one per thread: blocks = ceil(elements / threads)")
+               .at_least(1)
+               .at_most(static_cast<double>(kMaxElements)),
+           integer_option("blocks-per-sm", "resident blocks per SM (else derived from --threads --regs --smem)")
+               .at_least(1)
+               .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }),
+           options::threads(),
+           options::regs(),
+           options::smem(),
+           number_option("block-time", "time one block runs (100us): adds the launch's time", Unit::seconds).above(0),
+           text_option("gemm", "a GEMM's sizes M,N or M,N,K (C is M x N): one block per output tile"),
+           text_option("tile", "the GEMM's output tile TMxTN, such as 128x256 (with --gemm)"),
+           integer_option("split-k", "split-K slices: each output tile's K is cut into S blocks (with --gemm)")
+               .at_least(1)
+               .at_most(1 << 20)},
+      .results =
+          {{"waves", Unit::count, true},
+           {"blocks_per_wave", Unit::count, true},
+           {"last_wave_blocks", Unit::count, true},
+           {"last_wave_utilization", Unit::fraction, true},
+           {"efficiency", Unit::fraction, true},
+           {"warps"},
+           {"time", Unit::seconds},
+           {"tiles"},
+           {"tile_efficiency", Unit::fraction},
+           {"wave_efficiency", Unit::fraction},
+           {"gemm_efficiency", Unit::fraction},
+           {"flops", Unit::flops},
+           {"executed_flops", Unit::flops}},
+      .run = run,
+      .chart_axis = "blocks",
+      .chart = chart};
   return calc;
 }
 
