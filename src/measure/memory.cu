@@ -296,11 +296,7 @@ const TransposeVariant kPadded[] = {
 }  // namespace
 
 const std::vector<int>& residency_variants() {
-  static const std::vector<int> regs = [] {
-    std::vector<int> r;
-    for (const ResidencyVariant& v : kResidency) r.push_back(v.regs);
-    return r;
-  }();
+  static const std::vector<int> regs = column(kResidency, &ResidencyVariant::regs);
   return regs;
 }
 
