@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "measure/counters.h"
 #include "measure/host.h"
 #include "measure/inputs.h"
 #include "measure/measure.h"
@@ -175,6 +176,29 @@ TEST_CASE("timing: the first run is dropped, the median kept") {
   CHECK(median_after_first({100.0, 1.0, 3.0, 2.0}) == doctest::Approx(2.0));
   CHECK(median_after_first({100.0, 1.0, 4.0}) == doctest::Approx(2.5));
   CHECK_THROWS(median_after_first({1.0}));
+}
+
+namespace {
+struct ColumnRow {
+  int regs;
+  const char* name;
+};
+}  // namespace
+
+TEST_CASE("column: one field of every row of a table, in the table's order") {
+  const ColumnRow rows[] = {{24, "a"}, {32, "b"}, {255, "c"}};
+  CHECK(column(rows, &ColumnRow::regs) == std::vector<int>{24, 32, 255});
+  const std::vector<const char*> names = column(rows, &ColumnRow::name);
+  REQUIRE(names.size() == 3);
+  CHECK(std::string(names[2]) == "c");
+}
+
+TEST_CASE("all_counters: every counter of the table, in the table's order") {
+  const std::vector<Counter>& all = all_counters();
+  REQUIRE(all.size() == 9);
+  CHECK(all.front() == Counter::global_load_sectors);
+  CHECK(all[4] == Counter::dram_bytes_read);
+  CHECK(all.back() == Counter::global_load_l1_wavefronts);
 }
 
 TEST_CASE("inputs: random, never zero, the same on host and device") {

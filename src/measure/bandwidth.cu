@@ -94,13 +94,8 @@ __global__ void read_kernel(const uint4* __restrict__ in, std::size_t n, int pas
   for (int p = 0; p < passes; ++p) {
     for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
       uint4 v[U];
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        std::size_t i = base + std::size_t(u) * blockDim.x;
-        v[u] = i < n ? (L2_ONLY ? __ldcg(in + i) : in[i]) : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+      load_chunk(v, base, n, [&](std::size_t i) { return L2_ONLY ? __ldcg(in + i) : in[i]; });
+      add_words(acc, v);
     }
   }
   for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
@@ -133,19 +128,14 @@ __global__ void hbm_read_kernel(const uint4* __restrict__ in, std::size_t n, std
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
   for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
     uint4 v[U];
-    if (base + std::size_t(U - 1) * blockDim.x < n) {
+    if (chunk_element(base, U - 1) < n) {
       // A whole chunk: U unconditional loads in one basic block, all in flight before the sum.
 #pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = load16<H>(in + base + std::size_t(u) * blockDim.x);
+      for (int u = 0; u < U; ++u) v[u] = load16<H>(in + chunk_element(base, u));
     } else {
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        std::size_t i = base + std::size_t(u) * blockDim.x;
-        v[u] = i < n ? load16<H>(in + i) : make_uint4(0, 0, 0, 0);
-      }
+      load_chunk(v, base, n, [&](std::size_t i) { return load16<H>(in + i); });
     }
-#pragma unroll
-    for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+    add_words(acc, v);
   }
   for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
   if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;

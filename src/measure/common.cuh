@@ -162,6 +162,60 @@ __device__ __forceinline__ long long global_ns() {
   return static_cast<long long>(t);
 }
 
+/// Element u of a thread's chunk at base, in loops over chunks of U elements a thread (so that
+/// a warp's accesses coalesce, element u of every thread's chunk lies in one stretch).
+__device__ __forceinline__ std::size_t chunk_element(std::size_t base, int u) { return base + std::size_t(u) * blockDim.x; }
+
+/// The chunk at base, loaded: v[u] = load(i) for its elements i below n, zero past n. All U
+/// loads are issued before any is used.
+template <int U, class Load>
+__device__ __forceinline__ void load_chunk(uint4 (&v)[U], std::size_t base, std::size_t n, Load load) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) {
+    const std::size_t i = chunk_element(base, u);
+    v[u] = i < n ? load(i) : make_uint4(0, 0, 0, 0);
+  }
+}
+
+/// acc += the chunk's words (mod 2^32).
+template <int U>
+__device__ __forceinline__ void add_words(std::uint32_t& acc, const uint4 (&v)[U]) {
+#pragma unroll
+  for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+}
+
+/// The spin of the residency and occupancy-API kernels: A float accumulators a thread (A = R - 16,
+/// at least 8, so that the kernel holds about R registers); thread 0 writes the block's SM and
+/// globaltimer start to records[blockIdx.x], calls on_start(its first accumulator), and after a
+/// spin of spin_ns (FMA chains over the accumulators) and a barrier, the end. Returns the sum of
+/// the accumulators, for the caller to store only when it is 1234.5 (never), so the chains stay.
+template <int R, class OnStart>
+__device__ __forceinline__ float spin_and_record(BlockRecord* records, long long spin_ns, OnStart on_start) {
+  constexpr int A = R > 24 ? R - 16 : 8;
+  float acc[A];
+#pragma unroll
+  for (int j = 0; j < A; ++j) acc[j] = static_cast<float>(threadIdx.x) * 1e-3f + static_cast<float>(j);
+  __syncthreads();
+  const long long start = global_ns();
+  if (threadIdx.x == 0) {
+    records[blockIdx.x].sm = static_cast<int>(sm_id());
+    records[blockIdx.x].start = start;
+    on_start(acc[0]);
+  }
+  long long now = start;
+  while (now - start < spin_ns) {
+#pragma unroll
+    for (int j = 0; j < A; ++j) acc[j] = fmaf(acc[j], 0.999f, acc[(j + 1) % A]);
+    now = global_ns();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) records[blockIdx.x].end = global_ns();
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < A; ++j) s += acc[j];
+  return s;
+}
+
 /// Checks that the words sum (mod 2^32) to the sum of word(seed, i) over n inputs, `passes` times.
 inline void check_word_sum(const char* what, const DeviceBuffer<std::uint32_t>& partial, std::uint32_t seed,
                            std::size_t n, std::uint32_t passes) {

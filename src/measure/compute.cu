@@ -274,10 +274,24 @@ __global__ void roofline_kernel(const float4* __restrict__ in, float4* __restric
   out[i] = v;
 }
 
+/// Times the unfused and the fused run (time_median), each into `out` poisoned first, so that an
+/// element neither wrote fails, and checked after: check(its name).
+template <class T, class Unfused, class Fused, class Check>
+FusionRun time_unfused_and_fused(const DeviceBuffer<T>& out, Unfused& unfused, Fused& fused, Check& check,
+                                 const char* unfused_name, const char* fused_name) {
+  FusionRun r;
+  out.poison();
+  r.unfused = time_median(unfused);
+  check(unfused_name);
+  out.poison();
+  r.fused = time_median(fused);
+  check(fused_name);
+  return r;
+}
+
 }  // namespace
 
 FusionRun run_fusion(std::size_t n, int ops, bool binary) {
-  FusionRun r;
   const unsigned blocks = blocks_for(n);
   DeviceBuffer<float> out(n), tmp0(n), tmp1(n);
   float* tmp[2] = {tmp0.get(), tmp1.get()};
@@ -325,17 +339,10 @@ FusionRun run_fusion(std::size_t n, int ops, bool binary) {
                             },
                             0, 0));
   };
-  out.poison();
-  r.unfused = time_median(unfused);
-  check("fusion: unfused chain");
-  out.poison();
-  r.fused = time_median(fused);
-  check("fusion: fused kernel");
-  return r;
+  return time_unfused_and_fused(out, unfused, fused, check, "fusion: unfused chain", "fusion: fused kernel");
 }
 
 FusionRun run_rmsnorm(int rows, int cols) {
-  FusionRun r;
   const std::size_t n = std::size_t(rows) * cols, n8 = n / 8;
   DeviceBuffer<std::uint16_t> x(n), w(static_cast<std::size_t>(cols)), t1(n), t2(n), out(n), m(rows), m2(rows), rr(rows);
   fill_bf16(x.get(), n, 71);
@@ -382,13 +389,7 @@ FusionRun run_rmsnorm(int rows, int cols) {
                             },
                             2e-2, 1e-3));
   };
-  out.poison();
-  r.unfused = time_median(unfused);
-  check("rmsnorm: six eager kernels");
-  out.poison();
-  r.fused = time_median(fused);
-  check("rmsnorm: fused kernel");
-  return r;
+  return time_unfused_and_fused(out, unfused, fused, check, "rmsnorm: six eager kernels", "rmsnorm: fused kernel");
 }
 
 MatmulRun run_matmul(int m, int n, int k, int tile) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "measure/host.h"
+
 namespace gpucalc {
 
 namespace {
@@ -43,11 +45,7 @@ const CounterInfo& info(Counter c) {
 }  // namespace
 
 const std::vector<Counter>& all_counters() {
-  static const std::vector<Counter> all = [] {
-    std::vector<Counter> v;
-    for (const CounterInfo& i : kCounters) v.push_back(i.counter);
-    return v;
-  }();
+  static const std::vector<Counter> all = column(kCounters, &CounterInfo::counter);
   return all;
 }
 

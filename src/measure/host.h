@@ -82,6 +82,15 @@ int max_resident_per_sm(const std::vector<dev::BlockRecord>& records, int* sms_a
 /// clocks and lazy loading); throws std::invalid_argument for fewer than two.
 double median_after_first(std::vector<double> seconds);
 
+/// One field of every row of a table, in the table's order: column(kRows, &Row::name).
+template <class Row, std::size_t N, class Field>
+std::vector<Field> column(const Row (&rows)[N], Field Row::*field) {
+  std::vector<Field> out;
+  out.reserve(N);
+  for (const Row& row : rows) out.push_back(row.*field);
+  return out;
+}
+
 }  // namespace gpucalc
 
 namespace gpucalc {

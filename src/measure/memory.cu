@@ -14,28 +14,9 @@ namespace {
 template <int R>
 __global__ void __maxnreg__(R) residency_kernel(BlockRecord* records, float* sink, long long spin_ns, int smem_bytes) {
   extern __shared__ float smem[];
-  constexpr int A = R > 24 ? R - 16 : 8;
-  float acc[A];
-#pragma unroll
-  for (int j = 0; j < A; ++j) acc[j] = static_cast<float>(threadIdx.x) * 1e-3f + static_cast<float>(j);
-  __syncthreads();
-  const long long start = global_ns();
-  if (threadIdx.x == 0) {
-    records[blockIdx.x].sm = static_cast<int>(sm_id());
-    records[blockIdx.x].start = start;
-    if (smem_bytes >= 4) smem[0] = acc[0];
-  }
-  long long now = start;
-  while (now - start < spin_ns) {
-#pragma unroll
-    for (int j = 0; j < A; ++j) acc[j] = fmaf(acc[j], 0.999f, acc[(j + 1) % A]);
-    now = global_ns();
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) records[blockIdx.x].end = global_ns();
-  float s = 0;
-#pragma unroll
-  for (int j = 0; j < A; ++j) s += acc[j];
+  const float s = spin_and_record<R>(records, spin_ns, [&](float first) {
+    if (smem_bytes >= 4) smem[0] = first;
+  });
   if (s == 1234.5f) sink[0] = s + (smem_bytes >= 4 ? smem[0] : 0.0f);
 }
 
@@ -100,13 +81,8 @@ __global__ void little_kernel(const uint4* __restrict__ in, std::size_t n, std::
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
   for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
     uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      std::size_t i = base + std::size_t(u) * blockDim.x;
-      v[u] = i < n ? in[i] : make_uint4(0, 0, 0, 0);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
+    load_chunk(v, base, n, [&](std::size_t i) { return in[i]; });
+    add_words(acc, v);
   }
   if (threadIdx.x == 0) pin[0] = 0;
   partial[blockIdx.x * std::size_t(blockDim.x) + threadIdx.x] = acc;
@@ -296,11 +272,7 @@ const TransposeVariant kPadded[] = {
 }  // namespace
 
 const std::vector<int>& residency_variants() {
-  static const std::vector<int> regs = [] {
-    std::vector<int> r;
-    for (const ResidencyVariant& v : kResidency) r.push_back(v.regs);
-    return r;
-  }();
+  static const std::vector<int> regs = column(kResidency, &ResidencyVariant::regs);
   return regs;
 }
 

@@ -12,29 +12,9 @@ namespace {
 // and start and end times (globaltimer) and spins, so that resident blocks overlap.
 template <int R>
 __device__ __forceinline__ void probe_body(BlockRecord* records, float* sink, long long spin_ns) {
-  constexpr int A = R > 24 ? R - 16 : 8;
-  float acc[A];
-#pragma unroll
-  for (int j = 0; j < A; ++j) acc[j] = static_cast<float>(threadIdx.x) * 1e-3f + static_cast<float>(j);
-  __syncthreads();
-  const long long start = global_ns();
-  if (threadIdx.x == 0) {
-    records[blockIdx.x].sm = static_cast<int>(sm_id());
-    records[blockIdx.x].start = start;
-  }
-  long long now = start;
-  while (now - start < spin_ns) {
-#pragma unroll
-    for (int j = 0; j < A; ++j) acc[j] = fmaf(acc[j], 0.999f, acc[(j + 1) % A]);
-    now = global_ns();
-  }
-  __syncthreads();
-  if (threadIdx.x == 0) records[blockIdx.x].end = global_ns();
-  float s = 0;
-#pragma unroll
-  for (int j = 0; j < A; ++j) s += acc[j];
   // Dynamic shared memory is held by the launch, used or not; touching it with none (0 bytes)
   // was an illegal address on the H200.
+  const float s = spin_and_record<R>(records, spin_ns, [](float) {});
   if (s == 1234.5f) sink[0] = s;
 }
 
