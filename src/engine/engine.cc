@@ -112,6 +112,8 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   }
   report.finish();
   refuse_unused(calc, args, swept);
+  // What reading the profile took on its own (an older format's default), for people only.
+  if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
 }
 
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
@@ -128,7 +130,10 @@ std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, cons
     rethrow_for_option(calc, e);
   }
   refuse_unused(calc, args, "");
-  for (Report& r : reports) r.finish();
+  for (Report& r : reports) {
+    r.finish();
+    r.notes.insert(r.notes.end(), gpu.notes.begin(), gpu.notes.end());  // the profile's, as run_model adds them
+  }
   return reports;
 }
 
