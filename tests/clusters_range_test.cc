@@ -28,7 +28,7 @@ OccupancyResult block(const Gpu& gpu, int threads, int regs) {
 
 const Layout kH200 = {8, 16, 16, 16, 16, 16, 18, 18, 2, 2, 2, 2};
 
-TEST_CASE("h100 and h100-nvl carry the H200's measured GPC layout as derived; h100-pcie (114 SMs) none") {
+TEST_CASE("h100 and h100-nvl carry the H200's measured GPC layout as derived, h100-pcie (114 SMs) none") {
   for (const char* key : {"h100", "h100-nvl"}) {
     CAPTURE(key);
     const Gpu gpu = load_gpu(key);

@@ -127,7 +127,7 @@ TEST_CASE("an old profile's default reaches the calculators' notes, and hw new r
   const std::string again = write_temp(written.out);
   const Gpu back = load_gpu(again);
   CHECK(back.notes.empty());
-  Gpu old = load_gpu(path);
+  Gpu old = load_gpu(kHistory + "8215a49-h100-toml.toml");
   old.notes.clear();
   old.key = back.key;
   old.origin = back.origin;
