@@ -301,7 +301,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
   }
   const std::vector<std::string> names = measure_words();
   const std::string accepted = fmt::format("one of {} (see gpucalc measure --list)", fmt::join(names, ", "));
-  if (o.words.empty()) throw InputError("measure", "", "a case: " + accepted);
+  if (o.words.empty()) throw InputError("measure: a case is required: " + accepted);
   if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
   const std::string& what = o.words[0];
   if (std::find(names.begin(), names.end(), what) == names.end()) {

@@ -19,13 +19,31 @@
 
 namespace gpucalc {
 
+namespace {
+
 // A model's error names its field (bytes_per_load); the user typed an option (--bytes-per-load).
-[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) {
+// The value is the text the user typed for it where `args` has one: a model quotes a number it
+// read (1048576 for 2^20), not what was typed.
+InputError for_option(const Calculator& calc, const FieldError& e, const Args* args) {
   for (const OptionSpec& o : calc.options) {
-    if ((o.field.empty() ? o.key() : o.field) == e.field()) throw InputError(o.flag(), e.value(), e.accepted());
+    if ((o.field.empty() ? o.key() : o.field) != e.field()) continue;
+    const Args::Entry* typed = args != nullptr ? args->find(o.name) : nullptr;
+    const bool has_text = typed != nullptr && typed->given && (!typed->text.empty() || !typed->items.empty());
+    return InputError(o.flag(), has_text ? typed->text : e.value(), e.accepted());
   }
-  throw InputError(e.what());
+  return InputError(e.what());
 }
+
+// An error of the option a sweep sets, as the sweep's: the user typed --sweep AXIS, not the
+// point's value (--blocks 1 for --sweep blocks).
+InputError for_sweep(const InputError& e, const std::string& swept) {
+  if (swept.empty() || e.option() != "--" + swept) return e;
+  return InputError("--sweep", swept, fmt::format("{} (the sweep sets --{} {})", e.accepted(), swept, e.value()));
+}
+
+}  // namespace
+
+[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) { throw for_option(calc, e, nullptr); }
 
 void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept) {
   for (const Args::Entry& e : args.entries()) {
@@ -108,7 +126,10 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   try {
     calc.run(args, gpu, report);
   } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
+    throw for_sweep(for_option(calc, e, &args), swept);
+  } catch (const InputError& e) {
+    if (!swept.empty() && e.option() == "--" + swept) throw for_sweep(e, swept);
+    throw;
   }
   report.finish();
   refuse_unused(calc, args, swept);
@@ -127,7 +148,7 @@ std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, cons
   try {
     reports = calc.run_rows(args, gpu, in, Report(calc.results));
   } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
+    throw for_option(calc, e, &args);
   }
   refuse_unused(calc, args, "");
   for (Report& r : reports) {

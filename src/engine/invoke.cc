@@ -135,8 +135,9 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
   }
   const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
   if (common.explain && many && plan.format != Format::json) {
-    throw InputError("--explain", "", fmt::format("one case, or --format json (an explain array on every row) with --sweep, --batch{}",
-                                                  calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));
+    throw InputError(fmt::format("--explain: not in {} output of many rows: one case, or --format json (an explain array on "
+                                 "every row) with --sweep, --batch{}",
+                                 format_name(plan.format), calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));
   }
   if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
   Gpu gpu = load_gpu(common.gpu);

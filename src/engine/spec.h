@@ -71,8 +71,9 @@ struct OptionSpec {
 
   std::string flag() const { return "--" + name; }
   std::string key() const;  // as inputs name it: bytes_per_load
-  /// The accepted form, for messages: "a whole number from 1 to 255 (h100): registers per thread".
-  std::string accepted(const Gpu* gpu) const;
+  /// The accepted form, for messages: "a whole number (0xff), 1 to 255, registers per thread
+  /// (h100)"; its examples only those inside the range, none without `with_examples`.
+  std::string accepted(const Gpu* gpu, bool with_examples = true) const;
 };
 
 OptionSpec integer_option(std::string name, std::string what, Unit unit = Unit::count);

@@ -58,7 +58,8 @@ std::string text_cell(const Value& v) {
   switch (v.unit) {
     case Unit::text: return v.text;
     case Unit::boolean: return v.flag ? "true" : "false";
-    default: return format_quantity(v.number, v.unit);
+    // -0 (a profile's "-0.0", a product with a negative zero) prints as 0, as JSON and CSV write it
+    default: return format_quantity(v.number == 0 ? 0.0 : v.number, v.unit);
   }
 }
 
@@ -204,7 +205,10 @@ char* write_csv_cell(char* at, const Value& v, NumberMemo* memo = nullptr) {
   switch (v.unit) {
     case Unit::text: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
     case Unit::boolean: return put_flag(at, v.flag);
-    default: return std::isfinite(v.number) ? write_raw_number(at, v.number, memo) : at;  // not finite: null, an empty cell
+    default:
+      if (std::isfinite(v.number)) return write_raw_number(at, v.number, memo);
+      // No limit (+infinity) is the word unlimited, as text prints it; NaN or -infinity: an empty cell.
+      return v.number > 0 ? put(at, kUnlimited) : at;
   }
 }
 
@@ -256,7 +260,7 @@ json json_value(const Value& v) {
     case Unit::text: return v.text;
     case Unit::boolean: return v.flag;
     default:
-      if (!std::isfinite(v.number)) return nullptr;
+      if (!std::isfinite(v.number)) return v.number > 0 ? json(kUnlimited) : json(nullptr);  // no limit: "unlimited"
       if (whole_and_exact(v.number)) {
         return static_cast<long long>(v.number);
       }
@@ -328,7 +332,7 @@ char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
     case Unit::text: return write_json_word(at, v.text);
     case Unit::boolean: return put_flag(at, v.flag);
     default:
-      if (!std::isfinite(v.number)) return put(at, "null");
+      if (!std::isfinite(v.number)) return v.number > 0 ? put(at, "\"unlimited\"") : put(at, "null");  // no limit: "unlimited"
       if (whole_and_exact(v.number)) return write_whole(at, v.number);
       return write_json_fraction(at, v.number, memo);
   }
