@@ -261,7 +261,7 @@ const std::vector<BadInput>& table() {
     {{"hw", "frobnicate"}, "hw", "'list', 'show NAME' or 'new --from NAME'"},
     {{"hw", "list", "--format", "yaml"}, "--format", "one of text, json"},
     {{"hw", "show"}, "hw", "'list', 'show NAME' or 'new --from NAME'"},
-    {{"hw", "new"}, "--from", "the profile to start from: gpucalc hw new --from h100 > mine.toml"},
+    {{"hw", "new"}, "hw new", "--from is missing: expected gpucalc hw new --from NAME > mine.toml"},
     {{"hw", "new", "--from", "h1000"}, "--from", "one of a10, a100, a100-40gb-sxm"},
     {{"hw", "list", "--from", "h100"}, "--from", "only with 'hw new'"},
     {{"roofline", "--intensity", "10", "--sparse", "--unit", "cuda"}, "--sparse", "expected --unit tensor: 2:4 structured sparsity"},

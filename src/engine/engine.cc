@@ -1,12 +1,13 @@
 // One case, a sweep, a batch, a batch with a sweep: every calculator runs through here.
 #include "engine/engine.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-
-#include <fstream>
 #include <istream>
 #include <map>
 #include <memory>
@@ -491,11 +492,32 @@ void RowWriter::finish() {
 
 namespace {
 
+// The chart's file, opened without waiting: open() of a FIFO with no reader blocks (with
+// O_NONBLOCK it fails, ENXIO), so it is tried again for at most kPipeWaitMs for a reader to come.
 void write_file(const std::string& path, const std::string& svg) {
-  std::ofstream file(path, std::ios::binary);
-  if (!file || !(file << svg) || !file.flush()) {
-    throw InputError("--plot", path, "a path to an .svg file that can be written");
+  const std::string accepted = "a path to an .svg file that can be written";
+  int fd = -1;
+  for (int waited = 0;; waited += 20) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != ENXIO || waited >= kPipeWaitMs) break;
+    ::usleep(20'000);
   }
+  if (fd < 0 && errno == ENXIO) {
+    throw InputError("--plot", path, fmt::format("{}; a FIFO needs a reader within {} s (none came: start the reader "
+                                                 "first)",
+                                                 accepted, kPipeWaitMs / 1000));
+  }
+  if (fd < 0) throw InputError("--plot", path, accepted);
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a reader that reads slowly is waited for
+  std::size_t done = 0;
+  while (done < svg.size()) {
+    const ssize_t n = ::write(fd, svg.data() + done, svg.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 || done < svg.size()) throw InputError("--plot", path, accepted + " (writing it failed)");
 }
 
 }  // namespace
@@ -515,12 +537,12 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
     // No --sweep: the chart's own axis when this case uses it, else another axis it uses.
-    Sweep sweep = parse_sweep(calc, calc.chart_axis, gpu);
+    Sweep sweep = chart_sweep(calc, calc.chart_axis, gpu);
     const Args::Entry* e = args.find(sweep.axis->name);
     for (const Args::Entry& other : args.entries()) {
       if (e != nullptr && e->used) break;
       if (other.used && other.spec->sweep != nullptr) {
-        sweep = parse_sweep(calc, other.spec->name, gpu);
+        sweep = chart_sweep(calc, other.spec->name, gpu);
         e = &other;
       }
     }

@@ -88,6 +88,10 @@ class RowWriter {
   Value error_cell_ = Value::word("error", "");
 };
 
+/// How long --batch waits for a FIFO's writer and --plot for a FIFO's reader (open() of a FIFO
+/// waits for its other end: neither waits longer than this).
+constexpr int kPipeWaitMs = 2000;
+
 void check_plot_path(const std::string& path);
 /// Writes the chart of `data` to `path`; without sweep points, sweeps the chart's own axis.
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path);

@@ -227,16 +227,19 @@ std::string csv_cell(const Value& v) {
   return out;
 }
 
+std::string visible_cell(std::string s) {
+  const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b < 0x20 || b == 0x7f;
+  });
+  return plain ? s : InputError::one_line(s);
+}
+
 std::string md_cell(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
+  for (char c : visible_cell(s)) {
+    if (c == '|') out += '\\';
+    out += c;
   }
   return out;
 }
@@ -433,7 +436,7 @@ std::string document_text(const Document& d, bool explain, bool markdown) {
     std::size_t width = 0;
     for (const Value& v : values) width = std::max(width, v.key.size());
     out += fmt::format("{}:\n", title);
-    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key.view(), width, text_cell(v));
+    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key.view(), width, visible_cell(text_cell(v)));
   };
   section("inputs", d.row.inputs);
   section("results", answered(d.row.results));
@@ -532,7 +535,7 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const Value& v = cell(i);
     std::string c = i < cells.size() ? (v.missing && v.unit == Unit::text ? "" : text_cell(v)) : "";
-    text.push_back(format_ == Format::md ? md_cell(c) : c);
+    text.push_back(format_ == Format::md ? md_cell(c) : visible_cell(std::move(c)));
   }
   held_.push_back(std::move(text));
   if (held_.size() >= window_) flush_window();

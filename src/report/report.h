@@ -34,7 +34,10 @@ inline constexpr std::string_view kUnlimited = "unlimited";
 std::string csv_cell(const Value& v);
 /// CSV quoting: a field with a comma, quote, CR, LF or leading/trailing space is quoted.
 std::string csv_quote(std::string_view s);
-/// Markdown table cell: '|' and newlines escaped.
+/// A text table's cell: control bytes escaped as InputError::printable does (\n, \r, \t, \xNN),
+/// so a cell stays on its row and sends the terminal no control sequence.
+std::string visible_cell(std::string s);
+/// Markdown table cell: control bytes as visible_cell escapes them, and '|' escaped.
 std::string md_cell(const std::string& s);
 /// A number in base units, as JSON and CSV write it: whole numbers without a fraction (null
 /// when not finite: json_value and csv_cell write +infinity as kUnlimited).
