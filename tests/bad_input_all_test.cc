@@ -155,7 +155,7 @@ const std::vector<BadInput>& table() {
     {{"sectors", "--cols", "4096", "--access", "diagonal"}, "--access", "invalid value 'diagonal': expected row, column: lane t reads (i, t)"},
     {{"sectors", "--cols", "4096", "--access", "row", "--row", "-1"}, "--row", "'-1' is out of range: expected a whole number, 0 to 17,592,186,044,416"},
     {{"sectors", "--cols", "4096", "--access", "row", "--row", "x"}, "--row", "invalid value 'x': expected a whole number (256, 2^24, 16,384 or 0xff), 0 to 17,592,186,044,416"},
-    {{"sectors", "--cols", "4096", "--access", "column", "--col", "-1"}, "--col", "'-1' is out of range: expected a whole number, 0 or more"},
+    {{"sectors", "--cols", "4096", "--access", "column", "--col", "-1"}, "--col", "'-1' is out of range: expected a whole number, 0 to 17,592,186,044,415"},
     {{"sectors", "--cols", "4096", "--access", "column", "--col", "4096"}, "--col", "invalid value '4096': expected a column from 0 to 4,095 (the matrix has 4,096 columns)"},
     {{"banks", "--width", "0", "--access", "column"}, "--width", "'0' is out of range: expected a whole number, 1 to 1,048,576"},
     {{"banks", "--width", "x", "--access", "column"}, "--width", "invalid value 'x': expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},

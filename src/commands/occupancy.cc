@@ -459,18 +459,19 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
     const std::string a = k.arch.empty() ? "an unnamed architecture" : k.arch;
     if (std::find(present.begin(), present.end(), a) == present.end()) present.push_back(a);
   }
-  std::vector<KernelResources> out;
+  // The rows kept move down in place: a second vector of every kernel would double the memory.
+  std::size_t kept = 0;
   int unnamed = 0;
   for (KernelResources& k : kernels) {
     const bool match = want == "all" || (k.cc_major == major && k.cc_minor == minor);
-    if (k.arch.empty() && want != "all") {
-      ++unnamed;
-      out.push_back(std::move(k));  // cuobjdump of a bare cubin may not say: taken as the profile's
-    } else if (match) {
-      out.push_back(std::move(k));
+    if (k.arch.empty() && want != "all") ++unnamed;  // cuobjdump of a bare cubin may not say: taken as the profile's
+    if (match || (k.arch.empty() && want != "all")) {
+      if (&k != &kernels[kept]) kernels[kept] = std::move(k);
+      ++kept;
     }
   }
-  if (out.empty()) {
+  kernels.resize(kept);
+  if (kernels.empty()) {
     throw InputError("--from", path,
                      fmt::format("kernels compiled for {} ({}): this file has {} only; use the --gpu profile of that "
                                  "architecture, or --arch to name it (or all) and compute them on {}",
@@ -478,10 +479,10 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
                                  want.empty() ? fmt::format("the architecture of the profile {}", gpu.key) : "--arch",
                                  fmt::join(present, ", "), gpu.key));
   }
-  const auto reserved = std::count_if(out.begin(), out.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; });
+  const auto reserved = std::count_if(kernels.begin(), kernels.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; });
   if (reserved > 0) {
     // The bytes taken out, as the reader took them (the same for every such kernel).
-    const std::int64_t bytes = std::find_if(out.begin(), out.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; })->reserved_in_shared;
+    const std::int64_t bytes = std::find_if(kernels.begin(), kernels.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; })->reserved_in_shared;
     notes.push_back(fmt::format("cuobjdump's SHARED of {} sm_90+ kernel{} includes the {} the system reserves per block: "
                                 "read as SHARED - {} (the kernel's own bytes, as ptxas and cudaFuncGetAttributes count them)",
                                 reserved, reserved == 1 ? "" : "s", size_text(bytes), size_text(bytes)));
@@ -503,10 +504,29 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
                                   cc_text(major, minor), gpu.key, fmt::join(skipped, ", ")));
     }
   }
-  return out;
+  return kernels;
 }
 
-std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank) {
+std::string kernel_label(const KernelResources& k) {
+  return fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
+}
+
+// Every kernel checked before the first row goes out: a bad one is refused with no output.
+void check_kernels_fit(const std::vector<KernelResources>& kernels, const Gpu& gpu, const std::string& path) {
+  for (const KernelResources& k : kernels) {
+    if (k.registers > gpu.max_registers_per_thread) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
+                                   path, k.line, kernel_label(k), k.registers, gpu.max_registers_per_thread, gpu.key));
+    }
+    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
+                                   "may have on {}",
+                                   path, k.line, kernel_label(k), k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
+    }
+  }
+}
+
+void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
   std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), path);
@@ -524,20 +544,13 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in,
   const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
   const int max_threads = suggest && args.given(kMaxThreads) ? args.count(kMaxThreads) : 0;
   const int carveout = read_carveout(args);
-  std::vector<Report> rows;
+  check_kernels_fit(kernels, gpu, path);
+  sink.begin(kernels.size());
   for (const KernelResources& k : kernels) {
     Report report = blank;
     report.model = "exact";
-    report.label = fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
-    if (k.registers > gpu.max_registers_per_thread) {
-      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
-                                   path, k.line, report.label, k.registers, gpu.max_registers_per_thread, gpu.key));
-    }
-    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
-      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
-                                   "may have on {}",
-                                   path, k.line, report.label, k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
-    }
+    report.label = kernel_label(k);
+    if (&k == &kernels.front()) report.notes = notes;  // the file's notes, once, before the row's own
     OccupancyResult r;
     int block = threads;
     std::int64_t smem = 0;
@@ -597,10 +610,8 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in,
       at.carveout_percent = carveout;
       for (std::string& step : explain_exact(at, r, gpu)) report.explain.push_back(std::move(step));
     }
-    rows.push_back(std::move(report));
+    sink.row(report);
   }
-  if (!rows.empty()) rows.front().notes.insert(rows.front().notes.begin(), notes.begin(), notes.end());
-  return rows;
 }
 
 // Occupancy over the swept axis, the case itself marked.

@@ -144,19 +144,30 @@ Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const 
   return report;
 }
 
-std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in) {
-  std::vector<Report> reports;
+void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in, RowSink& sink) {
+  // Checks what run_case checks, at the points where the rows form knows it.
+  struct Finishing : RowSink {
+    const Calculator& calc;
+    const Args& args;
+    const Gpu& gpu;
+    RowSink& next;
+    Finishing(const Calculator& c, const Args& a, const Gpu& g, RowSink& n) : calc(c), args(a), gpu(g), next(n) {}
+    void begin(std::size_t rows) override {
+      refuse_unused(calc, args, "");
+      next.begin(rows);
+    }
+    void row(Report& report) override {
+      report.finish();
+      // The profile's notes, as run_model adds them.
+      if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
+      next.row(report);
+    }
+  } finishing(calc, args, gpu, sink);
   try {
-    reports = calc.run_rows(args, gpu, in, Report(calc.results));
+    calc.run_rows(args, gpu, in, Report(calc.results), finishing);
   } catch (const FieldError& e) {
     throw for_option(calc, e, &args);
   }
-  refuse_unused(calc, args, "");
-  for (Report& r : reports) {
-    r.finish();
-    r.notes.insert(r.notes.end(), gpu.notes.begin(), gpu.notes.end());  // the profile's, as run_model adds them
-  }
-  return reports;
 }
 
 namespace {

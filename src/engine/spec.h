@@ -4,6 +4,7 @@
 // validation with one message form, batch rows, sweeps, requirements, charts and every format.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <istream>
@@ -241,6 +242,16 @@ struct ChartData {
   const Gpu* gpu = nullptr;
 };
 
+/// Where a rows form (Calculator::run_rows) hands its reports, one at a time, so that no call
+/// holds them all: first how many there will be, once every input is read and checked (a bad
+/// one is refused before any row goes out), then each report.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual void begin(std::size_t rows) = 0;
+  virtual void row(Report& report) = 0;
+};
+
 struct Calculator {
   const char* name;  // the help line is in the command table (commands.h)
   std::vector<OptionSpec> options;
@@ -254,8 +265,8 @@ struct Calculator {
   /// when the option `rows_option` is given, `run_rows` runs instead of `run`, each Report a row,
   /// printed as a sweep's rows are (the text table shows `rows_columns`, then the brief keys).
   const char* rows_option = nullptr;
-  /// Each row's report a copy of `blank` (made for `results`).
-  std::vector<Report> (*run_rows)(const Args&, const Gpu&, std::istream& in, const Report& blank) = nullptr;
+  /// Each row's report a copy of `blank` (made for `results`), handed to `sink` as it is made.
+  void (*run_rows)(const Args&, const Gpu&, std::istream& in, const Report& blank, RowSink& sink) = nullptr;
   std::vector<std::string> rows_columns = {};
 };
 
