@@ -115,6 +115,13 @@ TEST_CASE("an old profile's default reaches the calculators' notes, and hw new r
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.find("note: profile " + path + " (format 1): peak_tensor_fp4 left out, taken as 0") != std::string::npos);
+  // The rows form (--from) prints it once after its rows.
+  testing::Run rows = run_gpucalc({"occupancy", "--gpu", path, "--from", "tests/data/kernels/spill.ptxas.txt", "--threads", "256"});
+  INFO(rows.err);
+  REQUIRE(rows.exit_code == 0);
+  const std::string note = "note: profile " + path + " (format 1): peak_tensor_fp4 left out, taken as 0";
+  CHECK(rows.out.find(note) != std::string::npos);
+  CHECK(rows.out.find(note) == rows.out.rfind(note));
   testing::Run json = run_gpucalc({"occupancy", "--gpu", path, "--threads", "256", "--regs", "32", "--format", "json"});
   REQUIRE(json.exit_code == 0);
   CHECK(json.out.find("peak_tensor_fp4 left out, taken as 0") != std::string::npos);
