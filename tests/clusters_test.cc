@@ -125,7 +125,7 @@ TEST_CASE("cluster sizes, architectures and a missing GPC layout are refused") {
   CHECK_THROWS_AS(clusters(b, 9, false, gpu), InputError);
   CHECK_NOTHROW(clusters(b, 9, true, gpu));
   CHECK_THROWS_AS(clusters(b, 17, true, gpu), InputError);
-  CHECK_THROWS_AS(clusters(b, 2, false, load_gpu("h100")), InputError);  // no gpc_sms
+  CHECK_THROWS_AS(clusters(b, 2, false, load_gpu("h100-pcie")), InputError);  // no gpc_sms
   CHECK_THROWS_AS(clusters(block(load_gpu("a100"), 256, 64), 2, false, load_gpu("a100")), InputError);
 }
 
@@ -135,7 +135,7 @@ TEST_CASE("gpc_sms: optional, whole numbers adding up to sm_count, written back 
   // profile_toml writes it and reads back the same profile; without it, it is left out.
   const Gpu again = parse_gpu(profile_toml(gpu), gpu.key, gpu.origin);
   CHECK(again.gpc_sms == gpu.gpc_sms);
-  CHECK(profile_toml(load_gpu("h100")).find("gpc_sms") == std::string::npos);
+  CHECK(profile_toml(load_gpu("h100-pcie")).find("gpc_sms") == std::string::npos);
   std::string text = profile_toml(gpu);
   const std::string line = "gpc_sms = { value = [16, 16, 16, 16, 16, 16, 18, 18]";
   REQUIRE(text.find(line) != std::string::npos);
@@ -178,7 +178,7 @@ TEST_CASE("gpucalc occupancy --cluster end to end, and its bad input") {
       {{"--gpu", "tests/data/h100-gpcs.toml", "--cluster", "17", "--non-portable"}, "--cluster: '17' is out of range"},
       {{"--gpu", "tests/data/h100-gpcs.toml", "--cluster", "0"}, "--cluster: '0' is out of range"},
       {{"--gpu", "a100", "--cluster", "2"}, "a GPU of compute capability 9.0 or later"},
-      {{"--cluster", "2"}, "a profile with its GPC layout (gpc_sms, SMs per GPC): h100 has none"},
+      {{"--gpu", "h100-pcie", "--cluster", "2"}, "a profile with its GPC layout (gpc_sms, SMs per GPC): h100-pcie has none"},
       {{"--gpu", "tests/data/h100-gpcs.toml", "--non-portable"}, "--non-portable: 'true' is not used"},
   };
   for (const Bad& c : cases) {

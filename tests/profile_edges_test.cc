@@ -24,7 +24,13 @@
 namespace gpucalc {
 namespace {
 
-std::string h100_text() { return "# h100\n" + profile_toml(load_gpu("h100")); }
+// h100 without its GPC layout, which adds up to its 132 SMs and so to no other sm_count.
+std::string h100_text() {
+  Gpu h100 = load_gpu("h100");
+  h100.gpc_sms.clear();
+  h100.provenance.erase("gpc_sms");
+  return "# h100\n" + profile_toml(h100);
+}
 
 /// `text` with the value of `field` replaced by `value`.
 std::string with_value(std::string text, const std::string& field, const std::string& value) {

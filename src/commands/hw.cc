@@ -40,7 +40,7 @@ int new_profile(const std::string& from) {
       "# source (the document, the measurement or the derivation). Values are in base units: bytes,\n"
       "# bytes/s, FLOP/s, Hz, seconds, cycles; peaks are dense (0: no such path). Use it with\n"
       "# --gpu FILE.toml; 'gpucalc hw show FILE.toml' lists every problem of a broken one at once.\n",
-      g.key, g.name);
+      comment_text(g.key), comment_text(g.name));  // a name's newline must not end the comment
   std::cout << profile_toml(g);
   return 0;
 }

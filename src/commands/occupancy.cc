@@ -201,6 +201,25 @@ std::vector<std::string> explain_simple(const OccupancyInput& in, const Occupanc
   return steps;
 }
 
+/// --cluster N on a known die: the range over the GPC layouts floor-sweeping allows, and a note
+/// when the profile's layout is derived (not measured on this chip).
+void add_cluster_range(Report& report, const ClusterResult& c, const Gpu& gpu, bool derived) {
+  if (c.plausible_layouts == 0) return;
+  const Die& die = *known_die(gpu);
+  const std::string range = fmt::format(
+      "{} to {} clusters over {} plausible GPC layouts of {} SMs ({}: {} GPCs x {} TPCs x {} SMs, a TPC floor-swept whole "
+      "and which ones not documented, so any {} of {} TPCs enabled; and the profile's own)",
+      c.active_min, c.active_max, c.plausible_layouts, gpu.sm_count, die.name, die.gpcs, die.tpcs_per_gpc,
+      die.sms_per_tpc, gpu.sm_count / die.sms_per_tpc, die.gpcs * die.tpcs_per_gpc);
+  report.explain.push_back("another chip of the same SMs: " + range);
+  if (derived) {
+    report.notes.push_back(fmt::format(
+        "clusters: {}'s GPC layout is derived, not measured on this chip, and floor-sweeping varies between chips: "
+        "{} (clusters.active_min, clusters.active_max); 'gpucalc measure calibrate' finds a chip's own",
+        gpu.key, range));
+  }
+}
+
 /// --cluster N: clusters resident at once (cudaOccupancyMaxActiveClusters), what limits them.
 void add_clusters(Report& report, const OccupancyResult& r, const Args& args, const Gpu& gpu) {
   const int size = args.count(kCluster);
@@ -212,6 +231,10 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   report.num("clusters.per_gpc_max", c.per_gpc_max);
   report.num("clusters.idle_slots", c.idle_slots);
   report.num("clusters.blocks_per_sm", c.cluster_blocks_per_sm);
+  if (c.plausible_layouts > 0) {
+    report.num("clusters.active_min", c.active_min);
+    report.num("clusters.active_max", c.active_max);
+  }
   const auto p = gpu.provenance.find("gpc_sms");
   report.explain.push_back(fmt::format("GPC layout: {} GPCs of {} SMs ({}: {})", c.gpcs, fmt::join(gpu.gpc_sms, ", "),
                                        p == gpu.provenance.end() ? "derived" : p->second.kind,
@@ -241,6 +264,7 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   }
   report.explain.push_back(fmt::format("clusters resident at once: {} ({} blocks of {} threads)", c.active_clusters,
                                        format_number(c.active_blocks), format_number(r.threads_per_sm > 0 && r.blocks_per_sm > 0 ? r.threads_per_sm / r.blocks_per_sm : 0)));
+  add_cluster_range(report, c, gpu, p != gpu.provenance.end() && p->second.kind == "derived");
   if (c.limiter == "gpc") {
     report.notes.push_back(fmt::format("no GPC holds a cluster of {}: a cluster's blocks run on distinct SMs, and the largest GPC has {} SMs",
                                        size, *std::max_element(gpu.gpc_sms.begin(), gpu.gpc_sms.end())));
@@ -687,6 +711,8 @@ const Calculator& occupancy_command() {
        {"clusters.per_gpc_max"},
        {"clusters.idle_slots"},
        {"clusters.blocks_per_sm"},
+       {"clusters.active_min"},
+       {"clusters.active_max"},
        {"kernel.name", Unit::text},
        {"kernel.mangled", Unit::text},
        {"kernel.arch", Unit::text},

@@ -15,15 +15,9 @@
 #include <optional>
 #include <limits>
 #include <sstream>
-// toml++ 3.3.0 asserts on some malformed documents ("[[[", "[&": marzer/tomlplusplus#294) that it
-// reports as parse errors when built without assertions; a profile must never abort gpucalc, so
-// debug builds run it as release builds do.
-#ifndef NDEBUG
-#define TOML_ASSERT(expr) static_cast<void>(0)
-#endif
-#include <toml++/toml.h>
-
 #include "core/error.h"
+#include "core/profile_defaults.h"
+#include "core/profile_text.h"
 
 namespace gpucalc {
 
@@ -89,7 +83,6 @@ namespace {
 
 // Bounds on what a profile may be, checked before any of it is parsed.
 constexpr std::size_t kMaxProfileBytes = 64 * 1024;  // hw/*.toml are about 7 KB
-constexpr int kMaxProfileNesting = 4;                // a profile needs 2
 
 [[noreturn]] void bad_field(const std::string& origin, const std::string& key, const std::string& expected) {
   throw InputError(fmt::format("profile {}: field '{}': expected {}", origin, key, expected));
@@ -207,10 +200,42 @@ FieldValue read_value(const toml::node& v, const std::string& origin, const Prof
   return {};
 }
 
-// A field's value as TOML text.
+// The code point of the UTF-8 sequence at s[i], i moved past it; U+FFFD for a byte that starts
+// no valid sequence (an overlong form, a surrogate or beyond U+10FFFF included), i moved past it.
+char32_t next_code_point(const std::string& s, std::size_t& i) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned lead = byte(i);
+  const int extra = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+  char32_t cp = extra == 3 ? lead & 0x07u : extra == 2 ? lead & 0x0Fu : lead & 0x1Fu;
+  for (int k = 1; k <= extra; ++k) {
+    if ((byte(i + k) & 0xC0u) != 0x80u) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+  }
+  constexpr char32_t kLeast[] = {0x80, 0x80, 0x800, 0x10000};  // below these: overlong
+  if (extra == 0 || lead > 0xF4 || cp < kLeast[extra] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+    ++i;
+    return 0xFFFD;
+  }
+  i += static_cast<std::size_t>(extra) + 1;
+  return cp;
+}
+
+// A field's value as TOML text, plain ASCII: parse_gpu refuses any other byte, so a character
+// beyond ASCII (from a \u escape) is written as its escape again.
 std::string toml_string(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const char32_t cp = next_code_point(s, i);
+      out += cp > 0xFFFF ? fmt::format("\\U{:08X}", static_cast<std::uint32_t>(cp))
+                         : fmt::format("\\u{:04X}", static_cast<std::uint32_t>(cp));
+      continue;
+    }
+    ++i;
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -323,111 +348,6 @@ std::string read_profile_file(const std::string& path) {
   return text;
 }
 
-// Before toml++ sees the text: toml++ parses nested tables and arrays recursively, so a document
-// nested 100,000 deep overflows the stack. Containers are counted as TOML builds them: each part
-// of a [table] or [[array]] header, each part but the last of a dotted key, and each { or [ of a
-// value. A profile needs 2 (name = { value = [...] }); deeper is refused with its line.
-void check_nesting(std::string_view text, const std::string& origin) {
-  struct Open {
-    char bracket;  // '{' or '['
-    int key_dots;  // the containers the dots of its key opened
-  };
-  std::size_t line = 1;
-  int header = 0;            // containers the current [table] header opens
-  std::vector<Open> open;    // the { and [ not yet closed
-  int open_dots = 0;         // the sum of their key_dots
-  int pending_dots = 0;      // dots of the key whose value comes next
-  bool expect_key = true;    // at the start of a top-level line, or after { or , in an inline table
-  auto check = [&](int depth) {
-    if (depth > kMaxProfileNesting) {
-      throw InputError(fmt::format("profile {}: line {}: expected at most {} levels of nested tables and arrays "
-                                   "(each field is NAME = {{ value = ..., kind = ..., source = ... }})",
-                                   origin, line, kMaxProfileNesting));
-    }
-  };
-  // Skips the string that starts at text[i] (a quote); returns the index of its last character.
-  auto skip_string = [&](std::size_t i) {
-    const char quote = text[i];
-    const std::string triple(3, quote);
-    const bool multi = text.substr(i, 3) == triple;
-    for (std::size_t j = i + (multi ? 3 : 1); j < text.size(); ++j) {
-      if (text[j] == '\n') {
-        if (!multi) return j - 1;  // unterminated: toml++ reports it
-        ++line;
-      } else if (quote == '"' && text[j] == '\\') {
-        if (j + 1 < text.size() && text[j + 1] == '\n') ++line;
-        ++j;
-      } else if (!multi && text[j] == quote) {
-        return j;
-      } else if (multi && text.substr(j, 3) == triple) {
-        // """a""""" ends with up to two quotes of content before the closing three.
-        std::size_t end = j + 2;
-        for (int extra = 0; extra < 2 && end + 1 < text.size() && text[end + 1] == quote; ++extra) ++end;
-        return end;
-      }
-    }
-    return text.size() - 1;
-  };
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line;
-      if (open.empty()) expect_key = true;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\r') continue;
-    if (c == '#') {
-      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
-      continue;
-    }
-    if (expect_key && open.empty() && c == '[') {
-      // A [table] or [[array of tables]] header: a container per dotted part (and per extra [).
-      header = 1;
-      for (++i; i < text.size() && text[i] != ']' && text[i] != '\n'; ++i) {
-        if (text[i] == '"' || text[i] == '\'') {
-          i = skip_string(i);
-        } else if (text[i] == '.' || text[i] == '[') {
-          check(++header);
-        }
-      }
-      if (i < text.size() && text[i] == '\n') --i;
-      expect_key = false;  // what follows on the line is a comment, or an error toml++ reports
-      continue;
-    }
-    if (expect_key && c != '}') {
-      // A key, possibly dotted, up to its '='.
-      pending_dots = 0;
-      for (; i < text.size() && text[i] != '=' && text[i] != '\n' && text[i] != '}' && text[i] != ','; ++i) {
-        if (text[i] == '"' || text[i] == '\'') {
-          i = skip_string(i);
-        } else if (text[i] == '.') {
-          check(header + open_dots + static_cast<int>(open.size()) + ++pending_dots);
-        }
-      }
-      expect_key = false;
-      if (i < text.size() && text[i] != '=') --i;  // not a key after all: toml++ reports it
-      continue;
-    }
-    if (c == '"' || c == '\'') {
-      i = skip_string(i);
-    } else if (c == '[' || c == '{') {
-      open.push_back(Open{c, pending_dots});
-      open_dots += pending_dots;
-      pending_dots = 0;
-      check(header + open_dots + static_cast<int>(open.size()));
-      expect_key = c == '{';
-    } else if (c == ']' || c == '}') {
-      if (!open.empty()) {
-        open_dots -= open.back().key_dots;
-        open.pop_back();
-      }
-      expect_key = false;
-    } else if (c == ',') {
-      expect_key = !open.empty() && open.back().bracket == '{';
-    }
-  }
-}
-
 // The problems found so far, and the fields that could not be read: a relation that reads such a
 // field is not checked (its value is not what the file meant, and may be 0).
 struct Problems {
@@ -537,183 +457,9 @@ void check_relations(const Gpu& g, Problems& problems) {
           [&] { return fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity); });
 }
 
-// A profile in the form hw/*.toml and profile_toml are written in -- comment lines, blank lines
-// and one `key = { value = V, kind = "K", source = "S" }` a line, V a string, a decimal whole
-// number, a decimal number or an array of these, spaces between -- read into the table that
-// toml::parse gives for it, without toml++'s parser (two thirds of a `--gpu FILE.toml` call's
-// instructions; issue 13, "A call"). Anything else (a tab, an escape, a trailing comment, a
-// number toml++ reads its own way) returns nullopt and toml::parse reads the text, so what is
-// accepted and every message stay toml++'s.
-class PlainProfileReader {
- public:
-  explicit PlainProfileReader(std::string_view text) : text_(text) {}
-
-  std::optional<toml::table> read() {
-    toml::table doc;
-    while (at_ < text_.size()) {
-      skip_spaces();
-      if (peek() == '#') {
-        while (at_ < text_.size() && text_[at_] != '\n') {
-          const char c = text_[at_++];
-          if (c < 0x20 || c == 0x7f) return std::nullopt;  // a control character: toml++ decides
-        }
-      } else if (peek() != '\n' && peek() != '\r' && at_ < text_.size()) {
-        std::string key;
-        toml::table field;
-        if (!bare_key(key) || !expect('=') || !inline_table(field)) return std::nullopt;
-        if (!doc.insert(std::move(key), std::move(field)).second) return std::nullopt;
-        skip_spaces();
-      }
-      if (!line_end()) return std::nullopt;
-    }
-    return doc;
-  }
-
- private:
-  char peek() const { return at_ < text_.size() ? text_[at_] : '\0'; }
-  void skip_spaces() {
-    while (peek() == ' ') ++at_;
-  }
-  bool expect(char c) {
-    skip_spaces();
-    if (peek() != c) return false;
-    ++at_;
-    skip_spaces();
-    return true;
-  }
-  bool line_end() {
-    if (at_ == text_.size()) return true;
-    if (peek() == '\r') ++at_;
-    if (peek() != '\n') return false;
-    ++at_;
-    return true;
-  }
-  bool bare_key(std::string& key) {
-    const std::size_t start = at_;
-    while (std::isalnum(static_cast<unsigned char>(peek())) || peek() == '_' || peek() == '-') ++at_;
-    key.assign(text_.substr(start, at_ - start));
-    return !key.empty();
-  }
-  // "text": printable ASCII without a backslash (an escape is toml++'s to read).
-  bool string(std::string& out) {
-    if (peek() != '"') return false;
-    const std::size_t start = ++at_;
-    while (peek() != '"') {
-      const char c = peek();
-      if (c < 0x20 || c == 0x7f || c == '\\') return false;
-      ++at_;
-    }
-    out.assign(text_.substr(start, at_ - start));
-    ++at_;
-    return true;
-  }
-  // -?(0|[1-9][0-9]*) a whole number, then .[0-9]+ and/or [eE][+-]?[0-9]+ a decimal number, 24
-  // characters at most; from_chars reads both, as toml++ does (out of range: toml++ decides).
-  template <typename Insert>
-  bool number(Insert insert) {
-    const std::size_t start = at_;
-    if (peek() == '-') ++at_;
-    const std::size_t digits = at_;
-    while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
-    if (at_ == digits || (text_[digits] == '0' && at_ - digits > 1)) return false;
-    bool whole = true;
-    if (peek() == '.') {
-      whole = false;
-      const std::size_t fraction = ++at_;
-      while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
-      if (at_ == fraction) return false;
-    }
-    if (peek() == 'e' || peek() == 'E') {
-      whole = false;
-      ++at_;
-      if (peek() == '+' || peek() == '-') ++at_;
-      const std::size_t exponent = at_;
-      while (std::isdigit(static_cast<unsigned char>(peek()))) ++at_;
-      if (at_ == exponent) return false;
-    }
-    const char* first = text_.data() + start;
-    const char* last = text_.data() + at_;
-    if (last - first > 24) return false;  // toml++ limits a number's length its own way
-    if (whole) {
-      std::int64_t v = 0;
-      const auto [end, error] = std::from_chars(first, last, v);
-      if (error != std::errc() || end != last) return false;
-      insert(v);
-    } else {
-      double v = 0;
-      const auto [end, error] = std::from_chars(first, last, v);
-      if (error != std::errc() || end != last || !std::isfinite(v)) return false;
-      insert(v);
-    }
-    return true;
-  }
-  template <typename Insert>
-  bool scalar(Insert insert) {
-    if (peek() == '"') {
-      std::string s;
-      if (!string(s)) return false;
-      insert(std::move(s));
-      return true;
-    }
-    return number(insert);
-  }
-  // [a, b, ...], a trailing comma allowed, on one line.
-  bool array(toml::array& out) {
-    if (peek() != '[') return false;
-    ++at_;
-    skip_spaces();
-    while (peek() != ']') {
-      if (!scalar([&](auto v) { out.push_back(std::move(v)); })) return false;
-      skip_spaces();
-      if (peek() == ',') {
-        ++at_;
-        skip_spaces();
-      } else if (peek() != ']') {
-        return false;
-      }
-    }
-    ++at_;
-    return true;
-  }
-  // { key = value, ... }: no trailing comma, each key once.
-  bool inline_table(toml::table& out) {
-    if (peek() != '{') return false;
-    ++at_;
-    skip_spaces();
-    if (peek() == '}') {
-      ++at_;
-      return true;
-    }
-    for (;;) {
-      std::string key;
-      if (!bare_key(key) || !expect('=')) return false;
-      bool fresh = true;
-      if (peek() == '[') {
-        toml::array a;
-        if (!array(a)) return false;
-        fresh = out.insert(std::move(key), std::move(a)).second;
-      } else if (!scalar([&](auto v) { fresh = out.insert(std::move(key), std::move(v)).second; })) {
-        return false;
-      }
-      if (!fresh) return false;
-      skip_spaces();
-      if (peek() == '}') {
-        ++at_;
-        return true;
-      }
-      if (peek() != ',') return false;
-      ++at_;
-      skip_spaces();
-    }
-  }
-
-  std::string_view text_;
-  std::size_t at_ = 0;
-};
-
-}  // namespace
-
-Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin) {
+// The profile's text as a TOML table: at most kMaxProfileBytes of plain ASCII, read by
+// PlainProfileReader when it is in the plain form, else by toml++.
+toml::table read_document(std::string_view toml_text, const std::string& origin) {
   if (toml_text.size() > kMaxProfileBytes) {
     throw InputError(fmt::format("profile {}: expected at most {} bytes of TOML, got {}", origin, kMaxProfileBytes,
                                  toml_text.size()));
@@ -730,85 +476,120 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
   }
   // The plain form nests two deep at most (a field's table, its array), so check_nesting has
   // nothing to refuse in a text PlainProfileReader reads.
-  toml::table doc;
-  if (std::optional<toml::table> plain = PlainProfileReader(toml_text).read()) {
-    doc = std::move(*plain);
-  } else {
-    check_nesting(toml_text, origin);
-    try {
-      doc = toml::parse(toml_text, origin);
-    } catch (const toml::parse_error& e) {
-      throw InputError(fmt::format("profile {}: not valid TOML at line {}: {}", origin,
-                                   e.source().begin.line, e.description()));
+  if (std::optional<toml::table> plain = read_plain_profile(toml_text)) return std::move(*plain);
+  check_nesting(toml_text, origin);
+  try {
+    return toml::parse(toml_text, origin);
+  } catch (const toml::parse_error& e) {
+    throw InputError(fmt::format("profile {}: not valid TOML at line {}: {}", origin, e.source().begin.line,
+                                 e.description()));
+  }
+}
+
+// Runs one check of a field on its own: a profile with several mistakes reports them all.
+template <typename Check>
+void attempt(Problems& problems, const std::string& field, Check check) {
+  try {
+    check();
+  } catch (const InputError& e) {
+    problems.add(field, e.what());
+  }
+}
+
+// The file's format: its top-level `format` key, 1 without it (every file written before the
+// key). A format this gpucalc does not know is refused, and the rest read as the newest.
+int read_format(const toml::table& doc, const std::string& origin, Problems& problems) {
+  const toml::node* v = doc.get("format");
+  if (v == nullptr) return 1;
+  const std::optional<std::int64_t> n = v->is_integer() ? v->value<std::int64_t>() : std::nullopt;
+  if (n && *n >= 1 && *n <= kProfileFormat) return static_cast<int>(*n);
+  attempt(problems, "format", [&] {
+    bad_field(origin, "format",
+              fmt::format("a whole number from 1 to {} (the profile formats this gpucalc reads{}), got {}", kProfileFormat,
+                          n && *n > kProfileFormat ? "; a newer gpucalc wrote this one" : "", describe(*v)));
+  });
+  return kProfileFormat;
+}
+
+// One field's table { value, kind, source } into gpu, every problem of it into `problems`.
+void read_field(const toml::node& entry, const ProfileField& f, const std::string& origin, Gpu& gpu,
+                Problems& problems) {
+  const std::string k(f.key);
+  const toml::table* t = entry.as_table();
+  if (!t) {
+    attempt(problems, k, [&] { bad_field(origin, k, "a table { value = ..., kind = \"spec|measured|derived\", source = \"...\" }"); });
+    return;
+  }
+  attempt(problems, k, [&] {
+    const toml::node* value = t->get("value");
+    if (!value) bad_field(origin, k + ".value", "a value");
+    f.set(gpu, read_value(*value, origin, f));
+  });
+  Provenance provenance;
+  attempt(problems, k, [&] {
+    auto kind = (*t)["kind"].value<std::string>();
+    if (!kind || (*kind != "spec" && *kind != "measured" && *kind != "derived")) {
+      const toml::node* given = t->get("kind");
+      bad_field(origin, k + ".kind",
+                fmt::format("\"spec\", \"measured\" or \"derived\", got {}", given ? describe(*given) : "nothing"));
+    }
+    provenance.kind = *kind;
+  });
+  attempt(problems, k, [&] {
+    auto source = (*t)["source"].value<std::string>();
+    if (!source || source->empty()) bad_field(origin, k + ".source", "a non-empty string naming the source");
+    provenance.source = *source;
+  });
+  for (const auto& part : *t) {
+    const toml::key& name = part.first;  // not a structured binding: clang 14 cannot capture those
+    if (name.str() != "value" && name.str() != "kind" && name.str() != "source") {
+      attempt(problems, k, [&] { bad_field(origin, k + "." + std::string(name.str()), "only value, kind and source in a field"); });
     }
   }
+  gpu.provenance[k] = provenance;
+}
+
+}  // namespace
+
+Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin) {
+  const toml::table doc = read_document(toml_text, origin);
   Gpu gpu;
   gpu.key = key;
   gpu.origin = origin;
   Problems problems{origin, {}, {}};
-  // Each check of a field on its own: a profile with several mistakes reports them all.
-  auto attempt = [&](const std::string& field, auto check) {
-    try {
-      check();
-    } catch (const InputError& e) {
-      problems.add(field, e.what());
-    }
-  };
+  const int format = read_format(doc, origin, problems);
   const std::vector<ProfileField>& fields = profile_fields();
+  std::vector<const AddedField*> left_out;  // fields a later format added, not in this older file
   for (const ProfileField& f : fields) {
     const std::string k(f.key);
     const toml::node* entry = doc.get(k);
     if (!entry && f.optional) continue;  // not known for this GPU
     if (!entry) {
-      attempt(k, [&] { bad_field(origin, k, "the field to be present (a table { value, kind, source })"); });
+      if (const AddedField* added = may_leave_out(f.key, format)) {
+        left_out.push_back(added);
+      } else {
+        attempt(problems, k, [&] { bad_field(origin, k, "the field to be present (a table { value, kind, source })"); });
+      }
       continue;
     }
-    const toml::table* t = entry->as_table();
-    if (!t) {
-      attempt(k, [&] { bad_field(origin, k, "a table { value = ..., kind = \"spec|measured|derived\", source = \"...\" }"); });
-      continue;
-    }
-    attempt(k, [&] {
-      const toml::node* value = t->get("value");
-      if (!value) bad_field(origin, k + ".value", "a value");
-      f.set(gpu, read_value(*value, origin, f));
-    });
-    Provenance provenance;
-    attempt(k, [&] {
-      auto kind = (*t)["kind"].value<std::string>();
-      if (!kind || (*kind != "spec" && *kind != "measured" && *kind != "derived")) {
-        const toml::node* given = t->get("kind");
-        bad_field(origin, k + ".kind",
-                  fmt::format("\"spec\", \"measured\" or \"derived\", got {}", given ? describe(*given) : "nothing"));
-      }
-      provenance.kind = *kind;
-    });
-    attempt(k, [&] {
-      auto source = (*t)["source"].value<std::string>();
-      if (!source || source->empty()) bad_field(origin, k + ".source", "a non-empty string naming the source");
-      provenance.source = *source;
-    });
-    for (const auto& part : *t) {
-      const toml::key& name = part.first;  // not a structured binding: clang 14 cannot capture those
-      if (name.str() != "value" && name.str() != "kind" && name.str() != "source") {
-        attempt(k, [&] { bad_field(origin, k + "." + std::string(name.str()), "only value, kind and source in a field"); });
-      }
-    }
-    gpu.provenance[k] = provenance;
+    read_field(*entry, f, origin, gpu, problems);
   }
   for (const auto& entry : doc) {
     const toml::key& k = entry.first;  // not a structured binding: clang 14 cannot capture those
-    bool known = std::any_of(fields.begin(), fields.end(), [&](const ProfileField& f) { return k.str() == f.key; });
+    bool known = k.str() == "format" ||
+                 std::any_of(fields.begin(), fields.end(), [&](const ProfileField& f) { return k.str() == f.key; });
     if (!known) {
-      std::vector<std::string> names;
+      std::vector<std::string> names{"format"};
       for (const ProfileField& f : fields) names.emplace_back(f.key);
       std::string hint = did_you_mean(k.str(), names);
-      attempt(std::string(k.str()), [&] {
+      attempt(problems, std::string(k.str()), [&] {
         bad_field(origin, std::string(k.str()), hint.empty() ? "a known field (this one is unknown)"
                                                              : fmt::format("a known field (did you mean '{}'?)", hint));
       });
     }
   }
+  // After every field is read: a default may depend on another field (fp4 on the compute capability).
+  for (const AddedField* added : left_out) gpu.notes.push_back(added->take_default(gpu, origin, format));
   check_relations(gpu, problems);
   if (!problems.messages.empty()) throw ProfileError(std::move(problems.messages));
   return gpu;
@@ -880,7 +661,7 @@ const std::vector<ProfileField>& profile_fields() {
 }
 
 std::string profile_toml(const Gpu& gpu) {
-  std::string out;
+  std::string out = fmt::format("format = {}\n", kProfileFormat);
   for (const ProfileField& f : profile_fields()) {
     if (f.optional && f.key == "gpc_sms" && gpu.gpc_sms.empty()) continue;  // not known: left out
     auto it = gpu.provenance.find(std::string(f.key));
@@ -888,6 +669,25 @@ std::string profile_toml(const Gpu& gpu) {
     if (p.source.empty()) p.source = "gpucalc";
     out += fmt::format("{} = {{ value = {}, kind = {}, source = {} }}\n", f.key, std::visit(WriteValue{}, f.get(gpu)),
                        toml_string(p.kind), toml_string(p.source));
+  }
+  return out;
+}
+
+std::string comment_text(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c < 0x20 || c >= 0x7F) {
+      out += fmt::format("\\x{:02X}", c);
+    } else {
+      out += ch;
+    }
   }
   return out;
 }

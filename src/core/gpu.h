@@ -92,6 +92,9 @@ struct Gpu {
   std::vector<std::int64_t> gpc_sms;
 
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
+  // What reading the profile took on its own (a field an older format leaves out, set to the
+  // value that format meant): the calculators print these with their own notes.
+  std::vector<std::string> notes;
 
   /// Peak FLOP/s of `unit` for `dtype` (a dtype name: fp8_e5m2 runs at the fp8 peak); 0 when the
   /// unit has no such path.
@@ -141,10 +144,20 @@ struct ProfileField {
 };
 const std::vector<ProfileField>& profile_fields();
 
-/// A profile in the hw/*.toml form, one line a field (value, kind, source) in profile_fields()
-/// order: parse_gpu gives the same Gpu back. A field without provenance is written as derived
-/// by gpucalc. Throws std::invalid_argument for a number that is not finite.
+/// The profile file format profile_toml writes, as its first line `format = N`. A file without
+/// the key is format 1 (every profile gpucalc wrote before the key existed); docs/notes/profiles.md
+/// lists the formats and tests/data/profiles-history/ holds a file of each.
+inline constexpr int kProfileFormat = 2;
+
+/// A profile in the hw/*.toml form: `format = kProfileFormat`, then one line a field (value,
+/// kind, source) in profile_fields() order: parse_gpu gives the same Gpu back (notes aside).
+/// Text is plain ASCII (other characters as \u escapes). A field without provenance is written as
+/// derived by gpucalc. Throws std::invalid_argument for a number that is not finite.
 std::string profile_toml(const Gpu& gpu);
+
+/// `text` for a TOML comment: printable ASCII as it is, a newline, tab or carriage return as \n,
+/// \t, \r, and every other byte as \xNN, so that the comment stays one line that parse_gpu reads.
+std::string comment_text(std::string_view text);
 
 /// A profile compiled into the binary: hw/KEY.toml, parsed and checked when gpucalc was built
 /// (src/tools/embed_profiles.cc), so that using it parses no TOML.
@@ -169,9 +182,11 @@ class ProfileError : public InputError {
   std::vector<std::string> problems_;
 };
 
-/// Parses profile TOML; `origin` names the file in errors. Throws ProfileError listing every
-/// field that is missing or malformed and every pair of fields that contradict each other, or
-/// InputError when the text is not TOML, is over 64 KiB or is nested deeper than 4.
+/// Parses profile TOML; `origin` names the file in errors. A field that a later format added may
+/// be left out of an older format's file: it takes the value that format meant, and a note in
+/// Gpu::notes says so (profile_defaults.h). Throws ProfileError listing every field that is
+/// missing or malformed and every pair of fields that contradict each other, or InputError when
+/// the text is not TOML, is over 64 KiB or is nested deeper than 4.
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
 
 /// Finds a profile by key, alias or path to a .toml file. Unknown names throw InputError

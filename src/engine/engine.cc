@@ -134,6 +134,8 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   }
   report.finish();
   refuse_unused(calc, args, swept);
+  // What reading the profile took on its own (an older format's default), for people only.
+  if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
 }
 
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
@@ -147,17 +149,20 @@ void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std
   struct Finishing : RowSink {
     const Calculator& calc;
     const Args& args;
+    const Gpu& gpu;
     RowSink& next;
-    Finishing(const Calculator& c, const Args& a, RowSink& n) : calc(c), args(a), next(n) {}
+    Finishing(const Calculator& c, const Args& a, const Gpu& g, RowSink& n) : calc(c), args(a), gpu(g), next(n) {}
     void begin(std::size_t rows) override {
       refuse_unused(calc, args, "");
       next.begin(rows);
     }
     void row(Report& report) override {
       report.finish();
+      // The profile's notes, as run_model adds them.
+      if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
       next.row(report);
     }
-  } finishing(calc, args, sink);
+  } finishing(calc, args, gpu, sink);
   try {
     calc.run_rows(args, gpu, in, Report(calc.results), finishing);
   } catch (const FieldError& e) {

@@ -1,0 +1,28 @@
+// Profile formats: the fields a later format added, and what a file of an older format meant by
+// leaving one out (docs/notes/profiles.md lists the formats).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/gpu.h"
+
+namespace gpucalc {
+
+/// A field that a later format requires and an older one may leave out.
+struct AddedField {
+  std::string_view key;  // the profile field: peak_tensor_fp4
+  int required_from;     // the first format that requires it
+  /// Sets the field (value and provenance) to what a file of `format` meant by leaving it out,
+  /// and returns the note that says so; `origin` names the file.
+  std::string (*take_default)(Gpu& gpu, const std::string& origin, int format);
+};
+
+/// Every field added after format 1, in profile_fields() order.
+const std::vector<AddedField>& added_fields();
+
+/// The entry of added_fields() for `key` when a file of `format` may leave it out, else null.
+const AddedField* may_leave_out(std::string_view key, int format);
+
+}  // namespace gpucalc
