@@ -90,7 +90,7 @@ const std::vector<BadInput>& bad_inputs() {
     {"fusion --preset custom --fused 1,1 --n 1e8", "--kernel"},
     {"fusion --preset swiglu --n 1e8 --ops 3", "--ops"},
     {"fusion --preset unary --ops 2 --n 1e8 --kernel 1,1", "--kernel"},
-    {"tiling --m 4096 --n 4096 --k 4096", "--tile"},
+    {"tiling --m 4096 --n 4096 --k 4096 --tile-k 0", "--tile-k"},
     {"tiling --m 0 --n 4096 --k 4096 --tile 128", "--m"},
     {"tiling --m 4096 --n -1 --k 4096 --tile 128", "--n"},
     {"tiling --m 4096 --n 4096 --k 0 --tile 128", "--k"},

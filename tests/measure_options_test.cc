@@ -59,28 +59,28 @@ TEST_CASE("measure: where a case runs less than the calculator models, the regis
        "gpucalc: --preset: invalid value 'swiglu': expected unary, binary, rmsnorm: the chains measure has kernels for: "
        "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N); default: unary\n"},
       {{"measure", "fusion", "--ops", "17"},
-       "gpucalc: --ops: '17' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 16, k: ops in a "
+       "gpucalc: --ops: '17' is out of range: expected a whole number, 1 to 16, k: ops in a "
        "unary or binary chain\n"},
       {{"measure", "fusion", "--n", "2^30"},
-       "gpucalc: --n: '2^30' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 536,870,912, N: "
+       "gpucalc: --n: '2^30' is out of range: expected a whole number, 1 to 536,870,912, N: "
        "elements of the tensor (1e8)\n"},
       {{"measure", "tiling", "--n", "16"},
-       "gpucalc: --n: '16' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 32 to 16,384, columns N "
+       "gpucalc: --n: '16' is out of range: expected a whole number, 32 to 16,384, columns N "
        "of B and C, such as 4096\n"},
       {{"measure", "tiling", "--tile", "64"},
-       "gpucalc: --tile: '64' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 16 to 32, square tile "
+       "gpucalc: --tile: '64' is out of range: expected a whole number, 16 to 32, square tile "
        "T (output tile T x T, K step T)\n"},
       {{"measure", "waves", "--threads", "16"},
-       "gpucalc: --threads: '16' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 32 to 1,024, "
+       "gpucalc: --threads: '16' is out of range: expected a whole number, 32 to 1,024, "
        "threads per block (h100)\n"},
       {{"measure", "waves", "--block-time", "1s"},
-       "gpucalc: --block-time: '1s' is out of range: expected a time with a unit such as 400ns, 3.6us, 3.6µs, 2ms or "
-       "672cyc (at the profile's clock), 1.00 us to 10.0 ms, time one block runs (100us): adds the launch's time\n"},
+       "gpucalc: --block-time: '1s' is out of range: expected a time with a unit, "
+       "1.00 us to 10.0 ms, time one block runs (100us): adds the launch's time\n"},
       {{"measure", "little", "--warps", "65", "--gpu", "h200"},
-       "gpucalc: --warps: '65' is out of range: expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 64, warps per "
+       "gpucalc: --warps: '65' is out of range: expected a whole number, 1 to 64, warps per "
        "SM of the read kernel (h200)\n"},
       {{"measure", "roofline", "--intensity", "0.125"},
-       "gpucalc: --intensity: '0.125' is out of range: expected an intensity in FLOP/byte such as 64 or 1/4, 0.25 FLOP/B "
+       "gpucalc: --intensity: '0.125' is out of range: expected an intensity in FLOP/byte, 0.25 FLOP/B "
        "to 1,024 FLOP/B, FLOP per byte, instead of --flops and --bytes\n"},
       // the older measure spelling is gone: banks' own vocabulary says it (--access column --swizzle xor)
       {{"measure", "banks", "--access", "swizzled"},

@@ -1,5 +1,7 @@
-// one_more_block in closed form: equal to the binary search it replaced on every profile, and
-// each answer checked against NVIDIA's calculator (cuda_occupancy.h) where it is installed.
+// one_more_block in closed form: equal to the binary search it replaced on every profile (fewer
+// registers or bytes; a smaller block: smaller_block_buying_a_block, and one_more_block's block
+// the largest that raises the occupancy), each answer checked against NVIDIA's calculator
+// (cuda_occupancy.h) where it is installed.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -61,6 +63,20 @@ OneMoreBlock searched_one_more(const OccupancyInput& in, const Gpu& gpu) {
   return out;
 }
 
+/// The largest smaller block of whole warps that holds more resident warps (threads under the
+/// simple model), by trying each: what one_more_block's threads must be.
+int raising_threads(const OccupancyInput& in, const Gpu& gpu) {
+  const OccupancyResult base = occupancy(in, gpu);
+  const bool exact = in.model == OccupancyModel::exact;
+  for (int t = (in.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
+    OccupancyInput c = in;
+    c.threads = t;
+    const OccupancyResult r = occupancy(c, gpu);
+    if (exact ? r.warps_per_sm > base.warps_per_sm : r.threads_per_sm > base.threads_per_sm) return t;
+  }
+  return 0;
+}
+
 /// Configurations weighted to the edges: whole warps, register counts that are multiples of 8,
 /// whole KiB, the opt-in maximum, the named carveouts; a fifth under the simple model.
 struct Configurations {
@@ -108,7 +124,8 @@ void check_equal(const OccupancyInput& in, const Gpu& gpu, Tally& tally) {
   const OneMoreBlock got = one_more_block(in, base, gpu);
   CHECK(got.registers == want.registers);
   CHECK(got.shared_memory == want.shared_memory);
-  CHECK(got.threads == want.threads);
+  CHECK(smaller_block_buying_a_block(in, base, gpu).threads == want.threads);
+  CHECK(got.threads == raising_threads(in, gpu));
   tally.registers += want.registers > 0;
   tally.shared_memory += want.shared_memory >= 0;
   tally.threads += want.threads > 0;
@@ -245,13 +262,16 @@ TEST_CASE("one_more_block's answers are the largest that buy a block by cuda_occ
       } else if (in.shared_memory > 0) {
         CHECK(blocks(in.threads, in.registers, 0) <= now);
       }
+      // A smaller block: more resident warps than now, and no size between holds more.
+      auto warps = [&](int threads) {
+        return blocks(threads, in.registers, in.shared_memory) * ((threads + gpu.warp_size - 1) / gpu.warp_size);
+      };
+      const int warps_now = warps(in.threads);
       if (next.threads > 0) {
         ++answers;
-        CHECK(blocks(next.threads, in.registers, in.shared_memory) > now);
-        if (next.threads + gpu.warp_size < in.threads) CHECK(blocks(next.threads + gpu.warp_size, in.registers, in.shared_memory) <= now);
-      } else if (in.threads > gpu.warp_size) {
-        CHECK(blocks(gpu.warp_size, in.registers, in.shared_memory) <= now);
+        CHECK(warps(next.threads) > warps_now);
       }
+      for (int t = (in.threads - 1) / gpu.warp_size * gpu.warp_size; t > next.threads; t -= gpu.warp_size) CHECK(warps(t) <= warps_now);
     }
     CHECK(answers > 2000);
   }

@@ -399,10 +399,15 @@ OneMoreBlock brute_force_one_more(const OccupancyInput& in, const Gpu& gpu) {
       break;
     }
   }
+  // A smaller block: the nearest that holds more resident warps (threads, simple model), not
+  // merely more blocks of fewer warps.
+  const OccupancyResult base = occupancy(in, gpu);
+  const bool exact = in.model == OccupancyModel::exact;
   for (int t = (in.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
     OccupancyInput c = in;
     c.threads = t;
-    if (occupancy(c, gpu).blocks_per_sm > now) {
+    const OccupancyResult r = occupancy(c, gpu);
+    if (exact ? r.warps_per_sm > base.warps_per_sm : r.threads_per_sm > base.threads_per_sm) {
       out.threads = t;
       break;
     }
@@ -440,7 +445,7 @@ TEST_CASE("one_more_block equals a brute-force search on random inputs") {
   }
 }
 
-TEST_CASE("one_more_block: the lesson's example buys a fifth block with 48 registers or 192 threads") {
+TEST_CASE("one_more_block: the lesson's example raises occupancy with 48 registers, not with 192 threads") {
   const Gpu h100 = load_gpu("h100");
   OccupancyInput in;
   in.threads = 256;
@@ -449,7 +454,9 @@ TEST_CASE("one_more_block: the lesson's example buys a fifth block with 48 regis
   OneMoreBlock next = one_more_block(in, h100);
   CHECK(next.registers == 48);      // 48 x 32 = 1,536 per warp: 10 warps per sub-partition, 5 blocks
   CHECK(next.shared_memory == -1);  // shared memory is not the limiter
-  CHECK(next.threads == 192);
+  // 192 threads buy a fifth block of 6 warps: 30 warps, fewer than the 32 of 4 blocks of 8.
+  CHECK(next.threads == 0);
+  CHECK(smaller_block_buying_a_block(in, occupancy(in, h100), h100).threads == 192);
 }
 
 // End to end through the binary.
@@ -530,7 +537,7 @@ TEST_CASE("gpucalc occupancy: limits and allocation in json") {
   CHECK(json_number(r.out, "results.shared_memory_per_block") == 41 * 1024);
   CHECK(json_number(r.out, "results.threads_per_sm") == 1024);
   CHECK(json_number(r.out, "results.one_more_block.regs") == 48);
-  CHECK(json_number(r.out, "results.one_more_block.threads") == 192);
+  CHECK(json_word(r.out, "results.one_more_block.threads") == "null");  // 192 buys a block, lowers occupancy
 }
 
 TEST_CASE("gpucalc occupancy: text says when the two models differ") {

@@ -134,24 +134,36 @@ void note_tile_size(const Tile& tile, std::int64_t e, const Gpu& gpu, Report& re
   }
 }
 
-/// --access on a tile [rows][width + pad]: a row, a column, the diagonal or one word.
-AccessForm tile_form(const Args& a, const Gpu& gpu, std::int64_t e, Report& report) {
+/// The tile of --width, --rows, --pad and --swizzle, and the access --access makes of it.
+struct TileCase {
   Tile tile;
-  tile.element_bytes = static_cast<int>(e);
+  TileAccess kind = TileAccess::row;
+  std::int64_t row = 0, col = 0;
+};
+
+TileCase tile_case(const Args& a, std::int64_t e) {
   if (!a.has(kAccess)) {
     throw InputError("--access is required: row, column, diagonal or word (or --words EXPR for any pattern)");
   }
-  const TileAccess kind = tile_access_kind(a.text(kAccess));
-  tile.width = a.integer(kWidth);
-  tile.rows = a.integer(kRows);
-  tile.pad = a.has(kPad) ? a.integer(kPad) : 0;
-  tile.swizzle = a.has(kSwizzle) && a.text(kSwizzle) == "xor";
-  const std::int64_t row = kind == TileAccess::row || kind == TileAccess::word ? a.integer(kRow) : 0;
-  const std::int64_t col = kind == TileAccess::column || kind == TileAccess::word ? a.integer(kCol) : 0;
+  TileCase c;
+  c.tile.element_bytes = static_cast<int>(e);
+  c.kind = tile_access_kind(a.text(kAccess));
+  c.tile.width = a.integer(kWidth);
+  c.tile.rows = a.integer(kRows);
+  c.tile.pad = a.has(kPad) ? a.integer(kPad) : 0;
+  c.tile.swizzle = a.has(kSwizzle) && a.text(kSwizzle) == "xor";
+  c.row = c.kind == TileAccess::row || c.kind == TileAccess::word ? a.integer(kRow) : 0;
+  c.col = c.kind == TileAccess::column || c.kind == TileAccess::word ? a.integer(kCol) : 0;
+  return c;
+}
+
+/// --access on a tile [rows][width + pad]: a row, a column, the diagonal or one word.
+AccessForm tile_form(const Args& a, const Gpu& gpu, std::int64_t e, Report& report) {
+  const TileCase c = tile_case(a, e);
   AccessForm form;
-  form.access = tile_access(tile, kind, row, col);
-  if (a.for_people()) form.how = tile_how(tile, kind, row, col);  // read only by the derivation
-  note_tile_size(tile, e, gpu, report);
+  form.access = tile_access(c.tile, c.kind, c.row, c.col);
+  if (a.for_people()) form.how = tile_how(c.tile, c.kind, c.row, c.col);  // read only by the derivation
+  note_tile_size(c.tile, e, gpu, report);
   return form;
 }
 
@@ -194,14 +206,90 @@ void explain_steps(const AccessForm& form, const BanksResult& r, std::int64_t e,
   if (single_bank >= 0) report.explain.push_back(fmt::format("every lane's word is in bank {}", single_bank));
 }
 
-/// A note when the access takes more wavefronts than its phases need.
-void note_conflict(const BanksResult& r, Report& report) {
-  const int ideal = r.phases;
-  if (r.wavefronts > ideal) {
-    report.notes.push_back(fmt::format("{}-way bank conflict: {} wavefronts where {} would do ({}x); pad the row "
-                                       "(--pad 1) or swizzle (--swizzle xor)",
-                                       r.ways, r.wavefronts, ideal, r.wavefronts / ideal));
+/// The wavefronts of `access` with the lanes `lanes` leaves active.
+int wavefronts_with_lanes(SharedAccess access, const SharedAccess& lanes) {
+  access.active = lanes.active;
+  return banks(access).wavefronts;
+}
+
+/// A change the conflict note may advise: the options to type, and the wavefronts it gives.
+struct Change {
+  std::string options;
+  int wavefronts = 0;
+};
+
+/// The changes of padding and swizzle that lower the tile's wavefronts, fewest first: one more
+/// element of padding, the xor swizzle (a width that is a power of two), or padding in its place.
+std::vector<Change> tile_changes(const TileCase& c, const SharedAccess& lanes, int wavefronts) {
+  struct Candidate {
+    std::int64_t pad;
+    bool swizzle;
+    std::string options;
+  };
+  const Tile& t = c.tile;
+  std::vector<Candidate> candidates = {{t.pad + 1, t.swizzle, fmt::format("--pad {}", t.pad + 1)}};
+  const bool power_of_two = (t.width & (t.width - 1)) == 0;
+  if (!t.swizzle && power_of_two) candidates.push_back({t.pad, true, "--swizzle xor"});
+  if (t.swizzle && t.pad == 0) candidates.push_back({1, false, "--pad 1 without --swizzle xor"});
+  std::vector<Change> out;
+  for (const Candidate& k : candidates) {
+    if (k.pad > 1024) continue;  // past --pad's range
+    Tile changed = t;
+    changed.pad = k.pad;
+    changed.swizzle = k.swizzle;
+    const int w = wavefronts_with_lanes(tile_access(changed, c.kind, c.row, c.col), lanes);
+    if (w < wavefronts) out.push_back({k.options, w});
   }
+  std::stable_sort(out.begin(), out.end(), [](const Change& x, const Change& y) { return x.wavefronts < y.wavefronts; });
+  return out;
+}
+
+/// For --words of one stride (index = b + s t on every lane): a stride one more or one less
+/// that lowers the wavefronts, the fewest first.
+std::vector<Change> stride_changes(const SharedAccess& access, int wavefronts) {
+  std::vector<Change> out;
+  for (int t = 0; t < 32; ++t) {
+    if (!access.active[t]) return out;  // a list shorter than the warp, or lanes left out: no stride to change
+  }
+  const std::int64_t b = access.element[0], stride = access.element[1] - b;
+  for (int t = 2; t < 32; ++t) {
+    if (access.element[t] - access.element[t - 1] != stride) return out;
+  }
+  for (const std::int64_t s : {stride + 1, stride - 1}) {
+    if (s <= 0 || b + 31 * s > kMaxIndex) continue;
+    SharedAccess changed = access;
+    for (int t = 0; t < 32; ++t) changed.element[t] = b + s * t;
+    const int w = banks(changed).wavefronts;
+    if (w < wavefronts) {
+      out.push_back({b == 0 ? fmt::format("--words '{}*t'", s) : fmt::format("--words '{}*t+{}'", s, b), w});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Change& x, const Change& y) { return x.wavefronts < y.wavefronts; });
+  return out;
+}
+
+/// A note when the access takes more wavefronts than its phases need, with the changes of this
+/// case that lower them, each one tried (--pad and --swizzle only where a tile is read).
+void note_conflict(const Args& a, const AccessForm& form, const BanksResult& r, Report& report) {
+  const int ideal = r.phases;
+  if (r.wavefronts <= ideal) return;
+  const bool words = a.has(kWords);
+  const std::vector<Change> changes =
+      words ? stride_changes(form.access, r.wavefronts) : tile_changes(tile_case(a, a.integer(kElem)), form.access, r.wavefronts);
+  std::vector<std::string> advice;
+  for (const Change& c : changes) {
+    advice.push_back(fmt::format("{} gives {} wavefront{}", c.options, c.wavefronts, c.wavefronts == 1 ? "" : "s"));
+  }
+  std::string tail;
+  if (!advice.empty()) {
+    tail = fmt::format("; {}", fmt::join(advice, ", "));
+  } else if (words) {
+    tail = "; spread the lanes' words over the 32 banks (bank = word mod 32: index x elem / 4)";
+  } else {
+    tail = "; neither one more element of padding nor the xor swizzle lowers it for this access";
+  }
+  report.notes.push_back(fmt::format("{}-way bank conflict: {} wavefronts where {} would do ({}x){}", r.ways, r.wavefronts,
+                                     ideal, r.wavefronts / ideal, tail));
 }
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
@@ -218,7 +306,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
 
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   explain_steps(form, r, e, single_bank, report);
-  note_conflict(r, report);
+  note_conflict(a, form, r, report);
   report.drawing = drawing(form.access, r);
 }
 

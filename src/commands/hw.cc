@@ -170,19 +170,31 @@ int list(Format format) {
 // What `hw` runs once its command line is read, by CLI11 or by plain_hw.
 int run_hw(const HwOptions& o) {
   const auto& w = o.words;
-  // toml: the profile in the hw/*.toml form, which --gpu FILE reads back unchanged.
-  if (o.format == "toml" && w.size() == 2 && w[0] == "show") {
-    std::cout << profile_toml(load_gpu(w[1]));
-    return 0;
-  }
-  if (w.size() == 1 && w[0] == "new") {
-    if (o.from.empty()) throw InputError("--from", "", "the profile to start from: gpucalc hw new --from h100 > mine.toml");
+  constexpr const char* kNewUsage = "gpucalc hw new --from NAME > mine.toml (NAME from gpucalc hw list, or a FILE.toml)";
+  if (!w.empty() && w[0] == "new") {
+    if (w.size() > 1) throw InputError(fmt::format("hw new: unexpected '{}': expected {}", InputError::printable(w[1]), kNewUsage));
+    if (o.format != "text" && o.format != "toml") {
+      throw InputError("--format", o.format, "toml (hw new writes a profile file, TOML only; leave --format out)");
+    }
+    if (o.from.empty()) throw InputError(fmt::format("hw new: --from is missing: expected {}", kNewUsage));
     return new_profile(o.from);
   }
   if (!o.from.empty()) throw InputError("--from", o.from, "only with 'hw new' (gpucalc hw new --from h100 > mine.toml)");
+  if (!w.empty() && w[0] == "show" && w.size() == 2) {
+    // toml: the profile in the hw/*.toml form, which --gpu FILE reads back unchanged.
+    if (o.format == "toml") {
+      std::cout << profile_toml(load_gpu(w[1]));
+      return 0;
+    }
+    const std::vector<Format> printed = {Format::text, Format::json, Format::csv, Format::md};
+    for (Format f : printed) {
+      if (o.format == format_name(f)) return show(w[1], f);
+    }
+    throw InputError("--format", o.format, "one of text, json, csv, md, toml");
+  }
+  if (o.format == "toml") throw InputError("--format", o.format, "one of text, json, csv, md (toml only with 'hw show NAME')");
   Format format = parse_format(o.format);
   if (w.empty() || (w[0] == "list" && w.size() == 1)) return list(format);
-  if (w[0] == "show" && w.size() == 2) return show(w[1], format);
   throw InputError("hw", fmt::format("{}", fmt::join(w, " ")), "'list', 'show NAME' or 'new --from NAME' (NAME from gpucalc hw list, or a FILE.toml)");
 }
 

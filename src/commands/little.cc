@@ -16,10 +16,41 @@ namespace {
 
 void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report);
 
+/// The latency of the scheduler form: --latency when given, else L cycles at the profile's
+/// clock (the lesson's L is the load's latency); a note when both are given and differ.
+double scheduler_latency(const Args& a, const LittleInput& in, const Gpu& gpu, Report& report) {
+  // latency [s] = L [cycles] / boost clock [Hz]
+  const double from_wait = in.wait_cycles / gpu.boost_clock;
+  if (!a.given("latency")) {
+    report.inputs.push_back(Value::num("latency", from_wait, Unit::seconds));
+    if (a.for_people()) {
+      report.explain.push_back(fmt::format("latency = L / boost clock = {} cycles / {} MHz = {} (--wait-cycles; no --latency given)",
+                                           format_number(in.wait_cycles), format_number(gpu.boost_clock / 1e6),
+                                           format_quantity(from_wait, Unit::seconds)));
+    }
+    return from_wait;
+  }
+  const double latency = a.number("latency");
+  if (a.for_people() && std::fabs(latency - from_wait) > 0.01 * latency) {
+    report.notes.push_back(fmt::format("bytes in flight use --latency {}; --wait-cycles {} is {} at the profile's clock",
+                                       format_quantity(latency, Unit::seconds), format_number(in.wait_cycles),
+                                       format_quantity(from_wait, Unit::seconds)));
+  }
+  return latency;
+}
+
+/// The bytes of `v`: whole when they are many (10,152 B, with the readable form beside them
+/// when `readable`: 10,152 B (10.2 KB)), else as they are (3.03 B), so that a rounded figure
+/// never stands beside a different exact one.
+std::string bytes_text(double v, bool readable = false) {
+  if (std::fabs(v) < 1000) return format_quantity(v, Unit::bytes);
+  const std::string whole = format_number(std::round(v)) + " B";
+  return readable ? fmt::format("{} ({})", whole, format_quantity(v, Unit::bytes)) : whole;
+}
+
 void run(const Args& a, const Gpu& gpu, Report& report) {
   LittleInput in;
   in.bandwidth = a.has("bandwidth") ? a.number("bandwidth") : gpu.memory_bandwidth;
-  in.latency = a.number("latency");
   in.bytes_per_load = a.number("bytes-per-load");
   // The scheduler form takes k, c and L together.
   const bool any = a.has("warps") || a.has("issue-cycles") || a.has("wait-cycles");
@@ -34,21 +65,26 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     in.issue_cycles = a.number("issue-cycles");
     in.wait_cycles = a.number("wait-cycles");
   }
+  in.latency = any ? scheduler_latency(a, in, gpu, report) : a.number("latency");
   LittleResult r = little(in, gpu);
   if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
   report.num("bytes_in_flight", r.bytes_in_flight, Unit::bytes);
   report.num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes);
   report.num("loads_in_flight_per_sm", r.loads_in_flight_per_sm);
-  if (a.for_people()) report.explain = {
-      fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}", format_quantity(in.bandwidth, Unit::bytes_per_second),
-                  format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)),
-      fmt::format("per SM = {} B / {} SMs = {} B ({})", format_number(std::round(r.bytes_in_flight)), gpu.sm_count,
-                  format_number(std::round(r.bytes_in_flight_per_sm)), format_quantity(r.bytes_in_flight_per_sm, Unit::bytes)),
-      fmt::format("loads in flight per SM = {} B / {} B per load = {}", format_number(std::round(r.bytes_in_flight_per_sm)),
-                  format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm))};
+  if (a.for_people()) {
+    const std::string per_sm = bytes_text(r.bytes_in_flight_per_sm);
+    report.explain.push_back(fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}",
+                                         format_quantity(in.bandwidth, Unit::bytes_per_second),
+                                         format_quantity(in.latency, Unit::seconds), format_quantity(r.bytes_in_flight, Unit::bytes)));
+    report.explain.push_back(fmt::format("per SM = {} / {} SMs = {}", bytes_text(r.bytes_in_flight), gpu.sm_count,
+                                         bytes_text(r.bytes_in_flight_per_sm, true)));
+    report.explain.push_back(fmt::format("loads in flight per SM = {} / {} B per load = {}", per_sm,
+                                         format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm)));
+  }
   if (r.has_scheduler) {
     report.num("scheduler_utilization", r.scheduler_utilization, Unit::fraction);
     report.num("warps_needed", r.warps_needed);
+    report.num("warps_needed_exact", r.warps_needed_exact);
     if (a.for_people()) explain_scheduler(in, r, gpu, report);
   }
   for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
@@ -64,8 +100,9 @@ void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& 
   report.explain.push_back(fmt::format("scheduler utilisation = min(1, k c / (c + L)) = min(1, {} x {} / {}) = {}",
                                        format_number(in.warps), format_number(in.issue_cycles), format_number(period),
                                        format_quantity(r.scheduler_utilization, Unit::fraction)));
-  report.explain.push_back(fmt::format("warps needed = (c + L) / c = {} / {} = {}", format_number(period),
-                                       format_number(in.issue_cycles), format_number(r.warps_needed)));
+  report.explain.push_back(fmt::format("warps needed = ceil((c + L) / c) = ceil({} / {}) = ceil({}) = {}", format_number(period),
+                                       format_number(in.issue_cycles), format_number(r.warps_needed_exact),
+                                       format_number(r.warps_needed)));
   const int per_scheduler = gpu.max_threads_per_sm / gpu.warp_size / gpu.register_sub_partitions;
   if (r.warps_needed > per_scheduler) {
     report.notes.push_back(fmt::format("{} warps are needed but one scheduler holds at most {}: more work per load "
@@ -114,7 +151,8 @@ const Calculator& little_command() {
        {"bytes_in_flight_per_sm", Unit::bytes, true},
        {"loads_in_flight_per_sm", Unit::count, true},
        {"scheduler_utilization", Unit::fraction, true},
-       {"warps_needed", Unit::count, true}},
+       {"warps_needed", Unit::count, true},
+       {"warps_needed_exact", Unit::count}},
       run,
       "latency=50ns:1000ns:10ns",
       chart};

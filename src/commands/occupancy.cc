@@ -1,4 +1,4 @@
-// gpucalc occupancy: resident blocks per SM, the limiter, and the smallest change for one more.
+// gpucalc occupancy: resident blocks per SM, the limiter, and the smallest change of each input that raises the occupancy.
 #include "core/occupancy.h"
 
 #include <fmt/format.h>
@@ -12,12 +12,19 @@
 #include "commands/options.h"
 #include "commands/chart.h"
 #include "commands/kernel_file.h"
+#include "commands/occupancy_notes.h"
 #include "core/clusters.h"
 #include "core/error.h"
 #include "core/resource_usage.h"
 
 namespace gpucalc {
 namespace {
+
+using occupancy_notes::add_one_more_block_note;
+using occupancy_notes::add_other_model_note;
+using occupancy_notes::blocks_text;
+using occupancy_notes::limiter_words;
+using occupancy_notes::size_text;
 
 // The options by their place in the declaration (occupancy_command checks the order): a run
 // asks for each by place, without a lookup of its name.
@@ -92,17 +99,6 @@ void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
   report.boolean("fits", r.fits);
 }
 
-// An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
-std::string size_text(std::int64_t bytes) {
-  if (bytes >= 1024 && bytes % 1024 == 0) return format_number(static_cast<double>(bytes / 1024)) + " KiB";
-  return format_number(static_cast<double>(bytes)) + " B";
-}
-
-// "1 block", "4 blocks".
-std::string blocks_text(int n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
-
-std::string limiter_words(const std::string& limiter) { return limiter == "shared_memory" ? "shared memory" : limiter; }
-
 std::string last_step(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
   const int wpb = (in.threads + g.warp_size - 1) / g.warp_size;
   const int max_warps = g.max_threads_per_sm / g.warp_size;
@@ -139,8 +135,11 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
   }
   // Shared memory: the block's bytes plus the reserved part, in allocation units, against the carveout.
   const std::int64_t used = in.shared_memory + g.shared_memory_reserved_per_block;
-  std::string block_text = fmt::format("{} + {} reserved = {}", size_text(in.shared_memory),
-                                       size_text(g.shared_memory_reserved_per_block), size_text(used));
+  // Nothing reserved (sm_70): no "+ 0 B".
+  std::string block_text = g.shared_memory_reserved_per_block == 0
+                               ? fmt::format("{}, nothing reserved", size_text(in.shared_memory))
+                               : fmt::format("{} + {} reserved = {}", size_text(in.shared_memory),
+                                             size_text(g.shared_memory_reserved_per_block), size_text(used));
   if (r.shared_memory_per_block != used) {
     block_text += fmt::format(", rounded up to a multiple of {} B: {}", g.shared_memory_allocation_unit,
                               size_text(r.shared_memory_per_block));
@@ -259,42 +258,6 @@ void run_suggest(const Args& args, const Gpu& gpu, Report& report);
 /// --target-blocks N: cudaOccupancyAvailableDynamicSMemPerBlock.
 void run_available(const Args& args, const Gpu& gpu, Report& report);
 
-// The two models: say when the lessons' formula gives another answer.
-void add_other_model_note(Report& report, const OccupancyInput& in, const OccupancyResult& r, const Gpu& gpu) {
-  OccupancyInput other = in;
-  other.model = in.model == OccupancyModel::exact ? OccupancyModel::simple : OccupancyModel::exact;
-  OccupancyResult o = occupancy(other, gpu);
-  if (o.blocks_per_sm != r.blocks_per_sm) {
-    report.notes.push_back(fmt::format(
-        "the {} model gives {} per SM ({}); {}", in.model == OccupancyModel::exact ? "simple" : "exact",
-        blocks_text(o.blocks_per_sm), format_quantity(o.occupancy, Unit::fraction),
-        in.model == OccupancyModel::exact
-            ? "the hardware allocates registers per warp in units of 256 and reserves 1 KB of shared memory per block"
-            : "the exact model follows NVIDIA's calculator (cuda_occupancy.h)"));
-  }
-}
-
-void add_one_more_block_note(Report& report, const OccupancyInput& in, const OccupancyResult& r, const OneMoreBlock& next) {
-  std::vector<std::string> words;
-  if (next.registers > 0) {
-    words.push_back(fmt::format("--regs {} (from {})", next.registers, in.registers));
-  }
-  if (next.shared_memory >= 0) {
-    auto as_option = [](std::int64_t bytes) {
-      return bytes % 1024 == 0 ? fmt::format("{}KB", bytes / 1024) : fmt::format("{}", bytes);
-    };
-    words.push_back(fmt::format("--smem {} (from {})", as_option(next.shared_memory), as_option(in.shared_memory)));
-  }
-  if (next.threads > 0) {
-    words.push_back(fmt::format("--threads {} (from {})", next.threads, in.threads));
-  }
-  if (words.empty()) {
-    report.notes.push_back(fmt::format("no single smaller input buys a block beyond {}", r.blocks_per_sm));
-  } else {
-    report.notes.push_back(fmt::format("one more block ({}): {}", r.blocks_per_sm + 1, fmt::join(words, ", or ")));
-  }
-}
-
 void run(const Args& args, const Gpu& gpu, Report& report) {
   if (args.flag(kSuggest)) return run_suggest(args, gpu, report);
   if (args.given(kTargetBlocks)) return run_available(args, gpu, report);
@@ -309,15 +272,16 @@ void run(const Args& args, const Gpu& gpu, Report& report) {
   if (!r.fits && args.for_people()) report.notes.push_back("not even one block fits: " + r.does_not_fit);
   if (args.for_people()) add_other_model_note(report, in, r, gpu);
 
-  // The smallest change that buys one more block.
+  // The smallest change of each input that raises the occupancy.
   if (r.fits) {
-    OneMoreBlock next = one_more_block(in, r, gpu);
-    // A resource whose change buys no block has no value (it stays missing): null in JSON, empty in CSV.
+    const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
+    const OneMoreBlock next = one_more_block(in, r, gpu, per_thread);
+    // A resource whose change raises no occupancy has no value (it stays missing): null in JSON, empty in CSV.
     if (next.registers > 0) report.num("one_more_block.regs", next.registers);
     if (next.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(next.shared_memory), Unit::onchip_bytes);
     if (next.threads > 0) report.num("one_more_block.threads", next.threads);
     // Many rows without --explain: the values alone, the note in words is read by no one.
-    if (args.for_people()) add_one_more_block_note(report, in, r, next);
+    if (args.for_people()) add_one_more_block_note(report, in, per_thread, r, next, gpu);
   }
   report.num("block_size", in.threads);
   report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
@@ -406,9 +370,11 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
   const std::int64_t unit = gpu.shared_memory_allocation_unit;
   report.explain.push_back(
       in.blocks_per_sm == 1
-          ? fmt::format("one block may use all a block may have: {} opt-in + {} reserved = {}",
-                        size_text(gpu.shared_memory_per_block_optin), size_text(gpu.shared_memory_reserved_per_block),
-                        size_text(a.per_sm))
+          ? (gpu.shared_memory_reserved_per_block == 0
+                 ? fmt::format("one block may use all a block may have: the {} opt-in (nothing reserved)", size_text(a.per_sm))
+                 : fmt::format("one block may use all a block may have: {} opt-in + {} reserved = {}",
+                               size_text(gpu.shared_memory_per_block_optin), size_text(gpu.shared_memory_reserved_per_block),
+                               size_text(a.per_sm)))
           : fmt::format("shared memory to share: the carveout, {}{}", size_text(a.per_sm),
                         in.carveout_percent < 0 ? " (the driver's default: all of it)" : fmt::format(" ({}% rounded up to a size the SM offers)", in.carveout_percent)));
   report.explain.push_back(fmt::format(
@@ -417,8 +383,12 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
       size_text(a.per_sm), in.blocks_per_sm, size_text(a.per_sm / in.blocks_per_sm), unit,
       size_text(gpu.shared_memory_per_block_optin + gpu.shared_memory_reserved_per_block), size_text(in.static_shared_memory),
       size_text(gpu.shared_memory_per_block_optin), size_text(a.bytes)));
-  report.explain.push_back(fmt::format("at {} of dynamic shared memory: {} per SM (the occupancy model, reserved part included)",
-                                       size_text(a.bytes), blocks_text(a.blocks_at_bytes)));
+  report.explain.push_back(fmt::format("at {} of dynamic shared memory: {} per SM (the occupancy model{})", size_text(a.bytes),
+                                       blocks_text(a.blocks_at_bytes),
+                                       gpu.shared_memory_reserved_per_block == 0
+                                           ? ""
+                                           : fmt::format(", the {} reserved per block included",
+                                                         size_text(gpu.shared_memory_reserved_per_block))));
   if (a.blocks_at_bytes < in.blocks_per_sm) {
     report.notes.push_back(fmt::format(
         "cudaOccupancyAvailableDynamicSMemPerBlock's arithmetic (cuda_occupancy.h) leaves out the {} reserved per block: "
@@ -465,18 +435,19 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
     const std::string a = k.arch.empty() ? "an unnamed architecture" : k.arch;
     if (std::find(present.begin(), present.end(), a) == present.end()) present.push_back(a);
   }
-  std::vector<KernelResources> out;
+  // The rows kept move down in place: a second vector of every kernel would double the memory.
+  std::size_t kept = 0;
   int unnamed = 0;
   for (KernelResources& k : kernels) {
     const bool match = want == "all" || (k.cc_major == major && k.cc_minor == minor);
-    if (k.arch.empty() && want != "all") {
-      ++unnamed;
-      out.push_back(std::move(k));  // cuobjdump of a bare cubin may not say: taken as the profile's
-    } else if (match) {
-      out.push_back(std::move(k));
+    if (k.arch.empty() && want != "all") ++unnamed;  // cuobjdump of a bare cubin may not say: taken as the profile's
+    if (match || (k.arch.empty() && want != "all")) {
+      if (&k != &kernels[kept]) kernels[kept] = std::move(k);
+      ++kept;
     }
   }
-  if (out.empty()) {
+  kernels.resize(kept);
+  if (kernels.empty()) {
     throw InputError("--from", path,
                      fmt::format("kernels compiled for {} ({}): this file has {} only; use the --gpu profile of that "
                                  "architecture, or --arch to name it (or all) and compute them on {}",
@@ -484,11 +455,13 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
                                  want.empty() ? fmt::format("the architecture of the profile {}", gpu.key) : "--arch",
                                  fmt::join(present, ", "), gpu.key));
   }
-  const auto reserved = std::count_if(out.begin(), out.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; });
+  const auto reserved = std::count_if(kernels.begin(), kernels.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; });
   if (reserved > 0) {
-    notes.push_back(fmt::format("cuobjdump's SHARED of {} sm_90+ kernel{} includes the 1 KiB the system reserves per block: "
-                                "read as SHARED - 1 KiB (the kernel's own bytes, as ptxas and cudaFuncGetAttributes count them)",
-                                reserved, reserved == 1 ? "" : "s"));
+    // The bytes taken out, as the reader took them (the same for every such kernel).
+    const std::int64_t bytes = std::find_if(kernels.begin(), kernels.end(), [](const KernelResources& k) { return k.reserved_in_shared > 0; })->reserved_in_shared;
+    notes.push_back(fmt::format("cuobjdump's SHARED of {} sm_90+ kernel{} includes the {} the system reserves per block: "
+                                "read as SHARED - {} (the kernel's own bytes, as ptxas and cudaFuncGetAttributes count them)",
+                                reserved, reserved == 1 ? "" : "s", size_text(bytes), size_text(bytes)));
   }
   if (unnamed > 0) notes.push_back(fmt::format("{} kernel{} without an architecture in the file: taken as {}", unnamed,
                                                unnamed == 1 ? "" : "s", cc_text(major, minor)));
@@ -507,10 +480,29 @@ std::vector<KernelResources> select_arch(std::vector<KernelResources> kernels, c
                                   cc_text(major, minor), gpu.key, fmt::join(skipped, ", ")));
     }
   }
-  return out;
+  return kernels;
 }
 
-std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank) {
+std::string kernel_label(const KernelResources& k) {
+  return fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
+}
+
+// Every kernel checked before the first row goes out: a bad one is refused with no output.
+void check_kernels_fit(const std::vector<KernelResources>& kernels, const Gpu& gpu, const std::string& path) {
+  for (const KernelResources& k : kernels) {
+    if (k.registers > gpu.max_registers_per_thread) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
+                                   path, k.line, kernel_label(k), k.registers, gpu.max_registers_per_thread, gpu.key));
+    }
+    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
+      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
+                                   "may have on {}",
+                                   path, k.line, kernel_label(k), k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
+    }
+  }
+}
+
+void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
   std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), path);
@@ -528,20 +520,13 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in,
   const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
   const int max_threads = suggest && args.given(kMaxThreads) ? args.count(kMaxThreads) : 0;
   const int carveout = read_carveout(args);
-  std::vector<Report> rows;
+  check_kernels_fit(kernels, gpu, path);
+  sink.begin(kernels.size());
   for (const KernelResources& k : kernels) {
     Report report = blank;
     report.model = "exact";
-    report.label = fmt::format("kernel {} ({})", k.demangled, k.arch.empty() ? "no architecture given" : k.arch);
-    if (k.registers > gpu.max_registers_per_thread) {
-      throw InputError(fmt::format("--from {}: line {}: {} uses {} registers, more than the {} a thread may have on {}",
-                                   path, k.line, report.label, k.registers, gpu.max_registers_per_thread, gpu.key));
-    }
-    if (k.shared_memory > gpu.shared_memory_per_block_optin) {
-      throw InputError(fmt::format("--from {}: line {}: {} uses {} bytes of static shared memory, more than the {} a block "
-                                   "may have on {}",
-                                   path, k.line, report.label, k.shared_memory, gpu.shared_memory_per_block_optin, gpu.key));
-    }
+    report.label = kernel_label(k);
+    if (&k == &kernels.front()) report.notes = notes;  // the file's notes, once, before the row's own
     OccupancyResult r;
     int block = threads;
     std::int64_t smem = 0;
@@ -601,10 +586,8 @@ std::vector<Report> run_from(const Args& args, const Gpu& gpu, std::istream& in,
       at.carveout_percent = carveout;
       for (std::string& step : explain_exact(at, r, gpu)) report.explain.push_back(std::move(step));
     }
-    rows.push_back(std::move(report));
+    sink.row(report);
   }
-  if (!rows.empty()) rows.front().notes.insert(rows.front().notes.begin(), notes.begin(), notes.end());
-  return rows;
 }
 
 // Occupancy over the swept axis, the case itself marked.

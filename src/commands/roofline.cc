@@ -42,7 +42,7 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
   report.num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second);
   report.num("peak_fraction", r.peak_fraction, Unit::fraction);
   report.num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction);
-  report.num("achieved_fraction", r.achieved_fraction, Unit::fraction);
+  if (r.has_achieved_fraction) report.num("achieved_fraction", r.achieved_fraction, Unit::fraction);
   report.word("nearer_bound", r.nearer_bound);
   const std::string cycles = options::cycles_step(a, "time", gpu);
   if (!cycles.empty()) report.explain.push_back(cycles);
@@ -55,11 +55,20 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
                                        format_quantity(r.achieved_bandwidth, Unit::bytes_per_second),
                                        format_quantity(r.bandwidth_fraction, Unit::fraction),
                                        format_quantity(r.bandwidth, Unit::bytes_per_second)));
-  report.explain.push_back(fmt::format("of the roofline at intensity {}: {} / {} = {} (the time floor {} over the measured {})",
-                                       format_number(r.intensity), format_quantity(r.achieved, Unit::flops_per_second),
-                                       format_quantity(r.attainable, Unit::flops_per_second),
-                                       format_quantity(r.achieved_fraction, Unit::fraction),
+  if (r.has_achieved_fraction) {
+    report.explain.push_back(fmt::format("of the roofline at intensity {}: {} / {} = {} (the time floor {} over the measured {})",
+                                         format_number(r.intensity), format_quantity(r.achieved, Unit::flops_per_second),
+                                         format_quantity(r.attainable, Unit::flops_per_second),
+                                         format_quantity(r.achieved_fraction, Unit::fraction),
+                                         format_quantity(r.time, Unit::seconds), t));
+  } else {
+    report.notes.push_back(fmt::format("0 FLOP (a kernel that only moves data): achieved_fraction, the FLOP/s against the "
+                                       "roofline's 0 FLOP/s at intensity 0, has no meaning and is left out; "
+                                       "bandwidth_fraction ({}, the memory time floor {} over the measured {}) is how near "
+                                       "the roof it ran",
+                                       format_quantity(r.bandwidth_fraction, Unit::fraction),
                                        format_quantity(r.time, Unit::seconds), t));
+  }
   report.explain.push_back(fmt::format("nearer the {} bound: {} of the {} against {} of the {}", r.nearer_bound,
                                        format_quantity(std::max(r.peak_fraction, r.bandwidth_fraction), Unit::fraction),
                                        r.nearer_bound == "compute" ? "peak" : "bandwidth",
@@ -172,9 +181,11 @@ void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_
       report.explain.push_back(fmt::format("memory time = {} / {} = {}", format_quantity(in.bytes, Unit::bytes),
                                            format_quantity(r.bandwidth, Unit::bytes_per_second),
                                            format_quantity(r.memory_time, Unit::seconds)));
-      report.explain.push_back(fmt::format("time floor = max of the two = {} ({:.0f}x the other)",
-                                           format_quantity(r.time, Unit::seconds),
-                                           r.time / std::min(r.compute_time, r.memory_time)));
+      const double other = std::min(r.compute_time, r.memory_time);
+      report.explain.push_back(other > 0 ? fmt::format("time floor = max of the two = {} ({:.0f}x the other)",
+                                                       format_quantity(r.time, Unit::seconds), r.time / other)
+                                         : fmt::format("time floor = max of the two = {} (no compute time: 0 FLOP)",
+                                                       format_quantity(r.time, Unit::seconds)));
     }
 }
 
@@ -209,7 +220,7 @@ const Calculator& roofline_command() {
   static const Calculator calc{
       "roofline",
       declared_in_order(
-      {number_option("flops", "FLOP the kernel does (1.37e11)", Unit::flops).above(0),
+      {number_option("flops", "FLOP the kernel does (1.37e11; 0 for a copy)", Unit::flops).at_least(0),
        number_option("bytes", "bytes it moves to and from HBM (101MB)", Unit::bytes).above(0),
        number_option("intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
            .above(0)

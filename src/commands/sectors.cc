@@ -268,7 +268,10 @@ const Calculator& sectors_command() {
        integer_option("cols", "columns of a row-major matrix (with --access)").at_least(1).at_most(static_cast<double>(kMaxBytes / 16)),
        choice_option("access", "lane t reads (i, t) of the --cols matrix (row) or (t, j) (column)", {"row", "column"}),
        integer_option("row", "which row i a row access reads").at_least(0).at_most(static_cast<double>(kMaxBytes / 16)).or_else("0"),
-       integer_option("col", "which column j a column access reads").at_least(0).or_else("0")},
+       integer_option("col", "which column j a column access reads")
+           .at_least(0)
+           .at_most(static_cast<double>(kMaxBytes / 16 - 1))  // the last column of the widest --cols
+           .or_else("0")},
       {{"sectors", Unit::count, true},
        {"lines", Unit::count, true},
        {"bytes_requested", Unit::onchip_bytes},

@@ -36,8 +36,8 @@ std::string bar(double used, double limit) {
 std::int64_t tile_side(const Args& a, std::size_t option) {
   if (a.has(option)) return a.integer(option);
   if (!a.has(kTile)) {
-    throw InputError(fmt::format("--tile is required: a tile size, --tile T for square tiles, or --tile-m, --tile-n "
-                                 "and --tile-k (--{} is missing)",
+    throw InputError(fmt::format("--tile is required: a tile given in parts needs all of --tile-m, --tile-n and "
+                                 "--tile-k, or --tile T for the sides not given (--{} is missing)",
                                  a.name(option)));
   }
   return a.integer(kTile);
@@ -49,9 +49,14 @@ TilingInput read_input(const Args& a) {
   in.m = a.integer(kM);
   in.n = a.integer(kN);
   in.k = a.integer(kK);
-  in.tile_m = tile_side(a, kTileM);
-  in.tile_n = tile_side(a, kTileN);
-  in.tile_k = tile_side(a, kTileK);
+  // No tile option at all: the answers that need no tile (minimum traffic, compute time, the
+  // largest square tile, the ridge tile); the tile's own results stay missing.
+  in.tiled = a.has(kTile) || a.has(kTileM) || a.has(kTileN) || a.has(kTileK);
+  if (in.tiled) {
+    in.tile_m = tile_side(a, kTileM);
+    in.tile_n = tile_side(a, kTileN);
+    in.tile_k = tile_side(a, kTileK);
+  }
   const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
   in.dtype = dtype.name;
   in.unit = a.has(kUnit) ? (a.text(kUnit) == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
@@ -78,27 +83,37 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
 }
 
+/// The results in declared order; without a tile the tile's own keys are left missing.
 void put_results(const TilingResult& r, Report& report) {
+  const bool t = r.has_tile;
   report.num("naive_reads", r.naive_reads);
-  report.num("tiled_reads", r.tiled_reads);
+  if (t) report.num("tiled_reads", r.tiled_reads);
   report.num("writes", r.writes);
-  report.num("reduction", r.reduction);
-  report.num("intensity", r.intensity, Unit::flop_per_byte);
-  report.num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes);
-  report.boolean("fits_smem", r.fits_smem);
+  if (t) {
+    report.num("reduction", r.reduction);
+    report.num("intensity", r.intensity, Unit::flop_per_byte);
+    report.num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes);
+    report.boolean("fits_smem", r.fits_smem);
+  }
   report.num("max_square_tile", static_cast<double>(r.max_square_tile));
   report.num("naive_time", r.naive_time, Unit::seconds);
-  report.num("tiled_time", r.tiled_time, Unit::seconds);
+  if (t) report.num("tiled_time", r.tiled_time, Unit::seconds);
   report.num("compute_time", r.compute_time, Unit::seconds);
   report.num("min_bytes", r.min_bytes, Unit::bytes);
   report.num("min_time", r.min_time, Unit::seconds);
   report.num("hong_kung_reads", std::round(r.hong_kung_reads));
-  report.num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte);
+  if (t) report.num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte);
   report.num("ridge_tile", r.ridge_tile);
   report.num("c_reads", r.c_reads);
   report.num("min_intensity", r.flops / r.min_bytes, Unit::flop_per_byte);
-  report.num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes);
-  if (r.compute_bound_n > 0) report.num("compute_bound_n", static_cast<double>(r.compute_bound_n));
+  if (t) report.num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes);
+  if (t && r.compute_bound_n > 0) report.num("compute_bound_n", static_cast<double>(r.compute_bound_n));
+  // The bytes beside the element counts above (which add A's, B's and C's elements whatever their sizes).
+  report.num("flops", r.flops, Unit::flops);
+  report.num("naive_read_bytes", r.naive_read_bytes, Unit::bytes);
+  if (t) report.num("tiled_read_bytes", r.tiled_read_bytes, Unit::bytes);
+  report.num("write_bytes", r.write_bytes, Unit::bytes);
+  report.num("c_read_bytes", r.c_read_bytes, Unit::bytes);
 }
 
 /// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.
@@ -120,9 +135,13 @@ void explain_traffic(const TilingInput& in, const TilingResult& r, bool square, 
   report.explain.push_back(fmt::format("FLOP = 2 M N K = 2 x {} x {} x {} = {}", in.m, in.n, in.k,
                                        format_quantity(r.flops, Unit::flops)));
   report.explain.push_back(fmt::format("naive reads = 2 M N K{} = {} elements = {}; at {}: {}", in.beta != 0 ? " + M N" : "",
-                                       format_number(r.naive_reads),
-                                       format_quantity(r.naive_time * r.bandwidth, Unit::bytes), bw,
+                                       format_number(r.naive_reads), format_quantity(r.naive_read_bytes, Unit::bytes), bw,
                                        format_quantity(r.naive_time, Unit::seconds)));
+  if (!r.has_tile) {
+    report.explain.push_back(fmt::format("writes = M N = {} elements = {}", format_number(r.writes),
+                                         format_quantity(r.write_bytes, Unit::bytes)));
+    return;
+  }
   report.explain.push_back(fmt::format(
       "tiled reads = M K ceil(N / {}) + K N ceil(M / {}){} = {} x {} x {} + {} x {} x {}{} = {} elements = {}; at {}: {}",
       in.tile_n, in.tile_m, in.beta != 0 ? " + M N" : "", in.m, in.k,
@@ -140,8 +159,9 @@ void explain_traffic(const TilingInput& in, const TilingResult& r, bool square, 
                                            ? fmt::format("edge tiles cost {} more",
                                                          format_quantity(r.tiled_reads / r.approx_reads - 1, Unit::fraction))
                                            : std::string("the tiles divide M and N")));
-  report.explain.push_back(fmt::format("reduction = naive / tiled = {}x; writes = M N = {}", format_number(r.reduction),
-                                       format_number(r.writes)));
+  report.explain.push_back(fmt::format("reduction = naive / tiled = {}x; writes = M N = {} elements = {}",
+                                       format_number(r.reduction), format_number(r.writes),
+                                       format_quantity(r.write_bytes, Unit::bytes)));
 }
 
 /// The square GEMM at which the tiled kernel turns compute-bound, solved exactly.
@@ -183,13 +203,10 @@ void explain_compute_bound(const TilingInput& in, const TilingResult& r, Report&
   }
 }
 
-/// The steps for the tile itself: its intensity, its shared memory, the largest that fits, and the bounds.
-void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
-  const std::string bw = format_quantity(r.bandwidth, Unit::bytes_per_second);
-  const bool one_type = r.bytes_a == r.bytes_b;
+/// The steps for the tile itself: its step's intensity and its shared memory.
+void explain_step(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
   const int e = r.bytes_a;  // the operands' size when A and B share it
-  const double pair = r.bytes_a + r.bytes_b;
-  if (one_type) {
+  if (r.bytes_a == r.bytes_b) {
     report.explain.push_back(square ? fmt::format("intensity of one step = 2 T^3 / (2 T^2 x {}) = T / {} = {} FLOP/byte", e,
                                                   e, format_number(r.intensity))
                                     : fmt::format("intensity of one step = 2 Tm Tn Tk / ((Tm Tk + Tk Tn) x {}) = {} FLOP/byte",
@@ -203,6 +220,16 @@ void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Rep
                                        in.tile_m, in.tile_k, r.bytes_a, in.tile_k, in.tile_n, r.bytes_b,
                                        format_number(static_cast<double>(r.tile_smem_bytes)), r.fits_smem ? "<=" : ">",
                                        format_number(static_cast<double>(r.smem_limit)), r.fits_smem ? "fits" : "does not fit"));
+}
+
+/// The steps for any tile: the largest that fits, the compute time, the minimum traffic, the
+/// bounds and the ridge (then, with a tile, where it turns compute-bound).
+void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Report& report) {
+  const std::string bw = format_quantity(r.bandwidth, Unit::bytes_per_second);
+  const bool one_type = r.bytes_a == r.bytes_b;
+  const int e = r.bytes_a;  // the operands' size when A and B share it
+  const double pair = r.bytes_a + r.bytes_b;
+  if (r.has_tile) explain_step(in, r, square, report);
   report.explain.push_back(fmt::format("largest square tile: T^2 x ({} + {}) <= {} gives T <= sqrt({} / {}) = {}, T = {}",
                                        r.bytes_a, r.bytes_b, r.smem_limit, r.smem_limit, r.bytes_a + r.bytes_b,
                                        format_number(std::sqrt(static_cast<double>(r.smem_limit) / pair)),
@@ -233,11 +260,30 @@ void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Rep
                                        one_type ? fmt::format("T / {}", e) : fmt::format("2 T / ({} + {})", r.bytes_a, r.bytes_b),
                                        format_number(r.ridge_tile),
                                        format_quantity(r.ridge_tile * r.ridge_tile * pair, Unit::bytes)));
-  explain_compute_bound(in, r, report);
+  if (r.has_tile) explain_compute_bound(in, r, report);
+}
+
+/// Without a tile: which results are missing, and what the tile-free answers say.
+void add_tileless_notes(const TilingResult& r, Report& report) {
+  report.notes.push_back(fmt::format(
+      "no tile given (--tile T, or --tile-m, --tile-n and --tile-k): the tile's results (tiled_reads, reduction, "
+      "intensity, tile_smem_bytes, fits_smem, tiled_time, kernel_intensity, tiled_bytes, tiled_read_bytes, "
+      "compute_bound_n) are missing; the largest square tile pair that fits in shared memory is T = {}, and T = {} "
+      "would reach the ridge",
+      r.max_square_tile, format_number(r.ridge_tile)));
+  report.notes.push_back(fmt::format(
+      "each matrix once (the least any tiling can move): {} of traffic against {} of compute, {}-bound at best "
+      "(min_intensity {} against the ridge {})",
+      format_quantity(r.min_time, Unit::seconds), format_quantity(r.compute_time, Unit::seconds),
+      r.min_time > r.compute_time ? "memory" : "compute", format_number(r.flops / r.min_bytes), format_number(r.ridge)));
 }
 
 /// Notes: a tile pair too large for shared memory, and whether HBM or compute bounds the tiled kernel.
 void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
+  if (!r.has_tile) {
+    add_tileless_notes(r, report);
+    return;
+  }
   if (!r.fits_smem) {
     report.notes.push_back(fmt::format("the tile pair needs {} but a block may have at most {}: the largest square {} tile "
                                        "is {} (use --require fits_smem==true to fail on this)",
@@ -264,16 +310,18 @@ void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
 void run(const Args& a, const Gpu& gpu, Report& report) {
   const TilingInput in = read_input(a);
   const TilingResult r = tiling(in, gpu);
-  const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;
+  const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;  // true without a tile: no sides to echo
   add_derived_inputs(a, in, r, square, report);
   put_results(r, report);
   if (!a.for_people()) return;  // many rows without --explain: no one reads the words
   explain_traffic(in, r, square, report);
   explain_tile(in, r, square, report);
-  report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",
-                               format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
-                               format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes),
-                               bar(static_cast<double>(r.tile_smem_bytes), static_cast<double>(r.smem_limit)));
+  if (r.has_tile) {
+    report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",
+                                 format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
+                                 format_quantity(static_cast<double>(r.smem_limit), Unit::onchip_bytes),
+                                 bar(static_cast<double>(r.tile_smem_bytes), static_cast<double>(r.smem_limit)));
+  }
   add_notes(in, r, report);
 }
 
@@ -360,7 +408,12 @@ const Calculator& tiling_command() {
        {"c_reads"},
        {"min_intensity", Unit::flop_per_byte},
        {"tiled_bytes", Unit::bytes},
-       {"compute_bound_n", Unit::count, true}},
+       {"compute_bound_n", Unit::count, true},
+       {"flops", Unit::flops},
+       {"naive_read_bytes", Unit::bytes},
+       {"tiled_read_bytes", Unit::bytes},
+       {"write_bytes", Unit::bytes},
+       {"c_read_bytes", Unit::bytes}},
       run,
       "tile",
       chart};

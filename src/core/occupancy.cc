@@ -221,7 +221,7 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   if (r.blocks_per_sm == 0) r.fits = false;
 }
 
-// ---- one_more_block: the largest smaller input that allows `wanted` blocks, in closed form ----
+// ---- one_more_block: the largest fewer registers or bytes that allow `wanted` blocks, in closed form ----
 // A smaller input only raises the limit of the resource it uses, and a limit falls (never rises)
 // as its input grows (shared memory: where no carveout is more than twice the one below it, as on
 // every profile), so the values allowing `wanted` blocks are all those up to a largest one; each
@@ -237,19 +237,6 @@ std::int64_t exact_registers_allowing(std::int64_t wanted, int warps, const Gpu&
   const std::int64_t warps_needed = divide_round_up(wanted * warps, partitions);  // per sub-partition
   const std::int64_t per_warp = std::min(per_partition / warps_needed, gpu.registers_per_block / round_up(warps, partitions));
   return per_warp / gpu.register_allocation_unit * gpu.register_allocation_unit / gpu.warp_size;
-}
-
-// Exact model, warps of a block with `registers` per thread: the register limit floor(W x S /
-// warps) >= wanted <=> warps <= floor(W x S / wanted), W the warps a sub-partition holds; the block
-// fits <=> warps rounded up to S <= floor(registers a block may use / pw); the thread limit
-// floor((T / 32) / warps) >= wanted <=> warps <= floor((T / 32) / wanted).
-std::int64_t exact_warps_allowing(std::int64_t wanted, int registers, const Gpu& gpu) {
-  const std::int64_t partitions = gpu.register_sub_partitions;
-  const std::int64_t per_warp = round_up(std::int64_t{registers} * gpu.warp_size, gpu.register_allocation_unit);
-  const std::int64_t warps_each = gpu.registers_per_sm / partitions / per_warp;
-  const std::int64_t by_registers = std::min(warps_each * partitions / wanted, gpu.registers_per_block / per_warp / partitions * partitions);
-  const std::int64_t by_threads = gpu.max_threads_per_sm / gpu.warp_size / wanted;
-  return std::min(by_registers, by_threads);
 }
 
 // Exact model, bytes of shared memory per block. A block of pb bytes as allocated (at most the block
@@ -328,43 +315,120 @@ OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
   return r;
 }
 
-OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu) {
-  return one_more_block(input, occupancy(input, gpu), gpu);
+namespace {
+
+// What a block of fewer whole warps gives, the other inputs as the case has them: its shared
+// memory loses `per_thread` bytes for each thread the block loses (--smem-per-thread).
+struct SmallerBlocks {
+  const OccupancyInput& in;
+  const OccupancyResult& base;
+  const Gpu& gpu;
+  std::int64_t per_thread;
+  bool exact = in.model == OccupancyModel::exact;
+  // The limits no block size moves (shared memory's too, without a per-thread part).
+  std::int64_t fixed = std::min({base.limit_blocks, base.limit_barriers, per_thread == 0 ? base.limit_shared_memory : kNoLimit});
+  // Occupancy counted as the model counts it: warps (exact), threads (simple, 32 a warp).
+  std::int64_t per_warp = exact ? 1 : gpu.warp_size;
+  std::int64_t now = exact ? base.warps_per_sm : base.threads_per_sm;
+
+  int blocks(int warps) const {
+    const int threads = warps * gpu.warp_size;
+    std::int64_t b = fixed;
+    if (exact) {
+      b = std::min<std::int64_t>({b, exact_registers(warps, in.registers, gpu).limit, exact_threads_limit(warps, gpu)});
+    } else {
+      b = std::min<std::int64_t>({b, simple_registers_limit(threads, in.registers, gpu), simple_threads_limit(threads, gpu)});
+    }
+    if (per_thread > 0) {
+      OccupancyInput c = in;
+      c.shared_memory = std::max<std::int64_t>(in.shared_memory - per_thread * (in.threads - threads), 0);
+      b = std::min<std::int64_t>(b, shared_memory_limit(c, gpu));
+    }
+    return static_cast<int>(b);
+  }
+  // The most that blocks of any size can hold, counted as `now`: the warps the register file
+  // holds at these registers a thread, and the SM's warp slots.
+  std::int64_t most() const {
+    if (!exact) return std::min<std::int64_t>(gpu.max_threads_per_sm, gpu.registers_per_sm / in.registers);
+    const std::int64_t per_warp_registers = round_up(std::int64_t{in.registers} * gpu.warp_size, gpu.register_allocation_unit);
+    const std::int64_t by_registers = gpu.registers_per_sm / gpu.register_sub_partitions / per_warp_registers * gpu.register_sub_partitions;
+    return std::min<std::int64_t>(gpu.max_threads_per_sm / gpu.warp_size, by_registers);
+  }
+};
+
+// The largest block of fewer whole warps holding more than the case: blocks(w) x w > now. Not
+// monotone in w (fewer warps a block may lose more than the block they buy), so each size is
+// tried, from the largest down, while `fixed` blocks of it could hold more.
+void smaller_block_raising(const SmallerBlocks& s, OneMoreBlock& out) {
+  if (s.most() <= s.now) return;
+  for (int w = (s.in.threads - 1) / s.gpu.warp_size; w >= 1 && s.fixed * w * s.per_warp > s.now; --w) {
+    const int b = s.blocks(w);
+    if (b * s.per_warp * w > s.now) {
+      out.threads = w * s.gpu.warp_size;
+      out.blocks_at_threads = b;
+      return;
+    }
+  }
 }
 
-OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu) {
+}  // namespace
+
+OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu, std::int64_t shared_memory_per_thread) {
+  return one_more_block(input, occupancy(input, gpu), gpu, shared_memory_per_thread);
+}
+
+OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu,
+                            std::int64_t shared_memory_per_thread) {
   OneMoreBlock out;
   const int now = base.blocks_per_sm;
   if (now == kNoLimit) return out;  // nothing allows more
-  // A smaller input only raises the limit of the resource it uses, so only a resource whose limit
+  const bool exact = input.model == OccupancyModel::exact;
+  // Full occupancy: nothing raises it.
+  if (exact ? base.warps_per_sm >= gpu.max_threads_per_sm / gpu.warp_size : base.threads_per_sm >= gpu.max_threads_per_sm) return out;
+  // Fewer registers or bytes keep the block's warps: what buys a block raises the occupancy. A
+  // smaller input only raises the limit of the resource it uses, so only a resource whose limit
   // is the current count can buy a block, and only when every other limit allows one more.
   const std::int64_t wanted = std::int64_t{now} + 1;
-  const bool exact = input.model == OccupancyModel::exact;
   const int fixed = std::min(base.limit_blocks, base.limit_barriers);  // no input moves these
   if (base.limit_registers == now && input.registers > 1 && std::min({fixed, base.limit_shared_memory, base.limit_threads}) > now) {
+    const int warps = warps_per_block(input.threads, gpu);
     // simple: floor(R / (t r)) >= wanted <=> r <= floor(R / (t x wanted))
-    const std::int64_t most = exact ? exact_registers_allowing(wanted, warps_per_block(input.threads, gpu), gpu)
+    const std::int64_t most = exact ? exact_registers_allowing(wanted, warps, gpu)
                                     : gpu.registers_per_sm / (std::int64_t{input.threads} * wanted);
-    if (most >= 1) out.registers = static_cast<int>(std::min<std::int64_t>(most, input.registers - 1));
+    if (most >= 1) {
+      out.registers = static_cast<int>(std::min<std::int64_t>(most, input.registers - 1));
+      const int limit = exact ? exact_registers(warps, out.registers, gpu).limit
+                              : simple_registers_limit(input.threads, out.registers, gpu);
+      out.blocks_at_registers = std::min({fixed, base.limit_shared_memory, base.limit_threads, limit});
+    }
   }
-  if (base.limit_shared_memory == now && input.shared_memory > 0 && std::min({fixed, base.limit_registers, base.limit_threads}) > now) {
+  // Shared memory: the block's bytes, the per-thread part included; the answer leaves it out.
+  const std::int64_t grows = shared_memory_per_thread * input.threads;
+  if (base.limit_shared_memory == now && input.shared_memory > grows && std::min({fixed, base.limit_registers, base.limit_threads}) > now) {
     // simple: floor(S / s) >= wanted (or s = 0) <=> s <= floor(S / wanted)
     const std::optional<std::int64_t> allowing =
         exact ? exact_shared_memory_allowing(wanted, input.carveout_percent, gpu) : gpu.shared_memory_per_sm / wanted;
-    const std::int64_t most = allowing ? *allowing : searched_shared_memory(input, now, gpu);
-    if (most >= 0) out.shared_memory = std::min(most, input.shared_memory - 1);
+    const std::int64_t most = std::min(allowing ? *allowing : searched_shared_memory(input, now, gpu), input.shared_memory - 1);
+    if (most >= grows) {
+      out.shared_memory = most - grows;
+      OccupancyInput at = input;
+      at.shared_memory = most;
+      out.blocks_at_shared_memory = std::min({fixed, base.limit_registers, base.limit_threads, shared_memory_limit(at, gpu)});
+    }
   }
-  const int fewer_warps = (input.threads - 1) / gpu.warp_size;  // whole warps below the block
-  if ((base.limit_registers == now || base.limit_threads == now) && fewer_warps >= 1 &&
-      std::min(fixed, base.limit_shared_memory) > now) {
-    // simple: floor(R / (32 w r)) >= wanted and floor(T / (32 w)) >= wanted
-    const std::int64_t warp = gpu.warp_size;
-    const std::int64_t most = exact ? exact_warps_allowing(wanted, input.registers, gpu)
-                                    : std::min(gpu.registers_per_sm / (warp * input.registers * wanted),
-                                               gpu.max_threads_per_sm / (warp * wanted));
-    if (most >= 1) out.threads = static_cast<int>(std::min<std::int64_t>(most, fewer_warps)) * gpu.warp_size;
-  }
+  smaller_block_raising(SmallerBlocks{input, base, gpu, shared_memory_per_thread}, out);
   return out;
+}
+
+SmallerBlock smaller_block_buying_a_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu,
+                                          std::int64_t shared_memory_per_thread) {
+  const SmallerBlocks s{input, base, gpu, shared_memory_per_thread};
+  // From the largest size down: the first that buys one.
+  for (int w = (input.threads - 1) / gpu.warp_size; w >= 1 && s.fixed > base.blocks_per_sm; --w) {
+    const int b = s.blocks(w);
+    if (b > base.blocks_per_sm) return {w * gpu.warp_size, b};
+  }
+  return {};
 }
 
 namespace {

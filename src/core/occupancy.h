@@ -48,15 +48,36 @@ struct OccupancyResult {
 /// the profile's range.
 OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu);
 
-/// The smallest change of one input that buys one more resident block; 0 when none does.
+/// The smallest change of each input that raises the occupancy (resident warps; resident threads
+/// under the simple model, which counts occupancy so), one input at a time: the nearest smaller
+/// value that does, and the blocks per SM it gives; none at full occupancy. Fewer registers or
+/// less shared memory keep a block's warps, so there "raises the occupancy" is "buys a block"; a
+/// smaller block may buy a block and still hold fewer warps, and is then no answer (see
+/// smaller_block_buying_a_block). `shared_memory_per_thread` is the part of input.shared_memory
+/// that grows with the block (--smem-per-thread): a smaller block has less of it, and
+/// shared_memory answers the rest (what --smem means then).
 struct OneMoreBlock {
-  int registers = 0;               // at most this many registers per thread
-  std::int64_t shared_memory = -1;  // at most this many bytes per block (-1: none)
-  int threads = 0;                 // a block of this many threads
+  int registers = 0;                // at most this many registers per thread (0: no fewer raises it)
+  std::int64_t shared_memory = -1;  // at most this many bytes per block, the per-thread part aside (-1: none)
+  int threads = 0;                  // a block of this many threads, whole warps (0: none)
+  int blocks_at_registers = 0;      // the blocks per SM each answer gives (0 with no answer)
+  int blocks_at_shared_memory = 0;
+  int blocks_at_threads = 0;
 };
-OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu);
+OneMoreBlock one_more_block(const OccupancyInput& input, const Gpu& gpu, std::int64_t shared_memory_per_thread = 0);
 /// The same from `base`, occupancy(input, gpu) as the caller already has it.
-OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu);
+OneMoreBlock one_more_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu,
+                            std::int64_t shared_memory_per_thread = 0);
+
+/// The largest smaller block (whole warps) that buys a block, whatever warps it then holds, and
+/// the blocks per SM it gives ({0, 0}: none): what the advice says of a block that buys a block
+/// but does not raise the occupancy.
+struct SmallerBlock {
+  int threads = 0;
+  int blocks = 0;
+};
+SmallerBlock smaller_block_buying_a_block(const OccupancyInput& input, const OccupancyResult& base, const Gpu& gpu,
+                                          std::int64_t shared_memory_per_thread = 0);
 
 /// occupancy() of a launch, exact model: shared memory above the opt-in maximum is a block that
 /// does not fit (the runtime's answer for it), not an input error; registers 0 (an empty kernel)

@@ -12,68 +12,17 @@
 #include <utility>
 #include <vector>
 
+#include "core/dimension.h"
 #include "core/error.h"
 
 namespace gpucalc {
 namespace {
 
-// A dimension: the exponents of bytes, seconds, FLOP and cycles (a bandwidth is B s^-1).
-struct Dim {
-  int bytes = 0, seconds = 0, flop = 0, cycles = 0;
-  bool operator==(const Dim&) const = default;
-  bool none() const { return *this == Dim{}; }
-};
-Dim operator+(Dim a, Dim b) { return {a.bytes + b.bytes, a.seconds + b.seconds, a.flop + b.flop, a.cycles + b.cycles}; }
-Dim operator-(Dim a, Dim b) { return {a.bytes - b.bytes, a.seconds - b.seconds, a.flop - b.flop, a.cycles - b.cycles}; }
-Dim times(Dim a, int k) { return {a.bytes * k, a.seconds * k, a.flop * k, a.cycles * k}; }
-
-constexpr Dim kNone{}, kBytes{1, 0, 0, 0}, kSeconds{0, 1, 0, 0}, kFlop{0, 0, 1, 0}, kCycles{0, 0, 0, 1};
-constexpr Dim kBandwidth{1, -1, 0, 0}, kFlopRate{0, -1, 1, 0}, kIntensity{-1, 0, 1, 0};
-
-Dim dimension(Unit unit) {
-  switch (unit) {
-    case Unit::bytes:
-    case Unit::onchip_bytes: return kBytes;
-    case Unit::seconds: return kSeconds;
-    case Unit::bytes_per_second: return kBandwidth;
-    case Unit::flops: return kFlop;
-    case Unit::flops_per_second: return kFlopRate;
-    case Unit::flop_per_byte: return kIntensity;
-    case Unit::cycles: return kCycles;
-    case Unit::count:
-    case Unit::fraction:
-    case Unit::text:
-    case Unit::boolean: return kNone;
-  }
-  return kNone;
-}
+using namespace dims;
 
 // Whether a bare number stands for the unit itself (--bytes 4096); times and rates need theirs.
 bool bare_allowed(Unit unit) {
   return unit != Unit::seconds && unit != Unit::bytes_per_second && unit != Unit::flops_per_second;
-}
-
-// "a size", "a time"; other products of units by their symbols ("a quantity in B^2").
-std::string describe(Dim d) {
-  if (d == kNone) return "a number";
-  if (d == kBytes) return "a size";
-  if (d == kSeconds) return "a time";
-  if (d == kBandwidth) return "a bandwidth";
-  if (d == kFlop) return "a FLOP count";
-  if (d == kFlopRate) return "a FLOP rate";
-  if (d == kIntensity) return "an intensity";
-  if (d == kCycles) return "a number of cycles";
-  std::string num, den;
-  auto put = [&](const char* symbol, int e) {
-    std::string& side = e > 0 ? num : den;
-    if (e == 0) return;
-    side += fmt::format("{}{}{}", side.empty() ? "" : " ", symbol, std::abs(e) > 1 ? fmt::format("^{}", std::abs(e)) : "");
-  };
-  put("B", d.bytes);
-  put("s", d.seconds);
-  put("FLOP", d.flop);
-  put("cycles", d.cycles);
-  return fmt::format("a quantity in {}{}{}", num.empty() ? "1" : num, den.empty() ? "" : "/", den);
 }
 
 // Which targets a suffix belongs to: every one, or only some (KB is 1024 bytes on chip).
@@ -442,6 +391,14 @@ class Parser {
     return t;
   }
 
+  // A power of a unit past kMaxUnitPower is refused where it is made, so none grows further
+  // (and the int arithmetic on powers stays far from overflow): (1B^16)^16 is B^256.
+  void check_powers(const Term& t) const {
+    if (!t.d.within_powers()) {
+      fail(fmt::format("'{}' is {}: a unit's power goes up to {}", text_of(t), describe(t.d), kMaxUnitPower));
+    }
+  }
+
   void check(const Term& t) const {
     if (std::isnan(t.v)) fail(fmt::format("'{}' is not a real number", text_of(t)));
     if (!std::isfinite(t.v)) fail(fmt::format("'{}' overflows (beyond 1.8e308)", text_of(t)));
@@ -469,6 +426,7 @@ class Parser {
 
   Term multiply(Term a, Term b) {
     Term r{a.v * b.v, a.d + b.d, false, a.begin};
+    check_powers(r);
     check(r);
     if (r.v == 0 && a.v != 0 && b.v != 0) fail(fmt::format("'{}' underflows", text_of(r)));
     r.exact = a.exact && b.exact && std::fma(a.v, b.v, -r.v) == 0;
@@ -477,6 +435,7 @@ class Parser {
 
   Term divide(Term a, Term b) {
     Term r{0, a.d - b.d, false, a.begin};
+    check_powers(r);
     if (b.v == 0) fail(fmt::format("'{}' divides by zero", text_of(r)));
     r.v = a.v / b.v;
     check(r);
@@ -491,8 +450,11 @@ class Parser {
     const bool whole = e.v == std::floor(e.v);
     if (!base.d.none()) {
       // 4KB^2 is a size squared: the dimension scales by a small whole exponent.
-      if (!whole || std::fabs(e.v) > 16) fail(fmt::format("'{}' raises {} to a power other than a whole number up to 16", text_of(r), describe(base.d)));
+      if (!whole || std::fabs(e.v) > kMaxUnitPower) {
+        fail(fmt::format("'{}' raises {} to a power other than a whole number up to {}", text_of(r), describe(base.d), kMaxUnitPower));
+      }
       r.d = times(base.d, static_cast<int>(e.v));
+      check_powers(r);
     }
     if (whole && std::fabs(e.v) < 4e18) {
       // By squaring, each product checked for rounding: 2^24 and 3^20 are exact, as written.

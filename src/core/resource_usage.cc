@@ -3,12 +3,15 @@
 #include <cxxabi.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <set>
+#include <tuple>
+#include <unordered_set>
 
 #include "core/error.h"
+#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {
@@ -26,53 +29,108 @@ std::string_view trim(std::string_view s) {
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
+// What a number read may be: counts (registers, barriers: a thread has at most 255 registers,
+// an SM 65,536), sizes in bytes (no GPU gives a thread or a block 1 TiB), and launch bounds
+// (PTX allows at most 2^24 threads in a block's bound, as the occupancy options do).
+constexpr std::int64_t kMaxCount = 65536;
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxBound = std::int64_t{1} << 24;
+
+// The forms a line is read in, for messages.
+constexpr const char* kUsedForm =
+    "ptxas's 'Used N registers, used N barriers, N bytes smem, N bytes cmem[B], N bytes lmem, N bytes cumulative stack "
+    "size' (the parts after the registers optional) with whole numbers N";
+constexpr const char* kPropertiesForm =
+    "ptxas's 'N bytes stack frame, N bytes spill stores, N bytes spill loads' with whole numbers N";
+constexpr const char* kCuobjdumpForm =
+    "cuobjdump's 'REG:N STACK:N SHARED:N LOCAL:N CONSTANT[B]:N ...' with whole numbers N";
+constexpr const char* kBoundForm =
+    "PTX's '.maxntid X[, Y[, Z]]' or '.reqntid X[, Y[, Z]]', whole numbers of threads whose product is 1 to 16,777,216";
+constexpr const char* kMinBlocksForm = "PTX's '.minnctapersm N' with a whole number N from 1 to 16,777,216";
+
 struct Reader {
   std::string origin;
   long line = 0;
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw InputError(fmt::format("--from {}: line {}: {}", origin, line, what));
+  [[noreturn]] void fail(const std::string& what, std::string_view expected) const {
+    throw InputError(fmt::format("--from {}: line {}: {}: expected {}", origin, line, what, expected));
   }
-  // A whole number of at most 15 digits (sizes and counts fit well inside).
-  std::int64_t number(std::string_view digits) const {
-    digits = trim(digits);
-    if (digits.empty() || digits.size() > 15) fail(fmt::format("expected a whole number, got '{}'", InputError::printable(std::string(digits.substr(0, 40)))));
+  // `token`, a whole number from `min` to `max`; `name` says what it counts in the message.
+  std::int64_t number(std::string_view token, std::int64_t min, std::int64_t max, std::string_view name,
+                      std::string_view form) const {
+    token = trim(token);
+    const std::string shown = InputError::printable(std::string(token.substr(0, 40)));
+    if (token.empty()) fail(fmt::format("no number for {}", name), form);
     std::int64_t v = 0;
-    for (char c : digits) {
-      if (!is_digit(c)) fail(fmt::format("expected a whole number, got '{}'", InputError::printable(std::string(digits.substr(0, 40)))));
-      v = v * 10 + (c - '0');
+    for (char c : token) {
+      if (!is_digit(c)) fail(fmt::format("'{}' is not a whole number ({})", shown, name), form);
+      if (v <= max) v = v * 10 + (c - '0');  // past max it only grows; max < 2^62 keeps it from overflow
+    }
+    if (v < min || v > max) {
+      fail(fmt::format("{} {} is out of range", shown, name),
+           fmt::format("{} from {} to {}", name, format_number(static_cast<double>(min)), format_number(static_cast<double>(max))));
     }
     return v;
   }
+  // `total` + `n` where `total` < 0 means none yet, refused past kMaxBytes (constant banks added up).
+  std::int64_t add_bytes(std::int64_t total, std::int64_t n) const {
+    const std::int64_t sum = (total < 0 ? 0 : total) + n;  // each at most 2^40: no overflow
+    if (sum > kMaxBytes) {
+      fail(fmt::format("constant memory of {} bytes in all is out of range", sum),
+           fmt::format("constant memory from 0 to {} bytes in all", format_number(static_cast<double>(kMaxBytes))));
+    }
+    return sum;
+  }
 };
 
+// One comma-separated part of a ptxas line: "16640 bytes smem" -> its number and what it counts.
+// A part with no number first ("used" alone, a word ptxas may add) has no `what`.
+struct Part {
+  std::string_view number, what;
+};
+Part split_part(std::string_view part) {
+  part = trim(part);
+  if (part.empty() || !(is_digit(part[0]) || part[0] == '-' || part[0] == '+' || part[0] == '.')) return {};
+  const std::size_t space = part.find_first_of(" \t");
+  if (space == std::string_view::npos) return {part, {}};
+  return {part.substr(0, space), trim(part.substr(space))};
+}
+
 // "Used 32 registers, used 1 barriers, 16640 bytes smem, 380 bytes cmem[0], 8 bytes lmem, 200
-// bytes cumulative stack size": each comma-separated part is a number and what it counts.
+// bytes cumulative stack size": the first part is the registers, each other part a number and
+// what it counts. A part whose count gpucalc does not read (textures on old GPUs) is skipped;
+// a number that is not a whole one is refused.
 void read_used(std::string_view text, KernelResources& k, const Reader& r) {
+  const std::string line = InputError::printable(std::string(trim(text).substr(0, 80)));
   std::size_t start = 0;
+  bool first = true;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
     std::string_view part = trim(text.substr(start, comma - start));
     start = comma + 1;
-    if (part.empty()) continue;
     if (starts_with(part, "Used ") || starts_with(part, "used ")) part.remove_prefix(5);
-    std::size_t digits = 0;
-    while (digits < part.size() && is_digit(part[digits])) ++digits;
-    if (digits == 0) continue;  // a part ptxas may add that is not a count
-    const std::int64_t n = r.number(part.substr(0, digits));
-    std::string_view what = trim(part.substr(digits));
-    if (what == "registers") {
-      k.registers = static_cast<int>(n);
-    } else if (what == "barriers") {
-      k.barriers = static_cast<int>(n);
-    } else if (what == "bytes smem") {
+    const Part p = split_part(part);
+    if (first) {
+      if (p.what != "registers") r.fail(fmt::format("'{}' is not a usage line", line), kUsedForm);
+      k.registers = static_cast<int>(r.number(p.number, 0, kMaxCount, "registers", kUsedForm));
+      first = false;
+      continue;
+    }
+    if (p.number.empty()) continue;  // a part ptxas may add that is not a count
+    if (p.what.empty()) r.fail(fmt::format("'{}' in '{}' counts nothing", InputError::printable(std::string(part)), line), kUsedForm);
+    if (p.what == "barriers") {
+      k.barriers = static_cast<int>(r.number(p.number, 0, kMaxCount, "barriers", kUsedForm));
+      continue;
+    }
+    const std::int64_t n = r.number(p.number, 0, kMaxBytes, InputError::printable(std::string(p.what.substr(0, 40))), kUsedForm);
+    if (p.what == "bytes smem") {
       k.shared_memory = n;
-    } else if (what == "bytes lmem") {
+    } else if (p.what == "bytes lmem") {
       k.local_memory = n;
-    } else if (starts_with(what, "bytes cmem[")) {
-      k.constant_memory = (k.constant_memory < 0 ? 0 : k.constant_memory) + n;
-    } else if (what == "bytes cumulative stack size") {
+    } else if (starts_with(p.what, "bytes cmem[")) {
+      k.constant_memory = r.add_bytes(k.constant_memory, n);
+    } else if (p.what == "bytes cumulative stack size") {
       if (k.stack_frame < 0) k.stack_frame = n;
     }
   }
@@ -86,16 +144,13 @@ bool read_properties(std::string_view text, KernelResources& k, const Reader& r)
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
     if (comma == std::string_view::npos) comma = text.size();
-    std::string_view part = trim(text.substr(start, comma - start));
+    const Part p = split_part(text.substr(start, comma - start));
     start = comma + 1;
-    std::size_t digits = 0;
-    while (digits < part.size() && is_digit(part[digits])) ++digits;
-    if (digits == 0) continue;
-    const std::int64_t n = r.number(part.substr(0, digits));
-    std::string_view what = trim(part.substr(digits));
-    if (what == "bytes stack frame") k.stack_frame = n;
-    if (what == "bytes spill stores") k.spill_stores = n;
-    if (what == "bytes spill loads") k.spill_loads = n;
+    if (p.number.empty()) continue;
+    const std::int64_t n = r.number(p.number, 0, kMaxBytes, InputError::printable(std::string(p.what.substr(0, 40))), kPropertiesForm);
+    if (p.what == "bytes stack frame") k.stack_frame = n;
+    if (p.what == "bytes spill stores") k.spill_stores = n;
+    if (p.what == "bytes spill loads") k.spill_loads = n;
   }
   return true;
 }
@@ -112,17 +167,20 @@ void read_cuobjdump_usage(std::string_view text, KernelResources& k, const Reade
     const std::size_t colon = token.rfind(':');
     if (colon == std::string_view::npos) continue;
     std::string_view key = token.substr(0, colon);
-    const std::int64_t n = r.number(token.substr(colon + 1));
+    const std::string name = InputError::printable(std::string(key.substr(0, 40)));
     if (key == "REG") {
-      k.registers = static_cast<int>(n);
-    } else if (key == "STACK") {
+      k.registers = static_cast<int>(r.number(token.substr(colon + 1), 0, kMaxCount, "REG (registers)", kCuobjdumpForm));
+      continue;
+    }
+    const std::int64_t n = r.number(token.substr(colon + 1), 0, kMaxBytes, name, kCuobjdumpForm);
+    if (key == "STACK") {
       k.stack_frame = n;
     } else if (key == "SHARED") {
       k.shared_memory = n;
     } else if (key == "LOCAL") {
       k.local_memory = n;
     } else if (starts_with(key, "CONSTANT")) {
-      k.constant_memory = (k.constant_memory < 0 ? 0 : k.constant_memory) + n;
+      k.constant_memory = r.add_bytes(k.constant_memory, n);
     }
   }
 }
@@ -136,20 +194,21 @@ std::string_view quoted(std::string_view s, std::size_t from = 0) {
   return s.substr(a + 1, b - a - 1);
 }
 
-// PTX launch bounds: ".maxntid 128, 1, 1" -> 128.
+// PTX launch bounds: ".maxntid 128, 1, 1" -> 128: one to three whole numbers, their product
+// checked before it is formed.
 int thread_product(std::string_view list, const Reader& r) {
+  list = trim(list);
+  if (list.empty()) r.fail("a launch bound without its threads", kBoundForm);
   std::int64_t product = 1;
   std::size_t start = 0;
-  int parts = 0;
-  while (start <= list.size() && parts < 3) {
+  for (int parts = 0; start <= list.size(); ++parts) {
+    if (parts == 3) r.fail(fmt::format("'{}' has more than 3 dimensions", InputError::printable(std::string(list.substr(0, 80)))), kBoundForm);
     std::size_t comma = list.find(',', start);
     if (comma == std::string_view::npos) comma = list.size();
-    std::string_view part = trim(list.substr(start, comma - start));
+    const std::int64_t n = r.number(list.substr(start, comma - start), 1, kMaxBound, "threads", kBoundForm);
     start = comma + 1;
-    if (part.empty()) break;
-    product *= r.number(part);
-    ++parts;
-    if (product > (1 << 24)) r.fail("a launch bound of more than 2^24 threads");
+    if (n > kMaxBound / product) r.fail(fmt::format("a launch bound of more than {} threads", format_number(static_cast<double>(kMaxBound))), kBoundForm);
+    product *= n;
   }
   return static_cast<int>(product);
 }
@@ -202,11 +261,85 @@ void without_reserved_area(KernelResources& k) {
   }
 }
 
+// How many kernels `text` can hold at most (each has one of these lines), up to one past kMaxKernels.
+std::size_t kernel_lines(std::string_view text) {
+  std::size_t count = 0;
+  for (std::string_view mark : {std::string_view("REG:"), std::string_view("Compiling entry function")}) {
+    for (std::size_t at = text.find(mark); at != std::string_view::npos && count <= kMaxKernels; at = text.find(mark, at + 1)) {
+      ++count;
+    }
+  }
+  return std::min(count, kMaxKernels + 1);
+}
+
+// PTX: ".visible .entry NAME(" then .maxntid / .reqntid / .minnctapersm before the body `{`.
+void read_ptx_line(std::string_view t, std::string& ptx_entry, std::map<std::string, Bounds>& bounds, const Reader& r) {
+  const std::size_t dot_entry = t.find(".entry ");
+  if (dot_entry != std::string_view::npos && (dot_entry == 0 || t[dot_entry - 1] == ' ')) {
+    std::string_view name = trim(t.substr(dot_entry + 7));
+    const std::size_t paren = name.find('(');
+    ptx_entry = std::string(trim(paren == std::string_view::npos ? name : name.substr(0, paren)));
+    return;
+  }
+  if (ptx_entry.empty()) return;
+  if (starts_with(t, ".maxntid") || starts_with(t, ".reqntid")) {
+    bounds[ptx_entry].max_threads = thread_product(t.substr(8), r);
+  } else if (starts_with(t, ".minnctapersm")) {
+    bounds[ptx_entry].min_blocks = static_cast<int>(r.number(t.substr(13), 1, kMaxBound, "blocks", kMinBlocksForm));
+  } else if (starts_with(t, "{")) {
+    ptx_entry.clear();
+  }
+}
+
+// Launch bounds from PTX belong to the kernel of that name, whatever the architecture; a kernel
+// without a Used line (ptxas prints none for an empty kernel) has 0 registers.
+void finish_kernels(std::vector<KernelResources>& kernels, const std::map<std::string, Bounds>& bounds) {
+  for (KernelResources& k : kernels) {
+    auto b = bounds.find(k.name);
+    if (b != bounds.end()) {
+      k.max_threads = b->second.max_threads;
+      k.min_blocks = b->second.min_blocks;
+    }
+    if (k.registers < 0) k.registers = 0;
+    k.demangled = demangle(k.name);
+  }
+}
+
+// One log may hold a file twice (a rebuild): an exact repeat is kept once.
+void drop_repeats(std::vector<KernelResources>& kernels) {
+  // The kernels are compared where they lie (by index), so no copy of their names is made.
+  auto fields = [](const KernelResources& k) {
+    return std::tie(k.name, k.arch, k.source, k.registers, k.shared_memory, k.stack_frame, k.spill_stores, k.spill_loads);
+  };
+  auto hash = [&](std::size_t i) {
+    const KernelResources& k = kernels[i];
+    return std::hash<std::string>()(k.name) ^ (std::hash<std::string>()(k.arch) * 31) ^
+           std::hash<std::int64_t>()(std::int64_t{k.registers} * 1000003 + k.shared_memory);
+  };
+  auto same = [&](std::size_t a, std::size_t b) { return fields(kernels[a]) == fields(kernels[b]); };
+  std::vector<bool> repeat(kernels.size());
+  {
+    std::unordered_set<std::size_t, decltype(hash), decltype(same)> seen(kernels.size(), hash, same);
+    for (std::size_t i = 0; i < kernels.size(); ++i) repeat[i] = !seen.insert(i).second;
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (repeat[i]) continue;
+    if (kept != i) kernels[kept] = std::move(kernels[i]);
+    ++kept;
+  }
+  kernels.resize(kept);
+  kernels.shrink_to_fit();
+}
+
 }  // namespace
 
 std::vector<KernelResources> parse_resource_usage(std::string_view text, const std::string& origin) {
   Reader r{origin, 0};
   std::vector<KernelResources> kernels;
+  // Room for every kernel at once: a vector grown by doubling would hold up to twice the room,
+  // and both copies while it moves.
+  kernels.reserve(kernel_lines(text));
   std::map<std::string, Bounds> bounds;  // PTX entry -> its launch bounds
   // ptxas: the entry being described and the function whose properties come next.
   long entry = -1;
@@ -217,7 +350,10 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
   // PTX: the entry whose directives come before its body.
   std::string ptx_entry;
   auto add = [&](KernelResources k) {
-    if (kernels.size() >= kMaxKernels) r.fail(fmt::format("more than {} kernels", kMaxKernels));
+    if (kernels.size() >= kMaxKernels) {
+      r.fail(fmt::format("more than {} kernels", format_number(static_cast<double>(kMaxKernels))),
+             fmt::format("at most {} kernels in one file (split the log)", format_number(static_cast<double>(kMaxKernels))));
+    }
     parse_arch(k.arch, k.cc_major, k.cc_minor);
     k.line = r.line;
     kernels.push_back(std::move(k));
@@ -231,8 +367,8 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
     pos = end + 1;
     ++r.line;
     if (line.size() > kMaxResourceLineBytes) {
-      r.fail(fmt::format("a line of more than {} bytes: expected the text of ptxas -v or cuobjdump --dump-resource-usage",
-                         kMaxResourceLineBytes));
+      r.fail(fmt::format("a line of more than {} bytes", kMaxResourceLineBytes),
+             "the text of ptxas -v or cuobjdump --dump-resource-usage");
     }
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
 
@@ -250,7 +386,7 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
         k.name = std::string(name);
         k.arch = after == std::string_view::npos ? "" : std::string(quoted(rest, after + 5));
         k.source = "ptxas";
-        if (k.name.empty()) r.fail("expected Compiling entry function 'NAME' for 'sm_XY'");
+        if (k.name.empty()) r.fail("a Compiling entry function line without a name", "ptxas's Compiling entry function 'NAME' for 'sm_XY'");
         entry = add(std::move(k));
         properties_of.clear();
       } else if (starts_with(rest, "Function properties for ")) {
@@ -292,43 +428,11 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
       function.clear();
       continue;
     }
-    // PTX: ".visible .entry NAME(" then .maxntid / .reqntid / .minnctapersm before the body.
-    const std::size_t dot_entry = t.find(".entry ");
-    if (dot_entry != std::string_view::npos && (dot_entry == 0 || t[dot_entry - 1] == ' ')) {
-      std::string_view name = trim(t.substr(dot_entry + 7));
-      const std::size_t paren = name.find('(');
-      ptx_entry = std::string(trim(paren == std::string_view::npos ? name : name.substr(0, paren)));
-      continue;
-    }
-    if (!ptx_entry.empty()) {
-      if (starts_with(t, ".maxntid") || starts_with(t, ".reqntid")) {
-        bounds[ptx_entry].max_threads = thread_product(t.substr(8), r);
-      } else if (starts_with(t, ".minnctapersm")) {
-        bounds[ptx_entry].min_blocks = static_cast<int>(std::min<std::int64_t>(r.number(t.substr(13)), 1 << 24));
-      } else if (starts_with(t, "{")) {
-        ptx_entry.clear();
-      }
-    }
+    read_ptx_line(t, ptx_entry, bounds, r);
   }
-  // Launch bounds from PTX belong to the kernel of that name, whatever the architecture.
-  for (KernelResources& k : kernels) {
-    auto b = bounds.find(k.name);
-    if (b != bounds.end()) {
-      k.max_threads = b->second.max_threads;
-      k.min_blocks = b->second.min_blocks;
-    }
-    if (k.registers < 0) k.registers = 0;  // ptxas prints no "Used" line for an empty kernel
-    k.demangled = demangle(k.name);
-  }
-  // One log may hold a file twice (a rebuild): an exact repeat is kept once.
-  std::vector<KernelResources> unique;
-  std::set<std::string> seen;
-  for (KernelResources& k : kernels) {
-    const std::string key = fmt::format("{}\n{}\n{} {} {} {} {} {}", k.name, k.arch, k.source, k.registers, k.shared_memory,
-                                        k.stack_frame, k.spill_stores, k.spill_loads);
-    if (seen.insert(key).second) unique.push_back(std::move(k));
-  }
-  return unique;
+  finish_kernels(kernels, bounds);
+  drop_repeats(kernels);
+  return kernels;
 }
 
 }  // namespace gpucalc

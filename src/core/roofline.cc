@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/error.h"
 
@@ -47,13 +48,22 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
     if (*in.op != ArithmeticOp::fma) r.peak = r.fma_peak / 2;
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
-  if (in.flops > 0 || in.bytes > 0) {
-    if (!(in.flops > 0)) throw FieldError("flops", fmt::format("{}", in.flops), "a FLOP count > 0 (with --bytes)");
-    if (!(in.bytes > 0)) throw FieldError("bytes", fmt::format("{}", in.bytes), "a size > 0 (with --flops)");
-    r.intensity = in.flops / in.bytes;
+  // The traffic form (flops and bytes) unless an intensity alone is given; 0 FLOP is a copy kernel's.
+  const bool traffic = in.flops != 0 || in.bytes != 0 || in.intensity == 0;
+  const double flops = in.flops == 0 ? 0.0 : in.flops;  // -0 read as 0: no "-0 FLOP/byte"
+  if (traffic) {
+    if (!(flops >= 0) || !std::isfinite(flops)) {
+      throw FieldError("flops", fmt::format("{}", in.flops), "a FLOP count >= 0 (0 for a copy kernel), with --bytes");
+    }
+    if (!(in.bytes > 0) || !std::isfinite(in.bytes)) {
+      throw FieldError("bytes", fmt::format("{}", in.bytes),
+                       "a size > 0, with --flops (with no HBM traffic the roofline has nothing to compare: the time "
+                       "is --flops / peak)");
+    }
+    r.intensity = flops / in.bytes;
     r.has_times = true;
-    // time floor = max(FLOP / peak, bytes / bandwidth)
-    r.compute_time = in.flops / r.peak;
+    // time floor = max(FLOP / peak, bytes / bandwidth); 0 FLOP: the memory time alone
+    r.compute_time = flops / r.peak;
     r.memory_time = in.bytes / r.bandwidth;
     r.time = std::max(r.compute_time, r.memory_time);
   } else {
@@ -71,11 +81,13 @@ RooflineResult roofline(const RooflineInput& in, const Gpu& gpu) {
     if (!(in.time > 0)) throw FieldError("time", fmt::format("{}", in.time), "a time > 0");
     r.has_achieved = true;
     // achieved = FLOP / t, bytes / t; against the attainable roofline: time floor / t
-    r.achieved = in.flops / in.time;
+    r.achieved = flops / in.time;
     r.achieved_bandwidth = in.bytes / in.time;
     r.peak_fraction = r.achieved / r.peak;
     r.bandwidth_fraction = r.achieved_bandwidth / r.bandwidth;
-    r.achieved_fraction = r.achieved / r.attainable;
+    // 0 FLOP: the roofline there is 0 FLOP/s, and 0 / 0 has no meaning (bandwidth_fraction does)
+    r.has_achieved_fraction = flops > 0;
+    r.achieved_fraction = r.has_achieved_fraction ? r.achieved / r.attainable : 0;
     r.nearer_bound = r.peak_fraction >= r.bandwidth_fraction ? "compute" : "memory";
   }
   return r;

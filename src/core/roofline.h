@@ -13,9 +13,9 @@ namespace gpucalc {
 enum class ArithmeticOp { fma, add, mul };
 
 struct RooflineInput {
-  double flops = 0;      // total FLOP (0 with an intensity alone)
-  double bytes = 0;      // total bytes moved to and from HBM
-  double intensity = 0;  // FLOP/byte, when flops and bytes are not given
+  double flops = 0;      // total FLOP, 0 for a kernel that only moves data (0 with an intensity alone)
+  double bytes = 0;      // total bytes moved to and from HBM, > 0
+  double intensity = 0;  // FLOP/byte, when flops and bytes are not given (0: they are)
   std::string dtype = "bf16";
   ComputeUnit unit = ComputeUnit::tensor;
   double peak = 0;       // FLOP/s override (0: the profile's)
@@ -43,13 +43,14 @@ struct RooflineResult {
   double achieved_bandwidth = 0;   // bytes / measured time [bytes/s]
   double peak_fraction = 0;        // achieved / peak
   double bandwidth_fraction = 0;   // achieved_bandwidth / bandwidth
+  bool has_achieved_fraction = false;  // false at 0 FLOP: achieved / attainable is 0 / 0 there
   double achieved_fraction = 0;    // achieved / attainable at the intensity = time floor / measured time
   std::string nearer_bound;        // compute or memory: the larger of the two fractions
 };
 
 /// Throws InputError when the unit has no path for the dtype on this GPU (naming the dtypes it
-/// has), when sparsity is asked of a unit, dtype or GPU without it, or inputs are missing or not
-/// positive.
+/// has), when sparsity is asked of a unit, dtype or GPU without it, or inputs are missing, not
+/// finite, or not positive (flops may be 0: a copy kernel).
 RooflineResult roofline(const RooflineInput& input, const Gpu& gpu);
 
 }  // namespace gpucalc

@@ -46,33 +46,65 @@ std::int64_t smallest_compute_bound_n(double ridge, std::int64_t tm, std::int64_
   return -1;  // not settled in 10^7 jumps (the tile's intensity within a hair of the ridge)
 }
 
+/// The tile's answers: the tiled reads, the step's intensity, the tile pair against shared
+/// memory, the tiled time and the square GEMM at which the tiled kernel reaches the ridge.
+void add_tile(const TilingInput& in, TilingResult& r) {
+  const double ea = r.bytes_a, eb = r.bytes_b, ec = r.bytes_c;
+  const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
+  const double tm = static_cast<double>(in.tile_m), tn = static_cast<double>(in.tile_n), tk = static_cast<double>(in.tile_k);
+  r.has_tile = true;
+  // tiled reads = M K ceil(N / Tn) + K N ceil(M / Tm) (+ M N for C)   [elements, exact]
+  const double a_reads = m * k * ceil_div(in.n, in.tile_n), b_reads = k * n * ceil_div(in.m, in.tile_m);
+  r.tiled_reads = a_reads + b_reads + r.c_reads;
+  r.tiled_read_bytes = a_reads * ea + b_reads * eb + r.c_read_bytes;
+  r.approx_reads = m * n * k * (1 / tn + 1 / tm) + r.c_reads;
+  r.reduction = r.naive_reads / r.tiled_reads;
+  // step intensity = 2 Tm Tn Tk FLOP / ((Tm Tk a + Tk Tn b) bytes) = T / e for square tiles of one type
+  r.intensity = 2 * tm * tn * tk / (tm * tk * ea + tk * tn * eb);
+  r.kernel_intensity = r.flops / (r.tiled_read_bytes + r.write_bytes);
+  // shared memory for the tile pair = Tm Tk a + Tk Tn b   [bytes]
+  r.tile_smem_bytes = in.tile_m * in.tile_k * r.bytes_a + in.tile_k * in.tile_n * r.bytes_b;
+  r.fits_smem = r.tile_smem_bytes <= r.smem_limit;
+  // tiled time = tiled read bytes / BW (reads, as the lesson counts them)
+  r.tiled_time = r.tiled_read_bytes / r.bandwidth;
+  // the square GEMM n at which the whole tiled kernel (A, B, C read with beta, C written) reaches the ridge
+  const double c_per_n2 = ec * (in.beta != 0 ? 2 : 1);
+  r.compute_bound_n = smallest_compute_bound_n(r.ridge, in.tile_m, in.tile_n, ea, eb, c_per_n2);
+  // past U = ridge (a + b + c) / (2 - ridge (a / Tn + b / Tm)) edge tiles cannot pull it below again
+  const double slack = 2 - r.ridge * (ea / tn + eb / tm);
+  r.compute_bound_from = slack > 0 ? std::ceil(r.ridge * (ea + eb + c_per_n2) / slack) : 0;
+}
+
+/// An operand's storage type in bytes: its own dtype, else the math type's.
+int operand_bytes(const Dtype& math, const std::string& name, const char* field, const char* option) {
+  if (name.empty()) return math.bytes;
+  const Dtype& d = dtype_by_name(name, option);
+  if (d.bytes < 1) throw FieldError(field, d.name, "a dtype of at least one byte per element (fp4 is for roofline)");
+  return d.bytes;
+}
+
 }  // namespace
 
 TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   check(in.m, "m", kMaxDimension);
   check(in.n, "n", kMaxDimension);
   check(in.k, "k", kMaxDimension);
-  check(in.tile_m, "tile_m", kMaxTile);
-  check(in.tile_n, "tile_n", kMaxTile);
-  check(in.tile_k, "tile_k", kMaxTile);
+  if (in.tiled) {
+    check(in.tile_m, "tile_m", kMaxTile);
+    check(in.tile_n, "tile_n", kMaxTile);
+    check(in.tile_k, "tile_k", kMaxTile);
+  }
   const Dtype& dtype = dtype_by_name(in.dtype, "--dtype");
   // Tiles count whole bytes per element: a half-byte type (fp4) would give zero-byte tiles.
   if (dtype.bytes < 1) throw FieldError("dtype", dtype.name, "a dtype of at least one byte per element (fp4 is for roofline)");
   if (!std::isfinite(in.beta)) throw FieldError("beta", fmt::format("{}", in.beta), "a finite number such as 0 or 1");
   TilingResult r;
   r.element_bytes = dtype.bytes;
-  auto operand_bytes = [&](const std::string& name, const char* field, const char* option) {
-    if (name.empty()) return dtype.bytes;
-    const Dtype& d = dtype_by_name(name, option);
-    if (d.bytes < 1) throw FieldError(field, d.name, "a dtype of at least one byte per element (fp4 is for roofline)");
-    return d.bytes;
-  };
-  r.bytes_a = operand_bytes(in.dtype_a, "dtype_a", "--dtype-a");
-  r.bytes_b = operand_bytes(in.dtype_b, "dtype_b", "--dtype-b");
-  r.bytes_c = operand_bytes(in.dtype_c, "dtype_c", "--dtype-c");
+  r.bytes_a = operand_bytes(dtype, in.dtype_a, "dtype_a", "--dtype-a");
+  r.bytes_b = operand_bytes(dtype, in.dtype_b, "dtype_b", "--dtype-b");
+  r.bytes_c = operand_bytes(dtype, in.dtype_c, "dtype_c", "--dtype-c");
   const double ea = r.bytes_a, eb = r.bytes_b, ec = r.bytes_c;
   const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
-  const double tm = static_cast<double>(in.tile_m), tn = static_cast<double>(in.tile_n), tk = static_cast<double>(in.tile_k);
   r.peak = in.peak > 0 ? in.peak : gpu.peak(in.unit, dtype.name);
   if (!(r.peak > 0)) {
     throw FieldError("dtype", dtype.name,
@@ -81,27 +113,20 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
 
-  // FLOP = 2 M N K; naive reads = 2 M N K elements (a row of A and a column of B per output)
+  // FLOP = 2 M N K, a multiply and an add per inner step; beta C's 2 M N FLOP (under 1/K of it)
+  // are not counted, as NVIDIA's GEMM guide counts them. Naive reads = 2 M N K elements (a row of
+  // A and a column of B per output)
   r.flops = 2 * m * n * k;
   // beta != 0: C = alpha A B + beta C reads C once, M N elements
   r.c_reads = in.beta != 0 ? m * n : 0;
+  r.c_read_bytes = r.c_reads * ec;
   r.naive_reads = 2 * m * n * k + r.c_reads;
-  // tiled reads = M K ceil(N / Tn) + K N ceil(M / Tm) (+ M N for C)   [elements, exact]
-  const double a_reads = m * k * ceil_div(in.n, in.tile_n), b_reads = k * n * ceil_div(in.m, in.tile_m);
-  r.tiled_reads = a_reads + b_reads + r.c_reads;
-  r.tiled_read_bytes = a_reads * ea + b_reads * eb + r.c_reads * ec;
-  r.approx_reads = m * n * k * (1 / tn + 1 / tm) + r.c_reads;
+  // naive read bytes = M N K (a + b) + C reads x c
+  r.naive_read_bytes = m * n * k * (ea + eb) + r.c_read_bytes;
   // writes = M N (each C tile is written once)
   r.writes = m * n;
   r.write_bytes = r.writes * ec;
-  r.reduction = r.naive_reads / r.tiled_reads;
-  // step intensity = 2 Tm Tn Tk FLOP / ((Tm Tk a + Tk Tn b) bytes) = T / e for square tiles of one type
-  r.intensity = 2 * tm * tn * tk / (tm * tk * ea + tk * tn * eb);
-  r.kernel_intensity = r.flops / (r.tiled_read_bytes + r.write_bytes);
-  // shared memory for the tile pair = Tm Tk a + Tk Tn b   [bytes]
-  r.tile_smem_bytes = in.tile_m * in.tile_k * r.bytes_a + in.tile_k * in.tile_n * r.bytes_b;
   r.smem_limit = gpu.shared_memory_per_block_optin;
-  r.fits_smem = r.tile_smem_bytes <= r.smem_limit;
   // the largest square T with T^2 (a + b) <= S (2 T^2 e for one type)
   const std::int64_t pair = r.bytes_a + r.bytes_b;
   std::int64_t t = static_cast<std::int64_t>(std::sqrt(static_cast<double>(r.smem_limit) / static_cast<double>(pair)));
@@ -109,23 +134,17 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   while ((t + 1) * (t + 1) * pair <= r.smem_limit) ++t;
   r.max_square_tile = t;
   // times at HBM bandwidth (reads, as the lesson counts them) and at the compute peak
-  r.naive_time = (m * n * k * (ea + eb) + r.c_reads * ec) / r.bandwidth;
-  r.tiled_time = r.tiled_read_bytes / r.bandwidth;
+  r.naive_time = r.naive_read_bytes / r.bandwidth;
   r.compute_time = r.flops / r.peak;
   // minimum traffic: each matrix once = M K a + K N b + M N c (+ M N c to read C)
-  r.min_bytes = m * k * ea + k * n * eb + m * n * ec + r.c_reads * ec;
+  r.min_bytes = m * k * ea + k * n * eb + m * n * ec + r.c_read_bytes;
   r.min_time = r.min_bytes / r.bandwidth;
   // Hong-Kung: Omega(M N K / sqrt(S)) transfers with a fast memory of S elements (constant omitted)
   r.hong_kung_reads = m * n * k / std::sqrt(static_cast<double>(r.smem_limit) / ((ea + eb) / 2));
   // ridge = peak / BW; a square tile reaches it when 2 T / (a + b) = ridge (T / e for one type)
   r.ridge = r.peak / r.bandwidth;
   r.ridge_tile = r.ridge * (ea + eb) / 2;
-  // the square GEMM n at which the whole tiled kernel (A, B, C read with beta, C written) reaches the ridge
-  const double c_per_n2 = ec * (in.beta != 0 ? 2 : 1);
-  r.compute_bound_n = smallest_compute_bound_n(r.ridge, in.tile_m, in.tile_n, ea, eb, c_per_n2);
-  // past U = ridge (a + b + c) / (2 - ridge (a / Tn + b / Tm)) edge tiles cannot pull it below again
-  const double slack = 2 - r.ridge * (ea / tn + eb / tm);
-  r.compute_bound_from = slack > 0 ? std::ceil(r.ridge * (ea + eb + c_per_n2) / slack) : 0;
+  if (in.tiled) add_tile(in, r);
   return r;
 }
 

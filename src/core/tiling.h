@@ -17,19 +17,25 @@ struct TilingInput {
   double bandwidth = 0;  // bytes/s override (0: the profile's)
   std::string dtype_a{}, dtype_b{}, dtype_c{};  // storage types of A, B and C (empty: dtype)
   double beta = 0;  // C = alpha A B + beta C: beta != 0 reads C, M N more elements
+  bool tiled = true;  // false: no tile (the tile sides are not read), only the answers that need none
 };
 
-/// Counts are in elements and held in double: exact below 2^53, never wrapping above.
+/// Counts are in elements and held in double: exact below 2^53, never wrapping above. The
+/// element counts add A's, B's and C's elements whatever their sizes; the *_bytes weigh each by its own.
+/// Without a tile (has_tile false) the tile's fields stay 0: only the tile-free answers are computed.
 struct TilingResult {
+  bool has_tile = false;       // a tile was given: the tiled reads, its intensity and shared memory are computed
   int element_bytes = 0;       // the math type's
   int bytes_a = 0, bytes_b = 0, bytes_c = 0;  // the storage types of A, B and C
   double c_reads = 0;          // M N when beta != 0 (C is read once), else 0; in naive and tiled reads
   double tiled_read_bytes = 0; // M K ceil(N / Tn) a + K N ceil(M / Tm) b + C reads x c
+  double naive_read_bytes = 0; // M N K (a + b) + C reads x c
+  double c_read_bytes = 0;     // C reads x c
   double write_bytes = 0;      // M N c
   std::int64_t compute_bound_n = 0;  // the smallest square n (M = N = K = n) whose tiled kernel reaches the ridge;
                                      // 0: none up to 2^40; -1: the search did not settle (intensity a hair above the ridge)
   double compute_bound_from = 0;     // from this n on every n is compute-bound (0: never)
-  double flops = 0;            // 2 M N K
+  double flops = 0;            // 2 M N K (the beta C term, 2 M N FLOP, is not counted: under 1/K of it)
   double naive_reads = 0;      // 2 M N K (+ M N with beta)
   double tiled_reads = 0;      // M K ceil(N / Tn) + K N ceil(M / Tm) (+ M N with beta)
   double approx_reads = 0;     // M N K (1/Tn + 1/Tm): 2 M N K / T for square tiles
@@ -53,8 +59,7 @@ struct TilingResult {
   double ridge_tile = 0;  // the square T whose step intensity T / e reaches the ridge: ridge x e
 };
 
-/// Throws InputError for sizes or tiles that are not positive or are absurd (above 2^40), a
-/// dtype with no peak on the unit, or a beta that is not finite.
+/// Throws InputError for sizes or tiles (when tiled) that are not positive or are absurd (above 2^40), a dtype with no peak on the unit, or a beta that is not finite.
 TilingResult tiling(const TilingInput& input, const Gpu& gpu);
 
 }  // namespace gpucalc

@@ -1,12 +1,13 @@
 // One case, a sweep, a batch, a batch with a sweep: every calculator runs through here.
 #include "engine/engine.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
-
-#include <fstream>
 #include <istream>
 #include <map>
 #include <memory>
@@ -19,13 +20,31 @@
 
 namespace gpucalc {
 
+namespace {
+
 // A model's error names its field (bytes_per_load); the user typed an option (--bytes-per-load).
-[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) {
+// The value is the text the user typed for it where `args` has one: a model quotes a number it
+// read (1048576 for 2^20), not what was typed.
+InputError for_option(const Calculator& calc, const FieldError& e, const Args* args) {
   for (const OptionSpec& o : calc.options) {
-    if ((o.field.empty() ? o.key() : o.field) == e.field()) throw InputError(o.flag(), e.value(), e.accepted());
+    if ((o.field.empty() ? o.key() : o.field) != e.field()) continue;
+    const Args::Entry* typed = args != nullptr ? args->find(o.name) : nullptr;
+    const bool has_text = typed != nullptr && typed->given && (!typed->text.empty() || !typed->items.empty());
+    return InputError(o.flag(), has_text ? typed->text : e.value(), e.accepted());
   }
-  throw InputError(e.what());
+  return InputError(e.what());
 }
+
+// An error of the option a sweep sets, as the sweep's: the user typed --sweep AXIS, not the
+// point's value (--blocks 1 for --sweep blocks).
+InputError for_sweep(const InputError& e, const std::string& swept) {
+  if (swept.empty() || e.option() != "--" + swept) return e;
+  return InputError("--sweep", swept, fmt::format("{} (the sweep sets --{} {})", e.accepted(), swept, e.value()));
+}
+
+}  // namespace
+
+[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) { throw for_option(calc, e, nullptr); }
 
 void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept) {
   for (const Args::Entry& e : args.entries()) {
@@ -108,7 +127,10 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   try {
     calc.run(args, gpu, report);
   } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
+    throw for_sweep(for_option(calc, e, &args), swept);
+  } catch (const InputError& e) {
+    if (!swept.empty() && e.option() == "--" + swept) throw for_sweep(e, swept);
+    throw;
   }
   report.finish();
   refuse_unused(calc, args, swept);
@@ -120,16 +142,27 @@ Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const 
   return report;
 }
 
-std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in) {
-  std::vector<Report> reports;
+void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in, RowSink& sink) {
+  // Checks what run_case checks, at the points where the rows form knows it.
+  struct Finishing : RowSink {
+    const Calculator& calc;
+    const Args& args;
+    RowSink& next;
+    Finishing(const Calculator& c, const Args& a, RowSink& n) : calc(c), args(a), next(n) {}
+    void begin(std::size_t rows) override {
+      refuse_unused(calc, args, "");
+      next.begin(rows);
+    }
+    void row(Report& report) override {
+      report.finish();
+      next.row(report);
+    }
+  } finishing(calc, args, sink);
   try {
-    reports = calc.run_rows(args, gpu, in, Report(calc.results));
+    calc.run_rows(args, gpu, in, Report(calc.results), finishing);
   } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
+    throw for_option(calc, e, &args);
   }
-  refuse_unused(calc, args, "");
-  for (Report& r : reports) r.finish();
-  return reports;
 }
 
 namespace {
@@ -465,11 +498,32 @@ void RowWriter::finish() {
 
 namespace {
 
+// The chart's file, opened without waiting: open() of a FIFO with no reader blocks (with
+// O_NONBLOCK it fails, ENXIO), so it is tried again for at most kPipeWaitMs for a reader to come.
 void write_file(const std::string& path, const std::string& svg) {
-  std::ofstream file(path, std::ios::binary);
-  if (!file || !(file << svg) || !file.flush()) {
-    throw InputError("--plot", path, "a path to an .svg file that can be written");
+  const std::string accepted = "a path to an .svg file that can be written";
+  int fd = -1;
+  for (int waited = 0;; waited += 20) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != ENXIO || waited >= kPipeWaitMs) break;
+    ::usleep(20'000);
   }
+  if (fd < 0 && errno == ENXIO) {
+    throw InputError("--plot", path, fmt::format("{}; a FIFO needs a reader within {} s (none came: start the reader "
+                                                 "first)",
+                                                 accepted, kPipeWaitMs / 1000));
+  }
+  if (fd < 0) throw InputError("--plot", path, accepted);
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a reader that reads slowly is waited for
+  std::size_t done = 0;
+  while (done < svg.size()) {
+    const ssize_t n = ::write(fd, svg.data() + done, svg.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 || done < svg.size()) throw InputError("--plot", path, accepted + " (writing it failed)");
 }
 
 }  // namespace
@@ -489,12 +543,12 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
     // No --sweep: the chart's own axis when this case uses it, else another axis it uses.
-    Sweep sweep = parse_sweep(calc, calc.chart_axis, gpu);
+    Sweep sweep = chart_sweep(calc, calc.chart_axis, gpu);
     const Args::Entry* e = args.find(sweep.axis->name);
     for (const Args::Entry& other : args.entries()) {
       if (e != nullptr && e->used) break;
       if (other.used && other.spec->sweep != nullptr) {
-        sweep = parse_sweep(calc, other.spec->name, gpu);
+        sweep = chart_sweep(calc, other.spec->name, gpu);
         e = &other;
       }
     }

@@ -65,7 +65,11 @@ struct Sweep {
 /// Parses --sweep for `gpu`: AXIS alone (its default range), AXIS=FROM:TO (the default step),
 /// AXIS=FROM:TO:STEP (linear) or AXIS=FROM:TO:xK (geometric). At most kMaxSweepPoints points,
 /// each inside the axis option's range. Throws InputError naming --sweep.
+/// A range of more points is refused, its default range as one written out, with a STEP that fits.
 Sweep parse_sweep(const Calculator& calc, const std::string& text, const Gpu& gpu);
+/// A chart's own axis: its default range, its STEP widened to a multiple that keeps it within
+/// kMaxSweepPoints (a chart samples the range; rows never do).
+Sweep chart_sweep(const Calculator& calc, const std::string& axis, const Gpu& gpu);
 constexpr std::size_t kMaxSweepPoints = 10000;
 
 /// A requirement: KEY OP VALUE, checked against a declared result key.

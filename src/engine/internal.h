@@ -16,8 +16,9 @@ namespace gpucalc {
 Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
 /// The same into `report` (made for calc.results), reusing its storage: a batch's rows, a sweep's points.
 void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept, Report& report);
-/// The rows form of a calculator (Calculator::run_rows): each report as run_case gives one.
-std::vector<Report> run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in);
+/// The rows form of a calculator (Calculator::run_rows), each report finished as run_case
+/// finishes one and handed to `sink`; an option given but not used is refused before any row.
+void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in, RowSink& sink);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// make_row into `row`, reusing its storage (a batch's rows, a sweep's points): the row takes
 /// the report's results, the report is left with values for run_model to overwrite.
@@ -87,6 +88,10 @@ class RowWriter {
   Value gpu_cell_ = Value::word("gpu", "");
   Value error_cell_ = Value::word("error", "");
 };
+
+/// How long --batch waits for a FIFO's writer and --plot for a FIFO's reader (open() of a FIFO
+/// waits for its other end: neither waits longer than this).
+constexpr int kPipeWaitMs = 2000;
 
 void check_plot_path(const std::string& path);
 /// Writes the chart of `data` to `path`; without sweep points, sweeps the chart's own axis.

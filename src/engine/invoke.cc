@@ -2,9 +2,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "engine/internal.h"
@@ -85,30 +88,45 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
   return print_failures(failures, err);
 }
 
-// The rows form (occupancy --from): one row per report, printed as a sweep's rows are; a
-// requirement is checked on every row and a failure names the row.
+// The rows form (occupancy --from): one row per report, printed as a sweep's rows are, each as it
+// comes; a requirement is checked on every row and a failure names the row.
 int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, std::ostream& out, std::ostream& err) {
-  std::vector<Report> reports = run_rows_case(p.calc, args, gpu, in);
-  if (p.format == Format::text) {
-    out << fmt::format("{} on {} ({}): {} row{}\n", p.calc.name, gpu.name, gpu.key, reports.size(),
-                       reports.size() == 1 ? "" : "s");
-  }
-  RowWriter writer(p.calc, p.format, out, RowWriter::Shape{false, false, {}, p.calc.rows_columns});
-  std::vector<std::string> failures, notes;
-  for (const Report& report : reports) {
-    Row row = make_row(args, report, gpu, 0);
-    writer.write(row, p.common.explain ? &report.explain : nullptr);
-    const std::string where = report.label.empty() ? "" : " for " + report.label;
-    for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
-    for (const std::string& n : report.notes) {
-      if (std::find(notes.begin(), notes.end(), n) == notes.end()) notes.push_back(n);
+  struct Printer : RowSink {
+    const Plan& p;
+    const Args& args;
+    const Gpu& gpu;
+    std::ostream& out;
+    std::optional<RowWriter> writer;
+    std::vector<std::string> failures;
+    // Notes print after the table (text and md only), each once: kept once, found through a set
+    // of views (a deque never moves what it holds).
+    std::deque<std::string> notes;
+    std::unordered_set<std::string_view> noted;
+    Printer(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
+    void begin(std::size_t rows) override {
+      if (p.format == Format::text) {
+        out << fmt::format("{} on {} ({}): {} row{}\n", p.calc.name, gpu.name, gpu.key, rows, rows == 1 ? "" : "s");
+      }
+      writer.emplace(p.calc, p.format, out, RowWriter::Shape{false, false, {}, p.calc.rows_columns});
     }
-  }
-  writer.finish();
+    void row(Report& report) override {
+      const Row row = make_row(args, report, gpu, 0);
+      writer->write(row, p.common.explain ? &report.explain : nullptr);
+      const std::string where = report.label.empty() ? "" : " for " + report.label;
+      for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
+      if (p.format != Format::text && p.format != Format::md) return;
+      for (const std::string& n : report.notes) {
+        if (noted.count(n) == 0) noted.insert(notes.emplace_back(n));
+      }
+    }
+  } printer(p, args, gpu, out);
+  run_rows_case(p.calc, args, gpu, in, printer);
+  if (!printer.writer) printer.begin(0);
+  printer.writer->finish();
   if (p.format == Format::text || p.format == Format::md) {
-    for (const std::string& n : notes) out << (p.format == Format::md ? "\n> " : "note: ") << n << "\n";
+    for (const std::string& n : printer.notes) out << (p.format == Format::md ? "\n> " : "note: ") << n << "\n";
   }
-  return print_failures(failures, err);
+  return print_failures(printer.failures, err);
 }
 
 }  // namespace
@@ -135,8 +153,9 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
   }
   const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
   if (common.explain && many && plan.format != Format::json) {
-    throw InputError("--explain", "", fmt::format("one case, or --format json (an explain array on every row) with --sweep, --batch{}",
-                                                  calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));
+    throw InputError(fmt::format("--explain: not in {} output of many rows: one case, or --format json (an explain array on "
+                                 "every row) with --sweep, --batch{}",
+                                 format_name(plan.format), calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));
   }
   if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
   Gpu gpu = load_gpu(common.gpu);

@@ -30,7 +30,9 @@ bool parse_hex(std::string_view text, double& out) {
 }
 
 std::string out_of_range(const OptionSpec& s, std::string_view text, const Gpu& gpu, const std::string& where) {
-  return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(std::string(text)), s.accepted(&gpu));
+  // The form was read: the range, without examples of the form.
+  return fmt::format("{}: '{}' is out of range: expected {}", where, InputError::printable(std::string(text)),
+                     s.accepted(&gpu, false));
 }
 
 // read_quantity is pure: the same text, unit and clock read the same. A batch's cells repeat

@@ -1,6 +1,8 @@
 // --require KEY OP VALUE: checked against the declaration before any work, then on every row.
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/error.h"
 #include "engine/engine.h"
 
@@ -86,7 +88,7 @@ std::vector<std::string> check_requirements(const std::vector<Requirement>& requ
       got = v->unit == Unit::text ? v->text : (v->flag ? "true" : "false");
       ok = (got == req.value) == (req.op == "==");
     } else {
-      got = raw_number(v->number);
+      got = std::isinf(v->number) && v->number > 0 ? std::string(kUnlimited) : raw_number(v->number);
       ok = compare(v->number, req.op, req.number);
     }
     if (ok) continue;

@@ -4,6 +4,7 @@
 // validation with one message form, batch rows, sweeps, requirements, charts and every format.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <istream>
@@ -71,8 +72,9 @@ struct OptionSpec {
 
   std::string flag() const { return "--" + name; }
   std::string key() const;  // as inputs name it: bytes_per_load
-  /// The accepted form, for messages: "a whole number from 1 to 255 (h100): registers per thread".
-  std::string accepted(const Gpu* gpu) const;
+  /// The accepted form, for messages: "a whole number (0xff), 1 to 255, registers per thread
+  /// (h100)"; its examples only those inside the range, none without `with_examples`.
+  std::string accepted(const Gpu* gpu, bool with_examples = true) const;
 };
 
 OptionSpec integer_option(std::string name, std::string what, Unit unit = Unit::count);
@@ -240,6 +242,16 @@ struct ChartData {
   const Gpu* gpu = nullptr;
 };
 
+/// Where a rows form (Calculator::run_rows) hands its reports, one at a time, so that no call
+/// holds them all: first how many there will be, once every input is read and checked (a bad
+/// one is refused before any row goes out), then each report.
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual void begin(std::size_t rows) = 0;
+  virtual void row(Report& report) = 0;
+};
+
 struct Calculator {
   const char* name;  // the help line is in the command table (commands.h)
   std::vector<OptionSpec> options;
@@ -253,8 +265,8 @@ struct Calculator {
   /// when the option `rows_option` is given, `run_rows` runs instead of `run`, each Report a row,
   /// printed as a sweep's rows are (the text table shows `rows_columns`, then the brief keys).
   const char* rows_option = nullptr;
-  /// Each row's report a copy of `blank` (made for `results`).
-  std::vector<Report> (*run_rows)(const Args&, const Gpu&, std::istream& in, const Report& blank) = nullptr;
+  /// Each row's report a copy of `blank` (made for `results`), handed to `sink` as it is made.
+  void (*run_rows)(const Args&, const Gpu&, std::istream& in, const Report& blank, RowSink& sink) = nullptr;
   std::vector<std::string> rows_columns = {};
 };
 

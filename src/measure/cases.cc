@@ -27,10 +27,10 @@ using cases::Context;
 /// nearest of them when the word looks like a typo.
 [[noreturn]] void refuse_measure_word(const std::string& word) {
   const std::vector<std::string> names = measure_words();
+  const std::string accepted = fmt::format("one of {} (see gpucalc measure --list)", fmt::join(names, ", "));
+  if (word.empty()) throw InputError("measure: a case is required: " + accepted);
   const std::string hint = did_you_mean(word, names);
-  throw InputError("measure", word,
-                   fmt::format("a case: one of {} (see gpucalc measure --list){}", fmt::join(names, ", "),
-                               hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  throw InputError("measure", word, "a case: " + accepted + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
 }
 
 // ---------------------------------------------------------------------------------------------

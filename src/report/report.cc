@@ -58,7 +58,8 @@ std::string text_cell(const Value& v) {
   switch (v.unit) {
     case Unit::text: return v.text;
     case Unit::boolean: return v.flag ? "true" : "false";
-    default: return format_quantity(v.number, v.unit);
+    // -0 (a profile's "-0.0", a product with a negative zero) prints as 0, as JSON and CSV write it
+    default: return format_quantity(v.number == 0 ? 0.0 : v.number, v.unit);
   }
 }
 
@@ -204,7 +205,10 @@ char* write_csv_cell(char* at, const Value& v, NumberMemo* memo = nullptr) {
   switch (v.unit) {
     case Unit::text: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
     case Unit::boolean: return put_flag(at, v.flag);
-    default: return std::isfinite(v.number) ? write_raw_number(at, v.number, memo) : at;  // not finite: null, an empty cell
+    default:
+      if (std::isfinite(v.number)) return write_raw_number(at, v.number, memo);
+      // No limit (+infinity) is the word unlimited, as text prints it; NaN or -infinity: an empty cell.
+      return v.number > 0 ? put(at, kUnlimited) : at;
   }
 }
 
@@ -223,16 +227,19 @@ std::string csv_cell(const Value& v) {
   return out;
 }
 
+std::string visible_cell(std::string s) {
+  const bool plain = std::none_of(s.begin(), s.end(), [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b < 0x20 || b == 0x7f;
+  });
+  return plain ? s : InputError::one_line(s);
+}
+
 std::string md_cell(const std::string& s) {
   std::string out;
-  for (char c : s) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
+  for (char c : visible_cell(s)) {
+    if (c == '|') out += '\\';
+    out += c;
   }
   return out;
 }
@@ -256,7 +263,7 @@ json json_value(const Value& v) {
     case Unit::text: return v.text;
     case Unit::boolean: return v.flag;
     default:
-      if (!std::isfinite(v.number)) return nullptr;
+      if (!std::isfinite(v.number)) return v.number > 0 ? json(kUnlimited) : json(nullptr);  // no limit: "unlimited"
       if (whole_and_exact(v.number)) {
         return static_cast<long long>(v.number);
       }
@@ -328,7 +335,7 @@ char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
     case Unit::text: return write_json_word(at, v.text);
     case Unit::boolean: return put_flag(at, v.flag);
     default:
-      if (!std::isfinite(v.number)) return put(at, "null");
+      if (!std::isfinite(v.number)) return v.number > 0 ? put(at, "\"unlimited\"") : put(at, "null");  // no limit: "unlimited"
       if (whole_and_exact(v.number)) return write_whole(at, v.number);
       return write_json_fraction(at, v.number, memo);
   }
@@ -429,7 +436,7 @@ std::string document_text(const Document& d, bool explain, bool markdown) {
     std::size_t width = 0;
     for (const Value& v : values) width = std::max(width, v.key.size());
     out += fmt::format("{}:\n", title);
-    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key.view(), width, text_cell(v));
+    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key.view(), width, visible_cell(text_cell(v)));
   };
   section("inputs", d.row.inputs);
   section("results", answered(d.row.results));
@@ -528,7 +535,7 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
   for (std::size_t i = 0; i < columns_.size(); ++i) {
     const Value& v = cell(i);
     std::string c = i < cells.size() ? (v.missing && v.unit == Unit::text ? "" : text_cell(v)) : "";
-    text.push_back(format_ == Format::md ? md_cell(c) : c);
+    text.push_back(format_ == Format::md ? md_cell(c) : visible_cell(std::move(c)));
   }
   held_.push_back(std::move(text));
   if (held_.size() >= window_) flush_window();

@@ -27,13 +27,20 @@ const char* format_name(Format format);
 
 /// A value for people (text and md): 40 KiB, 3.35 TB/s, 50%, true; "-" when missing.
 std::string text_cell(const Value& v);
+/// A number that has no limit (+infinity: limits.smem of a kernel without shared memory), as
+/// text, JSON (a string) and CSV write it; NaN and -infinity are no value (null, an empty cell).
+inline constexpr std::string_view kUnlimited = "unlimited";
 /// A value as one CSV cell: base units, shortest round-trip number, quoted when needed.
 std::string csv_cell(const Value& v);
 /// CSV quoting: a field with a comma, quote, CR, LF or leading/trailing space is quoted.
 std::string csv_quote(std::string_view s);
-/// Markdown table cell: '|' and newlines escaped.
+/// A text table's cell: control bytes escaped as InputError::printable does (\n, \r, \t, \xNN),
+/// so a cell stays on its row and sends the terminal no control sequence.
+std::string visible_cell(std::string s);
+/// Markdown table cell: control bytes as visible_cell escapes them, and '|' escaped.
 std::string md_cell(const std::string& s);
-/// A number in base units, as JSON and CSV write it: whole numbers without a fraction.
+/// A number in base units, as JSON and CSV write it: whole numbers without a fraction (null
+/// when not finite: json_value and csv_cell write +infinity as kUnlimited).
 std::string raw_number(double x);
 /// The most bytes raw_number writes: -1.2345678901234567e-308.
 inline constexpr std::size_t kNumberRoom = 32;

@@ -1,0 +1,31 @@
+// The occupancy calculator's notes: what the other model says and why, and the smallest change
+// of each input that raises the occupancy; each sentence computed from the case and its profile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/gpu.h"
+#include "core/occupancy.h"
+#include "engine/spec.h"
+
+namespace gpucalc::occupancy_notes {
+
+/// An on-chip size as the lessons write it: whole KiB as "41 KiB", else bytes ("41,856 B").
+std::string size_text(std::int64_t bytes);
+/// "1 block", "4 blocks".
+std::string blocks_text(int n);
+/// A limiter key in words: "shared memory" for shared_memory.
+std::string limiter_words(const std::string& limiter);
+
+/// When the other model gives another count: its count, and which of the exact model's rules
+/// (allocation units, sub-partitions, reserved bytes, carveout, whole warps) make the difference.
+void add_other_model_note(Report& report, const OccupancyInput& in, const OccupancyResult& r, const Gpu& gpu);
+
+/// The advice of one_more_block in words, each change with the blocks and occupancy it gives; a
+/// smaller block that buys a block but no warps is said to, not advised. `per_thread`:
+/// --smem-per-thread (in.shared_memory includes it at in.threads).
+void add_one_more_block_note(Report& report, const OccupancyInput& in, std::int64_t per_thread, const OccupancyResult& r,
+                             const OneMoreBlock& next, const Gpu& gpu);
+
+}  // namespace gpucalc::occupancy_notes

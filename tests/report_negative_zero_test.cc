@@ -1,0 +1,112 @@
+// -0 prints as 0 in every writer (text, md, csv, json; a value, a document, a table) and in
+// `hw show` of a profile whose field is -0.0.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "report/report.h"
+#include "verify_helpers.h"
+
+namespace gpucalc {
+namespace {
+
+// Every unit a number can carry, for a -0 of each.
+const std::vector<Unit> kNumberUnits = {Unit::count,        Unit::fraction, Unit::flop_per_byte, Unit::cycles,
+                                        Unit::seconds,      Unit::bytes,    Unit::onchip_bytes,  Unit::bytes_per_second,
+                                        Unit::flops,        Unit::flops_per_second};
+
+// Whether `text` has a "-0" that is not part of a larger number's text, such as "-0.5" or "1e-05".
+bool has_negative_zero(const std::string& text) {
+  for (std::size_t at = text.find("-0"); at != std::string::npos; at = text.find("-0", at + 1)) {
+    const bool after_digit_or_e = at > 0 && (std::isdigit(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == 'e');
+    const bool more_digits = at + 2 < text.size() && (text[at + 2] == '.' || std::isdigit(static_cast<unsigned char>(text[at + 2])));
+    if (!after_digit_or_e && !more_digits) return true;
+  }
+  return false;
+}
+
+TEST_CASE("-0 is 0 in each cell writer, for every unit") {
+  CHECK(has_negative_zero("-0 FLOP/s"));
+  CHECK_FALSE(has_negative_zero("-0.5 s, 1e-05, 10-05"));
+  for (Unit unit : kNumberUnits) {
+    const Value v = Value::num("x", -0.0, unit);
+    const Value zero = Value::num("x", 0.0, unit);
+    INFO(static_cast<int>(unit) << ": " << text_cell(v));
+    CHECK(text_cell(v) == text_cell(zero));
+    CHECK_FALSE(has_negative_zero(text_cell(v)));
+    CHECK(csv_cell(v) == "0");
+    std::string json_text;
+    append_json_value(json_text, v);
+    CHECK(json_text == "0");
+    CHECK(json_dump(json_value(v)) == "0");
+  }
+  CHECK(text_cell(Value::num("x", -0.0, Unit::flops_per_second)) == "0 FLOP/s");
+  CHECK(text_cell(Value::num("x", -0.0, Unit::fraction)) == "0%");
+  CHECK(raw_number(-0.0) == "0");
+}
+
+TEST_CASE("-0 is 0 in a whole document and a table, in every format") {
+  Document doc;
+  doc.command = "roofline";
+  doc.gpu_key = "h100";
+  doc.gpu_name = "NVIDIA H100";
+  doc.gpu_origin = "built-in";
+  doc.row.inputs = {Value::num("flops", -0.0, Unit::flops)};
+  doc.row.results = {Value::num("attainable", -0.0, Unit::flops_per_second), Value::num("share", -0.0, Unit::fraction)};
+  for (Format format : {Format::text, Format::json, Format::csv, Format::md}) {
+    const std::string out = render_document(doc, format, false);
+    INFO(format_name(format) << ":\n" << out);
+    CHECK_FALSE(has_negative_zero(out));
+    std::ostringstream table_out;
+    {
+      TableWriter table(table_out, format, {{"attainable", true}, {"share", true}});
+      table.write(doc.row.results);
+      table.finish();
+    }
+    INFO(table_out.str());
+    CHECK_FALSE(has_negative_zero(table_out.str()));
+    CHECK(table_out.str().find('0') != std::string::npos);
+  }
+}
+
+TEST_CASE("hw show of a profile with a -0.0 peak prints 0, in every format") {
+  const std::string path = "/tmp/gpucalc_negative_zero_" + std::to_string(::getpid()) + ".toml";
+  testing::Ran made = testing::run_gpucalc_shell("hw new --from h100 > " + path);
+  REQUIRE(made.code == 0);
+  std::string toml;
+  {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    toml = text.str();
+  }
+  const std::string field = "peak_tensor_fp4 = { value = 0,";
+  const std::size_t at = toml.find(field);
+  REQUIRE(at != std::string::npos);
+  toml.replace(at, field.size(), "peak_tensor_fp4 = { value = -0.0,");
+  std::ofstream(path) << toml;
+  for (const char* format : {"text", "md", "csv", "json", "toml"}) {
+    const testing::Ran r = testing::run_gpucalc_shell(fmt::format("hw show {} --format {}", path, format));
+    INFO(format << ": " << r.err);
+    REQUIRE(r.code == 0);
+    const std::size_t line = r.out.find("peak_tensor_fp4");
+    REQUIRE(line != std::string::npos);
+    const std::string row = r.out.substr(line, r.out.find('\n', line) - line);
+    INFO(row);
+    CHECK_FALSE(has_negative_zero(format == std::string("json") ? r.out : row));
+  }
+  const testing::Ran text = testing::run_gpucalc_shell(fmt::format("hw show {}", path));
+  CHECK(text.out.find("0 FLOP/s") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+}  // namespace
+}  // namespace gpucalc
