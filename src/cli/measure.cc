@@ -299,15 +299,9 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
     std::cout << (parse_format(format_text) == Format::json ? list_cases_json() : list_cases());
     return 0;
   }
-  const std::vector<std::string> names = measure_words();
-  const std::string accepted = fmt::format("one of {} (see gpucalc measure --list)", fmt::join(names, ", "));
-  if (o.words.empty()) throw InputError("measure: a case is required: " + accepted);
+  check_measure_word(o.words.empty() ? "" : o.words[0]);
   if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
   const std::string& what = o.words[0];
-  if (std::find(names.begin(), names.end(), what) == names.end()) {
-    std::string hint = did_you_mean(what, names);
-    throw InputError("measure", what, "a case: " + accepted + (hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
-  }
   const Format format = parse_format(format_text);
   CaseOptions options;
   for (const auto& [k, v] : o.case_options) {
@@ -402,14 +396,6 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 }
 
 }  // namespace
-
-std::vector<std::string> measure_words() {
-  std::vector<std::string> names;
-  for (const MeasureCase& c : measure_cases()) names.emplace_back(c.key);
-  names.emplace_back("all");
-  names.emplace_back("calibrate");
-  return names;
-}
 
 std::function<int()> add_measure(CLI::App& sub) {
   auto o = std::make_shared<MeasureOptions>();

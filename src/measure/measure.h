@@ -1,6 +1,6 @@
 // Host-side interface of `gpucalc measure`: plain functions and structs, no CUDA types, so
 // that the CLI compiles with the ordinary C++ compiler. The kernels live in *.cu beside this
-// (reached through measure/kernels.h); the cases, predictions and tables in cases.cc.
+// (reached through measure/kernels.h); the cases, predictions and tables in cases*.cc.
 #pragma once
 
 #include <cstdint>
@@ -74,6 +74,11 @@ struct MeasureCase {
 };
 /// The cases, in the order `measure --list` and `measure all` use.
 const std::vector<MeasureCase>& measure_cases();
+/// The words `gpucalc measure` takes first: every case's key, then all and calibrate.
+std::vector<std::string> measure_words();
+/// Throws InputError ("measure", word, the accepted words and a did-you-mean) unless `word` is
+/// one of measure_words(): the one place an unknown measure case is refused ("" for none given).
+void check_measure_word(const std::string& word);
 /// One option of `gpucalc measure`: the union over the cases that take it, for the CLI, the
 /// help text and completion (its choices: every word some case accepts).
 struct MeasureOption {

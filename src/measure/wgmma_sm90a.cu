@@ -1,7 +1,7 @@
 // bf16 tensor-core peak with Hopper's wgmma (warpgroup MMA, asynchronous), the instruction a
 // Hopper matrix kernel is built on (mma.sync, as in bandwidth.cu's wmma loop, reaches about two
 // thirds of it). This file alone is compiled for sm_90a (-gencode arch=compute_90a,code=sm_90a,
-// CMakeLists.txt): wgmma exists only there. Other GPUs skip it with the reason.
+// cmake/cuda.cmake): wgmma exists only there. Other GPUs skip it with the reason.
 //
 // Each block is one warpgroup (4 warps, 128 threads); A (64 x 64) and B (N x 64) are bf16 tiles
 // in shared memory, every element 1.0, laid out K-major with no swizzle: core matrices of

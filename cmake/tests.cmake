@@ -1,0 +1,39 @@
+# gpucalc_tests (GPUCALC_BUILD_TESTS): the doctest suite, one ctest test per test case. It links
+# what gpucalc links, and drives the built binaries (tests/verify_helpers.h).
+
+find_package(doctest REQUIRED)
+enable_testing()
+file(GLOB GPUCALC_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/*_test.cc)
+add_executable(gpucalc_tests
+  tests/main.cc
+  ${GPUCALC_TEST_SOURCES})
+# The fuzz entry points, replayed over tests/fuzz/ by tests/fuzz_regression_test.cc.
+target_sources(gpucalc_tests PRIVATE src/fuzz/targets.cc)
+target_link_libraries(gpucalc_tests PRIVATE gpucalc_measure_front gpucalc_cli doctest::doctest)
+target_compile_options(gpucalc_tests PRIVATE ${GPUCALC_WARNINGS})
+gpucalc_precompile(gpucalc_tests)
+# cuda_occupancy.h is NVIDIA's reference calculator; it is header-only and needs no GPU.
+find_path(GPUCALC_CUDA_OCCUPANCY_DIR cuda_occupancy.h
+  HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include /usr/local/cuda/targets/x86_64-linux/include)
+if(GPUCALC_CUDA_OCCUPANCY_DIR)
+  target_include_directories(gpucalc_tests SYSTEM PRIVATE ${GPUCALC_CUDA_OCCUPANCY_DIR})
+  target_compile_definitions(gpucalc_tests PRIVATE GPUCALC_HAVE_CUDA_OCCUPANCY_H=1)
+endif()
+target_compile_definitions(gpucalc_tests PRIVATE
+  GPUCALC_BINARY="$<TARGET_FILE:gpucalc>"
+  GPUCALC_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# What the tests of installing and packaging need (on their files only: the others keep their flags).
+set_property(SOURCE tests/ship_test.cc tests/package_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
+  GPUCALC_BUILD_DIR="${CMAKE_BINARY_DIR}"
+  GPUCALC_VERSION="${PROJECT_VERSION}"
+  GPUCALC_STATIC_BINARY=$<AND:$<BOOL:${GPUCALC_STATIC}>,$<NOT:$<BOOL:${GPUCALC_ENABLE_SANITIZERS}>>>
+  GPUCALC_SANITIZED=$<BOOL:${GPUCALC_ENABLE_SANITIZERS}>)
+add_dependencies(gpucalc_tests gpucalc gpucalc_docs)
+if(GPUCALC_ENABLE_CUDA)
+  # The tests run `gpucalc measure`, which hands valid input to the gpucalc-measure beside it.
+  add_dependencies(gpucalc_tests gpucalc-measure)
+  target_compile_definitions(gpucalc_tests PRIVATE GPUCALC_HAVE_CUDA=1)
+endif()
+include(doctest)
+# A test whose filter matched no case (CMake cuts a name at ';') would pass running nothing: fail it.
+doctest_discover_tests(gpucalc_tests PROPERTIES FAIL_REGULAR_EXPRESSION "test cases: +0 [|]")

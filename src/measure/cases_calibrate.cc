@@ -1,0 +1,157 @@
+// measure calibrate: the ceilings a profile needs (bandwidths, latencies, launch overhead,
+// peaks), measured on GPU 0, and the table that sets them beside the base profile's figures.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "core/quantity.h"
+#include "measure/cases.h"
+
+namespace gpucalc {
+
+using cases::find_gpc_layout;
+using cases::kGiB;
+using cases::kMiB;
+using cases::kNoPrediction;
+using cases::row;
+
+Calibration run_calibration(const DeviceInfo& device) {
+  Calibration c;
+  try {
+    dev::CopyRun copy = dev::run_copy(kGiB);
+    const double bytes = 2.0 * static_cast<double>(copy.bytes);
+    c.memcpy_bandwidth = bytes / copy.memcpy_seconds;
+    c.copy_bandwidth = bytes / copy.variants[copy.best].second;
+    c.copy_variant = copy.variants[copy.best].first;
+    for (const auto& [name, seconds] : copy.variants) c.copy_variants.emplace_back(name, bytes / seconds);
+    // 4 GiB: about 1 ms a pass, so the ramp at the start and the tail at the end weigh under 1%
+    dev::ReadRun read = dev::run_read(4 * kGiB);
+    c.read_bandwidth = static_cast<double>(read.bytes) / read.variants[read.best].second;
+    c.read_variant = read.variants[read.best].first;
+    for (const auto& [name, seconds] : read.variants) c.read_variants.emplace_back(name, static_cast<double>(read.bytes) / seconds);
+    const int passes = 20;
+    c.l2_bandwidth = static_cast<double>(24 * kMiB) * passes / dev::run_l2_read(24 * kMiB, passes);
+    dev::ChaseRun l1 = dev::run_chase(64 * 1024, 1 << 16);
+    dev::ChaseRun l2 = dev::run_chase(16 * kMiB, 1 << 17);
+    dev::ChaseRun hbm = dev::run_chase(kGiB, 1 << 17);
+    c.latency_l1_cycles = l1.cycles_per_hop;
+    c.latency_l1_ns = l1.ns_per_hop;
+    c.latency_l2_cycles = l2.cycles_per_hop;
+    c.latency_l2_ns = l2.ns_per_hop;
+    c.latency_hbm_cycles = hbm.cycles_per_hop;
+    c.latency_hbm_ns = hbm.ns_per_hop;
+    dev::LaunchRun launch = dev::run_launch(2000);
+    c.launch_overhead = launch.per_kernel;
+    c.launch_overhead_graph = launch.per_kernel_graph;
+    c.launch_round_trip = launch.round_trip;
+    dev::FmaRun fma = dev::run_fma_peak(device.sm_count);
+    c.fp32_peak = fma.flops;
+    c.fp32_clock_hz = fma.clock_hz;
+    c.fp32_variant = fma.variant;
+    c.fp32_variants = fma.variants;
+    c.bf16_mma_sync = dev::run_mma_peak(device.sm_count);
+    dev::WgmmaRun wgmma = dev::run_wgmma_peak(device.sm_count);
+    if (wgmma.ran) {
+      c.bf16_wgmma = wgmma.variants[wgmma.best].second;
+      c.wgmma_variant = wgmma.variants[wgmma.best].first;
+      c.wgmma_variants = wgmma.variants;
+    } else {
+      c.wgmma_skipped = wgmma.why_not;
+    }
+    c.bf16_tensor_peak = std::max(c.bf16_mma_sync, c.bf16_wgmma);
+    constexpr int kGemmN = 8192;
+    dev::CublasRun gemm = dev::run_cublas_gemm(kGemmN);
+    c.cublas_n = kGemmN;
+    if (gemm.ran) {
+      c.cublas_bf16 = 2.0 * kGemmN * static_cast<double>(kGemmN) * kGemmN / gemm.seconds;
+      c.cublas_library = gemm.library;
+    } else {
+      c.cublas_skipped = gemm.why_not;
+    }
+    if (device.cc_major >= 9) {
+      Gpu probe_gpu;
+      probe_gpu.shared_memory_per_block_optin = device.shared_memory_per_block_optin;
+      c.gpc_sms = find_gpc_layout(probe_gpu, device.sm_count, &c.gpc_how);
+    }
+  } catch (const DeviceError& e) {
+    throw DeviceError(fmt::format("measure calibrate: {}", e.what()));
+  }
+  return c;
+}
+
+MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
+  MeasureTable t;
+  t.key = "calibrate";
+  t.title = fmt::format("the ceilings, against the {} profile", base.key);
+  const double hz = base.boost_clock;
+  t.rows = {
+      row("cudaMemcpy device to device, bandwidth (read + write)", Unit::bytes_per_second, base.memory_bandwidth, c.memcpy_bandwidth),
+      row(fmt::format("copy kernel ({}), bandwidth (against cudaMemcpy)", c.copy_variant), Unit::bytes_per_second, c.memcpy_bandwidth,
+          c.copy_bandwidth),
+      row(fmt::format("read-only kernel ({}, 4 GiB), bandwidth", c.read_variant), Unit::bytes_per_second, base.memory_bandwidth,
+          c.read_bandwidth),
+      row("L2 read bandwidth", Unit::bytes_per_second, base.l2_bandwidth, c.l2_bandwidth),
+      row("L1 latency (pointer chase, 64 KiB)", Unit::cycles, base.latency_l1_cycles, c.latency_l1_cycles),
+      row("L2 latency (pointer chase, 16 MiB)", Unit::cycles, base.latency_l2_cycles, c.latency_l2_cycles),
+      row("HBM latency (pointer chase, 1 GiB)", Unit::cycles, base.latency_hbm_cycles, c.latency_hbm_cycles),
+      row("HBM latency in time", Unit::seconds, base.latency_hbm_cycles / hz, c.latency_hbm_ns * 1e-9),
+      row("launch overhead, back to back", Unit::seconds, base.launch_overhead, c.launch_overhead),
+      row("launch overhead, CUDA graph", Unit::seconds, base.launch_overhead, c.launch_overhead_graph),
+      row("launch + synchronize (host clock)", Unit::seconds, kNoPrediction, c.launch_round_trip),
+      row("FP32 FMA peak", Unit::flops_per_second, base.peak(ComputeUnit::cuda, "fp32"), c.fp32_peak),
+  };
+  // The profile's FP32 peak is at its boost clock; scaled to the clock the FMA loop ran at, it
+  // is the FMA units' own ceiling (e.g. 128 FMA/clk/SM on Hopper).
+  if (c.fp32_clock_hz > 0 && base.boost_clock > 0) {
+    t.rows.push_back(row(fmt::format("FP32 FMA peak at the measured SM clock ({:.0f} MHz)", c.fp32_clock_hz / 1e6),
+                         Unit::flops_per_second, base.peak(ComputeUnit::cuda, "fp32") * c.fp32_clock_hz / base.boost_clock,
+                         c.fp32_peak));
+  }
+  const double bf16 = base.peak(ComputeUnit::tensor, "bf16");
+  t.rows.push_back(row("bf16 tensor-core peak (wmma, mma.sync)", Unit::flops_per_second, bf16, c.bf16_mma_sync));
+  if (c.bf16_wgmma > 0) {
+    t.rows.push_back(row("bf16 tensor-core peak (wgmma, sm_90a)", Unit::flops_per_second, bf16, c.bf16_wgmma));
+  }
+  if (c.cublas_bf16 > 0) {
+    t.rows.push_back(row(fmt::format("cuBLAS bf16 GEMM {}^3 (cublasGemmEx, fp32 compute)", c.cublas_n), Unit::flops_per_second, bf16,
+                         c.cublas_bf16));
+    if (c.bf16_wgmma > 0) {
+      t.rows.push_back(row("bf16 tensor-core peak (wgmma) against cuBLAS", Unit::flops_per_second, c.cublas_bf16, c.bf16_wgmma));
+    }
+  }
+  if (!c.gpc_sms.empty()) {
+    t.rows.push_back(row("GPCs (clusters' SMs grouped)", Unit::count, base.gpc_sms.empty() ? kNoPrediction : static_cast<double>(base.gpc_sms.size()),
+                         static_cast<double>(c.gpc_sms.size())));
+    t.notes.push_back(fmt::format("GPC layout: {} SMs per GPC ({})", fmt::join(c.gpc_sms, ", "), c.gpc_how));
+  }
+  for (const auto& [name, bw] : c.copy_variants) {
+    t.notes.push_back(fmt::format("copy variant {}: {} ({:.1f}% of cudaMemcpy)", name, format_quantity(bw, Unit::bytes_per_second),
+                                  100.0 * bw / c.memcpy_bandwidth));
+  }
+  for (const auto& [name, bw] : c.read_variants) {
+    t.notes.push_back(fmt::format("read variant {}: {} ({:.1f}% of the profile's {})", name, format_quantity(bw, Unit::bytes_per_second),
+                                  100.0 * bw / base.memory_bandwidth, format_quantity(base.memory_bandwidth, Unit::bytes_per_second)));
+  }
+  for (const auto& [name, flops] : c.fp32_variants) {
+    t.notes.push_back(fmt::format("FMA variant {}: {}{}", name, format_quantity(flops, Unit::flops_per_second),
+                                  name == c.fp32_variant && c.fp32_clock_hz > 0
+                                      ? fmt::format(" at {:.0f} MHz (clock64 over globaltimer, the median block)", c.fp32_clock_hz / 1e6)
+                                      : std::string()));
+  }
+  for (const auto& [name, flops] : c.wgmma_variants) {
+    t.notes.push_back(fmt::format("wgmma variant {}: {}{}", name, format_quantity(flops, Unit::flops_per_second),
+                                  c.cublas_bf16 > 0 ? fmt::format(" ({:.1f}% of cuBLAS)", 100.0 * flops / c.cublas_bf16) : std::string()));
+  }
+  if (!c.wgmma_skipped.empty()) t.notes.push_back("wgmma: not run: " + c.wgmma_skipped);
+  if (c.cublas_bf16 > 0) {
+    t.notes.push_back(fmt::format("cuBLAS: {} loaded at run time; cublasGemmEx C = A^T B, bf16 in and out, CUBLAS_COMPUTE_32F, inputs "
+                                  "1.0 (as the wgmma loop's), every element checked = {}",
+                                  c.cublas_library, c.cublas_n));
+  }
+  if (!c.cublas_skipped.empty()) t.notes.push_back("cuBLAS: not run: " + c.cublas_skipped);
+  for (const MeasureRow& r : t.rows) t.summary.push_back(r.quantity);
+  return t;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,296 @@
+// measure's compute cases: fusion (an elementwise chain, unfused against fused), tiling (naive
+// against tiled matmul, HBM traffic counted) and roofline (FLOP/s against min(peak, I x bandwidth)).
+#include "measure/cases.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "core/error.h"
+#include "core/fusion.h"
+#include "core/quantity.h"
+#include "core/roofline.h"
+#include "core/tiling.h"
+
+namespace gpucalc::cases {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// fusion
+
+struct FusionPlan {
+  struct Chain {
+    std::string preset;  // unary, binary, rmsnorm
+    int ops = 4;
+    std::int64_t n = 0;
+    int rows = 0, cols = 0;
+  };
+  std::vector<Chain> chains;
+};
+
+FusionPlan plan_fusion(const Args& a, const Gpu&) {
+  FusionPlan p;
+  if (!a.has("preset") && !a.has("ops") && !a.has("n") && !a.has("rows") && !a.has("cols")) {
+    p.chains = {{"unary", 4, std::int64_t{1} << 28, 0, 0},
+                {"unary", 4, std::int64_t{1} << 14, 0, 0},
+                {"binary", 4, std::int64_t{1} << 28, 0, 0},
+                {"rmsnorm", 6, 0, 16384, 4096}};
+    return p;
+  }
+  FusionPlan::Chain c;
+  c.preset = a.has("preset") ? a.text("preset") : "unary";  // the registry's subset of the calculator's presets
+  if (c.preset == "rmsnorm") {
+    for (const char* other : {"ops", "n"}) {
+      if (a.has(other)) {
+        throw InputError(std::string("--") + other, a.text(other), "no --ops or --n with --preset rmsnorm (it takes --rows and --cols)");
+      }
+    }
+    c.ops = 6;
+    c.rows = count_or(a, "rows", 16384);
+    c.cols = count_or(a, "cols", 4096);
+    if (c.cols % 8 != 0) throw InputError("--cols", a.text("cols"), "a multiple of 8 up to 8192");
+    if (static_cast<double>(c.rows) * c.cols > static_cast<double>(std::int64_t{1} << 31)) {
+      throw InputError("--rows", a.text("rows"), "rows x cols at most 2^31 elements");
+    }
+  } else {
+    for (const char* other : {"rows", "cols"}) {
+      if (a.has(other)) throw InputError(std::string("--") + other, a.text(other), "--rows and --cols only with --preset rmsnorm");
+    }
+    c.ops = count_or(a, "ops", 4);
+    c.n = integer_or(a, "n", std::int64_t{1} << 28);
+    const double buffers = c.preset == "binary" ? c.ops + 2 : 2;
+    if (buffers * static_cast<double>(c.n) * 4 > 24e9) {
+      throw InputError("--n", a.has("n") ? a.text("n") : format_number(static_cast<double>(c.n)),
+                       "a chain whose buffers fit in 24 GB ((ops + 2) x n x 4 bytes for binary)");
+    }
+  }
+  p.chains = {c};
+  return p;
+}
+
+MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "fusion";
+  t.title = "an elementwise chain: one kernel per op against one fused kernel";
+  const double bw = ctx.bandwidth(t);
+  const double l2 = static_cast<double>(ctx.device.l2_bytes);
+  bool counted_any = false;
+  for (const FusionPlan::Chain& c : p.chains) {
+    FusionInput in;
+    in.bandwidth = bw;
+    std::string label;
+    dev::FusionRun run;
+    // DRAM bytes over one more run of each variant (unfused, then fused), the L2 flushed first
+    CountingScope scope({Counter::dram_bytes_read, Counter::dram_bytes_written});
+    if (c.preset == "rmsnorm") {
+      in.chain = rmsnorm_chain(c.rows, c.cols);
+      in.element_bytes = 2;
+      label = fmt::format("rmsnorm bf16 {} x {}", c.rows, c.cols);
+      run = dev::run_rmsnorm(c.rows, c.cols);
+    } else {
+      const double n = static_cast<double>(c.n);
+      const bool binary = c.preset == "binary";
+      in.chain = binary ? binary_chain(c.ops, n) : unary_chain(c.ops, n);
+      in.element_bytes = 4;
+      label = fmt::format("{} x{} fp32 N = {}", c.preset, c.ops, c.n >= 1024 && (c.n & (c.n - 1)) == 0
+                                                                          ? fmt::format("2^{}", static_cast<int>(std::log2(n)))
+                                                                          : format_number(n));
+      run = dev::run_fusion(static_cast<std::size_t>(c.n), c.ops, binary);
+    }
+    // the fusion model: t_kernel = max(launch overhead, bytes / bandwidth), summed over kernels
+    FusionResult r = fusion(in, gpu);
+    t.rows.push_back(row(fmt::format("{}: unfused time ({} kernels)", label, r.unfused_kernels), Unit::seconds, r.unfused_time,
+                         run.unfused));
+    t.rows.push_back(row(fmt::format("{}: fused time", label), Unit::seconds, r.fused_time, run.fused));
+    t.rows.push_back(row(fmt::format("{}: speed-up", label), Unit::count, r.speedup, run.unfused / run.fused));
+    t.summary.push_back(t.rows.back().quantity);
+    // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
+    // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
+    const bool streaming = r.fused_bytes >= 4 * l2;
+    const CounterValues cu = scope.range(0), cf = scope.range(1);
+    t.rows.push_back(dram_row(fmt::format("{}: unfused DRAM bytes read + written (counted)", label), r.unfused_bytes,
+                              dram_bytes(cu), dram_tolerance(r.unfused_bytes, r.unfused_kernels, l2), streaming));
+    t.rows.push_back(dram_row(fmt::format("{}: fused DRAM bytes read + written (counted)", label), r.fused_bytes,
+                              dram_bytes(cf), dram_tolerance(r.fused_bytes, r.fused_kernels, l2), streaming));
+    if (streaming) t.summary.push_back(t.rows.back().quantity);
+    if (!cu.missing.empty()) t.notes.push_back(cu.missing);
+    if (!cf.missing.empty() && cf.missing != cu.missing) t.notes.push_back(cf.missing);
+    if (std::isfinite(dram_bytes(cu))) {
+      counted_any = true;
+      if (!streaming) {
+        t.notes.push_back(fmt::format("{}: the working set fits in L2 ({}), so the counted DRAM bytes are what the first "
+                                      "read and the write-backs moved; the model counts every kernel's operands from HBM",
+                                      label, format_quantity(l2, Unit::onchip_bytes)));
+      }
+    }
+    t.notes.push_back(fmt::format("{}: {} unfused against {} fused (traffic ratio {}), regime {}", label,
+                                  format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.fused_bytes, Unit::bytes),
+                                  format_number(r.traffic_ratio), r.regime));
+  }
+  t.notes.push_back(fmt::format("launch overhead in the model: {} per kernel (the profile's)", format_quantity(gpu.launch_overhead, Unit::seconds)));
+  if (counted_any) {
+    t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more run of each variant "
+                                  "after its timing, the L2 flushed (a read of 4x its size) before each counter pass; a "
+                                  "streaming chain agrees within 2% plus one L2 ({}) per kernel of the model's bytes (dirty "
+                                  "lines not yet written back at the end, inputs a previous kernel left in L2)",
+                                  format_quantity(l2, Unit::onchip_bytes)));
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// tiling
+
+struct TilingPlan {
+  int m = 4096, n = 4096, k = 4096, tile = 32;
+};
+
+TilingPlan plan_tiling(const Args& a, const Gpu&) {
+  TilingPlan p;
+  p.tile = count_or(a, "tile", 32);
+  if (p.tile != 16 && p.tile != 32) throw InputError("--tile", a.text("tile"), "16 or 32 (the tiled kernel's tiles)");
+  p.m = count_or(a, "m", 4096);
+  p.n = count_or(a, "n", 4096);
+  p.k = count_or(a, "k", 4096);
+  for (const char* name : {"m", "n", "k"}) {
+    if (a.has(name) && a.integer(name) % 32 != 0) {
+      throw InputError(std::string("--") + name, a.text(name), "a multiple of 32 from 32 to 16,384");
+    }
+  }
+  if (static_cast<double>(p.m) * p.n * p.k > 1.2e12) {
+    throw InputError("--k", std::to_string(p.k), "m x n x k at most 1.2e12 (the naive kernel would run for seconds)");
+  }
+  return p;
+}
+
+MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "tiling";
+  t.title = fmt::format("fp32 C = A B, {} x {} x {}: naive (one thread per element) and tiled {} x {} in shared memory",
+                        p.m, p.n, p.k, p.tile, p.tile);
+  const double bw = ctx.bandwidth(t);
+  TilingInput in;
+  in.m = p.m;
+  in.n = p.n;
+  in.k = p.k;
+  in.tile_m = in.tile_n = in.tile_k = p.tile;
+  in.dtype = "fp32";
+  in.unit = ComputeUnit::cuda;
+  in.bandwidth = bw;
+  TilingResult model = tiling(in, gpu);
+  const double flops = model.flops, peak = model.peak, e = model.element_bytes;
+  // the traffic model: naive 2MNK reads, tiled MK ceil(N/T) + KN ceil(M/T), at HBM bandwidth;
+  // a time is never below the compute floor 2MNK / peak
+  const double naive_bytes = model.naive_reads * e, tiled_bytes = model.tiled_reads * e;
+  const double naive_time = std::max(model.naive_time, model.compute_time);
+  const double tiled_time = std::max(model.tiled_time, model.compute_time);
+  // DRAM bytes over one more run of each kernel (naive, then tiled), the L2 flushed first
+  CountingScope scope({Counter::dram_bytes_read, Counter::dram_bytes_written});
+  dev::MatmulRun run = dev::run_matmul(p.m, p.n, p.k, p.tile);
+  const CounterValues cn = scope.range(0), ct = scope.range(1);
+  t.rows.push_back(row("naive time (every operand from HBM)", Unit::seconds, naive_time, run.naive));
+  t.rows.push_back(row(fmt::format("tiled time (T = {})", p.tile), Unit::seconds, tiled_time, run.tiled));
+  t.rows.push_back(row("naive FLOP/s", Unit::flops_per_second, flops / naive_time, flops / run.naive));
+  t.rows.push_back(row("tiled FLOP/s", Unit::flops_per_second, flops / tiled_time, flops / run.tiled));
+  t.summary = {t.rows[0].quantity, t.rows[1].quantity};
+  auto served = [&](const char* what, double model_bytes, double seconds) {
+    const double hbm_max = seconds * bw;
+    t.notes.push_back(fmt::format("{}: the model counts {} from HBM; in {} HBM moves at most {}, so the caches (L1, L2) "
+                                  "served at least {} ({})",
+                                  what, format_quantity(model_bytes, Unit::bytes), format_quantity(seconds, Unit::seconds),
+                                  format_quantity(hbm_max, Unit::bytes), format_quantity(std::max(0.0, model_bytes - hbm_max), Unit::bytes),
+                                  format_quantity(std::max(0.0, 1 - hbm_max / model_bytes), Unit::fraction)));
+  };
+  // Counted: DRAM bytes read against the traffic model's reads (an upper bound: every operand
+  // from HBM, the caches serve the rest), written against C once.
+  const double c_bytes = static_cast<double>(p.m) * p.n * e;
+  const double l2 = static_cast<double>(ctx.device.l2_bytes);
+  for (auto [what, model_bytes, v] : {std::tuple{"naive", naive_bytes, &cn}, std::tuple{"tiled", tiled_bytes, &ct}}) {
+    const double read = v->get(Counter::dram_bytes_read).value_or(kNoPrediction);
+    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes read (counted) against the traffic model", what), model_bytes, read, 0, false));
+    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes written (counted) against C once", what), c_bytes,
+                              v->get(Counter::dram_bytes_written).value_or(kNoPrediction), dram_tolerance(c_bytes, 1, l2), true));
+    if (std::isfinite(read)) {
+      t.summary.push_back(t.rows[t.rows.size() - 2].quantity);
+      t.notes.push_back(fmt::format("{}: the model counts {} read from HBM; the counters saw {} (dram__bytes_read.sum, the L2 "
+                                    "flushed before): the caches (L1, L2) served {:.1f}%; A and B once would be {}",
+                                    what, format_quantity(model_bytes, Unit::bytes), format_quantity(read, Unit::bytes),
+                                    100.0 * std::max(0.0, 1 - read / model_bytes),
+                                    format_quantity(static_cast<double>(p.m) * p.k * e + static_cast<double>(p.k) * p.n * e, Unit::bytes)));
+    } else {
+      served(what, model_bytes, what == std::string("naive") ? run.naive : run.tiled);
+    }
+  }
+  if (!cn.missing.empty()) {
+    t.notes.push_back(cn.missing);
+  } else {
+    t.notes.push_back(fmt::format("C written: equal within 2% plus one L2 ({}) of C's bytes, the dirty lines still in L2 when "
+                                  "the kernel ends",
+                                  format_quantity(l2, Unit::onchip_bytes)));
+  }
+  t.notes.push_back(fmt::format("compute floor at the profile's fp32 peak {}: {}; the tiled kernel is bound by "
+                                "shared-memory loads and instruction issue, not by HBM",
+                                format_quantity(peak, Unit::flops_per_second), format_quantity(flops / peak, Unit::seconds)));
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// roofline
+
+struct RooflinePlan {
+  std::vector<int> fmas;  // FMAs per element: intensity = 2 fmas / 8 bytes
+};
+
+RooflinePlan plan_roofline(const Args& a, const Gpu&) {
+  RooflinePlan p;
+  if (!a.has("intensity")) {
+    p.fmas = {1, 4, 8, 16, 32, 64, 128, 256, 1024};
+    return p;
+  }
+  const double fmas = a.number("intensity") * 4;
+  if (fmas != std::floor(fmas)) {
+    throw InputError("--intensity", a.text("intensity"), "a multiple of 0.25 FLOP/byte from 0.25 to 1024 (2 FMA FLOP per 8 bytes)");
+  }
+  p.fmas = {static_cast<int>(fmas)};
+  return p;
+}
+
+MeasureTable run_roofline_case(Context& ctx, const RooflinePlan& p) {
+  const Gpu& gpu = ctx.gpu;
+  MeasureTable t;
+  t.key = "roofline";
+  const std::size_t n = std::size_t{1} << 26;
+  t.title = fmt::format("y = f(x) over {} fp32 elements, f = F dependent FMAs: intensity 2F / 8 FLOP/byte (CUDA cores)",
+                        format_number(static_cast<double>(n)));
+  const double bw = ctx.bandwidth(t);
+  RooflineInput in;
+  in.dtype = "fp32";
+  in.unit = ComputeUnit::cuda;
+  in.bandwidth = bw;
+  for (int f : p.fmas) {
+    in.intensity = 2.0 * f / 8.0;
+    RooflineResult r = roofline(in, gpu);
+    const double seconds = dev::run_roofline(n, f);
+    const double achieved = 2.0 * f * static_cast<double>(n) / seconds;
+    t.rows.push_back(row(fmt::format("FLOP/s at {} FLOP/B ({}-bound)", format_number(in.intensity), r.bound),
+                         Unit::flops_per_second, r.attainable, achieved));
+    if (t.summary.empty() || f == p.fmas.back()) t.summary.push_back(t.rows.back().quantity);
+    if (t.notes.empty()) {
+      t.notes.push_back(fmt::format("ridge = {} / {} = {} FLOP/B", format_quantity(r.peak, Unit::flops_per_second),
+                                    format_quantity(bw, Unit::bytes_per_second), format_number(r.ridge)));
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+CaseRun fusion_case() { return planned(plan_fusion, run_fusion_case); }
+CaseRun tiling_case() { return planned(plan_tiling, run_tiling_case); }
+CaseRun roofline_case() { return planned(plan_roofline, run_roofline_case); }
+
+}  // namespace gpucalc::cases
