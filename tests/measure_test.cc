@@ -452,3 +452,22 @@ TEST_CASE("gpucalc measure end to end, without a GPU") {
   for (const auto& c : listed["cases"]) verify_listed = verify_listed || (c["key"] == "verify" && c["in_all"] == false);
   CHECK(verify_listed);
 }
+
+namespace gpucalc {
+namespace {
+
+TEST_CASE("measure calibrate's profile: a device name with control bytes stays in its comment and the file loads") {
+  const Gpu base = load_gpu("h200");
+  const std::string header = "NVIDIA H200\r\x1b[31m calibrated\non 2026-12-01\t(test)";
+  const std::string text = profile_toml(base, header);
+  CHECK(text.find('\r') == std::string::npos);
+  CHECK(text.find('\x1b') == std::string::npos);
+  CHECK(text.rfind("# NVIDIA H200", 0) == 0);
+  CHECK(text.find("\n# on 2026-12-01") != std::string::npos);
+  const Gpu again = parse_gpu(text, base.key, base.origin);
+  CHECK(again.sm_count == base.sm_count);
+  CHECK(again.memory_bandwidth == base.memory_bandwidth);
+}
+
+}  // namespace
+}  // namespace gpucalc

@@ -317,6 +317,16 @@ TEST_CASE("messages quote what the user typed: a sweep's axis, --gemm as written
   CHECK(measure.err.rfind("gpucalc: measure: a case is required: one of ", 0) == 0);
 }
 
+TEST_CASE("occupancy --explain with no shared memory on a profile that reserves none: no limit, not 2147483647 blocks") {
+  testing::Run r = run_gpucalc({"occupancy", "--gpu", "v100", "--threads", "256", "--regs", "33", "--explain"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("3. shared memory: 0 B, nothing reserved per block: no limit (unlimited)") != std::string::npos);
+  CHECK(r.out.find("2147483647") == std::string::npos);
+  // Where a block's bytes are reserved ones (sm_80+), the step still divides.
+  testing::Run h = run_gpucalc({"occupancy", "--gpu", "h100", "--threads", "256", "--regs", "33", "--explain"});
+  CHECK(h.out.find("3. shared memory: 0 B + 1 KiB reserved = 1 KiB per block; carveout 228 KiB: floor(228 KiB / 1 KiB) = 228 blocks") != std::string::npos);
+}
+
 TEST_CASE("no limit is 'unlimited' in text, JSON and CSV, not the null or empty cell of no value") {
   // On a V100 nothing is reserved per block: no shared memory, no limit from it.
   const std::vector<std::string> args = {"occupancy", "--gpu", "v100", "--threads", "256", "--regs", "32", "--smem", "0"};

@@ -159,7 +159,10 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
   } else {
     carveout_text = fmt::format("carveout {}", size_text(r.shared_memory_per_sm));
   }
-  if (r.limit_shared_memory > 0 || r.fits || r.limiter != "shared_memory") {
+  if (r.shared_memory_per_block == 0) {
+    // No bytes a block: shared memory limits nothing (the results say unlimited).
+    steps.push_back(fmt::format("shared memory: {} per block: no limit (unlimited)", block_text));
+  } else if (r.limit_shared_memory > 0 || r.fits || r.limiter != "shared_memory") {
     steps.push_back(fmt::format("shared memory: {} per block; {}: floor({} / {}) = {}", block_text, carveout_text,
                                 size_text(r.shared_memory_per_sm), size_text(r.shared_memory_per_block),
                                 blocks_text(r.limit_shared_memory)));
@@ -646,94 +649,96 @@ std::string chart(const ChartData& d) {
 
 const Calculator& occupancy_command() {
   static const Calculator calc{
-      "occupancy",
-      declared_in_order(
-      {options::threads().sweepable([](const Gpu& g) {
-         return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
-                           static_cast<double>(g.warp_size)};
-       }),
-       options::regs().sweepable([](const Gpu& g) {
-         return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1};
-       }),
-       options::smem().sweepable([](const Gpu& g) {
-         return SweepRange{0, static_cast<double>(g.shared_memory_per_block_optin), 1024};
-       }),
-       integer_option("smem-per-thread", "dynamic shared memory per thread of the block, added to --smem (the block-size-to-dynamic-smem function of cudaOccupancyMaxPotentialBlockSizeVariableSMem, linear)",
-                      Unit::onchip_bytes)
-           .at_least(0)
-           .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); }),
-       number_option("carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
-                     Unit::fraction)
-           .at_least(0)
-           .at_most(1),
-       choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
-                     {"exact", "simple"})
-           .or_else("exact"),
-       flag_option("suggest", "the block size with the highest occupancy and the smallest grid that fills the GPU, as cudaOccupancyMaxPotentialBlockSize (no --threads)"),
-       integer_option("max-threads", "with --suggest: the largest block to consider (cudaOccupancyMaxPotentialBlockSize's blockSizeLimit, or the kernel's __launch_bounds__)")
-           .at_least(1)
-           .at_most([](const Gpu& g) { return static_cast<double>(g.max_threads_per_block); }),
-       integer_option("target-blocks", "the dynamic shared memory per block that still allows this many blocks per SM, as cudaOccupancyAvailableDynamicSMemPerBlock (--smem is then the kernel's static shared memory)")
-           .at_least(1)
-           .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }),
-       integer_option("cluster", "blocks per thread-block cluster (sm_90+): clusters resident at once, as cudaOccupancyMaxActiveClusters (needs the profile's GPC layout)")
-           .at_least(1)
-           .at_most(kNonPortableClusterSize),
-       flag_option("non-portable", "with --cluster: allow cluster sizes up to 16 (cudaFuncAttributeNonPortableClusterSizeAllowed)"),
-       text_option("from", "FILE (- for standard input): nvcc -Xptxas -v / --resource-usage or cuobjdump --dump-resource-usage output, or a CUDA binary (read through cuobjdump): a row per kernel at --threads (or --suggest), --smem as dynamic shared memory"),
-       text_option("arch", "with --from: the architecture whose kernels make the rows, sm_XY or all (default: the profile's)")},
-      {"threads", "regs", "smem", "smem-per-thread", "carveout", "model", "suggest", "max-threads", "target-blocks", "cluster",
-       "non-portable", "from", "arch"}),
-      {{"blocks_per_sm", Unit::count, true},
-       {"warps_per_sm", Unit::count, true},
-       {"threads_per_sm"},
-       {"occupancy", Unit::fraction, true},
-       {"limiter", Unit::text, true},
-       {"limits.registers"},
-       {"limits.shared_memory"},
-       {"limits.threads"},
-       {"limits.blocks"},
-       {"limits.barriers"},
-       {"registers_per_block"},
-       {"shared_memory_per_block", Unit::onchip_bytes},
-       {"shared_memory_per_sm", Unit::onchip_bytes},
-       {"fits", Unit::boolean},
-       {"one_more_block.regs"},
-       {"one_more_block.smem", Unit::onchip_bytes},
-       {"one_more_block.threads"},
-       {"block_size"},
-       {"min_grid_size"},
-       {"dynamic_smem.available", Unit::onchip_bytes},
-       {"dynamic_smem.blocks"},
-       {"clusters.active"},
-       {"clusters.blocks"},
-       {"clusters.per_gpc_min"},
-       {"clusters.per_gpc_max"},
-       {"clusters.idle_slots"},
-       {"clusters.blocks_per_sm"},
-       {"clusters.active_min"},
-       {"clusters.active_max"},
-       {"kernel.name", Unit::text},
-       {"kernel.mangled", Unit::text},
-       {"kernel.arch", Unit::text},
-       {"kernel.registers"},
-       {"kernel.shared_memory", Unit::onchip_bytes},
-       {"kernel.spill_stores", Unit::onchip_bytes},
-       {"kernel.spill_loads", Unit::onchip_bytes},
-       {"kernel.stack_frame", Unit::onchip_bytes},
-       {"kernel.local_memory", Unit::onchip_bytes},
-       {"kernel.constant_memory", Unit::onchip_bytes},
-       {"kernel.barriers"},
-       {"kernel.max_threads"},
-       {"kernel.min_blocks"},
-       {"kernel.source", Unit::text}},
-      run,
-      "threads",
-      chart,
-      true,
-      "from",
-      run_from,
-      {"kernel.name", "kernel.arch", "kernel.registers", "kernel.shared_memory", "kernel.spill_stores", "block_size"}};
+      .name = "occupancy",
+      .options =
+          declared_in_order(
+          {options::threads().sweepable([](const Gpu& g) {
+             return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
+                               static_cast<double>(g.warp_size)};
+           }),
+           options::regs().sweepable([](const Gpu& g) {
+             return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1};
+           }),
+           options::smem().sweepable([](const Gpu& g) {
+             return SweepRange{0, static_cast<double>(g.shared_memory_per_block_optin), 1024};
+           }),
+           integer_option("smem-per-thread", "dynamic shared memory per thread of the block, added to --smem (the block-size-to-dynamic-smem function of cudaOccupancyMaxPotentialBlockSizeVariableSMem, linear)",
+                          Unit::onchip_bytes)
+               .at_least(0)
+               .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); }),
+           number_option("carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
+                         Unit::fraction)
+               .at_least(0)
+               .at_most(1),
+           choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
+                         {"exact", "simple"})
+               .or_else("exact"),
+           flag_option("suggest", "the block size with the highest occupancy and the smallest grid that fills the GPU, as cudaOccupancyMaxPotentialBlockSize (no --threads)"),
+           integer_option("max-threads", "with --suggest: the largest block to consider (cudaOccupancyMaxPotentialBlockSize's blockSizeLimit, or the kernel's __launch_bounds__)")
+               .at_least(1)
+               .at_most([](const Gpu& g) { return static_cast<double>(g.max_threads_per_block); }),
+           integer_option("target-blocks", "the dynamic shared memory per block that still allows this many blocks per SM, as cudaOccupancyAvailableDynamicSMemPerBlock (--smem is then the kernel's static shared memory)")
+               .at_least(1)
+               .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }),
+           integer_option("cluster", "blocks per thread-block cluster (sm_90+): clusters resident at once, as cudaOccupancyMaxActiveClusters (needs the profile's GPC layout)")
+               .at_least(1)
+               .at_most(kNonPortableClusterSize),
+           flag_option("non-portable", "with --cluster: allow cluster sizes up to 16 (cudaFuncAttributeNonPortableClusterSizeAllowed)"),
+           text_option("from", "FILE (- for standard input): nvcc -Xptxas -v / --resource-usage or cuobjdump --dump-resource-usage output, or a CUDA binary (read through cuobjdump): a row per kernel at --threads (or --suggest), --smem as dynamic shared memory"),
+           text_option("arch", "with --from: the architecture whose kernels make the rows, sm_XY or all (default: the profile's)")},
+          {"threads", "regs", "smem", "smem-per-thread", "carveout", "model", "suggest", "max-threads", "target-blocks", "cluster",
+           "non-portable", "from", "arch"}),
+      .results =
+          {{"blocks_per_sm", Unit::count, true},
+           {"warps_per_sm", Unit::count, true},
+           {"threads_per_sm"},
+           {"occupancy", Unit::fraction, true},
+           {"limiter", Unit::text, true},
+           {"limits.registers"},
+           {"limits.shared_memory"},
+           {"limits.threads"},
+           {"limits.blocks"},
+           {"limits.barriers"},
+           {"registers_per_block"},
+           {"shared_memory_per_block", Unit::onchip_bytes},
+           {"shared_memory_per_sm", Unit::onchip_bytes},
+           {"fits", Unit::boolean},
+           {"one_more_block.regs"},
+           {"one_more_block.smem", Unit::onchip_bytes},
+           {"one_more_block.threads"},
+           {"block_size"},
+           {"min_grid_size"},
+           {"dynamic_smem.available", Unit::onchip_bytes},
+           {"dynamic_smem.blocks"},
+           {"clusters.active"},
+           {"clusters.blocks"},
+           {"clusters.per_gpc_min"},
+           {"clusters.per_gpc_max"},
+           {"clusters.idle_slots"},
+           {"clusters.blocks_per_sm"},
+           {"clusters.active_min"},
+           {"clusters.active_max"},
+           {"kernel.name", Unit::text},
+           {"kernel.mangled", Unit::text},
+           {"kernel.arch", Unit::text},
+           {"kernel.registers"},
+           {"kernel.shared_memory", Unit::onchip_bytes},
+           {"kernel.spill_stores", Unit::onchip_bytes},
+           {"kernel.spill_loads", Unit::onchip_bytes},
+           {"kernel.stack_frame", Unit::onchip_bytes},
+           {"kernel.local_memory", Unit::onchip_bytes},
+           {"kernel.constant_memory", Unit::onchip_bytes},
+           {"kernel.barriers"},
+           {"kernel.max_threads"},
+           {"kernel.min_blocks"},
+           {"kernel.source", Unit::text}},
+      .run = run,
+      .chart_axis = "threads",
+      .chart = chart,
+      .chart_needs_sweep = true,
+      .rows_option = "from",
+      .run_rows = run_from,
+      .rows_columns = {"kernel.name", "kernel.arch", "kernel.registers", "kernel.shared_memory", "kernel.spill_stores", "block_size"}};
   return calc;
 }
 

@@ -157,7 +157,8 @@ std::string profile_toml(const Gpu& g, const std::string& header_comment) {
   std::size_t start = 0;
   while (start < header_comment.size()) {
     std::size_t nl = header_comment.find('\n', start);
-    out += "# " + header_comment.substr(start, nl == std::string::npos ? std::string::npos : nl - start) + "\n";
+    // Each line escaped as hw new escapes its header (a device name may hold any byte).
+    out += "# " + comment_text(header_comment.substr(start, nl == std::string::npos ? std::string::npos : nl - start)) + "\n";
     if (nl == std::string::npos) break;
     start = nl + 1;
   }
