@@ -25,6 +25,8 @@
 namespace gpucalc {
 namespace {
 
+using gpucalc::testing::lines_of;
+
 using testing::Run;
 using testing::run_gpucalc;
 
@@ -97,18 +99,6 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
     start = end + 1;
   }
   return rows;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
 }
 
 // ---- sweeps and required options ----

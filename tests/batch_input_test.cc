@@ -22,6 +22,8 @@
 namespace gpucalc {
 namespace {
 
+using gpucalc::testing::lines_of;
+
 using testing::Ran;
 using testing::run_shell;
 using testing::shell_quote;
@@ -56,18 +58,6 @@ Ran gpucalc(const std::string& args) {
   command += ' ';
   command += args;
   return run_shell(command);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
 }
 
 // The first CSV cell of each data row (the line number) and whether the row has an error.

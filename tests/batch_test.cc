@@ -21,17 +21,7 @@ using gpucalc::testing::run_gpucalc;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
+using gpucalc::testing::lines_of;
 
 // A CSV table as a list of rows, each a map from column name to cell.
 std::vector<std::map<std::string, std::string>> table_of(const std::string& csv) {
