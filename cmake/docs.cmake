@@ -1,7 +1,8 @@
 # What the binary says about itself, generated from the sources so that it cannot drift:
 # the manual's examples (from the README), the manual page and the completion scripts.
 
-# The README's table of examples ("What each calculator answers") goes into the manual page:
+# The README's table of examples ("What each calculator answers"), then the calculator pages'
+# tables, go into the manual page:
 # generated/examples.cc, from src/commands/examples.cc.in (compiled into gpucalc_cli).
 file(READ ${CMAKE_SOURCE_DIR}/README.md _gpucalc_readme)
 string(FIND "${_gpucalc_readme}" "## What each calculator answers" _gpucalc_start)
@@ -16,6 +17,21 @@ if(_gpucalc_explain GREATER -1 AND (_gpucalc_end EQUAL -1 OR _gpucalc_explain LE
 endif()
 string(SUBSTRING "${_gpucalc_examples}" 0 ${_gpucalc_end} GPUCALC_README_EXAMPLES)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/README.md)
+# Then each calculator page's own examples (docs/CALC.md, its section "## More examples" or
+# "## Examples"): the manual shows every example the docs hold, the README's first.
+file(GLOB _gpucalc_pages CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/docs/*.md)
+foreach(_gpucalc_page ${_gpucalc_pages})
+  file(READ ${_gpucalc_page} _gpucalc_text)
+  string(REGEX MATCH "\n## (More e|E)xamples\n" _gpucalc_heading "${_gpucalc_text}")
+  if(_gpucalc_heading)
+    string(FIND "${_gpucalc_text}" "${_gpucalc_heading}" _gpucalc_at)
+    string(SUBSTRING "${_gpucalc_text}" ${_gpucalc_at} -1 _gpucalc_section)
+    string(SUBSTRING "${_gpucalc_section}" 1 -1 _gpucalc_section)
+    string(FIND "${_gpucalc_section}" "\n## " _gpucalc_end)
+    string(SUBSTRING "${_gpucalc_section}" 0 ${_gpucalc_end} _gpucalc_section)
+    string(APPEND GPUCALC_README_EXAMPLES "\n${_gpucalc_section}")
+  endif()
+endforeach()
 configure_file(src/commands/examples.cc.in ${CMAKE_BINARY_DIR}/generated/examples.cc @ONLY)
 
 # The manual page and the completion scripts are printed by the built binary from the same
