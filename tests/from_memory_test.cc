@@ -11,6 +11,10 @@
 #include <fstream>
 #include <string>
 
+#ifndef GPUCALC_SANITIZED
+#error "GPUCALC_SANITIZED must be defined for this file (cmake/tests.cmake): the memory bound holds in a release build only"
+#endif
+
 namespace gpucalc {
 namespace {
 
