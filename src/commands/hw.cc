@@ -105,11 +105,25 @@ int show(const std::string& name, Format format) {
       append_json_string(out, p.source);
       out += '}';
     }
-    out += "}}\n";
+    out += '}';
+    if (!g.notes.empty()) {
+      // An older format's defaults, said as the calculators say them (only when there are some).
+      out += ",\"notes\":[";
+      for (std::size_t i = 0; i < g.notes.size(); ++i) {
+        if (i) out += ',';
+        append_json_string(out, g.notes[i]);
+      }
+      out += ']';
+    }
+    out += "}\n";
     std::cout << out;
     return 0;
   }
-  if (format == Format::text) std::cout << fmt::format("{} ({}, {})\n", g.name, g.key, g.origin);
+  // The name and origin as cells are shown: a newline or a control byte in a user's profile
+  // name stays on the header's line.
+  if (format == Format::text) {
+    std::cout << fmt::format("{} ({}, {})\n", visible_cell(g.name), visible_cell(g.key), visible_cell(g.origin));
+  }
   TableWriter table(std::cout, format, {{"field", false}, {"value", false}, {"kind", false}, {"source", false}});
   for (const Value& v : values) {
     Provenance p = provenance_of(v.key.str());
@@ -117,6 +131,9 @@ int show(const std::string& name, Format format) {
                  Value::word("source", p.source)});
   }
   table.finish();
+  if (format == Format::text || format == Format::md) {
+    for (const std::string& n : g.notes) std::cout << (format == Format::md ? "\n> " : "note: ") << n << "\n";
+  }
   return 0;
 }
 

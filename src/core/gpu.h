@@ -145,7 +145,7 @@ struct ProfileField {
 const std::vector<ProfileField>& profile_fields();
 
 /// The profile file format profile_toml writes, as its first line `format = N`. A file without
-/// the key is format 1 (every profile gpucalc wrote before the key existed); docs/notes/profiles.md
+/// the key is format 1 (every profile gpucalc wrote before the key existed); docs/profiles.md
 /// lists the formats and tests/data/profiles-history/ holds a file of each.
 inline constexpr int kProfileFormat = 2;
 

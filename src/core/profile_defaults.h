@@ -1,5 +1,5 @@
 // Profile formats: the fields a later format added, and what a file of an older format meant by
-// leaving one out (docs/notes/profiles.md lists the formats).
+// leaving one out (docs/profiles.md lists the formats).
 #pragma once
 
 #include <string>
