@@ -13,6 +13,7 @@
 #include "core/occupancy.h"
 
 #include "cuda_occupancy_helpers.h"
+#include "occupancy_reference.h"
 
 namespace gpucalc {
 namespace {
@@ -63,19 +64,7 @@ OneMoreBlock searched_one_more(const OccupancyInput& in, const Gpu& gpu) {
   return out;
 }
 
-/// The largest smaller block of whole warps that holds more resident warps (threads under the
-/// simple model), by trying each: what one_more_block's threads must be.
-int raising_threads(const OccupancyInput& in, const Gpu& gpu) {
-  const OccupancyResult base = occupancy(in, gpu);
-  const bool exact = in.model == OccupancyModel::exact;
-  for (int t = (in.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
-    OccupancyInput c = in;
-    c.threads = t;
-    const OccupancyResult r = occupancy(c, gpu);
-    if (exact ? r.warps_per_sm > base.warps_per_sm : r.threads_per_sm > base.threads_per_sm) return t;
-  }
-  return 0;
-}
+using testing::raising_threads;
 
 /// Configurations weighted to the edges: whole warps, register counts that are multiples of 8,
 /// whole KiB, the opt-in maximum, the named carveouts; a fifth under the simple model.

@@ -13,6 +13,7 @@
 #include "verify_helpers.h"
 
 #include "cuda_occupancy_helpers.h"
+#include "occupancy_reference.h"
 
 namespace gpucalc {
 namespace {
@@ -401,17 +402,7 @@ OneMoreBlock brute_force_one_more(const OccupancyInput& in, const Gpu& gpu) {
   }
   // A smaller block: the nearest that holds more resident warps (threads, simple model), not
   // merely more blocks of fewer warps.
-  const OccupancyResult base = occupancy(in, gpu);
-  const bool exact = in.model == OccupancyModel::exact;
-  for (int t = (in.threads - 1) / gpu.warp_size * gpu.warp_size; t >= gpu.warp_size; t -= gpu.warp_size) {
-    OccupancyInput c = in;
-    c.threads = t;
-    const OccupancyResult r = occupancy(c, gpu);
-    if (exact ? r.warps_per_sm > base.warps_per_sm : r.threads_per_sm > base.threads_per_sm) {
-      out.threads = t;
-      break;
-    }
-  }
+  out.threads = testing::raising_threads(in, gpu);
   return out;
 }
 
