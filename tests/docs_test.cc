@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 const fs::path kSource = GPUCALC_SOURCE_DIR;
 const std::vector<std::string> kCalculators = {"occupancy", "little", "sectors",   "banks", "fusion",
-                                               "tiling",    "waves",  "roofline", "attention"};
+                                               "tiling",    "waves",  "roofline", "attention", "decode"};
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -116,6 +116,7 @@ TEST_CASE("docs: a calculator's page names every one of its result keys and opti
       {"waves", {"--blocks", "265", "--blocks-per-sm", "1"}},
       {"roofline", {"--intensity", "64"}},
       {"attention", {"--heads", "32", "--seq", "4096", "--head-dim", "128", "--pass", "fwd+bwd"}},
+      {"decode", {"--model", "llama-3-8b", "--prefill", "2048"}},
   };
   for (const auto& [calculator, options] : cases) {
     CAPTURE(calculator);
