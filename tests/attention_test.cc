@@ -32,7 +32,7 @@ double benchmark_flops(double b, double s, double h, double d, bool causal, Atte
   return pass == AttentionPass::fwd ? f : pass == AttentionPass::bwd ? 2.5 * f : 3.5 * f;
 }
 
-TEST_CASE("FLOPs: FlashAttention's benchmark formula, 4 b s^2 h d; backward 2.5x, both 3.5x") {
+TEST_CASE("FLOPs: FlashAttention's benchmark formula, 4 b s^2 h d, backward 2.5x, both 3.5x") {
   const Gpu h100 = load_gpu("h100");
   for (AttentionPass pass : {AttentionPass::fwd, AttentionPass::bwd, AttentionPass::fwd_bwd}) {
     for (std::int64_t d : {64, 128, 256}) {
@@ -46,7 +46,7 @@ TEST_CASE("FLOPs: FlashAttention's benchmark formula, 4 b s^2 h d; backward 2.5x
   }
 }
 
-TEST_CASE("causal, equal lengths: the benchmark halves s^2; exactly it is s (s + 1) / 2 pairs") {
+TEST_CASE("causal, equal lengths: the benchmark halves s^2, exactly it is s (s + 1) / 2 pairs") {
   const Gpu h100 = load_gpu("h100");
   for (std::int64_t s : {128, 1000, 4096}) {
     CAPTURE(s);

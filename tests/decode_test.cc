@@ -21,7 +21,7 @@ DecodeInput preset(const std::string& name, std::int64_t context = 4096, std::in
   return in;
 }
 
-TEST_CASE("KV a token: 0.5 MiB for Llama 2 7B in bf16; GQA, MQA and MLA exact") {
+TEST_CASE("KV a token: 0.5 MiB for Llama 2 7B in bf16, GQA, MQA and MLA exact") {
   // Llama 2 7B: 2 x 32 KV heads x 128 x 32 layers x 2 B = 524,288 B = 0.5 MiB a token
   CHECK(kv_bytes_per_token(*find_decode_preset("llama-2-7b"), 2) == 0.5 * 1024 * 1024);
   // kv-cache-size (docs.rs): "Llama 3.1 8B: 32 layers, 8 key-value heads, head_dim 128" -> 131,072 B
@@ -179,7 +179,7 @@ TEST_CASE("a model that does not fit is an answer: Llama 2 70B in bf16 on an H10
   CHECK(text.out.find("do not fit") != std::string::npos);
 }
 
-TEST_CASE("MoE: a step reads the experts its tokens choose; a sliding window caps the cache") {
+TEST_CASE("MoE: a step reads the experts its tokens choose, and a sliding window caps the cache") {
   const Gpu h100 = load_gpu("h100");
   const DecodeModel& mixtral = *find_decode_preset("mixtral-8x7b");
   // one token: its 2 of 8 experts, the active parameters (the embedding table aside)
