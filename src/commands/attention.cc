@@ -40,6 +40,10 @@ void read_tile(const Args& a, AttentionInput& in) {
   in.tile_kv = x == std::string::npos ? in.tile_q : side(text.substr(x + 1));
 }
 
+const char* reuse_word(KvReuse r) {
+  return r == KvReuse::all_in_l2 ? "all_in_l2" : r == KvReuse::head_in_l2 ? "head_in_l2" : "per_query_tile";
+}
+
 AttentionInput read_input(const Args& a) {
   AttentionInput in;
   in.batch = a.integer(kBatchSize);
@@ -71,9 +75,6 @@ AttentionInput read_input(const Args& a) {
   return in;
 }
 
-const char* reuse_word(KvReuse r) {
-  return r == KvReuse::all_in_l2 ? "all_in_l2" : r == KvReuse::head_in_l2 ? "head_in_l2" : "per_query_tile";
-}
 
 std::string reuse_sentence(const AttentionInput& in, const AttentionResult& r, KvReuse reuse, bool backward, const Gpu& gpu) {
   const char* what = backward ? "Q and dO (with the LSE and D), streamed per key tile by the backward kernel,"
@@ -130,6 +131,12 @@ void explain(const AttentionInput& in, const AttentionResult& r, const Gpu& gpu,
                                          gpu.sfu_ops_per_sm_per_cycle, gpu.sm_count, format_number(gpu.boost_clock / 1e6),
                                          format_number(r.sfu_rate), format_number(r.exps),
                                          format_quantity(r.sfu_time, Unit::seconds)));
+  }
+  if (in.pass != AttentionPass::bwd) {
+    report.explain.push_back(fmt::format(
+        "forward HBM bytes = Q read, O and LSE written {} + K,V {} ({} as the {} query tiles a head read them, {})",
+        format_quantity(r.fwd_once_bytes, Unit::bytes), format_quantity(r.fwd_kv_hbm_bytes, Unit::bytes),
+        format_quantity(r.streamed_bytes_l2, Unit::bytes), r.query_tiles, reuse_word(r.reuse)));
   }
   report.explain.push_back(fmt::format("memory time = {} / {} = {} (standard attention: {} / {} = {})",
                                        format_quantity(r.hbm_bytes, Unit::bytes), format_quantity(r.bandwidth, Unit::bytes_per_second),

@@ -142,7 +142,9 @@ void forward_bytes(const AttentionInput& in, const Gpu& gpu, AttentionResult& r)
   const double kv = streamed_from_hbm(sk * (d + dv) * e, b * static_cast<double>(r.kv_heads), b * tile_heads,
                                       r.query_tiles, r.streamed_bytes_l2, gpu, r, r.reuse);
   // Q read, O and the log-sum-exp written, once each; K and V as streamed_from_hbm says
-  r.hbm_bytes += b * h * sq * (d * e + dv * e + kLseBytes) + kv;
+  r.fwd_once_bytes = b * h * sq * (d * e + dv * e + kLseBytes);
+  r.fwd_kv_hbm_bytes = kv;
+  r.hbm_bytes += r.fwd_once_bytes + kv;
   // standard (FlashAttention paper, Algorithm 0): Q, K read, S written; S read, P written; P, V
   // read, O written: each of S and P goes to HBM and back
   r.hbm_bytes_standard += b * h * e * (sq * d + sk * d + sk * dv + sq * dv + 4 * sq * sk);

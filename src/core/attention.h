@@ -56,6 +56,8 @@ struct AttentionResult {
   std::int64_t query_tiles = 0;    // per head (per KV head when packed_gqa)
   bool packed_gqa = false;         // one query with GQA: the group's heads are the rows of a tile
   double streamed_bytes_l2 = 0;    // forward's K,V tiles' bytes as the blocks read them (L2 or HBM)
+  double fwd_kv_hbm_bytes = 0;     // forward's K,V from HBM (part of hbm_bytes)
+  double fwd_once_bytes = 0;       // forward's Q read, O and LSE written (part of hbm_bytes)
   // The tiles of the kernel described (forward for fwd; backward for bwd and fwd+bwd):
   std::int64_t smem_per_block = 0;
   std::int64_t accumulator_registers = 0;  // fp32 accumulators per block
