@@ -122,8 +122,12 @@ void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
       format_quantity(r.bandwidth, Unit::bytes_per_second), secs(r.linear_time), secs(r.attention_time), secs(r.step_time)));
   report.explain.push_back(fmt::format("tokens/s = batch / step time = {} / {} = {} ({} a sequence)", in.batch, secs(r.step_time),
                                        format_number(r.tokens_per_second), format_number(r.tokens_per_second_per_sequence)));
-  report.explain.push_back(fmt::format("compute-bound from batch {}: where 2 x B x active parameters / peak = weight bytes / bandwidth",
-                                       format_number(r.compute_bound_batch)));
+  const double per_sequence = r.linear_flops / static_cast<double>(in.batch) / r.peak;  // 2 P / peak
+  report.explain.push_back(fmt::format(
+      "compute-bound from batch {}: where 2 x B x active parameters / peak = weight bytes / bandwidth ({} a sequence of "
+      "matmul against {} of weights{})",
+      format_number(r.compute_bound_batch), secs(per_sequence),
+      secs(r.compute_bound_batch * per_sequence), m.experts > 0 ? ", the experts that batch touches" : ""));
   if (in.prefill > 0) {
     report.explain.push_back(fmt::format("prefill of {} tokens = max({} / peak, {} / bandwidth) = {}", in.prefill,
                                          format_quantity(r.prefill_flops, Unit::flops), bytes(r.prefill_bytes),
