@@ -99,7 +99,13 @@ std::string unit_words(Unit unit) {
 void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
   s += ".TP\n";
   s += bold(o.flag);
-  if (o.takes_value) s += " " + italic(placeholder(o));
+  if (o.takes_value) {
+    // A break point (\:) after each | of a list of words, so that a long one (decode --model's
+    // presets) wraps where it must instead of overrunning the line.
+    std::string form = italic(placeholder(o));
+    for (std::size_t at = form.find('|'); at != std::string::npos; at = form.find('|', at + 3)) form.insert(at + 1, "\\:");
+    s += " " + form;
+  }
   s += "\n";
   if (o.spec == nullptr) {
     const bool says = o.help.find("repeatable") != std::string::npos;
