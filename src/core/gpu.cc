@@ -656,6 +656,10 @@ const std::vector<ProfileField>& profile_fields() {
       {"gpc_sms", K::count_list, "SMs", Unit::count, false, 1, 1024,
        [](const Gpu& g) -> FieldValue { return g.gpc_sms; },
        [](Gpu& g, const FieldValue& v) { g.gpc_sms = std::get<std::vector<std::int64_t>>(v); }, true},
+      // sm_100's tensor memory (the tcgen05 accumulator's): optional, 0 where the GPU has none.
+      {"tensor_memory_per_sm", K::size, "bytes", Unit::onchip_bytes, false, 1, kMaxSize,
+       [](const Gpu& g) -> FieldValue { return g.tensor_memory_per_sm; },
+       [](Gpu& g, const FieldValue& v) { g.tensor_memory_per_sm = std::get<std::int64_t>(v); }, true},
   };
   return fields;
 }
@@ -664,6 +668,7 @@ std::string profile_toml(const Gpu& gpu) {
   std::string out = fmt::format("format = {}\n", kProfileFormat);
   for (const ProfileField& f : profile_fields()) {
     if (f.optional && f.key == "gpc_sms" && gpu.gpc_sms.empty()) continue;  // not known: left out
+    if (f.optional && f.key == "tensor_memory_per_sm" && gpu.tensor_memory_per_sm == 0) continue;  // none: left out
     auto it = gpu.provenance.find(std::string(f.key));
     Provenance p = it == gpu.provenance.end() ? Provenance{"derived", "gpucalc"} : it->second;
     if (p.source.empty()) p.source = "gpucalc";

@@ -91,6 +91,10 @@ struct Gpu {
   // Optional: datasheets do not give it; `measure calibrate` finds it (empty: not known).
   std::vector<std::int64_t> gpc_sms;
 
+  // Tensor memory per SM in bytes (sm_100: 128 lanes x 512 columns of 32 bits). Optional: 0 where
+  // the GPU has none (before sm_100) or the profile does not say.
+  std::int64_t tensor_memory_per_sm = 0;
+
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the
   // value that format meant): the calculators print these with their own notes.
