@@ -265,7 +265,7 @@ TEST_CASE("tensor memory: tcgen05.alloc's powers of two and blocks per SM") {
 
 // cuTensorMapEncodeTiled (CUDA driver API): boxDim[i] <= 256; boxDim[0] x element size a
 // multiple of 16 bytes; with CU_TENSOR_MAP_SWIZZLE_{32,64,128}B the inner box at most the span.
-TEST_CASE("TMA boxes: the swizzle span, 256 a dimension, 16-byte inner boxes; multicast") {
+TEST_CASE("TMA boxes: the swizzle span, 256 a dimension, 16-byte inner boxes, and multicast") {
   const Gpu h100 = load_gpu("h100");
   PipelineInput in = tile(128, 256, 64);
   PipelineResult r = pipeline(in, h100);
@@ -394,6 +394,7 @@ TEST_CASE("gpucalc pipeline: bad input, exit 2, one line naming the option") {
       {{"--tile", "128x256x64", "--launch-regs", "200"}, "--launch-regs: invalid value '200': expected at most 168 registers a thread for 384 threads (the register file"},
       {{"--tile", "256x256x64", "--gpu", "b200", "--cta-group", "2"}, "--cluster: invalid value '1x1': expected a cluster M that is a multiple of 2"},
       {{"--preset", "fa4"}, "--preset: invalid value 'fa4'"},
+      {{"--tile", "128x512x64", "--gpu", "b200"}, "--tile: invalid value '128x512x64': expected N at most 256 on sm_100"},
       {{}, "--tile is required"},
   };
   for (const Bad& b : bad) {

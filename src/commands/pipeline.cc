@@ -3,6 +3,7 @@
 #include "core/pipeline.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <charconv>
 #include <cmath>
@@ -49,10 +50,14 @@ constexpr Preset kPresets[] = {
 
 const Preset* preset_of(const Args& a) {
   if (!a.has(kPreset)) return nullptr;
+  std::vector<std::string> names;
   for (const Preset& p : kPresets) {
     if (a.text(kPreset) == p.name) return &p;
+    names.emplace_back(p.name);
   }
-  return nullptr;  // the choice option admits only the names above
+  const std::string hint = did_you_mean(a.text(kPreset), names);
+  throw InputError("--preset", a.text(kPreset),
+                   fmt::format("{}{}", fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
 }
 
 /// The option's text: given (or its default), else the preset's (echoed in the inputs), else `otherwise`.
@@ -299,8 +304,8 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   }
 }
 
-OptionSpec dtype_of(const char* name, const char* what, const char* fallback) {
-  OptionSpec o = options::dtype(fallback, true);
+OptionSpec dtype_of(const char* name, const char* what, const char* fallback, bool sub_byte = true) {
+  OptionSpec o = options::dtype(fallback, sub_byte);
   o.name = name;
   o.what = what;
   return o;
@@ -312,8 +317,8 @@ const Calculator& pipeline_command() {
   static const Calculator calc{
       .name = "pipeline",
       .options = declared_in_order(
-          {choice_option("preset", "a kernel people copy; options given override it",
-                         {"cutlass-cooperative", "cutlass-pingpong", "fa3-fwd", "sm100-1sm", "sm100-2sm"}),
+          {text_option("preset", "a kernel people copy: cutlass-cooperative, cutlass-pingpong, fa3-fwd, sm100-1sm or sm100-2sm; "
+                                 "options given override it"),
            text_option("tile", "the CTA tile MxNxK (sm_100: the MMA tile, the pair's with --cta-group 2), such as 128x256x64"),
            dtype_of("dtype", "the operand type of A and B", ""),
            dtype_of("dtype-a", "A's type when it differs from --dtype", ""),
@@ -325,7 +330,7 @@ const Calculator& pipeline_command() {
                .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); })
                .sweepable([](const Gpu&) { return SweepRange{0, 65536, 4096}; }),
            text_option("epilogue-tile", "a TMA epilogue's tile MxN, such as 128x32 (instead of --epilogue-smem)"),
-           dtype_of("epilogue-dtype", "with --epilogue-tile: the output type D", "bf16"),
+           dtype_of("epilogue-dtype", "with --epilogue-tile: the output type D", "bf16", false),
            integer_option("epilogue-stages", "with --epilogue-tile: D buffers (default min(epilogue tiles, 2))").at_least(1).at_most(16),
            text_option("warpgroups", "P+C: producer and consumer warpgroups (default 1+2)"),
            text_option("regs", "P,C: setmaxnreg registers of a producer and a consumer thread, such as 40,232"),

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/little.h"
 #include "core/occupancy.h"
+#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {
@@ -107,6 +108,9 @@ void mma_shape(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
                                                  ok1, ok2, in.cta_group));
     }
     r.mma_m = static_cast<int>(in.tile_m);
+    if (in.tile_n > 256) {
+      throw FieldError("tile", tile, "N at most 256 on sm_100: one tcgen05.mma covers the MMA tile (N 8 to 256; CUTLASS's MmaTileShape)");
+    }
   }
   for (int n = 256; n >= 8; n -= 8) {
     if (in.tile_n % n == 0 && legal_n(n, r.arch, kind.int8, in.cta_group)) {
@@ -183,13 +187,16 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
     throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
                      fmt::format("a tile of which 2 stages fit (the mainloop needs 2 or more): a stage is {} B, and {} B of {} B "
                                  "are left beside the epilogue",
-                                 r.stage_bytes, r.capacity - r.kernel_carveout - r.epilogue_bytes, r.capacity));
+                                 format_number(static_cast<double>(r.stage_bytes)),
+                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes)),
+                                 format_number(static_cast<double>(r.capacity))));
   }
   if (in.stages > r.max_stages) {
     throw FieldError("stages", std::to_string(in.stages),
                      fmt::format("auto or 2 to {}: {} stages of {} B need {} B, more than the {} B left beside the epilogue",
-                                 r.max_stages, in.stages, r.stage_bytes, in.stages * r.stage_bytes,
-                                 r.capacity - r.kernel_carveout - r.epilogue_bytes));
+                                 r.max_stages, in.stages, format_number(static_cast<double>(r.stage_bytes)),
+                                 format_number(static_cast<double>(in.stages * r.stage_bytes)),
+                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes))));
   }
   r.stages = in.stages > 0 ? in.stages : r.max_stages;
   r.smem_per_block = r.stages * r.stage_bytes + r.kernel_carveout + r.epilogue_bytes;
@@ -248,6 +255,11 @@ void tensor_memory(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
   r.acc_stages = in.acc_stages > 0 ? in.acc_stages : cutlass_acc_stages(cta_m, in.tile_n, in.cta_group);
   // columns = stages x N (128 lanes); a one-SM M = 64 accumulator packs into N/2
   const std::int64_t per_stage = cta_m > 64 || in.cta_group == 2 ? in.tile_n : in.tile_n / 2;
+  if (per_stage > capacity) {
+    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
+                     fmt::format("N at most {}: one accumulator stage of N columns must fit the {} columns of tensor memory",
+                                 cta_m > 64 || in.cta_group == 2 ? capacity : 2 * capacity, capacity));
+  }
   const std::int64_t columns = r.acc_stages * per_stage;
   if (r.acc_stages < 1 || columns > capacity) {
     throw FieldError("acc_stages", std::to_string(r.acc_stages),
