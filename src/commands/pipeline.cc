@@ -39,13 +39,14 @@ struct Preset {
 // (LoadRegisterRequirement 40, MmaRegisterRequirement 232; one producer and two consumer warpgroups);
 // FlashAttention-3 (Shah et al. 2024, section 3.1: producer warpgroup 24 registers, consumers 240),
 // head dimension 128, 128 x 128 tiles, 2 stages of K and V; CUTLASS sm100_gemm_tma_warpspecialized.hpp
-// (4 single warps and a 4-warp epilogue: 256 threads), 1-SM and 2-SM UMMA tiles.
+// (4 single warps and a 4-warp epilogue: 256 threads), a 1-SM UMMA tile and the 2-SM one of
+// CUTLASS examples/70_blackwell_gemm/70_blackwell_fp16_gemm.cu (MmaTileShape 256x128x64, cluster 2x2x1).
 constexpr Preset kPresets[] = {
     {"cutlass-cooperative", "128x256x64", "bf16", "1+2", "40,232", "cooperative", "1", "2x1", "auto"},
     {"cutlass-pingpong", "128x128x64", "bf16", "1+2", "40,232", "pingpong", "1", "2x1", "auto"},
     {"fa3-fwd", "128x128x128", "bf16", "1+2", "24,240", "cooperative", "1", "1x1", "2"},
     {"sm100-1sm", "128x256x64", "bf16", "1+1", "", "cooperative", "1", "1x1", "auto"},
-    {"sm100-2sm", "256x256x64", "bf16", "1+1", "", "cooperative", "2", "2x1", "auto"},
+    {"sm100-2sm", "256x128x64", "fp16", "1+1", "", "cooperative", "2", "2x2", "auto"},
 };
 
 const Preset* preset_of(const Args& a) {
