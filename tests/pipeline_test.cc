@@ -385,6 +385,8 @@ TEST_CASE("gpucalc pipeline: bad input, exit 2, one line naming the option") {
       {{"--tile", "128x256x64", "--epilogue-smem", "300KB"}, "--epilogue-smem"},
       {{"--tile", "128x256x64", "--epilogue-smem", "200KB"}, "--tile: invalid value '128x256x64': expected a tile of which 2 stages fit"},
       {{"--tile", "128x256x64", "--epilogue-tile", "100x32"}, "--epilogue-tile: invalid value '100x32': expected a tile dividing"},
+      {{"--tile", "128x256x64", "--epilogue-tile", "128x256", "--epilogue-dtype", "fp64", "--epilogue-stages", "16"},
+       "--epilogue-tile: invalid value '128x256': expected an epilogue within the 232,448 B the block may have (this one takes 4,194,"},
       {{"--tile", "128x256x64", "--epilogue-tile", "128x32", "--epilogue-smem", "1KB"}, "--epilogue-smem: invalid value '1KB'"},
       {{"--tile", "128x256x64", "--epilogue-dtype", "fp16"}, "--epilogue-dtype: 'fp16' is not used"},
       {{"--tile", "128x256x64", "--gpu", "a100"}, "--gpu: invalid value 'a100': expected an sm_90"},

@@ -182,7 +182,15 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
     r.kernel_carveout = 2 * kBarrier * r.acc_stages + 128;
     r.capacity = gpu.shared_memory_per_block_optin;
   }
-  r.max_stages = static_cast<int>(std::max<std::int64_t>(0, (r.capacity - r.kernel_carveout - r.epilogue_bytes) / r.stage_bytes));
+  if (r.kernel_carveout + r.epilogue_bytes > r.capacity) {
+    const bool tile = in.epilogue_tile_m > 0;
+    throw FieldError(tile ? "epilogue_tile" : "epilogue_smem",
+                     tile ? fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n) : std::to_string(in.epilogue_smem),
+                     fmt::format("an epilogue within the {} B the block may have (this one takes {} B)",
+                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout)),
+                                 format_number(static_cast<double>(r.epilogue_bytes))));
+  }
+  r.max_stages = static_cast<int>((r.capacity - r.kernel_carveout - r.epilogue_bytes) / r.stage_bytes);
   if (r.max_stages < 2) {
     throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
                      fmt::format("a tile of which 2 stages fit (the mainloop needs 2 or more): a stage is {} B, and {} B of {} B "
