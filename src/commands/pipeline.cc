@@ -252,6 +252,15 @@ void explain_rest(const PipelineInput& in, const PipelineResult& r, const Gpu& g
                                          r.acc_stages, r.tmem_columns / r.acc_stages, r.tmem_columns, r.tmem_allocated,
                                          r.tmem_blocks_per_sm));
   }
+  report.explain.push_back(fmt::format("TMA boxes (inner x outer elements, at most 256 each, the inner within the {}): A {}x{}, B {}x{}: "
+                                       "{} loads a stage",
+                                       in.swizzle > 0 ? fmt::format("{}-byte swizzle span", in.swizzle) : std::string("16-byte rule"),
+                                       r.box_a_inner, r.box_a_outer, r.box_b_inner, r.box_b_outer, r.tma_loads_per_stage));
+  if (r.cluster_size > 1) {
+    report.explain.push_back(fmt::format("multicast over the {}x{} cluster: A / {} + B / {} = {} from L2 a CTA a stage", in.cluster_m,
+                                         in.cluster_n, in.cluster_n, r.arch == 100 ? in.cluster_m / in.cta_group : in.cluster_m,
+                                         b(r.l2_bytes_per_stage)));
+  }
   report.explain.push_back(fmt::format("bytes in flight = {} / {} SMs x {} = {} an SM (Little's law)",
                                        format_quantity(r.bandwidth, Unit::bytes_per_second), gpu.sm_count,
                                        format_quantity(r.latency, Unit::seconds), b(std::llround(r.bytes_in_flight_needed))));
