@@ -396,6 +396,7 @@ TEST_CASE("gpucalc pipeline: bad input, exit 2, one line naming the option") {
       {{"--tile", "128x256x64", "--launch-regs", "200"}, "--launch-regs: invalid value '200': expected at most 168 registers a thread for 384 threads (the register file"},
       {{"--tile", "256x256x64", "--gpu", "b200", "--cta-group", "2"}, "--cluster: invalid value '1x1': expected a cluster M that is a multiple of 2"},
       {{"--preset", "fa4"}, "--preset: invalid value 'fa4'"},
+      {{"--tile", "128x256x64", "--gpu", "b200", "--schedule", "pingpong"}, "--schedule: invalid value 'pingpong': expected cooperative on sm_100"},
       {{"--tile", "128x512x64", "--gpu", "b200"}, "--tile: invalid value '128x512x64': expected N at most 256 on sm_100"},
       {{}, "--tile is required"},
   };

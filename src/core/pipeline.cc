@@ -323,6 +323,10 @@ void check_input(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
   if (r.arch == 90 && in.cta_group != 1) {
     throw FieldError("cta_group", std::to_string(in.cta_group), "1 on sm_90: a CTA pair (cta_group::2) is tcgen05's, sm_100");
   }
+  if (r.arch == 100 && in.schedule == PipelineSchedule::pingpong) {
+    throw FieldError("schedule", "pingpong", "cooperative on sm_100: the accumulator is in tensor memory, the epilogue warpgroups "
+                                             "read it (ping-pong is sm_90's register-accumulator schedule)");
+  }
   if (r.arch == 90 && in.acc_stages > 0) {
     throw FieldError("acc_stages", std::to_string(in.acc_stages), "no value on sm_90: the accumulator is in registers; tensor memory is sm_100's");
   }
