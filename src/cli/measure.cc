@@ -15,6 +15,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/measure_print.h"
 #include "commands/commands.h"
 #include "report/report.h"
 #include "core/error.h"
@@ -74,16 +75,6 @@ std::string device_line(const DeviceInfo& d) {
                      version(d.driver_version), version(d.runtime_version));
 }
 
-struct Output {
-  std::string what;  // the case, all or calibrate
-  const DeviceInfo* device;
-  const Gpu* gpu;
-  std::string profile_note;
-  std::vector<MeasureTable> tables;
-  bool summary = false;  // measure all: one summary table in text
-  std::vector<std::string> extra;  // lines after the tables (calibrate: where the TOML went)
-};
-
 /// A counted cell: counts in full (the counters are exact), other units as quantities.
 std::string count_cell(double x, Unit u) {
   if (!std::isfinite(x)) return "-";
@@ -118,7 +109,8 @@ bool has_counts(const MeasureTable& t) {
   return std::any_of(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) { return !r.agreement.empty(); });
 }
 
-/// "N/M patterns agree" over the tables that counted patterns ("" when none did).
+}  // namespace
+
 std::string agreement_line(const std::vector<MeasureTable>& tables) {
   int agree = 0, total = 0;
   for (const MeasureTable& t : tables) {
@@ -128,6 +120,8 @@ std::string agreement_line(const std::vector<MeasureTable>& tables) {
   }
   return total > 0 ? fmt::format("{}/{} patterns agree", agree, total) : "";
 }
+
+namespace {
 
 // One table through the report layer's printer: the last three columns (numbers) right-aligned.
 std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, bool markdown) {
@@ -144,7 +138,7 @@ std::string aligned(const std::vector<std::string>& header, const std::vector<st
   return out.str();
 }
 
-std::string render_text(const Output& o, bool markdown) {
+std::string render_text(const MeasurePrintout& o, bool markdown) {
   std::string out;
   out += fmt::format("{}gpucalc measure {} on {}\n", markdown ? "### " : "", o.what, device_line(*o.device));
   out += fmt::format("{}profile: {} ({}, {})\n", markdown ? "\n" : "", o.gpu->key, o.gpu->name, o.gpu->origin);
@@ -215,7 +209,7 @@ nlohmann::ordered_json table_json(const MeasureTable& t) {
   return out;
 }
 
-std::string render_json(const Output& o) {
+std::string render_json(const MeasurePrintout& o) {
   const DeviceInfo& d = *o.device;
   nlohmann::ordered_json out = {{"command", "measure"}, {"case", o.what}};
   out["device"] = {{"name", d.name},
@@ -236,7 +230,7 @@ std::string render_json(const Output& o) {
   return json_dump(out) + "\n";
 }
 
-std::string render_csv(const Output& o) {
+std::string render_csv(const MeasurePrintout& o) {
   std::ostringstream out;
   TableWriter table(out, Format::csv,
                     {{"case"}, {"quantity"}, {"unit"}, {"predicted"}, {"achieved"}, {"ratio"}});
@@ -249,6 +243,19 @@ std::string render_csv(const Output& o) {
   table.finish();
   return out.str();
 }
+
+}  // namespace
+
+void print_measure(const MeasurePrintout& o, Format format, std::ostream& out) {
+  switch (format) {
+    case Format::json: out << render_json(o); break;
+    case Format::csv: out << render_csv(o); break;
+    case Format::md: out << render_text(o, true); break;
+    case Format::text: out << render_text(o, false); break;
+  }
+}
+
+namespace {
 
 std::string today() {
   std::time_t now = std::time(nullptr);
@@ -340,7 +347,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 
   const DeviceInfo device = open_device();
   DeviceProfile recognised = profile_for_device(device);
-  Output out;
+  MeasurePrintout out;
   out.what = what;
   out.device = &device;
   Gpu gpu = named ? *named : recognised.gpu;
@@ -377,12 +384,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
   } else {
     out.tables.push_back(run_case(what, options, gpu, device));
   }
-  switch (format) {
-    case Format::json: std::cout << render_json(out); break;
-    case Format::csv: std::cout << render_csv(out); break;
-    case Format::md: std::cout << render_text(out, true); break;
-    case Format::text: std::cout << render_text(out, false); break;
-  }
+  print_measure(out, format, std::cout);
   // A counted pattern that disagrees with its model is a failed check (exit 4), reported
   // after the table that shows it.
   for (const MeasureTable& t : out.tables) {
