@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
-#include "report/report.h"
+#include "report/printer.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -84,56 +84,27 @@ int show(const std::string& name, Format format) {
     auto it = g.provenance.find(key == "boost_clock_mhz" ? "boost_clock" : key);
     return it == g.provenance.end() ? Provenance{"", ""} : it->second;
   };
-  if (format == Format::json) {
-    // {"key": , "origin": , "fields": {FIELD: {"value": , "kind": , "source": }}}, written as
-    // json_dump writes it (report.h), without building the JSON first.
-    std::string out = "{\"key\":";
-    append_json_string(out, g.key);
-    out += ",\"origin\":";
-    append_json_string(out, g.origin);
-    out += ",\"fields\":{";
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const Value& v = values[i];
-      const Provenance p = provenance_of(v.key.str());
-      if (i) out += ',';
-      append_json_string(out, v.key.str());
-      out += ":{\"value\":";
-      append_json_value(out, v);
-      out += ",\"kind\":";
-      append_json_string(out, p.kind);
-      out += ",\"source\":";
-      append_json_string(out, p.source);
-      out += '}';
-    }
-    out += '}';
-    if (!g.notes.empty()) {
-      // An older format's defaults, said as the calculators say them (only when there are some).
-      out += ",\"notes\":[";
-      for (std::size_t i = 0; i < g.notes.size(); ++i) {
-        if (i) out += ',';
-        append_json_string(out, g.notes[i]);
-      }
-      out += ']';
-    }
-    out += "}\n";
-    std::cout << out;
-    return 0;
-  }
+  const std::unique_ptr<Printer> printer = make_printer(format, std::cout);
   // The name and origin as cells are shown: a newline or a control byte in a user's profile
   // name stays on the header's line.
-  if (format == Format::text) {
-    std::cout << fmt::format("{} ({}, {})\n", visible_cell(g.name), visible_cell(g.key), visible_cell(g.origin));
-  }
-  TableWriter table(std::cout, format, {{"field", false}, {"value", false}, {"kind", false}, {"source", false}});
+  printer->begin({.title = fmt::format("{} ({}, {})", visible_cell(g.name), visible_cell(g.key), visible_cell(g.origin)),
+                  .fields = {Value::word("key", g.key), Value::word("origin", g.origin)}});
+  // {"fields": {FIELD: {"value": , "kind": , "source": }}}; the value in its units for people.
+  printer->table({.columns = {{.key = "field", .right = false},
+                              {.key = "value", .right = false, .csv = false, .json = false},
+                              {.key = "value", .right = false, .people = false},
+                              {.key = "kind", .right = false},
+                              {.key = "source", .right = false}},
+                  .json_key = "fields",
+                  .keyed = true});
   for (const Value& v : values) {
     Provenance p = provenance_of(v.key.str());
-    table.write({Value::word("field", v.key.str()), format == Format::csv ? v : shown(v), Value::word("kind", p.kind),
-                 Value::word("source", p.source)});
+    print_row(*printer, {Value::word("field", v.key.str()), shown(v), v, Value::word("kind", p.kind),
+                         Value::word("source", p.source)});
   }
-  table.finish();
-  if (format == Format::text || format == Format::md) {
-    for (const std::string& n : g.notes) std::cout << (format == Format::md ? "\n> " : "note: ") << n << "\n";
-  }
+  printer->end_table();
+  printer->notes(g.notes);  // an older format's defaults, said as the calculators say them
+  printer->end();
   return 0;
 }
 
@@ -143,44 +114,26 @@ int list(Format format) {
   for (const BuiltinProfile& p : builtin_profiles()) builtins.push_back(&p);
   std::sort(builtins.begin(), builtins.end(),
             [](const BuiltinProfile* a, const BuiltinProfile* b) { return std::string_view(a->key) < b->key; });
-  std::vector<Gpu> gpus;
-  for (const BuiltinProfile* p : builtins) gpus.push_back(p->brief());
-  if (format == Format::json) {
-    // {"profiles": [{"key": , "name": , "compute_capability": , "sm_count": , "memory_bandwidth": ,
-    // "aliases": []}]}, written as json_dump writes it (report.h).
-    std::string out = "{\"profiles\":[";
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      const Gpu& g = gpus[i];
-      if (i) out += ',';
-      out += "{\"key\":";
-      append_json_string(out, g.key);
-      out += ",\"name\":";
-      append_json_string(out, g.name);
-      out += ",\"compute_capability\":";
-      append_json_string(out, fmt::format("{}.{}", g.cc_major, g.cc_minor));
-      out += fmt::format(",\"sm_count\":{},\"memory_bandwidth\":", g.sm_count);
-      append_json_value(out, Value::num("memory_bandwidth", g.memory_bandwidth));
-      out += ",\"aliases\":[";
-      for (std::size_t k = 0; k < g.aliases.size(); ++k) {
-        if (k) out += ',';
-        append_json_string(out, g.aliases[k]);
-      }
-      out += "]}";
-    }
-    out += "]}\n";
-    std::cout << out;
-    return 0;
+  const std::unique_ptr<Printer> printer = make_printer(format, std::cout);
+  printer->begin({.object = true});
+  // {"profiles": [{"key": , "name": , "compute_capability": , "sm_count": , "memory_bandwidth": , "aliases": []}]}
+  printer->table({.columns = {{.key = "key", .right = false},
+                              {.key = "name", .right = false},
+                              {.key = "compute_capability"},
+                              {.key = "sm_count"},
+                              {.key = "memory_bandwidth"},
+                              {.key = "aliases", .right = false, .list = true}},
+                  .json_key = "profiles"});
+  for (const BuiltinProfile* p : builtins) {
+    const Gpu g = p->brief();
+    print_row(*printer, {Value::word("key", g.key), Value::word("name", g.name),
+                         Value::word("compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)),
+                         Value::num("sm_count", g.sm_count),
+                         Value::num("memory_bandwidth", g.memory_bandwidth, Unit::bytes_per_second),
+                         Value::word("aliases", fmt::format("{}", fmt::join(g.aliases, ", ")))});
   }
-  TableWriter table(std::cout, format,
-                    {{"key", false}, {"name", false}, {"compute_capability", true}, {"sm_count", true},
-                     {"memory_bandwidth", true}, {"aliases", false}});
-  for (const Gpu& g : gpus) {
-    table.write({Value::word("key", g.key), Value::word("name", g.name),
-                 Value::word("compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)),
-                 Value::num("sm_count", g.sm_count), Value::num("memory_bandwidth", g.memory_bandwidth, Unit::bytes_per_second),
-                 Value::word("aliases", fmt::format("{}", fmt::join(g.aliases, ", ")))});
-  }
-  table.finish();
+  printer->end_table();
+  printer->end();
   return 0;
 }
 
