@@ -299,14 +299,16 @@ std::string list_cases() {
 }
 
 int run_measure(const MeasureOptions& o, const std::string& format_text) {
+  if (!o.list) {
+    check_measure_word(o.words.empty() ? "" : o.words[0]);
+    if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
+  }
+  const Format format = parse_format(format_text);
   if (o.list) {
-    std::cout << (parse_format(format_text) == Format::json ? list_cases_json() : list_cases());
+    std::cout << (writes_json(format) ? list_cases_json() : list_cases());
     return 0;
   }
-  check_measure_word(o.words.empty() ? "" : o.words[0]);
-  if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
   const std::string& what = o.words[0];
-  const Format format = parse_format(format_text);
   CaseOptions options;
   for (const auto& [k, v] : o.case_options) {
     if (!v.empty()) options[k] = v;
@@ -400,7 +402,7 @@ std::function<int()> add_measure(CLI::App& sub) {
   auto o = std::make_shared<MeasureOptions>();
   sub.add_option("case", o->words, "a case (gpucalc measure --list), all, or calibrate");
   sub.add_flag("--list", o->list, "list the cases");
-  sub.add_option("--format", o->format, "text, json, csv or md")->capture_default_str();
+  add_format_option(sub, o->format);
   sub.add_option("--gpu", o->gpu, "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml");
   sub.add_option("--out", o->out, "calibrate: the profile TOML to write (default: KEY-calibrated.toml)");
   for (const MeasureOption& m : measure_case_options()) sub.add_option("--" + m.name, o->case_options[m.name], m.help);

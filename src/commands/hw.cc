@@ -156,11 +156,7 @@ int run_hw(const HwOptions& o) {
       std::cout << profile_toml(load_gpu(w[1]));
       return 0;
     }
-    const std::vector<Format> printed = {Format::text, Format::json, Format::csv, Format::md};
-    for (Format f : printed) {
-      if (o.format == format_name(f)) return show(w[1], f);
-    }
-    throw InputError("--format", o.format, "one of text, json, csv, md, toml");
+    return show(w[1], parse_format(o.format, "toml"));
   }
   if (o.format == "toml") throw InputError("--format", o.format, "one of text, json, csv, md (toml only with 'hw show NAME')");
   Format format = parse_format(o.format);
@@ -174,7 +170,7 @@ std::function<int()> add_hw(CLI::App& sub) {
   auto o = std::make_shared<HwOptions>();
   sub.add_option("action", o->words, "list, show NAME, or new --from NAME");
   sub.add_option("--from", o->from, "with new: the profile to start from (a name or FILE.toml)");
-  sub.add_option("--format", o->format, "text, json, csv or md; show also toml")->capture_default_str();
+  add_format_option(sub, o->format, "text, json, csv or md; show also toml");
   return [o]() { return run_hw(*o); };
 }
 

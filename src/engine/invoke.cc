@@ -160,7 +160,7 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
     }
   }
   const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
-  if (common.explain && many && plan.format != Format::json) {
+  if (common.explain && many && !explains_each_row(plan.format)) {
     throw InputError(fmt::format("--explain: not in {} output of many rows: one case, or --format json (an explain array on "
                                  "every row) with --sweep, --batch{}",
                                  format_name(plan.format), calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));

@@ -15,6 +15,10 @@ std::unique_ptr<Printer> make_printer(Format format, std::ostream& out) {
   return text_printer(out);
 }
 
+bool explains_each_row(Format format) { return format == Format::json; }
+
+bool writes_json(Format format) { return format == Format::json; }
+
 void print_row(Printer& printer, const std::vector<Value>& cells) {
   std::vector<const Value*> pointers;
   pointers.reserve(cells.size());

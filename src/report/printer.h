@@ -89,6 +89,14 @@ class Printer {
 /// The printer of `format`, writing to `out`.
 std::unique_ptr<Printer> make_printer(Format format, std::ostream& out);
 
+/// Whether the printer of `format` gives each of many rows its derivation (json: an explain
+/// array a row); the others print --explain for one case only.
+bool explains_each_row(Format format);
+
+/// Whether `format` is JSON: for what has no form of rows (measure --list's cases and their
+/// choices), which the command writes with JsonWriter and otherwise as lines for people.
+bool writes_json(Format format);
+
 /// A table's row from values (cells in column order).
 void print_row(Printer& printer, const std::vector<Value>& cells);
 

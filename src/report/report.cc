@@ -23,12 +23,13 @@ const Value* find_value(const std::vector<Value>& values, std::string_view key) 
   return nullptr;
 }
 
-Format parse_format(const std::string& text, const std::vector<Format>& accepted) {
+Format parse_format(const std::string& text, const char* also) {
   std::vector<std::string> names;
-  for (Format f : accepted) {
+  for (Format f : {Format::text, Format::json, Format::csv, Format::md}) {
     if (text == format_name(f)) return f;
     names.emplace_back(format_name(f));
   }
+  if (also != nullptr) names.emplace_back(also);
   throw InputError("--format", text, fmt::format("one of {}", fmt::join(names, ", ")));
 }
 

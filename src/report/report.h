@@ -18,9 +18,9 @@ namespace gpucalc {
 
 enum class Format { text, json, csv, md };
 
-/// Parses --format against `accepted` (the formats the command prints); throws InputError.
-Format parse_format(const std::string& text, const std::vector<Format>& accepted = {Format::text, Format::json,
-                                                                                     Format::csv, Format::md});
+/// Parses --format: one of the printers' formats; throws InputError naming them (and `also`,
+/// the words a command takes besides and reads itself: hw show's toml).
+Format parse_format(const std::string& text, const char* also = nullptr);
 const char* format_name(Format format);
 
 /// A value for people (text and md): 40 KiB, 3.35 TB/s, 50%, true; "-" when missing.
