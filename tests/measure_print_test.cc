@@ -12,6 +12,7 @@
 
 #include "cli/measure_print.h"
 #include "core/gpu.h"
+#include "measure/cases.h"
 
 namespace gpucalc {
 namespace {
@@ -34,18 +35,9 @@ DeviceInfo device() {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-MeasureRow timed(std::string quantity, Unit unit, double predicted, double achieved) {
-  MeasureRow r;
-  r.quantity = std::move(quantity);
-  r.unit = unit;
-  r.predicted = predicted;
-  r.achieved = achieved;
-  return r;
-}
-
 MeasureRow counted(std::string quantity, double predicted, double achieved, std::string agreement, int agrees,
                    bool verdict) {
-  MeasureRow r = timed(std::move(quantity), Unit::count, predicted, achieved);
+  MeasureRow r = cases::row(std::move(quantity), Unit::count, predicted, achieved);
   r.agreement = std::move(agreement);
   r.agrees = agrees;
   r.verdict = verdict;
@@ -56,11 +48,11 @@ std::vector<MeasureTable> tables() {
   MeasureTable copy;
   copy.key = "copy";
   copy.title = "256 MiB copy, \"16B x4\" kernel";
-  copy.rows = {timed("bandwidth (read + write)", Unit::bytes_per_second, 4.8e12, 4.19e12),
-               timed("time", Unit::seconds, 1.2e-4, 1.31e-4),
-               timed("launch + synchronize (host clock)", Unit::seconds, kNaN, 8.89e-6),
-               timed("blocks per SM", Unit::count, 4, 3.5),
-               timed("L1 latency", Unit::cycles, 42, 41.56)};
+  copy.rows = {cases::row("bandwidth (read + write)", Unit::bytes_per_second, 4.8e12, 4.19e12),
+               cases::row("time", Unit::seconds, 1.2e-4, 1.31e-4),
+               cases::row("launch + synchronize (host clock)", Unit::seconds, kNaN, 8.89e-6),
+               cases::row("blocks per SM", Unit::count, 4, 3.5),
+               cases::row("L1 latency", Unit::cycles, 42, 41.56)};
   copy.notes = {"copy variant 16B x1: 3.94 TB/s", "a µs note"};
   copy.summary = {"bandwidth (read + write)", "blocks per SM"};
   MeasureTable sectors;
@@ -69,7 +61,7 @@ std::vector<MeasureTable> tables() {
   sectors.rows = {counted("sectors per request", 8, 8, "yes", 1, true),
                   counted("sectors, column", 4, 16, "no (+12)", 0, true),
                   counted("requests", 1024, std::nan(""), "not counted", -1, false),
-                  timed("time", Unit::seconds, 5.24e-4, 5.1e-4)};
+                  cases::row("time", Unit::seconds, 5.24e-4, 5.1e-4)};
   sectors.summary = {"time"};
   sectors.agree = 1;
   sectors.total = 2;

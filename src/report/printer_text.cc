@@ -79,6 +79,12 @@ class PeoplePrinter : public Printer {
     close_table();
     for (const std::string& line : lines) out_ << line << '\n';
   }
+  void explain(const std::vector<std::string>& steps) override {
+    close_table();
+    if (steps.empty()) return;
+    out_ << explain_head();
+    for (std::size_t i = 0; i < steps.size(); ++i) out_ << fmt::format("  {}. {}\n", i + 1, steps[i]);
+  }
   void flush() override {
     if (table_) table_->flush();
     out_.flush();
@@ -91,6 +97,7 @@ class PeoplePrinter : public Printer {
   virtual std::string table_title(const std::string& title) const = 0;
   virtual std::string table_notes(const std::vector<std::string>& notes) const = 0;
   virtual std::string note(const std::string& note) const = 0;
+  virtual const char* explain_head() const = 0;
   // The title waits for what follows: a case prints it first (md; text printed it at once).
   void title_for_case() {
     if (!title_.empty()) out_ << title_ << '\n';
@@ -123,12 +130,6 @@ class TextPrinter final : public PeoplePrinter {
   void drawing(const std::string& text) override {
     if (!text.empty()) out_ << '\n' << text;
   }
-  void explain(const std::vector<std::string>& steps) override {
-    close_table();
-    if (steps.empty()) return;
-    out_ << "explain:\n";
-    for (std::size_t i = 0; i < steps.size(); ++i) out_ << fmt::format("  {}. {}\n", i + 1, steps[i]);
-  }
 
  private:
   void section(const char* title, const std::vector<Value>& values) override {
@@ -146,6 +147,7 @@ class TextPrinter final : public PeoplePrinter {
     return out;
   }
   std::string note(const std::string& n) const override { return "note: " + n + "\n"; }
+  const char* explain_head() const override { return "explain:\n"; }
 };
 
 class MdPrinter final : public PeoplePrinter {
@@ -164,12 +166,6 @@ class MdPrinter final : public PeoplePrinter {
   void drawing(const std::string& text) override {
     if (!text.empty()) out_ << "\n```\n" << text << "```\n";
   }
-  void explain(const std::vector<std::string>& steps) override {
-    close_table();
-    if (steps.empty()) return;
-    out_ << "\nexplain:\n\n";
-    for (std::size_t i = 0; i < steps.size(); ++i) out_ << fmt::format("  {}. {}\n", i + 1, steps[i]);
-  }
 
  private:
   void section(const char* title, const std::vector<Value>& values) override {
@@ -186,6 +182,7 @@ class MdPrinter final : public PeoplePrinter {
   }
   // After a case, a line of its own; after a table, a quote (a line would join the table).
   std::string note(const std::string& n) const override { return (after_table_ ? "\n> " : "\nnote: ") + n + "\n"; }
+  const char* explain_head() const override { return "\nexplain:\n\n"; }
 };
 
 }  // namespace
