@@ -71,11 +71,9 @@ std::vector<Value> profile_values(const Gpu& g) {
   return v;
 }
 
-// A field's value for people: sizes and rates in their units, the clock in MHz.
-Value shown(const Value& v) {
-  if (v.key == "boost_clock_mhz") return Value::word(v.key, format_number(v.number) + " MHz");
-  return Value::word(v.key, text_cell(v));
-}
+// The clock for people, in MHz (every other field as the printers show a value: sizes and rates
+// in their units).
+Value shown(const Value& v) { return Value::word(v.key, format_number(v.number) + " MHz"); }
 
 int show(const std::string& name, Format format) {
   Gpu g = load_gpu(name);
@@ -97,10 +95,16 @@ int show(const std::string& name, Format format) {
                               {.key = "source", .right = false}},
                   .json_key = "fields",
                   .keyed = true});
+  Value field = Value::word("field", ""), kind = Value::word("kind", ""), source = Value::word("source", "");
+  std::vector<const Value*> cells;
   for (const Value& v : values) {
-    Provenance p = provenance_of(v.key.str());
-    print_row(*printer, {Value::word("field", v.key.str()), shown(v), v, Value::word("kind", p.kind),
-                         Value::word("source", p.source)});
+    const Provenance p = provenance_of(v.key.str());
+    field.text.assign(v.key.view());
+    kind.text = p.kind;
+    source.text = p.source;
+    const Value clock = v.key == "boost_clock_mhz" ? shown(v) : Value();
+    cells = {&field, v.key == "boost_clock_mhz" ? &clock : &v, &v, &kind, &source};
+    printer->row(cells);
   }
   printer->end_table();
   printer->notes(g.notes);  // an older format's defaults, said as the calculators say them

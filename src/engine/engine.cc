@@ -226,14 +226,16 @@ RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, cons
   out.batch = batch;
   out.gpu_column = gpu_column;
   // Numbers right-aligned, words (access, preset, an expression) left.
+  std::vector<std::string> keys;
+  for (const OptionSpec& o : calc.options) keys.push_back(o.key());
   auto number = [&](std::string_view key) {
     bool right = false;
-    for (const OptionSpec& o : calc.options) {
-      if (o.key() == key) right = o.kind == OptionKind::integer || o.kind == OptionKind::number;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) right = calc.options[i].kind == OptionKind::integer || calc.options[i].kind == OptionKind::number;
     }
     return right;
   };
-  for (const OptionSpec& o : calc.options) out.inputs.push_back({o.key(), number(o.key())});
+  for (const std::string& k : keys) out.inputs.push_back({k, number(k)});
   for (const ResultSpec& r : calc.results) out.results.push_back({r.key, r.unit != Unit::text});
   for (const std::string& k : shown_inputs) out.shown_inputs.push_back({k, number(k)});
   for (const std::string& k : shown_results) {

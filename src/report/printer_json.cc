@@ -2,6 +2,7 @@
 // results, its tables, notes, the derivation, messages. Without, it is JSON Lines: a
 // calculator's rows ({line, gpu, inputs, results | error, explain}), an object a line. Drawings
 // and lines for people have no place in it.
+#include <algorithm>
 #include <optional>
 
 #include "report/printers.h"
@@ -34,6 +35,7 @@ class JsonPrinter final : public Printer {
   void row(const Row& row, const std::vector<std::string>* explain) override;
   void table(const Table& table) override;
   void row(const std::vector<const Value*>& cells) override;
+  void write_row(const std::vector<const Value*>& cells, std::string_view name, std::size_t from);
   void end_table(const std::vector<std::string>& notes, const std::vector<Value>& fields) override;
   void drawing(const std::string&) override {}
   void notes(const std::vector<std::string>& notes) override {
@@ -98,6 +100,8 @@ class JsonPrinter final : public Printer {
   // A table.
   std::optional<Table> table_;  // none: its rows are not written
   std::vector<std::size_t> picked_;
+  std::optional<JsonShape> row_shape_;  // a row's object, when its keys are fixed
+  std::vector<const Value*> row_cells_;
   std::string group_;  // the array of tables open
 };
 
@@ -151,6 +155,21 @@ void JsonPrinter::table(const Table& table) {
     json_.begin_object();
     json_.fields(table.fields);
   }
+  // A row's object has the same keys row after row, written as a shape, unless a key nests or
+  // repeats, a cell is a list or (per row) a cell is left out.
+  std::vector<std::string_view> keys;
+  bool shaped = true;
+  for (std::size_t k = table.keyed ? 1 : 0; k < picked_.size(); ++k) {
+    const Column& c = table.columns[picked_[k]];
+    shaped = shaped && !c.list && c.key.find('.') == std::string::npos &&
+             std::find(keys.begin(), keys.end(), c.key) == keys.end();
+    keys.emplace_back(c.key);
+  }
+  if (shaped) {
+    row_shape_.emplace(keys);
+  } else {
+    row_shape_.reset();
+  }
   if (table.json_key.empty()) return;  // JSON Lines
   if (table.keyed) {
     json_.begin_object(table.json_key);
@@ -162,13 +181,31 @@ void JsonPrinter::table(const Table& table) {
 void JsonPrinter::row(const std::vector<const Value*>& cells) {
   if (!table_) return;
   std::size_t from = 0;
+  std::string_view name;  // a keyed table's row: its first cell
   if (table_->keyed && !picked_.empty()) {
     const Value* key = picked_[0] < cells.size() ? cells[picked_[0]] : nullptr;
-    json_.begin_object(key != nullptr ? std::string_view(key->text) : std::string_view(""));
+    name = key != nullptr ? std::string_view(key->text) : std::string_view("");
     from = 1;
-  } else {
-    json_.begin_object();
   }
+  row_cells_.clear();
+  for (std::size_t k = from; k < picked_.size() && row_shape_; ++k) {
+    const Value* v = picked_[k] < cells.size() ? cells[picked_[k]] : nullptr;
+    if (v == nullptr) break;
+    row_cells_.push_back(v);
+  }
+  if (row_shape_ && row_cells_.size() == picked_.size() - from) {
+    json_.object(name, *row_shape_, row_cells_);
+  } else {
+    write_row(cells, name, from);
+  }
+  if (table_->json_key.empty()) {
+    buffer_.text() += '\n';
+    buffer_.end_row();
+  }
+}
+
+void JsonPrinter::write_row(const std::vector<const Value*>& cells, std::string_view name, std::size_t from) {
+  json_.begin_object(name);
   for (std::size_t k = from; k < picked_.size(); ++k) {
     const std::size_t i = picked_[k];
     const Value* v = i < cells.size() ? cells[i] : nullptr;
@@ -189,10 +226,6 @@ void JsonPrinter::row(const std::vector<const Value*>& cells) {
     json_.strings(column.key, items);
   }
   json_.end_object();
-  if (table_->json_key.empty()) {
-    buffer_.text() += '\n';
-    buffer_.end_row();
-  }
 }
 
 void JsonPrinter::end_table(const std::vector<std::string>& notes, const std::vector<Value>& fields) {

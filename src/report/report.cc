@@ -404,18 +404,18 @@ bool JsonShape::fits(const std::vector<Value>& values) const {
   return true;
 }
 
-void JsonShape::write(std::string& out, const std::vector<Value>& values, NumberMemo* memo) {
+template <class ValueAt>
+void JsonShape::write_with(std::string& out, ValueAt value, NumberMemo* memo) {
   // In the scratch (room for the pieces, a short piece's whole block and a number for each
   // value, more made for a word as it comes), then appended: no bytes cleared for a row.
   const std::size_t pieces = pieces_.size();
   const std::size_t planned = text_ + kPieceCopy + pieces * kNumberRoom;
   if (scratch_.size() < planned) scratch_.resize(planned);
   char* at = scratch_.data();
-  const Value* value = values.data();  // read through a local: a char written may alias a member
   const Piece* piece = pieces_.data();
   for (std::size_t i = 0; i < pieces; ++i) {
     const Piece& p = piece[i];
-    const Value& v = value[p.leaf];
+    const Value& v = value(p.leaf);
     if (v.unit == Unit::text && !v.missing) {
       const std::size_t used = static_cast<std::size_t>(at - scratch_.data());
       const std::size_t need = json_value_room(v) + planned;
@@ -436,6 +436,16 @@ void JsonShape::write(std::string& out, const std::vector<Value>& values, Number
   std::memcpy(at, end_.data(), end_.size());
   at += end_.size();
   out.append(scratch_.data(), static_cast<std::size_t>(at - scratch_.data()));
+}
+
+void JsonShape::write(std::string& out, const std::vector<Value>& values, NumberMemo* memo) {
+  const Value* value = values.data();  // read through a local: a char written may alias a member
+  write_with(out, [value](std::size_t i) -> const Value& { return value[i]; }, memo);
+}
+
+void JsonShape::write(std::string& out, const std::vector<const Value*>& values, NumberMemo* memo) {
+  const Value* const* value = values.data();
+  write_with(out, [value](std::size_t i) -> const Value& { return *value[i]; }, memo);
 }
 
 void JsonWriter::separate() {
@@ -465,12 +475,21 @@ void JsonWriter::close(char bracket) {
 
 void JsonWriter::value(std::string_view key, const Value& v) {
   this->key(key);
-  append_json_value(out_, v);
+  if (!v.missing && v.unit == Unit::text) {
+    append_json_string(out_, v.text);  // as append_json_value writes it, without room for every byte escaped
+  } else {
+    append_json_value(out_, v);
+  }
 }
 
 void JsonWriter::string(std::string_view key, std::string_view s) {
   this->key(key);
   append_json_string(out_, s);
+}
+
+void JsonWriter::object(std::string_view key, JsonShape& shape, const std::vector<const Value*>& values) {
+  this->key(key);
+  shape.write(out_, values);
 }
 
 void JsonWriter::strings(std::string_view key, const std::vector<std::string>& items) {

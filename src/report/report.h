@@ -104,8 +104,12 @@ class JsonShape {
   std::size_t size() const { return keys_.size(); }
   /// The object of `values` (the i-th of the shape's keys) appended to `out`.
   void write(std::string& out, const std::vector<Value>& values, NumberMemo* memo = nullptr);
+  /// The same from pointers, none null.
+  void write(std::string& out, const std::vector<const Value*>& values, NumberMemo* memo = nullptr);
 
  private:
+  template <class ValueAt>
+  void write_with(std::string& out, ValueAt value, NumberMemo* memo);
   static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
   struct Piece {
     std::string before;  // the text before a value, padded with zeros to at least kPieceCopy bytes
@@ -133,6 +137,8 @@ class JsonWriter {
   void strings(std::string_view key, const std::vector<std::string>& items);
   /// `values` as an object under `key`.
   void values(std::string_view key, const std::vector<Value>& values);
+  /// `values` as an object of `shape` under `key` (an array's item: {}).
+  void object(std::string_view key, JsonShape& shape, const std::vector<const Value*>& values);
   /// `values` as members of the open object (dotted keys nest).
   void fields(const std::vector<Value>& values);
   std::string& text() { return out_; }
