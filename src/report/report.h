@@ -38,7 +38,7 @@ std::string visible_cell(std::string s);
 /// Markdown table cell: control bytes as visible_cell escapes them, and '|' escaped.
 std::string md_cell(const std::string& s);
 /// A number in base units, as JSON and CSV write it: whole numbers without a fraction (null
-/// when not finite: json_value and csv_cell write +infinity as kUnlimited).
+/// when not finite: the JSON writer and csv_cell write +infinity as kUnlimited).
 std::string raw_number(double x);
 /// The most bytes raw_number writes: -1.2345678901234567e-308.
 inline constexpr std::size_t kNumberRoom = 32;
