@@ -13,21 +13,13 @@
 #include "cli/measure_print.h"
 #include "core/gpu.h"
 #include "measure/cases.h"
+#include "measure_device.h"
 
 namespace gpucalc {
 namespace {
 
 DeviceInfo device() {
-  DeviceInfo d;
-  d.name = "NVIDIA H200";
-  d.cc_major = 9;
-  d.cc_minor = 0;
-  d.sm_count = 132;
-  d.clock_hz = 1.98e9;
-  d.memory_clock_hz = 3.201e9;
-  d.memory_bus_bits = 6016;
-  d.memory_bytes = 150'121'545'728;
-  d.l2_bytes = 62'914'560;
+  DeviceInfo d = testing::h200_device();
   d.driver_version = 13000;
   d.runtime_version = 12080;
   return d;
