@@ -94,6 +94,10 @@ inline constexpr CommonOption kCommonOptions[] = {
      .not_empty = "a file name ending in .svg"},
 };
 
+/// Registers --format, kCommonOptions' row, on a tool's `sub` into `format` (the one declaration
+/// of it), with `help` where the tool takes more than the printers' formats (hw show: toml).
+CLI::Option* add_format_option(CLI::App& sub, std::string& format, const char* help = nullptr);
+
 /// Whether CLI11 reads `arg` as main's readers of plain calls do: a value or a word that is not
 /// empty, does not start with '-' and is not a subcommand's name.
 bool plain_word(std::string_view arg);
