@@ -2,6 +2,7 @@
 // One reader for both the calculators and measure, which runs exactly that access on the GPU.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -12,9 +13,9 @@
 
 namespace gpucalc {
 
-/// The active lanes: the first N (--active), a mask (--mask), or all 32. Throws InputError when
-/// both are given.
-std::uint32_t lane_mask(const Args& a);
+/// The active lanes: the first N (--active, the option at place `active`), a mask (--mask, at
+/// `mask`), or all 32. Throws InputError when both are given.
+std::uint32_t lane_mask(const Args& a, std::size_t active, std::size_t mask);
 
 /// How a warp reads global memory: the bytes each lane reads, and one line that says how.
 struct LoadForm {
