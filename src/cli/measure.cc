@@ -375,7 +375,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
     out.tables = run_all(gpu, device);
     out.summary = true;
   } else {
-    out.tables.push_back(run_case(what, options, gpu, device));
+    out.tables.push_back(run_measure_case(what, options, gpu, device));
   }
   switch (format) {
     case Format::json: std::cout << render_json(out); break;

@@ -138,14 +138,14 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
 }
 
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
+Report case_report(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
   Report report(calc.results);
   run_model(calc, args, gpu, swept, report);
   return report;
 }
 
 void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in, RowSink& sink) {
-  // Checks what run_case checks, at the points where the rows form knows it.
+  // Checks what case_report checks, at the points where the rows form knows it.
   struct Finishing : RowSink {
     const Calculator& calc;
     const Args& args;
@@ -410,7 +410,7 @@ void RowWriter::write_json_results(std::string& out, const std::vector<Value>& r
 }
 
 void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
-  // A row's results are those of run_case: every declared key in order (an error row has none).
+  // A row's results are those of case_report: every declared key in order (an error row has none).
   const bool declared = all_results_ && row.results.size() == result_keys_.size();
   if (format_ == Format::json) {
     // As nlohmann's ordered_json would dump {line, gpu, inputs, results | error, explain}.
@@ -540,11 +540,7 @@ void check_plot_path(const std::string& path) {
 }
 
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path) {
-  if (calc.chart == nullptr) {
-    throw InputError("--plot", path, fmt::format("a calculator with a chart ({} has none): roofline, occupancy, waves, "
-                                                 "little, fusion, tiling",
-                                                 calc.name));
-  }
+  if (calc.chart == nullptr) throw NoChartError(calc.name, path);
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
     // No --sweep: the chart's own axis when this case uses it, else another axis it uses.
@@ -565,7 +561,7 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
     for (double x : sweep.points) {
       Args point = args;
       set_axis(point, *sweep.axis, x);
-      data.points.push_back(make_row(point, run_case(calc, point, gpu, sweep.axis->name), gpu, 0));
+      data.points.push_back(make_row(point, case_report(calc, point, gpu, sweep.axis->name), gpu, 0));
     }
   }
   write_file(path, calc.chart(data));

@@ -286,7 +286,7 @@ std::vector<std::string> measure_option_words(const std::string& flag) {
   return {};
 }
 
-MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device) {
+MeasureTable run_measure_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device) {
   validate_case(key, options, gpu);
   const CaseEntry& e = entry(key);
   const std::string why = e.filter(device);

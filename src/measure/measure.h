@@ -124,7 +124,7 @@ void validate_case(const std::string& key, const CaseOptions& options, const Gpu
 
 /// Runs one case (validating first). Throws DeviceError naming the case on a CUDA error or a
 /// failed result check.
-MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device);
+MeasureTable run_measure_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device);
 
 /// Runs every case at its default size (`measure all`).
 std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device);
