@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "commands/warp_access.h"
 #include "core/error.h"
 #include "measure/counters.h"
 #include "measure/measure.h"

@@ -1,51 +1,14 @@
-// Options to warp accesses, launch plans, predicted counts and the verify suite.
+// Launch plans, predicted counts and the verify suite of the warp accesses measure runs.
 #include "measure/patterns.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-#include "commands/commands.h"
-#include "commands/warp_access.h"
 #include "core/error.h"
 #include "core/quantity.h"
-#include "engine/engine.h"
 
 namespace gpucalc {
-
-namespace {
-
-/// `o` read as `calc` reads its own options (defaults, kinds, ranges), then `read` on them with
-/// the calculator's checks: a model's field error named for its option, and an option given but
-/// never read refused.
-template <class Read>
-auto as_calculator(const Calculator& calc, const CaseOptions& o, const Gpu& gpu, Read read) {
-  RawOptions raw;
-  for (const auto& [name, value] : o) raw.push_back({name, {value}});
-  const Args args = parse_args(calc, raw, gpu);
-  try {
-    auto form = read(args);
-    refuse_unused(calc, args, "");
-    return form;
-  } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
-  }
-}
-
-}  // namespace
-
-WarpLoad sectors_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how) {
-  LoadForm form = as_calculator(sectors_command(), o, gpu, [](const Args& a) { return sectors_load(a); });
-  if (how != nullptr) *how = std::move(form.how);
-  return form.load;
-}
-
-SharedAccess banks_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how) {
-  Report notes;  // the calculator's note on a tile too large for one block: plan_shared refuses it
-  AccessForm form = as_calculator(banks_command(), o, gpu, [&](const Args& a) { return banks_access(a, gpu, notes); });
-  if (how != nullptr) *how = std::move(form.how);
-  return form.access;
-}
 
 std::string address_option(const CaseOptions& o) {
   for (const char* k : {"addresses", "offset", "stride", "cols"}) {
