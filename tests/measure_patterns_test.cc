@@ -8,6 +8,7 @@
 #include "commands/warp_access.h"
 #include "core/error.h"
 #include "measure/counters.h"
+#include "cli/measure_options.h"
 #include "measure/measure.h"
 #include "measure/patterns.h"
 

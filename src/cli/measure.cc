@@ -15,6 +15,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "cli/measure_options.h"
 #include "commands/commands.h"
 #include "report/report.h"
 #include "core/error.h"
@@ -375,7 +376,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
     out.tables = run_all(gpu, device);
     out.summary = true;
   } else {
-    out.tables.push_back(run_measure_case(what, options, gpu, device));
+    out.tables.push_back(run_measure_case(what, read_case_options(what, options, gpu), gpu, device));
   }
   switch (format) {
     case Format::json: std::cout << render_json(out); break;
