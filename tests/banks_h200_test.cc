@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "commands/warp_access.h"
 #include "core/banks.h"
 #include "measure/patterns.h"
 

@@ -1,5 +1,5 @@
 // measure's table of cases (src/measure/cases.cc): a word that is not a case is refused in one
-// place, so the command line and the library (validate_case, run_case) say the same thing.
+// place, so the command line and the library (validate_case, run_measure_case) say the same thing.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "cli/measure_options.h"
 #include "measure/measure.h"
 #include "verify_helpers.h"
 
@@ -31,7 +32,7 @@ const char* kWords =
 
 }  // namespace
 
-TEST_CASE("measure: an unknown case gets one message from the command line, validate_case and run_case") {
+TEST_CASE("measure: an unknown case gets one message from the command line, validate_case and run_measure_case") {
   const Gpu h200 = load_gpu("h200");
   for (const std::string word : {"ocupancy", "al", "nosuch"}) {
     INFO(word);
@@ -39,7 +40,7 @@ TEST_CASE("measure: an unknown case gets one message from the command line, vali
     CHECK(checked == "measure: invalid value '" + word + "': expected a case: " + kWords +
                          (word == "ocupancy" ? " (did you mean 'occupancy'?)" : word == "al" ? " (did you mean 'all'?)" : ""));
     CHECK(refusal([&] { validate_case(word, {}, h200); }) == checked);
-    CHECK(refusal([&] { (void)run_case(word, {}, h200, DeviceInfo{}); }) == checked);
+    CHECK(refusal([&] { (void)run_measure_case(word, {}, h200, DeviceInfo{}); }) == checked);
     const testing::Run ran = testing::run_gpucalc({"measure", word});
     CHECK(ran.exit_code == 2);
     REQUIRE(ran.err_lines().size() == 1);

@@ -5,8 +5,10 @@
 #include <limits>
 #include <set>
 
+#include "commands/warp_access.h"
 #include "core/error.h"
 #include "measure/counters.h"
+#include "cli/measure_options.h"
 #include "measure/measure.h"
 #include "measure/patterns.h"
 
@@ -308,3 +310,21 @@ TEST_CASE("counting scopes: the innermost is active, ranges in order, a missing 
   }
   CHECK(active_counting_scope() == nullptr);
 }
+
+namespace gpucalc {
+namespace {
+
+TEST_CASE("the verify suite keeps its order: global loads, then 4- and 8-byte, then 16-, 1- and 2-byte shared accesses") {
+  const std::vector<SuitePattern>& suite = verify_suite();
+  REQUIRE(suite.size() == 122);
+  auto name = [&](std::size_t i) { return std::string(suite[i].calculator) + " " + options_text(suite[i].options); };
+  CHECK(name(0) == "sectors --stride 0");
+  CHECK(name(49) == "sectors --access column --col 5 --cols 1024 --elem 16");
+  CHECK(name(50) == "banks --access row");
+  CHECK(name(81) == "banks --elem 8 --words 't^1'");
+  CHECK(name(82) == "banks --access row --elem 16");
+  CHECK(name(121) == "banks --access row --active 20 --elem 2");
+}
+
+}  // namespace
+}  // namespace gpucalc

@@ -15,6 +15,7 @@
 #include "measure/counters.h"
 #include "measure/host.h"
 #include "measure/inputs.h"
+#include "cli/measure_options.h"
 #include "measure/measure.h"
 #include "measure_device.h"
 

@@ -295,3 +295,47 @@ TEST_CASE("format_quantity_short: the units of format_quantity, trimmed digits, 
 
 }  // namespace
 }  // namespace gpucalc
+
+namespace gpucalc {
+namespace {
+
+// read_plain_whole is read_quantity's plain form, the one reader of it (the engine calls it
+// before its memo); the parser reads the same digits in parentheses, so the two ways agree.
+TEST_CASE("read_plain_whole reads plain digits as the parser reads them, for every unit that takes a bare number") {
+  const Unit units[] = {Unit::count, Unit::bytes, Unit::onchip_bytes, Unit::flops, Unit::fraction, Unit::flop_per_byte,
+                        Unit::cycles};
+  const std::string texts[] = {"0", "1", "7", "32", "256", "0001", "40960", "65536", "1000000", "4294967296",
+                               "999999999999999", "123456789012345"};
+  for (const Unit unit : units) {
+    for (const std::string& text : texts) {
+      INFO(text, " unit ", static_cast<int>(unit));
+      double plain = -1;
+      REQUIRE(read_plain_whole(text, unit, plain));
+      const Quantity parsed = read_quantity("(" + text + ")", unit, "--x");
+      CHECK(plain == parsed.value);
+      CHECK(parsed.exact);
+      const Quantity read = read_quantity(text, unit, "--x");
+      CHECK(read.value == plain);
+      CHECK(read.exact);
+    }
+  }
+}
+
+TEST_CASE("read_plain_whole declines every other form, which the parser reads") {
+  double out = -1;
+  for (const char* text : {"", "40KB", "2^24", "1e9", "16,384", " 256", "256 ", "-1", "+1", "0x10", "1.5",
+                           "1234567890123456"}) {
+    INFO(text);
+    CHECK_FALSE(read_plain_whole(text, Unit::count, out));
+  }
+  // 16 digits may not be exact in a double: the parser decides.
+  CHECK(read_quantity("1234567890123456", Unit::count, "--x").value == 1234567890123456.0);
+  // Units whose bare number is not their own, and words, never take the plain form.
+  for (const Unit unit : {Unit::seconds, Unit::bytes_per_second, Unit::flops_per_second, Unit::text, Unit::boolean}) {
+    CHECK_FALSE(read_plain_whole("256", unit, out));
+  }
+  CHECK(out == -1);
+}
+
+}  // namespace
+}  // namespace gpucalc

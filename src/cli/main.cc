@@ -111,6 +111,20 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
   return true;
 }
 
+// One calculator's whole invocation; a --plot it has no chart for is refused with the
+// calculators that have one, from the table.
+int run_calculator_command(const Calculator& calc, const RawOptions& raw, const CommonOptions& common) {
+  try {
+    return run_calculator(calc, raw, common, std::cout, std::cerr, std::cin);
+  } catch (const NoChartError& e) {
+    std::vector<std::string> charted;
+    for (const Command& c : commands()) {
+      if (c.calculator != nullptr && c.calculator().chart != nullptr) charted.emplace_back(c.name);
+    }
+    throw InputError(e.option(), e.value(), fmt::format("{}: {}", e.accepted(), fmt::join(charted, ", ")));
+  }
+}
+
 int run(int argc, char** argv) {
   const std::string name = argc > 1 ? argv[1] : "";
   for (const Command& c : commands()) {
@@ -122,7 +136,7 @@ int run(int argc, char** argv) {
     RawOptions raw;
     CommonOptions common;
     if (read_plain_call(c.calculator(), argc, argv, raw, common)) {
-      return run_calculator(c.calculator(), raw, common, std::cout, std::cerr, std::cin);
+      return run_calculator_command(c.calculator(), raw, common);
     }
   }
   CLI::App app{"gpucalc: a performance calculator for GPU kernel design (occupancy, sectors, banks, fusion, tiling, "
@@ -174,7 +188,7 @@ int run(int argc, char** argv) {
   for (std::size_t i = 0; i < registered.options.size(); ++i) {
     if (registered.options[i]->count() > 0) raw.push_back(registered.values[i]);
   }
-  return run_calculator(*registered.calc, raw, registered.common, std::cout, std::cerr, std::cin);
+  return run_calculator_command(*registered.calc, raw, registered.common);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "cli/measure_print.h"
+#include "cli/measure_options.h"
 #include "commands/commands.h"
 #include "report/printer.h"
 #include "core/error.h"
@@ -381,7 +382,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
     out.tables = run_all(gpu, device);
     out.summary = true;
   } else {
-    out.tables.push_back(run_case(what, options, gpu, device));
+    out.tables.push_back(run_measure_case(what, read_case_options(what, options, gpu), gpu, device));
   }
   print_measure(out, format, std::cout);
   // A counted pattern that disagrees with its model is a failed check (exit 4), reported

@@ -318,7 +318,7 @@ AccessForm banks_access(const Args& a, const Gpu& gpu, Report& report) {
   AccessForm form = a.has(kWords) ? words_form(a, e) : tile_form(a, gpu, e, report);
   // the lanes --active or --mask leaves active (bit t = lane t); all 32 without either
   if (!a.has(kActive) && !a.has(kMask)) return form;
-  const std::uint32_t mask = lane_mask(a);
+  const std::uint32_t mask = lane_mask(a, kActive, kMask);
   bool any = false;
   for (int t = 0; t < 32; ++t) {
     form.access.active[t] = form.access.active[t] && ((mask >> t) & 1u) != 0;

@@ -14,6 +14,10 @@
 namespace gpucalc {
 namespace {
 
+// The options by their place in the declaration (little_command checks the order): a run asks
+// for each by place, without a lookup of its name.
+enum : std::size_t { kBandwidth, kLatency, kBytesPerLoad, kWarps, kIssueCycles, kWaitCycles };
+
 void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report);
 
 /// The latency of the scheduler form: --latency when given, else L cycles at the profile's
@@ -21,7 +25,7 @@ void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& 
 double scheduler_latency(const Args& a, const LittleInput& in, const Gpu& gpu, Report& report) {
   // latency [s] = L [cycles] / boost clock [Hz]
   const double from_wait = in.wait_cycles / gpu.boost_clock;
-  if (!a.given("latency")) {
+  if (!a.given(kLatency)) {
     report.inputs.push_back(Value::num("latency", from_wait, Unit::seconds));
     if (a.for_people()) {
       report.explain.push_back(fmt::format("latency = L / boost clock = {} cycles / {} MHz = {} (--wait-cycles; no --latency given)",
@@ -30,7 +34,7 @@ double scheduler_latency(const Args& a, const LittleInput& in, const Gpu& gpu, R
     }
     return from_wait;
   }
-  const double latency = a.number("latency");
+  const double latency = a.number(kLatency);
   if (a.for_people() && std::fabs(latency - from_wait) > 0.01 * latency) {
     report.notes.push_back(fmt::format("bytes in flight use --latency {}; --wait-cycles {} is {} at the profile's clock",
                                        format_quantity(latency, Unit::seconds), format_number(in.wait_cycles),
@@ -50,24 +54,24 @@ std::string bytes_text(double v, bool readable = false) {
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
   LittleInput in;
-  in.bandwidth = a.has("bandwidth") ? a.number("bandwidth") : gpu.memory_bandwidth;
-  in.bytes_per_load = a.number("bytes-per-load");
+  in.bandwidth = a.has(kBandwidth) ? a.number(kBandwidth) : gpu.memory_bandwidth;
+  in.bytes_per_load = a.number(kBytesPerLoad);
   // The scheduler form takes k, c and L together.
-  const bool any = a.has("warps") || a.has("issue-cycles") || a.has("wait-cycles");
-  if (any && !(a.has("warps") && a.has("issue-cycles") && a.has("wait-cycles"))) {
-    const char* missing = !a.has("warps") ? "--warps" : !a.has("issue-cycles") ? "--issue-cycles" : "--wait-cycles";
+  const bool any = a.has(kWarps) || a.has(kIssueCycles) || a.has(kWaitCycles);
+  if (any && !(a.has(kWarps) && a.has(kIssueCycles) && a.has(kWaitCycles))) {
+    const char* missing = !a.has(kWarps) ? "--warps" : !a.has(kIssueCycles) ? "--issue-cycles" : "--wait-cycles";
     throw InputError(fmt::format("{} is required: the scheduler form needs --warps k, --issue-cycles c and --wait-cycles L "
                                  "together",
                                  missing));
   }
   if (any) {
-    in.warps = a.number("warps");
-    in.issue_cycles = a.number("issue-cycles");
-    in.wait_cycles = a.number("wait-cycles");
+    in.warps = a.number(kWarps);
+    in.issue_cycles = a.number(kIssueCycles);
+    in.wait_cycles = a.number(kWaitCycles);
   }
-  in.latency = any ? scheduler_latency(a, in, gpu, report) : a.number("latency");
+  in.latency = any ? scheduler_latency(a, in, gpu, report) : a.number(kLatency);
   LittleResult r = little(in, gpu);
-  if (!a.has("bandwidth")) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
+  if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
   report.num("bytes_in_flight", r.bytes_in_flight, Unit::bytes);
   report.num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes);
   report.num("loads_in_flight_per_sm", r.loads_in_flight_per_sm);
@@ -138,6 +142,7 @@ const Calculator& little_command() {
   static const Calculator calc{
       .name = "little",
       .options =
+          declared_in_order(
           {options::bandwidth(),
            number_option("latency", "memory latency under load", Unit::seconds).above(0).or_else("400ns").sweepable([](const Gpu&) {
              return SweepRange{100e-9, 1000e-9, 100e-9};
@@ -148,6 +153,7 @@ const Calculator& little_command() {
            number_option("warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
            number_option("issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
            number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0)},
+          {"bandwidth", "latency", "bytes-per-load", "warps", "issue-cycles", "wait-cycles"}),
       .results =
           {{"bytes_in_flight", Unit::bytes, true},
            {"bytes_in_flight_per_sm", Unit::bytes, true},

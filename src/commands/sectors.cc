@@ -13,6 +13,10 @@
 namespace gpucalc {
 namespace {
 
+// The options by their place in the declaration (sectors_command checks the order): a run asks
+// for each by place, without a lookup of its name.
+enum : std::size_t { kStride, kElem, kOffset, kActive, kMask, kAddresses, kCols, kAccess, kRow, kCol };
+
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;  // addresses, offsets: 256 TiB is plenty
 
 /// "0-7", "0,16", "0-3,8-11"; "12 lanes" when it would not fit `width`.
@@ -66,7 +70,7 @@ std::string sector_list(const SectorsResult& r) {
 
 /// --addresses: lane t reads e bytes at the byte address the expression or list gives it.
 LoadForm address_form(const Args& a, int e, std::uint32_t mask) {
-  const std::string& text = a.text("addresses");
+  const std::string& text = a.text(kAddresses);
   std::vector<std::int64_t> addresses = lane_values(text, "--addresses", kWarpLanes, 0, kMaxBytes);
   return {address_load(addresses, e, mask),
           a.for_people() ? fmt::format("lane t reads {} bytes at the byte address given for it ({})", e, text) : ""};
@@ -76,13 +80,13 @@ LoadForm address_form(const Args& a, int e, std::uint32_t mask) {
 std::int64_t matrix_index(const Args& a, MatrixAccess access, std::int64_t cols) {
   if (access == MatrixAccess::row) {
     if (cols < kWarpLanes) {
-      throw InputError("--cols", a.text("cols"), "at least 32 columns for --access row (lane t reads column t)");
+      throw InputError("--cols", a.text(kCols), "at least 32 columns for --access row (lane t reads column t)");
     }
-    return a.integer("row");
+    return a.integer(kRow);
   }
-  const std::int64_t index = a.integer("col");
+  const std::int64_t index = a.integer(kCol);
   if (index > cols - 1) {
-    throw InputError("--col", a.text("col"),
+    throw InputError("--col", a.text(kCol),
                      fmt::format("a column from 0 to {} (the matrix has {} columns)", format_number(static_cast<double>(cols - 1)),
                                  format_number(static_cast<double>(cols))));
   }
@@ -91,16 +95,16 @@ std::int64_t matrix_index(const Args& a, MatrixAccess access, std::int64_t cols)
 
 /// --cols with --access: lane t reads (i, t) or (t, j) of a row-major matrix.
 LoadForm matrix_form(const Args& a, int e, std::uint32_t mask) {
-  const std::int64_t cols = a.integer("cols");
-  if (!a.has("access")) {
+  const std::int64_t cols = a.integer(kCols);
+  if (!a.has(kAccess)) {
     throw InputError("--access is required with --cols: row (lane t reads (i, t)) or column (lane t reads (t, j))");
   }
-  const MatrixAccess access = a.text("access") == "row" ? MatrixAccess::row : MatrixAccess::column;
+  const MatrixAccess access = a.text(kAccess) == "row" ? MatrixAccess::row : MatrixAccess::column;
   const std::int64_t index = matrix_index(a, access, cols);
-  const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
+  const std::int64_t offset = a.has(kOffset) ? a.integer(kOffset) : 0;
   const std::int64_t rows_needed = access == MatrixAccess::row ? index + 1 : kWarpLanes;
   if (static_cast<double>(rows_needed) * static_cast<double>(cols) * e > static_cast<double>(kMaxBytes)) {
-    throw InputError("--cols", a.text("cols"), "a matrix of at most 256 TiB");
+    throw InputError("--cols", a.text(kCols), "a matrix of at most 256 TiB");
   }
   LoadForm form;
   form.load = matrix_load(cols, access, index, e, offset, mask);
@@ -116,8 +120,8 @@ LoadForm matrix_form(const Args& a, int e, std::uint32_t mask) {
 
 /// --stride: lane t reads element offset + t x stride.
 LoadForm strided_form(const Args& a, int e, std::uint32_t mask) {
-  const std::int64_t stride = a.integer("stride");
-  const std::int64_t offset = a.has("offset") ? a.integer("offset") : 0;
+  const std::int64_t stride = a.integer(kStride);
+  const std::int64_t offset = a.has(kOffset) ? a.integer(kOffset) : 0;
   return {strided_load(stride, e, offset, mask),
           a.for_people() ? fmt::format("lane t reads {} bytes at byte {}t x {} x {}", e, offset ? fmt::format("{} + ", offset) : "", stride, e)
                          : ""};
@@ -202,9 +206,9 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
 }
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
-  const int e = a.count("elem");
+  const int e = a.count(kElem);
   const LoadForm form = sectors_load(a);
-  const std::uint32_t mask = lane_mask(a);
+  const std::uint32_t mask = lane_mask(a, kActive, kMask);
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
@@ -224,23 +228,23 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
 
 }  // namespace
 
-std::uint32_t lane_mask(const Args& a) {
-  if (a.given("active") && a.given("mask")) {
-    throw InputError("--mask", a.text("mask"), "either --active N or --mask BITS, not both");
+std::uint32_t lane_mask(const Args& a, std::size_t active, std::size_t mask) {
+  if (a.given(active) && a.given(mask)) {
+    throw InputError("--mask", a.text(mask), "either --active N or --mask BITS, not both");
   }
-  if (a.has("active")) {
-    const auto n = a.integer("active");
+  if (a.has(active)) {
+    const auto n = a.integer(active);
     return n == 32 ? 0xffffffffu : (1u << n) - 1u;
   }
-  if (a.has("mask")) return static_cast<std::uint32_t>(a.integer("mask"));
+  if (a.has(mask)) return static_cast<std::uint32_t>(a.integer(mask));
   return 0xffffffffu;
 }
 
 LoadForm sectors_load(const Args& a) {
-  const int e = a.count("elem");
-  const std::uint32_t mask = lane_mask(a);
-  if (a.has("addresses")) return address_form(a, e, mask);
-  if (a.has("cols")) return matrix_form(a, e, mask);
+  const int e = a.count(kElem);
+  const std::uint32_t mask = lane_mask(a, kActive, kMask);
+  if (a.has(kAddresses)) return address_form(a, e, mask);
+  if (a.has(kCols)) return matrix_form(a, e, mask);
   return strided_form(a, e, mask);
 }
 
@@ -248,6 +252,7 @@ const Calculator& sectors_command() {
   static const Calculator calc{
       .name = "sectors",
       .options =
+          declared_in_order(
           {integer_option("stride", "elements between neighbouring lanes (0: all lanes read one element)")
                .at_least(0)
                .at_most(static_cast<double>(kMaxBytes / (16 * kWarpLanes)))
@@ -273,6 +278,7 @@ const Calculator& sectors_command() {
                .at_least(0)
                .at_most(static_cast<double>(kMaxBytes / 16 - 1))  // the last column of the widest --cols
                .or_else("0")},
+          {"stride", "elem", "offset", "active", "mask", "addresses", "cols", "access", "row", "col"}),
       .results =
           {{"sectors", Unit::count, true},
            {"lines", Unit::count, true},

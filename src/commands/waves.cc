@@ -16,6 +16,10 @@
 namespace gpucalc {
 namespace {
 
+// The options by their place in the declaration (waves_command checks the order): a run asks
+// for each by place, without a lookup of its name.
+enum : std::size_t { kBlocks, kElements, kBlocksPerSm, kThreads, kRegs, kSmem, kBlockTime, kGemm, kTile, kSplitK };
+
 // Far above any real launch (a grid holds at most (2^31 - 1) x 65,535 x 65,535 blocks), and
 // printable with separators in the error message.
 constexpr std::int64_t kMaxBlocks = 1'000'000'000'000;
@@ -48,24 +52,24 @@ GemmShape read_gemm(const Args& a) {
   const std::string form =
       "M,N or M,N,K: two or three whole numbers from 1 to 2^40 separated by commas, such as 4096,4096,4096 (no "
       "thousands separators inside --gemm)";
-  const std::string& text = a.text("gemm");
+  const std::string& text = a.text(kGemm);
   std::vector<std::int64_t> sides = split_numbers(text, ',', "--gemm", form, kMaxSide);
   if (sides.size() < 2 || sides.size() > 3) throw InputError("--gemm", text, form);
   GemmShape g;
   g.m = sides[0];
   g.n = sides[1];
   g.k = sides.size() == 3 ? sides[2] : 0;
-  if (!a.has("tile")) throw InputError("--tile is required with --gemm: the output tile TMxTN, such as 128x256");
+  if (!a.has(kTile)) throw InputError("--tile is required with --gemm: the output tile TMxTN, such as 128x256");
   const std::string tile_form = "TMxTN (rows of C x columns of C per tile), each from 1 to 1,048,576, such as 128x256; or T for T x T";
-  std::string tile_text = a.text("tile");
+  std::string tile_text = a.text(kTile);
   for (char& c : tile_text) c = c == 'X' ? 'x' : c;  // 128X256 reads as 128x256
   std::vector<std::int64_t> tile = split_numbers(tile_text, 'x', "--tile", tile_form, std::int64_t{1} << 20);
-  if (tile.size() > 2) throw InputError("--tile", a.text("tile"), tile_form);
+  if (tile.size() > 2) throw InputError("--tile", a.text(kTile), tile_form);
   g.tile_m = tile[0];
   g.tile_n = tile.size() == 2 ? tile[1] : tile[0];
-  if (a.has("split-k")) g.split_k = a.integer("split-k");
+  if (a.has(kSplitK)) g.split_k = a.integer(kSplitK);
   if (g.k > 0 && g.split_k > g.k) {
-    throw InputError("--split-k", a.text("split-k"), fmt::format("a whole number from 1 to K = {}", format_number(static_cast<double>(g.k))));
+    throw InputError("--split-k", a.text(kSplitK), fmt::format("a whole number from 1 to K = {}", format_number(static_cast<double>(g.k))));
   }
   return g;
 }
@@ -76,7 +80,7 @@ GemmTiles gemm_blocks(const Args& a, const GemmShape& g, Report& report) {
   auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
   report.inputs.push_back(Value::num("tile_m", static_cast<double>(g.tile_m)));
   report.inputs.push_back(Value::num("tile_n", static_cast<double>(g.tile_n)));
-  if (!a.has("split-k")) report.inputs.push_back(Value::num("split_k", 1));
+  if (!a.has(kSplitK)) report.inputs.push_back(Value::num("split_k", 1));
   report.inputs.push_back(Value::num("blocks", static_cast<double>(t.tiles)));
   report.explain.push_back(fmt::format(
       "tiles = ceil(M / {}) x ceil(N / {}) x split-K = ceil({} / {}) x ceil({} / {}) x {} = {} x {} x {} = {} (one block each)",
@@ -109,20 +113,20 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   int threads = 0;
   GemmShape gemm;
   GemmTiles tiles;
-  const bool is_gemm = a.has("gemm");
+  const bool is_gemm = a.has(kGemm);
   if (is_gemm) {
-    if (a.given("blocks")) throw InputError("--blocks", a.text("blocks"), "either --blocks or --gemm, not both (--gemm gives one block per tile)");
-    if (a.given("elements")) throw InputError("--elements", a.text("elements"), "either --elements or --gemm, not both");
+    if (a.given(kBlocks)) throw InputError("--blocks", a.text(kBlocks), "either --blocks or --gemm, not both (--gemm gives one block per tile)");
+    if (a.given(kElements)) throw InputError("--elements", a.text(kElements), "either --elements or --gemm, not both");
     gemm = read_gemm(a);
     tiles = gemm_blocks(a, gemm, report);
     in.blocks = tiles.tiles;
-  } else if (a.has("blocks")) {
-    in.blocks = a.integer("blocks");
-    if (a.given("elements")) throw InputError("--elements", a.text("elements"), "either --blocks or --elements, not both");
-  } else if (a.has("elements")) {
-    if (!a.has("threads")) throw InputError("--threads is required with --elements: threads per block");
-    threads = a.count("threads");
-    const std::int64_t n = a.integer("elements");
+  } else if (a.has(kBlocks)) {
+    in.blocks = a.integer(kBlocks);
+    if (a.given(kElements)) throw InputError("--elements", a.text(kElements), "either --blocks or --elements, not both");
+  } else if (a.has(kElements)) {
+    if (!a.has(kThreads)) throw InputError("--threads is required with --elements: threads per block");
+    threads = a.count(kThreads);
+    const std::int64_t n = a.integer(kElements);
     // blocks = ceil(n / threads)
     in.blocks = (n - 1) / threads + 1;
     report.explain.push_back(fmt::format("blocks = ceil({} / {}) = {}", format_number(static_cast<double>(n)),
@@ -131,17 +135,17 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   } else {
     throw InputError("--blocks is required: the number of blocks in the grid (or --elements with --threads, or --gemm with --tile)");
   }
-  if (a.has("blocks-per-sm")) {
-    in.blocks_per_sm = a.count("blocks-per-sm");
-    if (a.has("threads") && threads == 0) threads = a.count("threads");
-  } else if (a.has("threads") && a.has("regs")) {
+  if (a.has(kBlocksPerSm)) {
+    in.blocks_per_sm = a.count(kBlocksPerSm);
+    if (a.has(kThreads) && threads == 0) threads = a.count(kThreads);
+  } else if (a.has(kThreads) && a.has(kRegs)) {
     // Blocks per SM from the occupancy inputs, with NVIDIA's rules.
     OccupancyInput occ;
-    occ.threads = threads = a.count("threads");
-    occ.registers = a.count("regs");
-    occ.shared_memory = a.integer("smem");
+    occ.threads = threads = a.count(kThreads);
+    occ.registers = a.count(kRegs);
+    occ.shared_memory = a.integer(kSmem);
     OccupancyResult r = occupancy(occ, gpu);
-    if (!r.fits) throw InputError("--threads", a.text("threads"), "a block that fits on one SM (" + r.does_not_fit + ")");
+    if (!r.fits) throw InputError("--threads", a.text(kThreads), "a block that fits on one SM (" + r.does_not_fit + ")");
     in.blocks_per_sm = r.blocks_per_sm;
     report.inputs.push_back(Value::num("blocks_per_sm", r.blocks_per_sm));
     report.explain.push_back(fmt::format(
@@ -159,7 +163,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   } else {
     throw InputError("--blocks-per-sm is required: resident blocks per SM (or --threads and --regs to derive it)");
   }
-  if (a.has("block-time")) in.block_time = a.number("block-time");
+  if (a.has(kBlockTime)) in.block_time = a.number(kBlockTime);
   WavesResult r = waves(in, gpu);
   report.num("waves", static_cast<double>(r.waves));
   report.num("blocks_per_wave", static_cast<double>(r.blocks_per_wave));
@@ -256,6 +260,7 @@ const Calculator& waves_command() {
   static const Calculator calc{
       .name = "waves",
       .options =
+          declared_in_order(
           {integer_option("blocks", "blocks in the grid").at_least(1).at_most(static_cast<double>(kMaxBlocks)).sweepable(
                [](const Gpu& g) { return SweepRange{1, 4.0 * g.sm_count, 1}; }),
            integer_option("elements", "elements, one per thread: blocks = ceil(elements / threads)")
@@ -273,6 +278,7 @@ const Calculator& waves_command() {
            integer_option("split-k", "split-K slices: each output tile's K is cut into S blocks (with --gemm)")
                .at_least(1)
                .at_most(1 << 20)},
+          {"blocks", "elements", "blocks-per-sm", "threads", "regs", "smem", "block-time", "gemm", "tile", "split-k"}),
       .results =
           {{"waves", Unit::count, true},
            {"blocks_per_wave", Unit::count, true},

@@ -20,10 +20,6 @@ namespace {
 
 using namespace dims;
 
-// Whether a bare number stands for the unit itself (--bytes 4096); times and rates need theirs.
-bool bare_allowed(Unit unit) {
-  return unit != Unit::seconds && unit != Unit::bytes_per_second && unit != Unit::flops_per_second;
-}
 
 // Which targets a suffix belongs to: every one, or only some (KB is 1024 bytes on chip).
 enum class Family { any, data_bytes, onchip_bytes, fraction };
@@ -407,7 +403,7 @@ class Parser {
 
   Term add(Term a, Term b, char op) {
     // A bare number beside the option's own dimension is in the option's unit: 16KB+64.
-    if (a.d != b.d && bare_allowed(unit_)) {
+    if (a.d != b.d && takes_bare_number(unit_)) {
       if (a.d.none() && b.d == want_) a.d = want_;
       if (b.d.none() && a.d == want_) b.d = want_;
     }
@@ -539,17 +535,12 @@ Quantity read_quantity(std::string_view raw, Unit unit, const std::string& optio
   }
   // A plain whole number where a bare number is the unit's own (256, 40960): what the parser
   // reads it as (exact, in range), without the parser. Batch files are mostly such cells.
-  if (text.size() <= 15 && bare_allowed(unit) &&
-      std::all_of(text.begin(), text.end(), [](char c) { return is_digit(c); })) {
-    std::uint64_t whole = 0;
-    std::from_chars(text.data(), text.data() + text.size(), whole);
-    return {static_cast<double>(whole), true};
-  }
+  if (double whole = 0; read_plain_whole(text, unit, whole)) return {whole, true};
   // The same for a whole number with a positive exponent and nothing else (1e9, 37E12): read
   // as the parser reads it (one rounding of the decimal), exact as it decides; zero and
   // magnitudes past 1e30 go to the parser, which says what is wrong.
   if (const std::size_t e = text.find_first_of("eE"); e != std::string_view::npos && e >= 1 && e <= 15 &&
-                                                        text.size() - e >= 2 && text.size() - e <= 3 && bare_allowed(unit)) {
+                                                        text.size() - e >= 2 && text.size() - e <= 3 && takes_bare_number(unit)) {
     const std::string_view mantissa = text.substr(0, e), exponent = text.substr(e + 1);
     auto digits = [](std::string_view part) { return std::all_of(part.begin(), part.end(), [](char c) { return is_digit(c); }); };
     if (digits(mantissa) && digits(exponent)) {
@@ -565,7 +556,7 @@ Quantity read_quantity(std::string_view raw, Unit unit, const std::string& optio
   Parser parser(text, unit, context, option, raw_text);
   Term t = parser.parse();
   const Dim want = dimension(unit);
-  if (t.d != want && !(t.d.none() && bare_allowed(unit))) {
+  if (t.d != want && !(t.d.none() && takes_bare_number(unit))) {
     if (t.d.none()) parser.fail(fmt::format("{} needs its unit", describe(want)));
     if (t.d.cycles != 0 && context.clock_hz <= 0) {
       parser.fail("cycles become time only at a clock, and none is known here");

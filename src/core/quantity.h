@@ -63,6 +63,29 @@ constexpr int kMaxQuantityDepth = 64;
 /// own unit where the unit may be left out: --bytes 16KB+64). Throws QuantityError naming `option`.
 Quantity read_quantity(std::string_view text, Unit unit, const std::string& option, const QuantityContext& context = {});
 
+/// Whether a bare number stands for the unit itself (--bytes 4096); times and rates need theirs.
+constexpr bool takes_bare_number(Unit unit) {
+  return unit != Unit::seconds && unit != Unit::bytes_per_second && unit != Unit::flops_per_second;
+}
+
+/// read_quantity's plain form: 1 to 15 decimal digits and nothing else (256, 40960), where a bare
+/// number is the unit's own; `out` is then what read_quantity reads (exact). The one reader of
+/// that form: read_quantity calls it first, and the engine calls it before its memo of the rest
+/// (most cells of a batch are such numbers). False for any other text or unit. Inline: a batch
+/// reads a few cells a row through it.
+inline bool read_plain_whole(std::string_view text, Unit unit, double& out) {
+  if (unit == Unit::text || unit == Unit::boolean || !takes_bare_number(unit)) return false;
+  if (text.empty() || text.size() > 15) return false;  // 15 digits: exact in a double
+  std::uint64_t v = 0;
+  for (const char c : text) {
+    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};  // past 9 for any other byte
+    if (digit > 9) return false;
+    v = v * 10 + digit;
+  }
+  out = static_cast<double>(v);
+  return true;
+}
+
 /// read_quantity's value, in base units.
 double parse_quantity(std::string_view text, Unit unit, const std::string& option, const QuantityContext& context = {});
 

@@ -137,14 +137,14 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
 }
 
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
+Report case_report(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
   Report report(calc.results);
   run_model(calc, args, gpu, swept, report);
   return report;
 }
 
 void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in, RowSink& sink) {
-  // Checks what run_case checks, at the points where the rows form knows it.
+  // Checks what case_report checks, at the points where the rows form knows it.
   struct Finishing : RowSink {
     const Calculator& calc;
     const Args& args;
@@ -291,11 +291,7 @@ void check_plot_path(const std::string& path) {
 }
 
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path) {
-  if (calc.chart == nullptr) {
-    throw InputError("--plot", path, fmt::format("a calculator with a chart ({} has none): roofline, occupancy, waves, "
-                                                 "little, fusion, tiling, attention, decode",
-                                                 calc.name));
-  }
+  if (calc.chart == nullptr) throw NoChartError(calc.name, path);
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
     // No --sweep: the chart's own axis when this case uses it, else another axis it uses.
@@ -316,7 +312,7 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
     for (double x : sweep.points) {
       Args point = args;
       set_axis(point, *sweep.axis, x);
-      data.points.push_back(make_row(point, run_case(calc, point, gpu, sweep.axis->name), gpu, 0));
+      data.points.push_back(make_row(point, case_report(calc, point, gpu, sweep.axis->name), gpu, 0));
     }
   }
   write_file(path, calc.chart(data));

@@ -87,6 +87,13 @@ Requirement parse_requirement(const Calculator& calc, const std::string& text);
 std::vector<std::string> check_requirements(const std::vector<Requirement>& requirements, const Row& row,
                                             const std::string& where = "");
 
+/// --plot on a calculator that declares no chart. The engine knows this calculator only; main,
+/// which has the command table, adds the calculators that have one to the accepted form.
+struct NoChartError : InputError {
+  NoChartError(const std::string& calculator, const std::string& path)
+      : InputError("--plot", path, "a calculator with a chart (" + calculator + " has none)") {}
+};
+
 /// A whole invocation of a calculator: one case, a sweep, a batch, or a batch with a sweep;
 /// --require, --plot, every format. Returns the exit code (0, 1 a requirement failed, 2 a bad
 /// batch row); throws InputError for bad input that stops everything.

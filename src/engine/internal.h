@@ -14,10 +14,10 @@ namespace gpucalc {
 /// Runs one case: the model on `args` (its results in declared order, a key without a value
 /// present and missing), a model's field error mapped to its option, and an option given but not
 /// used refused (`swept`: the axis a sweep set, refused in the sweep's words).
-Report run_case(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
+Report case_report(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept);
 /// The same into `report` (made for calc.results), reusing its storage: a batch's rows, a sweep's points.
 void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept, Report& report);
-/// The rows form of a calculator (Calculator::run_rows), each report finished as run_case
+/// The rows form of a calculator (Calculator::run_rows), each report finished as case_report
 /// finishes one and handed to `sink`; an option given but not used is refused before any row.
 void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std::istream& in, RowSink& sink);
 Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);

@@ -28,7 +28,7 @@ int print_failures(const std::vector<std::string>& failures, std::ostream& err) 
 }
 
 int run_one(const Plan& p, const Args& args, const Gpu& gpu, std::ostream& out, std::ostream& err) {
-  Report report = run_case(p.calc, args, gpu, "");
+  Report report = case_report(p.calc, args, gpu, "");
   Row row = make_row(args, report, gpu, 0);
   if (!p.common.plot.empty()) {
     ChartData data;
@@ -93,7 +93,7 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
     const Args::Entry* own = args.find(axis.name);
     if (own == nullptr || own->text.empty()) set_axis(base, axis, sweep.points.front());
     if (own != nullptr && !own->text.empty()) base.find(axis.name)->given = false;
-    data.base_report = run_case(p.calc, base, gpu, axis.name);
+    data.base_report = case_report(p.calc, base, gpu, axis.name);
     data.base = make_row(base, data.base_report, gpu, 0);
     plot_case(p.calc, data, base, p.common.plot);
   }

@@ -72,21 +72,6 @@ class QuantityMemo {
   std::unique_ptr<std::array<Slot, kSlots>> slots_;
 };
 
-// A plain whole number, 1 to 15 digits (256, 40960), as read_quantity reads it where a bare
-// number is the unit's own: exact. Most of a batch's cells are such numbers of these units.
-bool plain_whole(std::string_view text, Unit unit, double& out) {
-  if (unit != Unit::count && unit != Unit::onchip_bytes && unit != Unit::bytes) return false;
-  if (text.empty() || text.size() > 15) return false;
-  std::uint64_t v = 0;
-  for (const char c : text) {
-    const unsigned digit = static_cast<unsigned char>(c) - unsigned{'0'};  // past 9 for any other byte
-    if (digit > 9) return false;
-    v = v * 10 + digit;
-  }
-  out = static_cast<double>(v);
-  return true;
-}
-
 // Where a value came from, for messages: `where`, or the option's flag when none is given (a
 // batch's cells: the flag is made only when a message needs it).
 std::string where_of(const OptionSpec& s, const std::string* where) { return where != nullptr ? *where : s.flag(); }
@@ -156,8 +141,9 @@ void parse_entry(Args::Entry& e, std::string_view text, const Gpu& gpu, const st
   switch (s.kind) {
     case OptionKind::integer:
     case OptionKind::number:
-      if (plain_whole(text, s.unit, whole)) {
-        // Whole, exact and finite: only the range to check.
+      if (read_plain_whole(text, s.unit, whole)) {
+        // read_quantity's plain form (most of a batch's cells), read before the memo and the
+        // rest of parse_numeric's frame: whole, exact and finite, only the range to check.
         check_range(s, whole, text, gpu, where);
         e.number = whole;
       } else {

@@ -14,7 +14,6 @@
 #include "commands/commands.h"
 #include "core/error.h"
 #include "core/quantity.h"
-#include "engine/engine.h"
 #include "measure/cases.h"
 #include "measure/measure.h"
 
@@ -167,20 +166,7 @@ const std::vector<CaseEntry>& registry() {
   return table;
 }
 
-/// A case's options parsed by the engine against the case's declarations: kind, unit, range
-/// (the profile's where declared), choices, in the calculators' one message form.
-Args parse_case(const CaseEntry& e, const CaseOptions& options, const Gpu& gpu) {
-  static std::map<std::string, Calculator> declarations;  // per case: its options as a declaration
-  auto it = declarations.find(e.info.key);
-  if (it == declarations.end()) {
-    it = declarations.emplace(e.info.key, Calculator{e.info.key, e.info.options, {}, nullptr}).first;
-  }
-  RawOptions raw;
-  for (const auto& [name, value] : options) raw.push_back({name, {value}});
-  return parse_args(it->second, raw, gpu);
-}
-
-/// The case named `key`; anything else is refused by check_measure_word, the one place.
+/// The case named `key`; anything else is refused by refuse_measure_word, the one place.
 const CaseEntry& entry(const std::string& key) {
   for (const CaseEntry& e : registry()) {
     if (key == e.info.key) return e;
@@ -188,8 +174,7 @@ const CaseEntry& entry(const std::string& key) {
   refuse_measure_word(key);
 }
 
-MeasureTable run_named(const CaseEntry& e, const CaseOptions& options, Context& ctx) {
-  const Args args = parse_case(e, options, ctx.gpu);
+MeasureTable run_named(const CaseEntry& e, const Args& args, Context& ctx) {
   try {
     return e.steps.run(args, ctx);
   } catch (const DeviceError& err) {
@@ -221,20 +206,9 @@ const std::vector<MeasureCase>& measure_cases() {
   return cases;
 }
 
-void validate_case(const std::string& key, const CaseOptions& options, const Gpu& gpu) {
-  const CaseEntry& e = entry(key);
-  for (const auto& [name, value] : options) {
-    bool accepted = std::any_of(e.info.options.begin(), e.info.options.end(), [&](const OptionSpec& o) { return name == o.name; });
-    if (!accepted) {
-      std::vector<std::string> names;
-      for (const OptionSpec& o : e.info.options) names.push_back(o.flag());
-      throw InputError("--" + name, value,
-                       names.empty() ? fmt::format("no calculator options for measure {}", key)
-                                     : fmt::format("an option of measure {}: {}", key, fmt::join(names, ", ")));
-    }
-  }
-  e.steps.validate(parse_case(e, options, gpu), gpu);
-}
+const MeasureCase& measure_case(const std::string& key) { return entry(key).info; }
+
+void validate_measure_case(const std::string& key, const Args& args, const Gpu& gpu) { entry(key).steps.validate(args, gpu); }
 
 namespace {
 
@@ -286,18 +260,18 @@ std::vector<std::string> measure_option_words(const std::string& flag) {
   return {};
 }
 
-MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device) {
-  validate_case(key, options, gpu);
+MeasureTable run_measure_case(const std::string& key, const Args& args, const Gpu& gpu, const DeviceInfo& device) {
+  validate_measure_case(key, args, gpu);
   const CaseEntry& e = entry(key);
   const std::string why = e.filter(device);
   if (!why.empty()) throw UnavailableError(fmt::format("measure {}: cannot run here: {}", key, why));
   Context ctx{gpu, device};
-  return run_named(e, options, ctx);
+  return run_named(e, args, ctx);
 }
 
 std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device) {
   for (const CaseEntry& e : registry()) {
-    if (e.info.in_all) e.steps.validate(parse_case(e, {}, gpu), gpu);
+    if (e.info.in_all) e.steps.validate(Args{}, gpu);  // at its default size: no option given
   }
   Context ctx{gpu, device};
   std::vector<MeasureTable> tables;
@@ -312,7 +286,7 @@ std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device) {
       tables.push_back(skipped);
       continue;
     }
-    tables.push_back(run_named(e, {}, ctx));
+    tables.push_back(run_named(e, Args{}, ctx));
   }
   return tables;
 }

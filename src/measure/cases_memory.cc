@@ -8,6 +8,7 @@
 #include <cmath>
 #include <optional>
 
+#include "commands/warp_access.h"
 #include "core/error.h"
 #include "core/little.h"
 #include "core/quantity.h"

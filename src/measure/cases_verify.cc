@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "commands/warp_access.h"
+
 namespace gpucalc::cases {
 namespace {
 

@@ -118,15 +118,19 @@ struct MeasureTable {
 /// The calculator options given on the command line ("threads" -> "256").
 using CaseOptions = std::map<std::string, std::string>;
 
-/// Checks the options of `key` against the case's accepted options and the GPU's limits and
-/// throws InputError (exit 2) for bad input: this runs before any launch.
-void validate_case(const std::string& key, const CaseOptions& options, const Gpu& gpu);
+/// The case named `key`; anything else is refused here (as check_measure_word refuses it).
+const MeasureCase& measure_case(const std::string& key);
 
-/// Runs one case (validating first). Throws DeviceError naming the case on a CUDA error or a
-/// failed result check.
-MeasureTable run_case(const std::string& key, const CaseOptions& options, const Gpu& gpu, const DeviceInfo& device);
+/// A case's own checks of its options, already parsed against its declarations (the command
+/// line reads them: src/cli/measure_options.h), against the GPU's limits: throws InputError (exit
+/// 2) for bad input. This runs before any launch.
+void validate_measure_case(const std::string& key, const Args& args, const Gpu& gpu);
 
-/// Runs every case at its default size (`measure all`).
+/// Runs one case on its parsed options (validating first). Throws DeviceError naming the case on
+/// a CUDA error or a failed result check.
+MeasureTable run_measure_case(const std::string& key, const Args& args, const Gpu& gpu, const DeviceInfo& device);
+
+/// Runs every case at its default size (`measure all`: no option given).
 std::vector<MeasureTable> run_all(const Gpu& gpu, const DeviceInfo& device);
 
 /// What `measure calibrate` measured: the ceilings a profile needs.

@@ -1,5 +1,5 @@
-// The warp accesses of `measure sectors` and `measure banks`: from the calculators' options to
-// the per-lane offsets the generic kernels take, the launch geometry, the counts the models
+// The warp accesses of `measure sectors` and `measure banks` (read from the options by the
+// calculators, commands/warp_access.h): the per-lane offsets the generic kernels take, the launch geometry, the counts the models
 // predict, and the built-in suite of `measure verify`. Host-only and unit-tested without a GPU.
 #pragma once
 
@@ -18,11 +18,8 @@ namespace gpucalc {
 
 using CaseOptions = std::map<std::string, std::string>;
 
-/// The global load gpucalc sectors makes of the options (its own reader, defaults and checks);
-/// `how` says it in words. Throws InputError naming the option, as the calculator would.
-WarpLoad sectors_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how);
-/// The shared-memory access gpucalc banks makes of the options; throws InputError as it would.
-SharedAccess banks_pattern(const CaseOptions& o, const Gpu& gpu, std::string* how);
+// The accesses themselves are read from the options by the calculators (commands/warp_access.h:
+// sectors_pattern, banks_pattern); these are what measure does with them.
 
 /// How the generic global kernel runs a load: offsets inside each block's window.
 struct GlobalPlan {

@@ -92,7 +92,7 @@ const std::vector<const Value*>& RowCells::cells(const Row& row) {
   const std::size_t results = results_.size();
   cells_.resize(results_at + results);
   const Value** cell = cells_.data() + results_at;
-  // A row's results are those of run_case: every declared key in order (an error row has none).
+  // A row's results are those of case_report: every declared key in order (an error row has none).
   if (every_result_ && row.results.size() == results) {
     const Value* value = row.results.data();
     for (std::size_t k = 0; k < results; ++k) cell[k] = value + k;

@@ -119,7 +119,7 @@ void JsonPrinter::row(const Row& row, const std::vector<std::string>* explain) {
   inputs_shape(row.inputs).write(out, row.inputs, &numbers_);
   if (row.error.empty()) {
     out += ",\"results\":";
-    // A row's results are those of run_case: every declared key in order.
+    // A row's results are those of case_report: every declared key in order.
     if (results_ && row.results.size() == results_->size()) {
       results_->write(out, row.results, &numbers_);
     } else {
