@@ -69,8 +69,8 @@ TEST_CASE("an unknown --gpu lists the known ones with a did-you-mean") {
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err ==
-        "gpucalc: --gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, h100, h100-nvl, "
-        "h100-pcie, h200, l4, l40s, rtx4090, t4, v100 or a path to a profile .toml "
+        "gpucalc: --gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, b300, h100, h100-nvl, "
+        "h100-pcie, h200, jetson-agx-orin, l4, l40s, rtx4090, rtx5090, t4, v100 or a path to a profile .toml "
         "(did you mean 'h100'?)\n");
   testing::Run show = run_gpucalc({"hw", "show", "a1000"});
   CHECK(show.exit_code == 2);

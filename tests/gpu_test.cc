@@ -94,8 +94,8 @@ TEST_CASE("an unknown name lists the known ones with a did-you-mean") {
     FAIL("accepted");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) ==
-          "--gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, h100, h100-nvl, "
-          "h100-pcie, h200, l4, l40s, rtx4090, t4, v100 or a path to a profile .toml "
+          "--gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, b300, h100, h100-nvl, "
+          "h100-pcie, h200, jetson-agx-orin, l4, l40s, rtx4090, rtx5090, t4, v100 or a path to a profile .toml "
           "(did you mean 'h100'?)");
   }
   try {

@@ -102,15 +102,18 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     // of views (a deque never moves what it holds).
     std::deque<std::string> notes;
     std::unordered_set<std::string_view> noted;
+    const Gpu* chosen = nullptr;  // the form's own profile (profile()), else gpu
     Printer(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
+    const Gpu& used() const { return chosen != nullptr ? *chosen : gpu; }
+    void profile(const Gpu& g) override { chosen = &g; }
     void begin(std::size_t rows) override {
       if (p.format == Format::text) {
-        out << fmt::format("{} on {} ({}): {} row{}\n", p.calc.name, gpu.name, gpu.key, rows, rows == 1 ? "" : "s");
+        out << fmt::format("{} on {} ({}): {} row{}\n", p.calc.name, used().name, used().key, rows, rows == 1 ? "" : "s");
       }
       writer.emplace(p.calc, p.format, out, RowWriter::Shape{false, false, {}, p.calc.rows_columns});
     }
     void row(Report& report) override {
-      const Row row = make_row(args, report, gpu, 0);
+      const Row row = make_row(args, report, used(), 0);
       writer->write(row, p.common.explain ? &report.explain : nullptr);
       const std::string where = report.label.empty() ? "" : " for " + report.label;
       for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
@@ -121,7 +124,10 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     }
   } printer(p, args, gpu, out);
   run_rows_case(p.calc, args, gpu, in, printer);
-  if (!printer.writer) printer.begin(0);
+  if (!printer.writer) {
+    printer.chosen = nullptr;  // no row: the form's profile may be gone
+    printer.begin(0);
+  }
   printer.writer->finish();
   if (p.format == Format::text || p.format == Format::md) {
     for (const std::string& n : printer.notes) out << (p.format == Format::md ? "\n> " : "note: ") << n << "\n";
@@ -159,7 +165,11 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
   }
   if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
   Gpu gpu = load_gpu(common.gpu);
-  if (rows_form) return run_rows(plan, parse_args(calc, raw, gpu), gpu, in, out, err);
+  if (rows_form) {
+    Args args = parse_args(calc, raw, gpu);
+    args.set_gpu_given(common.gpu_given);
+    return run_rows(plan, args, gpu, in, out, err);
+  }
   if (common.sweep.empty()) return run_one(plan, parse_args(calc, raw, gpu), gpu, out, err);
   Sweep sweep = parse_sweep(calc, common.sweep, gpu);
   return run_swept(plan, parse_args(calc, raw, gpu, sweep.axis->name), sweep, gpu, out, err);
