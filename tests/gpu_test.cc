@@ -21,7 +21,7 @@ namespace {
 
 TEST_CASE("every built-in profile loads, with a source and a kind for every field") {
   const std::vector<std::string> keys = builtin_gpu_keys();
-  CHECK(keys.size() == 14);
+  CHECK(keys.size() == 17);
   for (const std::string& key : keys) {
     CAPTURE(key);
     Gpu g = load_gpu(key);
@@ -31,7 +31,7 @@ TEST_CASE("every built-in profile loads, with a source and a kind for every fiel
     CHECK(g.warp_size == 32);
     // Per architecture: the CUDA C++ Programming Guide's technical specifications.
     const int cc = g.cc_major * 10 + g.cc_minor;
-    CHECK(g.max_threads_per_sm == (cc == 75 ? 1024 : (cc == 86 || cc == 89 ? 1536 : 2048)));
+    CHECK(g.max_threads_per_sm == (cc == 75 ? 1024 : (cc == 86 || cc == 87 || cc == 89 || cc == 120 ? 1536 : 2048)));
     CHECK(g.registers_per_sm == 65536);
     CHECK(g.register_allocation_unit == 256);
     CHECK(g.register_sub_partitions == 4);

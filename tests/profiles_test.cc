@@ -97,7 +97,7 @@ TEST_CASE("datasheet numbers of the new profiles") {
       {"v100", "7.0", 80, 900e9, 15.7e12, 0, 0},
       // Issue 25's: the RTX Blackwell whitepaper (5090), the Jetson AGX Orin technical brief, HGX B300;
       // the tensor figures are leads (derived in the files).
-      {"rtx5090", "12.0", 170, 1.792e12, 1.048e14, 2.095e14, 4.19e14},
+      {"rtx5090", "12.0", 170, 1.792e12, 1.048e14, 2.096e14, 4.192e14},
       {"jetson-agx-orin", "8.7", 16, 2.048e11, 5.325e12, 4.26e13, 0},
       {"b300", "10.3", 160, 8e12, 7.5e13, 2.25e15, 4.5e15},
   };

@@ -33,32 +33,32 @@ std::string read_report(const std::string& path, std::istream& in) {
     char buffer[65536];
     while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
       if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxReportBytes) {
-        throw InputError("report", "-", kAccepted + " (standard input has more)");
+        throw InputError("--report", "-", kAccepted + " (standard input has more)");
       }
       text.append(buffer, static_cast<std::size_t>(in.gcount()));
     }
   } else {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw InputError("report", path, kAccepted + " (this one cannot be opened)");
-    if (S_ISDIR(st.st_mode)) throw InputError("report", path, kAccepted + " (this is a directory)");
+    if (::stat(path.c_str(), &st) != 0) throw InputError("--report", path, kAccepted + " (this one cannot be opened)");
+    if (S_ISDIR(st.st_mode)) throw InputError("--report", path, kAccepted + " (this is a directory)");
     if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > kMaxReportBytes) {
-      throw InputError("report", path, fmt::format("{} (this one has {} bytes)", kAccepted, st.st_size));
+      throw InputError("--report", path, fmt::format("{} (this one has {} bytes)", kAccepted, st.st_size));
     }
     std::ifstream file(path, std::ios::binary);
-    if (!file) throw InputError("report", path, kAccepted + " (this one cannot be opened)");
+    if (!file) throw InputError("--report", path, kAccepted + " (this one cannot be opened)");
     if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
     char buffer[65536];
     while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
       if (text.size() + static_cast<std::size_t>(file.gcount()) > kMaxReportBytes) {
-        throw InputError("report", path, kAccepted + " (reading stopped: it is larger)");
+        throw InputError("--report", path, kAccepted + " (reading stopped: it is larger)");
       }
       text.append(buffer, static_cast<std::size_t>(file.gcount()));
     }
   }
-  if (text.empty()) throw InputError("report", path, kAccepted + " (this one is empty)");
+  if (text.empty()) throw InputError("--report", path, kAccepted + " (this one is empty)");
   // A saved report (.ncu-rep) or another binary: text has no NUL byte.
   if (text.find('\0') != std::string::npos) {
-    throw InputError("report", path, kAccepted + " (this one is binary: a .ncu-rep? gpucalc reads text only)");
+    throw InputError("--report", path, kAccepted + " (this one is binary: a .ncu-rep? gpucalc reads text only)");
   }
   return text;
 }
@@ -146,10 +146,20 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
                                  path, first->line, first->cc_major, first->cc_minor, fmt::join(known, ", ")));
   }
   c.gpu = std::move(*found);
-  c.notes.push_back(fmt::format("profile {} ({}), the built-in profile of compute capability {}.{}{}", c.gpu.key, c.gpu.name,
+  // The other profiles of the architecture: the same SM, other ceilings (the roofline's).
+  std::vector<std::string> others;
+  for (const BuiltinProfile& p : builtin_profiles()) {
+    const Gpu b = p.brief();
+    if (b.cc_major == first->cc_major && b.cc_minor == first->cc_minor && b.key != c.gpu.key) others.push_back(b.key);
+  }
+  c.notes.push_back(fmt::format("profile {} ({}), the built-in profile of compute capability {}.{}{}{}", c.gpu.key, c.gpu.name,
                                 first->cc_major, first->cc_minor,
                                 device.empty() ? " (the report names no device)"
-                                               : fmt::format(" (the report's device: {})", InputError::printable(first->device_name))));
+                                               : fmt::format(" (the report's device: {})", InputError::printable(first->device_name)),
+                                others.empty() ? ""
+                                               : fmt::format("; --gpu {} for another GPU of it (the same SM limits, other "
+                                                             "ceilings for the roofline)",
+                                                             fmt::join(others, ", "))));
   if (first->has(NcuField::sm_count) && first->get(NcuField::sm_count) != c.gpu.sm_count) {
     c.notes.push_back(fmt::format("the report's GPU has {} SMs (# SMs), the {} profile {}: the report's count is used",
                                   format_number(first->get(NcuField::sm_count)), c.gpu.key, c.gpu.sm_count));
@@ -307,8 +317,17 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   }
   std::vector<const NcuKernel*> kernels = pick(report, args);
   if (kernels.empty()) {
-    throw InputError(args.has(kKernel) ? "--kernel" : "--device", args.has(kKernel) ? args.text(kKernel) : args.text(kDevice),
-                     fmt::format("a pattern that some of the report's {} kernels match", report.kernels.size()));
+    std::vector<std::string> devices;
+    for (const NcuKernel& k : report.kernels) {
+      if (std::find(devices.begin(), devices.end(), k.device) == devices.end()) devices.push_back(k.device.empty() ? "none named" : k.device);
+      if (devices.size() >= 8) break;
+    }
+    if (args.has(kDevice) && !args.has(kKernel)) {
+      throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(devices, ", ")));
+    }
+    throw InputError("--kernel", args.text(kKernel),
+                     fmt::format("a regular expression that some of the report's {} kernel names match{}", report.kernels.size(),
+                                 args.has(kDevice) ? fmt::format(" on device {}", args.text(kDevice)) : ""));
   }
   NcuReport chosen_part;
   for (const NcuKernel* k : kernels) chosen_part.kernels.push_back(*k);
@@ -337,6 +356,7 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
     if (i == 0) row.notes = chosen.notes;
     put_row(*kernels[i], checks[i], row);
     if (args.for_people()) {
+      row.notes.push_back(fmt::format("{}: {}", row.label, checks[i].verdict));
       for (const NcuFigure& f : checks[i].figures) {
         if (!f.equal) {
           row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, f.what, format_number(f.gpucalc),
@@ -350,7 +370,7 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
 }
 
 void run_without_report(const Args&, const Gpu&, Report&) {
-  throw InputError("report", "(not given)", kAccepted + ": gpucalc ncu FILE");
+  throw InputError(fmt::format("--report is required: {}; the first argument is the report: gpucalc ncu FILE", kAccepted));
 }
 
 }  // namespace
