@@ -168,6 +168,9 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
   if (rows_form) {
     Args args = parse_args(calc, raw, gpu);
     args.set_gpu_given(common.gpu_given);
+    // The derivation and the notes are read only with --explain or in text and md (a rows form
+    // of 10,000 kernels need not write them for csv and json).
+    args.set_for_people(common.explain || plan.format == Format::text || plan.format == Format::md);
     return run_rows(plan, args, gpu, in, out, err);
   }
   if (common.sweep.empty()) return run_one(plan, parse_args(calc, raw, gpu), gpu, out, err);
