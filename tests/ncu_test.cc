@@ -279,6 +279,8 @@ TEST_CASE("gpucalc ncu: bad reports, each one line and exit 2") {
       {"an unclosed quote", file("quote.csv", header + "\"0,\"1\n"), "line 2"},
       {"a bad CC", file("badcc.csv", header + row("0", "nine", "Block Size", "", "256")), "CC"},
       {"a line past the bound", file("long.txt", std::string(kNcuMaxLineBytes + 10, 'x') + "\n"), "line 1"},
+      {"columns past the bound", file("wide.csv", "\"ID\",\"Kernel Name\"" + std::string(kNcuMaxColumns, ',') + "\n"),
+       "columns, more than"},
       {"a table row that is no row", file("row.txt", "  k() (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
                                                      "    Section: Launch Statistics\n"
                                                      "    ---------- ----------- ------------\n"

@@ -241,8 +241,8 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
     report.word("bound", c.roofline.bound);
     report.word("precision", fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
   }
-  if (c.load_sectors_per_request >= 0) report.num("access.load_sectors_per_request", c.load_sectors_per_request);
-  if (c.store_sectors_per_request >= 0) report.num("access.store_sectors_per_request", c.store_sectors_per_request);
+  if (c.load_sectors_per_request >= 0) report.num("access.sectors_per_load", c.load_sectors_per_request);
+  if (c.store_sectors_per_request >= 0) report.num("access.sectors_per_store", c.store_sectors_per_request);
   if (c.shared_excess >= 0) {
     report.num("access.shared_excess", c.shared_excess, Unit::fraction);
     report.num("access.shared_excess_bytes", c.shared_excess_bytes, Unit::bytes);
@@ -437,8 +437,8 @@ const Calculator& ncu_command() {
                   {"roofline_share", Unit::fraction},
                   {"bound", Unit::text},
                   {"precision", Unit::text},
-                  {"access.load_sectors_per_request"},
-                  {"access.store_sectors_per_request"},
+                  {"access.sectors_per_load"},
+                  {"access.sectors_per_store"},
                   {"access.shared_excess", Unit::fraction},
                   {"access.shared_excess_bytes", Unit::bytes},
                   {"verdict", Unit::text}},

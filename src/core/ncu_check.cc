@@ -249,7 +249,7 @@ std::string verdict(const NcuKernel& k, const Gpu& gpu, const NcuCheck& c) {
   // What buys the most, as the models see it.
   std::string advice;
   if (c.waves > 0 && c.waves < 1) {
-    advice = "a larger grid (or more work per block's SM) fills the GPU";
+    advice = fmt::format("a grid of at least a wave ({} blocks) fills the GPU", c.whole.blocks_per_wave);
   } else if (c.tail_share >= 0.2) {
     advice = fmt::format("a grid of a whole number of waves ({} blocks a wave)", c.whole.blocks_per_wave);
   } else if (!full && c.one_more.registers > 0 && r.limiter == "registers") {
