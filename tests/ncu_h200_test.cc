@@ -136,5 +136,21 @@ TEST_CASE("ncu on the H200 --set full: the roofline of the residency kernel from
   CHECK(c.store_sectors_per_request == doctest::Approx(1.0));  // 3,564 sectors in 3,564 requests
 }
 
+TEST_CASE("ncu on the H200 --set full: the uint4 copy kernel's sectors, fully used") {
+  // fusion's copy_kernel<1, 0>: 2,097,152 requests of 16 sectors (a warp's 512 bytes of uint4), 32
+  // bytes of each sector asked for: nothing wasted.
+  const NcuReport r = parse_ncu_report(read(kH200 + "full-fusion.raw.csv"));
+  REQUIRE(r.kernels.size() == 2);
+  const NcuKernel& k = r.kernels[1];
+  CHECK(k.name.find("copy_kernel") != std::string::npos);
+  const NcuCheck c = check_ncu_kernel(k, h200_for(k), true);
+  CHECK(c.load_sectors_per_request == 16);
+  CHECK(c.store_sectors_per_request == 16);
+  CHECK(c.load_excess == 0);
+  CHECK(c.load_excess_bytes == 0);
+  REQUIRE(c.has_roofline);
+  CHECK(c.roofline.bound == "memory");
+}
+
 }  // namespace
 }  // namespace gpucalc

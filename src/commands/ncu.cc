@@ -243,6 +243,14 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
   }
   if (c.load_sectors_per_request >= 0) report.num("access.sectors_per_load", c.load_sectors_per_request);
   if (c.store_sectors_per_request >= 0) report.num("access.sectors_per_store", c.store_sectors_per_request);
+  if (c.load_excess >= 0) {
+    report.num("access.load_excess", c.load_excess, Unit::fraction);
+    report.num("access.load_excess_bytes", c.load_excess_bytes, Unit::bytes);
+  }
+  if (c.store_excess >= 0) {
+    report.num("access.store_excess", c.store_excess, Unit::fraction);
+    report.num("access.store_excess_bytes", c.store_excess_bytes, Unit::bytes);
+  }
   if (c.shared_excess >= 0) {
     report.num("access.shared_excess", c.shared_excess, Unit::fraction);
     report.num("access.shared_excess_bytes", c.shared_excess_bytes, Unit::bytes);
@@ -439,6 +447,10 @@ const Calculator& ncu_command() {
                   {"precision", Unit::text},
                   {"access.sectors_per_load"},
                   {"access.sectors_per_store"},
+                  {"access.load_excess", Unit::fraction},
+                  {"access.load_excess_bytes", Unit::bytes},
+                  {"access.store_excess", Unit::fraction},
+                  {"access.store_excess_bytes", Unit::bytes},
                   {"access.shared_excess", Unit::fraction},
                   {"access.shared_excess_bytes", Unit::bytes},
                   {"verdict", Unit::text}},

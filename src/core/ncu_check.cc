@@ -211,6 +211,16 @@ void add_access(const NcuKernel& k, NcuCheck& c) {
   };
   c.load_sectors_per_request = ratio(NcuField::global_load_sectors, NcuField::global_load_requests);
   c.store_sectors_per_request = ratio(NcuField::global_store_sectors, NcuField::global_store_requests);
+  // Against the fully used minimum: a 32-byte sector of which the lanes asked for b bytes wastes
+  // 32 - b; excess = 1 - b / 32, excess bytes = sectors x (32 - b).
+  auto excess = [&](NcuField sectors, NcuField bytes_per_sector, double& share, double& bytes) {
+    if (!k.has(sectors) || !k.has(bytes_per_sector) || k.get(sectors) <= 0) return;
+    const double used = std::min(32.0, k.get(bytes_per_sector));
+    share = 1 - used / 32;
+    bytes = k.get(sectors) * (32 - used);
+  };
+  excess(NcuField::global_load_sectors, NcuField::global_load_bytes_per_sector, c.load_excess, c.load_excess_bytes);
+  excess(NcuField::global_store_sectors, NcuField::global_store_bytes_per_sector, c.store_excess, c.store_excess_bytes);
   const bool shared = k.has(NcuField::shared_load_wavefronts) && k.has(NcuField::shared_load_conflicts);
   if (!shared) return;
   const double wavefronts = k.get(NcuField::shared_load_wavefronts) + value_or(k, NcuField::shared_store_wavefronts, 0);

@@ -55,6 +55,8 @@ struct NcuCheck {
   RooflineResult roofline;
   // Memory access, with the counters.
   double load_sectors_per_request = -1, store_sectors_per_request = -1;  // -1: not counted
+  // The share of the global sectors' bytes no lane asked for, and those bytes (-1: not counted).
+  double load_excess = -1, load_excess_bytes = -1, store_excess = -1, store_excess_bytes = -1;
   double shared_excess = -1;        // bank-conflict wavefronts / all wavefronts (-1: not counted)
   double shared_excess_bytes = -1;  // the excess wavefronts x 128 bytes
   std::string verdict;

@@ -13,7 +13,7 @@ namespace gpucalc {
 namespace {
 
 // What a field's unit is: how ncu's unit words convert.
-enum class Family { count, bytes, fraction, time, rate };
+enum class Family { count, bytes, fraction, time, rate, ratio };  // ratio: any unit (byte/sector)
 
 struct FieldName {
   NcuField field;
@@ -83,6 +83,8 @@ const std::vector<FieldName>& field_names() {
       {NcuField::global_load_requests, Family::count, {}, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}},
       {NcuField::global_store_sectors, Family::count, {}, {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}},
       {NcuField::global_store_requests, Family::count, {}, {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"}},
+      {NcuField::global_load_bytes_per_sector, Family::ratio, {}, {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"}},
+      {NcuField::global_store_bytes_per_sector, Family::ratio, {}, {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"}},
       {NcuField::shared_load_wavefronts, Family::count, {}, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"}},
       {NcuField::shared_store_wavefronts, Family::count, {}, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
       {NcuField::shared_load_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}},
@@ -164,6 +166,9 @@ bool unit_factor(std::string_view unit, Family family, double& factor) {
       if (per != "second" && per != "s") return false;
       return find(bytes, word);
     }
+    case Family::ratio:
+      factor = 1;
+      return true;
     case Family::count:
       // block, warp, SM, thread, register/thread, sector, inst, cluster, or none: a count.
       factor = 1;

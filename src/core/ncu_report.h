@@ -30,6 +30,7 @@ enum class NcuField : std::uint8_t {
   // Tensor-core operations by source type (sm__ops_path_tensor_src_*: FLOP, an FMA counted as 2).
   tensor_fp16, tensor_bf16, tensor_tf32, tensor_fp8, tensor_fp8_sparse, tensor_int8, tensor_fp64,
   global_load_sectors, global_load_requests, global_store_sectors, global_store_requests,
+  global_load_bytes_per_sector, global_store_bytes_per_sector,  // the bytes of a sector the lanes asked for
   shared_load_wavefronts, shared_store_wavefronts, shared_load_conflicts, shared_store_conflicts,
   count_
 };
