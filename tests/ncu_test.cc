@@ -325,6 +325,12 @@ TEST_CASE("gpucalc ncu: bad reports, each one line and exit 2") {
                                                      "    ---------- ----------- ------------\n"
                                                      "    a  b  c  d  e\n"),
        "line 6"},
+      {"a summary", file("summary.txt", "  Device 0, CC 9.0\n"
+                                          "    k() (1, 1, 1)x(32, 1, 1), Invocations 3\n"
+                                          "      Section: Launch Statistics\n"
+                                          "      ----------- ----------- ------- ------- -------\n"
+                                          "      Metric Name Metric Unit Minimum Maximum Average\n"),
+       "--print-summary"},
       {"a missing file", dir + "/none.csv", "cannot be opened"},
   };
   for (const Case& c : cases) {

@@ -243,6 +243,11 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
   }
   if (c.load_sectors_per_request >= 0) report.num("access.sectors_per_load", c.load_sectors_per_request);
   if (c.store_sectors_per_request >= 0) report.num("access.sectors_per_store", c.store_sectors_per_request);
+  if (!c.has_roofline && k.has(NcuField::dram_throughput)) {
+    // The details page and the text report: Memory Workload Analysis's DRAM throughput, no FLOP.
+    report.num("dram_bandwidth", k.get(NcuField::dram_throughput), Unit::bytes_per_second);
+    if (k.has(NcuField::duration)) report.num("dram_bytes", k.get(NcuField::dram_throughput) * k.get(NcuField::duration), Unit::bytes);
+  }
   if (c.load_excess >= 0) {
     report.num("access.load_excess", c.load_excess, Unit::fraction);
     report.num("access.load_excess_bytes", c.load_excess_bytes, Unit::bytes);

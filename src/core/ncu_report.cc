@@ -598,6 +598,10 @@ void read_text(Lines& lines, std::string_view first, NcuReport& report) {
       continue;
     }
     if (state == State::header_next && starts_with(t, "Metric Name")) {
+      if (t.find("Average") != std::string_view::npos || t.find("Minimum") != std::string_view::npos) {
+        refuse_line(at, "a summary table (Minimum, Maximum, Average: ncu --print-summary): gpucalc reads a row per launch, "
+                        "the report without --print-summary");
+      }
       state = State::header_seen;
       continue;
     }
