@@ -222,6 +222,41 @@ TEST_CASE("ncu reports: several processes with the same IDs, CRLF line ends, a t
   CHECK(t.kernels[0].block.total == 64);
 }
 
+TEST_CASE("ncu text report of 2020: a launch time in the kernel's line, no grid and block there, no CC") {
+  // Nsight Compute 2020.1's text layout (as its CSV of the same era, xplacer-v100-2020.csv).
+  const std::string text =
+      "==PROF== Disconnected from process 28439\n"
+      "[28439] cfd_000@127.0.0.1\n"
+      "  cuda_compute_step_factor(int,float*,float*,float*), 2020-May-29 12:02:46, Context 1, Stream 7\n"
+      "    Section: Launch Statistics\n"
+      "    ---------------------------------------------------------------------- --------------- ------------------------------\n"
+      "    Block Size                                                                                                        192\n"
+      "    ---------------------------------------------------------------------- --------------- ------------------------------\n";
+  // A table without its "Metric Name" header is passed over: no rows read, the launch unknown.
+  const NcuReport bare = parse_ncu_report(text);
+  REQUIRE(bare.kernels.size() == 1);
+  CHECK(bare.kernels[0].name == "cuda_compute_step_factor(int,float*,float*,float*)");
+  CHECK(bare.kernels[0].process == "28439");
+  CHECK(bare.kernels[0].cc_major == 0);
+  CHECK_FALSE(bare.kernels[0].grid.sides());
+  const std::string with_header =
+      "  cuda_compute_step_factor(int,float*,float*,float*), 2020-May-29 12:02:46, Context 1, Stream 7\n"
+      "    Section: Launch Statistics\n"
+      "    -------------------------- --------------- ------------\n"
+      "    Metric Name                    Metric Unit Metric Value\n"
+      "    -------------------------- --------------- ------------\n"
+      "    Block Size                                          192\n"
+      "    Grid Size                                           506\n"
+      "    Registers Per Thread       register/thread           20\n"
+      "    -------------------------- --------------- ------------\n";
+  const NcuReport r = parse_ncu_report(with_header);
+  REQUIRE(r.kernels.size() == 1);
+  const NcuCheck c = check_ncu_kernel(r.kernels[0], load_gpu("v100"), true);
+  CHECK(c.launch.threads == 192);
+  CHECK(c.launch.blocks == 506);
+  CHECK(c.occupancy.limit_registers == 14);  // as ncu's Block Limit Registers in the CSV of that run
+}
+
 // --- through the binary ---
 
 TEST_CASE("gpucalc ncu: a row per kernel, the profile of the report's architecture, JSON Lines") {
