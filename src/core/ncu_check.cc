@@ -232,13 +232,21 @@ void add_access(const NcuKernel& k, NcuCheck& c) {
   c.shared_excess_bytes = conflicts * 128;
 }
 
+std::string blocks_words(std::int64_t n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
+
+// A limiter key in words: shared_memory -> shared memory.
+std::string words(std::string key) {
+  std::replace(key.begin(), key.end(), '_', ' ');
+  return key;
+}
+
 std::string verdict(const NcuKernel& k, const Gpu& gpu, const NcuCheck& c) {
   const OccupancyResult& r = c.occupancy;
   std::vector<std::string> parts;
-  if (!r.fits) return fmt::format("does not fit on {}: {}", gpu.key, r.limiter);
+  if (!r.fits) return fmt::format("does not fit on {}: {}", gpu.key, words(r.limiter));
   const bool full = r.warps_per_sm * gpu.warp_size >= gpu.max_threads_per_sm;
-  std::string occ = fmt::format("occupancy {} ({} blocks per SM, {})", format_quantity(r.occupancy, Unit::fraction),
-                                r.blocks_per_sm, full ? "the most the SM holds" : "limited by " + r.limiter);
+  std::string occ = fmt::format("occupancy {} ({} per SM, {})", format_quantity(r.occupancy, Unit::fraction),
+                                blocks_words(r.blocks_per_sm), full ? "the most the SM holds" : "limited by " + words(r.limiter));
   if (k.has(NcuField::occupancy_achieved)) {
     occ += fmt::format(", achieved {}", format_quantity(k.get(NcuField::occupancy_achieved), Unit::fraction));
   }
@@ -247,8 +255,8 @@ std::string verdict(const NcuKernel& k, const Gpu& gpu, const NcuCheck& c) {
     parts.push_back(fmt::format("{} waves: the grid of {} blocks fills {} of the GPU", format_number(std::round(c.waves * 100) / 100),
                                 c.launch.blocks, format_quantity(c.waves, Unit::fraction)));
   } else if (c.tail_share > 0) {
-    parts.push_back(fmt::format("{} full waves and a last of {} blocks ({} full) that may cost up to {} of the time",
-                                c.whole.waves - 1, c.whole.last_wave_blocks, format_quantity(c.whole.last_wave_utilization, Unit::fraction),
+    parts.push_back(fmt::format("{} full waves and a last of {} ({} full) that may cost up to {} of the time",
+                                c.whole.waves - 1, blocks_words(c.whole.last_wave_blocks), format_quantity(c.whole.last_wave_utilization, Unit::fraction),
                                 format_quantity(c.tail_share, Unit::fraction)));
   }
   if (c.has_roofline) {
