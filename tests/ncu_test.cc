@@ -184,7 +184,19 @@ TEST_CASE("ncu values: units and thousands separators") {
   CHECK(v == doctest::Approx(3.28e-3));
   CHECK(ncu_value("33.33", "%", NcuField::occupancy_theoretical, v, step));
   CHECK(v == doctest::Approx(0.3333));
+  CHECK(ncu_value("846.20", "Gbyte/s", NcuField::dram_throughput, v, step));  // the text report's rate
+  CHECK(v == doctest::Approx(846.2e9));
+  CHECK(ncu_value("9.725159", "Mbyte/second", NcuField::dram_throughput, v, step));
+  CHECK(v == doctest::Approx(9.725159e6));
+  CHECK(ncu_value("1.249936", "Gbyte", NcuField::dram_read_bytes, v, step));
+  CHECK(v == doctest::Approx(1.249936e9));
+  CHECK(ncu_value("406240", "ns", NcuField::duration, v, step));
+  CHECK(v == doctest::Approx(406240e-9));
+  CHECK(ncu_value("1.5e+06", "", NcuField::grid_size, v, step));  // an exponent, not decimals
+  CHECK(v == 1.5e6);
   CHECK_FALSE(ncu_value("12", "usecond", NcuField::smem_static, v, step));  // a time for a size
+  CHECK_FALSE(ncu_value("12", "Kbyte", NcuField::registers, v, step));      // a size for a count
+  CHECK_FALSE(ncu_value("-3", "", NcuField::registers, v, step));
   CHECK_FALSE(ncu_value("abc", "", NcuField::registers, v, step));
 }
 
