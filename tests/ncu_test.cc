@@ -304,6 +304,20 @@ TEST_CASE("gpucalc ncu: the report's SM count, --kernel, the text table and its 
   CHECK(none.err.find("--kernel") != std::string::npos);
 }
 
+TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Lines; text refuses it as every rows form") {
+  testing::Run json = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain", "--format", "json"});
+  REQUIRE(json.exit_code == 0);
+  const auto row = nlohmann::json::parse(testing::lines_of(json.out)[2]);
+  REQUIRE(row["explain"].size() >= 10);
+  CHECK(row["explain"][2].get<std::string>().rfind("occupancy (a10): registers allow 84, shared memory 28, warps 48, the SM 16: 16 blocks", 0) == 0);
+  bool flagged = false;
+  for (const auto& step : row["explain"]) flagged = flagged || step.get<std::string>().find("Waves Per SM: gpucalc 7.11, ncu 11.13 (FLAGGED)") == 0;
+  CHECK(flagged);
+  testing::Run text = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain"});
+  CHECK(text.exit_code == 2);
+  CHECK(text.err.find("--explain: not in text output of many rows") != std::string::npos);
+}
+
 TEST_CASE("gpucalc ncu --require: checked per kernel, a failure names the kernel") {
   testing::Run r = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--require", "occupancy>=50%", "--format", "csv"});
   CHECK(r.exit_code == 1);

@@ -236,6 +236,8 @@ std::string blocks_words(std::int64_t n) { return fmt::format("{} block{}", n, n
 
 // A limiter key in words: shared_memory -> shared memory.
 std::string words(std::string key) {
+  if (key == "blocks") return "the SM's block limit";
+  if (key == "threads") return "the SM's warps";
   std::replace(key.begin(), key.end(), '_', ' ');
   return key;
 }
@@ -279,7 +281,9 @@ std::string verdict(const NcuKernel& k, const Gpu& gpu, const NcuCheck& c) {
   }
   std::string line = fmt::format("{}", fmt::join(parts, "; "));
   if (!advice.empty()) line += "; the models say: " + advice;
-  if (c.differences > 0) line += fmt::format("; {} figure{} differ from ncu's", c.differences, c.differences == 1 ? "" : "s");
+  if (c.differences > 0) {
+    line += fmt::format("; {} figure{} from ncu's", c.differences, c.differences == 1 ? " differs" : "s differ");
+  }
   return line;
 }
 
