@@ -318,6 +318,25 @@ TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Li
   CHECK(text.err.find("--explain: not in text output of many rows") != std::string::npos);
 }
 
+TEST_CASE("gpucalc ncu --gpu: a given profile is kept (CLI11's reading and the plain one), the report's architecture noted") {
+  // `ncu FILE --gpu h100` goes through CLI11 (a plain word first); `ncu --report FILE --gpu h100` through
+  // the reader of plain calls: both keep --gpu.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h100", "--format", "json"},
+        std::vector<std::string>{"ncu", "--report", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h100", "--format", "json"}}) {
+    testing::Run r = testing::run_gpucalc(args);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(testing::lines_of(r.out)[0])["gpu"] == "h100");
+  }
+  testing::Run text = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h100"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("the report's kernels ran on compute capability 8.6; the h100 profile (--gpu) is 9.0") != std::string::npos);
+  // Without --gpu, the plain reader too picks the report's architecture.
+  testing::Run plain = testing::run_gpucalc({"ncu", "--report", "tests/data/ncu/softmax-sm86.txt", "--format", "json"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(nlohmann::json::parse(testing::lines_of(plain.out)[0])["gpu"] == "a10");
+}
+
 TEST_CASE("gpucalc ncu --require: checked per kernel, a failure names the kernel") {
   testing::Run r = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--require", "occupancy>=50%", "--format", "csv"});
   CHECK(r.exit_code == 1);
