@@ -304,7 +304,7 @@ TEST_CASE("gpucalc ncu: the report's SM count, --kernel, the text table and its 
   CHECK(none.err.find("--kernel") != std::string::npos);
 }
 
-TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Lines; text refuses it as every rows form") {
+TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Lines, refused in text as by every rows form") {
   testing::Run json = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain", "--format", "json"});
   REQUIRE(json.exit_code == 0);
   const auto row = nlohmann::json::parse(testing::lines_of(json.out)[2]);
