@@ -19,8 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSource = GPUCALC_SOURCE_DIR;
-const std::vector<std::string> kCalculators = {"occupancy", "little", "sectors", "banks",   "fusion",
-                                               "tiling",    "waves",  "roofline", "ncu"};
+const std::vector<std::string> kCalculators = {"occupancy", "little",   "sectors",   "banks",  "fusion", "tiling",
+                                               "waves",     "roofline", "attention", "decode", "ncu"};
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -115,6 +115,8 @@ TEST_CASE("docs: a calculator's page names every one of its result keys and opti
       {"tiling", {"--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128"}},
       {"waves", {"--blocks", "265", "--blocks-per-sm", "1"}},
       {"roofline", {"--intensity", "64"}},
+      {"attention", {"--heads", "32", "--seq", "4096", "--head-dim", "128", "--pass", "fwd+bwd"}},
+      {"decode", {"--model", "llama-3-8b", "--prefill", "2048"}},
       {"ncu", {"tests/data/ncu/superbench-sm100-details.csv", "--kernel", "cutlass", "--device", "0"}},
   };
   for (const auto& [calculator, options] : cases) {

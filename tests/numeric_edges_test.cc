@@ -243,9 +243,10 @@ std::string profile_with(const std::string& field, const std::string& value, int
   std::ostringstream out;
   int n = 0;
   for (std::string line; std::getline(in, line);) {
-    ++n;
-    // h100's GPC layout (the last line) adds up to its 132 SMs: an edited sm_count would contradict it.
+    // h100's GPC layout adds up to its 132 SMs: an edited sm_count would contradict it. (Lines are
+    // counted as written, so a field after it keeps its line number.)
     if (line.rfind("gpc_sms = ", 0) == 0 && field != "gpc_sms") continue;
+    ++n;
     if (line.rfind(field + " = ", 0) == 0) {
       line = field + " = { value = " + value + ", kind = \"spec\", source = \"test\" }";
       if (line_number != nullptr) *line_number = n;

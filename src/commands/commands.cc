@@ -14,6 +14,8 @@ const std::vector<Command>& commands() {
       {"tiling", "HBM traffic of a naive against a tiled matmul; tile size against shared memory", tiling_command, {}},
       {"waves", "waves of resident blocks, the tail effect, last-wave utilisation", waves_command, {}},
       {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
+      {"attention", "attention's FLOPs, exponentials and HBM bytes (standard against FlashAttention), its bound and tiles", attention_command, {}},
+      {"decode", "LLM decode: weights and KV cache against memory, step time, tokens/s, the compute-bound batch", decode_command, {}},
       {"ncu", "an Nsight Compute report (text or CSV): a row per kernel, gpucalc's models beside ncu's counts", ncu_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr,
        {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show", nullptr, plain_hw}},

@@ -51,6 +51,8 @@ const Calculator& fusion_command();
 const Calculator& tiling_command();
 const Calculator& waves_command();
 const Calculator& roofline_command();
+const Calculator& attention_command();
+const Calculator& decode_command();
 const Calculator& ncu_command();
 std::function<int()> add_hw(CLI::App& sub);
 std::function<int()> plain_hw(int argc, char** argv);

@@ -99,7 +99,13 @@ std::string unit_words(Unit unit) {
 void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
   s += ".TP\n";
   s += bold(o.flag);
-  if (o.takes_value) s += " " + italic(placeholder(o));
+  if (o.takes_value) {
+    // A break point (\:) after each | of a list of words, so that a long one (decode --model's
+    // presets) wraps where it must instead of overrunning the line.
+    std::string form = italic(placeholder(o));
+    for (std::size_t at = form.find('|'); at != std::string::npos; at = form.find('|', at + 3)) form.insert(at + 1, "\\:");
+    s += " " + form;
+  }
   s += "\n";
   if (o.spec == nullptr) {
     const bool says = o.help.find("repeatable") != std::string::npos;
@@ -112,6 +118,40 @@ void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
   if (o.spec->kind == OptionKind::repeated) text += ". Repeatable";
   if (o.spec->sweep != nullptr) text += fmt::format(". Sweepable (--sweep {})", o.spec->name);
   s += roff(text) + ".\n";
+}
+
+// One subcommand's section: its synopsis words, options, result keys and examples.
+void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
+  const Command& c = *d.command;
+  s += ".SS " + roff(c.name) + "\n" + roff(c.help) + ".\n";
+  if (!d.words.empty()) {
+    // A few words in the synopsis (hw list|show); a longer list (measure's cases) below it.
+    const bool few = d.words.size() <= 3;
+    s += ".PP\n" + bold(fmt::format("gpucalc {}", c.name)) + " " +
+         italic(few ? fmt::format("{}", fmt::join(d.words, "|")) : std::string("WORD")) +
+         (d.profile_after.empty() ? "" : " [" + italic("NAME") + "]") + " [" + italic("options") + "]\n";
+    if (!few) s += ".br\n" + roff(fmt::format("WORD: one of {}.", fmt::join(d.words, ", "))) + "\n";
+  }
+  bool any = false;
+  for (const OptionDoc& o : d.options) {
+    if (c.calculator != nullptr && o.spec == nullptr) continue;  // the common options, above
+    if (o.flag == "--help") continue;
+    if (!any) s += ".PP\nOptions:\n";
+    any = true;
+    option_item(s, o, gpu);
+  }
+  if (c.calculator != nullptr) {
+    s += ".PP\nResult keys (JSON and CSV units in parentheses):\n.RS\n.PP\n";
+    const std::vector<ResultSpec>& results = c.calculator().results;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const std::string unit = unit_words(results[i].unit);
+      s += bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + (i + 1 < results.size() ? ",\n" : "\n");
+    }
+    s += ".RE\n";
+  }
+  const std::vector<Example> examples = examples_of(c.name);
+  if (!examples.empty()) s += ".PP\nExamples (H100 unless named):\n";
+  for (const Example& e : examples) s += ".TP\n" + bold(e.command) + "\n" + roff(e.answer) + "\n";
 }
 
 std::string page() {
@@ -155,38 +195,7 @@ Options take the forms people type:
   }
   s += ".PP\n\\fB\\-\\-sweep\\fR is offered by the calculators that have a sweepable option.\n";
   s += ".SH SUBCOMMANDS\n";
-  for (const CommandDoc& d : docs) {
-    const Command& c = *d.command;
-    s += ".SS " + roff(c.name) + "\n" + roff(c.help) + ".\n";
-    if (!d.words.empty()) {
-      // A few words in the synopsis (hw list|show); a longer list (measure's cases) below it.
-      const bool few = d.words.size() <= 3;
-      s += ".PP\n" + bold(fmt::format("gpucalc {}", c.name)) + " " +
-           italic(few ? fmt::format("{}", fmt::join(d.words, "|")) : std::string("WORD")) +
-           (d.profile_after.empty() ? "" : " [" + italic("NAME") + "]") + " [" + italic("options") + "]\n";
-      if (!few) s += ".br\n" + roff(fmt::format("WORD: one of {}.", fmt::join(d.words, ", "))) + "\n";
-    }
-    bool any = false;
-    for (const OptionDoc& o : d.options) {
-      if (c.calculator != nullptr && o.spec == nullptr) continue;  // the common options, above
-      if (o.flag == "--help") continue;
-      if (!any) s += ".PP\nOptions:\n";
-      any = true;
-      option_item(s, o, gpu);
-    }
-    if (c.calculator != nullptr) {
-      s += ".PP\nResult keys (JSON and CSV units in parentheses):\n.RS\n.PP\n";
-      const std::vector<ResultSpec>& results = c.calculator().results;
-      for (std::size_t i = 0; i < results.size(); ++i) {
-        const std::string unit = unit_words(results[i].unit);
-        s += bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + (i + 1 < results.size() ? ",\n" : "\n");
-      }
-      s += ".RE\n";
-    }
-    const std::vector<Example> examples = examples_of(c.name);
-    if (!examples.empty()) s += ".PP\nExamples (H100 unless named):\n";
-    for (const Example& e : examples) s += ".TP\n" + bold(e.command) + "\n" + roff(e.answer) + "\n";
-  }
+  for (const CommandDoc& d : docs) subcommand_section(s, d, gpu);
   s += R"(.SH EXIT STATUS
 .TP
 0

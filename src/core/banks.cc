@@ -96,19 +96,11 @@ void count_words(std::vector<std::int64_t>& words, std::array<int, kBanks>& per_
   for (std::int64_t w : words) ++per_bank[static_cast<std::size_t>(w % kBanks)];
 }
 
-}  // namespace
-
-BanksResult banks(const SharedAccess& access) {
-  check_element_bytes(access.element_bytes);
-  BanksResult r;
-  // 1-, 2- and 4-byte elements lie in one word; 8-byte elements span 2, 16-byte 4.
-  const int words_per_element = std::max(1, static_cast<int>(access.element_bytes / kBankWordBytes));
-  // 1- to 4-byte elements: one phase of 32 lanes; 8-byte: 2 of 16; 16-byte: 4 of 8.
-  r.phases = words_per_element;
+// Each phase's words and ways; counts the active lanes, marks the banks used and lists every
+// word a lane reads (once per lane) into `read`.
+void count_phases(const SharedAccess& access, int words_per_element, BanksResult& r,
+                  std::array<bool, kBanks>& banks_used, std::vector<std::int64_t>& read) {
   const int lanes_per_phase = 32 / r.phases;
-  std::array<bool, kBanks> banks_used{};
-  std::vector<std::int64_t> read;  // every word a lane reads, once per lane
-  read.reserve(4 * 32);
   for (int p = 0; p < r.phases; ++p) {
     BankPhase phase;
     phase.first_lane = p * lanes_per_phase;
@@ -137,43 +129,50 @@ BanksResult banks(const SharedAccess& access) {
     }
     r.phase.push_back(phase);
   }
-  if (r.active_lanes == 0) throw FieldError("words", "", "at least one active lane");
+}
 
-  // Pairs of neighbouring phases are served as one when every quad of lanes in the warp
-  // (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do
-  // (an inactive lane matches anything). Measured on an H200: lanes t/2, t%2 and a broadcast
-  // take half the passes of the phases; t%4, (0,0,0,1) per quad, or one half of the warp that
-  // does not pair up, take them all.
+// Pairs of neighbouring phases are served as one when every quad of lanes in the warp
+// (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do
+// (an inactive lane matches anything). Measured on an H200: lanes t/2, t%2 and a broadcast
+// take half the passes of the phases; t%4, (0,0,0,1) per quad, or one half of the warp that
+// does not pair up, take them all.
+bool quads_pair(const SharedAccess& access) {
   auto pairs_with = [&](int t, int partner) {
     return !access.active[t] || !access.active[partner] || access.element[t] == access.element[partner];
   };
-  bool quads_pair = true;
   for (int q = 0; q < 32; q += 4) {
     bool by_neighbour = true, by_pair = true;
     for (int t = q; t < q + 4; ++t) {
       by_neighbour = by_neighbour && pairs_with(t, t ^ 1);
       by_pair = by_pair && pairs_with(t, t ^ 2);
     }
-    quads_pair = quads_pair && (by_neighbour || by_pair);
+    if (!by_neighbour && !by_pair) return false;
   }
-  auto quads_share = [&](int, int) { return quads_pair; };
-  auto ways_over = [&](int first, int lanes) {
-    std::vector<std::int64_t> words;
-    for (int t = first; t < first + lanes; ++t) {
-      if (!access.active[t]) continue;
-      const std::int64_t w0 = access.element[t] * access.element_bytes / kBankWordBytes;
-      for (std::int64_t w = w0; w < w0 + words_per_element; ++w) words.push_back(w);
-    }
-    std::array<int, kBanks> per_bank{};
-    count_words(words, per_bank);
-    return *std::max_element(per_bank.begin(), per_bank.end());
-  };
+  return true;
+}
+
+// The most distinct words in one bank over lanes first .. first + lanes - 1.
+int ways_over(const SharedAccess& access, int words_per_element, int first, int lanes) {
+  std::vector<std::int64_t> words;
+  for (int t = first; t < first + lanes; ++t) {
+    if (!access.active[t]) continue;
+    const std::int64_t w0 = access.element[t] * access.element_bytes / kBankWordBytes;
+    for (std::int64_t w = w0; w < w0 + words_per_element; ++w) words.push_back(w);
+  }
+  std::array<int, kBanks> per_bank{};
+  count_words(words, per_bank);
+  return *std::max_element(per_bank.begin(), per_bank.end());
+}
+
+// The wavefronts and ways from the phases, neighbouring phases merged where the quads pair;
+// returns the terms of the sum, for the derivation.
+std::vector<std::string> add_wavefronts(const SharedAccess& access, int words_per_element, bool paired, BanksResult& r) {
+  const int lanes_per_phase = 32 / r.phases;
   std::vector<std::string> terms;
   for (int p = 0; p < r.phases;) {
     const BankPhase& a = r.phase[static_cast<std::size_t>(p)];
-    if (r.phases > 1 && p + 1 < r.phases && a.ways > 0 && r.phase[static_cast<std::size_t>(p + 1)].ways > 0 &&
-        quads_share(a.first_lane, 2 * lanes_per_phase)) {
-      MergedPhases m{a.first_lane, 2 * lanes_per_phase, ways_over(a.first_lane, 2 * lanes_per_phase)};
+    if (r.phases > 1 && p + 1 < r.phases && a.ways > 0 && r.phase[static_cast<std::size_t>(p + 1)].ways > 0 && paired) {
+      MergedPhases m{a.first_lane, 2 * lanes_per_phase, ways_over(access, words_per_element, a.first_lane, 2 * lanes_per_phase)};
       r.merged.push_back(m);
       // a merged pair costs max(1, ways over both phases)
       r.wavefronts += std::max(1, m.ways);
@@ -191,12 +190,18 @@ BanksResult banks(const SharedAccess& access) {
     r.ways = std::max(r.ways, a.ways);
     ++p;
   }
+  return terms;
+}
+
+// The derivation's lines on phases and sub-word elements, then the sum of wavefronts.
+void explain_banks(const SharedAccess& access, bool paired, const std::vector<std::string>& terms, BanksResult& r) {
+  const int lanes_per_phase = 32 / r.phases;
   if (r.phases > 1) {
     r.explain.push_back(fmt::format(
         "{}-byte elements: {} phases of {} lanes; two neighbouring phases are served together when every quad of "
         "lanes in the warp (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do "
         "(counted on an H200){}",
-        access.element_bytes, r.phases, lanes_per_phase, quads_pair ? "; here every quad does" : "; here some quad does not"));
+        access.element_bytes, r.phases, lanes_per_phase, paired ? "; here every quad does" : "; here some quad does not"));
     for (const MergedPhases& m : r.merged) {
       r.explain.push_back(fmt::format("lanes {}-{}: their two phases go together: {}-way over both, {} wavefront(s) "
                                       "instead of {}",
@@ -212,6 +217,25 @@ BanksResult banks(const SharedAccess& access) {
         access.element_bytes, access.element_bytes, kBankWordBytes / access.element_bytes));
   }
   r.explain.push_back(fmt::format("wavefronts = {} = {}", fmt::join(terms, " + "), r.wavefronts));
+}
+
+}  // namespace
+
+BanksResult banks(const SharedAccess& access) {
+  check_element_bytes(access.element_bytes);
+  BanksResult r;
+  // 1-, 2- and 4-byte elements lie in one word; 8-byte elements span 2, 16-byte 4.
+  const int words_per_element = std::max(1, static_cast<int>(access.element_bytes / kBankWordBytes));
+  // 1- to 4-byte elements: one phase of 32 lanes; 8-byte: 2 of 16; 16-byte: 4 of 8.
+  r.phases = words_per_element;
+  std::array<bool, kBanks> banks_used{};
+  std::vector<std::int64_t> read;  // every word a lane reads, once per lane
+  read.reserve(4 * 32);
+  count_phases(access, words_per_element, r, banks_used, read);
+  if (r.active_lanes == 0) throw FieldError("words", "", "at least one active lane");
+  const bool paired = quads_pair(access);
+  const std::vector<std::string> terms = add_wavefronts(access, words_per_element, paired, r);
+  explain_banks(access, paired, terms, r);
   r.banks_used = static_cast<int>(std::count(banks_used.begin(), banks_used.end(), true));
   // A broadcast: some word read by more than one lane.
   std::sort(read.begin(), read.end());

@@ -300,6 +300,11 @@ ProfileField peak(std::string_view key, ComputeUnit unit, const char* dtype, boo
           [table, dtype](Gpu& g, const FieldValue& v) { table(g)[dtype] = std::get<double>(v); }};
 }
 
+ProfileField optional_field(ProfileField f) {
+  f.optional = true;
+  return f;
+}
+
 // A profile file, read whole but never more than kMaxProfileBytes: only a regular file is opened
 // (a device such as /dev/zero never ends, a FIFO blocks), and its size is checked before reading.
 std::string read_profile_file(const std::string& path) {
@@ -656,6 +661,7 @@ const std::vector<ProfileField>& profile_fields() {
       {"gpc_sms", K::count_list, "SMs", Unit::count, false, 1, 1024,
        [](const Gpu& g) -> FieldValue { return g.gpc_sms; },
        [](Gpu& g, const FieldValue& v) { g.gpc_sms = std::get<std::vector<std::int64_t>>(v); }, true},
+      optional_field(count("sfu_ops_per_sm_per_cycle", "ops/cycle", &Gpu::sfu_ops_per_sm_per_cycle, 1, 1024)),
   };
   return fields;
 }
@@ -664,6 +670,7 @@ std::string profile_toml(const Gpu& gpu) {
   std::string out = fmt::format("format = {}\n", kProfileFormat);
   for (const ProfileField& f : profile_fields()) {
     if (f.optional && f.key == "gpc_sms" && gpu.gpc_sms.empty()) continue;  // not known: left out
+    if (f.optional && f.key != "gpc_sms" && gpu.provenance.count(std::string(f.key)) == 0) continue;  // not known
     auto it = gpu.provenance.find(std::string(f.key));
     Provenance p = it == gpu.provenance.end() ? Provenance{"derived", "gpucalc"} : it->second;
     if (p.source.empty()) p.source = "gpucalc";

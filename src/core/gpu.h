@@ -91,6 +91,10 @@ struct Gpu {
   // Optional: datasheets do not give it; `measure calibrate` finds it (empty: not known).
   std::vector<std::int64_t> gpc_sms;
 
+  // Special-function (MUFU: exp2, rsqrt, sin, ...) results per clock per SM, the softmax's
+  // exponentials in attention. Optional (0: not known for this GPU).
+  int sfu_ops_per_sm_per_cycle = 0;
+
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the
   // value that format meant): the calculators print these with their own notes.

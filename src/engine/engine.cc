@@ -548,7 +548,7 @@ void check_plot_path(const std::string& path) {
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path) {
   if (calc.chart == nullptr) {
     throw InputError("--plot", path, fmt::format("a calculator with a chart ({} has none): roofline, occupancy, waves, "
-                                                 "little, fusion, tiling",
+                                                 "little, fusion, tiling, attention, decode",
                                                  calc.name));
   }
   const Gpu& gpu = *data.gpu;

@@ -257,6 +257,103 @@ std::string counters_unavailable() {
   return k.missing;
 }
 
+namespace {
+
+// A counter data image for one range of `metrics`, initialised.
+std::vector<std::uint8_t> counter_data_image(Cupti& k, RangeProfiler& profiler, std::vector<const char*>& metrics) {
+  auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
+  size.pRangeProfilerObject = profiler.get();
+  size.pMetricNames = metrics.data();
+  size.numMetrics = metrics.size();
+  size.maxNumOfRanges = 1;
+  size.maxNumRangeTreeNodes = 1;
+  k.check(k.cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
+  std::vector<std::uint8_t> data(size.counterDataSize, 0);
+  auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+  init.pRangeProfilerObject = profiler.get();
+  init.counterDataSize = data.size();
+  init.pCounterData = data.data();
+  k.check(k.cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+  return data;
+}
+
+// One user range, replayed by the user, one nesting level.
+void set_config(Cupti& k, RangeProfiler& profiler, const std::vector<std::uint8_t>& config, std::vector<std::uint8_t>& data) {
+  auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
+  set.pRangeProfilerObject = profiler.get();
+  set.configSize = config.size();
+  set.pConfig = config.data();
+  set.counterDataImageSize = data.size();
+  set.pCounterDataImage = data.data();
+  set.range = CUPTI_UserRange;
+  set.replayMode = CUPTI_UserReplay;
+  set.maxRangesPerPass = 1;
+  set.numNestingLevels = 1;
+  set.minNestingLevel = 1;
+  set.passIndex = 0;
+  set.targetNestingLevel = 1;
+  k.check(k.cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+}
+
+// One pass per group of counters the hardware can collect together: replays `launch` (after
+// `prepare`) until CUPTI says every pass was submitted.
+void replay_passes(Cupti& k, RangeProfiler& profiler, const std::function<void()>& prepare, const std::function<void()>& launch) {
+  bool submitted = false;
+  for (int pass = 0; !submitted; ++pass) {
+    if (pass == 64) throw CuptiFailure("cuptiRangeProfilerStop: more than 64 passes", CUPTI_ERROR_UNKNOWN);
+    prepare();
+    if (k.ctx_synchronize() != CUDA_SUCCESS) throw DeviceError("counters: cuCtxSynchronize failed before a pass");
+    auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
+    start.pRangeProfilerObject = profiler.get();
+    k.check(k.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
+    auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
+    push.pRangeProfilerObject = profiler.get();
+    push.pRangeName = "gpucalc";
+    k.check(k.cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+    launch();
+    if (k.ctx_synchronize() != CUDA_SUCCESS) throw DeviceError("counters: cuCtxSynchronize failed after the launch");
+    auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
+    pop.pRangeProfilerObject = profiler.get();
+    k.check(k.cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
+    auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    stop.pRangeProfilerObject = profiler.get();
+    k.check(k.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
+    submitted = stop.isAllPassSubmitted != 0;
+  }
+}
+
+// The recorded range decoded and evaluated into `out` (a missing reason when none was recorded).
+void evaluate(Cupti& k, RangeProfiler& profiler, HostObject& host, std::vector<std::uint8_t>& data,
+              std::vector<const char*>& metrics, CounterValues& out) {
+  auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
+  decode.pRangeProfilerObject = profiler.get();
+  k.check(k.cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
+  auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
+  info.pCounterDataImage = data.data();
+  info.counterDataImageSize = data.size();
+  k.check(k.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+  if (info.numTotalRanges < 1) {
+    out.missing = "counters: CUPTI recorded no range";
+    return;
+  }
+  std::vector<double> values(metrics.size(), 0.0);
+  auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+  eval.pHostObject = host.get();
+  eval.pCounterDataImage = data.data();
+  eval.counterDataImageSize = data.size();
+  eval.rangeIndex = 0;
+  eval.ppMetricNames = metrics.data();
+  eval.numMetrics = metrics.size();
+  eval.pMetricValues = values.data();
+  k.check(k.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
+  for (std::size_t i = 0; i < metrics.size(); ++i) {
+    std::optional<Counter> c = counter_for_metric(metrics[i]);
+    if (c) out.values[*c] = counter_value(*c, values[i]);
+  }
+}
+
+}  // namespace
+
 CounterValues read_counters(const std::vector<Counter>& counters, const std::function<void()>& prepare,
                             const std::function<void()>& launch) {
   CounterValues out;
@@ -280,91 +377,16 @@ CounterValues read_counters(const std::vector<Counter>& counters, const std::fun
     // The host object that builds the config image also evaluates the counter data.
     HostObject host(k);
     const std::vector<std::uint8_t> config = host.config(metrics);
-
     CUcontext ctx = nullptr;
     if (k.ctx_get_current(&ctx) != CUDA_SUCCESS || ctx == nullptr) {
       out.missing = "counters: no current CUDA context";
       return out;
     }
     RangeProfiler profiler(k, ctx);
-    auto size = params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
-    size.pRangeProfilerObject = profiler.get();
-    size.pMetricNames = metrics.data();
-    size.numMetrics = metrics.size();
-    size.maxNumOfRanges = 1;
-    size.maxNumRangeTreeNodes = 1;
-    k.check(k.cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
-    std::vector<std::uint8_t> data(size.counterDataSize, 0);
-    auto init = params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
-    init.pRangeProfilerObject = profiler.get();
-    init.counterDataSize = data.size();
-    init.pCounterData = data.data();
-    k.check(k.cuptiRangeProfilerCounterDataImageInitialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
-
-    auto set = params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
-    set.pRangeProfilerObject = profiler.get();
-    set.configSize = config.size();
-    set.pConfig = config.data();
-    set.counterDataImageSize = data.size();
-    set.pCounterDataImage = data.data();
-    set.range = CUPTI_UserRange;
-    set.replayMode = CUPTI_UserReplay;
-    set.maxRangesPerPass = 1;
-    set.numNestingLevels = 1;
-    set.minNestingLevel = 1;
-    set.passIndex = 0;
-    set.targetNestingLevel = 1;
-    k.check(k.cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
-
-    // One pass per group of counters the hardware can collect together: replay until CUPTI
-    // says every pass was submitted.
-    bool submitted = false;
-    for (int pass = 0; !submitted; ++pass) {
-      if (pass == 64) throw CuptiFailure("cuptiRangeProfilerStop: more than 64 passes", CUPTI_ERROR_UNKNOWN);
-      prepare();
-      if (k.ctx_synchronize() != CUDA_SUCCESS) throw DeviceError("counters: cuCtxSynchronize failed before a pass");
-      auto start = params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
-      start.pRangeProfilerObject = profiler.get();
-      k.check(k.cuptiRangeProfilerStart(&start), "cuptiRangeProfilerStart");
-      auto push = params<CUpti_RangeProfiler_PushRange_Params>(CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE);
-      push.pRangeProfilerObject = profiler.get();
-      push.pRangeName = "gpucalc";
-      k.check(k.cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
-      launch();
-      if (k.ctx_synchronize() != CUDA_SUCCESS) throw DeviceError("counters: cuCtxSynchronize failed after the launch");
-      auto pop = params<CUpti_RangeProfiler_PopRange_Params>(CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE);
-      pop.pRangeProfilerObject = profiler.get();
-      k.check(k.cuptiRangeProfilerPopRange(&pop), "cuptiRangeProfilerPopRange");
-      auto stop = params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
-      stop.pRangeProfilerObject = profiler.get();
-      k.check(k.cuptiRangeProfilerStop(&stop), "cuptiRangeProfilerStop");
-      submitted = stop.isAllPassSubmitted != 0;
-    }
-    auto decode = params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
-    decode.pRangeProfilerObject = profiler.get();
-    k.check(k.cuptiRangeProfilerDecodeData(&decode), "cuptiRangeProfilerDecodeData");
-    auto info = params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
-    info.pCounterDataImage = data.data();
-    info.counterDataImageSize = data.size();
-    k.check(k.cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
-    if (info.numTotalRanges < 1) {
-      out.missing = "counters: CUPTI recorded no range";
-      return out;
-    }
-    std::vector<double> values(metrics.size(), 0.0);
-    auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-    eval.pHostObject = host.get();
-    eval.pCounterDataImage = data.data();
-    eval.counterDataImageSize = data.size();
-    eval.rangeIndex = 0;
-    eval.ppMetricNames = metrics.data();
-    eval.numMetrics = metrics.size();
-    eval.pMetricValues = values.data();
-    k.check(k.cuptiProfilerHostEvaluateToGpuValues(&eval), "cuptiProfilerHostEvaluateToGpuValues");
-    for (std::size_t i = 0; i < metrics.size(); ++i) {
-      std::optional<Counter> c = counter_for_metric(metrics[i]);
-      if (c) out.values[*c] = counter_value(*c, values[i]);
-    }
+    std::vector<std::uint8_t> data = counter_data_image(k, profiler, metrics);
+    set_config(k, profiler, config, data);
+    replay_passes(k, profiler, prepare, launch);
+    evaluate(k, profiler, host, data, metrics, out);
   } catch (const CuptiFailure& e) {
     out.values.clear();
     out.missing = fmt::format("counters: {}{}", e.what(), privileges_hint(e.result));

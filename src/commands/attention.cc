@@ -1,0 +1,286 @@
+// gpucalc attention: FLOPs, exponentials, HBM bytes (standard against FlashAttention), the bound,
+// and the tiles' shared memory, accumulators and occupancy.
+#include "core/attention.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "commands/chart.h"
+#include "commands/commands.h"
+#include "commands/options.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr double kMaxSeq = double(std::int64_t{1} << 24);
+
+// The options by their place in the declaration (attention_command checks the order).
+enum : std::size_t {
+  kBatchSize, kHeads, kKvHeads, kSeq, kSeqQ, kSeqKv, kHeadDim, kVDim, kDtype, kCausal, kPass, kTile, kStages, kWarps, kRegs
+};
+
+
+// --tile BRxBC (or B for both): query rows a block holds, key rows a step takes.
+void read_tile(const Args& a, AttentionInput& in) {
+  const std::string& text = a.text(kTile);
+  const std::string accepted = "BRxBC (query rows x key rows of a tile, such as 128x64) or one size for both, each a multiple of 16 from 16 to 256";
+  const std::size_t x = text.find('x');
+  auto side = [&](const std::string& part) {
+    if (part.empty() || part.size() > 3 || part.find_first_not_of("0123456789") != std::string::npos) {
+      throw InputError("--tile", text, accepted);
+    }
+    const int v = std::stoi(part);
+    if (v < 16 || v > 256 || v % 16 != 0) throw InputError("--tile", text, accepted);
+    return v;
+  };
+  in.tile_q = side(text.substr(0, x));
+  in.tile_kv = x == std::string::npos ? in.tile_q : side(text.substr(x + 1));
+}
+
+const char* reuse_word(KvReuse r) {
+  return r == KvReuse::all_in_l2 ? "all_in_l2" : r == KvReuse::head_in_l2 ? "head_in_l2" : "per_query_tile";
+}
+
+AttentionInput read_input(const Args& a) {
+  AttentionInput in;
+  in.batch = a.integer(kBatchSize);
+  in.heads = a.integer(kHeads);
+  if (a.has(kKvHeads)) in.kv_heads = a.integer(kKvHeads);
+  const bool either = a.has(kSeqQ) || a.has(kSeqKv);
+  if (a.has(kSeq) && either) {
+    throw InputError("--seq", a.text(kSeq), "either --seq (both lengths) or --seq-q with --seq-kv, not both");
+  }
+  if (a.has(kSeq)) {
+    in.seq_q = in.seq_kv = a.integer(kSeq);
+  } else if (a.has(kSeqQ) && a.has(kSeqKv)) {
+    in.seq_q = a.integer(kSeqQ);
+    in.seq_kv = a.integer(kSeqKv);
+  } else {
+    throw InputError(fmt::format("{} is required: --seq N (query and key lengths alike), or --seq-q with --seq-kv",
+                                 a.has(kSeqQ) ? "--seq-kv" : a.has(kSeqKv) ? "--seq-q" : "--seq"));
+  }
+  in.head_dim = a.integer(kHeadDim);
+  if (a.has(kVDim)) in.v_dim = a.integer(kVDim);
+  in.dtype = dtype_by_name(a.text(kDtype), "--dtype").name;
+  in.causal = a.flag(kCausal);
+  const std::string& pass = a.text(kPass);
+  in.pass = pass == "fwd" ? AttentionPass::fwd : pass == "bwd" ? AttentionPass::bwd : AttentionPass::fwd_bwd;
+  read_tile(a, in);
+  in.stages = a.count(kStages);
+  in.warps = a.count(kWarps);
+  if (a.has(kRegs)) in.registers = a.count(kRegs);
+  return in;
+}
+
+
+std::string reuse_sentence(const AttentionInput& in, const AttentionResult& r, KvReuse reuse, bool backward, const Gpu& gpu) {
+  const char* what = backward ? "Q and dO (with the LSE and D), streamed per key tile by the backward kernel,"
+                              : "K and V, streamed per query tile by the forward kernel,";
+  const std::string l2 = format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes);
+  switch (reuse) {
+    case KvReuse::all_in_l2:
+      return fmt::format("{} fit in the {} L2 all together: HBM gives them once, every other tile's read comes from L2",
+                         what, l2);
+    case KvReuse::head_in_l2:
+      return fmt::format("{} of the heads one wave of blocks works on fit in the {} L2: HBM gives them once per query head, "
+                         "the other tiles of the head read them from L2",
+                         what, l2);
+    case KvReuse::per_query_tile:
+      break;
+  }
+  (void)in;
+  (void)r;
+  return fmt::format("{} do not fit in the {} L2 for the heads in flight: HBM gives them once per tile, as the "
+                     "FlashAttention papers count them",
+                     what, l2);
+}
+
+void explain(const AttentionInput& in, const AttentionResult& r, const Gpu& gpu, Report& report) {
+  const double b = static_cast<double>(in.batch), h = static_cast<double>(in.heads);
+  if (in.causal) {
+    report.explain.push_back(fmt::format(
+        "pairs = {} (causal, bottom-right: query i sees keys j <= i + {} - {}){}", format_number(r.pairs),
+        in.seq_kv, in.seq_q,
+        in.seq_q == in.seq_kv ? fmt::format("; s (s + 1) / 2 with s = {}, not s^2 / 2 = {}", in.seq_q,
+                                            format_number(static_cast<double>(in.seq_q) * static_cast<double>(in.seq_q) / 2))
+                              : ""));
+  } else {
+    report.explain.push_back(fmt::format("pairs = seq_q x seq_kv = {} x {} = {}", in.seq_q, in.seq_kv, format_number(r.pairs)));
+  }
+  if (in.pass != AttentionPass::bwd) {
+    report.explain.push_back(fmt::format("forward FLOPs = 2 x batch x heads x pairs x (d + dv) = 2 x {} x {} x {} x ({} + {}) = {}",
+                                         in.batch, in.heads, format_number(r.pairs), in.head_dim, r.v_dim,
+                                         format_quantity(r.fwd_flops, Unit::flops)));
+  }
+  if (in.pass != AttentionPass::fwd) {
+    report.explain.push_back(fmt::format("backward FLOPs, 5 matmuls (QK^T again, dV, dP, dQ, dK) = 2 x {} x {} x {} x (3 x {} + 2 x {}) = {}",
+                                         in.batch, in.heads, format_number(r.pairs), in.head_dim, r.v_dim,
+                                         format_quantity(r.bwd_flops, Unit::flops)));
+  }
+  report.explain.push_back(fmt::format("exps = batch x heads x pairs x passes = {} x {} x {} x {} = {}", format_number(b),
+                                       format_number(h), format_number(r.pairs), in.pass == AttentionPass::fwd_bwd ? 2 : 1,
+                                       format_number(r.exps)));
+  report.explain.push_back(fmt::format("tensor time = {} / {} = {}", format_quantity(r.flops, Unit::flops),
+                                       format_quantity(r.tensor_peak, Unit::flops_per_second),
+                                       format_quantity(r.tensor_time, Unit::seconds)));
+  if (r.sfu_rate > 0) {
+    report.explain.push_back(fmt::format("special-function rate = {} /clk/SM x {} SMs x {} MHz = {} ops/s; exp time = {} / that = {}",
+                                         gpu.sfu_ops_per_sm_per_cycle, gpu.sm_count, format_number(gpu.boost_clock / 1e6),
+                                         format_number(r.sfu_rate), format_number(r.exps),
+                                         format_quantity(r.sfu_time, Unit::seconds)));
+  }
+  if (in.pass != AttentionPass::bwd) {
+    report.explain.push_back(fmt::format(
+        "forward HBM bytes = Q read, O and LSE written {} + K,V {} ({} as the {} query tiles a head read them, {})",
+        format_quantity(r.fwd_once_bytes, Unit::bytes), format_quantity(r.fwd_kv_hbm_bytes, Unit::bytes),
+        format_quantity(r.streamed_bytes_l2, Unit::bytes), r.query_tiles, reuse_word(r.reuse)));
+  }
+  report.explain.push_back(fmt::format("memory time = {} / {} = {} (standard attention: {} / {} = {})",
+                                       format_quantity(r.hbm_bytes, Unit::bytes), format_quantity(r.bandwidth, Unit::bytes_per_second),
+                                       format_quantity(r.memory_time, Unit::seconds),
+                                       format_quantity(r.hbm_bytes_standard, Unit::bytes),
+                                       format_quantity(r.bandwidth, Unit::bytes_per_second),
+                                       format_quantity(r.standard_memory_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("time = max(tensor, memory, special-function) = {}: {}-bound",
+                                       format_quantity(r.time, Unit::seconds), r.bound));
+  report.explain.push_back(fmt::format(
+      "{} kernel's tile {}x{}: shared memory {} a block, fp32 accumulators {} a block = {} a thread of {}",
+      r.kernel_is_backward ? "the backward" : "the forward", in.tile_q, in.tile_kv,
+      format_quantity(static_cast<double>(r.smem_per_block), Unit::onchip_bytes),
+      format_number(static_cast<double>(r.accumulator_registers)), r.accumulator_registers_per_thread,
+      in.warps * gpu.warp_size));
+}
+
+void add_notes(const AttentionInput& in, const AttentionResult& r, const Gpu& gpu, const Args& a, Report& report) {
+  if (in.pass != AttentionPass::bwd) report.notes.push_back(reuse_sentence(in, r, r.reuse, false, gpu));
+  if (r.packed_gqa) {
+    report.notes.push_back(fmt::format("one query with {} query heads a KV head: the group's heads are the rows of one "
+                                       "tile (FlashAttention 2 swaps them in for seqlen_q = 1), so K and V are read per KV head",
+                                       in.heads / r.kv_heads));
+  }
+  if (in.pass != AttentionPass::fwd) report.notes.push_back(reuse_sentence(in, r, r.bwd_reuse, true, gpu));
+  if (r.sfu_rate == 0) {
+    report.notes.push_back(fmt::format("{} has no special-function rate (sfu_ops_per_sm_per_cycle): the exponentials' time "
+                                       "is left out of the bound",
+                                       gpu.key));
+  }
+  if (!a.has(kRegs)) {
+    report.notes.push_back(fmt::format("the occupancy counts {} registers a thread, the accumulators alone: a real kernel needs "
+                                       "more (addresses, Q fragments, the softmax's row state); --regs takes ptxas's count",
+                                       r.registers_per_thread));
+  }
+  if (r.accumulator_registers_per_thread > gpu.max_registers_per_thread) {
+    report.notes.push_back(fmt::format("{} accumulator registers a thread exceed the {} a thread may have: the tile spills "
+                                       "(more --warps, or a smaller --tile)",
+                                       r.accumulator_registers_per_thread, gpu.max_registers_per_thread));
+  }
+  if (!r.occupancy.fits) report.notes.push_back(fmt::format("the tile does not fit: {}", r.occupancy.does_not_fit));
+  static const std::string overlap =
+      "the roofline assumes the tensor cores, the special-function units and HBM overlap fully (FlashAttention 3's "
+      "ping-pong schedule comes near it); the softmax's other FP32 work is not counted";
+  report.notes.push_back(overlap);
+}
+
+void run(const Args& a, const Gpu& gpu, Report& report) {
+  const AttentionInput in = read_input(a);
+  const AttentionResult r = attention(in, gpu);
+  if (!a.has(kKvHeads)) report.inputs.push_back(Value::num("kv_heads", static_cast<double>(r.kv_heads)));
+  report.num("flops", r.flops, Unit::flops);
+  report.num("exps", r.exps);
+  report.num("hbm_bytes", r.hbm_bytes, Unit::bytes);
+  report.num("hbm_bytes_standard", r.hbm_bytes_standard, Unit::bytes);
+  report.num("intensity", r.intensity, Unit::flop_per_byte);
+  report.num("time", r.time, Unit::seconds);
+  report.word("bound", r.bound);
+  report.num("tensor_time", r.tensor_time, Unit::seconds);
+  report.num("memory_time", r.memory_time, Unit::seconds);
+  if (r.sfu_rate > 0) report.num("special_function_time", r.sfu_time, Unit::seconds);
+  report.num("standard_memory_time", r.standard_memory_time, Unit::seconds);
+  report.word("kv_reuse", reuse_word(in.pass == AttentionPass::bwd ? r.bwd_reuse : r.reuse));
+  report.num("smem_per_block", static_cast<double>(r.smem_per_block), Unit::onchip_bytes);
+  report.num("accumulator_registers", static_cast<double>(r.accumulator_registers));
+  report.num("accumulator_registers_per_thread", r.accumulator_registers_per_thread);
+  report.num("blocks_per_sm", r.occupancy.blocks_per_sm);
+  report.num("occupancy", r.occupancy.occupancy, Unit::fraction);
+  report.word("limiter", r.occupancy.fits ? r.occupancy.limiter : "does_not_fit");
+  if (a.for_people()) {
+    explain(in, r, gpu, report);
+    add_notes(in, r, gpu, a, report);
+  }
+}
+
+// The three times against the swept length: which bound holds where.
+std::string chart(const ChartData& d) {
+  plot::Chart c;
+  c.title = "Attention: tensor, memory and special-function time";
+  c.subtitle = fmt::format("{} ({})", d.gpu->name, d.gpu->key);
+  c.x_label = d.axis;
+  c.x_unit = Unit::count;
+  c.log_x = true;
+  c.y_label = "time";
+  c.y_unit = Unit::seconds;
+  c.log_y = true;
+  c.series.push_back(column(d, "tensor_time", "tensor cores", "line thick"));
+  c.series.push_back(column(d, "memory_time", "HBM", "line"));
+  if (find_value(d.base.results, "special_function_time") != nullptr &&
+      !find_value(d.base.results, "special_function_time")->missing) {
+    c.series.push_back(column(d, "special_function_time", "special-function units (exp)", "line dashed"));
+  }
+  return plot::render_svg(c);
+}
+
+SweepRange seq_range(const Gpu&) { return {512, 131072, 2, true}; }
+
+}  // namespace
+
+const Calculator& attention_command() {
+  static const Calculator calc{
+      .name = "attention",
+      .options = declared_in_order(
+          {integer_option("batch-size", "sequences in the batch").at_least(1).at_most(1 << 20).or_else("1").fills("batch")
+               .sweepable([](const Gpu&) { return SweepRange{1, 256, 2, true}; }),
+           integer_option("heads", "query heads").at_least(1).at_most(1024).needed(),
+           integer_option("kv-heads", "key/value heads: a divisor of --heads (default: --heads, MHA; 1: MQA)").at_least(1).at_most(1024),
+           integer_option("seq", "query and key length alike (self-attention)").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
+           integer_option("seq-q", "query length, with --seq-kv").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
+           integer_option("seq-kv", "key/value length, with --seq-q").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
+           integer_option("head-dim", "head dimension of Q and K: a multiple of 8").at_least(8).at_most(512).needed()
+               .sweepable([](const Gpu&) { return SweepRange{32, 256, 32, false}; }),
+           integer_option("v-dim", "head dimension of V and O where it differs (default: --head-dim)").at_least(8).at_most(512),
+           choice_option("dtype", "the element type of Q, K, V and O", {"bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "fp8"}).or_else("bf16"),
+           flag_option("causal", "causal mask; for unequal lengths aligned bottom-right, as FlashAttention 2 aligns it"),
+           choice_option("pass", "forward, backward or both", {"fwd", "bwd", "fwd+bwd"}).or_else("fwd"),
+           text_option("tile", "BRxBC: query rows a block holds x key rows a step takes (128x64)").or_else("128x64"),
+           integer_option("stages", "buffers of the streamed tile (K,V forward; Q,dO backward)").at_least(1).at_most(8).or_else("1"),
+           integer_option("warps", "warps per block").at_least(1).at_most(32).or_else("4"),
+           options::regs().fills("registers")},
+          {"batch-size", "heads", "kv-heads", "seq", "seq-q", "seq-kv", "head-dim", "v-dim", "dtype", "causal", "pass", "tile",
+           "stages", "warps", "regs"}),
+      .results = {{"flops", Unit::flops, true},
+                  {"exps", Unit::count, true},
+                  {"hbm_bytes", Unit::bytes, true},
+                  {"hbm_bytes_standard", Unit::bytes, true},
+                  {"intensity", Unit::flop_per_byte, true},
+                  {"time", Unit::seconds, true},
+                  {"bound", Unit::text, true},
+                  {"tensor_time", Unit::seconds},
+                  {"memory_time", Unit::seconds},
+                  {"special_function_time", Unit::seconds},
+                  {"standard_memory_time", Unit::seconds},
+                  {"kv_reuse", Unit::text},
+                  {"smem_per_block", Unit::onchip_bytes},
+                  {"accumulator_registers", Unit::count},
+                  {"accumulator_registers_per_thread", Unit::count},
+                  {"blocks_per_sm", Unit::count},
+                  {"occupancy", Unit::fraction},
+                  {"limiter", Unit::text}},
+      .run = run,
+      .chart_axis = "seq",
+      .chart = chart};
+  return calc;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,264 @@
+// gpucalc decode: an LLM's weights and KV cache against the GPU's memory, a decode step's
+// roofline, tokens/s, the batch where decode turns compute-bound, and the prefill of a prompt.
+#include "core/decode.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "commands/chart.h"
+#include "commands/commands.h"
+#include "commands/options.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr double kMaxTokens = double(std::int64_t{1} << 24);
+
+// The options by their place in the declaration (decode_command checks the order).
+enum : std::size_t {
+  kModel, kParams, kActiveParams, kEmbeddingParams, kLayers, kHeads, kKvHeads, kHeadDim, kVDim, kLatent, kRopeDim,
+  kExperts, kExpertsPerToken, kWindow, kDtype, kKvDtype, kComputeDtype, kContext, kBatchSize, kPrefill, kBandwidth,
+  kPeak, kMemory
+};
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const DecodeModel& m : decode_presets()) names.push_back(m.name);
+  return names;
+}
+
+// The model: a preset, any of its numbers given overriding it, or the numbers alone.
+DecodeModel read_model(const Args& a, Report& report) {
+  DecodeModel m;
+  if (a.has(kModel)) m = *find_decode_preset(a.text(kModel));
+  std::vector<std::string> overridden;
+  auto take = [&](std::size_t at, auto& field) {
+    if (!a.has(at)) return;
+    if (a.has(kModel)) overridden.push_back("--" + a.name(at));
+    using T = std::remove_reference_t<decltype(field)>;
+    field = static_cast<T>(a.number(at));
+  };
+  take(kParams, m.params);
+  take(kActiveParams, m.active_params);
+  take(kEmbeddingParams, m.embedding_params);
+  take(kLayers, m.layers);
+  take(kHeads, m.heads);
+  take(kKvHeads, m.kv_heads);
+  take(kHeadDim, m.head_dim);
+  take(kVDim, m.v_dim);
+  take(kLatent, m.latent);
+  take(kRopeDim, m.rope_dim);
+  take(kExperts, m.experts);
+  take(kExpertsPerToken, m.experts_per_token);
+  take(kWindow, m.window);
+  if (!a.has(kModel)) {
+    for (std::size_t at : {kParams, kLayers, kHeads, kHeadDim}) {
+      if (!a.has(at)) {
+        throw InputError(fmt::format("--{} is required: --model NAME ({}), or the model in numbers: --params, --layers, "
+                                     "--heads, --head-dim (and --kv-heads for GQA, --latent for MLA)",
+                                     a.name(at), fmt::join(preset_names(), ", ")));
+      }
+    }
+  } else {
+    report.notes.push_back(fmt::format("{}: {}", m.name, m.source));
+    if (!overridden.empty()) {
+      report.notes.push_back(fmt::format("{} overrides the preset's {}", fmt::join(overridden, ", "),
+                                         overridden.size() == 1 ? "value" : "values"));
+    }
+  }
+  return m;
+}
+
+DecodeInput read_input(const Args& a, Report& report) {
+  DecodeInput in;
+  in.model = read_model(a, report);
+  in.weight_dtype = dtype_by_name(a.text(kDtype), "--dtype").name;
+  in.kv_dtype = a.has(kKvDtype) ? dtype_by_name(a.text(kKvDtype), "--kv-dtype").name : in.weight_dtype;
+  in.compute_dtype = a.has(kComputeDtype) ? dtype_by_name(a.text(kComputeDtype), "--compute-dtype").name : in.weight_dtype;
+  in.context = a.integer(kContext);
+  in.batch = a.integer(kBatchSize);
+  if (a.has(kPrefill)) in.prefill = a.integer(kPrefill);
+  if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
+  if (a.has(kPeak)) in.peak = a.number(kPeak);
+  if (a.has(kMemory)) in.memory = a.number(kMemory);
+  return in;
+}
+
+std::string bytes(double v) { return format_quantity(v, Unit::bytes); }
+std::string secs(double v) { return format_quantity(v, Unit::seconds); }
+
+void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
+  const DecodeModel& m = in.model;
+  report.explain.push_back(fmt::format("weights = {} parameters x {} = {}", format_number(m.params), in.weight_dtype,
+                                       bytes(r.weight_bytes)));
+  if (m.latent > 0) {
+    report.explain.push_back(fmt::format("KV a token (MLA) = (latent {} + rope {}) x {} layers x {} = {}", m.latent, m.rope_dim,
+                                         m.layers, in.kv_dtype, format_quantity(r.kv_bytes_per_token, Unit::onchip_bytes)));
+  } else {
+    const std::int64_t kv = m.kv_heads != 0 ? m.kv_heads : m.heads;
+    report.explain.push_back(fmt::format("KV a token = 2 (K and V) x {} KV heads x {} x {} layers x {} = {}{}", kv, m.head_dim,
+                                         m.layers, in.kv_dtype, format_quantity(r.kv_bytes_per_token, Unit::onchip_bytes),
+                                         kv == m.heads ? " (MHA)" : kv == 1 ? " (MQA)" : fmt::format(" (GQA, {} query heads a KV head)", m.heads / kv)));
+  }
+  report.explain.push_back(fmt::format("KV cache = batch {} x {} tokens x a token's = {}{}", in.batch, r.kv_tokens,
+                                       bytes(r.kv_bytes), r.kv_tokens < in.context ? " (the sliding window caps the cache)" : ""));
+  report.explain.push_back(fmt::format("memory needed = weights + KV = {} against {}: {}", bytes(r.memory_needed), bytes(r.memory),
+                                       r.fits ? "fits" : "does not fit"));
+  if (m.experts > 0) {
+    report.explain.push_back(fmt::format("experts a step reads = 1 - (1 - {}/{})^{} = {} of the routed experts' weights",
+                                         m.experts_per_token, m.experts, in.batch,
+                                         format_quantity(r.experts_touched, Unit::fraction)));
+  }
+  report.explain.push_back(fmt::format("step bytes = weights read {} + KV read and written {} = {}", bytes(r.step_weight_bytes),
+                                       bytes(r.step_kv_bytes), bytes(r.step_bytes)));
+  report.explain.push_back(fmt::format("step FLOPs = 2 x batch x active parameters {} + attention {} = {}",
+                                       format_quantity(r.linear_flops, Unit::flops), format_quantity(r.attention_flops, Unit::flops),
+                                       format_quantity(r.step_flops, Unit::flops)));
+  report.explain.push_back(fmt::format(
+      "step time = max({} / {}, {} / {}) + max(attention FLOPs / peak, KV bytes / bandwidth) = {} + {} = {}",
+      format_quantity(r.linear_flops, Unit::flops), format_quantity(r.peak, Unit::flops_per_second), bytes(r.step_weight_bytes),
+      format_quantity(r.bandwidth, Unit::bytes_per_second), secs(r.linear_time), secs(r.attention_time), secs(r.step_time)));
+  report.explain.push_back(fmt::format("tokens/s = batch / step time = {} / {} = {} ({} a sequence)", in.batch, secs(r.step_time),
+                                       format_number(r.tokens_per_second), format_number(r.tokens_per_second_per_sequence)));
+  const double per_sequence = r.linear_flops / static_cast<double>(in.batch) / r.peak;  // 2 P / peak
+  report.explain.push_back(fmt::format(
+      "compute-bound from batch {}: where 2 x B x active parameters / peak = weight bytes / bandwidth ({} a sequence of "
+      "matmul against {} of weights{})",
+      format_number(r.compute_bound_batch), secs(per_sequence),
+      secs(r.compute_bound_batch * per_sequence), m.experts > 0 ? ", the experts that batch touches" : ""));
+  if (in.prefill > 0) {
+    report.explain.push_back(fmt::format("prefill of {} tokens = max({} / peak, {} / bandwidth) = {}", in.prefill,
+                                         format_quantity(r.prefill_flops, Unit::flops), bytes(r.prefill_bytes),
+                                         secs(r.prefill_time)));
+  }
+}
+
+void add_notes(const DecodeInput& in, const DecodeResult& r, Report& report) {
+  if (!r.weights_fit) {
+    const bool wide = dtype_by_name(in.weight_dtype, "--dtype").bytes > 1;
+    report.notes.push_back(fmt::format("the weights alone ({}) do not fit in {}: no context fits; spread the model over GPUs "
+                                       "(tensor parallelism){}",
+                                       bytes(r.weight_bytes), bytes(r.memory),
+                                       wide ? " or quantize it (--dtype fp8_e4m3, int8)" : ""));
+  } else if (!r.fits) {
+    report.notes.push_back(fmt::format("does not fit: {} needed against {}; at batch {} the longest context that fits is {} tokens, "
+                                       "at context {} the largest batch {}",
+                                       bytes(r.memory_needed), bytes(r.memory), in.batch, format_number(r.max_context),
+                                       in.context, format_number(r.max_batch)));
+  }
+  static const std::string floor_note =
+      "memory needed counts weights and the KV cache; activations, the runtime and fragmentation take more (a floor)";
+  report.notes.push_back(floor_note);
+}
+
+void run(const Args& a, const Gpu& gpu, Report& report) {
+  const DecodeInput in = read_input(a, report);
+  const DecodeResult r = decode(in, gpu);
+  if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+  if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
+  report.num("weight_bytes", r.weight_bytes, Unit::bytes);
+  report.num("kv_bytes_per_token", r.kv_bytes_per_token, Unit::onchip_bytes);
+  report.num("kv_bytes", r.kv_bytes, Unit::bytes);
+  report.num("memory_needed", r.memory_needed, Unit::bytes);
+  report.boolean("fits", r.fits);
+  report.num("step_bytes", r.step_bytes, Unit::bytes);
+  report.num("step_flops", r.step_flops, Unit::flops);
+  report.num("step_time", r.step_time, Unit::seconds);
+  report.num("tokens_per_second", r.tokens_per_second);
+  report.num("compute_bound_batch", r.compute_bound_batch);
+  report.num("tokens_per_second_per_sequence", r.tokens_per_second_per_sequence);
+  report.word("bound", r.bound);
+  report.num("memory_size", r.memory, Unit::bytes);
+  if (r.weights_fit && std::isfinite(r.max_context)) report.num("max_context", r.max_context);
+  if (r.weights_fit) report.num("max_batch", r.max_batch);
+  if (in.prefill > 0) {
+    report.num("prefill_flops", r.prefill_flops, Unit::flops);
+    report.num("prefill_time", r.prefill_time, Unit::seconds);
+  }
+  if (a.for_people()) {
+    explain(in, r, report);
+    add_notes(in, r, report);
+  }
+}
+
+// Tokens/s over the swept batch (or context): where more sequences stop paying.
+std::string chart(const ChartData& d) {
+  plot::Chart c;
+  c.title = "Decode: tokens/s in all and a sequence";
+  c.subtitle = fmt::format("{} ({})", d.gpu->name, d.gpu->key);
+  c.x_label = d.axis;
+  c.x_unit = Unit::count;
+  c.log_x = true;
+  c.log_y = true;
+  c.y_label = "tokens/s";
+  c.y_unit = Unit::count;
+  c.series.push_back(column(d, "tokens_per_second", "tokens/s, all sequences", "line thick"));
+  c.series.push_back(column(d, "tokens_per_second_per_sequence", "tokens/s, a sequence", "line"));
+  return plot::render_svg(c);
+}
+
+OptionSpec count_option(std::string name, std::string what, double max) {
+  return integer_option(std::move(name), std::move(what)).at_least(1).at_most(max);
+}
+
+}  // namespace
+
+const Calculator& decode_command() {
+  static const Calculator calc{
+      .name = "decode",
+      .options = declared_in_order(
+          {choice_option("model", "a published architecture, its numbers from its config.json and paper", preset_names()),
+           number_option("params", "parameters in all (6.74e9)", Unit::count).at_least(1).at_most(1e15),
+           number_option("active-params", "MoE: parameters a token uses (default: --params)", Unit::count).at_least(1).at_most(1e15),
+           number_option("embedding-params", "the input embedding table's parameters: a step reads one row of it", Unit::count).at_least(0).at_most(1e15),
+           count_option("layers", "transformer layers", 4096),
+           count_option("heads", "query heads", 4096),
+           count_option("kv-heads", "key/value heads: a divisor of --heads (default: --heads, MHA; 1: MQA)", 4096),
+           count_option("head-dim", "head dimension of Q and K", 4096),
+           count_option("v-dim", "head dimension of V where it differs (default: --head-dim)", 4096),
+           count_option("latent", "MLA: the compressed KV a token a layer caches (kv_lora_rank)", 65536),
+           count_option("rope-dim", "MLA: the decoupled RoPE key a token a layer caches", 4096),
+           count_option("experts", "MoE: routed experts a layer", 65536),
+           count_option("experts-per-token", "MoE: routed experts a token uses", 65536),
+           count_option("window", "sliding window: the KV cache keeps at most this many tokens", kMaxTokens),
+           options::dtype("bf16").fills("weight_dtype"),
+           choice_option("kv-dtype", "the KV cache's element type (default: --dtype)", whole_byte_dtype_names()),
+           choice_option("compute-dtype", "the tensor-core peak the matmuls run at (default: --dtype)", whole_byte_dtype_names()),
+           count_option("context", "tokens in each sequence's KV cache", kMaxTokens).or_else("4096")
+               .sweepable([](const Gpu&) { return SweepRange{1024, 131072, 2, true}; }),
+           count_option("batch-size", "sequences in flight", 1 << 20).or_else("1").fills("batch")
+               .sweepable([](const Gpu&) { return SweepRange{1, 1024, 2, true}; }),
+           count_option("prefill", "prompt tokens to prefill (one sequence)", kMaxTokens)
+               .sweepable([](const Gpu&) { return SweepRange{128, 131072, 2, true}; }),
+           options::bandwidth(),
+           number_option("peak", "tensor peak override (989TFLOP/s)", Unit::flops_per_second).above(0),
+           number_option("memory", "GPU memory override (80GB)", Unit::bytes).above(0)},
+          {"model", "params", "active-params", "embedding-params", "layers", "heads", "kv-heads", "head-dim", "v-dim", "latent",
+           "rope-dim", "experts", "experts-per-token", "window", "dtype", "kv-dtype", "compute-dtype", "context", "batch-size",
+           "prefill", "bandwidth", "peak", "memory"}),
+      .results = {{"weight_bytes", Unit::bytes, true},
+                  {"kv_bytes_per_token", Unit::onchip_bytes, true},
+                  {"kv_bytes", Unit::bytes, true},
+                  {"memory_needed", Unit::bytes, true},
+                  {"fits", Unit::boolean, true},
+                  {"step_bytes", Unit::bytes},
+                  {"step_flops", Unit::flops},
+                  {"step_time", Unit::seconds, true},
+                  {"tokens_per_second", Unit::count, true},
+                  {"compute_bound_batch", Unit::count, true},
+                  {"tokens_per_second_per_sequence", Unit::count},
+                  {"bound", Unit::text},
+                  {"memory_size", Unit::bytes},
+                  {"max_context", Unit::count},
+                  {"max_batch", Unit::count},
+                  {"prefill_flops", Unit::flops},
+                  {"prefill_time", Unit::seconds}},
+      .run = run,
+      .chart_axis = "batch-size",
+      .chart = chart};
+  return calc;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,82 @@
+// LLM decode on one GPU: weight and KV-cache bytes (MHA, GQA, MQA, MLA), what fits in memory,
+// a decode step's bytes, FLOPs and roofline time, tokens/s, the batch where decode turns
+// compute-bound, and the prefill of a prompt.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/gpu.h"
+
+namespace gpucalc {
+
+/// A model's shape, as its config.json gives it.
+struct DecodeModel {
+  std::string name;              // the preset's name, empty for a model given in numbers
+  double params = 0;             // every parameter
+  double active_params = 0;      // a token's (MoE: shared plus its experts); 0: params
+  double embedding_params = 0;   // the input embedding table: a step reads one row of it, no matmul
+  std::int64_t layers = 0;
+  std::int64_t heads = 0;        // query heads
+  std::int64_t kv_heads = 0;     // 0: heads (MHA); 1: MQA
+  std::int64_t head_dim = 0;     // of Q and K (MLA: the nope plus rope dims)
+  std::int64_t v_dim = 0;        // 0: head_dim
+  std::int64_t latent = 0;       // MLA: the compressed KV (kv_lora_rank) cached a token a layer; 0: not MLA
+  std::int64_t rope_dim = 0;     // MLA: the decoupled RoPE key, cached too
+  std::int64_t experts = 0;      // MoE: routed experts a layer (0: dense)
+  std::int64_t experts_per_token = 0;
+  std::int64_t window = 0;       // sliding window: the KV cache holds at most this many tokens (0: all)
+  std::string source;            // where the numbers come from
+};
+
+/// The presets, in the order `--model` lists them.
+const std::vector<DecodeModel>& decode_presets();
+/// The preset of that name, or null.
+const DecodeModel* find_decode_preset(const std::string& name);
+
+struct DecodeInput {
+  DecodeModel model;
+  std::string weight_dtype = "bf16";
+  std::string kv_dtype = "bf16";
+  std::string compute_dtype = "bf16";  // the tensor-core peak the matmuls run at
+  std::int64_t context = 4096;  // tokens in each sequence's KV cache at this step
+  std::int64_t batch = 1;       // sequences in flight
+  std::int64_t prefill = 0;     // prompt tokens to prefill (0: none)
+  double bandwidth = 0, peak = 0, memory = 0;  // overrides (0: the profile's)
+};
+
+struct DecodeResult {
+  double bandwidth = 0, peak = 0, memory = 0;
+  double weight_bytes = 0;         // every parameter, resident
+  double kv_bytes_per_token = 0;   // all layers
+  std::int64_t kv_tokens = 0;      // tokens cached per sequence: the context, or the window
+  double kv_bytes = 0;             // batch x kv_tokens x kv_bytes_per_token
+  double memory_needed = 0;
+  bool fits = false;
+  bool weights_fit = false;
+  double max_context = 0;          // at this batch (0: the weights alone do not fit; inf: a window caps it)
+  double max_batch = 0;            // at this context
+  double experts_touched = 1;      // MoE: the expected fraction of routed-expert weights a step reads
+  double step_weight_bytes = 0;    // weights a step reads
+  double step_kv_bytes = 0;        // KV read, and the new token's written
+  double step_bytes = 0;
+  double linear_flops = 0, attention_flops = 0, step_flops = 0;
+  double linear_time = 0, attention_time = 0, step_time = 0;
+  std::string bound;               // of the weights' matmuls: memory or compute
+  double tokens_per_second = 0;    // all sequences
+  double tokens_per_second_per_sequence = 0;
+  double compute_bound_batch = 0;  // the batch where the matmuls' FLOPs take as long as the weights' bytes
+  double prefill_flops = 0, prefill_bytes = 0, prefill_time = 0;
+};
+
+/// Throws FieldError for a model that is not whole (no layers, heads not divisible by kv_heads,
+/// active above total parameters) or a dtype without a tensor peak on this GPU. A model that
+/// does not fit is an answer (fits false), not an error.
+DecodeResult decode(const DecodeInput& input, const Gpu& gpu);
+
+/// KV-cache bytes a token, all layers: 2 x kv_heads x head_dim (K and V), or MLA's latent + rope
+/// dims, x layers x the element size.
+double kv_bytes_per_token(const DecodeModel& m, double element_bytes);
+
+}  // namespace gpucalc
