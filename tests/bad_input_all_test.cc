@@ -102,6 +102,36 @@ const std::vector<BadInput>& table() {
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "nokey>=1"}, "--require", "a results key of"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--bogus", "1"}, "--bogus", "accepted options"},
+    {{"pipeline", "--tile", "128x256x64", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"pipeline", "--tile", "128x256x64", "--gpu", "l4"}, "--gpu", "an sm_90 (H100, H200) or sm_100 (B200) profile"},
+    {{"pipeline", "--tile", "128x256x64", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"pipeline", "--tile", "128x256x64", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"pipeline", "--tile", "128x256x64", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"pipeline", "--tile", "128x256x64", "--sweep", "foo"}, "--sweep", "with AXIS one of"},
+    {{"pipeline", "--tile", "128x256x64", "--plot", "out.svg"}, "--plot", "a calculator with a chart"},
+    {{"pipeline", "--tile", "128x256x64", "--preset", "fa4"}, "--preset", "expected cutlass-cooperative, cutlass-pingpong, fa3-fwd, sm100-1sm, sm100-2sm"},
+    {{"pipeline", "--tile", "128x256"}, "--tile", "MxNxK, three whole numbers of 1 to 4096"},
+    {{"pipeline", "--tile", "128x252x64"}, "--tile", "N a multiple of 8 (wgmma: N 8 to 256 in steps of 8)"},
+    {{"pipeline", "--tile", "128x256x64", "--dtype", "fp5"}, "--dtype", "expected fp64, fp32, tf32, bf16, fp16"},
+    {{"pipeline", "--tile", "128x256x64", "--dtype-a", "fp5"}, "--dtype-a", "expected fp64, fp32, tf32, bf16, fp16"},
+    {{"pipeline", "--tile", "128x256x64", "--dtype-b", "int8"}, "--dtype-b", "wgmma and tcgen05.mma take A and B of one kind"},
+    {{"pipeline", "--tile", "128x256x64", "--acc", "fp64"}, "--acc", "expected fp32, fp16, int32"},
+    {{"pipeline", "--tile", "128x256x64", "--stages", "5"}, "--stages", "auto or 2 to 4"},
+    {{"pipeline", "--tile", "128x256x64", "--epilogue-smem", "-1"}, "--epilogue-smem", "out of range"},
+    {{"pipeline", "--tile", "128x256x64", "--epilogue-tile", "128"}, "--epilogue-tile", "MxN, two whole numbers"},
+    {{"pipeline", "--tile", "128x256x64", "--epilogue-tile", "128x32", "--epilogue-dtype", "fp5"}, "--epilogue-dtype", "expected fp64, fp32, tf32, bf16"},
+    {{"pipeline", "--tile", "128x256x64", "--epilogue-tile", "128x32", "--epilogue-stages", "0"}, "--epilogue-stages", "out of range"},
+    {{"pipeline", "--tile", "128x256x64", "--warpgroups", "1-2"}, "--warpgroups", "P+C, producer and consumer warpgroups"},
+    {{"pipeline", "--tile", "128x256x64", "--regs", "40,233"}, "--regs", "setmaxnreg counts of 24 to 256 in steps of 8"},
+    {{"pipeline", "--tile", "128x256x64", "--launch-regs", "0"}, "--launch-regs", "out of range"},
+    {{"pipeline", "--tile", "128x256x64", "--schedule", "ring"}, "--schedule", "expected cooperative, pingpong"},
+    {{"pipeline", "--tile", "128x256x64", "--gpu", "b200", "--acc-stages", "0"}, "--acc-stages", "out of range"},
+    {{"pipeline", "--tile", "128x256x64", "--gpu", "b200", "--cta-group", "3"}, "--cta-group", "expected 1, 2"},
+    {{"pipeline", "--tile", "128x256x64", "--cluster", "0x1"}, "--cluster", "MxN CTAs"},
+    {{"pipeline", "--tile", "128x256x64", "--swizzle", "256"}, "--swizzle", "expected 0, 32, 64, 128"},
+    {{"pipeline", "--tile", "128x256x64", "--box", "128x64"}, "--box", "at most 128 bytes with 128-byte swizzle"},
+    {{"pipeline", "--tile", "128x256x64", "--bandwidth", "-1TB/s"}, "--bandwidth", "out of range"},
+    {{"pipeline", "--tile", "128x256x64", "--latency", "0ns"}, "--latency", "greater than 0 s"},
     {{"occupancy", "--threads", "0", "--regs", "64"}, "--threads", "'0' is out of range: expected a whole number, 1 to 1,024"},
     {{"occupancy", "--threads", "1025", "--regs", "64"}, "--threads", "'1025' is out of range: expected a whole number, 1 to 1,024"},
     {{"occupancy", "--threads", "abc", "--regs", "64"}, "--threads", "invalid value 'abc': expected a whole number (256 or 0xff), 1 to 1,024"},
@@ -363,7 +393,7 @@ TEST_CASE("bad input to any option: exit 2, one line naming the option and the a
 
 TEST_CASE("every option of every calculator has a bad-input row") {
   // measure is left out: without a CUDA build every measure command exits 3 (its own tests).
-  for (std::string subcommand : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "ncu", "hw"}) {
+  for (std::string subcommand : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline", "ncu", "hw"}) {
     std::vector<std::string> options = options_taking_values(subcommand);
     INFO(subcommand);
     CHECK(options.size() >= 1);

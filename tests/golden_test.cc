@@ -117,7 +117,7 @@ TEST_CASE("golden outputs: every calculator in every format, and no file without
   for (const GoldenCase& c : cases) {
     CHECK_MESSAGE(names.insert(c.name).second, ("case " + c.name + " twice"));
   }
-  for (const char* calculator : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline"}) {
+  for (const char* calculator : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline"}) {
     for (const char* format : {"text", "json", "csv", "md"}) {
       const std::string want = std::string(calculator) + "-" + format;
       CAPTURE(want);

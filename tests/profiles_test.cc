@@ -35,10 +35,13 @@ TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value
     const auto required = std::count_if(profile_fields().begin(), profile_fields().end(),
                                         [](const ProfileField& f) { return !f.optional; });
     // gpc_sms, optional: measured on an H200, derived from it for the H100 SXM5 and NVL (the same
-    // die and SMs), not known for the others; sfu_ops_per_sm_per_cycle, optional: every built-in has it
+    // die and SMs), not known for the others; sfu_ops_per_sm_per_cycle, optional: every built-in has it;
+    // tensor_memory_per_sm, optional too: the B200's alone (sm_100)
     const bool layout = key == "h200" || key == "h100" || key == "h100-nvl";
-    CHECK(g.provenance.size() == static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1);
+    const bool tensor_memory = key == "b200";
+    CHECK(g.provenance.size() == static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1 + (tensor_memory ? 1 : 0));
     CHECK(g.sfu_ops_per_sm_per_cycle == 16);
+    CHECK((g.tensor_memory_per_sm == 0) == !tensor_memory);
     CHECK(g.gpc_sms.empty() == !layout);
     for (const auto& [field, p] : g.provenance) {
       CAPTURE(field);

@@ -97,7 +97,7 @@ TEST_CASE("L1 wavefronts: exact up to 8 lines a request, the fewest beyond (H200
 }
 
 TEST_CASE("no user-visible note or help refers to the lessons") {
-  for (const char* command : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline"}) {
+  for (const char* command : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline"}) {
     testing::Run help = run_gpucalc({command, "--help"});
     INFO(command);
     CHECK(help.out.find("lesson") == std::string::npos);

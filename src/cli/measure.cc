@@ -13,10 +13,10 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <nlohmann/json.hpp>
 
+#include "cli/measure_print.h"
 #include "commands/commands.h"
-#include "report/report.h"
+#include "report/printer.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -74,16 +74,6 @@ std::string device_line(const DeviceInfo& d) {
                      version(d.driver_version), version(d.runtime_version));
 }
 
-struct Output {
-  std::string what;  // the case, all or calibrate
-  const DeviceInfo* device;
-  const Gpu* gpu;
-  std::string profile_note;
-  std::vector<MeasureTable> tables;
-  bool summary = false;  // measure all: one summary table in text
-  std::vector<std::string> extra;  // lines after the tables (calibrate: where the TOML went)
-};
-
 /// A counted cell: counts in full (the counters are exact), other units as quantities.
 std::string count_cell(double x, Unit u) {
   if (!std::isfinite(x)) return "-";
@@ -118,7 +108,8 @@ bool has_counts(const MeasureTable& t) {
   return std::any_of(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) { return !r.agreement.empty(); });
 }
 
-/// "N/M patterns agree" over the tables that counted patterns ("" when none did).
+}  // namespace
+
 std::string agreement_line(const std::vector<MeasureTable>& tables) {
   int agree = 0, total = 0;
   for (const MeasureTable& t : tables) {
@@ -129,126 +120,126 @@ std::string agreement_line(const std::vector<MeasureTable>& tables) {
   return total > 0 ? fmt::format("{}/{} patterns agree", agree, total) : "";
 }
 
-// One table through the report layer's printer: the last three columns (numbers) right-aligned.
-std::string aligned(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& cells, bool markdown) {
-  std::ostringstream out;
-  std::vector<TableWriter::Column> columns;
-  for (std::size_t i = 0; i < header.size(); ++i) columns.push_back({header[i], i + 3 >= header.size()});
-  TableWriter table(out, markdown ? Format::md : Format::text, columns, cells.size() + 1);
-  for (const auto& line : cells) {
-    std::vector<Value> values;
-    for (std::size_t i = 0; i < line.size(); ++i) values.push_back(Value::word(header[i], line[i]));
-    table.write(values);
-  }
-  table.finish();
-  return out.str();
+namespace {
+
+// The columns of a measure table, for every format: people read predicted | achieved | ratio
+// (counted tables: predicted | counted | equal?) as words, csv and json the numbers in base
+// units, json also whether a row is in the summary and, for a counted row, whether it agrees.
+std::vector<Column> measure_columns(bool counted, bool mixed) {
+  const char* achieved = counted ? (mixed ? "achieved or counted" : "counted") : "achieved";
+  const char* ratio = counted ? (mixed ? "ratio or equal?" : "equal?") : "achieved/predicted";
+  return {{.key = "case", .right = false, .people = false, .json = false},
+          {.key = "quantity", .right = false},
+          {.key = "unit", .right = false, .people = false},
+          {.key = "predicted", .csv = false, .json = false},
+          {.key = "predicted", .people = false},
+          {.key = achieved, .csv = false, .json = false},
+          {.key = "achieved", .people = false},
+          {.key = ratio, .csv = false, .json = false},
+          {.key = "ratio", .people = false},
+          {.key = "summary", .people = false, .csv = false},
+          {.key = "agrees", .people = false, .csv = false},
+          {.key = "verdict", .people = false, .csv = false}};
 }
 
-std::string render_text(const Output& o, bool markdown) {
-  std::string out;
-  out += fmt::format("{}gpucalc measure {} on {}\n", markdown ? "### " : "", o.what, device_line(*o.device));
-  out += fmt::format("{}profile: {} ({}, {})\n", markdown ? "\n" : "", o.gpu->key, o.gpu->name, o.gpu->origin);
-  if (!o.profile_note.empty()) out += fmt::format("note: {}\n", o.profile_note);
-  out += fmt::format("method: {}\n", kMethod);
-  if (o.summary) {
-    std::vector<const MeasureRow*> rows;
-    std::vector<std::string> names;
-    for (const MeasureTable& t : o.tables) {
-      for (const std::string& q : t.summary) {
-        for (const MeasureRow& r : t.rows) {
-          if (r.quantity == q) {
-            rows.push_back(&r);
-            names.push_back(t.key);
-          }
+void print_table(Printer& printer, const MeasureTable& t, bool for_people) {
+  const bool counted = has_counts(t);
+  const bool mixed = counted && std::any_of(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) {
+                       return r.agreement.empty() && std::isfinite(r.ratio());
+                     });
+  printer.table({.columns = measure_columns(counted, mixed),
+                 .title = fmt::format("{}: {}", t.key, t.title),
+                 .people = for_people,
+                 .json_key = "rows",
+                 .json_group = "tables",
+                 .fields = {Value::word("case", t.key), Value::word("title", t.title)}});
+  for (const MeasureRow& r : t.rows) {
+    const std::vector<std::string> shown = table_cells({&r}, {}, counted)[0];  // quantity, predicted, achieved, ratio
+    const bool in_summary = std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end();
+    const Value cells[] = {Value::word("case", t.key),
+                           Value::word("quantity", r.quantity),
+                           Value::word("unit", unit_name(r.unit)),
+                           Value::word("predicted", shown[1]),
+                           Value::num("predicted", r.predicted, r.unit),
+                           Value::word("achieved", shown[2]),
+                           Value::num("achieved", r.achieved, r.unit),
+                           Value::word("ratio", shown[3]),
+                           Value::num("ratio", r.ratio()),
+                           Value::boolean("summary", in_summary),
+                           r.agrees < 0 ? Value::none("agrees", Unit::boolean) : Value::boolean("agrees", r.agrees != 0),
+                           Value::boolean("verdict", r.verdict)};
+    std::vector<const Value*> row;
+    for (const Value& v : cells) row.push_back(&v);
+    if (r.agreement.empty()) row[10] = row[11] = nullptr;  // a row that is not a count: no agrees, no verdict
+    printer.row(row);
+  }
+  std::vector<Value> counts;
+  if (t.total >= 0) counts = {Value::num("patterns_agree", t.agree), Value::num("patterns", t.total)};
+  printer.end_table(t.notes, counts);
+}
+
+// measure all for people: the summary rows of every case, one table.
+void print_summary(Printer& printer, const std::vector<MeasureTable>& tables) {
+  std::vector<const MeasureRow*> rows;
+  std::vector<std::string> names;
+  for (const MeasureTable& t : tables) {
+    for (const std::string& q : t.summary) {
+      for (const MeasureRow& r : t.rows) {
+        if (r.quantity == q) {
+          rows.push_back(&r);
+          names.push_back(t.key);
         }
       }
     }
-    out += "\n" + aligned({"case", "quantity", "predicted", "achieved", "achieved/predicted"}, table_cells(rows, names), markdown);
-    out += "\n(each case in full: gpucalc measure CASE; --format json gives every row of every case)\n";
-  } else {
-    for (const MeasureTable& t : o.tables) {
-      out += fmt::format("\n{}{}: {}\n", markdown ? "#### " : "== ", t.key, t.title);
-      if (markdown) out += "\n";
-      std::vector<const MeasureRow*> rows;
-      for (const MeasureRow& r : t.rows) rows.push_back(&r);
-      const bool counted = has_counts(t);
-      const bool mixed = counted && std::any_of(t.rows.begin(), t.rows.end(), [](const MeasureRow& r) {
-                           return r.agreement.empty() && std::isfinite(r.ratio());
-                         });
-      out += aligned(counted ? std::vector<std::string>{"quantity", "predicted", mixed ? "achieved or counted" : "counted",
-                                                        mixed ? "ratio or equal?" : "equal?"}
-                             : std::vector<std::string>{"quantity", "predicted", "achieved", "achieved/predicted"},
-                     table_cells(rows, {}, counted), markdown);
-      if (markdown && !t.notes.empty()) out += "\n";
-      for (const std::string& n : t.notes) out += fmt::format("{}note: {}\n", markdown ? "- " : "", n);
-    }
   }
-  for (const std::string& line : o.extra) out += line + "\n";
+  printer.lines({""});
+  printer.table({.columns = {{.key = "case", .right = false},
+                             {.key = "quantity", .right = false},
+                             {.key = "predicted"},
+                             {.key = "achieved"},
+                             {.key = "achieved/predicted"}},
+                 .machines = false});
+  for (const std::vector<std::string>& line : table_cells(rows, names)) {
+    std::vector<Value> cells;
+    for (const std::string& c : line) cells.push_back(Value::word("", c));
+    print_row(printer, cells);
+  }
+  printer.end_table();
+  printer.lines({"", "(each case in full: gpucalc measure CASE; --format json gives every row of every case)"});
+}
+
+}  // namespace
+
+void print_measure(const MeasurePrintout& o, Format format, std::ostream& out) {
+  const DeviceInfo& d = *o.device;
+  std::vector<std::string> lines = {fmt::format("profile: {} ({}, {})", o.gpu->key, o.gpu->name, o.gpu->origin)};
+  if (!o.profile_note.empty()) lines.push_back("note: " + o.profile_note);
+  lines.push_back(fmt::format("method: {}", kMethod));
+  const std::unique_ptr<Printer> printer = make_printer(format, out);
+  printer->begin({.title = fmt::format("gpucalc measure {} on {}", o.what, device_line(d)),
+                  .lines = lines,
+                  .fields = {Value::word("command", "measure"), Value::word("case", o.what),
+                             Value::word("device.name", d.name),
+                             Value::word("device.compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)),
+                             Value::num("device.sm_count", d.sm_count), Value::num("device.clock_hz", d.clock_hz),
+                             Value::num("device.memory_clock_hz", d.memory_clock_hz),
+                             Value::num("device.memory_bus_bits", d.memory_bus_bits),
+                             Value::num("device.memory_bytes", static_cast<double>(d.memory_bytes)),
+                             Value::num("device.l2_bytes", static_cast<double>(d.l2_bytes)),
+                             Value::word("device.driver", version(d.driver_version)),
+                             Value::word("device.runtime", version(d.runtime_version)), Value::word("gpu.key", o.gpu->key),
+                             Value::word("gpu.name", o.gpu->name), Value::word("gpu.origin", o.gpu->origin),
+                             Value::word("gpu.note", o.profile_note), Value::word("method", kMethod)}});
+  for (const MeasureTable& t : o.tables) print_table(*printer, t, !o.summary);
+  if (o.summary) print_summary(*printer, o.tables);
+  printer->lines(o.extra, "messages");
   // The verdict goes last, where a script's `tail -1` finds it.
   const std::string verdict = agreement_line(o.tables);
-  if (!verdict.empty()) out += fmt::format("\n{}\n", verdict);
-  return out;
+  if (!verdict.empty()) printer->lines({"", verdict});
+  printer->end();
 }
 
-nlohmann::ordered_json number_or_null(double x) { return json_value(Value::num("", x)); }
-
-nlohmann::ordered_json table_json(const MeasureTable& t) {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const MeasureRow& r : t.rows) {
-    nlohmann::ordered_json row = {{"quantity", r.quantity},
-                                  {"unit", unit_name(r.unit)},
-                                  {"predicted", number_or_null(r.predicted)},
-                                  {"achieved", number_or_null(r.achieved)},
-                                  {"ratio", number_or_null(r.ratio())},
-                                  {"summary", std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end()}};
-    if (!r.agreement.empty()) {
-      row["agrees"] = r.agrees < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.agrees != 0);
-      row["verdict"] = r.verdict;
-    }
-    rows.push_back(row);
-  }
-  nlohmann::ordered_json out = {{"case", t.key}, {"title", t.title}, {"rows", rows}, {"notes", t.notes}};
-  if (t.total >= 0) {
-    out["patterns_agree"] = t.agree;
-    out["patterns"] = t.total;
-  }
-  return out;
-}
-
-std::string render_json(const Output& o) {
-  const DeviceInfo& d = *o.device;
-  nlohmann::ordered_json out = {{"command", "measure"}, {"case", o.what}};
-  out["device"] = {{"name", d.name},
-                   {"compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor)},
-                   {"sm_count", d.sm_count},
-                   {"clock_hz", number_or_null(d.clock_hz)},
-                   {"memory_clock_hz", number_or_null(d.memory_clock_hz)},
-                   {"memory_bus_bits", d.memory_bus_bits},
-                   {"memory_bytes", d.memory_bytes},
-                   {"l2_bytes", d.l2_bytes},
-                   {"driver", version(d.driver_version)},
-                   {"runtime", version(d.runtime_version)}};
-  out["gpu"] = {{"key", o.gpu->key}, {"name", o.gpu->name}, {"origin", o.gpu->origin}, {"note", o.profile_note}};
-  out["method"] = kMethod;
-  out["tables"] = nlohmann::ordered_json::array();
-  for (const MeasureTable& t : o.tables) out["tables"].push_back(table_json(t));
-  if (!o.extra.empty()) out["messages"] = o.extra;
-  return json_dump(out) + "\n";
-}
-
-std::string render_csv(const Output& o) {
-  std::ostringstream out;
-  TableWriter table(out, Format::csv,
-                    {{"case"}, {"quantity"}, {"unit"}, {"predicted"}, {"achieved"}, {"ratio"}});
-  for (const MeasureTable& t : o.tables) {
-    for (const MeasureRow& r : t.rows) {
-      table.write({Value::word("case", t.key), Value::word("quantity", r.quantity), Value::word("unit", unit_name(r.unit)),
-                   Value::num("predicted", r.predicted), Value::num("achieved", r.achieved), Value::num("ratio", r.ratio())});
-    }
-  }
-  table.finish();
-  return out.str();
-}
+namespace {
 
 std::string today() {
   std::time_t now = std::time(nullptr);
@@ -258,21 +249,34 @@ std::string today() {
 }
 
 std::string list_cases_json() {
-  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  // {"command": "measure", "cases": [{"key": , "help": , "options": [], "choices": {FLAG: []}, "in_all": }]}
+  std::string out;
+  JsonWriter json(out);
+  json.begin_object();
+  json.string("command", "measure");
+  json.begin_array("cases");
   auto add = [&](const std::string& key, const std::string& help, const std::vector<OptionSpec>& options, bool in_all) {
-    std::vector<std::string> opts;
-    nlohmann::ordered_json choices = nlohmann::ordered_json::object();
+    json.begin_object();
+    json.string("key", key);
+    json.string("help", help);
+    json.begin_array("options");
+    for (const OptionSpec& o : options) json.string({}, o.flag());
+    json.end_array();
+    json.begin_object("choices");
     for (const OptionSpec& o : options) {
-      opts.push_back(o.flag());
-      if (o.kind == OptionKind::choice) choices[o.flag()] = o.choices;
+      if (o.kind == OptionKind::choice) json.strings(o.flag(), o.choices);
     }
-    cases.push_back({{"key", key}, {"help", help}, {"options", opts}, {"choices", choices}, {"in_all", in_all}});
+    json.end_object();
+    json.value("in_all", Value::boolean("in_all", in_all));
+    json.end_object();
   };
   for (const MeasureCase& c : measure_cases()) add(c.key, c.help, c.options, c.in_all);
   add("all", "every case marked in_all at its default size, one summary table", {}, false);
   add("calibrate", "measure the ceilings and write a profile TOML for --gpu", {text_option("out", "the profile TOML to write")},
       false);
-  return json_dump({{"command", "measure"}, {"cases", cases}}) + "\n";
+  json.end_array();
+  json.end_object();
+  return out + "\n";
 }
 
 std::string list_cases() {
@@ -295,14 +299,16 @@ std::string list_cases() {
 }
 
 int run_measure(const MeasureOptions& o, const std::string& format_text) {
+  if (!o.list) {
+    check_measure_word(o.words.empty() ? "" : o.words[0]);
+    if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
+  }
+  const Format format = parse_format(format_text);
   if (o.list) {
-    std::cout << (parse_format(format_text) == Format::json ? list_cases_json() : list_cases());
+    std::cout << (writes_json(format) ? list_cases_json() : list_cases());
     return 0;
   }
-  check_measure_word(o.words.empty() ? "" : o.words[0]);
-  if (o.words.size() > 1) throw InputError("measure", o.words[1], "one case only, then options");
   const std::string& what = o.words[0];
-  const Format format = parse_format(format_text);
   CaseOptions options;
   for (const auto& [k, v] : o.case_options) {
     if (!v.empty()) options[k] = v;
@@ -340,7 +346,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 
   const DeviceInfo device = open_device();
   DeviceProfile recognised = profile_for_device(device);
-  Output out;
+  MeasurePrintout out;
   out.what = what;
   out.device = &device;
   Gpu gpu = named ? *named : recognised.gpu;
@@ -377,12 +383,7 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
   } else {
     out.tables.push_back(run_case(what, options, gpu, device));
   }
-  switch (format) {
-    case Format::json: std::cout << render_json(out); break;
-    case Format::csv: std::cout << render_csv(out); break;
-    case Format::md: std::cout << render_text(out, true); break;
-    case Format::text: std::cout << render_text(out, false); break;
-  }
+  print_measure(out, format, std::cout);
   // A counted pattern that disagrees with its model is a failed check (exit 4), reported
   // after the table that shows it.
   for (const MeasureTable& t : out.tables) {
@@ -401,7 +402,7 @@ std::function<int()> add_measure(CLI::App& sub) {
   auto o = std::make_shared<MeasureOptions>();
   sub.add_option("case", o->words, "a case (gpucalc measure --list), all, or calibrate");
   sub.add_flag("--list", o->list, "list the cases");
-  sub.add_option("--format", o->format, "text, json, csv or md")->capture_default_str();
+  add_format_option(sub, o->format);
   sub.add_option("--gpu", o->gpu, "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml");
   sub.add_option("--out", o->out, "calibrate: the profile TOML to write (default: KEY-calibrated.toml)");
   for (const MeasureOption& m : measure_case_options()) sub.add_option("--" + m.name, o->case_options[m.name], m.help);

@@ -53,6 +53,7 @@ const Calculator& waves_command();
 const Calculator& roofline_command();
 const Calculator& attention_command();
 const Calculator& decode_command();
+const Calculator& pipeline_command();
 const Calculator& ncu_command();
 std::function<int()> add_hw(CLI::App& sub);
 std::function<int()> plain_hw(int argc, char** argv);
@@ -93,6 +94,10 @@ inline constexpr CommonOption kCommonOptions[] = {
     {.name = "plot", .help = "write a chart of the case or the sweep to FILE.svg", .text = &CommonOptions::plot,
      .not_empty = "a file name ending in .svg"},
 };
+
+/// Registers --format, kCommonOptions' row, on a tool's `sub` into `format` (the one declaration
+/// of it), with `help` where the tool takes more than the printers' formats (hw show: toml).
+CLI::Option* add_format_option(CLI::App& sub, std::string& format, const char* help = nullptr);
 
 /// Whether CLI11 reads `arg` as main's readers of plain calls do: a value or a word that is not
 /// empty, does not start with '-' and is not a subcommand's name.

@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
-#include "report/report.h"
+#include "report/printer.h"
 #include "core/error.h"
 
 namespace gpucalc {
@@ -71,11 +71,9 @@ std::vector<Value> profile_values(const Gpu& g) {
   return v;
 }
 
-// A field's value for people: sizes and rates in their units, the clock in MHz.
-Value shown(const Value& v) {
-  if (v.key == "boost_clock_mhz") return Value::word(v.key, format_number(v.number) + " MHz");
-  return Value::word(v.key, text_cell(v));
-}
+// The clock for people, in MHz (every other field as the printers show a value: sizes and rates
+// in their units).
+Value shown(const Value& v) { return Value::word(v.key, format_number(v.number) + " MHz"); }
 
 int show(const std::string& name, Format format) {
   Gpu g = load_gpu(name);
@@ -84,56 +82,33 @@ int show(const std::string& name, Format format) {
     auto it = g.provenance.find(key == "boost_clock_mhz" ? "boost_clock" : key);
     return it == g.provenance.end() ? Provenance{"", ""} : it->second;
   };
-  if (format == Format::json) {
-    // {"key": , "origin": , "fields": {FIELD: {"value": , "kind": , "source": }}}, written as
-    // json_dump writes it (report.h), without building the JSON first.
-    std::string out = "{\"key\":";
-    append_json_string(out, g.key);
-    out += ",\"origin\":";
-    append_json_string(out, g.origin);
-    out += ",\"fields\":{";
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const Value& v = values[i];
-      const Provenance p = provenance_of(v.key.str());
-      if (i) out += ',';
-      append_json_string(out, v.key.str());
-      out += ":{\"value\":";
-      append_json_value(out, v);
-      out += ",\"kind\":";
-      append_json_string(out, p.kind);
-      out += ",\"source\":";
-      append_json_string(out, p.source);
-      out += '}';
-    }
-    out += '}';
-    if (!g.notes.empty()) {
-      // An older format's defaults, said as the calculators say them (only when there are some).
-      out += ",\"notes\":[";
-      for (std::size_t i = 0; i < g.notes.size(); ++i) {
-        if (i) out += ',';
-        append_json_string(out, g.notes[i]);
-      }
-      out += ']';
-    }
-    out += "}\n";
-    std::cout << out;
-    return 0;
-  }
+  const std::unique_ptr<Printer> printer = make_printer(format, std::cout);
   // The name and origin as cells are shown: a newline or a control byte in a user's profile
   // name stays on the header's line.
-  if (format == Format::text) {
-    std::cout << fmt::format("{} ({}, {})\n", visible_cell(g.name), visible_cell(g.key), visible_cell(g.origin));
-  }
-  TableWriter table(std::cout, format, {{"field", false}, {"value", false}, {"kind", false}, {"source", false}});
+  printer->begin({.title = fmt::format("{} ({}, {})", visible_cell(g.name), visible_cell(g.key), visible_cell(g.origin)),
+                  .fields = {Value::word("key", g.key), Value::word("origin", g.origin)}});
+  // {"fields": {FIELD: {"value": , "kind": , "source": }}}; the value in its units for people.
+  printer->table({.columns = {{.key = "field", .right = false},
+                              {.key = "value", .right = false, .csv = false, .json = false},
+                              {.key = "value", .right = false, .people = false},
+                              {.key = "kind", .right = false},
+                              {.key = "source", .right = false}},
+                  .json_key = "fields",
+                  .keyed = true});
+  Value field = Value::word("field", ""), kind = Value::word("kind", ""), source = Value::word("source", "");
+  std::vector<const Value*> cells;
   for (const Value& v : values) {
-    Provenance p = provenance_of(v.key.str());
-    table.write({Value::word("field", v.key.str()), format == Format::csv ? v : shown(v), Value::word("kind", p.kind),
-                 Value::word("source", p.source)});
+    const Provenance p = provenance_of(v.key.str());
+    field.text.assign(v.key.view());
+    kind.text = p.kind;
+    source.text = p.source;
+    const Value clock = v.key == "boost_clock_mhz" ? shown(v) : Value();
+    cells = {&field, v.key == "boost_clock_mhz" ? &clock : &v, &v, &kind, &source};
+    printer->row(cells);
   }
-  table.finish();
-  if (format == Format::text || format == Format::md) {
-    for (const std::string& n : g.notes) std::cout << (format == Format::md ? "\n> " : "note: ") << n << "\n";
-  }
+  printer->end_table();
+  printer->notes(g.notes);  // an older format's defaults, said as the calculators say them
+  printer->end();
   return 0;
 }
 
@@ -143,44 +118,26 @@ int list(Format format) {
   for (const BuiltinProfile& p : builtin_profiles()) builtins.push_back(&p);
   std::sort(builtins.begin(), builtins.end(),
             [](const BuiltinProfile* a, const BuiltinProfile* b) { return std::string_view(a->key) < b->key; });
-  std::vector<Gpu> gpus;
-  for (const BuiltinProfile* p : builtins) gpus.push_back(p->brief());
-  if (format == Format::json) {
-    // {"profiles": [{"key": , "name": , "compute_capability": , "sm_count": , "memory_bandwidth": ,
-    // "aliases": []}]}, written as json_dump writes it (report.h).
-    std::string out = "{\"profiles\":[";
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-      const Gpu& g = gpus[i];
-      if (i) out += ',';
-      out += "{\"key\":";
-      append_json_string(out, g.key);
-      out += ",\"name\":";
-      append_json_string(out, g.name);
-      out += ",\"compute_capability\":";
-      append_json_string(out, fmt::format("{}.{}", g.cc_major, g.cc_minor));
-      out += fmt::format(",\"sm_count\":{},\"memory_bandwidth\":", g.sm_count);
-      append_json_value(out, Value::num("memory_bandwidth", g.memory_bandwidth));
-      out += ",\"aliases\":[";
-      for (std::size_t k = 0; k < g.aliases.size(); ++k) {
-        if (k) out += ',';
-        append_json_string(out, g.aliases[k]);
-      }
-      out += "]}";
-    }
-    out += "]}\n";
-    std::cout << out;
-    return 0;
+  const std::unique_ptr<Printer> printer = make_printer(format, std::cout);
+  printer->begin({.object = true});
+  // {"profiles": [{"key": , "name": , "compute_capability": , "sm_count": , "memory_bandwidth": , "aliases": []}]}
+  printer->table({.columns = {{.key = "key", .right = false},
+                              {.key = "name", .right = false},
+                              {.key = "compute_capability"},
+                              {.key = "sm_count"},
+                              {.key = "memory_bandwidth"},
+                              {.key = "aliases", .right = false, .list = true}},
+                  .json_key = "profiles"});
+  for (const BuiltinProfile* p : builtins) {
+    const Gpu g = p->brief();
+    print_row(*printer, {Value::word("key", g.key), Value::word("name", g.name),
+                         Value::word("compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)),
+                         Value::num("sm_count", g.sm_count),
+                         Value::num("memory_bandwidth", g.memory_bandwidth, Unit::bytes_per_second),
+                         Value::word("aliases", fmt::format("{}", fmt::join(g.aliases, ", ")))});
   }
-  TableWriter table(std::cout, format,
-                    {{"key", false}, {"name", false}, {"compute_capability", true}, {"sm_count", true},
-                     {"memory_bandwidth", true}, {"aliases", false}});
-  for (const Gpu& g : gpus) {
-    table.write({Value::word("key", g.key), Value::word("name", g.name),
-                 Value::word("compute_capability", fmt::format("{}.{}", g.cc_major, g.cc_minor)),
-                 Value::num("sm_count", g.sm_count), Value::num("memory_bandwidth", g.memory_bandwidth, Unit::bytes_per_second),
-                 Value::word("aliases", fmt::format("{}", fmt::join(g.aliases, ", ")))});
-  }
-  table.finish();
+  printer->end_table();
+  printer->end();
   return 0;
 }
 
@@ -203,11 +160,7 @@ int run_hw(const HwOptions& o) {
       std::cout << profile_toml(load_gpu(w[1]));
       return 0;
     }
-    const std::vector<Format> printed = {Format::text, Format::json, Format::csv, Format::md};
-    for (Format f : printed) {
-      if (o.format == format_name(f)) return show(w[1], f);
-    }
-    throw InputError("--format", o.format, "one of text, json, csv, md, toml");
+    return show(w[1], parse_format(o.format, "toml"));
   }
   if (o.format == "toml") throw InputError("--format", o.format, "one of text, json, csv, md (toml only with 'hw show NAME')");
   Format format = parse_format(o.format);
@@ -221,7 +174,7 @@ std::function<int()> add_hw(CLI::App& sub) {
   auto o = std::make_shared<HwOptions>();
   sub.add_option("action", o->words, "list, show NAME, or new --from NAME");
   sub.add_option("--from", o->from, "with new: the profile to start from (a name or FILE.toml)");
-  sub.add_option("--format", o->format, "text, json, csv or md; show also toml")->capture_default_str();
+  add_format_option(sub, o->format, "text, json, csv or md; show also toml");
   return [o]() { return run_hw(*o); };
 }
 

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <stdexcept>
+
 #include "commands/commands.h"
 
 namespace gpucalc {
@@ -20,7 +22,29 @@ std::string option_help(const OptionSpec& o) {
   return help;
 }
 
+void add_common_option(CLI::App& sub, const CommonOption& o, CommonOptions& c) {
+  const std::string flag = std::string("--") + o.name;
+  if (o.flag != nullptr) {
+    sub.add_flag(flag, c.*o.flag, o.help)->disable_flag_override();
+  } else if (o.list != nullptr) {
+    sub.add_option(flag, c.*o.list, o.help);
+  } else {
+    CLI::Option* opt = sub.add_option(flag, c.*o.text, o.help);
+    if (o.shows_default) opt->capture_default_str();
+  }
+}
+
 }  // namespace
+
+CLI::Option* add_format_option(CLI::App& sub, std::string& format, const char* help) {
+  for (const CommonOption& o : kCommonOptions) {
+    if (o.text != &CommonOptions::format) continue;
+    CLI::Option* opt = sub.add_option(std::string("--") + o.name, format, help != nullptr ? help : o.help);
+    if (o.shows_default) opt->capture_default_str();
+    return opt;
+  }
+  throw std::logic_error("kCommonOptions has no --format");
+}
 
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   r.calc = &calc;
@@ -48,15 +72,7 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   CommonOptions& c = r.common;
   for (const CommonOption& o : kCommonOptions) {
     if (o.sweep_only && !sweepable) continue;
-    const std::string flag = std::string("--") + o.name;
-    if (o.flag != nullptr) {
-      sub.add_flag(flag, c.*o.flag, o.help)->disable_flag_override();
-    } else if (o.list != nullptr) {
-      sub.add_option(flag, c.*o.list, o.help);
-    } else {
-      CLI::Option* opt = sub.add_option(flag, c.*o.text, o.help);
-      if (o.shows_default) opt->capture_default_str();
-    }
+    add_common_option(sub, o, c);
   }
 }
 

@@ -662,6 +662,10 @@ const std::vector<ProfileField>& profile_fields() {
        [](const Gpu& g) -> FieldValue { return g.gpc_sms; },
        [](Gpu& g, const FieldValue& v) { g.gpc_sms = std::get<std::vector<std::int64_t>>(v); }, true},
       optional_field(count("sfu_ops_per_sm_per_cycle", "ops/cycle", &Gpu::sfu_ops_per_sm_per_cycle, 1, 1024)),
+      // sm_100's tensor memory (the tcgen05 accumulator's): optional, 0 where the GPU has none.
+      {"tensor_memory_per_sm", K::size, "bytes", Unit::onchip_bytes, false, 1, kMaxSize,
+       [](const Gpu& g) -> FieldValue { return g.tensor_memory_per_sm; },
+       [](Gpu& g, const FieldValue& v) { g.tensor_memory_per_sm = std::get<std::int64_t>(v); }, true},
   };
   return fields;
 }

@@ -94,6 +94,9 @@ struct Gpu {
   // Special-function (MUFU: exp2, rsqrt, sin, ...) results per clock per SM, the softmax's
   // exponentials in attention. Optional (0: not known for this GPU).
   int sfu_ops_per_sm_per_cycle = 0;
+  // Tensor memory per SM in bytes (sm_100: 128 lanes x 512 columns of 32 bits). Optional: 0 where
+  // the GPU has none (before sm_100) or the profile does not say.
+  std::int64_t tensor_memory_per_sm = 0;
 
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the

@@ -386,12 +386,12 @@ const Gpu& profile(Batch& b, const std::string& name) {
 }
 
 // One case of a record: the model, its row written, its requirements checked.
-void run_point(Batch& b, RowWriter& writer, const Args& args, const Gpu& gpu, long line, const std::string& swept) {
+void run_point(Batch& b, Printer& writer, const Args& args, const Gpu& gpu, long line, const std::string& swept) {
   Report& report = b.report;
   run_model(b.calc, args, gpu, swept, report);
   Row& row = b.row;
   fill_row(args, report, gpu, line, row);
-  writer.write(row, b.common.explain ? &report.explain : nullptr);
+  writer.row(row, b.common.explain ? &report.explain : nullptr);
   if (b.requirements.empty()) return;
   const Args::Entry* at = swept.empty() ? nullptr : args.find(swept);
   std::string where = at != nullptr ? fmt::format(" at {}={}", swept, raw_number(at->number)) : "";
@@ -425,7 +425,7 @@ bool same_text(std::string_view cell, const std::string& text) {
 
 // One record: its cells over the command line's options, then the case or the sweep's cases.
 // (Inlined into run_batch's loop, its only caller: called, each row costs some 25 instructions more.)
-[[gnu::always_inline]] inline void run_record(Batch& b, RowWriter& writer, const std::vector<std::string_view>& cells, long line) {
+[[gnu::always_inline]] inline void run_record(Batch& b, Printer& writer, const std::vector<std::string_view>& cells, long line) {
   if (cells.size() != b.columns.names.size()) {
     throw InputError(fmt::format("--batch line {}: {} cells where the header names {}", line, cells.size(),
                                  b.columns.names.size()));
@@ -527,7 +527,7 @@ int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions
   Descriptor file;
   std::optional<char> first;
   const int fd = open_batch(common.batch, in, file, first);
-  RowWriter* rows_out = nullptr;  // set once the writer is made
+  Printer* rows_out = nullptr;  // set once the printer is made
   RecordReader reader(fd, in, [&rows_out] {
     if (rows_out != nullptr) rows_out->flush();
   });
@@ -541,12 +541,15 @@ int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions
   if (trouble != RecordReader::Trouble::none) throw InputError(trouble_message(trouble, line));
   Batch b{calc, raw, common, requirements, read_header(calc, parse_csv_record(record, fmt::format("--batch line {}", line)), line),
           {}, err};
-  RowWriter::Shape shape{true, b.columns.has_gpu, {}};
+  std::vector<std::string> shown;
   for (const OptionSpec* o : b.columns.options) {
-    if (o != nullptr) shape.shown_inputs.push_back(o->key());
+    if (o != nullptr) shown.push_back(o->key());
   }
-  if (!common.sweep.empty()) shape.shown_inputs.push_back(parse_sweep(calc, common.sweep, load_gpu(common.gpu)).axis->key());
-  RowWriter writer(calc, format, out, shape);
+  if (!common.sweep.empty()) shown.push_back(parse_sweep(calc, common.sweep, load_gpu(common.gpu)).axis->key());
+  const std::unique_ptr<Printer> printer = make_printer(format, out);
+  Printer& writer = *printer;
+  writer.begin({});
+  writer.columns(row_columns(calc, true, b.columns.has_gpu, shown));
   rows_out = &writer;
   std::vector<std::string_view> cells;
   std::string unquoted;  // the cells that split_csv_record unquotes
@@ -560,14 +563,14 @@ int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions
       b.args.set_read_for(nullptr);  // the next row reads every option afresh
       std::string message = e.what();
       if (message.rfind("--batch line", 0) != 0) message = fmt::format("line {}: {}", line, message);
-      writer.write(error_row(b, cells, line, message));
+      writer.row(error_row(b, cells, line, message));
       writer.flush();  // the rows before the message first
       err << "gpucalc: " << message << "\n";
       ++b.bad;
       if (common.strict) break;
     }
   }
-  writer.finish();
+  writer.end();
   if (b.bad > 0) return 2;
   return b.failed > 0 ? 1 : 0;
 }

@@ -11,7 +11,6 @@
 #include <istream>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <stdexcept>
 
@@ -225,284 +224,36 @@ void set_axis(Args& args, const OptionSpec& axis, double x) {
   e->used = false;
 }
 
-// ---- output of many rows ----
+// ---- the columns of many rows ----
 
-namespace {
-
-// Where the value of `key` goes among `keys`, starting at `hint` (rows give their values in
-// column order, so the search is usually one comparison); keys.size() when it has no column.
-std::size_t column_of(const std::vector<std::string>& keys, std::string_view key, std::size_t& hint) {
-  const std::size_t n = keys.size();
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::size_t i = (hint + k) % n;
-    if (keys[i] == key) {
-      hint = i + 1;
-      return i;
+RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, const std::vector<std::string>& shown_inputs,
+                       const std::vector<std::string>& shown_results) {
+  RowColumns out;
+  out.batch = batch;
+  out.gpu_column = gpu_column;
+  // Numbers right-aligned, words (access, preset, an expression) left.
+  std::vector<std::string> keys;
+  for (const OptionSpec& o : calc.options) keys.push_back(o.key());
+  auto number = [&](std::string_view key) {
+    bool right = false;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (keys[i] == key) right = calc.options[i].kind == OptionKind::integer || calc.options[i].kind == OptionKind::number;
     }
-  }
-  return n;
-}
-
-}  // namespace
-
-RowWriter::RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape)
-    : format_(format), out_(out), shape_(std::move(shape)) {
-  std::vector<TableWriter::Column> columns;
-  if (shape_.batch) columns.push_back({"line", true});
-  if (format == Format::csv || format == Format::json) {
-    columns.push_back({"gpu", false});
-    for (const OptionSpec& o : calc.options) input_keys_.push_back(o.key());
-    for (const ResultSpec& r : calc.results) result_keys_.push_back(&r);
-    all_results_ = true;
-  } else {
-    if (shape_.gpu_column) columns.push_back({"gpu", false});
-    for (const std::string& k : shape_.shown_inputs) input_keys_.push_back(k);
-    for (const std::string& k : shape_.shown_results) {
-      for (const ResultSpec& r : calc.results) {
-        if (r.key == k) result_keys_.push_back(&r);
-      }
-    }
+    return right;
+  };
+  for (const std::string& k : keys) out.inputs.push_back({k, number(k)});
+  for (const ResultSpec& r : calc.results) out.results.push_back({r.key, r.unit != Unit::text});
+  for (const std::string& k : shown_inputs) out.shown_inputs.push_back({k, number(k)});
+  for (const std::string& k : shown_results) {
     for (const ResultSpec& r : calc.results) {
-      bool shown = false;
-      for (const std::string& k : shape_.shown_results) shown = shown || k == r.key;
-      if (r.brief && !shown) result_keys_.push_back(&r);
+      if (r.key == k) out.shown_results.push_back({r.key, r.unit != Unit::text});
     }
   }
-  for (const std::string& k : input_keys_) {
-    bool number = false;  // numbers right-aligned, words (access, preset, an expression) left
-    for (const OptionSpec& o : calc.options) {
-      if (o.key() == k) number = o.kind == OptionKind::integer || o.kind == OptionKind::number;
-    }
-    columns.push_back({k, number});
+  for (const ResultSpec& r : calc.results) {
+    const bool shown = std::find(shown_results.begin(), shown_results.end(), r.key) != shown_results.end();
+    if (r.brief && !shown) out.shown_results.push_back({r.key, r.unit != Unit::text});
   }
-  for (const ResultSpec* r : result_keys_) columns.push_back({r->key, r->unit != Unit::text});
-  if (shape_.batch) columns.push_back({"error", false});
-  for (std::size_t i = 0; i < input_keys_.size(); ++i) {
-    same_input_.push_back(i);
-    for (std::size_t j = i; j-- > 0;) {
-      if (input_keys_[j] == input_keys_[i]) same_input_[i] = j;
-    }
-    input_shown_twice_ = input_shown_twice_ || same_input_[i] != i;
-  }
-  if (format != Format::json) {
-    table_ = std::make_unique<TableWriter>(out, format, std::move(columns));
-  } else {
-    json_out_ = std::make_unique<OutputBuffer>(out);
-    // The results object's shape, as json_values nests the declared keys (limits.registers ->
-    // "limits": {"registers": ...}); a row's values fill it in declaration order.
-    JsonNode results_tree;
-    for (std::size_t k = 0; k < calc.results.size(); ++k) {
-      const std::string& key = calc.results[k].key;
-      JsonNode* at = &results_tree;
-      std::size_t start = 0;
-      auto child = [](JsonNode* node, const std::string& name) {
-        for (JsonNode& c : node->children) {
-          if (c.name == name) return &c;
-        }
-        std::string head;
-        append_json_string(head, name);
-        node->children.push_back(JsonNode{name, head + ":", -1, {}});
-        return &node->children.back();
-      };
-      for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', start)) {
-        JsonNode* c = child(at, key.substr(start, dot - start));
-        c->leaf = -1;  // a value there becomes an object
-        at = c;
-        start = dot + 1;
-      }
-      JsonNode* leaf = child(at, key.substr(start));
-      leaf->children.clear();  // an object there becomes the value
-      leaf->leaf = static_cast<int>(k);
-    }
-    flatten_json(results_tree, results_pieces_, results_end_);
-    for (const JsonPiece& p : results_pieces_) results_text_ += p.size;
-    results_text_ += results_end_.size();
-  }
-  // A batch's rows are gathered and written in large chunks; flush() writes them sooner.
-  if (shape_.batch) {
-    if (table_) table_->buffer(kChunk);
-    if (json_out_) json_out_->set_chunk(kChunk);
-  }
-}
-
-RowWriter::~RowWriter() = default;
-
-void RowWriter::flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending) {
-  pending += '{';
-  bool first = true;
-  for (const JsonNode& c : node.children) {
-    if (!first) pending += ',';
-    first = false;
-    pending += c.head;
-    if (c.leaf >= 0) {
-      JsonPiece piece{pending, pending.size(), static_cast<std::size_t>(c.leaf)};
-      if (piece.before.size() < kPieceCopy) piece.before.resize(kPieceCopy, '\0');
-      pieces.push_back(std::move(piece));
-      pending.clear();
-    } else {
-      flatten_json(c, pieces, pending);
-    }
-  }
-  pending += '}';
-}
-
-void RowWriter::write_json_inputs(std::string& out, const std::vector<Value>& inputs) {
-  bool same = inputs.size() == input_keys_seen_.size();
-  for (std::size_t i = 0; i < inputs.size() && same; ++i) same = inputs[i].key == input_keys_seen_[i];
-  if (!same) {
-    input_keys_seen_.clear();
-    input_heads_.clear();
-    inputs_flat_ = true;
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      input_keys_seen_.push_back(inputs[i].key.str());
-      std::string head = i ? "," : "";
-      append_json_string(head, inputs[i].key);
-      input_heads_.push_back(head + ":");
-      inputs_flat_ = inputs_flat_ && inputs[i].key.find('.') == std::string::npos;
-      for (std::size_t j = 0; j < i && inputs_flat_; ++j) inputs_flat_ = inputs[j].key != inputs[i].key;
-    }
-  }
-  if (!inputs_flat_) {
-    append_json_values(out, inputs);  // as json_values nests them
-    return;
-  }
-  // As append_json_values writes flat keys: in order, each value in place.
-  std::size_t room = 2;
-  for (std::size_t i = 0; i < inputs.size(); ++i) room += input_heads_[i].size() + json_value_room(inputs[i]);
-  const std::size_t start = out.size();
-  out.resize(start + room);
-  char* at = out.data() + start;
-  *at++ = '{';
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    std::memcpy(at, input_heads_[i].data(), input_heads_[i].size());
-    at = write_json_value(at + input_heads_[i].size(), inputs[i], &numbers_);
-  }
-  *at++ = '}';
-  out.resize(static_cast<std::size_t>(at - out.data()));
-}
-
-void RowWriter::write_json_results(std::string& out, const std::vector<Value>& results) {
-  // In the row's scratch (room for the pieces, a short piece's whole block and a number for each
-  // value, more made for a word as it comes), then appended: no bytes cleared for a row.
-  const std::size_t pieces = results_pieces_.size();
-  const std::size_t planned = results_text_ + kPieceCopy + pieces * kNumberRoom;
-  if (results_scratch_.size() < planned) results_scratch_.resize(planned);
-  char* at = results_scratch_.data();
-  const Value* value = results.data();  // read through a local: a char written may alias a member
-  const JsonPiece* piece = results_pieces_.data();
-  for (std::size_t i = 0; i < pieces; ++i) {
-    const JsonPiece& p = piece[i];
-    const Value& v = value[p.leaf];
-    if (v.unit == Unit::text && !v.missing) {
-      const std::size_t used = static_cast<std::size_t>(at - results_scratch_.data());
-      const std::size_t need = json_value_room(v) + planned;
-      if (results_scratch_.size() - used < need) {
-        results_scratch_.resize(used + need);
-        at = results_scratch_.data() + used;
-      }
-    }
-    // A block of a fixed size is a few moves, not a call; what it writes past the piece is
-    // written over next.
-    if (p.size <= kPieceCopy) {
-      std::memcpy(at, p.before.data(), kPieceCopy);
-    } else {
-      std::memcpy(at, p.before.data(), p.size);
-    }
-    at = write_json_value(at + p.size, v, &numbers_);
-  }
-  std::memcpy(at, results_end_.data(), results_end_.size());
-  at += results_end_.size();
-  out.append(results_scratch_.data(), static_cast<std::size_t>(at - results_scratch_.data()));
-}
-
-void RowWriter::write(const Row& row, const std::vector<std::string>* explain) {
-  // A row's results are those of run_case: every declared key in order (an error row has none).
-  const bool declared = all_results_ && row.results.size() == result_keys_.size();
-  if (format_ == Format::json) {
-    // As nlohmann's ordered_json would dump {line, gpu, inputs, results | error, explain}.
-    std::string& out = json_out_->text();
-    out += '{';
-    if (shape_.batch) {
-      out += "\"line\":";
-      append_raw_number(out, static_cast<double>(row.line));
-      out += ',';
-    }
-    out += "\"gpu\":";
-    append_json_string(out, row.gpu);
-    out += ",\"inputs\":";
-    write_json_inputs(out, row.inputs);
-    if (row.error.empty()) {
-      out += ",\"results\":";
-      if (declared) {
-        write_json_results(out, row.results);
-      } else {
-        out += json_dump(json_values(row.results));
-      }
-    } else {
-      out += ",\"error\":";
-      append_json_string(out, row.error);
-    }
-    if (explain != nullptr) {
-      out += ",\"explain\":[";
-      for (std::size_t i = 0; i < explain->size(); ++i) {
-        if (i) out += ',';
-        append_json_string(out, (*explain)[i]);
-      }
-      out += ']';
-    }
-    out += "}\n";
-    json_out_->end_row();
-    return;
-  }
-  cells_.clear();
-  if (shape_.batch) {
-    line_cell_.number = static_cast<double>(row.line);
-    cells_.push_back(&line_cell_);
-  }
-  if (format_ == Format::csv || shape_.gpu_column) {
-    if (gpu_cell_.text != row.gpu) gpu_cell_.text = row.gpu;
-    cells_.push_back(&gpu_cell_);
-  }
-  // Each input in its column; the first of a key wins, as find_value finds it.
-  const std::size_t inputs_at = cells_.size();
-  cells_.resize(inputs_at + input_keys_.size(), nullptr);
-  std::size_t hint = 0;
-  for (const Value& v : row.inputs) {
-    const std::size_t i = column_of(input_keys_, v.key, hint);
-    if (i < input_keys_.size() && cells_[inputs_at + i] == nullptr) cells_[inputs_at + i] = &v;
-  }
-  for (std::size_t i = 0; i < input_keys_.size() && input_shown_twice_; ++i) {
-    if (same_input_[i] != i) cells_[inputs_at + i] = cells_[inputs_at + same_input_[i]];  // a column shown twice
-  }
-  const std::size_t results_at = cells_.size();
-  cells_.resize(results_at + result_keys_.size());
-  const Value** cell = cells_.data() + results_at;
-  const std::size_t results = result_keys_.size();
-  if (declared) {
-    const Value* value = row.results.data();
-    for (std::size_t k = 0; k < results; ++k) cell[k] = value + k;
-  } else {
-    for (std::size_t k = 0; k < results; ++k) cell[k] = find_value(row.results, result_keys_[k]->key);
-  }
-  if (shape_.batch) {
-    error_cell_.text = row.error;
-    cells_.push_back(&error_cell_);
-  }
-  table_->write(cells_);
-}
-
-void RowWriter::flush() {
-  if (table_) table_->flush();
-  if (json_out_) json_out_->flush();
-  out_.flush();  // through the stream's own buffer too: a reader at the end of a pipe sees the rows now
-}
-
-void RowWriter::finish() {
-  if (table_) table_->finish();
-  if (json_out_) {
-    json_out_->flush();
-    out_.flush();
-  }
+  return out;
 }
 
 // ---- --plot ----

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "report/printer.h"
 
 namespace gpucalc {
 
@@ -26,68 +27,11 @@ void fill_row(const Args& args, Report& report, const Gpu& gpu, long line, Row& 
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
 
-/// Rows of one calculator, streamed in any format: JSON Lines ({line, gpu, inputs, results}),
-/// CSV with every option and every result key as columns (the same header whatever the case),
-/// or a text/md table of the inputs that vary and the brief results.
-class RowWriter {
- public:
-  struct Shape {
-    bool batch = false;                    // a line and an error column
-    bool gpu_column = false;               // text/md: a gpu column (the batch picks profiles)
-    std::vector<std::string> shown_inputs;  // text/md: the input columns
-    std::vector<std::string> shown_results = {};  // text/md: result keys shown before the brief ones
-  };
-  RowWriter(const Calculator& calc, Format format, std::ostream& out, Shape shape);
-  ~RowWriter();
-  void write(const Row& row, const std::vector<std::string>* explain = nullptr);
-  /// Writes the rows held so far (a batch gathers them): before anything else goes out.
-  void flush();
-  void finish();
-
- private:
-  static constexpr std::size_t kChunk = 1 << 16;
-  struct JsonNode {
-    std::string name;
-    std::string head;  // "name": as JSON writes it
-    int leaf = -1;  // the result's index, or -1: an object of `children`
-    std::vector<JsonNode> children;
-  };
-  // The results object as text pieces, each before a value: {"blocks_per_sm": [0], "limits":{"registers": [5], ...
-  struct JsonPiece {
-    std::string before;  // padded with zeros to at least kPieceCopy bytes
-    std::size_t size;    // the text's own bytes
-    std::size_t leaf;    // the result's index
-  };
-  static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
-  static void flatten_json(const JsonNode& node, std::vector<JsonPiece>& pieces, std::string& pending);
-  void write_json_inputs(std::string& out, const std::vector<Value>& inputs);
-  void write_json_results(std::string& out, const std::vector<Value>& results);
-  Format format_;
-  std::ostream& out_;
-  Shape shape_;
-  std::vector<std::string> input_keys_;
-  std::vector<std::size_t> same_input_;  // for each input column, the first with its key
-  bool input_shown_twice_ = false;       // some key heads two input columns
-  std::vector<const ResultSpec*> result_keys_;
-  bool all_results_ = false;  // result_keys_ are every declared key, in order (csv, json)
-  std::unique_ptr<TableWriter> table_;
-  std::unique_ptr<OutputBuffer> json_out_;
-  std::vector<JsonPiece> results_pieces_;
-  std::string results_end_;       // what follows the last value ("}}")
-  std::size_t results_text_ = 0;  // the bytes of the pieces' text
-  std::string results_scratch_;   // a row's results object as it is written
-  // The last row's input keys and what JSON writes before each value ({"m": ,"n": ...): a row
-  // with the same keys (most rows of a batch) writes these; `inputs_flat_`: no key dotted or
-  // repeated (else json_values nests them).
-  std::vector<std::string> input_keys_seen_;
-  std::vector<std::string> input_heads_;
-  bool inputs_flat_ = true;
-  NumberMemo numbers_;  // json: the fractions written
-  std::vector<const Value*> cells_;  // a row's cells, reused
-  Value line_cell_ = Value::num("line", 0);
-  Value gpu_cell_ = Value::word("gpu", "");
-  Value error_cell_ = Value::word("error", "");
-};
+/// The columns of a calculator's rows (report/printer.h): every option and result key, and
+/// for people the inputs `shown_inputs`, then the results `shown_results` and the brief ones.
+/// `batch`: a line and an error column; `gpu_column`: people see the profile (a batch picks them).
+RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, const std::vector<std::string>& shown_inputs,
+                       const std::vector<std::string>& shown_results = {});
 
 /// How long --batch waits for a FIFO's writer and --plot for a FIFO's reader (open() of a FIFO
 /// waits for its other end: neither waits longer than this).

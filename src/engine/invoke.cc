@@ -37,8 +37,21 @@ int run_one(const Plan& p, const Args& args, const Gpu& gpu, std::ostream& out, 
     data.gpu = &gpu;
     plot_case(p.calc, data, args, p.common.plot);
   }
-  Document doc{p.calc.name, report.model, gpu.key, gpu.name, gpu.origin, row, report.explain, report.notes, report.drawing};
-  out << render_document(doc, p.format, p.common.explain);
+  Header header;
+  header.title = fmt::format("{} on {} ({}{}){}", p.calc.name, gpu.name, gpu.key,
+                             gpu.origin == "built-in" ? "" : ", " + gpu.origin,
+                             report.model.empty() ? "" : fmt::format(", {} model", report.model));
+  header.fields.push_back(Value::word("command", p.calc.name));
+  if (!report.model.empty()) header.fields.push_back(Value::word("model", report.model));
+  header.case_fields = {Value::word("gpu.key", gpu.key), Value::word("gpu.name", gpu.name),
+                        Value::word("gpu.origin", gpu.origin)};
+  std::unique_ptr<Printer> printer = make_printer(p.format, out);
+  printer->begin(header);
+  printer->record(row);
+  printer->drawing(report.drawing);
+  printer->notes(report.notes);
+  if (p.common.explain) printer->explain(report.explain);
+  printer->end();
   return print_failures(check_requirements(p.requirements, row), err);
 }
 
@@ -49,7 +62,7 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
   ChartData data;
   data.axis = axis.name;
   data.gpu = &gpu;
-  std::unique_ptr<RowWriter> writer;
+  std::unique_ptr<Printer> printer;
   // A point's report and row, reused from point to point as a batch's rows are; the derivation
   // and notes only when --explain prints them.
   Report report(p.calc.results);
@@ -59,22 +72,21 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
     set_axis(point, axis, x);
     point.set_for_people(p.common.explain);
     run_model(p.calc, point, gpu, axis.name, report);
-    if (!writer) {
+    if (!printer) {
       // Only once the first point ran: a case that cannot be swept prints nothing on stdout.
-      if (p.format == Format::text) {
-        out << fmt::format("{} on {} ({}): sweep over {}\n", p.calc.name, gpu.name, gpu.key, axis.name);
-      }
-      writer = std::make_unique<RowWriter>(p.calc, p.format, out, RowWriter::Shape{false, false, {axis.key()}});
+      printer = make_printer(p.format, out);
+      printer->begin({.title = fmt::format("{} on {} ({}): sweep over {}", p.calc.name, gpu.name, gpu.key, axis.name)});
+      printer->columns(row_columns(p.calc, false, false, {axis.key()}));
     }
     fill_row(point, report, gpu, 0, row);
-    writer->write(row, p.common.explain ? &report.explain : nullptr);
+    printer->row(row, p.common.explain ? &report.explain : nullptr);
     const Value* at = find_value(row.inputs, axis.key());
     for (std::string& f : check_requirements(p.requirements, row, fmt::format(" at {}={}", axis.name, csv_cell(*at)))) {
       failures.push_back(std::move(f));
     }
     if (!p.common.plot.empty()) data.points.push_back(row);
   }
-  writer->finish();
+  printer->end();
   if (!p.common.plot.empty()) {
     // The case itself for the marker: its own value of the axis, else the sweep's first point.
     Args base = args;
@@ -91,48 +103,44 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
 // The rows form (occupancy --from): one row per report, printed as a sweep's rows are, each as it
 // comes; a requirement is checked on every row and a failure names the row.
 int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, std::ostream& out, std::ostream& err) {
-  struct Printer : RowSink {
+  struct Sink : RowSink {
     const Plan& p;
     const Args& args;
     const Gpu& gpu;
     std::ostream& out;
-    std::optional<RowWriter> writer;
+    std::unique_ptr<Printer> printer;
     std::vector<std::string> failures;
     // Notes print after the table (text and md only), each once: kept once, found through a set
     // of views (a deque never moves what it holds).
     std::deque<std::string> notes;
     std::unordered_set<std::string_view> noted;
     const Gpu* chosen = nullptr;  // the form's own profile (profile()), else gpu
-    Printer(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
+    Sink(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
     const Gpu& used() const { return chosen != nullptr ? *chosen : gpu; }
     void profile(const Gpu& g) override { chosen = &g; }
     void begin(std::size_t rows) override {
-      if (p.format == Format::text) {
-        out << fmt::format("{} on {} ({}): {} row{}\n", p.calc.name, used().name, used().key, rows, rows == 1 ? "" : "s");
-      }
-      writer.emplace(p.calc, p.format, out, RowWriter::Shape{false, false, {}, p.calc.rows_columns});
+      printer = make_printer(p.format, out);
+      printer->begin({.title = fmt::format("{} on {} ({}): {} row{}", p.calc.name, used().name, used().key, rows, rows == 1 ? "" : "s")});
+      printer->columns(row_columns(p.calc, false, false, {}, p.calc.rows_columns));
     }
     void row(Report& report) override {
       const Row row = make_row(args, report, used(), 0);
-      writer->write(row, p.common.explain ? &report.explain : nullptr);
+      printer->row(row, p.common.explain ? &report.explain : nullptr);
       const std::string where = report.label.empty() ? "" : " for " + report.label;
       for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
-      if (p.format != Format::text && p.format != Format::md) return;
       for (const std::string& n : report.notes) {
         if (noted.count(n) == 0) noted.insert(notes.emplace_back(n));
       }
     }
-  } printer(p, args, gpu, out);
-  run_rows_case(p.calc, args, gpu, in, printer);
-  if (!printer.writer) {
-    printer.chosen = nullptr;  // no row: the form's profile may be gone
-    printer.begin(0);
+  } sink(p, args, gpu, out);
+  run_rows_case(p.calc, args, gpu, in, sink);
+  if (!sink.printer) {
+    sink.chosen = nullptr;  // no row: the form's profile may be gone
+    sink.begin(0);
   }
-  printer.writer->finish();
-  if (p.format == Format::text || p.format == Format::md) {
-    for (const std::string& n : printer.notes) out << (p.format == Format::md ? "\n> " : "note: ") << n << "\n";
-  }
-  return print_failures(printer.failures, err);
+  sink.printer->notes(std::vector<std::string>(sink.notes.begin(), sink.notes.end()));
+  sink.printer->end();
+  return print_failures(sink.failures, err);
 }
 
 }  // namespace
@@ -158,7 +166,7 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
     }
   }
   const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
-  if (common.explain && many && plan.format != Format::json) {
+  if (common.explain && many && !explains_each_row(plan.format)) {
     throw InputError(fmt::format("--explain: not in {} output of many rows: one case, or --format json (an explain array on "
                                  "every row) with --sweep, --batch{}",
                                  format_name(plan.format), calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));

@@ -23,12 +23,13 @@ const Value* find_value(const std::vector<Value>& values, std::string_view key) 
   return nullptr;
 }
 
-Format parse_format(const std::string& text, const std::vector<Format>& accepted) {
+Format parse_format(const std::string& text, const char* also) {
   std::vector<std::string> names;
-  for (Format f : accepted) {
+  for (Format f : {Format::text, Format::json, Format::csv, Format::md}) {
     if (text == format_name(f)) return f;
     names.emplace_back(format_name(f));
   }
+  if (also != nullptr) names.emplace_back(also);
   throw InputError("--format", text, fmt::format("one of {}", fmt::join(names, ", ")));
 }
 
@@ -260,42 +261,18 @@ bool needs_json_escape(std::string_view s) {
 
 }  // namespace
 
-json json_value(const Value& v) {
-  if (v.missing) return nullptr;
-  switch (v.unit) {
-    case Unit::text: return v.text;
-    case Unit::boolean: return v.flag;
-    default:
-      if (!std::isfinite(v.number)) return v.number > 0 ? json(kUnlimited) : json(nullptr);  // no limit: "unlimited"
-      if (whole_and_exact(v.number)) {
-        return static_cast<long long>(v.number);
-      }
-      return v.number;
-  }
+namespace {
+
+// A string as the library escapes it (control characters, invalid UTF-8 replaced), quoted.
+std::string escaped_json(std::string_view s) {
+  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-json json_values(const std::vector<Value>& values) {
-  json out = json::object();
-  for (const Value& v : values) {
-    // limits.registers -> out["limits"]["registers"]
-    json* at = &out;
-    std::size_t start = 0;
-    for (std::size_t dot = v.key.find('.'); dot != std::string::npos; dot = v.key.find('.', start)) {
-      json& child = (*at)[v.key.substr(start, dot - start)];
-      if (!child.is_object()) child = json::object();
-      at = &child;
-      start = dot + 1;
-    }
-    (*at)[v.key.substr(start)] = json_value(v);
-  }
-  return out;
-}
-
-std::string json_dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+}  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
   if (needs_json_escape(s)) {
-    out += json_dump(json(std::string(s)));
+    out += escaped_json(s);
     return;
   }
   const std::size_t start = out.size();
@@ -315,7 +292,7 @@ namespace {
 
 // write_json_value's rarer forms, not inlined: their registers would be saved on every call.
 [[gnu::noinline]] char* write_json_word(char* at, const std::string& text) {
-  if (needs_json_escape(text)) return put(at, json_dump(json(text)));
+  if (needs_json_escape(text)) return put(at, escaped_json(text));
   *at++ = '"';
   at = put(at, text);
   *at++ = '"';
@@ -351,26 +328,188 @@ void append_json_value(std::string& out, const Value& v) {
   out.resize(static_cast<std::size_t>(end - out.data()));
 }
 
-void append_json_values(std::string& out, const std::vector<Value>& values) {
-  // Flat keys, each once: written in order. Dotted keys nest and a repeated key keeps its first
-  // place: json_values builds those.
-  bool flat = true;
-  for (std::size_t i = 0; i < values.size() && flat; ++i) {
-    flat = values[i].key.find('.') == std::string::npos;
-    for (std::size_t j = 0; j < i && flat; ++j) flat = values[j].key != values[i].key;
+void append_json_values(std::string& out, const std::vector<Value>& values) { JsonShape::of(values).write(out, values); }
+
+JsonShape JsonShape::of(const std::vector<Value>& values) {
+  std::vector<std::string_view> keys;
+  keys.reserve(values.size());
+  for (const Value& v : values) keys.push_back(v.key.view());
+  return JsonShape(keys);
+}
+
+JsonShape::JsonShape(const std::vector<std::string_view>& keys) {
+  // The object's tree, as the values nest: limits.registers -> "limits": {"registers": ...}; a
+  // value where an object stands replaces it in its place, and the other way round.
+  struct Node {
+    std::string name;
+    int leaf = -1;  // the value's index, or -1: an object of `children`
+    std::vector<Node> children;
+  };
+  Node root;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const std::string_view key = keys[k];
+    keys_.emplace_back(key);
+    Node* at = &root;
+    auto child = [](Node* node, std::string_view name) {
+      for (Node& c : node->children) {
+        if (c.name == name) return &c;
+      }
+      node->children.push_back(Node{std::string(name), -1, {}});
+      return &node->children.back();
+    };
+    std::size_t start = 0;
+    for (std::size_t dot = key.find('.'); dot != std::string_view::npos; dot = key.find('.', start)) {
+      Node* c = child(at, key.substr(start, dot - start));
+      c->leaf = -1;  // a value there becomes an object
+      at = c;
+      start = dot + 1;
+    }
+    Node* leaf = child(at, key.substr(start));
+    leaf->children.clear();  // an object there becomes the value
+    leaf->leaf = static_cast<int>(k);
   }
-  if (!flat) {
-    out += json_dump(json_values(values));
-    return;
+  // The text between the values, each piece before its value.
+  std::string pending;
+  auto flatten = [&](auto& self, const Node& node) -> void {
+    pending += '{';
+    bool first = true;
+    for (const Node& c : node.children) {
+      if (!first) pending += ',';
+      first = false;
+      append_json_string(pending, c.name);
+      pending += ':';
+      if (c.leaf >= 0) {
+        Piece piece{pending, pending.size(), static_cast<std::size_t>(c.leaf)};
+        if (piece.before.size() < kPieceCopy) piece.before.resize(kPieceCopy, '\0');
+        pieces_.push_back(std::move(piece));
+        pending.clear();
+      } else {
+        self(self, c);
+      }
+    }
+    pending += '}';
+  };
+  flatten(flatten, root);
+  end_ = pending;
+  for (const Piece& p : pieces_) text_ += p.size;
+  text_ += end_.size();
+}
+
+bool JsonShape::fits(const std::vector<Value>& values) const {
+  const std::size_t n = values.size();
+  if (n != keys_.size()) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (values[i].key != keys_[i]) return false;
   }
-  out += '{';
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i) out += ',';
-    append_json_string(out, values[i].key);
-    out += ':';
-    append_json_value(out, values[i]);
+  return true;
+}
+
+template <class ValueAt>
+void JsonShape::write_with(std::string& out, ValueAt value, NumberMemo* memo) {
+  // In the scratch (room for the pieces, a short piece's whole block and a number for each
+  // value, more made for a word as it comes), then appended: no bytes cleared for a row.
+  const std::size_t pieces = pieces_.size();
+  const std::size_t planned = text_ + kPieceCopy + pieces * kNumberRoom;
+  if (scratch_.size() < planned) scratch_.resize(planned);
+  char* at = scratch_.data();
+  const Piece* piece = pieces_.data();
+  for (std::size_t i = 0; i < pieces; ++i) {
+    const Piece& p = piece[i];
+    const Value& v = value(p.leaf);
+    if (v.unit == Unit::text && !v.missing) {
+      const std::size_t used = static_cast<std::size_t>(at - scratch_.data());
+      const std::size_t need = json_value_room(v) + planned;
+      if (scratch_.size() - used < need) {
+        scratch_.resize(used + need);
+        at = scratch_.data() + used;
+      }
+    }
+    // A block of a fixed size is a few moves, not a call; what it writes past the piece is
+    // written over next.
+    if (p.size <= kPieceCopy) {
+      std::memcpy(at, p.before.data(), kPieceCopy);
+    } else {
+      std::memcpy(at, p.before.data(), p.size);
+    }
+    at = write_json_value(at + p.size, v, memo);
   }
-  out += '}';
+  std::memcpy(at, end_.data(), end_.size());
+  at += end_.size();
+  out.append(scratch_.data(), static_cast<std::size_t>(at - scratch_.data()));
+}
+
+void JsonShape::write(std::string& out, const std::vector<Value>& values, NumberMemo* memo) {
+  const Value* value = values.data();  // read through a local: a char written may alias a member
+  write_with(out, [value](std::size_t i) -> const Value& { return value[i]; }, memo);
+}
+
+void JsonShape::write(std::string& out, const std::vector<const Value*>& values, NumberMemo* memo) {
+  const Value* const* value = values.data();
+  write_with(out, [value](std::size_t i) -> const Value& { return *value[i]; }, memo);
+}
+
+void JsonWriter::separate() {
+  if (!first_.empty()) {
+    if (!first_.back()) out_ += ',';
+    first_.back() = false;
+  }
+}
+
+void JsonWriter::key(std::string_view key) {
+  separate();
+  if (key.data() == nullptr) return;  // an array's item
+  append_json_string(out_, key);
+  out_ += ':';
+}
+
+void JsonWriter::open(std::string_view key, char bracket) {
+  this->key(key);
+  out_ += bracket;
+  first_.push_back(true);
+}
+
+void JsonWriter::close(char bracket) {
+  out_ += bracket;
+  first_.pop_back();
+}
+
+void JsonWriter::value(std::string_view key, const Value& v) {
+  this->key(key);
+  if (!v.missing && v.unit == Unit::text) {
+    append_json_string(out_, v.text);  // as append_json_value writes it, without room for every byte escaped
+  } else {
+    append_json_value(out_, v);
+  }
+}
+
+void JsonWriter::string(std::string_view key, std::string_view s) {
+  this->key(key);
+  append_json_string(out_, s);
+}
+
+void JsonWriter::object(std::string_view key, JsonShape& shape, const std::vector<const Value*>& values) {
+  this->key(key);
+  shape.write(out_, values);
+}
+
+void JsonWriter::strings(std::string_view key, const std::vector<std::string>& items) {
+  begin_array(key);
+  for (const std::string& s : items) string({}, s);
+  end_array();
+}
+
+void JsonWriter::values(std::string_view key, const std::vector<Value>& values) {
+  this->key(key);
+  append_json_values(out_, values);
+}
+
+void JsonWriter::fields(const std::vector<Value>& values) {
+  if (values.empty()) return;
+  std::string object;
+  append_json_values(object, values);
+  if (object.size() <= 2) return;
+  separate();
+  out_.append(object, 1, object.size() - 2);
 }
 
 OutputBuffer::~OutputBuffer() {
@@ -384,84 +523,6 @@ void OutputBuffer::flush() {
   if (text_.empty()) return;
   out_.write(text_.data(), static_cast<std::streamsize>(text_.size()));
   text_.clear();
-}
-
-namespace {
-
-std::string document_json(const Document& d, bool explain) {
-  json out = json::object();
-  out["command"] = d.command;
-  if (!d.model.empty()) out["model"] = d.model;
-  out["inputs"] = json_values(d.row.inputs);
-  out["results"] = json_values(d.row.results);
-  out["gpu"] = {{"key", d.gpu_key}, {"name", d.gpu_name}, {"origin", d.gpu_origin}};
-  if (!d.notes.empty()) out["notes"] = d.notes;
-  if (explain) out["explain"] = d.explain;
-  return json_dump(out) + "\n";
-}
-
-std::string document_csv(const Document& d) {
-  std::vector<std::string> header, line;
-  for (const Value& v : d.row.results) {
-    header.push_back(csv_quote(v.key));
-    line.push_back(csv_cell(v));
-  }
-  return fmt::format("{}\n{}\n", fmt::join(header, ","), fmt::join(line, ","));
-}
-
-// The results a reader of one case wants: a key with no value is left out unless a key of its
-// group has one (one_more_block.smem "-" says shared memory gains no block; a case without
-// --cluster has no clusters.* to show). JSON and CSV keep every key.
-std::vector<Value> answered(const std::vector<Value>& results) {
-  auto group = [](std::string_view key) { return key.substr(0, key.find('.')); };
-  std::vector<Value> out;
-  for (const Value& v : results) {
-    const bool kept = !v.missing || std::any_of(results.begin(), results.end(), [&](const Value& other) {
-      return !other.missing && other.key != v.key && other.key.find('.') != std::string::npos &&
-             group(other.key) == group(v.key);
-    });
-    if (kept) out.push_back(v);
-  }
-  return out;
-}
-
-std::string document_text(const Document& d, bool explain, bool markdown) {
-  std::string out = fmt::format("{} on {} ({}{}){}\n", d.command, d.gpu_name, d.gpu_key,
-                                d.gpu_origin == "built-in" ? "" : ", " + d.gpu_origin,
-                                d.model.empty() ? "" : fmt::format(", {} model", d.model));
-  auto section = [&](const char* title, const std::vector<Value>& values) {
-    if (values.empty()) return;
-    if (markdown) {
-      out += fmt::format("\n| {} | |\n| --- | --- |\n", title);
-      for (const Value& v : values) out += fmt::format("| {} | {} |\n", md_cell(v.key.str()), md_cell(text_cell(v)));
-      return;
-    }
-    std::size_t width = 0;
-    for (const Value& v : values) width = std::max(width, v.key.size());
-    out += fmt::format("{}:\n", title);
-    for (const Value& v : values) out += fmt::format("  {:<{}}  {}\n", v.key.view(), width, visible_cell(text_cell(v)));
-  };
-  section("inputs", d.row.inputs);
-  section("results", answered(d.row.results));
-  if (!d.drawing.empty()) out += markdown ? "\n```\n" + d.drawing + "```\n" : "\n" + d.drawing;
-  for (const std::string& note : d.notes) out += fmt::format("{}note: {}\n", markdown ? "\n" : "", note);
-  if (explain && !d.explain.empty()) {
-    out += markdown ? "\nexplain:\n\n" : "explain:\n";
-    for (std::size_t i = 0; i < d.explain.size(); ++i) out += fmt::format("  {}. {}\n", i + 1, d.explain[i]);
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string render_document(const Document& doc, Format format, bool explain) {
-  switch (format) {
-    case Format::json: return document_json(doc, explain);
-    case Format::csv: return document_csv(doc);
-    case Format::md: return document_text(doc, explain, true);
-    case Format::text: return document_text(doc, explain, false);
-  }
-  return "";
 }
 
 TableWriter::TableWriter(std::ostream& out, Format format, std::vector<Column> columns, std::size_t window)
@@ -491,16 +552,6 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
     return i < cells.size() && cells[i] != nullptr ? *cells[i] : kMissingWord;
   };
   std::string& out = buffer_.text();
-  if (format_ == Format::json) {
-    json line = json::object();
-    for (std::size_t i = 0; i < columns_.size(); ++i) {
-      line[columns_[i].key] = i < cells.size() ? json_value(cell(i)) : json(nullptr);
-    }
-    out += json_dump(line);
-    out += '\n';
-    buffer_.end_row();
-    return;
-  }
   if (format_ == Format::csv) {
     if (!header_written_) write_csv_header();
     // Each cell written in place in the row's scratch (a number's room for every column, made

@@ -2,8 +2,6 @@
 // (calculators, hw, measure), so a format means the same everywhere.
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -20,9 +18,9 @@ namespace gpucalc {
 
 enum class Format { text, json, csv, md };
 
-/// Parses --format against `accepted` (the formats the command prints); throws InputError.
-Format parse_format(const std::string& text, const std::vector<Format>& accepted = {Format::text, Format::json,
-                                                                                     Format::csv, Format::md});
+/// Parses --format: one of the printers' formats; throws InputError naming them (and `also`,
+/// the words a command takes besides and reads itself: hw show's toml).
+Format parse_format(const std::string& text, const char* also = nullptr);
 const char* format_name(Format format);
 
 /// A value for people (text and md): 40 KiB, 3.35 TB/s, 50%, true; "-" when missing.
@@ -40,14 +38,15 @@ std::string visible_cell(std::string s);
 /// Markdown table cell: control bytes as visible_cell escapes them, and '|' escaped.
 std::string md_cell(const std::string& s);
 /// A number in base units, as JSON and CSV write it: whole numbers without a fraction (null
-/// when not finite: json_value and csv_cell write +infinity as kUnlimited).
+/// when not finite: the JSON writer and csv_cell write +infinity as kUnlimited).
 std::string raw_number(double x);
 /// The most bytes raw_number writes: -1.2345678901234567e-308.
 inline constexpr std::size_t kNumberRoom = 32;
 /// csv_cell and raw_number appended to `out` (the writers of many rows).
 void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
-/// A value, a string, written as json_dump writes them (json_value's JSON), appended to `out`.
+/// A value as JSON (a number in base units, null when missing or not finite, "unlimited" for
+/// +infinity; a string; a bool), and a string, appended to `out`.
 void append_json_value(std::string& out, const Value& v);
 /// The texts of the numbers that are not whole a writer of many rows wrote, by their bits, for
 /// a later row's same number: the shortest form is the dearest part of writing a row, and a
@@ -88,8 +87,71 @@ std::size_t json_value_room(const Value& v);
 /// append_json_value's text at `at` (json_value_room(v) bytes); returns its end.
 char* write_json_value(char* at, const Value& v, NumberMemo* memo = nullptr);
 void append_json_string(std::string& out, std::string_view s);
-/// Values as json_values and json_dump write them, appended to `out`.
+/// Values as one JSON object, appended to `out` (dotted keys nest: limits.registers ->
+/// "limits":{"registers":...}; a key given twice keeps its first place and its last value).
 void append_json_values(std::string& out, const std::vector<Value>& values);
+
+/// A JSON object of values whose keys are known before the values (a calculator's declared
+/// results, a batch's inputs, the same row after row): the text between the values is made
+/// once, so each object writes only its values. append_json_values makes one for each object.
+class JsonShape {
+ public:
+  JsonShape() : JsonShape(std::vector<std::string_view>{}) {}
+  explicit JsonShape(const std::vector<std::string_view>& keys);
+  static JsonShape of(const std::vector<Value>& values);
+  /// Whether `values` have this shape's keys, in its order.
+  bool fits(const std::vector<Value>& values) const;
+  std::size_t size() const { return keys_.size(); }
+  /// The object of `values` (the i-th of the shape's keys) appended to `out`.
+  void write(std::string& out, const std::vector<Value>& values, NumberMemo* memo = nullptr);
+  /// The same from pointers, none null.
+  void write(std::string& out, const std::vector<const Value*>& values, NumberMemo* memo = nullptr);
+
+ private:
+  template <class ValueAt>
+  void write_with(std::string& out, ValueAt value, NumberMemo* memo);
+  static constexpr std::size_t kPieceCopy = 32;  // a piece this short is copied as a whole block
+  struct Piece {
+    std::string before;  // the text before a value, padded with zeros to at least kPieceCopy bytes
+    std::size_t size;    // the text's own bytes
+    std::size_t leaf;    // the value's index
+  };
+  std::vector<std::string> keys_;
+  std::vector<Piece> pieces_;
+  std::string end_;          // what follows the last value ("}}")
+  std::size_t text_ = 0;     // the bytes of the pieces' text
+  std::string scratch_;      // an object as it is written
+};
+
+/// JSON written as it goes, into `out`: objects and arrays opened and closed, each member or
+/// item after a comma but the first. A key of an array's item is {} (no key).
+class JsonWriter {
+ public:
+  explicit JsonWriter(std::string& out) : out_(out) {}
+  void begin_object(std::string_view key = {}) { open(key, '{'); }
+  void end_object() { close('}'); }
+  void begin_array(std::string_view key = {}) { open(key, '['); }
+  void end_array() { close(']'); }
+  void value(std::string_view key, const Value& v);
+  void string(std::string_view key, std::string_view s);
+  void strings(std::string_view key, const std::vector<std::string>& items);
+  /// `values` as an object under `key`.
+  void values(std::string_view key, const std::vector<Value>& values);
+  /// `values` as an object of `shape` under `key` (an array's item: {}).
+  void object(std::string_view key, JsonShape& shape, const std::vector<const Value*>& values);
+  /// `values` as members of the open object (dotted keys nest).
+  void fields(const std::vector<Value>& values);
+  std::string& text() { return out_; }
+
+ private:
+  void key(std::string_view key);
+  void open(std::string_view key, char bracket);
+  void close(char bracket);
+  void separate();
+  std::string& out_;
+  std::vector<bool> first_;  // of each open object or array: nothing written in it yet
+};
+
 
 /// Output held in memory and written to a stream in chunks of at least `chunk` bytes (0: each
 /// row as it is ended); what is held is written by flush() and on destruction.
@@ -113,27 +175,7 @@ class OutputBuffer {
   std::string text_;
 };
 
-/// Values as one JSON object (dotted keys nest: limits.registers -> {"limits": {"registers": }}).
-nlohmann::ordered_json json_values(const std::vector<Value>& values);
-/// One value as JSON: a number in base units (null when missing or not finite), a string or a bool.
-nlohmann::ordered_json json_value(const Value& v);
-/// Dumps JSON on one line (UTF-8 kept, invalid bytes replaced).
-std::string json_dump(const nlohmann::ordered_json& j);
-
-/// One case in full, for a single call: a header line, inputs, results, a drawing, notes,
-/// the derivation.
-struct Document {
-  std::string command;
-  std::string model;  // "exact", "simple", ...: shown in the header
-  std::string gpu_key, gpu_name, gpu_origin;
-  Row row;
-  std::vector<std::string> explain;
-  std::vector<std::string> notes;
-  std::string drawing;
-};
-std::string render_document(const Document& doc, Format format, bool explain);
-
-/// A table with fixed columns, streamed: CSV and JSON Lines write each row as it comes; text and
+/// A table with fixed columns, streamed: CSV writes each row as it comes; text and
 /// md align the columns over the first `window` rows (later rows widen a column only if they
 /// must), so memory stays bounded whatever the number of rows.
 class TableWriter {

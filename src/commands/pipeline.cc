@@ -1,0 +1,401 @@
+// gpucalc pipeline: a Hopper or Blackwell warp-specialised GEMM mainloop: stages, warpgroup
+// registers, the MMA shape, tensor memory, TMA boxes and the stages Little's law asks for.
+#include "core/pipeline.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <charconv>
+#include <cmath>
+#include <string_view>
+#include <vector>
+
+#include "commands/commands.h"
+#include "commands/options.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+enum : std::size_t {
+  kPreset, kTile, kDtype, kDtypeA, kDtypeB, kAcc, kStages, kEpilogueSmem, kEpilogueTile, kEpilogueDtype, kEpilogueStages,
+  kWarpgroups, kRegs, kLaunchRegs, kSchedule, kAccStages, kCtaGroup, kCluster, kSwizzle, kBox, kBandwidth, kLatency
+};
+
+/// A kernel people copy, as option texts: each fills an option the user did not give.
+struct Preset {
+  const char* name;
+  const char* tile;
+  const char* dtype;
+  const char* warpgroups;
+  const char* regs;  // "" : none
+  const char* schedule;
+  const char* cta_group;
+  const char* cluster;
+  const char* stages;
+};
+
+// Sources: CUTLASS include/cutlass/gemm/kernel/sm90_gemm_tma_warpspecialized_{cooperative,pingpong}.hpp
+// (LoadRegisterRequirement 40, MmaRegisterRequirement 232; one producer and two consumer warpgroups);
+// FlashAttention-3 (Shah et al. 2024, section 3.1: producer warpgroup 24 registers, consumers 240),
+// head dimension 128, 128 x 128 tiles, 2 stages of K and V; CUTLASS sm100_gemm_tma_warpspecialized.hpp
+// (4 single warps and a 4-warp epilogue: 256 threads), a 1-SM UMMA tile and the 2-SM one of
+// CUTLASS examples/70_blackwell_gemm/70_blackwell_fp16_gemm.cu (MmaTileShape 256x128x64, cluster 2x2x1).
+constexpr Preset kPresets[] = {
+    {"cutlass-cooperative", "128x256x64", "bf16", "1+2", "40,232", "cooperative", "1", "2x1", "auto"},
+    {"cutlass-pingpong", "128x128x64", "bf16", "1+2", "40,232", "pingpong", "1", "2x1", "auto"},
+    {"fa3-fwd", "128x128x128", "bf16", "1+2", "24,240", "cooperative", "1", "1x1", "2"},
+    {"sm100-1sm", "128x256x64", "bf16", "1+1", "", "cooperative", "1", "1x1", "auto"},
+    {"sm100-2sm", "256x128x64", "fp16", "1+1", "", "cooperative", "2", "2x2", "auto"},
+};
+
+const Preset* preset_of(const Args& a) {
+  if (!a.has(kPreset)) return nullptr;
+  std::vector<std::string> names;
+  for (const Preset& p : kPresets) {
+    if (a.text(kPreset) == p.name) return &p;
+    names.emplace_back(p.name);
+  }
+  const std::string hint = did_you_mean(a.text(kPreset), names);
+  throw InputError("--preset", a.text(kPreset),
+                   fmt::format("{}{}", fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+}
+
+/// The option's text: given (or its default), else the preset's (echoed in the inputs), else `otherwise`.
+std::string text_of(const Args& a, std::size_t option, const Preset* p, const char* Preset::*field, const char* otherwise,
+                    Report& report) {
+  if (a.given(option)) return a.text(option);
+  if (p != nullptr && *(p->*field) != '\0') {
+    if (a.for_people()) {
+      std::string key = a.name(option);
+      for (char& c : key) c = c == '-' ? '_' : c;
+      report.inputs.push_back(Value::word(key, p->*field));
+    }
+    return p->*field;
+  }
+  return a.has(option) ? a.text(option) : otherwise;
+}
+
+/// Whole numbers separated by `sep` ("128x256x64", "1+2", "40,232"): exactly `count` of them, each 1 to `max`.
+std::vector<std::int64_t> split_numbers(const std::string& text, char sep, std::size_t count, std::int64_t max, const char* flag,
+                                        const char* form) {
+  std::vector<std::int64_t> out;
+  std::string_view rest = text;
+  while (out.size() < count) {
+    const std::size_t at = rest.find(sep);
+    const std::string_view part = rest.substr(0, at);
+    std::int64_t v = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size() || v < 0 || v > max) {
+      throw InputError(flag, text, form);
+    }
+    out.push_back(v);
+    if (at == std::string_view::npos) break;
+    rest = rest.substr(at + 1);
+    if (out.size() == count) throw InputError(flag, text, form);
+  }
+  if (out.size() != count) throw InputError(flag, text, form);
+  return out;
+}
+
+PipelineInput read_input(const Args& a, const Preset* p, Report& report) {
+  PipelineInput in;
+  const std::string tile = text_of(a, kTile, p, &Preset::tile, "", report);
+  if (tile.empty()) throw InputError("--tile is required: the CTA tile MxNxK, such as 128x256x64 (or --preset NAME)");
+  const auto t = split_numbers(tile, 'x', 3, 4096, "--tile", "MxNxK, three whole numbers of 1 to 4096 such as 128x256x64");
+  if (t[0] == 0 || t[1] == 0 || t[2] == 0) throw InputError("--tile", tile, "MxNxK, three whole numbers of 1 to 4096 such as 128x256x64");
+  in.tile_m = t[0];
+  in.tile_n = t[1];
+  in.tile_k = t[2];
+  const std::string dtype = text_of(a, kDtype, p, &Preset::dtype, "bf16", report);
+  in.dtype_a = a.has(kDtypeA) ? a.text(kDtypeA) : dtype;
+  in.dtype_b = a.has(kDtypeB) ? a.text(kDtypeB) : dtype;
+  in.acc = a.has(kAcc) ? a.text(kAcc) : (in.dtype_a == "int8" ? "int32" : "fp32");
+  const std::string stages = text_of(a, kStages, p, &Preset::stages, "auto", report);
+  if (stages != "auto") in.stages = static_cast<int>(split_numbers(stages, ',', 1, 64, "--stages", "auto, or a stage count of 2 to 64")[0]);
+  if (stages != "auto" && in.stages < 2) throw InputError("--stages", stages, "auto, or a stage count of 2 to 64 (CUTLASS's mainloops need 2 or more)");
+  if (a.has(kEpilogueTile)) {
+    const auto e = split_numbers(a.text(kEpilogueTile), 'x', 2, 4096, "--epilogue-tile", "MxN, two whole numbers of 1 to 4096 such as 128x32");
+    if (e[0] == 0 || e[1] == 0) throw InputError("--epilogue-tile", a.text(kEpilogueTile), "MxN, two whole numbers of 1 to 4096 such as 128x32");
+    if (a.has(kEpilogueSmem)) throw InputError("--epilogue-smem", a.text(kEpilogueSmem), "bytes, or --epilogue-tile, not both");
+    in.epilogue_tile_m = e[0];
+    in.epilogue_tile_n = e[1];
+    in.epilogue_dtype = a.text(kEpilogueDtype);
+    if (a.has(kEpilogueStages)) in.epilogue_stages = a.count(kEpilogueStages);
+  } else if (a.has(kEpilogueSmem)) {
+    in.epilogue_smem = a.integer(kEpilogueSmem);
+  }
+  const std::string groups = text_of(a, kWarpgroups, p, &Preset::warpgroups, "1+2", report);
+  const char* groups_form = "P+C, producer and consumer warpgroups such as 1+2 (P 1 to 8, C 1 to 8)";
+  const auto w = split_numbers(groups, '+', 2, 8, "--warpgroups", groups_form);
+  if (w[0] == 0 || w[1] == 0) throw InputError("--warpgroups", groups, groups_form);
+  in.producers = static_cast<int>(w[0]);
+  in.consumers = static_cast<int>(w[1]);
+  const std::string regs = text_of(a, kRegs, p, &Preset::regs, "", report);
+  if (!regs.empty()) {
+    const auto r = split_numbers(regs, ',', 2, 1024, "--regs", "P,C: setmaxnreg counts of 24 to 256 in steps of 8, such as 40,232");
+    in.regs_producer = static_cast<int>(r[0]);
+    in.regs_consumer = static_cast<int>(r[1]);
+    if (in.regs_producer == 0 || in.regs_consumer == 0) throw InputError("--regs", regs, "P,C: setmaxnreg counts of 24 to 256 in steps of 8, such as 40,232");
+  }
+  if (a.has(kLaunchRegs)) in.launch_regs = a.count(kLaunchRegs);
+  in.schedule = text_of(a, kSchedule, p, &Preset::schedule, "cooperative", report) == "pingpong" ? PipelineSchedule::pingpong
+                                                                                         : PipelineSchedule::cooperative;
+  if (a.has(kAccStages)) in.acc_stages = a.count(kAccStages);
+  in.cta_group = std::stoi(text_of(a, kCtaGroup, p, &Preset::cta_group, "1", report));
+  const std::string cluster = text_of(a, kCluster, p, &Preset::cluster, "1x1", report);
+  const char* cluster_form = "MxN CTAs, such as 2x1 (each 1 to 16, at most 16 in all)";
+  const auto c = split_numbers(cluster, 'x', 2, 16, "--cluster", cluster_form);
+  if (c[0] == 0 || c[1] == 0) throw InputError("--cluster", cluster, cluster_form);
+  in.cluster_m = static_cast<int>(c[0]);
+  in.cluster_n = static_cast<int>(c[1]);
+  in.swizzle = std::stoi(a.text(kSwizzle));
+  if (a.has(kBox)) {
+    const auto b = split_numbers(a.text(kBox), 'x', 2, 1 << 20, "--box", "INNERxOUTER elements, each 1 to 256, such as 64x256");
+    if (b[0] == 0 || b[1] == 0) throw InputError("--box", a.text(kBox), "INNERxOUTER elements, each 1 to 256, such as 64x256");
+    in.box_inner = b[0];
+    in.box_outer = b[1];
+  }
+  if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
+  if (a.has(kLatency)) in.latency = a.number(kLatency);
+  return in;
+}
+
+void put_results(const PipelineResult& r, Report& report) {
+  report.num("stage_bytes", static_cast<double>(r.stage_bytes), Unit::onchip_bytes);
+  report.num("stages", r.stages);
+  report.num("smem_per_block", static_cast<double>(r.smem_per_block), Unit::onchip_bytes);
+  report.num("blocks_per_sm", r.blocks_per_sm);
+  report.num("occupancy", r.occupancy, Unit::fraction);
+  report.word("limiter", r.limiter);
+  if (r.arch == 90) report.num("accumulator_registers", r.accumulator_registers);
+  report.num("registers_per_block", static_cast<double>(r.registers_per_block));
+  report.boolean("fits_registers", r.fits_registers);
+  if (r.arch == 100) {
+    report.num("tmem_columns", r.tmem_columns);
+    report.num("tmem_allocated", r.tmem_allocated);
+    report.num("tmem_blocks_per_sm", r.tmem_blocks_per_sm);
+  }
+  report.num("bytes_in_flight_needed", r.bytes_in_flight_needed, Unit::bytes);
+  report.num("stages_in_flight_needed", r.stages_in_flight_needed);
+  report.boolean("hides_latency", r.hides_latency);
+  report.num("max_stages", r.max_stages);
+  report.num("a_bytes", static_cast<double>(r.a_bytes), Unit::onchip_bytes);
+  report.num("b_bytes", static_cast<double>(r.b_bytes), Unit::onchip_bytes);
+  report.num("epilogue_bytes", static_cast<double>(r.epilogue_bytes), Unit::onchip_bytes);
+  report.num("kernel_carveout", static_cast<double>(r.kernel_carveout), Unit::onchip_bytes);
+  report.num("threads", r.threads);
+  report.num("launch_registers", r.launch_registers);
+  report.num("register_pool", static_cast<double>(r.register_pool));
+  report.num("max_consumers", r.max_consumers);
+  if (r.arch == 90) report.boolean("accumulator_fits", r.accumulator_fits);
+  report.word("mma", r.mma);
+  report.num("mma_m", r.mma_m);
+  report.num("mma_n", r.mma_n);
+  report.num("mma_k", r.mma_k);
+  report.num("mmas_per_stage", static_cast<double>(r.mmas_per_stage));
+  if (r.arch == 100) report.num("acc_stages", r.acc_stages);
+  report.word("box_a", fmt::format("{}x{}", r.box_a_inner, r.box_a_outer));
+  report.word("box_b", fmt::format("{}x{}", r.box_b_inner, r.box_b_outer));
+  report.num("tma_loads_per_stage", static_cast<double>(r.tma_loads_per_stage));
+  report.num("l2_bytes_per_stage", static_cast<double>(r.l2_bytes_per_stage), Unit::onchip_bytes);
+}
+
+std::string b(std::int64_t v) { return format_number(static_cast<double>(v)) + " B"; }
+
+void explain_smem(const PipelineInput& in, const PipelineResult& r, Report& report) {
+  const std::int64_t cta_m = in.tile_m / in.cta_group;
+  report.explain.push_back(fmt::format("A stage = {}x{} of {} + {}x{} of {} = {} + {}{}", cta_m, in.tile_k, in.dtype_a,
+                                       r.arch == 100 ? in.tile_n / in.cta_group : in.tile_n, in.tile_k, in.dtype_b, b(r.a_bytes),
+                                       b(r.b_bytes), in.cta_group == 2 ? " (each CTA of the pair loads half of A's and B's rows)" : ""));
+  if (r.arch == 90) {
+    report.explain.push_back(fmt::format("stage_bytes = round_up(A + B, 128) + 2 barriers x 8 B = round_up({}, 128) + 16 = {} "
+                                         "(sm90_gmma_builder.inl, compute_stage_count_or_override)",
+                                         format_number(static_cast<double>(r.a_bytes + r.b_bytes)), b(r.stage_bytes)));
+    report.explain.push_back(fmt::format("stages that fit = (capacity - round_up(epilogue, 128)) / stage_bytes = ({} - {}) / {} = {}",
+                                         format_number(static_cast<double>(r.capacity)),
+                                         format_number(static_cast<double>(r.epilogue_bytes)),
+                                         format_number(static_cast<double>(r.stage_bytes)), r.max_stages));
+  } else {
+    report.explain.push_back(fmt::format("stage_bytes = A + B + 2 barriers x 8 B = {} (sm100_umma_builder.inl: no rounding)", b(r.stage_bytes)));
+    report.explain.push_back(fmt::format("kernel carveout = 16 B x {} accumulator stages + 128 B (scheduler, CLC, load order, "
+                                         "tensor-memory barriers; sm100_pipeline_carveout.inl) = {}",
+                                         r.acc_stages, b(r.kernel_carveout)));
+    report.explain.push_back(fmt::format("stages that fit = (capacity - kernel carveout - epilogue) / stage_bytes = ({} - {} - {}) / {} = {}",
+                                         format_number(static_cast<double>(r.capacity)),
+                                         format_number(static_cast<double>(r.kernel_carveout)),
+                                         format_number(static_cast<double>(r.epilogue_bytes)),
+                                         format_number(static_cast<double>(r.stage_bytes)), r.max_stages));
+  }
+  report.explain.push_back(fmt::format("smem_per_block = {} stages x {} + {} = {} (the occupancy model adds the 1 KiB reserved a block)",
+                                       r.stages, b(r.stage_bytes), b(r.kernel_carveout + r.epilogue_bytes), b(r.smem_per_block)));
+}
+
+void explain_rest(const PipelineInput& in, const PipelineResult& r, const Gpu& gpu, Report& report) {
+  report.explain.push_back(fmt::format("MMA: {} covers the tile: {} instructions a stage ({}/{} x {}/{} x {}/{})", r.mma,
+                                       r.mmas_per_stage, in.tile_m, r.mma_m, in.tile_n, r.mma_n, in.tile_k, r.mma_k));
+  report.explain.push_back(fmt::format("registers at launch = {} / {} threads, down to a multiple of 8 = {} a thread; pool = {} x {} = {}",
+                                       format_number(std::min(gpu.registers_per_block, gpu.registers_per_sm)), r.threads, r.launch_registers,
+                                       r.threads, r.launch_registers, format_number(static_cast<double>(r.register_pool))));
+  report.explain.push_back(fmt::format("registers_per_block = 128 x ({} x {} + {} x {}) = {} {} the pool {}", in.producers,
+                                       r.regs_producer, in.consumers, r.regs_consumer,
+                                       format_number(static_cast<double>(r.registers_per_block)), r.fits_registers ? "<=" : ">",
+                                       r.fits_registers ? "(fits)" : "(setmaxnreg.inc would wait for registers that never free)"));
+  if (r.arch == 90) {
+    const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / in.consumers;
+    report.explain.push_back(fmt::format("accumulator = {} rows / 64 x N/{} = {} / 64 x {} / {} = {} registers a consumer thread (of {})",
+                                         rows, in.acc == "fp16" ? 4 : 2, rows, in.tile_n, in.acc == "fp16" ? 4 : 2,
+                                         r.accumulator_registers, r.regs_consumer));
+  } else {
+    report.explain.push_back(fmt::format("tensor memory = {} accumulator stages x {} columns = {}; tcgen05.alloc takes a power of two "
+                                         ">= 32: {} of 512, so at most {} blocks an SM",
+                                         r.acc_stages, r.tmem_columns / r.acc_stages, r.tmem_columns, r.tmem_allocated,
+                                         r.tmem_blocks_per_sm));
+  }
+  report.explain.push_back(fmt::format("TMA boxes (inner x outer elements, at most 256 each, the inner within the {}): A {}x{}, B {}x{}: "
+                                       "{} loads a stage",
+                                       in.swizzle > 0 ? fmt::format("{}-byte swizzle span", in.swizzle) : std::string("16-byte rule"),
+                                       r.box_a_inner, r.box_a_outer, r.box_b_inner, r.box_b_outer, r.tma_loads_per_stage));
+  if (r.cluster_size > 1) {
+    report.explain.push_back(fmt::format("multicast over the {}x{} cluster: A / {} + B / {} = {} from L2 a CTA a stage", in.cluster_m,
+                                         in.cluster_n, in.cluster_n, r.arch == 100 ? in.cluster_m / in.cta_group : in.cluster_m,
+                                         b(r.l2_bytes_per_stage)));
+  }
+  report.explain.push_back(fmt::format("bytes in flight = {} / {} SMs x {} = {} an SM (Little's law)",
+                                       format_quantity(r.bandwidth, Unit::bytes_per_second), gpu.sm_count,
+                                       format_quantity(r.latency, Unit::seconds), b(std::llround(r.bytes_in_flight_needed))));
+  report.explain.push_back(fmt::format("stages in flight = ceil({} / ({} blocks an SM x {} a stage)) = {}; {} stages keep {} in flight: {}",
+                                       b(std::llround(r.bytes_in_flight_needed)), r.blocks_per_sm, b(r.a_bytes + r.b_bytes),
+                                       format_number(r.stages_in_flight_needed), r.stages, r.stages - 1,
+                                       r.hides_latency ? "the latency is hidden" : "too few to hide the latency"));
+}
+
+void notes(const PipelineInput& in, const PipelineResult& r, Report& report) {
+  if (!r.fits_registers) {
+    report.notes.push_back(fmt::format("the warpgroups ask {} registers, the block holds {}: at most {} consumers fit at these counts",
+                                       format_number(static_cast<double>(r.registers_per_block)),
+                                       format_number(static_cast<double>(r.register_pool)), r.max_consumers));
+  }
+  if (r.arch == 90 && !r.accumulator_fits) {
+    report.notes.push_back(fmt::format("the accumulator alone takes {} registers of the consumer's {}: it spills", r.accumulator_registers,
+                                       r.regs_consumer));
+  }
+  if (r.cluster_size > 8) report.notes.push_back("a cluster of more than 8 CTAs is not portable: it needs cudaFuncAttributeNonPortableClusterSizeAllowed");
+  if (in.epilogue_tile_m > 0) {
+    report.notes.push_back("the epilogue's bytes are its D buffers and load barriers; CUTLASS's SharedStorage may add alignment padding");
+  }
+}
+
+/// The model's result; its refusals of the types and the profile named as the user typed them
+/// (--dtype for both operands, --gpu), the rest by the engine through each option's field.
+PipelineResult run_model(const Args& a, const PipelineInput& in, const Gpu& gpu) {
+  try {
+    return pipeline(in, gpu);
+  } catch (const FieldError& e) {
+    if (e.field() == "gpu") throw InputError("--gpu", e.value(), e.accepted());
+    if ((e.field() == "dtype_a" && !a.given(kDtypeA)) || (e.field() == "dtype_b" && !a.given(kDtypeB))) {
+      throw InputError("--dtype", e.value(), e.accepted());
+    }
+    throw;
+  }
+}
+
+void run(const Args& a, const Gpu& gpu, Report& report) {
+  const Preset* p = preset_of(a);
+  const PipelineInput in = read_input(a, p, report);
+  const PipelineResult r = run_model(a, in, gpu);
+  put_results(r, report);
+  if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+  if (!a.has(kLatency)) report.inputs.push_back(Value::num("latency", r.latency, Unit::seconds));
+  if (a.for_people()) {
+    explain_smem(in, r, report);
+    explain_rest(in, r, gpu, report);
+    notes(in, r, report);
+  }
+}
+
+OptionSpec dtype_of(const char* name, const char* what, const char* fallback, bool sub_byte = true) {
+  OptionSpec o = options::dtype(fallback, sub_byte);
+  o.name = name;
+  o.what = what;
+  return o;
+}
+
+}  // namespace
+
+const Calculator& pipeline_command() {
+  static const Calculator calc{
+      .name = "pipeline",
+      .options = declared_in_order(
+          {text_option("preset", "a kernel people copy: cutlass-cooperative, cutlass-pingpong, fa3-fwd, sm100-1sm or sm100-2sm; "
+                                 "options given override it"),
+           text_option("tile", "the CTA tile MxNxK (sm_100: the MMA tile, the pair's with --cta-group 2), such as 128x256x64"),
+           dtype_of("dtype", "the operand type of A and B", ""),
+           dtype_of("dtype-a", "A's type when it differs from --dtype", ""),
+           dtype_of("dtype-b", "B's type when it differs from --dtype", ""),
+           choice_option("acc", "the accumulator type (default fp32; int32 for int8)", {"fp32", "fp16", "int32"}),
+           text_option("stages", "auto (the most that fit, StageCountAutoCarveout) or a stage count N"),
+           integer_option("epilogue-smem", "the epilogue's shared memory (CollectiveEpilogue::SharedStorage)", Unit::onchip_bytes)
+               .at_least(0)
+               .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); })
+               .sweepable([](const Gpu&) { return SweepRange{0, 65536, 4096}; }),
+           text_option("epilogue-tile", "a TMA epilogue's tile MxN, such as 128x32 (instead of --epilogue-smem)"),
+           dtype_of("epilogue-dtype", "with --epilogue-tile: the output type D", "bf16", false),
+           integer_option("epilogue-stages", "with --epilogue-tile: D buffers (default min(epilogue tiles, 2))").at_least(1).at_most(16),
+           text_option("warpgroups", "P+C: producer and consumer warpgroups (default 1+2)"),
+           text_option("regs", "P,C: setmaxnreg registers of a producer and a consumer thread, such as 40,232"),
+           integer_option("launch-regs", "registers a thread at launch, as ptxas gives them (default the register file over the threads)")
+               .at_least(1)
+               .at_most([](const Gpu& g) { return static_cast<double>(g.max_registers_per_thread); }),
+           choice_option("schedule", "sm_90: consumers split the tile's M (cooperative) or each own a tile (pingpong)",
+                         {"cooperative", "pingpong"}),
+           integer_option("acc-stages", "sm_100: accumulator buffers in tensor memory (default CUTLASS's, at most 4)").at_least(1).at_most(16),
+           choice_option("cta-group", "sm_100: 1, or 2 (a CTA pair runs one MMA: tcgen05 cta_group::2)", {"1", "2"}),
+           text_option("cluster", "MxN CTAs of a thread-block cluster: A is multicast along N, B along M (default 1x1)"),
+           choice_option("swizzle", "TMA swizzle span in bytes", {"0", "32", "64", "128"}).or_else("128"),
+           text_option("box", "a TMA box INNERxOUTER in elements (default the largest the swizzle allows)"),
+           options::bandwidth(),
+           number_option("latency", "the memory latency (default the profile's HBM latency at its clock)", Unit::seconds).above(0)},
+          {"preset", "tile", "dtype", "dtype-a", "dtype-b", "acc", "stages", "epilogue-smem", "epilogue-tile", "epilogue-dtype",
+           "epilogue-stages", "warpgroups", "regs", "launch-regs", "schedule", "acc-stages", "cta-group", "cluster", "swizzle", "box", "bandwidth",
+           "latency"}),
+      .results = {{"stage_bytes", Unit::onchip_bytes, true},
+                  {"stages", Unit::count, true},
+                  {"smem_per_block", Unit::onchip_bytes, true},
+                  {"blocks_per_sm", Unit::count, true},
+                  {"occupancy", Unit::fraction, true},
+                  {"limiter", Unit::text, true},
+                  {"accumulator_registers", Unit::count},
+                  {"registers_per_block", Unit::count},
+                  {"fits_registers", Unit::boolean, true},
+                  {"tmem_columns", Unit::count},
+                  {"tmem_allocated", Unit::count},
+                  {"tmem_blocks_per_sm", Unit::count},
+                  {"bytes_in_flight_needed", Unit::bytes},
+                  {"stages_in_flight_needed", Unit::count},
+                  {"hides_latency", Unit::boolean},
+                  {"max_stages", Unit::count},
+                  {"a_bytes", Unit::onchip_bytes},
+                  {"b_bytes", Unit::onchip_bytes},
+                  {"epilogue_bytes", Unit::onchip_bytes},
+                  {"kernel_carveout", Unit::onchip_bytes},
+                  {"threads", Unit::count},
+                  {"launch_registers", Unit::count},
+                  {"register_pool", Unit::count},
+                  {"max_consumers", Unit::count},
+                  {"accumulator_fits", Unit::boolean},
+                  {"mma", Unit::text},
+                  {"mma_m", Unit::count},
+                  {"mma_n", Unit::count},
+                  {"mma_k", Unit::count},
+                  {"mmas_per_stage", Unit::count},
+                  {"acc_stages", Unit::count},
+                  {"box_a", Unit::text},
+                  {"box_b", Unit::text},
+                  {"tma_loads_per_stage", Unit::count},
+                  {"l2_bytes_per_stage", Unit::onchip_bytes}},
+      .run = run};
+  return calc;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,404 @@
+#include "core/pipeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/little.h"
+#include "core/occupancy.h"
+#include "core/quantity.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr int kWarpgroup = 128;        // threads: 4 warps issue one wgmma
+constexpr std::int64_t kBarrier = 8;   // bytes of one mbarrier (cutlass::arch::ClusterBarrier, uint64_t)
+constexpr int kTmemColumns = 512;      // CUTLASS's Sm100TmemCapacityColumns (its accumulator-stage count)
+constexpr int kTmaBoxMax = 256;        // cuTensorMapEncodeTiled: boxDim[i] <= 256
+
+std::int64_t round_up(std::int64_t v, std::int64_t unit) { return (v + unit - 1) / unit * unit; }
+
+const Dtype& dtype_named(const std::string& name, const char* field) {
+  for (const Dtype& d : known_dtypes()) {
+    if (d.name == name) return d;
+  }
+  throw FieldError(field, name, "one of fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, fp4, int8");
+}
+
+/// The MMA kind both operands run as, and its instruction K: 256 bits of the operand (32 bytes),
+/// PTX ISA wgmma / tcgen05.mma "matrix shape". `smem_bits` are the bits an element takes in shared
+/// memory: tcgen05's kind::f8f6f4 holds a 4-bit operand in a byte (CUTLASS's builder passes it as
+/// uint8_t), kind::mxf4 (both fp4) packs it.
+struct Kind {
+  std::string name;
+  int k = 0;
+  int smem_bits_a = 0, smem_bits_b = 0;
+  bool int8 = false;
+};
+
+Kind mma_kind(const Dtype& a, const Dtype& b, const std::string& acc, int arch) {
+  auto family = [](const Dtype& d) -> std::string {
+    if (d.name == "fp32" || d.name == "tf32") return "tf32";
+    if (d.name == "fp16" || d.name == "bf16") return d.name;
+    if (d.bits == 8 && d.name != "int8") return "fp8";
+    return d.name;  // int8, fp4, fp64
+  };
+  const std::string fa = family(a), fb = family(b);
+  const bool low_a = fa == "fp8" || fa == "fp4", low_b = fb == "fp8" || fb == "fp4";
+  Kind k;
+  if (fa == "fp64" || fb == "fp64") {
+    throw FieldError("dtype_a", "fp64", "a tensor-core type of wgmma/tcgen05.mma: fp64 has no warpgroup MMA (PTX ISA)");
+  }
+  if (arch == 90 && (fa == "fp4" || fb == "fp4")) {
+    throw FieldError("dtype_a", "fp4", "a type wgmma takes on sm_90 (tf32, bf16, fp16, fp8, int8): fp4 needs sm_100's tcgen05.mma");
+  }
+  if (low_a && low_b) {
+    k.name = arch == 100 ? (fa == "fp4" && fb == "fp4" ? "mxf4" : "f8f6f4") : "e4m3/e5m2";
+    k.k = k.name == "mxf4" ? 64 : 32;
+    k.smem_bits_a = (k.name == "f8f6f4" && fa == "fp4") ? 8 : a.bits;
+    k.smem_bits_b = (k.name == "f8f6f4" && fb == "fp4") ? 8 : b.bits;
+  } else if (fa == fb) {
+    k.name = fa == "int8" ? (arch == 100 ? "i8" : "s8") : fa;
+    k.k = 256 / a.bits;
+    k.smem_bits_a = a.bits;
+    k.smem_bits_b = b.bits;
+    k.int8 = fa == "int8";
+  } else {
+    throw FieldError("dtype_b", b.name,
+                     fmt::format("the type of A's MMA kind ({}): wgmma and tcgen05.mma take A and B of one kind (bf16 with bf16, "
+                                 "fp16 with fp16, tf32, fp8/fp4 mixed, int8)",
+                                 a.name));
+  }
+  const bool f16_acc_ok = fa == "fp16" || fa == "fp8" || fa == "fp4";
+  if (k.int8 && acc != "int32") throw FieldError("acc", acc, "int32: int8 operands accumulate in s32 (PTX ISA)");
+  if (!k.int8 && acc == "int32") throw FieldError("acc", acc, "fp32 (or fp16 for fp16/fp8 operands): int32 is for int8 operands");
+  if (acc == "fp16" && !f16_acc_ok) {
+    throw FieldError("acc", acc, fmt::format("fp32: {} operands accumulate in f32 only (PTX ISA)", a.name));
+  }
+  return k;
+}
+
+/// wgmma's N (PTX ISA, wgmma.mma_async shapes): 8 to 256 in steps of 8; s8/u8 take 8, 16, 24
+/// and then steps of 16 (32, 48, ..., 256). tcgen05.mma (cute mma_sm100_umma.hpp's asserts,
+/// from the PTX ISA): cta_group::1 8 to 256 in steps of 8, cta_group::2 16 to 256 in steps of 16.
+bool legal_n(int n, int arch, bool int8, int cta_group) {
+  if (n < 8 || n > 256) return false;
+  if (arch == 100) return cta_group == 2 ? n % 16 == 0 : n % 8 == 0;
+  if (int8) return n <= 24 ? n % 8 == 0 : n % 16 == 0;
+  return n % 8 == 0;
+}
+
+void mma_shape(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
+  const std::string tile = fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k);
+  if (r.arch == 90) {
+    // One wgmma is m64: each consumer warpgroup's rows are a multiple of 64.
+    const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / in.consumers;
+    if (in.tile_m % (in.schedule == PipelineSchedule::pingpong ? 1 : in.consumers) != 0 || rows % 64 != 0) {
+      throw FieldError("tile", tile,
+                       fmt::format("M a multiple of 64 per consumer warpgroup (wgmma is m64nNkK; {} consumers {}): M = 64, 128, 192, 256",
+                                   in.consumers, in.schedule == PipelineSchedule::pingpong ? "each own a tile" : "split M"));
+    }
+    r.mma_m = 64;
+  } else {
+    const std::int64_t ok1 = in.cta_group == 1 ? 64 : 128, ok2 = in.cta_group == 1 ? 128 : 256;
+    if (in.tile_m != ok1 && in.tile_m != ok2) {
+      throw FieldError("tile", tile, fmt::format("M = {} or {} for tcgen05.mma cta_group::{} (PTX ISA; the MMA tile is the pair's on cta_group::2)",
+                                                 ok1, ok2, in.cta_group));
+    }
+    r.mma_m = static_cast<int>(in.tile_m);
+    if (in.tile_n > 256) {
+      throw FieldError("tile", tile, "N at most 256 on sm_100: one tcgen05.mma covers the MMA tile (N 8 to 256; CUTLASS's MmaTileShape)");
+    }
+  }
+  for (int n = 256; n >= 8; n -= 8) {
+    if (in.tile_n % n == 0 && legal_n(n, r.arch, kind.int8, in.cta_group)) {
+      r.mma_n = n;
+      break;
+    }
+  }
+  if (r.mma_n == 0) {
+    const char* rule = r.arch == 100 ? (in.cta_group == 2 ? "a multiple of 16 (tcgen05.mma cta_group::2: N 16 to 256 in steps of 16)"
+                                                          : "a multiple of 8 (tcgen05.mma cta_group::1: N 8 to 256 in steps of 8)")
+                       : kind.int8 ? "a multiple of 16, or 8 or 24 (wgmma s8: N = 8, 16, 24, 32, 48, ..., 256)"
+                                   : "a multiple of 8 (wgmma: N 8 to 256 in steps of 8)";
+    throw FieldError("tile", tile, fmt::format("N {}", rule));
+  }
+  r.mma_k = kind.k;
+  if (in.tile_k % kind.k != 0) {
+    throw FieldError("tile", tile, fmt::format("K a multiple of {}: one {} MMA takes K = 32 bytes of the operand ({} elements)",
+                                               kind.k, kind.name, kind.k));
+  }
+  r.mmas_per_stage = (in.tile_m / r.mma_m) * (in.tile_n / r.mma_n) * (in.tile_k / r.mma_k);
+  r.mma = r.arch == 90 ? fmt::format("wgmma m64n{}k{}", r.mma_n, r.mma_k)
+                       : fmt::format("tcgen05.mma m{}n{}k{} cta_group::{}", r.mma_m, r.mma_n, r.mma_k, in.cta_group);
+}
+
+/// The epilogue's carveout: the bytes given, or a TMA epilogue's D buffers (StagesD of the
+/// epilogue tile) and its load pipeline's barriers (StagesC x 2), as sm90_builder.inl's
+/// sm90_get_tma_dispatch_policy counts stages (C void: no C buffers).
+std::int64_t epilogue_bytes(const PipelineInput& in, std::int64_t cta_m) {
+  if (in.epilogue_tile_m == 0) return in.epilogue_smem;
+  const std::string tile = fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n);
+  if (cta_m % in.epilogue_tile_m != 0 || in.tile_n % in.epilogue_tile_n != 0) {
+    throw FieldError("epilogue_tile", tile, fmt::format("a tile dividing the CTA's {}x{} output tile", cta_m, in.tile_n));
+  }
+  const Dtype& d = dtype_named(in.epilogue_dtype, "epilogue_dtype");
+  const std::int64_t tiles = (cta_m / in.epilogue_tile_m) * (in.tile_n / in.epilogue_tile_n);
+  const std::int64_t stages_d = in.epilogue_stages > 0 ? in.epilogue_stages : std::min<std::int64_t>(tiles, 2);
+  const std::int64_t stages_c = std::min<std::int64_t>(tiles, 4);
+  return (in.epilogue_tile_m * in.epilogue_tile_n * d.bits + 7) / 8 * stages_d + 2 * kBarrier * stages_c;
+}
+
+/// sm_100's accumulator buffers as sm100_umma_builder.inl counts them: the tensor memory (128 x
+/// 512 cells) over the CTA's M x N accumulator, or twice 512 / N for a one-SM M = 64 MMA, at most 4.
+int cutlass_acc_stages(std::int64_t cta_m, std::int64_t n, int cta_group) {
+  const std::int64_t count = (cta_group == 2 || cta_m > 64) ? 128 * kTmemColumns / (cta_m * n) : kTmemColumns / n * 2;
+  return static_cast<int>(std::max<std::int64_t>(0, std::min<std::int64_t>(4, count)));
+}
+
+/// Stages and shared memory: CUTLASS's StageCountAutoCarveout on the opt-in maximum.
+void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineResult& r) {
+  const std::int64_t cta_m = in.tile_m / in.cta_group, cta_n = in.tile_n / in.cta_group;
+  // Each CTA loads its M/cta_group rows of A and N/cta_group rows of B (the pair shares one MMA).
+  r.a_bytes = (kind.smem_bits_a * cta_m * in.tile_k + 7) / 8;
+  r.b_bytes = (kind.smem_bits_b * (r.arch == 100 ? cta_n : in.tile_n) * in.tile_k + 7) / 8;
+  const std::int64_t barriers = 2 * kBarrier;  // PipelineTmaAsync<1>::SharedStorage: a full and an empty barrier
+  const std::int64_t epilogue = epilogue_bytes(in, cta_m);
+  if (r.arch == 90) {
+    // sm90_gmma_builder.inl compute_stage_count_or_override: A + B rounded up to 128 bytes, plus
+    // the barriers; the carveout rounded up and the capacity rounded down to 128 bytes.
+    r.stage_bytes = round_up(r.a_bytes + r.b_bytes, 128) + barriers;
+    r.epilogue_bytes = round_up(epilogue, 128);
+    r.capacity = gpu.shared_memory_per_block_optin / 128 * 128;
+  } else {
+    // sm100_umma_builder.inl sm100_compute_stage_count_or_override: A + B + the barriers, no
+    // rounding; the kernel's carveout (sm100_pipeline_carveout.inl, 2 scheduler stages):
+    // accumulator pipeline 16 x stages, CLC pipeline 32, load-order barrier 16, CLC responses
+    // 2 x 16, CLC throttle 32, tensor-memory dealloc barrier 8, tensor-memory pointers 2 x 4.
+    r.stage_bytes = r.a_bytes + r.b_bytes + barriers;
+    r.epilogue_bytes = epilogue;
+    r.kernel_carveout = 2 * kBarrier * r.acc_stages + 128;
+    r.capacity = gpu.shared_memory_per_block_optin;
+  }
+  if (r.kernel_carveout + r.epilogue_bytes > r.capacity) {
+    const bool tile = in.epilogue_tile_m > 0;
+    throw FieldError(tile ? "epilogue_tile" : "epilogue_smem",
+                     tile ? fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n) : std::to_string(in.epilogue_smem),
+                     fmt::format("an epilogue within the {} B the block may have (this one takes {} B)",
+                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout)),
+                                 format_number(static_cast<double>(r.epilogue_bytes))));
+  }
+  r.max_stages = static_cast<int>((r.capacity - r.kernel_carveout - r.epilogue_bytes) / r.stage_bytes);
+  if (r.max_stages < 2) {
+    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
+                     fmt::format("a tile of which 2 stages fit (the mainloop needs 2 or more): a stage is {} B, and {} B of {} B "
+                                 "are left beside the epilogue",
+                                 format_number(static_cast<double>(r.stage_bytes)),
+                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes)),
+                                 format_number(static_cast<double>(r.capacity))));
+  }
+  if (in.stages > r.max_stages) {
+    throw FieldError("stages", std::to_string(in.stages),
+                     fmt::format("auto or 2 to {}: {} stages of {} B need {} B, more than the {} B left beside the epilogue",
+                                 r.max_stages, in.stages, format_number(static_cast<double>(r.stage_bytes)),
+                                 format_number(static_cast<double>(in.stages * r.stage_bytes)),
+                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes))));
+  }
+  r.stages = in.stages > 0 ? in.stages : r.max_stages;
+  r.smem_per_block = r.stages * r.stage_bytes + r.kernel_carveout + r.epilogue_bytes;
+}
+
+/// Registers: the launch allocation, each role after setmaxnreg, the pool they share.
+void registers(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
+  for (int regs : {in.regs_producer, in.regs_consumer}) {
+    if (regs != 0 && !legal_setmaxnreg(regs)) {
+      throw FieldError("regs", fmt::format("{},{}", in.regs_producer, in.regs_consumer),
+                       "P,C: setmaxnreg counts of 24 to 256 in steps of 8 (PTX ISA, setmaxnreg), such as 40,232");
+    }
+  }
+  // At most what the register file gives each thread, in the allocation's steps of 8 (256 a warp).
+  const int most = launch_registers(r.threads, gpu);
+  r.launch_registers = in.launch_regs > 0 ? in.launch_regs : most;
+  if (r.launch_registers > most) {
+    throw FieldError("launch_regs", std::to_string(r.launch_registers),
+                     fmt::format("at most {} registers a thread for {} threads (the register file, 8 registers a thread at a time)",
+                                 most, r.threads));
+  }
+  r.regs_producer = in.regs_producer > 0 ? in.regs_producer : r.launch_registers;
+  r.regs_consumer = in.regs_consumer > 0 ? in.regs_consumer : r.launch_registers;
+  // registers a block = 128 x (P r_p + C r_c); the pool is what the block was launched with
+  r.registers_per_block = std::int64_t{kWarpgroup} * (in.producers * r.regs_producer + in.consumers * r.regs_consumer);
+  r.register_pool = std::int64_t{r.threads} * r.launch_registers;
+  r.fits_registers = r.registers_per_block <= r.register_pool;
+  // wgmma m64nN: N/2 fp32 (or s32) registers a thread for 64 rows, N/4 for fp16 (two a register)
+  auto accumulator = [&](int consumers) -> std::int64_t {
+    const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / consumers;
+    const bool legal = in.schedule == PipelineSchedule::pingpong || (in.tile_m % consumers == 0 && rows % 64 == 0);
+    return legal ? rows / 64 * in.tile_n / (in.acc == "fp16" ? 4 : 2) : -1;
+  };
+  if (r.arch == 90) {
+    r.accumulator_registers = static_cast<int>(accumulator(in.consumers));
+    r.accumulator_fits = r.accumulator_registers < r.regs_consumer;
+  }
+  // The most consumers whose split fits the pool (and, on sm_90, whose share of the tile is a
+  // legal wgmma M with an accumulator smaller than the consumer's registers).
+  for (int c = 1; kWarpgroup * (in.producers + c) <= gpu.max_threads_per_block; ++c) {
+    const int launch = in.launch_regs > 0 ? std::min(in.launch_regs, launch_registers(kWarpgroup * (in.producers + c), gpu))
+                                          : launch_registers(kWarpgroup * (in.producers + c), gpu);
+    const int rp = in.regs_producer > 0 ? in.regs_producer : launch, rc = in.regs_consumer > 0 ? in.regs_consumer : launch;
+    const bool acc_ok = r.arch != 90 || (accumulator(c) >= 0 && accumulator(c) < rc);
+    if (in.producers * rp + c * rc <= (in.producers + c) * launch && acc_ok) r.max_consumers = c;
+  }
+}
+
+void tensor_memory(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
+  // columns of the SM's tensor memory: bytes / (128 lanes x 4 bytes)
+  const int capacity = static_cast<int>(gpu.tensor_memory_per_sm / (128 * 4));
+  if (capacity < 32) {
+    throw FieldError("gpu", gpu.key, "an sm_100 profile with its tensor memory (tensor_memory_per_sm, as hw/b200.toml gives it)");
+  }
+  const std::int64_t cta_m = in.tile_m / in.cta_group;
+  r.acc_stages = in.acc_stages > 0 ? in.acc_stages : cutlass_acc_stages(cta_m, in.tile_n, in.cta_group);
+  // columns = stages x N (128 lanes); a one-SM M = 64 accumulator packs into N/2
+  const std::int64_t per_stage = cta_m > 64 || in.cta_group == 2 ? in.tile_n : in.tile_n / 2;
+  if (per_stage > capacity) {
+    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
+                     fmt::format("N at most {}: one accumulator stage of N columns must fit the {} columns of tensor memory",
+                                 cta_m > 64 || in.cta_group == 2 ? capacity : 2 * capacity, capacity));
+  }
+  const std::int64_t columns = r.acc_stages * per_stage;
+  if (r.acc_stages < 1 || columns > capacity) {
+    throw FieldError("acc_stages", std::to_string(r.acc_stages),
+                     fmt::format("1 to {}: each accumulator stage takes {} of the {} tensor-memory columns (128 lanes x 32 bits; "
+                                 "tcgen05.alloc takes at most 512)",
+                                 capacity / per_stage, per_stage, capacity));
+  }
+  r.tmem_columns = static_cast<int>(columns);
+  r.tmem_allocated = tmem_allocation(r.tmem_columns);
+  r.tmem_blocks_per_sm = capacity / r.tmem_allocated;
+}
+
+/// TMA boxes (cuTensorMapEncodeTiled): each dimension 1 to 256, the inner one a multiple of 16
+/// bytes and, with a swizzle, at most the swizzle span.
+void tma(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
+  const std::int64_t cta_m = in.tile_m / in.cta_group, rows_b = r.arch == 100 ? in.tile_n / in.cta_group : in.tile_n;
+  auto box = [&](int bits, std::int64_t rows, std::int64_t& inner, std::int64_t& outer) {
+    const std::int64_t span = in.swizzle > 0 ? in.swizzle : kTmaBoxMax * bits / 8;
+    inner = in.box_inner > 0 ? in.box_inner : std::min<std::int64_t>({in.tile_k, span * 8 / bits, kTmaBoxMax});
+    outer = in.box_outer > 0 ? in.box_outer : std::min<std::int64_t>(rows, kTmaBoxMax);
+    const std::string text = fmt::format("{}x{}", inner, outer);
+    if (inner > kTmaBoxMax || outer > kTmaBoxMax) {
+      throw FieldError("box", text, "INNERxOUTER elements, each 1 to 256 (cuTensorMapEncodeTiled: boxDim[i] <= 256)");
+    }
+    if (inner * bits % (16 * 8) != 0) {
+      throw FieldError("box", text, fmt::format("an inner box of a multiple of 16 bytes (cuTensorMapEncodeTiled: boxDim[0] x element "
+                                                "size); {} elements of {} bits are {} bytes", inner, bits, static_cast<double>(inner * bits) / 8));
+    }
+    if (in.swizzle > 0 && inner * bits > in.swizzle * 8) {
+      throw FieldError("box", text, fmt::format("an inner box of at most {} bytes with {}-byte swizzle (cuTensorMapEncodeTiled); "
+                                                "{} elements of {} bits are {} bytes", in.swizzle, in.swizzle, inner, bits,
+                                                inner * bits / 8));
+    }
+    return ((in.tile_k + inner - 1) / inner) * ((rows + outer - 1) / outer);
+  };
+  r.tma_loads_per_stage = box(kind.smem_bits_a, cta_m, r.box_a_inner, r.box_a_outer) +
+                          box(kind.smem_bits_b, rows_b, r.box_b_inner, r.box_b_outer);
+  // Multicast: A is shared along the cluster's N, B along its M; each CTA fetches its share from L2.
+  r.cluster_size = in.cluster_m * in.cluster_n;
+  const std::int64_t b_share = r.arch == 100 ? in.cluster_m / in.cta_group : in.cluster_m;
+  r.l2_bytes_per_stage = r.a_bytes / in.cluster_n + r.b_bytes / std::max<std::int64_t>(1, b_share);
+}
+
+void check_input(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
+  if (gpu.cc_major == 9) {
+    r.arch = 90;
+  } else if (gpu.cc_major == 10) {
+    r.arch = 100;
+  } else {
+    throw FieldError("gpu", gpu.key, fmt::format("an sm_90 (H100, H200) or sm_100 (B200) profile: wgmma and tcgen05.mma need one "
+                                                 "({} is sm_{}{})", gpu.key, gpu.cc_major, gpu.cc_minor));
+  }
+  if (r.arch == 90 && in.cta_group != 1) {
+    throw FieldError("cta_group", std::to_string(in.cta_group), "1 on sm_90: a CTA pair (cta_group::2) is tcgen05's, sm_100");
+  }
+  if (r.arch == 100 && in.schedule == PipelineSchedule::pingpong) {
+    throw FieldError("schedule", "pingpong", "cooperative on sm_100: the accumulator is in tensor memory, the epilogue warpgroups "
+                                             "read it (ping-pong is sm_90's register-accumulator schedule)");
+  }
+  if (r.arch == 90 && in.acc_stages > 0) {
+    throw FieldError("acc_stages", std::to_string(in.acc_stages), "no value on sm_90: the accumulator is in registers; tensor memory is sm_100's");
+  }
+  if (in.cluster_m % in.cta_group != 0) {
+    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n),
+                     "a cluster M that is a multiple of 2 with cta_group::2 (the pair is two CTAs of the cluster)");
+  }
+  if (in.cluster_m * in.cluster_n > 16) {
+    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n),
+                     "at most 16 CTAs a cluster (8 portable; 16 with cudaFuncAttributeNonPortableClusterSizeAllowed)");
+  }
+  r.threads = kWarpgroup * (in.producers + in.consumers);
+  if (r.threads > gpu.max_threads_per_block) {
+    throw FieldError("warpgroups", fmt::format("{}+{}", in.producers, in.consumers),
+                     fmt::format("at most {} warpgroups in all ({} threads a block)", gpu.max_threads_per_block / kWarpgroup,
+                                 gpu.max_threads_per_block));
+  }
+  if (in.swizzle != 0 && in.swizzle != 32 && in.swizzle != 64 && in.swizzle != 128) {
+    throw FieldError("swizzle", std::to_string(in.swizzle), "0 (none), 32, 64 or 128 bytes (CUtensorMapSwizzle)");
+  }
+}
+
+}  // namespace
+
+bool legal_setmaxnreg(int registers) { return registers >= 24 && registers <= 256 && registers % 8 == 0; }
+
+int launch_registers(int threads, const Gpu& gpu) {
+  const int file = std::min(gpu.registers_per_block, gpu.registers_per_sm);
+  return std::min(file / threads, gpu.max_registers_per_thread) / 8 * 8;
+}
+
+int tmem_allocation(int columns) {
+  int n = 32;
+  while (n < columns) n *= 2;
+  return n;
+}
+
+PipelineResult pipeline(const PipelineInput& in, const Gpu& gpu) {
+  PipelineResult r;
+  check_input(in, gpu, r);
+  const Kind kind = mma_kind(dtype_named(in.dtype_a, "dtype_a"), dtype_named(in.dtype_b, "dtype_b"), in.acc, r.arch);
+  mma_shape(in, kind, r);
+  if (r.arch == 100) tensor_memory(in, gpu, r);
+  stages(in, kind, gpu, r);
+  registers(in, gpu, r);
+  tma(in, kind, r);
+  OccupancyInput occ;
+  occ.threads = r.threads;
+  occ.registers = r.launch_registers;
+  occ.shared_memory = r.smem_per_block;
+  occ.for_people = false;
+  const OccupancyResult o = occupancy(occ, gpu);
+  r.blocks_per_sm = o.blocks_per_sm;
+  r.limiter = o.limiter;
+  if (r.arch == 100 && r.tmem_blocks_per_sm < r.blocks_per_sm) {
+    r.blocks_per_sm = r.tmem_blocks_per_sm;
+    r.limiter = "tensor_memory";
+  }
+  r.occupancy = static_cast<double>(r.blocks_per_sm * r.threads) / gpu.max_threads_per_sm;
+  // Little's law: bytes in flight per SM = bandwidth / SMs x latency; a stage brings A + B
+  LittleInput li;
+  li.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
+  li.latency = in.latency > 0 ? in.latency : gpu.latency_hbm_cycles / gpu.boost_clock;
+  const LittleResult l = little(li, gpu);
+  r.bandwidth = li.bandwidth;
+  r.latency = li.latency;
+  r.bytes_in_flight_needed = l.bytes_in_flight_per_sm;
+  const double per_stage = static_cast<double>(std::max(1, r.blocks_per_sm)) * static_cast<double>(r.a_bytes + r.b_bytes);
+  r.stages_in_flight_needed = std::ceil(r.bytes_in_flight_needed / per_stage);
+  // One stage is being consumed; the others can be in flight.
+  r.hides_latency = r.blocks_per_sm > 0 && r.stages - 1 >= r.stages_in_flight_needed;
+  return r;
+}
+
+}  // namespace gpucalc
