@@ -87,6 +87,17 @@ const std::vector<BadInput>& table() {
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--format", "yaml"}, "--format", "one of text, json"},
+    // gpucalc ncu (tests/data/ncu; its own bad reports: ncu_test.cc).
+    {{"ncu", "--report", "/nonexistent.csv"}, "--report", "an Nsight Compute report as text"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "("}, "--kernel", "a regular expression"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "gemm"}, "--kernel", "kernel names match"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--device", "3"}, "--device", "a device of the report's kernels (its Device: 0)"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--require", "bogus>1"}, "--require", "a results key of ncu"},
+    {{"ncu", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--plot", "x.svg"}, "--plot", "not with --report"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "nokey>=1"}, "--require", "a results key of"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
@@ -382,7 +393,7 @@ TEST_CASE("bad input to any option: exit 2, one line naming the option and the a
 
 TEST_CASE("every option of every calculator has a bad-input row") {
   // measure is left out: without a CUDA build every measure command exits 3 (its own tests).
-  for (std::string subcommand : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline", "hw"}) {
+  for (std::string subcommand : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline", "ncu", "hw"}) {
     std::vector<std::string> options = options_taking_values(subcommand);
     INFO(subcommand);
     CHECK(options.size() >= 1);

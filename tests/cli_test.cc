@@ -27,14 +27,18 @@ TEST_CASE("gpucalc hw list: text and json name every built-in profile") {
   testing::Run json = run_gpucalc({"hw", "list", "--format", "json"});
   REQUIRE(json.exit_code == 0);
   const nlohmann::json doc = nlohmann::json::parse(json.out);
-  REQUIRE(doc["profiles"].size() == 14);
+  REQUIRE(doc["profiles"].size() == 17);
   CHECK(doc["profiles"][0]["key"] == "a10");
   CHECK(doc["profiles"][0]["sm_count"] == 72);
   CHECK(doc["profiles"][1]["key"] == "a100");
   CHECK(doc["profiles"][1]["sm_count"] == 108);
-  CHECK(doc["profiles"][5]["key"] == "h100");
-  CHECK(doc["profiles"][8]["key"] == "h200");
-  CHECK(doc["profiles"][13]["key"] == "v100");
+  CHECK(doc["profiles"][5]["key"] == "b300");
+  CHECK(doc["profiles"][6]["key"] == "h100");
+  CHECK(doc["profiles"][9]["key"] == "h200");
+  CHECK(doc["profiles"][10]["key"] == "jetson-agx-orin");
+  CHECK(doc["profiles"][10]["sm_count"] == 16);
+  CHECK(doc["profiles"][14]["key"] == "rtx5090");
+  CHECK(doc["profiles"][16]["key"] == "v100");
   testing::Run md = run_gpucalc({"hw", "list", "--format", "md"});
   REQUIRE(md.exit_code == 0);
   CHECK(md.out.find("| key | name |") == 0);
@@ -69,8 +73,8 @@ TEST_CASE("an unknown --gpu lists the known ones with a did-you-mean") {
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err ==
-        "gpucalc: --gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, h100, h100-nvl, "
-        "h100-pcie, h200, l4, l40s, rtx4090, t4, v100 or a path to a profile .toml "
+        "gpucalc: --gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, b300, h100, h100-nvl, "
+        "h100-pcie, h200, jetson-agx-orin, l4, l40s, rtx4090, rtx5090, t4, v100 or a path to a profile .toml "
         "(did you mean 'h100'?)\n");
   testing::Run show = run_gpucalc({"hw", "show", "a1000"});
   CHECK(show.exit_code == 2);

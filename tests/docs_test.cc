@@ -19,8 +19,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kSource = GPUCALC_SOURCE_DIR;
-const std::vector<std::string> kCalculators = {"occupancy", "little", "sectors",  "banks",     "fusion",
-                                               "tiling",    "waves",  "roofline", "pipeline", "attention", "decode"};
+const std::vector<std::string> kCalculators = {"occupancy", "little",   "sectors",  "banks",     "fusion", "tiling",
+                                               "waves",     "roofline", "pipeline", "attention", "decode", "ncu"};
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -118,6 +118,7 @@ TEST_CASE("docs: a calculator's page names every one of its result keys and opti
       {"attention", {"--heads", "32", "--seq", "4096", "--head-dim", "128", "--pass", "fwd+bwd"}},
       {"decode", {"--model", "llama-3-8b", "--prefill", "2048"}},
       {"pipeline", {"--tile", "128x256x64", "--gpu", "b200"}},
+      {"ncu", {"tests/data/ncu/superbench-sm100-details.csv", "--kernel", "cutlass", "--device", "0"}},
   };
   for (const auto& [calculator, options] : cases) {
     CAPTURE(calculator);

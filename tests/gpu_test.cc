@@ -21,7 +21,7 @@ namespace {
 
 TEST_CASE("every built-in profile loads, with a source and a kind for every field") {
   const std::vector<std::string> keys = builtin_gpu_keys();
-  CHECK(keys.size() == 14);
+  CHECK(keys.size() == 17);
   for (const std::string& key : keys) {
     CAPTURE(key);
     Gpu g = load_gpu(key);
@@ -31,7 +31,7 @@ TEST_CASE("every built-in profile loads, with a source and a kind for every fiel
     CHECK(g.warp_size == 32);
     // Per architecture: the CUDA C++ Programming Guide's technical specifications.
     const int cc = g.cc_major * 10 + g.cc_minor;
-    CHECK(g.max_threads_per_sm == (cc == 75 ? 1024 : (cc == 86 || cc == 89 ? 1536 : 2048)));
+    CHECK(g.max_threads_per_sm == (cc == 75 ? 1024 : (cc == 86 || cc == 87 || cc == 89 || cc == 120 ? 1536 : 2048)));
     CHECK(g.registers_per_sm == 65536);
     CHECK(g.register_allocation_unit == 256);
     CHECK(g.register_sub_partitions == 4);
@@ -94,8 +94,8 @@ TEST_CASE("an unknown name lists the known ones with a did-you-mean") {
     FAIL("accepted");
   } catch (const InputError& e) {
     CHECK(std::string(e.what()) ==
-          "--gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, h100, h100-nvl, "
-          "h100-pcie, h200, l4, l40s, rtx4090, t4, v100 or a path to a profile .toml "
+          "--gpu: invalid value 'h10': expected one of a10, a100, a100-40gb-sxm, a100-pcie, b200, b300, h100, h100-nvl, "
+          "h100-pcie, h200, jetson-agx-orin, l4, l40s, rtx4090, rtx5090, t4, v100 or a path to a profile .toml "
           "(did you mean 'h100'?)");
   }
   try {

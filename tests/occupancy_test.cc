@@ -344,7 +344,7 @@ TEST_CASE("exact model equals cuda_occupancy.h on 10,000 random configurations f
   // Every architecture the built-in profiles cover, each with its own rules in the header.
   std::sort(architectures.begin(), architectures.end());
   architectures.erase(std::unique(architectures.begin(), architectures.end()), architectures.end());
-  CHECK(architectures == std::vector<std::string>{"10.0", "7.0", "7.5", "8.0", "8.6", "8.9", "9.0"});
+  CHECK(architectures == std::vector<std::string>{"10.0", "10.3", "12.0", "7.0", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0"});
 }
 
 // V100 (sm_70) as a file: no shared memory reserved per block, 256-byte allocation units, the Volta carveouts.

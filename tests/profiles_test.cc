@@ -23,8 +23,8 @@ using testing::json_number;
 using testing::json_word;
 using testing::run_gpucalc;
 
-const std::vector<std::string> kBuiltins = {"a10",  "a100", "a100-40gb-sxm", "a100-pcie", "b200",    "h100", "h100-nvl",
-                                            "h100-pcie", "h200", "l4", "l40s", "rtx4090", "t4", "v100"};
+const std::vector<std::string> kBuiltins = {"a10",  "a100", "a100-40gb-sxm", "a100-pcie", "b200",    "b300", "h100", "h100-nvl",
+                                            "h100-pcie", "h200", "jetson-agx-orin", "l4", "l40s", "rtx4090", "rtx5090", "t4", "v100"};
 
 TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value, a kind and a source") {
   CHECK(builtin_gpu_keys() == kBuiltins);
@@ -99,6 +99,11 @@ TEST_CASE("datasheet numbers of the new profiles") {
       {"a10", "8.6", 72, 600e9, 31.2e12, 125e12, 0},
       {"t4", "7.5", 40, 320e9, 8.1e12, 0, 0},
       {"v100", "7.0", 80, 900e9, 15.7e12, 0, 0},
+      // Issue 25's: the RTX Blackwell whitepaper (5090), the Jetson AGX Orin technical brief, HGX B300;
+      // the tensor figures are leads (derived in the files).
+      {"rtx5090", "12.0", 170, 1.792e12, 1.048e14, 2.096e14, 4.192e14},
+      {"jetson-agx-orin", "8.7", 16, 2.048e11, 5.325e12, 4.26e13, 0},
+      {"b300", "10.3", 160, 8e12, 7.5e13, 2.25e15, 4.5e15},
   };
   for (const Case& c : cases) {
     CAPTURE(c.key);
@@ -111,12 +116,15 @@ TEST_CASE("datasheet numbers of the new profiles") {
     CHECK(g.peak(ComputeUnit::tensor, "fp8_e4m3") == c.fp8_tensor);
     CHECK(g.peak(ComputeUnit::tensor, "fp8_e5m2") == c.fp8_tensor);
     CHECK(g.peak(ComputeUnit::tensor, "fp8") == c.fp8_tensor);
-    // FP4 only on Blackwell.
+    // FP4 only on Blackwell (sm_100, sm_103, sm_120).
     CHECK((g.peak(ComputeUnit::tensor, "fp4") > 0) == (g.cc_major >= 10));
   }
   CHECK(load_gpu("b200").peak(ComputeUnit::tensor, "fp4") == 9e15);
   // Aliases.
   CHECK(load_gpu("4090").key == "rtx4090");
+  CHECK(load_gpu("5090").key == "rtx5090");
+  CHECK(load_gpu("sm_87").key == "jetson-agx-orin");
+  CHECK(load_gpu("sm_103").key == "b300");
   CHECK(load_gpu("H100-PCIE").key == "h100-pcie");
   CHECK(load_gpu("tesla-t4").key == "t4");
 }

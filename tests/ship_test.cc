@@ -146,10 +146,10 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   const fs::path dir = fs::temp_directory_path() / ("gpucalc_completion_" + std::to_string(::getpid()));
   fs::create_directories(dir / "runs");
   for (const char* name : {"mine.toml", "cases.csv", "notes.txt", "chart.svg"}) std::ofstream(dir / name) << "x\n";
-  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", ""}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie", "b200", "h100", "h100-nvl", "h100-pcie", "h200", "l4", "l40s", "rtx4090", "t4", "v100", "mine.toml", "runs"});
+  CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", ""}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie", "b200", "b300", "h100", "h100-nvl", "h100-pcie", "h200", "jetson-agx-orin", "l4", "l40s", "rtx4090", "rtx5090", "t4", "v100", "mine.toml", "runs"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", "h1"}, dir) == Words{"h100", "h100-nvl", "h100-pcie"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--gpu", "=", "a"}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie"});  // --gpu=a
-  CHECK(bash_complete({"gpucalc", "hw", "show", ""}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie", "b200", "h100", "h100-nvl", "h100-pcie", "h200", "l4", "l40s", "rtx4090", "t4", "v100", "mine.toml", "runs"});
+  CHECK(bash_complete({"gpucalc", "hw", "show", ""}, dir) == Words{"a10", "a100", "a100-40gb-sxm", "a100-pcie", "b200", "b300", "h100", "h100-nvl", "h100-pcie", "h200", "jetson-agx-orin", "l4", "l40s", "rtx4090", "rtx5090", "t4", "v100", "mine.toml", "runs"});
   CHECK(bash_complete({"gpucalc", "waves", "--batch", ""}, dir) == Words{"cases.csv", "runs"});
   CHECK(bash_complete({"gpucalc", "roofline", "--plot", ""}, dir) == Words{"chart.svg", "runs"});
   fs::remove_all(dir);

@@ -103,6 +103,7 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
       common.*common_option->flag = true;
     } else {
       common.*common_option->text = value;
+      if (common_option->text == &CommonOptions::gpu) common.gpu_given = true;
     }
   }
   for (std::size_t k = 0; k < values.size(); ++k) {
@@ -183,6 +184,9 @@ int run(int argc, char** argv) {
     const std::string flag = std::string("--") + common.name;
     const CLI::Option* o = chosen_app->get_option_no_throw(flag);
     if (o != nullptr && o->count() > 0) throw InputError(flag, "", common.not_empty);
+  }
+  if (const CLI::Option* g = chosen_app->get_option_no_throw("--gpu"); g != nullptr && g->count() > 0) {
+    registered.common.gpu_given = true;
   }
   RawOptions raw;
   for (std::size_t i = 0; i < registered.options.size(); ++i) {

@@ -17,6 +17,7 @@ const std::vector<Command>& commands() {
       {"attention", "attention's FLOPs, exponentials and HBM bytes (standard against FlashAttention), its bound and tiles", attention_command, {}},
       {"decode", "LLM decode: weights and KV cache against memory, step time, tokens/s, the compute-bound batch", decode_command, {}},
       {"pipeline", "a Hopper/Blackwell GEMM mainloop: stages, warpgroup registers, MMA shape, tensor memory, TMA", pipeline_command, {}},
+      {"ncu", "an Nsight Compute report (text or CSV): a row per kernel, gpucalc's models beside ncu's counts", ncu_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr,
        {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show", nullptr, plain_hw}},
       {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr,

@@ -54,6 +54,7 @@ const Calculator& roofline_command();
 const Calculator& attention_command();
 const Calculator& decode_command();
 const Calculator& pipeline_command();
+const Calculator& ncu_command();
 std::function<int()> add_hw(CLI::App& sub);
 std::function<int()> plain_hw(int argc, char** argv);
 std::function<int()> add_measure(CLI::App& sub);

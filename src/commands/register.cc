@@ -59,7 +59,9 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
       r.options.push_back(sub.add_flag(o.flag(), help)->disable_flag_override());
       continue;
     }
-    CLI::Option* opt = sub.add_option(o.flag(), r.values[i].second, option_help(o));
+    // The positional option takes its value as the first plain argument too (gpucalc ncu FILE).
+    const bool positional = calc.positional != nullptr && o.name == calc.positional;
+    CLI::Option* opt = sub.add_option(positional ? o.flag() + "," + o.name : o.flag(), r.values[i].second, option_help(o));
     opt->expected(1);
     opt->multi_option_policy(o.kind == OptionKind::repeated ? CLI::MultiOptionPolicy::TakeAll
                                                              : CLI::MultiOptionPolicy::TakeLast);

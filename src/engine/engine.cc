@@ -150,7 +150,12 @@ void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std
     const Args& args;
     const Gpu& gpu;
     RowSink& next;
+    const Gpu* chosen = nullptr;
     Finishing(const Calculator& c, const Args& a, const Gpu& g, RowSink& n) : calc(c), args(a), gpu(g), next(n) {}
+    void profile(const Gpu& g) override {
+      chosen = &g;
+      next.profile(g);
+    }
     void begin(std::size_t rows) override {
       refuse_unused(calc, args, "");
       next.begin(rows);
@@ -158,7 +163,8 @@ void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std
     void row(Report& report) override {
       report.finish();
       // The profile's notes, as run_model adds them.
-      if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
+      const Gpu& used = chosen != nullptr ? *chosen : gpu;
+      if (args.for_people()) report.notes.insert(report.notes.end(), used.notes.begin(), used.notes.end());
       next.row(report);
     }
   } finishing(calc, args, gpu, sink);

@@ -20,6 +20,7 @@ using RawOptions = std::vector<std::pair<std::string, std::vector<std::string>>>
 /// The options every calculator takes.
 struct CommonOptions {
   std::string gpu = "h100";
+  bool gpu_given = false;  // --gpu typed (a rows form that picks its own profile keeps a given one)
   std::string format = "text";
   bool explain = false;
   std::vector<std::string> require;

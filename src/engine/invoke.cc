@@ -114,14 +114,17 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     // of views (a deque never moves what it holds).
     std::deque<std::string> notes;
     std::unordered_set<std::string_view> noted;
+    const Gpu* chosen = nullptr;  // the form's own profile (profile()), else gpu
     Sink(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
+    const Gpu& used() const { return chosen != nullptr ? *chosen : gpu; }
+    void profile(const Gpu& g) override { chosen = &g; }
     void begin(std::size_t rows) override {
       printer = make_printer(p.format, out);
-      printer->begin({.title = fmt::format("{} on {} ({}): {} row{}", p.calc.name, gpu.name, gpu.key, rows, rows == 1 ? "" : "s")});
+      printer->begin({.title = fmt::format("{} on {} ({}): {} row{}", p.calc.name, used().name, used().key, rows, rows == 1 ? "" : "s")});
       printer->columns(row_columns(p.calc, false, false, {}, p.calc.rows_columns));
     }
     void row(Report& report) override {
-      const Row row = make_row(args, report, gpu, 0);
+      const Row row = make_row(args, report, used(), 0);
       printer->row(row, p.common.explain ? &report.explain : nullptr);
       const std::string where = report.label.empty() ? "" : " for " + report.label;
       for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
@@ -131,7 +134,10 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     }
   } sink(p, args, gpu, out);
   run_rows_case(p.calc, args, gpu, in, sink);
-  if (!sink.printer) sink.begin(0);
+  if (!sink.printer) {
+    sink.chosen = nullptr;  // no row: the form's profile may be gone
+    sink.begin(0);
+  }
   sink.printer->notes(std::vector<std::string>(sink.notes.begin(), sink.notes.end()));
   sink.printer->end();
   return print_failures(sink.failures, err);
@@ -167,7 +173,14 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
   }
   if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
   Gpu gpu = load_gpu(common.gpu);
-  if (rows_form) return run_rows(plan, parse_args(calc, raw, gpu), gpu, in, out, err);
+  if (rows_form) {
+    Args args = parse_args(calc, raw, gpu);
+    args.set_gpu_given(common.gpu_given);
+    // The derivation and the notes are read only with --explain or in text and md (a rows form
+    // of 10,000 kernels need not write them for csv and json).
+    args.set_for_people(common.explain || plan.format == Format::text || plan.format == Format::md);
+    return run_rows(plan, args, gpu, in, out, err);
+  }
   if (common.sweep.empty()) return run_one(plan, parse_args(calc, raw, gpu), gpu, out, err);
   Sweep sweep = parse_sweep(calc, common.sweep, gpu);
   return run_swept(plan, parse_args(calc, raw, gpu, sweep.axis->name), sweep, gpu, out, err);

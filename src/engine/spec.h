@@ -149,6 +149,9 @@ class Args {
   /// an error (a batch's parse_args reads an unchanged option again only for another profile).
   const Gpu* read_for() const { return read_for_; }
   void set_read_for(const Gpu* gpu) { read_for_ = gpu; }
+  /// Whether --gpu was given (a form that picks its profile from its input keeps a given one).
+  bool gpu_given() const { return gpu_given_; }
+  void set_gpu_given(bool yes) { gpu_given_ = yes; }
 
  private:
   const Entry& get(std::string_view name) const;
@@ -168,6 +171,7 @@ class Args {
   std::vector<Entry> entries_;
   bool for_people_ = true;
   const Gpu* read_for_ = nullptr;
+  bool gpu_given_ = false;
 };
 
 /// What a run computed for one case. The engine makes it for the calculator's declared results
@@ -250,6 +254,9 @@ class RowSink {
   virtual ~RowSink() = default;
   virtual void begin(std::size_t rows) = 0;
   virtual void row(Report& report) = 0;
+  /// The profile the rows are computed with, when the form picks its own from its input (ncu:
+  /// the report's architecture, unless --gpu is given); called before begin.
+  virtual void profile(const Gpu& gpu) { (void)gpu; }
 };
 
 struct Calculator {
@@ -268,6 +275,8 @@ struct Calculator {
   /// Each row's report a copy of `blank` (made for `results`), handed to `sink` as it is made.
   void (*run_rows)(const Args&, const Gpu&, std::istream& in, const Report& blank, RowSink& sink) = nullptr;
   std::vector<std::string> rows_columns = {};
+  /// An option that may also be given as the first plain argument (gpucalc ncu FILE): null, none.
+  const char* positional = nullptr;
 };
 
 }  // namespace gpucalc

@@ -14,6 +14,8 @@
 #include "core/expr.h"
 #include "core/gpu.h"
 #include "core/little.h"
+#include "core/ncu_check.h"
+#include "core/ncu_report.h"
 #include "core/occupancy.h"
 #include "core/quantity.h"
 #include "core/roofline.h"
@@ -344,6 +346,32 @@ int fuzz_profile(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+int fuzz_ncu(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = as_text(data, size);
+  NcuReport report;
+  try {
+    report = parse_ncu_report(text);
+  } catch (const InputError&) {
+    return 0;
+  }
+  expect(!report.kernels.empty(), "a report parsed without a kernel", text);
+  static const Gpu gpus[] = {load_gpu("h100"), load_gpu("v100")};
+  for (const NcuKernel& k : report.kernels) {
+    for (const Gpu& gpu : gpus) {
+      try {
+        const NcuCheck c = check_ncu_kernel(k, gpu, true);
+        expect(c.occupancy.blocks_per_sm >= 0 && c.occupancy.blocks_per_sm <= gpu.max_blocks_per_sm, "blocks per SM out of range", text);
+        expect(c.occupancy.occupancy >= 0 && c.occupancy.occupancy <= 1, "occupancy out of 0..1", text);
+        expect(!(c.waves < 0) && !std::isnan(c.waves), "waves not a count", text);
+        expect(!c.verdict.empty(), "no verdict", text);
+      } catch (const InputError&) {
+        // A launch the model refuses (no Launch Statistics, a block too large): the expected answer.
+      }
+    }
+  }
+  return 0;
+}
+
 const std::vector<FuzzTarget>& fuzz_targets() {
   static const std::vector<FuzzTarget> targets = {
       {"quantity", fuzz_quantity},
@@ -351,6 +379,7 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"csv", fuzz_csv},
       {"profile", fuzz_profile},
       {"expr", fuzz_expr},
+      {"ncu", fuzz_ncu},
   };
   return targets;
 }

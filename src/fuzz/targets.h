@@ -31,6 +31,10 @@ int fuzz_expr(const std::uint8_t* data, std::size_t size);
 /// h100 profile with the listed fields replaced), then the models run on a profile that parsed.
 int fuzz_profile(const std::uint8_t* data, std::size_t size);
 
+/// Nsight Compute reports: parse_ncu_report on the whole input, then gpucalc's models beside each
+/// kernel that parsed (check_ncu_kernel on the h100 and v100 profiles).
+int fuzz_ncu(const std::uint8_t* data, std::size_t size);
+
 /// One entry point by name, for the regression test and the fuzz script.
 struct FuzzTarget {
   const char* name;

@@ -1,0 +1,470 @@
+// gpucalc ncu FILE|-: an Nsight Compute report read, a row per kernel launch, gpucalc's models
+// (occupancy, waves, roofline, memory access) beside what ncu counted.
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <regex>
+
+#include "commands/commands.h"
+#include "core/error.h"
+#include "core/ncu_check.h"
+#include "core/ncu_report.h"
+
+namespace gpucalc {
+namespace {
+
+enum : std::size_t { kReport, kKernel, kDevice };
+
+/// At most this many bytes of report are read.
+constexpr std::size_t kMaxReportBytes = 512u * 1024 * 1024;
+
+const std::string kAccepted = fmt::format(
+    "an Nsight Compute report as text (or - for standard input), at most {} MiB: ncu --csv, ncu --csv --page raw or "
+    "ncu's text report (a saved .ncu-rep: ncu --import FILE.ncu-rep --csv > FILE.csv)",
+    kMaxReportBytes / (1024 * 1024));
+
+std::string read_report(const std::string& path, std::istream& in) {
+  std::string text;
+  if (path == "-") {
+    char buffer[65536];
+    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+      if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxReportBytes) {
+        throw InputError("--report", "-", kAccepted + " (standard input has more)");
+      }
+      text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    }
+  } else {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw InputError("--report", path, kAccepted + " (this one cannot be opened)");
+    if (S_ISDIR(st.st_mode)) throw InputError("--report", path, kAccepted + " (this is a directory)");
+    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > kMaxReportBytes) {
+      throw InputError("--report", path, fmt::format("{} (this one has {} bytes)", kAccepted, st.st_size));
+    }
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw InputError("--report", path, kAccepted + " (this one cannot be opened)");
+    if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
+    char buffer[65536];
+    while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
+      if (text.size() + static_cast<std::size_t>(file.gcount()) > kMaxReportBytes) {
+        throw InputError("--report", path, kAccepted + " (reading stopped: it is larger)");
+      }
+      text.append(buffer, static_cast<std::size_t>(file.gcount()));
+    }
+  }
+  if (text.empty()) throw InputError("--report", path, kAccepted + " (this one is empty)");
+  // A saved report (.ncu-rep) or another binary: text has no NUL byte.
+  if (text.find('\0') != std::string::npos) {
+    throw InputError("--report", path, kAccepted + " (this one is binary: a .ncu-rep? gpucalc reads text only)");
+  }
+  return text;
+}
+
+// --- the profile ---
+
+// The profile a compute capability names when the report does not name the GPU.
+const char* default_profile(int major, int minor) {
+  struct Default {
+    int major, minor;
+    const char* key;
+  };
+  static const Default table[] = {{7, 0, "v100"}, {7, 5, "t4"},   {8, 0, "a100"},  {8, 6, "a10"},     {8, 7, "jetson-agx-orin"},
+                                  {8, 9, "l40s"}, {9, 0, "h100"}, {10, 0, "b200"}, {10, 3, "b300"}, {12, 0, "rtx5090"}};
+  for (const Default& d : table) {
+    if (d.major == major && d.minor == minor) return d.key;
+  }
+  return nullptr;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+struct Chosen {
+  Gpu gpu;
+  std::vector<std::string> notes;
+};
+
+// The profile of the report's architecture (its device name when a profile has it as an alias),
+// with the report's SM count; --gpu overrides. Mixed architectures are refused.
+Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, const std::string& path) {
+  const NcuKernel* first = nullptr;
+  for (const NcuKernel& k : report.kernels) {
+    if (k.cc_major == 0) continue;
+    if (first == nullptr) first = &k;
+    if (k.cc_major != first->cc_major || k.cc_minor != first->cc_minor) {
+      if (args.gpu_given()) break;
+      throw InputError(fmt::format(
+          "{}: line {}: kernel {} ran on a GPU of compute capability {}.{}, line {}: {} on {}.{}: gpucalc models one GPU a "
+          "call: pick one device's kernels (--device N) or give --gpu",
+          path, first->line, InputError::printable(first->name), first->cc_major, first->cc_minor, k.line,
+          InputError::printable(k.name), k.cc_major, k.cc_minor));
+    }
+  }
+  Chosen c;
+  if (args.gpu_given()) {
+    c.gpu = given;
+    if (first != nullptr && (first->cc_major != given.cc_major || first->cc_minor != given.cc_minor)) {
+      c.notes.push_back(fmt::format("the report's kernels ran on compute capability {}.{}; the {} profile (--gpu) is {}.{}",
+                                    first->cc_major, first->cc_minor, given.key, given.cc_major, given.cc_minor));
+    }
+    c.notes.push_back(fmt::format("profile {} (--gpu), {} SMs unless the report gives its own (# SMs)", given.key, given.sm_count));
+    return c;
+  }
+  if (first == nullptr) {
+    throw InputError("--gpu", "(not given)",
+                     fmt::format("the profile of the GPU the report ran on (a name from gpucalc hw list, or FILE.toml): {} "
+                                 "names no compute capability (ncu before 2020.2 writes none, nor a CSV without the CC column)",
+                                 path));
+  }
+  const std::string device = lower(first->device_name);
+  std::optional<Gpu> found;
+  if (!device.empty()) {
+    for (const BuiltinProfile& p : builtin_profiles()) {
+      const Gpu brief = p.brief();
+      bool named = lower(brief.name) == device;
+      for (const std::string& a : brief.aliases) named = named || lower(a) == device;
+      if (named && brief.cc_major == first->cc_major && brief.cc_minor == first->cc_minor) found = p.make();
+    }
+  }
+  const char* key = default_profile(first->cc_major, first->cc_minor);
+  if (!found && key != nullptr) found = load_gpu(key);
+  if (!found) {
+    std::vector<std::string> known;
+    for (const BuiltinProfile& p : builtin_profiles()) {
+      const Gpu b = p.brief();
+      known.push_back(fmt::format("{}.{}", b.cc_major, b.cc_minor));
+    }
+    std::sort(known.begin(), known.end());
+    known.erase(std::unique(known.begin(), known.end()), known.end());
+    throw InputError(fmt::format("{}: line {}: compute capability {}.{}: gpucalc has no built-in profile of it (it knows {}): "
+                                 "give --gpu FILE.toml, a profile of that GPU (gpucalc hw new writes one)",
+                                 path, first->line, first->cc_major, first->cc_minor, fmt::join(known, ", ")));
+  }
+  c.gpu = std::move(*found);
+  // The other profiles of the architecture: the same SM, other ceilings (the roofline's).
+  std::vector<std::string> others;
+  for (const BuiltinProfile& p : builtin_profiles()) {
+    const Gpu b = p.brief();
+    if (b.cc_major == first->cc_major && b.cc_minor == first->cc_minor && b.key != c.gpu.key) others.push_back(b.key);
+  }
+  c.notes.push_back(fmt::format("profile {} ({}), the built-in profile of compute capability {}.{}{}{}", c.gpu.key, c.gpu.name,
+                                first->cc_major, first->cc_minor,
+                                device.empty() ? " (the report names no device)"
+                                               : fmt::format(" (the report's device: {})", InputError::printable(first->device_name)),
+                                others.empty() ? ""
+                                               : fmt::format("; --gpu {} for another GPU of it (the same SM limits, other "
+                                                             "ceilings for the roofline)",
+                                                             fmt::join(others, ", "))));
+  if (first->has(NcuField::sm_count) && first->get(NcuField::sm_count) != c.gpu.sm_count) {
+    c.notes.push_back(fmt::format("the report's GPU has {} SMs (# SMs), the {} profile {}: the report's count is used",
+                                  format_number(first->get(NcuField::sm_count)), c.gpu.key, c.gpu.sm_count));
+    c.gpu.sm_count = static_cast<int>(first->get(NcuField::sm_count));
+  } else if (!first->has(NcuField::sm_count)) {
+    c.notes.push_back(fmt::format("the report gives no SM count (# SMs): the profile's {} is used for waves", c.gpu.sm_count));
+  }
+  return c;
+}
+
+// --- the rows ---
+
+double limit(int n) { return n == kNoLimit ? std::numeric_limits<double>::infinity() : n; }
+
+void put_ncu(const NcuKernel& k, NcuField f, const Key& key, Unit unit, Report& report) {
+  if (k.has(f)) report.num(key, k.get(f), unit);
+}
+
+void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
+  report.word("kernel.id", k.id);
+  report.word("kernel.name", k.name);
+  if (!k.process.empty()) report.word("kernel.process", k.process);
+  if (!k.device.empty()) report.word("kernel.device", k.device);
+  report.word("launch.grid", k.grid.total > 0 ? k.grid.text() : fmt::format("{}", c.launch.blocks));
+  report.word("launch.block", k.block.total > 0 ? k.block.text() : fmt::format("{}", c.launch.threads));
+  put_ncu(k, NcuField::cluster_size, "launch.cluster", Unit::count, report);
+  report.num("launch.registers", c.launch.registers);
+  report.num("launch.shared_memory", static_cast<double>(c.launch.shared_memory), Unit::onchip_bytes);
+  if (c.launch.shared_memory_static >= 0) report.num("launch.shared_memory_static", static_cast<double>(c.launch.shared_memory_static), Unit::onchip_bytes);
+  if (c.launch.shared_memory_dynamic >= 0) report.num("launch.shared_memory_dynamic", static_cast<double>(c.launch.shared_memory_dynamic), Unit::onchip_bytes);
+  if (c.launch.shared_memory_driver >= 0) report.num("launch.shared_memory_driver", static_cast<double>(c.launch.shared_memory_driver), Unit::onchip_bytes);
+  if (c.launch.carveout >= 0) report.num("launch.carveout", static_cast<double>(c.launch.carveout), Unit::onchip_bytes);
+  const OccupancyResult& r = c.occupancy;
+  report.num("blocks_per_sm", r.blocks_per_sm);
+  report.num("warps_per_sm", r.warps_per_sm);
+  report.num("occupancy", r.occupancy, Unit::fraction);
+  report.word("limiter", r.limiter);
+  report.num("limits.registers", limit(r.limit_registers));
+  report.num("limits.shared_memory", limit(r.limit_shared_memory));
+  report.num("limits.warps", limit(r.limit_threads));
+  report.num("limits.blocks", limit(r.limit_blocks));
+  if (r.limit_barriers != kNoLimit) report.num("limits.barriers", limit(r.limit_barriers));
+  if (c.one_more.registers > 0) report.num("one_more_block.regs", c.one_more.registers);
+  if (c.one_more.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(c.one_more.shared_memory), Unit::onchip_bytes);
+  if (c.one_more.threads > 0) report.num("one_more_block.threads", c.one_more.threads);
+  if (r.blocks_per_sm > 0) {
+    report.num("waves", c.waves);
+    report.num("full_waves", static_cast<double>(c.whole.waves - (c.whole.last_wave_blocks < c.whole.blocks_per_wave ? 1 : 0)));
+    report.num("last_wave_blocks", static_cast<double>(c.whole.last_wave_blocks));
+    report.num("last_wave_utilization", c.whole.last_wave_utilization, Unit::fraction);
+    report.num("tail_share", c.tail_share, Unit::fraction);
+  }
+  report.num("sm_count", c.launch.sm_count);
+  put_ncu(k, NcuField::limit_sm, "ncu.block_limit_sm", Unit::count, report);
+  put_ncu(k, NcuField::limit_registers, "ncu.block_limit_registers", Unit::count, report);
+  put_ncu(k, NcuField::limit_smem, "ncu.block_limit_shared_memory", Unit::count, report);
+  put_ncu(k, NcuField::limit_warps, "ncu.block_limit_warps", Unit::count, report);
+  put_ncu(k, NcuField::limit_barriers, "ncu.block_limit_barriers", Unit::count, report);
+  put_ncu(k, NcuField::warps_theoretical, "ncu.warps_theoretical", Unit::count, report);
+  put_ncu(k, NcuField::occupancy_theoretical, "ncu.occupancy_theoretical", Unit::fraction, report);
+  put_ncu(k, NcuField::occupancy_achieved, "ncu.occupancy_achieved", Unit::fraction, report);
+  put_ncu(k, NcuField::warps_achieved, "ncu.warps_achieved", Unit::count, report);
+  put_ncu(k, NcuField::waves, "ncu.waves", Unit::count, report);
+  put_ncu(k, NcuField::duration, "ncu.duration", Unit::seconds, report);
+  report.num("differences", c.differences);
+  std::vector<std::string> differ;
+  for (const NcuFigure& f : c.figures) {
+    if (!f.equal) differ.push_back(f.what);
+  }
+  report.word("flagged", differ.empty() ? std::string("none") : fmt::format("{}", fmt::join(differ, "; ")));
+  if (c.has_roofline) {
+    report.num("flops", c.flops, Unit::flops);
+    report.num("dram_bytes", c.dram_bytes, Unit::bytes);
+    report.num("achieved_flops", c.roofline.achieved, Unit::flops_per_second);
+    report.num("dram_bandwidth", c.roofline.achieved_bandwidth, Unit::bytes_per_second);
+    report.num("intensity", c.roofline.intensity, Unit::flop_per_byte);
+    report.num("attainable", c.roofline.attainable, Unit::flops_per_second);
+    report.num("roofline_share", c.roofline.achieved_fraction, Unit::fraction);
+    report.word("bound", c.roofline.bound);
+    report.word("precision", fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
+  }
+  if (c.load_sectors_per_request >= 0) report.num("access.sectors_per_load", c.load_sectors_per_request);
+  if (c.store_sectors_per_request >= 0) report.num("access.sectors_per_store", c.store_sectors_per_request);
+  if (!c.has_roofline && k.has(NcuField::dram_throughput)) {
+    // The details page and the text report: Memory Workload Analysis's DRAM throughput, no FLOP.
+    report.num("dram_bandwidth", k.get(NcuField::dram_throughput), Unit::bytes_per_second);
+    if (k.has(NcuField::duration)) report.num("dram_bytes", k.get(NcuField::dram_throughput) * k.get(NcuField::duration), Unit::bytes);
+  }
+  if (c.load_excess >= 0) {
+    report.num("access.load_excess", c.load_excess, Unit::fraction);
+    report.num("access.load_excess_bytes", c.load_excess_bytes, Unit::bytes);
+  }
+  if (c.store_excess >= 0) {
+    report.num("access.store_excess", c.store_excess, Unit::fraction);
+    report.num("access.store_excess_bytes", c.store_excess_bytes, Unit::bytes);
+  }
+  if (c.shared_excess >= 0) {
+    report.num("access.shared_excess", c.shared_excess, Unit::fraction);
+    report.num("access.shared_excess_bytes", c.shared_excess_bytes, Unit::bytes);
+  }
+  report.word("verdict", c.verdict);
+}
+
+std::string label(const NcuKernel& k) { return fmt::format("kernel {} ({})", k.id, InputError::printable(k.name)); }
+
+void explain(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu, const std::string& path, Report& report) {
+  std::vector<std::string>& e = report.explain;
+  e.push_back(fmt::format("{}: line {} of {}: {} blocks of {} threads, {} registers per thread, {} bytes of shared memory per "
+                          "block (static + dynamic){}",
+                          label(k), k.line, path, c.launch.blocks, c.launch.threads, c.launch.registers, c.launch.shared_memory,
+                          c.launch.carveout >= 0 ? fmt::format(", carveout {} bytes (Shared Memory Configuration Size, "
+                                                               "preference {}%)", c.launch.carveout, c.launch.carveout_percent)
+                                                 : ""));
+  for (const std::string& n : c.launch.notes) e.push_back(n);
+  const OccupancyResult& r = c.occupancy;
+  e.push_back(fmt::format("occupancy ({}): registers allow {}, shared memory {}, warps {}, the SM {}{}: {} blocks, {} warps of {}, "
+                          "so {}",
+                          gpu.key, limit(r.limit_registers), limit(r.limit_shared_memory), r.limit_threads, r.limit_blocks,
+                          r.limit_barriers != kNoLimit ? fmt::format(", barriers {}", r.limit_barriers) : "", r.blocks_per_sm,
+                          r.warps_per_sm, gpu.max_threads_per_sm / gpu.warp_size, format_quantity(r.occupancy, Unit::fraction)));
+  if (r.blocks_per_sm > 0) {
+    e.push_back(fmt::format("waves = {} blocks / ({} blocks per SM x {} SMs) = {}; {} whole, the last {} blocks", c.launch.blocks,
+                            r.blocks_per_sm, c.launch.sm_count, format_number(c.waves), c.whole.waves, c.whole.last_wave_blocks));
+  }
+  for (const NcuFigure& f : c.figures) {
+    e.push_back(fmt::format("{}: gpucalc {}, ncu {}{}{}", f.what, format_number(f.gpucalc), format_number(f.ncu),
+                            f.equal ? "" : " (FLAGGED)", f.why.empty() ? "" : ": " + f.why));
+  }
+  if (c.has_roofline) {
+    e.push_back(fmt::format("roofline ({} {}): {} FLOP (FMA as 2) / {} DRAM bytes = {} FLOP/byte; {} in {}: {} of the attainable {}",
+                            c.dtype, c.unit == ComputeUnit::tensor ? "tensor cores" : "CUDA cores", format_number(c.flops),
+                            format_number(c.dram_bytes), format_number(c.roofline.intensity),
+                            format_quantity(c.roofline.achieved, Unit::flops_per_second),
+                            format_quantity(k.get(NcuField::duration), Unit::seconds),
+                            format_quantity(c.roofline.achieved_fraction, Unit::fraction),
+                            format_quantity(c.roofline.attainable, Unit::flops_per_second)));
+  }
+  e.push_back("verdict: " + c.verdict);
+}
+
+std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
+  std::optional<std::regex> pattern;
+  if (args.has(kKernel)) {
+    try {
+      pattern.emplace(args.text(kKernel), std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      throw InputError("--kernel", args.text(kKernel), "a regular expression (ECMAScript) that kernel names are searched for");
+    }
+  }
+  const std::string device = args.has(kDevice) ? args.text(kDevice) : "";
+  std::vector<const NcuKernel*> picked;
+  for (const NcuKernel& k : report.kernels) {
+    if (!device.empty() && k.device != device) continue;
+    if (pattern && !std::regex_search(k.name, *pattern)) continue;
+    picked.push_back(&k);
+  }
+  return picked;
+}
+
+void run_report(const Args& args, const Gpu& given, std::istream& in, const Report& blank, RowSink& sink) {
+  const std::string path = args.text(kReport);
+  const std::string text = read_report(path, in);
+  NcuReport report;
+  try {
+    report = parse_ncu_report(text);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}", InputError::printable(path), e.what()));
+  }
+  std::vector<const NcuKernel*> kernels = pick(report, args);
+  if (kernels.empty()) {
+    std::vector<std::string> devices;
+    for (const NcuKernel& k : report.kernels) {
+      if (std::find(devices.begin(), devices.end(), k.device) == devices.end()) devices.push_back(k.device.empty() ? "none named" : k.device);
+      if (devices.size() >= 8) break;
+    }
+    if (args.has(kDevice) && !args.has(kKernel)) {
+      throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(devices, ", ")));
+    }
+    throw InputError("--kernel", args.text(kKernel),
+                     fmt::format("a regular expression that some of the report's {} kernel names match{}", report.kernels.size(),
+                                 args.has(kDevice) ? fmt::format(" on device {}", args.text(kDevice)) : ""));
+  }
+  NcuReport chosen_part;
+  for (const NcuKernel* k : kernels) chosen_part.kernels.push_back(*k);
+  Chosen chosen = choose_gpu(chosen_part, args, given, path);
+  Gpu& gpu = chosen.gpu;
+  // Every kernel checked before the first row goes out: a bad one is refused with no output.
+  std::vector<NcuCheck> checks;
+  checks.reserve(kernels.size());
+  for (const NcuKernel* k : kernels) {
+    try {
+      checks.push_back(check_ncu_kernel(*k, gpu, args.for_people()));
+    } catch (const FieldError& e) {
+      throw InputError(fmt::format("{}: line {}: {}: {}: {}", InputError::printable(path), k->line, label(*k), e.field(),
+                                   std::string(e.what()).substr(e.field().size() + 2)));
+    }
+  }
+  sink.profile(gpu);
+  sink.begin(kernels.size());
+  chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} kernel{} of {}", InputError::printable(path),
+                                                        ncu_format_name(report.format), kernels.size(),
+                                                        kernels.size() == 1 ? "" : "s", report.kernels.size()));
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    Report row = blank;
+    row.model = "exact";
+    row.label = label(*kernels[i]);
+    if (i == 0) row.notes = chosen.notes;
+    put_row(*kernels[i], checks[i], row);
+    if (args.for_people()) {
+      row.notes.push_back(fmt::format("{}: {}", row.label, checks[i].verdict));
+      for (const NcuFigure& f : checks[i].figures) {
+        if (!f.equal) {
+          row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, f.what, format_number(f.gpucalc),
+                                          format_number(f.ncu), f.why.empty() ? "" : " (" + f.why + ")"));
+        }
+      }
+      explain(*kernels[i], checks[i], gpu, path, row);
+    }
+    sink.row(row);
+  }
+}
+
+void run_without_report(const Args&, const Gpu&, Report&) {
+  throw InputError(fmt::format("--report is required: {}; the first argument is the report: gpucalc ncu FILE", kAccepted));
+}
+
+}  // namespace
+
+const Calculator& ncu_command() {
+  static const Calculator calc{
+      .name = "ncu",
+      .options = declared_in_order(
+          {text_option("report", "FILE (- for standard input): ncu --csv, ncu --csv --page raw or ncu's text report, pasted or "
+                                 "not (a .ncu-rep: ncu --import FILE.ncu-rep --csv); also the first argument"),
+           text_option("kernel", "a regular expression: only the kernels whose names it matches"),
+           text_option("device", "only the kernels of this device (the report's Device)")},
+          {"report", "kernel", "device"}),
+      .results = {{"kernel.id", Unit::text, true},
+                  {"kernel.name", Unit::text, true},
+                  {"kernel.process", Unit::text},
+                  {"kernel.device", Unit::text},
+                  {"launch.grid", Unit::text},
+                  {"launch.block", Unit::text, true},
+                  {"launch.cluster"},
+                  {"launch.registers", Unit::count, true},
+                  {"launch.shared_memory", Unit::onchip_bytes},
+                  {"launch.shared_memory_static", Unit::onchip_bytes},
+                  {"launch.shared_memory_dynamic", Unit::onchip_bytes},
+                  {"launch.shared_memory_driver", Unit::onchip_bytes},
+                  {"launch.carveout", Unit::onchip_bytes},
+                  {"blocks_per_sm", Unit::count, true},
+                  {"warps_per_sm"},
+                  {"occupancy", Unit::fraction, true},
+                  {"limiter", Unit::text, true},
+                  {"limits.registers"},
+                  {"limits.shared_memory"},
+                  {"limits.warps"},
+                  {"limits.blocks"},
+                  {"limits.barriers"},
+                  {"one_more_block.regs"},
+                  {"one_more_block.smem", Unit::onchip_bytes},
+                  {"one_more_block.threads"},
+                  {"waves", Unit::count, true},
+                  {"full_waves"},
+                  {"last_wave_blocks"},
+                  {"last_wave_utilization", Unit::fraction},
+                  {"tail_share", Unit::fraction},
+                  {"sm_count"},
+                  {"ncu.block_limit_sm"},
+                  {"ncu.block_limit_registers"},
+                  {"ncu.block_limit_shared_memory"},
+                  {"ncu.block_limit_warps"},
+                  {"ncu.block_limit_barriers"},
+                  {"ncu.warps_theoretical"},
+                  {"ncu.occupancy_theoretical", Unit::fraction, true},
+                  {"ncu.occupancy_achieved", Unit::fraction, true},
+                  {"ncu.warps_achieved"},
+                  {"ncu.waves", Unit::count, true},
+                  {"ncu.duration", Unit::seconds, true},
+                  {"differences", Unit::count, true},
+                  {"flagged", Unit::text},
+                  {"flops", Unit::flops},
+                  {"dram_bytes", Unit::bytes},
+                  {"achieved_flops", Unit::flops_per_second},
+                  {"dram_bandwidth", Unit::bytes_per_second},
+                  {"intensity", Unit::flop_per_byte},
+                  {"attainable", Unit::flops_per_second},
+                  {"roofline_share", Unit::fraction},
+                  {"bound", Unit::text},
+                  {"precision", Unit::text},
+                  {"access.sectors_per_load"},
+                  {"access.sectors_per_store"},
+                  {"access.load_excess", Unit::fraction},
+                  {"access.load_excess_bytes", Unit::bytes},
+                  {"access.store_excess", Unit::fraction},
+                  {"access.store_excess_bytes", Unit::bytes},
+                  {"access.shared_excess", Unit::fraction},
+                  {"access.shared_excess_bytes", Unit::bytes},
+                  {"verdict", Unit::text}},
+      .run = run_without_report,
+      .rows_option = "report",
+      .run_rows = run_report,
+      .rows_columns = {},
+      .positional = "report"};
+  return calc;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,378 @@
+#include "core/ncu_check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+#include "core/quantity.h"
+
+namespace gpucalc {
+namespace {
+
+double value_or(const NcuKernel& k, NcuField f, double fallback) { return k.has(f) ? k.get(f) : fallback; }
+
+// A size ncu printed rounded (29.82 Kbyte: to 10 bytes) as a whole number of bytes: the multiple
+// of 128 (the allocation unit) within the rounding, else of 16, else the nearest byte.
+std::int64_t whole_bytes(const NcuKernel& k, NcuField f, const char* what, std::vector<std::string>& notes) {
+  const double v = k.get(f), step = k.resolution(f);
+  if (step <= 1) return std::llround(v);
+  for (double unit : {128.0, 16.0}) {
+    const double m = std::round(v / unit) * unit;
+    if (std::fabs(m - v) <= step / 2) {
+      notes.push_back(fmt::format("{}: the report gives {} bytes to {} bytes; taken as {} bytes (a multiple of {})", what,
+                                  format_number(v), format_number(step), format_number(m), format_number(unit)));
+      return std::llround(m);
+    }
+  }
+  return std::llround(v);
+}
+
+// The carveout the report's Shared Memory Configuration Size names: the profile's size nearest
+// it (the report rounds: 32.77 Kbyte is 32 KiB), and the smallest preference the model turns into
+// that size.
+void read_carveout(const NcuKernel& k, const Gpu& gpu, NcuLaunch& l) {
+  if (!k.has(NcuField::smem_config)) return;
+  const double v = k.get(NcuField::smem_config), step = std::max(1.0, k.resolution(NcuField::smem_config));
+  for (std::int64_t size : gpu.shared_memory_carveouts) {
+    if (std::fabs(static_cast<double>(size) - v) <= step / 2 + 0.5) l.carveout = size;
+  }
+  if (l.carveout < 0) {
+    l.notes.push_back(fmt::format("Shared Memory Configuration Size {} bytes is none of {}'s carveouts ({}): the model "
+                                  "takes the driver's default",
+                                  format_number(v), gpu.key, fmt::join(gpu.shared_memory_carveouts, ", ")));
+    return;
+  }
+  for (int p = 0; p <= 100; ++p) {
+    const std::int64_t preference = p * gpu.shared_memory_per_sm / 100;
+    std::int64_t aligned = gpu.shared_memory_per_sm;
+    for (std::int64_t size : gpu.shared_memory_carveouts) {
+      if (size >= preference) {
+        aligned = size;
+        break;
+      }
+    }
+    if (aligned == l.carveout) {
+      l.carveout_percent = p;
+      return;
+    }
+  }
+}
+
+// Two block limits are the same when equal, or when both reach the block limit (neither binds:
+// ncu prints some limits capped there, gpucalc says unlimited or the resource's own count).
+NcuFigure limit_figure(const char* what, int gpucalc, const NcuKernel& k, NcuField f, int cap) {
+  NcuFigure fig{what, gpucalc == kNoLimit ? std::numeric_limits<double>::infinity() : gpucalc, k.get(f), true, ""};
+  if (fig.gpucalc == fig.ncu) return fig;
+  if (fig.gpucalc >= cap && fig.ncu >= cap) {
+    fig.why = fmt::format("both at or above the {} blocks an SM holds: neither limits", cap);
+    return fig;
+  }
+  fig.equal = false;
+  return fig;
+}
+
+void compare_occupancy(const NcuKernel& k, const Gpu& gpu, NcuCheck& c) {
+  const OccupancyResult& r = c.occupancy;
+  const int cap = gpu.max_blocks_per_sm;
+  auto add = [&](NcuFigure f) {
+    if (!f.equal) ++c.differences;
+    c.figures.push_back(std::move(f));
+  };
+  if (k.has(NcuField::limit_sm)) add(limit_figure("Block Limit SM", r.limit_blocks, k, NcuField::limit_sm, cap));
+  if (k.has(NcuField::limit_registers)) {
+    NcuFigure f = limit_figure("Block Limit Registers", r.limit_registers, k, NcuField::limit_registers, cap);
+    if (!f.equal && k.has(NcuField::registers)) {
+      f.why = fmt::format("{} registers per thread, allocated per warp in units of {} over {} sub-partitions of {} registers",
+                          c.launch.registers, gpu.register_allocation_unit, gpu.register_sub_partitions,
+                          gpu.registers_per_sm / gpu.register_sub_partitions);
+    }
+    add(std::move(f));
+  }
+  if (k.has(NcuField::limit_smem)) {
+    NcuFigure f = limit_figure("Block Limit Shared Mem", r.limit_shared_memory, k, NcuField::limit_smem, cap);
+    if (!f.equal) {
+      f.why = fmt::format("{} bytes per block as allocated against a carveout of {} bytes{}", r.shared_memory_per_block,
+                          r.shared_memory_per_sm,
+                          c.launch.shared_memory_driver >= 0 && c.launch.shared_memory_driver != gpu.shared_memory_reserved_per_block
+                              ? fmt::format("; the report's driver shared memory is {} bytes, the profile reserves {}",
+                                            c.launch.shared_memory_driver, gpu.shared_memory_reserved_per_block)
+                              : "");
+    }
+    add(std::move(f));
+  }
+  if (k.has(NcuField::limit_warps)) add(limit_figure("Block Limit Warps", r.limit_threads, k, NcuField::limit_warps, cap));
+  if (k.has(NcuField::limit_barriers)) {
+    NcuFigure f = limit_figure("Block Limit Barriers", r.limit_barriers, k, NcuField::limit_barriers, cap);
+    if (!f.equal && f.ncu > 0 && r.limit_barriers != kNoLimit) {
+      // ncu counts the kernel's named barriers (CUTLASS uses several); the report gives no count.
+      f.why = fmt::format("gpucalc counts one barrier a block ({} per SM); ncu's {} blocks means about {} barriers a block "
+                          "(the kernel's named barriers; the report gives no count)",
+                          gpu.barriers_per_sm, format_number(f.ncu), gpu.barriers_per_sm / static_cast<int>(f.ncu));
+    }
+    add(std::move(f));
+  }
+  if (k.has(NcuField::warps_theoretical)) {
+    NcuFigure f{"Theoretical Active Warps per SM", static_cast<double>(r.warps_per_sm), k.get(NcuField::warps_theoretical), true, ""};
+    f.equal = std::fabs(f.gpucalc - f.ncu) <= std::max(0.5, k.resolution(NcuField::warps_theoretical));
+    add(std::move(f));
+  }
+  if (k.has(NcuField::occupancy_theoretical)) {
+    NcuFigure f{"Theoretical Occupancy", r.occupancy, k.get(NcuField::occupancy_theoretical), true, ""};
+    // ncu prints a percentage to two decimals: 33.33 for 1/3.
+    f.equal = std::fabs(f.gpucalc - f.ncu) <= std::max(1e-4, k.resolution(NcuField::occupancy_theoretical)) * 0.51 + 1e-9;
+    add(std::move(f));
+  }
+}
+
+void compare_waves(const NcuKernel& k, NcuCheck& c) {
+  if (!k.has(NcuField::waves) || c.occupancy.blocks_per_sm == 0) return;
+  NcuFigure f{"Waves Per SM", c.waves, k.get(NcuField::waves), true, ""};
+  const double step = std::max(0.01, k.resolution(NcuField::waves));
+  f.equal = std::fabs(f.gpucalc - f.ncu) <= step * 0.51 + 1e-9;
+  if (!f.equal) {
+    // The SMs ncu's figure implies: blocks / (waves x blocks per SM).
+    const double implied = static_cast<double>(c.launch.blocks) / (f.ncu * c.occupancy.blocks_per_sm);
+    f.why = fmt::format("{} blocks / ({} blocks per SM x {} SMs{}); ncu's {} implies {} SMs", c.launch.blocks,
+                        c.occupancy.blocks_per_sm, c.launch.sm_count,
+                        k.has(NcuField::sm_count) ? "" : ", the profile's: the report gives no SM count (# SMs)",
+                        format_number(f.ncu), f.ncu > 0 ? format_number(std::round(implied)) : "no");
+    ++c.differences;
+  }
+  c.figures.push_back(std::move(f));
+}
+
+// A count of the report: the total when it has it, else the rate per elapsed SMSP cycle times
+// those cycles (smsp__...sum.per_cycle_elapsed x smsp__cycles_elapsed.avg), else 0.
+double count_of(const NcuKernel& k, NcuField total, NcuField rate) {
+  if (k.has(total)) return k.get(total);
+  if (k.has(rate) && k.has(NcuField::smsp_cycles)) return k.get(rate) * k.get(NcuField::smsp_cycles);
+  return 0;
+}
+
+bool counted(const NcuKernel& k, NcuField total, NcuField rate) {
+  return k.has(total) || (k.has(rate) && k.has(NcuField::smsp_cycles));
+}
+
+// The precision of most FLOP: the CUDA cores' from the SASS thread-instruction counts (FMA as 2),
+// the tensor cores' from the ops of each source type; false when the report counts neither.
+bool largest_flops(const NcuKernel& k, NcuCheck& c) {
+  using F = NcuField;
+  struct Candidate {
+    const char* dtype;
+    ComputeUnit unit;
+    double flops;
+    bool present;
+  };
+  auto cuda = [&](const char* dtype, F add, F add_rate, F mul, F mul_rate, F fma, F fma_rate) {
+    return Candidate{dtype, ComputeUnit::cuda,
+                     count_of(k, add, add_rate) + count_of(k, mul, mul_rate) + 2 * count_of(k, fma, fma_rate),
+                     counted(k, fma, fma_rate)};
+  };
+  auto tensor = [&](const char* dtype, F f) { return Candidate{dtype, ComputeUnit::tensor, k.has(f) ? k.get(f) : 0, k.has(f)}; };
+  const Candidate all[] = {
+      cuda("fp32", F::fadd, F::fadd_rate, F::fmul, F::fmul_rate, F::ffma, F::ffma_rate),
+      cuda("fp64", F::dadd, F::dadd_rate, F::dmul, F::dmul_rate, F::dfma, F::dfma_rate),
+      cuda("fp16", F::hadd, F::hadd_rate, F::hmul, F::hmul_rate, F::hfma, F::hfma_rate),
+      tensor("bf16", F::tensor_bf16), tensor("fp16", F::tensor_fp16), tensor("tf32", F::tensor_tf32),
+      tensor("fp8", F::tensor_fp8), tensor("int8", F::tensor_int8), tensor("fp64", F::tensor_fp64)};
+  const Candidate* best = nullptr;
+  for (const Candidate& x : all) {
+    if (x.present && (best == nullptr || x.flops > best->flops)) best = &x;
+  }
+  if (best == nullptr) return false;
+  c.dtype = best->dtype;
+  c.unit = best->unit;
+  c.flops = best->flops;
+  return true;
+}
+
+// The roofline of the kernel as the counters give it (roofline --time: roofline.md).
+void add_roofline(const NcuKernel& k, const Gpu& gpu, NcuCheck& c) {
+  using F = NcuField;
+  const bool bytes = k.has(F::dram_bytes) || (k.has(F::dram_read_bytes) && k.has(F::dram_write_bytes));
+  if (!bytes || !k.has(F::duration) || !largest_flops(k, c)) return;
+  c.dram_bytes = k.has(F::dram_bytes) ? k.get(F::dram_bytes) : k.get(F::dram_read_bytes) + k.get(F::dram_write_bytes);
+  if (c.dram_bytes <= 0 || k.get(F::duration) <= 0 || gpu.peak(c.unit, c.dtype) <= 0) return;
+  RooflineInput in;
+  in.flops = c.flops;
+  in.bytes = c.dram_bytes;
+  in.dtype = c.dtype;
+  in.unit = c.unit;
+  in.time = k.get(F::duration);
+  c.roofline = roofline(in, gpu);
+  c.has_roofline = true;
+}
+
+void add_access(const NcuKernel& k, NcuCheck& c) {
+  auto ratio = [&](NcuField num, NcuField den) {
+    return k.has(num) && k.has(den) && k.get(den) > 0 ? k.get(num) / k.get(den) : -1.0;
+  };
+  c.load_sectors_per_request = ratio(NcuField::global_load_sectors, NcuField::global_load_requests);
+  c.store_sectors_per_request = ratio(NcuField::global_store_sectors, NcuField::global_store_requests);
+  // Against the fully used minimum: a 32-byte sector of which the lanes asked for b bytes wastes
+  // 32 - b; excess = 1 - b / 32, excess bytes = sectors x (32 - b).
+  auto excess = [&](NcuField sectors, NcuField bytes_per_sector, double& share, double& bytes) {
+    if (!k.has(sectors) || !k.has(bytes_per_sector) || k.get(sectors) <= 0) return;
+    const double used = std::min(32.0, k.get(bytes_per_sector));
+    share = 1 - used / 32;
+    bytes = k.get(sectors) * (32 - used);
+  };
+  excess(NcuField::global_load_sectors, NcuField::global_load_bytes_per_sector, c.load_excess, c.load_excess_bytes);
+  excess(NcuField::global_store_sectors, NcuField::global_store_bytes_per_sector, c.store_excess, c.store_excess_bytes);
+  const bool shared = k.has(NcuField::shared_load_wavefronts) && k.has(NcuField::shared_load_conflicts);
+  if (!shared) return;
+  const double wavefronts = k.get(NcuField::shared_load_wavefronts) + value_or(k, NcuField::shared_store_wavefronts, 0);
+  const double conflicts = k.get(NcuField::shared_load_conflicts) + value_or(k, NcuField::shared_store_conflicts, 0);
+  if (wavefronts <= 0) return;
+  // A conflict is one more wavefront than a conflict-free access needs; a wavefront moves up to
+  // 32 banks x 4 bytes.
+  c.shared_excess = conflicts / wavefronts;
+  c.shared_excess_bytes = conflicts * 128;
+}
+
+std::string blocks_words(std::int64_t n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
+
+// A limiter key in words: shared_memory -> shared memory.
+std::string words(std::string key) {
+  if (key == "blocks") return "the SM's block limit";
+  if (key == "threads") return "the SM's warps";
+  std::replace(key.begin(), key.end(), '_', ' ');
+  return key;
+}
+
+std::string verdict(const NcuKernel& k, const Gpu& gpu, const NcuCheck& c) {
+  const OccupancyResult& r = c.occupancy;
+  std::vector<std::string> parts;
+  if (!r.fits) return fmt::format("does not fit on {}: {}", gpu.key, words(r.limiter));
+  const bool full = r.warps_per_sm * gpu.warp_size >= gpu.max_threads_per_sm;
+  std::string occ = fmt::format("occupancy {} ({} per SM, {})", format_quantity(r.occupancy, Unit::fraction),
+                                blocks_words(r.blocks_per_sm), full ? "the most the SM holds" : "limited by " + words(r.limiter));
+  if (k.has(NcuField::occupancy_achieved)) {
+    occ += fmt::format(", achieved {}", format_quantity(k.get(NcuField::occupancy_achieved), Unit::fraction));
+  }
+  parts.push_back(occ);
+  if (c.waves > 0 && c.waves < 1) {
+    parts.push_back(fmt::format("{} waves: the grid of {} blocks fills {} of the GPU", format_number(std::round(c.waves * 100) / 100),
+                                c.launch.blocks, format_quantity(c.waves, Unit::fraction)));
+  } else if (c.tail_share > 0) {
+    parts.push_back(fmt::format("{} full waves and a last of {} ({} full) that may cost up to {} of the time",
+                                c.whole.waves - 1, blocks_words(c.whole.last_wave_blocks), format_quantity(c.whole.last_wave_utilization, Unit::fraction),
+                                format_quantity(c.tail_share, Unit::fraction)));
+  }
+  if (c.has_roofline) {
+    parts.push_back(fmt::format("{} bound at {} of the attainable {} {}", c.roofline.bound,
+                                format_quantity(c.roofline.achieved_fraction, Unit::fraction), c.dtype,
+                                c.unit == ComputeUnit::tensor ? "tensor FLOP/s" : "FLOP/s"));
+  }
+  // What buys the most, as the models see it.
+  std::string advice;
+  if (c.waves > 0 && c.waves < 1) {
+    advice = fmt::format("a grid of at least a wave ({} blocks) fills the GPU", c.whole.blocks_per_wave);
+  } else if (c.tail_share >= 0.2) {
+    advice = fmt::format("a grid of a whole number of waves ({} blocks a wave)", c.whole.blocks_per_wave);
+  } else if (!full && c.one_more.registers > 0 && r.limiter == "registers") {
+    advice = fmt::format("{} registers per thread (from {}) buys a block", c.one_more.registers, c.launch.registers);
+  } else if (!full && c.one_more.shared_memory >= 0 && r.limiter == "shared_memory") {
+    advice = fmt::format("{} bytes of shared memory per block (from {}) buys a block", c.one_more.shared_memory, c.launch.shared_memory);
+  } else if (!full && c.one_more.threads > 0) {
+    advice = fmt::format("blocks of {} threads (from {}) raise the occupancy", c.one_more.threads, c.launch.threads);
+  }
+  std::string line = fmt::format("{}", fmt::join(parts, "; "));
+  if (!advice.empty()) line += "; the models say: " + advice;
+  if (c.differences > 0) {
+    line += fmt::format("; {} figure{} from ncu's", c.differences, c.differences == 1 ? " differs" : "s differ");
+  }
+  return line;
+}
+
+// The raw page's launch__barrier_count: each block takes that many of the SM's barriers, so they
+// allow floor(barriers per SM / count) blocks (cuda_occupancy.h counts one a block).
+void apply_barrier_count(const NcuKernel& k, const Gpu& gpu, OccupancyResult& r) {
+  if (!k.has(NcuField::barrier_count) || r.limit_barriers == kNoLimit || k.get(NcuField::barrier_count) < 1) return;
+  const int count = static_cast<int>(k.get(NcuField::barrier_count));
+  r.limit_barriers = gpu.barriers_per_sm / count;
+  if (r.limit_barriers >= r.blocks_per_sm) return;
+  const int warps_per_block = r.blocks_per_sm > 0 ? r.warps_per_sm / r.blocks_per_sm : 0;
+  r.blocks_per_sm = r.limit_barriers;
+  r.warps_per_sm = r.blocks_per_sm * warps_per_block;
+  r.threads_per_sm = r.warps_per_sm * gpu.warp_size;
+  r.occupancy = static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
+  r.limiter = "barriers";
+  r.fits = r.blocks_per_sm > 0;
+}
+
+}  // namespace
+
+NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu) {
+  NcuLaunch l;
+  auto need = [&](NcuField f, const char* what) {
+    if (!k.has(f)) {
+      throw FieldError(what, "(not in the report)",
+                       "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)");
+    }
+    return k.get(f);
+  };
+  const double threads = k.block.total > 0 ? static_cast<double>(k.block.total) : need(NcuField::block_size, "Block Size");
+  const double blocks = k.grid.total > 0 ? static_cast<double>(k.grid.total) : need(NcuField::grid_size, "Grid Size");
+  const double registers = need(NcuField::registers, "Registers Per Thread");
+  if (threads < 1 || threads > gpu.max_threads_per_block) {
+    throw FieldError("Block Size", format_number(threads), fmt::format("1 to {} threads on {}", gpu.max_threads_per_block, gpu.key));
+  }
+  if (blocks < 1) throw FieldError("Grid Size", format_number(blocks), "at least 1 block");
+  if (registers < 0 || registers > gpu.max_registers_per_thread) {
+    throw FieldError("Registers Per Thread", format_number(registers),
+                     fmt::format("0 to {} registers on {}", gpu.max_registers_per_thread, gpu.key));
+  }
+  l.threads = static_cast<int>(threads);
+  l.blocks = static_cast<std::int64_t>(blocks);
+  l.registers = static_cast<int>(registers);
+  if (k.has(NcuField::smem_static)) l.shared_memory_static = whole_bytes(k, NcuField::smem_static, "Static Shared Memory Per Block", l.notes);
+  if (k.has(NcuField::smem_dynamic)) l.shared_memory_dynamic = whole_bytes(k, NcuField::smem_dynamic, "Dynamic Shared Memory Per Block", l.notes);
+  if (k.has(NcuField::smem_driver)) l.shared_memory_driver = whole_bytes(k, NcuField::smem_driver, "Driver Shared Memory Per Block", l.notes);
+  l.shared_memory = std::max<std::int64_t>(l.shared_memory_static, 0) + std::max<std::int64_t>(l.shared_memory_dynamic, 0);
+  read_carveout(k, gpu, l);
+  l.sm_count = k.has(NcuField::sm_count) ? static_cast<int>(k.get(NcuField::sm_count)) : gpu.sm_count;
+  if (l.sm_count < 1) l.sm_count = gpu.sm_count;
+  return l;
+}
+
+NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu, bool for_people) {
+  NcuCheck c;
+  c.launch = ncu_launch(k, gpu);
+  OccupancyInput in;
+  in.threads = c.launch.threads;
+  in.registers = c.launch.registers;
+  in.shared_memory = c.launch.shared_memory;
+  in.carveout_percent = c.launch.carveout_percent;
+  in.for_people = for_people;
+  c.occupancy = launch_occupancy(in, gpu);
+  apply_barrier_count(k, gpu, c.occupancy);
+  if (c.occupancy.fits) {
+    in.registers = std::max(in.registers, 1);
+    c.one_more = one_more_block(in, c.occupancy, gpu);
+  }
+  compare_occupancy(k, gpu, c);
+  if (c.occupancy.blocks_per_sm > 0) {
+    // waves = blocks / (blocks per SM x SMs), ncu's Waves Per SM; whole waves = its ceiling.
+    const double per_wave = static_cast<double>(c.occupancy.blocks_per_sm) * c.launch.sm_count;
+    c.waves = static_cast<double>(c.launch.blocks) / per_wave;
+    // Whole waves, as the waves calculator counts them (waves.h), at the report's SM count.
+    const std::int64_t per = static_cast<std::int64_t>(c.occupancy.blocks_per_sm) * c.launch.sm_count;
+    c.whole.blocks_per_wave = per;
+    c.whole.waves = (c.launch.blocks + per - 1) / per;
+    c.whole.last_wave_blocks = c.launch.blocks - (c.whole.waves - 1) * per;
+    c.whole.last_wave_utilization = static_cast<double>(c.whole.last_wave_blocks) / static_cast<double>(per);
+    c.whole.efficiency = static_cast<double>(c.launch.blocks) / static_cast<double>(c.whole.waves * per);
+    // A uniform partial last wave takes as long as a full one: up to 1 / waves of the time.
+    c.tail_share = c.whole.last_wave_blocks < per && c.whole.waves > 1 ? 1.0 / static_cast<double>(c.whole.waves) : 0;
+  }
+  compare_waves(k, c);
+  add_roofline(k, gpu, c);
+  add_access(k, c);
+  c.verdict = verdict(k, gpu, c);
+  return c;
+}
+
+}  // namespace gpucalc

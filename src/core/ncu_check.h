@@ -1,0 +1,73 @@
+// gpucalc's models beside an ncu report's counts, for one kernel launch: occupancy from the
+// launch's own resources (at the carveout the driver chose), waves at the report's SM count, the
+// roofline and memory access when the counters are there, each figure against ncu's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/gpu.h"
+#include "core/ncu_report.h"
+#include "core/occupancy.h"
+#include "core/roofline.h"
+#include "core/waves.h"
+
+namespace gpucalc {
+
+/// The launch as the occupancy model takes it, from the report.
+struct NcuLaunch {
+  int threads = 0;                   // per block
+  std::int64_t blocks = 0;           // in the grid
+  int registers = 0;                 // per thread
+  std::int64_t shared_memory = 0;    // static + dynamic, bytes per block
+  std::int64_t shared_memory_static = -1, shared_memory_dynamic = -1, shared_memory_driver = -1;  // -1: not in the report
+  std::int64_t carveout = -1;        // Shared Memory Configuration Size as one of the profile's sizes (-1: not given)
+  int carveout_percent = -1;         // the preference that gives the model that carveout (-1: the driver's default)
+  int sm_count = 0;                  // the report's # SMs, else the profile's
+  std::vector<std::string> notes;    // what reading the launch took (a rounded size, a carveout between sizes)
+};
+
+/// One figure gpucalc computes beside ncu's.
+struct NcuFigure {
+  std::string what;  // "Block Limit Registers"
+  double gpucalc = 0;
+  double ncu = 0;
+  bool equal = true;
+  std::string why;   // when they differ: what the difference comes from, as far as gpucalc knows
+};
+
+struct NcuCheck {
+  NcuLaunch launch;
+  OccupancyResult occupancy;
+  OneMoreBlock one_more;
+  double waves = 0;  // blocks / (blocks per SM x SMs), as ncu's Waves Per SM
+  WavesResult whole;  // whole waves, the last one's fill
+  double tail_share = 0;  // the share of the time a uniform partial last wave may cost: 1 / whole waves (0: no partial)
+  std::vector<NcuFigure> figures;  // every figure compared, in the order of ncu's sections
+  int differences = 0;
+  // The roofline, with the counters (has_roofline).
+  bool has_roofline = false;
+  std::string dtype;  // the precision of most FLOP: fp32, fp64, fp16 (CUDA cores) or a tensor-core source type
+  ComputeUnit unit = ComputeUnit::cuda;
+  double flops = 0;   // FMA counted as 2
+  double dram_bytes = 0;
+  RooflineResult roofline;
+  // Memory access, with the counters.
+  double load_sectors_per_request = -1, store_sectors_per_request = -1;  // -1: not counted
+  // The share of the global sectors' bytes no lane asked for, and those bytes (-1: not counted).
+  double load_excess = -1, load_excess_bytes = -1, store_excess = -1, store_excess_bytes = -1;
+  double shared_excess = -1;        // bank-conflict wavefronts / all wavefronts (-1: not counted)
+  double shared_excess_bytes = -1;  // the excess wavefronts x 128 bytes
+  std::string verdict;
+  std::vector<std::string> explain;
+};
+
+/// Reads the launch of `k` for the model on `gpu`. Throws FieldError naming the report's figure
+/// (Block Size, Registers Per Thread, ...) when one the model needs is missing or out of range.
+NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu);
+
+/// The models beside the report, for one kernel.
+NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu, bool for_people);
+
+}  // namespace gpucalc

@@ -1,0 +1,669 @@
+#include "core/ncu_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <unordered_map>
+
+#include "core/csv.h"
+#include "core/error.h"
+
+namespace gpucalc {
+namespace {
+
+// What a field's unit is: how ncu's unit words convert.
+enum class Family { count, bytes, fraction, time, rate, ratio };  // ratio: any unit (byte/sector)
+
+struct FieldName {
+  NcuField field;
+  Family family;
+  std::vector<std::string_view> details;  // as the details page and the text report name it
+  std::vector<std::string_view> raw;      // as the raw page names it
+};
+
+// The one table of the figures read: the details page's names (ncu's section files) and the
+// raw page's metrics (ncu --query-metrics, the sections' MetricDefinitions).
+const std::vector<FieldName>& field_names() {
+  static const std::vector<FieldName> names = {
+      {NcuField::block_size, Family::count, {"Block Size"}, {"launch__block_size"}},
+      {NcuField::grid_size, Family::count, {"Grid Size"}, {"launch__grid_size"}},
+      {NcuField::registers, Family::count, {"Registers Per Thread"}, {"launch__registers_per_thread"}},
+      {NcuField::smem_static, Family::bytes, {"Static Shared Memory Per Block"}, {"launch__shared_mem_per_block_static"}},
+      {NcuField::smem_dynamic, Family::bytes, {"Dynamic Shared Memory Per Block"}, {"launch__shared_mem_per_block_dynamic"}},
+      {NcuField::smem_driver, Family::bytes, {"Driver Shared Memory Per Block"}, {"launch__shared_mem_per_block_driver"}},
+      {NcuField::smem_config, Family::bytes, {"Shared Memory Configuration Size"}, {"launch__shared_mem_config_size"}},
+      {NcuField::sm_count, Family::count, {"# SMs"}, {"launch__sm_count", "device__attribute_multiprocessor_count"}},
+      {NcuField::waves, Family::count, {"Waves Per SM"}, {"launch__waves_per_multiprocessor"}},
+      {NcuField::cluster_size, Family::count, {"Cluster Size"}, {"launch__cluster_size"}},
+      {NcuField::limit_sm, Family::count, {"Block Limit SM"}, {"launch__occupancy_limit_blocks"}},
+      {NcuField::limit_registers, Family::count, {"Block Limit Registers", "Block Limit Register"}, {"launch__occupancy_limit_registers"}},
+      {NcuField::limit_smem, Family::count, {"Block Limit Shared Mem"}, {"launch__occupancy_limit_shared_mem"}},
+      {NcuField::limit_warps, Family::count, {"Block Limit Warps", "Block Limit Warp"}, {"launch__occupancy_limit_warps"}},
+      {NcuField::limit_barriers, Family::count, {"Block Limit Barriers"}, {"launch__occupancy_limit_barriers"}},
+      {NcuField::occupancy_theoretical, Family::fraction, {"Theoretical Occupancy"}, {"sm__maximum_warps_per_active_cycle_pct"}},
+      {NcuField::occupancy_achieved, Family::fraction, {"Achieved Occupancy"}, {"sm__warps_active.avg.pct_of_peak_sustained_active"}},
+      {NcuField::warps_theoretical, Family::count, {"Theoretical Active Warps per SM"}, {"sm__maximum_warps_avg_per_active_cycle"}},
+      {NcuField::warps_achieved, Family::count, {"Achieved Active Warps Per SM"}, {"sm__warps_active.avg.per_cycle_active"}},
+      {NcuField::barrier_count, Family::count, {}, {"launch__barrier_count"}},
+      {NcuField::duration, Family::time, {"Duration"}, {"gpu__time_duration.sum"}},
+      {NcuField::dram_bytes, Family::bytes, {}, {"dram__bytes.sum"}},
+      {NcuField::dram_read_bytes, Family::bytes, {}, {"dram__bytes_read.sum"}},
+      {NcuField::dram_write_bytes, Family::bytes, {}, {"dram__bytes_write.sum"}},
+      // The details page's "Memory Throughput" is a percentage in its first section and a rate
+      // in Memory Workload Analysis: only the rate is this field (a percentage is passed over).
+      {NcuField::dram_throughput, Family::rate, {"Memory Throughput"}, {"dram__bytes.sum.per_second"}},
+      {NcuField::fadd, Family::count, {}, {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "sm__sass_thread_inst_executed_op_fadd_pred_on.sum"}},
+      {NcuField::fmul, Family::count, {}, {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "sm__sass_thread_inst_executed_op_fmul_pred_on.sum"}},
+      {NcuField::ffma, Family::count, {}, {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"}},
+      {NcuField::dadd, Family::count, {}, {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dadd_pred_on.sum"}},
+      {NcuField::dmul, Family::count, {}, {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum"}},
+      {NcuField::dfma, Family::count, {}, {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "sm__sass_thread_inst_executed_op_dfma_pred_on.sum"}},
+      {NcuField::hadd, Family::count, {}, {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", "sm__sass_thread_inst_executed_op_hadd_pred_on.sum"}},
+      {NcuField::hmul, Family::count, {}, {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", "sm__sass_thread_inst_executed_op_hmul_pred_on.sum"}},
+      {NcuField::hfma, Family::count, {}, {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", "sm__sass_thread_inst_executed_op_hfma_pred_on.sum"}},
+      {NcuField::fadd_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::fmul_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::ffma_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::dadd_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::dmul_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::dfma_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::hadd_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::hmul_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::hfma_rate, Family::count, {}, {"smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed"}},
+      {NcuField::smsp_cycles, Family::count, {}, {"smsp__cycles_elapsed.avg"}},
+      {NcuField::tensor_fp16, Family::count, {}, {"sm__ops_path_tensor_src_fp16.sum"}},
+      {NcuField::tensor_bf16, Family::count, {}, {"sm__ops_path_tensor_src_bf16_dst_fp32.sum"}},
+      {NcuField::tensor_tf32, Family::count, {}, {"sm__ops_path_tensor_src_tf32_dst_fp32.sum"}},
+      {NcuField::tensor_fp8, Family::count, {}, {"sm__ops_path_tensor_src_fp8_sparsity_off.sum", "sm__ops_path_tensor_src_fp8.sum"}},
+      {NcuField::tensor_fp8_sparse, Family::count, {}, {"sm__ops_path_tensor_src_fp8_sparsity_on.sum"}},
+      {NcuField::tensor_int8, Family::count, {}, {"sm__ops_path_tensor_src_int8.sum"}},
+      {NcuField::tensor_fp64, Family::count, {}, {"sm__ops_path_tensor_src_fp64.sum"}},
+      {NcuField::global_load_sectors, Family::count, {}, {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"}},
+      {NcuField::global_load_requests, Family::count, {}, {"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"}},
+      {NcuField::global_store_sectors, Family::count, {}, {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"}},
+      {NcuField::global_store_requests, Family::count, {}, {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"}},
+      {NcuField::global_load_bytes_per_sector, Family::ratio, {}, {"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.ratio"}},
+      {NcuField::global_store_bytes_per_sector, Family::ratio, {}, {"smsp__sass_average_data_bytes_per_sector_mem_global_op_st.ratio"}},
+      {NcuField::shared_load_wavefronts, Family::count, {}, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"}},
+      {NcuField::shared_store_wavefronts, Family::count, {}, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
+      {NcuField::shared_load_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}},
+      {NcuField::shared_store_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}},
+  };
+  return names;
+}
+
+const FieldName& name_of(NcuField f) {
+  for (const FieldName& n : field_names()) {
+    if (n.field == f) return n;
+  }
+  return field_names().front();
+}
+
+// A name (details or raw) -> its field, built once.
+const std::unordered_map<std::string_view, NcuField>& by_name(bool raw) {
+  static const auto build = [](bool raw_names) {
+    std::unordered_map<std::string_view, NcuField> m;
+    for (const FieldName& n : field_names()) {
+      for (std::string_view s : raw_names ? n.raw : n.details) m.emplace(s, n.field);
+    }
+    return m;
+  };
+  static const std::unordered_map<std::string_view, NcuField> details = build(false), raw_map = build(true);
+  return raw ? raw_map : details;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// The factor of a unit word in `family`'s base unit; false for a word of another family.
+bool unit_factor(std::string_view unit, Family family, double& factor) {
+  // "byte/block", "Kbyte/block", "register/thread": the part before the slash names the unit,
+  // except a rate (byte/second).
+  std::string_view word = unit;
+  std::string_view per;
+  if (const std::size_t slash = unit.find('/'); slash != std::string_view::npos) {
+    word = unit.substr(0, slash);
+    per = unit.substr(slash + 1);
+  }
+  struct Word {
+    std::string_view text;
+    double factor;
+  };
+  static const Word bytes[] = {{"byte", 1},      {"Kbyte", 1e3},   {"Mbyte", 1e6},   {"Gbyte", 1e9},  {"Tbyte", 1e12},
+                               {"KB", 1e3},      {"MB", 1e6},      {"GB", 1e9},      {"TB", 1e12},    {"B", 1},
+                               {"Kibyte", 1024}, {"Mibyte", 1048576.0}, {"Gibyte", 1073741824.0}, {"KiB", 1024},
+                               {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+  static const Word times[] = {{"nsecond", 1e-9}, {"usecond", 1e-6}, {"msecond", 1e-3}, {"second", 1},
+                               {"ns", 1e-9},      {"us", 1e-6},      {"ms", 1e-3},      {"s", 1}};
+  auto find = [&](const auto& table, std::string_view w) {
+    for (const Word& x : table) {
+      if (x.text == w) {
+        factor = x.factor;
+        return true;
+      }
+    }
+    return false;
+  };
+  switch (family) {
+    case Family::bytes:
+      if (word.empty()) {
+        factor = 1;
+        return true;
+      }
+      return (per.empty() || per == "block") && find(bytes, word);
+    case Family::time:
+      return per.empty() && find(times, word);
+    case Family::fraction:
+      factor = 0.01;
+      return unit == "%";
+    case Family::rate: {
+      if (per != "second" && per != "s") return false;
+      return find(bytes, word);
+    }
+    case Family::ratio:
+      factor = 1;
+      return true;
+    case Family::count:
+      // block, warp, SM, thread, register/thread, sector, inst, cluster, or none: a count.
+      factor = 1;
+      return unit.empty() || unit.find("byte") == std::string_view::npos;
+  }
+  return false;
+}
+
+// Appended piece by piece: GCC 12 at -O3 warns falsely (-Wstringop-overflow) on "'" + std::string.
+std::string quoted(std::string_view s) {
+  std::string out(1, '\'');
+  out += InputError::printable(std::string(s.substr(0, 120)));
+  out += '\'';
+  return out;
+}
+
+[[noreturn]] void refuse_line(long line, const std::string& what) {
+  throw InputError(fmt::format("line {}: {}", line, what));
+}
+
+// "9.0" -> 9, 0.
+bool parse_cc(std::string_view s, int& major, int& minor) {
+  s = trim(s);
+  const std::size_t dot = s.find('.');
+  if (dot == std::string_view::npos) return false;
+  auto a = std::from_chars(s.data(), s.data() + dot, major);
+  auto b = std::from_chars(s.data() + dot + 1, s.data() + s.size(), minor);
+  return a.ec == std::errc() && a.ptr == s.data() + dot && b.ec == std::errc() && b.ptr == s.data() + s.size() &&
+         major > 0 && major < 100 && minor >= 0 && minor < 100;
+}
+
+// "(128, 128, 1)" or "128" -> the dimension; false when it is neither.
+bool parse_dim(std::string_view s, NcuDim& d) {
+  s = trim(s);
+  if (s.empty()) return false;
+  auto whole = [](std::string_view t, std::int64_t& v) {
+    t = trim(t);
+    auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+    return r.ec == std::errc() && r.ptr == t.data() + t.size() && v >= 0 && v <= (std::int64_t{1} << 32);
+  };
+  if (s.front() != '(') {
+    std::string digits;
+    for (char c : s) {
+      if (c != ',') digits += c;
+    }
+    if (!whole(digits, d.total)) return false;
+    return true;
+  }
+  if (s.back() != ')') return false;
+  s = s.substr(1, s.size() - 2);
+  const std::size_t c1 = s.find(','), c2 = c1 == std::string_view::npos ? c1 : s.find(',', c1 + 1);
+  if (c2 == std::string_view::npos) return false;
+  if (!whole(s.substr(0, c1), d.x) || !whole(s.substr(c1 + 1, c2 - c1 - 1), d.y) || !whole(s.substr(c2 + 1), d.z)) return false;
+  d.total = d.x * d.y * d.z;
+  return true;
+}
+
+// One metric's value into the kernel; a known metric whose value is not a number of its unit is
+// refused naming the line, an unknown one is passed over.
+void put_metric(NcuKernel& k, NcuField f, std::string_view name, std::string_view unit, std::string_view value, long line) {
+  value = trim(value);
+  if (value.empty() || value == "n/a" || value == "N/A") return;
+  double v = 0, step = 0;
+  if (!ncu_value(value, trim(unit), f, v, step)) {
+    // "Memory Throughput" in %: the first section's, not the rate.
+    if (f == NcuField::dram_throughput && trim(unit) == "%") return;
+    refuse_line(line, fmt::format("{} {}{}: expected a number{}", name, quoted(value),
+                                  unit.empty() ? "" : fmt::format(" in {}", quoted(trim(unit))),
+                                  name_of(f).family == Family::bytes ? " of bytes (byte, Kbyte, Mbyte, ...)"
+                                  : name_of(f).family == Family::time ? " of time (nsecond, usecond, msecond, second)"
+                                  : name_of(f).family == Family::fraction ? " in %"
+                                                                          : ""));
+  }
+  k.value[static_cast<std::size_t>(f)] = v;
+  k.step[static_cast<std::size_t>(f)] = step;
+}
+
+/// Lines of the text, each bounded; ==PROF== and the like passed over by the readers.
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text) {}
+  bool next(std::string_view& line) {
+    if (at_ >= text_.size()) return false;
+    std::size_t end = text_.find('\n', at_);
+    if (end == std::string_view::npos) end = text_.size();
+    line = text_.substr(at_, end - at_);
+    at_ = end + 1;
+    ++number_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.size() > kNcuMaxLineBytes) {
+      refuse_line(number_, fmt::format("{} bytes, more than the {} a line of a report may have", line.size(), kNcuMaxLineBytes));
+    }
+    return true;
+  }
+  long number() const { return number_; }
+
+ private:
+  std::string_view text_;
+  std::size_t at_ = 0;
+  long number_ = 0;
+};
+
+bool profiler_line(std::string_view line) {
+  line = trim(line);
+  return starts_with(line, "==PROF==") || starts_with(line, "==WARNING==") || starts_with(line, "==ERROR==") ||
+         starts_with(line, "==INFO==");
+}
+
+}  // namespace
+
+std::string NcuDim::text() const {
+  if (sides()) return fmt::format("({}, {}, {})", x, y, z);
+  return fmt::format("{}", total);
+}
+
+const char* ncu_format_name(NcuFormat format) {
+  switch (format) {
+    case NcuFormat::details_csv: return "ncu --csv (details page)";
+    case NcuFormat::raw_csv: return "ncu --csv --page raw";
+    case NcuFormat::text: return "ncu's text report";
+  }
+  return "";
+}
+
+bool ncu_value(std::string_view value, std::string_view unit, NcuField field, double& out, double& step) {
+  double factor = 1;
+  if (!unit_factor(unit, name_of(field).family, factor)) return false;
+  // Thousands separators: 8,192 and 4,788,773.59.
+  char digits[64];
+  std::size_t n = 0, decimals = 0;
+  bool after_point = false;
+  for (char c : value) {
+    if (c == ',') continue;
+    if (n + 1 >= sizeof digits) return false;
+    if (c == '.') after_point = true;
+    else if (after_point && c >= '0' && c <= '9') ++decimals;
+    else if (c == 'e' || c == 'E') after_point = false;  // 1.5e+06: the exponent is no decimal
+    digits[n++] = c;
+  }
+  auto r = std::from_chars(digits, digits + n, out);
+  if (r.ec != std::errc() || r.ptr != digits + n || !std::isfinite(out) || out < 0) return false;
+  out *= factor;
+  // 29.82 Kbyte was printed to 10 bytes; 1024 byte and 8,192 exactly.
+  step = decimals == 0 && factor == 1 ? 0 : std::pow(10.0, -static_cast<double>(decimals)) * factor;
+  return true;
+}
+
+namespace {
+
+// --- CSV (both pages) ---
+
+struct Columns {
+  int id = -1, process = -1, name = -1, device = -1, cc = -1, block = -1, grid = -1;
+  int metric_name = -1, metric_unit = -1, metric_value = -1;  // the details page
+  int device_name = -1;                                       // the raw page
+  std::vector<std::pair<int, NcuField>> metrics;              // the raw page's known metric columns
+};
+
+Columns read_header(const std::vector<std::string_view>& cells, long line) {
+  if (cells.size() > kNcuMaxColumns) {
+    refuse_line(line, fmt::format("a header of {} columns, more than the {} a report may have", cells.size(), kNcuMaxColumns));
+  }
+  Columns c;
+  const auto& raw = by_name(true);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    const std::string_view h = cells[i];
+    const int at = static_cast<int>(i);
+    if (h == "ID") c.id = at;
+    else if (h == "Process ID") c.process = at;
+    else if (h == "Kernel Name") c.name = at;
+    else if (h == "Device") c.device = at;
+    else if (h == "CC") c.cc = at;
+    else if (h == "Block Size") c.block = at;
+    else if (h == "Grid Size") c.grid = at;
+    else if (h == "Metric Name") c.metric_name = at;
+    else if (h == "Metric Unit") c.metric_unit = at;
+    else if (h == "Metric Value") c.metric_value = at;
+    else if (h == "device__attribute_display_name") c.device_name = at;
+    else if (auto f = raw.find(h); f != raw.end()) c.metrics.emplace_back(at, f->second);
+  }
+  if (c.id < 0 || c.name < 0) {
+    refuse_line(line, "a CSV header without the columns \"ID\" and \"Kernel Name\": expected the header ncu --csv writes "
+                      "(\"ID\",\"Process ID\",...,\"Kernel Name\",...)");
+  }
+  if ((c.metric_name >= 0) != (c.metric_value >= 0)) {
+    refuse_line(line, "a details-page header needs both \"Metric Name\" and \"Metric Value\" columns (ncu --csv)");
+  }
+  return c;
+}
+
+std::string_view cell(const std::vector<std::string_view>& cells, int at) {
+  return at >= 0 && static_cast<std::size_t>(at) < cells.size() ? cells[static_cast<std::size_t>(at)] : std::string_view();
+}
+
+void identify(NcuKernel& k, const Columns& c, const std::vector<std::string_view>& cells, long line) {
+  k.line = line;
+  k.id = std::string(cell(cells, c.id));
+  k.process = std::string(cell(cells, c.process));
+  k.name = std::string(cell(cells, c.name));
+  k.device = std::string(cell(cells, c.device));
+  k.device_name = std::string(cell(cells, c.device_name));
+  if (c.cc >= 0 && !cell(cells, c.cc).empty() && !parse_cc(cell(cells, c.cc), k.cc_major, k.cc_minor)) {
+    refuse_line(line, fmt::format("CC {}: expected a compute capability such as 9.0", quoted(cell(cells, c.cc))));
+  }
+  if (c.block >= 0 && !cell(cells, c.block).empty() && !parse_dim(cell(cells, c.block), k.block)) {
+    refuse_line(line, fmt::format("Block Size {}: expected (x, y, z)", quoted(cell(cells, c.block))));
+  }
+  if (c.grid >= 0 && !cell(cells, c.grid).empty() && !parse_dim(cell(cells, c.grid), k.grid)) {
+    refuse_line(line, fmt::format("Grid Size {}: expected (x, y, z)", quoted(cell(cells, c.grid))));
+  }
+}
+
+void add_kernel(NcuReport& report, NcuKernel&& k, long line) {
+  if (report.kernels.size() >= kNcuMaxKernels) {
+    refuse_line(line, fmt::format("more than {} kernels: split the report (ncu --launch-count, --kernel-name)", kNcuMaxKernels));
+  }
+  report.kernels.push_back(std::move(k));
+}
+
+void read_csv(Lines& lines, std::string_view header_line, NcuReport& report) {
+  std::vector<std::string_view> cells;
+  std::string unquoted;
+  auto split = [&](std::string_view line) {
+    const std::string_view wrong = split_csv_record(line, cells, unquoted);
+    if (!wrong.empty()) refuse_line(lines.number(), fmt::format("not a CSV record: {}", wrong));
+  };
+  split(header_line);
+  const Columns c = read_header(cells, lines.number());
+  report.format = c.metric_name >= 0 ? NcuFormat::details_csv : NcuFormat::raw_csv;
+  const auto& details = by_name(false);
+  std::vector<std::string> units;  // the raw page's second row
+  std::unordered_map<std::string, std::size_t> seen;  // process and ID -> kernel (the details page)
+  NcuKernel* current = nullptr;                        // the last row's kernel
+  std::string last_id, last_process;
+  const int needed = std::max({c.id, c.name, c.metric_value});
+  std::string_view line;
+  while (lines.next(line)) {
+    if (trim(line).empty() || profiler_line(line)) continue;
+    split(line);
+    const long at = lines.number();
+    if (report.format == NcuFormat::raw_csv && cell(cells, c.id).empty() && report.kernels.empty() && units.empty()) {
+      for (std::string_view u : cells) units.emplace_back(u);  // the units row
+      continue;
+    }
+    if (static_cast<int>(cells.size()) <= needed) {
+      refuse_line(at, fmt::format("a record of {} cells where the header has {} (a truncated or cut line?)", cells.size(),
+                                  needed + 1));
+    }
+    if (report.format == NcuFormat::raw_csv) {
+      NcuKernel k;
+      identify(k, c, cells, at);
+      for (const auto& [col, field] : c.metrics) {
+        const std::string_view unit = static_cast<std::size_t>(col) < units.size() ? std::string_view(units[col]) : std::string_view();
+        put_metric(k, field, name_of(field).raw.front(), unit, cell(cells, col), at);
+      }
+      add_kernel(report, std::move(k), at);
+      continue;
+    }
+    // A kernel's rows come together: the last row's kernel unless its process or ID changed.
+    if (current == nullptr || cell(cells, c.id) != last_id || cell(cells, c.process) != last_process) {
+      last_id = std::string(cell(cells, c.id));
+      last_process = std::string(cell(cells, c.process));
+      auto [it, fresh] = seen.emplace(last_process + '\x1f' + last_id, report.kernels.size());
+      if (fresh) {
+        NcuKernel k;
+        identify(k, c, cells, at);
+        add_kernel(report, std::move(k), at);
+      }
+      current = &report.kernels[it->second];
+    }
+    const std::string_view name = cell(cells, c.metric_name);
+    if (auto f = details.find(name); f != details.end()) {
+      put_metric(*current, f->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
+    }
+  }
+}
+
+// --- the text report ---
+
+// A line as pasted: Markdown quote markers ("> ") taken off; indentation kept (the tables'
+// columns are found from their separator lines).
+std::string_view unquote(std::string_view s) {
+  std::size_t i = 0;
+  for (;;) {
+    std::size_t j = i;
+    while (j < s.size() && s[j] == ' ') ++j;
+    if (j < s.size() && s[j] == '>') {
+      i = j + 1;
+      if (i < s.size() && s[i] == ' ') ++i;
+    } else {
+      return s.substr(i);
+    }
+  }
+}
+
+// A kernel's first line: "NAME (gx, gy, gz)x(bx, by, bz), Context 1, Stream 7, Device 0, CC 9.0",
+// or an old report's "NAME, 2020-May-29 12:02:46, Context 1, Stream 7".
+bool kernel_header(std::string_view line, NcuKernel& k) {
+  line = trim(line);
+  std::size_t p = line.rfind(")x(");
+  std::string_view rest;
+  if (p != std::string_view::npos) {
+    const std::size_t close = line.find(')', p + 2);
+    if (close == std::string_view::npos) return false;
+    const std::size_t open = line.rfind('(', p);
+    if (open == std::string_view::npos || open == 0) return false;
+    if (!parse_dim(line.substr(open, p + 1 - open), k.grid) || !parse_dim(line.substr(p + 2, close - p - 1), k.block)) return false;
+    k.name = std::string(trim(line.substr(0, open)));
+    rest = line.substr(close + 1);
+    if (!rest.empty() && rest.front() != ',') return false;
+  } else {
+    p = line.find(", Context ");
+    if (p == std::string_view::npos || line.find(", Stream ", p) == std::string_view::npos) return false;
+    std::string_view name = line.substr(0, p);
+    // An old report's launch time after the name: ", 2020-May-29 12:02:46".
+    const std::size_t comma = name.rfind(", ");
+    if (comma != std::string_view::npos && name.size() - comma == 22 && name[comma + 6] == '-') name = name.substr(0, comma);
+    k.name = std::string(trim(name));
+    rest = line.substr(p);
+  }
+  if (k.name.empty()) return false;
+  // ", Context 1, Stream 7, Device 0, CC 9.0"
+  while (!rest.empty()) {
+    rest.remove_prefix(rest.front() == ',' ? 1 : 0);
+    const std::size_t next = rest.find(',');
+    const std::string_view part = trim(rest.substr(0, next));
+    if (starts_with(part, "Device ")) k.device = std::string(trim(part.substr(7)));
+    if (starts_with(part, "CC ") && !parse_cc(part.substr(3), k.cc_major, k.cc_minor)) return false;
+    if (next == std::string_view::npos) break;
+    rest = rest.substr(next);
+  }
+  return true;
+}
+
+bool separator(std::string_view s) {
+  s = trim(s);
+  if (s.size() < 3 || s.front() != '-') return false;
+  for (char c : s) {
+    if (c != '-' && c != ' ') return false;
+  }
+  return true;
+}
+
+// The columns a separator line marks: [begin, end) of each run of dashes.
+std::vector<std::pair<std::size_t, std::size_t>> spans_of(std::string_view s) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] != '-') {
+      ++i;
+      continue;
+    }
+    const std::size_t b = i;
+    while (i < s.size() && s[i] == '-') ++i;
+    spans.emplace_back(b, i);
+  }
+  return spans;
+}
+
+// A table row's name, unit and value: by the separator's columns, or, when the row does not line
+// up with them (whitespace changed in pasting), by runs of two or more spaces.
+bool table_row(std::string_view row, const std::vector<std::pair<std::size_t, std::size_t>>& spans, std::string_view& name,
+               std::string_view& unit, std::string_view& value) {
+  if (spans.size() == 3 && row.size() > spans[2].first) {
+    const std::size_t e0 = spans[0].second, e1 = spans[1].second;
+    if ((e0 >= row.size() || row[e0] == ' ') && (e1 >= row.size() || row[e1] == ' ') && trim(row.substr(0, spans[0].first)).empty()) {
+      name = trim(row.substr(0, e0));
+      unit = trim(row.substr(e0, e1 - e0));
+      value = trim(row.substr(e1));
+      return !name.empty();
+    }
+  }
+  std::vector<std::string_view> parts;
+  std::string_view s = trim(row);
+  while (!s.empty()) {
+    std::size_t gap = s.find("  ");
+    parts.push_back(trim(s.substr(0, gap)));
+    if (gap == std::string_view::npos) break;
+    s = trim(s.substr(gap));
+  }
+  if (parts.size() == 2) {
+    // "Name  unit value" with a single space (a full-width value), or "Name  value".
+    const std::size_t sp = parts[1].rfind(' ');
+    name = parts[0];
+    unit = sp == std::string_view::npos ? std::string_view() : parts[1].substr(0, sp);
+    value = sp == std::string_view::npos ? parts[1] : parts[1].substr(sp + 1);
+    return true;
+  }
+  if (parts.size() != 3) return false;
+  name = parts[0];
+  unit = parts[1];
+  value = parts[2];
+  return true;
+}
+
+void read_text(Lines& lines, std::string_view first, NcuReport& report) {
+  enum class State { outside, header_next, header_seen, rows } state = State::outside;
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  std::string process;
+  const auto& details = by_name(false);
+  std::string_view raw = first;
+  bool have = true;
+  for (; have; have = lines.next(raw)) {
+    const long at = lines.number();
+    const std::string_view line = unquote(raw);
+    const std::string_view t = trim(line);
+    if (starts_with(t, "```") || starts_with(t, "~~~") || profiler_line(t)) continue;
+    if (state == State::rows) {
+      if (separator(line) || t.empty()) {
+        state = State::outside;
+        continue;
+      }
+      std::string_view name, unit, value;
+      if (!table_row(line, spans, name, unit, value)) {
+        refuse_line(at, fmt::format("a row of a metrics table {} that is not NAME UNIT VALUE", quoted(t)));
+      }
+      if (report.kernels.empty()) refuse_line(at, "a metrics table before any kernel's first line (NAME (grid)x(block), ...)");
+      if (auto f = details.find(name); f != details.end()) put_metric(report.kernels.back(), f->second, name, unit, value, at);
+      continue;
+    }
+    if (separator(line)) {
+      if (state == State::header_seen) {
+        spans = spans_of(line);
+        state = State::rows;
+      } else {
+        state = State::header_next;
+      }
+      continue;
+    }
+    if (state == State::header_next && starts_with(t, "Metric Name")) {
+      if (t.find("Average") != std::string_view::npos || t.find("Minimum") != std::string_view::npos) {
+        refuse_line(at, "a summary table (Minimum, Maximum, Average: ncu --print-summary): gpucalc reads a row per launch, "
+                        "the report without --print-summary");
+      }
+      state = State::header_seen;
+      continue;
+    }
+    state = State::outside;
+    if (t.size() > 2 && t.front() == '[' && t.find("] ") != std::string_view::npos && t.find('@') != std::string_view::npos) {
+      process = std::string(t.substr(1, t.find(']') - 1));  // "[543294] softmax@127.0.0.1"
+      continue;
+    }
+    NcuKernel k;
+    if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
+        kernel_header(t, k)) {
+      k.line = at;
+      k.process = process;
+      k.id = std::to_string(report.kernels.size());  // the text report prints no ID: its place
+      add_kernel(report, std::move(k), at);
+    }
+  }
+}
+
+// Where a CSV report's header starts: a line beginning "ID", (quoted or not); npos for none.
+// Program output and ==PROF== lines may come first.
+std::size_t csv_header_at(std::string_view text) {
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t begin = at;
+    while (begin < text.size() && (text[begin] == ' ' || text[begin] == '\t')) ++begin;
+    const std::string_view rest = text.substr(begin);
+    if (starts_with(rest, "\"ID\",") || starts_with(rest, "ID,")) return at;
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) break;
+    at = end + 1;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+NcuReport parse_ncu_report(std::string_view text) {
+  NcuReport report;
+  Lines lines(text);
+  const std::size_t header = csv_header_at(text);
+  std::string_view line;
+  while (lines.next(line)) {
+    const std::string_view t = trim(line);
+    if (header != std::string_view::npos) {
+      // The lines before the header: program output, ==PROF== lines.
+      if (static_cast<std::size_t>(line.data() - text.data()) < header) continue;
+      read_csv(lines, t, report);
+      break;
+    }
+    if (t.empty() || profiler_line(t)) continue;
+    report.format = NcuFormat::text;
+    read_text(lines, line, report);
+    break;
+  }
+  report.lines = lines.number();
+  if (report.kernels.empty()) {
+    throw InputError(fmt::format("no kernel in its {} lines: expected what ncu writes: ncu --csv (\"ID\",...,\"Kernel Name\",... "
+                                 "\"Metric Name\",\"Metric Unit\",\"Metric Value\"), ncu --csv --page raw, or the text report "
+                                 "(a line NAME (grid)x(block), Context N, Stream N, Device N, CC X.Y, then Section: tables)",
+                                 report.lines));
+  }
+  return report;
+}
+
+}  // namespace gpucalc

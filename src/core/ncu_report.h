@@ -1,0 +1,93 @@
+// What Nsight Compute (ncu) writes, read: the details page as CSV (`ncu --csv`), the raw page
+// as CSV (`ncu --csv --page raw`) and the default text report, pasted or not. Pure: text in,
+// kernels out; an error names the line (the caller adds the file).
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpucalc {
+
+/// The figures gpucalc reads from a kernel's report, each in base units (bytes, seconds, a
+/// fraction for a percentage, a count otherwise). One table (ncu_report.cc) maps each to its
+/// details-page name and its raw-page metric.
+enum class NcuField : std::uint8_t {
+  block_size, grid_size, registers, smem_static, smem_dynamic, smem_driver, smem_config, sm_count, waves, cluster_size,
+  limit_sm, limit_registers, limit_smem, limit_warps, limit_barriers,
+  occupancy_theoretical, occupancy_achieved, warps_theoretical, warps_achieved,
+  barrier_count,
+  duration, dram_bytes, dram_read_bytes, dram_write_bytes, dram_throughput,
+  fadd, fmul, ffma, dadd, dmul, dfma, hadd, hmul, hfma,
+  // The same per elapsed cycle of an SM sub-partition (what --set full's roofline collects), and
+  // those cycles: count = rate x smsp__cycles_elapsed.avg.
+  fadd_rate, fmul_rate, ffma_rate, dadd_rate, dmul_rate, dfma_rate, hadd_rate, hmul_rate, hfma_rate, smsp_cycles,
+  // Tensor-core operations by source type (sm__ops_path_tensor_src_*: FLOP, an FMA counted as 2).
+  tensor_fp16, tensor_bf16, tensor_tf32, tensor_fp8, tensor_fp8_sparse, tensor_int8, tensor_fp64,
+  global_load_sectors, global_load_requests, global_store_sectors, global_store_requests,
+  global_load_bytes_per_sector, global_store_bytes_per_sector,  // the bytes of a sector the lanes asked for
+  shared_load_wavefronts, shared_store_wavefronts, shared_load_conflicts, shared_store_conflicts,
+  count_
+};
+inline constexpr std::size_t kNcuFields = static_cast<std::size_t>(NcuField::count_);
+
+/// A launch's grid or block: its three sides when the report gives them (0 when not), and the
+/// total (the details page of old ncu versions gives only `Grid Size` and `Block Size`).
+struct NcuDim {
+  std::int64_t x = 0, y = 0, z = 0;
+  std::int64_t total = 0;
+  bool sides() const { return x > 0; }
+  std::string text() const;  // "(128, 128, 1)" or "16384"
+};
+
+/// One kernel launch of the report.
+struct NcuKernel {
+  long line = 0;            // the report's line where it starts
+  std::string id;           // ncu's ID
+  std::string process;      // process id ("" when the report has none)
+  std::string name;         // as ncu prints it (demangled)
+  std::string device;       // device index ("" when not given)
+  std::string device_name;  // the raw page's device__attribute_display_name ("" when not given)
+  int cc_major = 0, cc_minor = 0;  // 0.0: the report does not say
+  NcuDim grid, block;
+  std::array<double, kNcuFields> value;  // NaN: not in the report
+  // The resolution ncu printed a value at, in base units (29.82 Kbyte: 10 bytes); 0 when exact.
+  std::array<double, kNcuFields> step;
+  NcuKernel() {
+    value.fill(std::numeric_limits<double>::quiet_NaN());
+    step.fill(0);
+  }
+  bool has(NcuField f) const { return !std::isnan(value[static_cast<std::size_t>(f)]); }
+  double get(NcuField f) const { return value[static_cast<std::size_t>(f)]; }
+  double resolution(NcuField f) const { return step[static_cast<std::size_t>(f)]; }
+};
+
+enum class NcuFormat { details_csv, raw_csv, text };
+const char* ncu_format_name(NcuFormat format);
+
+struct NcuReport {
+  NcuFormat format = NcuFormat::text;
+  std::vector<NcuKernel> kernels;
+  long lines = 0;
+};
+
+/// The bounds of a report: past them the reader refuses it (the caller bounds the file size).
+inline constexpr std::size_t kNcuMaxLineBytes = 4 * 1024 * 1024;  // a raw-page row of every metric
+inline constexpr std::size_t kNcuMaxKernels = 1'000'000;
+inline constexpr std::size_t kNcuMaxColumns = 100'000;
+
+/// Reads a report. Throws InputError "line N: ..." for a malformed line, a CSV without the
+/// columns it needs, a value of a known metric that is not a number of its unit, a line or a
+/// header past the bounds, and text that is no ncu report at all (no kernel found).
+NcuReport parse_ncu_report(std::string_view text);
+
+/// A value as ncu prints it in `unit`, in base units, for a field of `kind` (its unit family);
+/// `step` gets the resolution it was printed at. False when it is not a number of that unit.
+bool ncu_value(std::string_view value, std::string_view unit, NcuField field, double& out, double& step);
+
+}  // namespace gpucalc
