@@ -25,9 +25,12 @@ struct BadInput {
   const char* accepted;  // a piece of the accepted form the message must give
 };
 
-// Generated from runs of every option with values that are out of range, malformed, of the
-// wrong unit, NaN, infinite or too large, then each message read and checked by hand.
-const std::vector<BadInput>& table() {
+// The tables, one a subcommand: generated from runs of every option with values that are out of
+// range, malformed, of the wrong unit, NaN, infinite or too large, then each message read and
+// checked by hand.
+
+/// The rows of gpucalc occupancy.
+const std::vector<BadInput>& occupancy_rows() {
   static const std::vector<BadInput> rows = {
     {{"occupancy", "--threads", "256", "--regs", "64", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
@@ -36,61 +39,6 @@ const std::vector<BadInput>& table() {
     {{"occupancy", "--threads", "256", "--regs", "64", "--require", "nokey>=1"}, "--require", "a results key of"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"little", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"little", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"little", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"little", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"little", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"little", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"little", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"sectors", "--stride", "2", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"sectors", "--stride", "2", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"sectors", "--stride", "2", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"sectors", "--stride", "2", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"sectors", "--stride", "2", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"sectors", "--stride", "2", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"sectors", "--stride", "2", "--plot", "out.png"}, "--plot", "invalid value 'out.png': expected a file name ending in .svg"},
-    {{"sectors", "--stride", "2", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"banks", "--width", "33", "--access", "column", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"banks", "--width", "33", "--access", "column", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"banks", "--width", "33", "--access", "column", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"banks", "--width", "33", "--access", "column", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"banks", "--width", "33", "--access", "column", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"banks", "--width", "33", "--access", "column", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"banks", "--width", "33", "--access", "column", "--plot", "out.png"}, "--plot", "invalid value 'out.png': expected a file name ending in .svg"},
-    {{"banks", "--width", "33", "--access", "column", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--plot", "/nonexistent/x.svg"}, "--plot", "expected a"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of tile"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "tile=128:64"}, "--sweep", "invalid value 'tile=128:64': expected FROM at most TO"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "tile=64:128:0"}, "--sweep", "invalid value 'tile=64:128:0': expected a STEP greater than 0"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--bogus", "1"}, "--bogus", "accepted options"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "nokey>=1"}, "--require", "a results key of"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"occupancy", "--threads", "0", "--regs", "64"}, "--threads", "'0' is out of range: expected a whole number, 1 to 1,024"},
     {{"occupancy", "--threads", "1025", "--regs", "64"}, "--threads", "'1025' is out of range: expected a whole number, 1 to 1,024"},
     {{"occupancy", "--threads", "abc", "--regs", "64"}, "--threads", "invalid value 'abc': expected a whole number (256 or 0xff), 1 to 1,024"},
@@ -119,6 +67,27 @@ const std::vector<BadInput>& table() {
     {{"occupancy", "--threads", "256", "--regs", "64", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of threads, regs, smem"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--sweep", "threads=10:1"}, "--sweep", "invalid value 'threads=10:1': expected FROM at most TO"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--sweep", "threads=1:2:0"}, "--sweep", "invalid value 'threads=1:2:0': expected a STEP greater than 0"},
+    {{"occupancy", "--threads"}, "--threads", "--help"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--gpu"}, "--gpu", "--help"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--require", "occupancy>=nan"}, "--require", "invalid value 'occupancy>=nan': expected a value for occupancy: a fraction such as 0.5 or 50%"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--smem", "1e-31"}, "--smem", "a size such as"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"occupancy", "--threads", "256", "--regs", "64", "--strict=yes"}, "--strict", "a flag takes no value: expected --strict alone"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc little.
+const std::vector<BadInput>& little_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"little", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"little", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"little", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"little", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"little", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"little", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"little", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"little", "--bandwidth", "0"}, "--bandwidth", "a bandwidth with a"},
     {{"little", "--bandwidth", "fast"}, "--bandwidth", "a bandwidth with a"},
     {{"little", "--bandwidth", "3.35TB"}, "--bandwidth", "a bandwidth with a"},
@@ -135,6 +104,25 @@ const std::vector<BadInput>& table() {
     {{"little", "--warps", "4", "--issue-cycles", "4", "--wait-cycles", "x"}, "--wait-cycles", "a number of cycles"},
     {{"little", "--sweep", "latency=10:1"}, "--sweep", "invalid value 'latency=10:1': expected FROM, TO and STEP as --latency takes them: a time with a unit"},
     {{"little", "--sweep", "bandwidth=1:2"}, "--sweep", "invalid value 'bandwidth=1:2': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of latency"},
+    {{"little", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
+    {{"little", "--latency", "1e-31s"}, "--latency", "a time with a"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"little", "--sweep", "latency=1ns:1ms:0ns"}, "--sweep", "invalid value 'latency=1ns:1ms:0ns': expected a STEP greater than 0"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc sectors.
+const std::vector<BadInput>& sectors_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"sectors", "--stride", "2", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"sectors", "--stride", "2", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"sectors", "--stride", "2", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"sectors", "--stride", "2", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"sectors", "--stride", "2", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"sectors", "--stride", "2", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"sectors", "--stride", "2", "--plot", "out.png"}, "--plot", "invalid value 'out.png': expected a file name ending in .svg"},
+    {{"sectors", "--stride", "2", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"sectors", "--stride", "-1"}, "--stride", "'-1' is out of range: expected a whole number, 0 to 549,755,813,888"},
     {{"sectors", "--stride", "x"}, "--stride", "invalid value 'x': expected a whole number (256, 2^24, 16,384 or 0xff), 0 to 549,755,813,888"},
     {{"sectors", "--stride", "2^70"}, "--stride", "'2^70' is out of range: expected a whole number, 0 to 549,755,813,888"},
@@ -157,6 +145,28 @@ const std::vector<BadInput>& table() {
     {{"sectors", "--cols", "4096", "--access", "row", "--row", "x"}, "--row", "invalid value 'x': expected a whole number (256, 2^24, 16,384 or 0xff), 0 to 17,592,186,044,416"},
     {{"sectors", "--cols", "4096", "--access", "column", "--col", "-1"}, "--col", "'-1' is out of range: expected a whole number, 0 to 17,592,186,044,415"},
     {{"sectors", "--cols", "4096", "--access", "column", "--col", "4096"}, "--col", "invalid value '4096': expected a column from 0 to 4,095 (the matrix has 4,096 columns)"},
+    {{"sectors", "--stride", "2", "--gpu"}, "--gpu", "--help"},
+    {{"sectors", "--stride", "2", "--require", "occupancy>=nan"}, "--require", "a results key of"},
+    {{"sectors", "--stride", "2", "--mask", "0"}, "--mask", "'0' is out of range: expected a whole number, 1 to 4,294,967,295"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"sectors", "--sweep", "bogus"}, "--sweep", "invalid value 'bogus': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of stride"},
+    {{"sectors", "--sweep", "stride=abc:4"}, "--sweep", "invalid value 'stride=abc:4': expected FROM, TO and STEP as --stride takes them: a whole number (256, 2^24, 16,384 or 0xff), 0 to 549,755,813,888"},
+    {{"sectors", "--sweep", "stride=-1:4"}, "--sweep", "'stride=-1:4' leaves the range of --stride: expected a whole number (256, 2^24, 16,384 or 0xff), 0 to 549,755,813,888"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc banks.
+const std::vector<BadInput>& banks_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"banks", "--width", "33", "--access", "column", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"banks", "--width", "33", "--access", "column", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"banks", "--width", "33", "--access", "column", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"banks", "--width", "33", "--access", "column", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"banks", "--width", "33", "--access", "column", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"banks", "--width", "33", "--access", "column", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"banks", "--width", "33", "--access", "column", "--plot", "out.png"}, "--plot", "invalid value 'out.png': expected a file name ending in .svg"},
+    {{"banks", "--width", "33", "--access", "column", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"banks", "--width", "0", "--access", "column"}, "--width", "'0' is out of range: expected a whole number, 1 to 1,048,576"},
     {{"banks", "--width", "x", "--access", "column"}, "--width", "invalid value 'x': expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
     {{"banks", "--width", "33", "--access", "column", "--rows", "0"}, "--rows", "'0' is out of range: expected a whole number, 1 to 1,048,576"},
@@ -176,6 +186,30 @@ const std::vector<BadInput>& table() {
     {{"banks", "--width", "33", "--access", "column", "--pad", "-1"}, "--pad", "'-1' is out of range: expected a whole number, 0 to 1,024"},
     {{"banks", "--width", "33", "--access", "column", "--pad", "x"}, "--pad", "invalid value 'x': expected a whole number (256 or 0xff), 0 to 1,024"},
     {{"banks", "--width", "33", "--access", "column", "--swizzle", "rot"}, "--swizzle", "invalid value 'rot': expected xor, none: "},
+    {{"banks", "--width", "33", "--access", "column", "--gpu"}, "--gpu", "--help"},
+    {{"banks", "--width", "33", "--access", "column", "--require", "occupancy>=nan"}, "--require", "a results key of"},
+    {{"banks", "--width", "33", "--access", "column", "--swizzle", "xor", "--pad", "1e31"}, "--pad", "invalid value '1e31': expected a whole number (256 or 0xff), 0 to 1,024"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"banks", "--access", "column", "--mask", "0"}, "--mask", "'0' is out of range: expected a whole number, 1 to 4,294,967,295"},
+    {{"banks", "--access", "column", "--mask", "0x1ffffffff"}, "--mask", "'0x1ffffffff' is out of range: expected a whole number, 1 to 4,294,967,295"},
+    {{"banks", "--access", "column", "--mask", "zz"}, "--mask", "invalid value 'zz': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 4,294,967,295"},
+    {{"banks", "--access", "column", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of width, pad"},
+    {{"banks", "--access", "column", "--sweep", "width=0:64"}, "--sweep", "'width=0:64' leaves the range of --width: expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
+    {{"banks", "--access", "column", "--sweep", "pad=0:2000"}, "--sweep", "'pad=0:2000' leaves the range of --pad: expected a whole number (256 or 0xff), 0 to 1,024"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc fusion.
+const std::vector<BadInput>& fusion_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"fusion", "--preset", "ternary", "--ops", "4", "--n", "1e8"}, "--preset", "unary, binary, rmsnorm, swiglu"},
     {{"fusion", "--preset", "unary", "--ops", "0", "--n", "1e8"}, "--ops", "'0' is out of range: expected a whole number, 1 to 10,000"},
     {{"fusion", "--preset", "unary", "--ops", "x", "--n", "1e8"}, "--ops", "invalid value 'x': expected a whole number (256 or 0xff), 1 to 10,000"},
@@ -197,6 +231,26 @@ const std::vector<BadInput>& table() {
     {{"fusion", "--preset", "custom", "--n", "1e8", "--kernel", "1,1", "--kernel", "1,1", "--fused", "x,1"}, "--fused", "READS,WRITES in units of"},
     {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--sweep", "n=10:1"}, "--sweep", "invalid value 'n=10:1': expected FROM at most TO"},
     {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--sweep", "m=1:10"}, "--sweep", "invalid value 'm=1:10': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of n, rows"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--sweep", "n=1e3:1e9:0"}, "--sweep", "invalid value 'n=1e3:1e9:0': expected a STEP greater than 0"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc tiling.
+const std::vector<BadInput>& tiling_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--plot", "/nonexistent/x.svg"}, "--plot", "expected a"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of tile"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "tile=128:64"}, "--sweep", "invalid value 'tile=128:64': expected FROM at most TO"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "tile=64:128:0"}, "--sweep", "invalid value 'tile=64:128:0': expected a STEP greater than 0"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"tiling", "--m", "0", "--n", "4096", "--k", "4096", "--tile", "128"}, "--m", "'0' is out of range: expected a whole number, 1 to 1,099,511,627,776"},
     {{"tiling", "--m", "x", "--n", "4096", "--k", "4096", "--tile", "128"}, "--m", "invalid value 'x': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 1,099,511,627,776"},
     {{"tiling", "--m", "2^63", "--n", "4096", "--k", "4096", "--tile", "128"}, "--m", "'2^63' is out of range: expected a whole number, 1 to 1,099,511,627,776"},
@@ -219,6 +273,27 @@ const std::vector<BadInput>& table() {
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--dtype-b", "fp12"}, "--dtype-b", "invalid value 'fp12': expected"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--dtype-c", "fp12"}, "--dtype-c", "invalid value 'fp12': expected"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--beta", "x"}, "--beta", "invalid value 'x': expected"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu"}, "--gpu", "--help"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "occupancy>=nan"}, "--require", "a results key of"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-m", "x"}, "--tile-m", "invalid value 'x': expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-n", "2^63"}, "--tile-n", "'2^63' is out of range: expected a whole number, 1 to 1,048,576"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-k", "-1"}, "--tile-k", "'-1' is out of range: expected a whole number, 1 to 1,048,576"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "tile=0:64"}, "--sweep", "'tile=0:64' leaves the range of --tile: expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc waves.
+const std::vector<BadInput>& waves_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"waves", "--blocks", "0", "--blocks-per-sm", "1"}, "--blocks", "'0' is out of range: expected a whole number, 1 to 1,000,000,000,000"},
     {{"waves", "--blocks", "x", "--blocks-per-sm", "1"}, "--blocks", "invalid value 'x': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 1,000,000,000,000"},
     {{"waves", "--threads", "256", "--regs", "64", "--elements", "0"}, "--elements", "'0' is out of range: expected a whole number, 1 to 100,000,000,000,000"},
@@ -238,6 +313,25 @@ const std::vector<BadInput>& table() {
     {{"waves", "--gemm", "1,2,3,4", "--tile", "128x256"}, "--gemm", "invalid value '1,2,3,4': expected M,N or M,N,K"},
     {{"waves", "--gemm", "4096,4096", "--tile", "128x0"}, "--tile", "invalid value '128x0': expected TMxTN"},
     {{"waves", "--gemm", "4096,4096", "--tile", "128x256", "--split-k", "0"}, "--split-k", "'0' is out of range: expected a whole number, 1 to 1,048,576"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--block-time", "inf"}, "--block-time", "a time with a"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--sweep", "blocks=0:10"}, "--sweep", "'blocks=0:10' leaves the range of --blocks: expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 1,000,000,000,000"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--strict=1"}, "--strict", "a flag takes no value: expected --strict alone"},
+  };
+  return rows;
+}
+
+/// The rows of gpucalc roofline.
+const std::vector<BadInput>& roofline_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--format", "yaml"}, "--format", "one of text, json"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "nokey>=1"}, "--require", "a results key of"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--bogus", "1"}, "--bogus", "accepted options"},
     {{"roofline", "--flops", "-1", "--bytes", "101MB"}, "--flops", "a FLOP count, 0 FLOP or more"},
     {{"roofline", "--flops", "x", "--bytes", "101MB"}, "--flops", "a FLOP count such"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "0"}, "--bytes", "a size (KB, MB, GB decimal; KiB, MiB, GiB binary), greater than 0 B"},
@@ -257,6 +351,21 @@ const std::vector<BadInput>& table() {
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--time", "1.2"}, "--time", "a time with a unit such as"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--time", "0ms"}, "--time", "a time with a unit, greater than 0 s"},
     {{"roofline", "--intensity", "64", "--time", "1ms"}, "--time", "with --flops and --bytes"},
+    {{"roofline", "--intensity", "10", "--sparse", "--unit", "cuda"}, "--sparse", "expected --unit tensor: 2:4 structured sparsity"},
+    {{"roofline", "--intensity", "10", "--sparse", "--gpu", "t4", "--dtype", "fp16"}, "--sparse", "compute capability 8.0 and later; t4 is 7.5"},
+    {{"roofline", "--intensity", "10", "--gpu", "a100", "--dtype", "fp4"}, "--dtype", "expected a dtype the tensor cores of a100"},
+    {{"roofline", "--intensity", "64", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
+    {{"roofline", "--intensity", "nan"}, "--intensity", "an intensity in FLOP/byte"},
+    // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
+    {{"roofline", "--intensity", "64", "--sweep", "flops"}, "--sweep", "invalid value 'flops': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of intensity"},
+    {{"roofline", "--intensity", "64", "--sweep", "intensity=1:1e6:x1"}, "--sweep", "invalid value 'intensity=1:1e6:x1': expected a FACTOR above 1 after x (n=1e3:1e9:x10)"},
+  };
+  return rows;
+}
+
+/// The rows of the unknown subcommand and hw.
+const std::vector<BadInput>& hw_rows() {
+  static const std::vector<BadInput> rows = {
     {{"hw", "show", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
     {{"hw", "frobnicate"}, "hw", "'list', 'show NAME' or 'new --from NAME'"},
     {{"hw", "list", "--format", "yaml"}, "--format", "one of text, json"},
@@ -264,54 +373,24 @@ const std::vector<BadInput>& table() {
     {{"hw", "new"}, "hw new", "--from is missing: expected gpucalc hw new --from NAME > mine.toml"},
     {{"hw", "new", "--from", "h1000"}, "--from", "one of a10, a100, a100-40gb-sxm"},
     {{"hw", "list", "--from", "h100"}, "--from", "only with 'hw new'"},
-    {{"roofline", "--intensity", "10", "--sparse", "--unit", "cuda"}, "--sparse", "expected --unit tensor: 2:4 structured sparsity"},
-    {{"roofline", "--intensity", "10", "--sparse", "--gpu", "t4", "--dtype", "fp16"}, "--sparse", "compute capability 8.0 and later; t4 is 7.5"},
-    {{"roofline", "--intensity", "10", "--gpu", "a100", "--dtype", "fp4"}, "--dtype", "expected a dtype the tensor cores of a100"},
     {{"frobnicate"}, "subcommand", "one of occupancy"},
-    {{"occupancy", "--threads"}, "--threads", "--help"},
-    {{"occupancy", "--threads", "256", "--regs", "64", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
-    {{"little", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
-    {{"roofline", "--intensity", "64", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
-    {{"occupancy", "--threads", "256", "--regs", "64", "--gpu"}, "--gpu", "--help"},
-    {{"occupancy", "--threads", "256", "--regs", "64", "--require", "occupancy>=nan"}, "--require", "invalid value 'occupancy>=nan': expected a value for occupancy: a fraction such as 0.5 or 50%"},
-    {{"sectors", "--stride", "2", "--gpu"}, "--gpu", "--help"},
-    {{"sectors", "--stride", "2", "--require", "occupancy>=nan"}, "--require", "a results key of"},
-    {{"banks", "--width", "33", "--access", "column", "--gpu"}, "--gpu", "--help"},
-    {{"banks", "--width", "33", "--access", "column", "--require", "occupancy>=nan"}, "--require", "a results key of"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu"}, "--gpu", "--help"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "occupancy>=nan"}, "--require", "a results key of"},
     {{"hw", "list", "--bogus"}, "--bogus", "accepted options"},
     {{"hw", "show", "h100", "--format", "yaml"}, "--format", "one of text, json"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-m", "x"}, "--tile-m", "invalid value 'x': expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-n", "2^63"}, "--tile-n", "'2^63' is out of range: expected a whole number, 1 to 1,048,576"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-k", "-1"}, "--tile-k", "'-1' is out of range: expected a whole number, 1 to 1,048,576"},
-    {{"sectors", "--stride", "2", "--mask", "0"}, "--mask", "'0' is out of range: expected a whole number, 1 to 4,294,967,295"},
-    {{"banks", "--width", "33", "--access", "column", "--swizzle", "xor", "--pad", "1e31"}, "--pad", "invalid value '1e31': expected a whole number (256 or 0xff), 0 to 1,024"},
-    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--sweep", "n=1e3:1e9:0"}, "--sweep", "invalid value 'n=1e3:1e9:0': expected a STEP greater than 0"},
-    {{"little", "--latency", "1e-31s"}, "--latency", "a time with a"},
-    {{"occupancy", "--threads", "256", "--regs", "64", "--smem", "1e-31"}, "--smem", "a size such as"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--block-time", "inf"}, "--block-time", "a time with a"},
-    {{"roofline", "--intensity", "nan"}, "--intensity", "an intensity in FLOP/byte"},
-    // Options the engine added: every calculator's sweep axes, banks --mask, --strict (a flag).
-    {{"sectors", "--sweep", "bogus"}, "--sweep", "invalid value 'bogus': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of stride"},
-    {{"sectors", "--sweep", "stride=abc:4"}, "--sweep", "invalid value 'stride=abc:4': expected FROM, TO and STEP as --stride takes them: a whole number (256, 2^24, 16,384 or 0xff), 0 to 549,755,813,888"},
-    {{"sectors", "--sweep", "stride=-1:4"}, "--sweep", "'stride=-1:4' leaves the range of --stride: expected a whole number (256, 2^24, 16,384 or 0xff), 0 to 549,755,813,888"},
-    {{"banks", "--access", "column", "--mask", "0"}, "--mask", "'0' is out of range: expected a whole number, 1 to 4,294,967,295"},
-    {{"banks", "--access", "column", "--mask", "0x1ffffffff"}, "--mask", "'0x1ffffffff' is out of range: expected a whole number, 1 to 4,294,967,295"},
-    {{"banks", "--access", "column", "--mask", "zz"}, "--mask", "invalid value 'zz': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 4,294,967,295"},
-    {{"banks", "--access", "column", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of width, pad"},
-    {{"banks", "--access", "column", "--sweep", "width=0:64"}, "--sweep", "'width=0:64' leaves the range of --width: expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
-    {{"banks", "--access", "column", "--sweep", "pad=0:2000"}, "--sweep", "'pad=0:2000' leaves the range of --pad: expected a whole number (256 or 0xff), 0 to 1,024"},
-    {{"roofline", "--intensity", "64", "--sweep", "flops"}, "--sweep", "invalid value 'flops': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of intensity"},
-    {{"roofline", "--intensity", "64", "--sweep", "intensity=1:1e6:x1"}, "--sweep", "invalid value 'intensity=1:1e6:x1': expected a FACTOR above 1 after x (n=1e3:1e9:x10)"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--sweep", "blocks=0:10"}, "--sweep", "'blocks=0:10' leaves the range of --blocks: expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 1,000,000,000,000"},
-    {{"little", "--sweep", "latency=1ns:1ms:0ns"}, "--sweep", "invalid value 'latency=1ns:1ms:0ns': expected a STEP greater than 0"},
-    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sweep", "tile=0:64"}, "--sweep", "'tile=0:64' leaves the range of --tile: expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
-    {{"occupancy", "--threads", "256", "--regs", "64", "--strict=yes"}, "--strict", "a flag takes no value: expected --strict alone"},
-    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--strict=1"}, "--strict", "a flag takes no value: expected --strict alone"},
   };
+  return rows;
+}
+
+/// Every row: the calculators' tables one after another.
+const std::vector<BadInput>& table() {
+  static const std::vector<BadInput> rows = [] {
+    std::vector<BadInput> all;
+    for (const std::vector<BadInput>* part : {&occupancy_rows(), &little_rows(), &sectors_rows(), &banks_rows(),
+                                              &fusion_rows(), &tiling_rows(), &waves_rows(), &roofline_rows(),
+                                              &hw_rows()}) {
+      all.insert(all.end(), part->begin(), part->end());
+    }
+    return all;
+  }();
   return rows;
 }
 
