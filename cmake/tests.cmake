@@ -3,11 +3,12 @@
 
 find_package(doctest REQUIRED)
 enable_testing()
-file(GLOB GPUCALC_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/*_test.cc)
+file(GLOB GPUCALC_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/*_test.cc
+  ${CMAKE_SOURCE_DIR}/tests/cli/*_test.cc)
 add_executable(gpucalc_tests
   tests/main.cc
   ${GPUCALC_TEST_SOURCES})
-# The fuzz entry points, replayed over tests/fuzz/ by tests/fuzz_regression_test.cc.
+# The fuzz entry points, replayed over tests/fuzz/ by tests/unit/fuzz_regression_test.cc.
 target_sources(gpucalc_tests PRIVATE src/fuzz/targets.cc)
 target_link_libraries(gpucalc_tests PRIVATE gpucalc_measure_front gpucalc_cli doctest::doctest)
 target_compile_options(gpucalc_tests PRIVATE ${GPUCALC_WARNINGS})
@@ -23,13 +24,13 @@ target_compile_definitions(gpucalc_tests PRIVATE
   GPUCALC_BINARY="$<TARGET_FILE:gpucalc>"
   GPUCALC_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 # What the tests of installing and packaging need (on their files only: the others keep their flags).
-set_property(SOURCE tests/ship_test.cc tests/package_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
+set_property(SOURCE tests/cli/ship_test.cc tests/cli/package_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
   GPUCALC_BUILD_DIR="${CMAKE_BINARY_DIR}"
   GPUCALC_VERSION="${PROJECT_VERSION}"
   GPUCALC_STATIC_BINARY=$<AND:$<BOOL:${GPUCALC_STATIC}>,$<NOT:$<BOOL:${GPUCALC_ENABLE_SANITIZERS}>>>
   GPUCALC_SANITIZED=$<BOOL:${GPUCALC_ENABLE_SANITIZERS}>)
 # A bound on memory holds for the release build only (the sanitizers' shadow memory is not the program's).
-set_property(SOURCE tests/from_memory_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
+set_property(SOURCE tests/cli/from_memory_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
   GPUCALC_SANITIZED=$<BOOL:${GPUCALC_ENABLE_SANITIZERS}>)
 add_dependencies(gpucalc_tests gpucalc gpucalc_docs)
 if(GPUCALC_ENABLE_CUDA)

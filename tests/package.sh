@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs a built tree into a temporary prefix and runs the installed binary; then, where
 # dpkg-deb is found, packages it with cpack -G DEB, lists the package and runs the binary
-# extracted from it. Reuses the build (nothing is compiled). Run by tests/package_test.cc.
+# extracted from it. Reuses the build (nothing is compiled). Run by tests/cli/package_test.cc.
 # Usage: tests/package.sh BUILD_DIR VERSION [--no-deb]
 #   --no-deb: install only (a sanitizer build: its package would only be slow to compress)
 set -eu

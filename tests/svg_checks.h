@@ -1,5 +1,5 @@
-// Checks of the SVG that gpucalc writes, for the tests of the charts (tests/plot_test.cc, its axes
-// in tests/plot_axes_test.cc): a tiny XML checker, xmllint when it is installed, and readers of
+// Checks of the SVG that gpucalc writes, for the tests of the charts (tests/{unit,cli}/plot_test.cc, its axes
+// in tests/unit/plot_axes_test.cc): a tiny XML checker, xmllint when it is installed, and readers of
 // the attributes, polylines and markers.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The published architectures `decode --model` names. Every number is its config.json's (the
 // Hugging Face model repository of the model card) or its paper's; parameter counts are the sum
 // config.json's shapes give (embeddings, attention, MLP or experts, norms), which is also the
-// model card's safetensors total; tests/decode_test.cc redoes each sum.
+// model card's safetensors total; tests/{unit,cli}/decode_test.cc redoes each sum.
 #include "core/decode.h"
 
 namespace gpucalc {

@@ -1,0 +1,155 @@
+// The reference pages in docs/ hold: every example in a page's tables runs, and every result key of
+// a calculator is named on its page. The README's own examples are the manual's (ship_test runs
+// them); these are the ones that moved to docs/ with the reference.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../verify_helpers.h"
+
+#include "../docs_helpers.h"
+
+namespace gpucalc {
+namespace {
+const std::vector<std::string> kCalculators = {"occupancy", "little",   "sectors",  "banks",     "fusion", "tiling",
+                                               "waves",     "roofline", "pipeline", "attention", "decode", "ncu"};
+
+// The cells of one Markdown table row, as the manual's reader splits them: a `|` inside backticks
+// or written \| stays in its cell.
+std::vector<std::string> row_cells(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cell;
+  bool code = false;
+  for (std::size_t i = 1; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
+      cell += '|';
+      ++i;
+    } else if (c == '|' && !code) {
+      const std::size_t first = cell.find_first_not_of(' ');
+      out.push_back(first == std::string::npos ? "" : cell.substr(first, cell.find_last_not_of(' ') - first + 1));
+      cell.clear();
+    } else {
+      if (c == '`') code = !code;
+      cell += c;
+    }
+  }
+  return out;
+}
+
+// The commands of a page's example tables: the first code span of a row's second cell, where it
+// is a call of `calculator`.
+std::vector<std::string> page_examples(const std::string& page, const std::string& calculator) {
+  std::vector<std::string> out;
+  std::istringstream in(page);
+  const std::string prefix = "`gpucalc " + calculator + " ";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("| ", 0) != 0 && line.rfind("||", 0) != 0) continue;
+    const std::vector<std::string> cells = row_cells(line);
+    if (cells.size() < 3 || cells[1].rfind(prefix, 0) != 0) continue;
+    const std::size_t close = cells[1].find('`', 1);
+    if (close != std::string::npos) out.push_back(cells[1].substr(1, close - 1));
+  }
+  return out;
+}
+
+// Every key below `at`, nested objects as dotted paths (limits.registers).
+void result_keys(const nlohmann::json& at, const std::string& prefix, std::vector<std::string>& out) {
+  for (auto it = at.begin(); it != at.end(); ++it) {
+    const std::string key = prefix + it.key();
+    if (it.value().is_object()) {
+      result_keys(it.value(), key + ".", out);
+    } else {
+      out.push_back(key);
+    }
+  }
+}
+
+TEST_CASE("docs: every example in a calculator's page runs") {
+  int total = 0;
+  for (const std::string& calculator : kCalculators) {
+    const fs::path path = kSource / "docs" / (calculator + ".md");
+    CAPTURE(calculator);
+    REQUIRE(fs::exists(path));
+    for (const std::string& command : page_examples(read_text(path), calculator)) {
+      CAPTURE(command);
+      std::string line = "cd ";
+      line += testing::shell_quote(GPUCALC_SOURCE_DIR);
+      line += " && ";
+      line += testing::shell_quote(GPUCALC_BINARY);
+      line += command.substr(std::string("gpucalc").size());
+      line += " --format json";
+      const testing::Ran r = testing::run_shell(line);
+      CHECK(r.code == 0);
+      CHECK(r.err.empty());
+      CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')), nullptr, false).contains("results"));
+      ++total;
+    }
+  }
+  // What moved out of the README's table when the reference moved to docs/ (issue 23).
+  CHECK(total >= 20);
+}
+
+TEST_CASE("docs: a calculator's page names every one of its result keys and options") {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"occupancy", {"--threads", "256", "--regs", "64"}},
+      {"little", {}},
+      {"sectors", {"--stride", "2"}},
+      {"banks", {"--width", "32", "--access", "column"}},
+      {"fusion", {"--preset", "rmsnorm", "--rows", "16384", "--cols", "4096"}},
+      {"tiling", {"--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128"}},
+      {"waves", {"--blocks", "265", "--blocks-per-sm", "1"}},
+      {"roofline", {"--intensity", "64"}},
+      {"attention", {"--heads", "32", "--seq", "4096", "--head-dim", "128", "--pass", "fwd+bwd"}},
+      {"decode", {"--model", "llama-3-8b", "--prefill", "2048"}},
+      {"pipeline", {"--tile", "128x256x64", "--gpu", "b200"}},
+      {"ncu", {"tests/data/ncu/superbench-sm100-details.csv", "--kernel", "cutlass", "--device", "0"}},
+  };
+  for (const auto& [calculator, options] : cases) {
+    CAPTURE(calculator);
+    const std::string page = read_text(kSource / "docs" / (calculator + ".md"));
+    std::vector<std::string> args = {calculator};
+    args.insert(args.end(), options.begin(), options.end());
+    args.insert(args.end(), {"--format", "json"});
+    const testing::Run r = testing::run_gpucalc(args);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+    REQUIRE(doc.contains("results"));
+    std::vector<std::string> keys;
+    result_keys(doc["results"], "", keys);
+    CHECK(keys.size() >= 5);
+    for (const std::string& key : keys) {
+      CAPTURE(key);
+      CHECK(page.find("`" + key + "`") != std::string::npos);
+    }
+    // Every option the calculator's help lists (a line of its own: "  --threads TEXT  ..."), by its
+    // long name.
+    const testing::Run help = testing::run_gpucalc({calculator, "--help"});
+    REQUIRE(help.exit_code == 0);
+    int named = 0;
+    std::istringstream lines(help.out);
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t at = line.find_first_not_of(' ');
+      if (at == std::string::npos || at == 0 || line.compare(at, 2, "--") != 0) continue;
+      const std::string option = line.substr(at, line.find_first_of(" =", at) - at);
+      // The common options are on docs/common-options.md.
+      if (option == "--gpu" || option == "--format" || option == "--explain" || option == "--require" ||
+          option == "--batch" || option == "--strict" || option == "--sweep" || option == "--plot") {
+        continue;
+      }
+      CAPTURE(option);
+      // In its table row: `--threads N` (an option with a value) or `--suggest` (a flag).
+      CHECK((page.find("| `" + option + " ") != std::string::npos || page.find("| `" + option + "`") != std::string::npos));
+      ++named;
+    }
+    CHECK(named >= 1);
+  }
+}
+
+}  // namespace
+}  // namespace gpucalc

@@ -1,0 +1,183 @@
+// gpucalc ncu: Nsight Compute reports read (tests/data/ncu, each cited in the README there), and
+// gpucalc's occupancy, block limits and waves against ncu's, kernel by kernel.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "core/ncu_check.h"
+#include "core/ncu_report.h"
+#include "../verify_helpers.h"
+
+#include "../ncu_helpers.h"
+
+namespace gpucalc {
+namespace {
+
+// --- through the binary ---
+
+TEST_CASE("gpucalc ncu: a row per kernel, the profile of the report's architecture, JSON Lines") {
+  testing::Run r = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> lines = testing::lines_of(r.out);
+  REQUIRE(lines.size() == 3);
+  const auto first = nlohmann::json::parse(lines[0]);
+  CHECK(first["gpu"] == "a10");
+  CHECK(first["results"]["kernel"]["id"] == "0");
+  CHECK(first["results"]["launch"]["block"] == "(512, 1, 1)");
+  CHECK(first["results"]["launch"]["registers"] == 39);
+  CHECK(first["results"]["blocks_per_sm"] == 3);
+  CHECK(first["results"]["ncu"]["occupancy_theoretical"] == 1.0);
+  CHECK(first["results"]["ncu"]["occupancy_achieved"].get<double>() == doctest::Approx(0.333));
+  CHECK(first["results"]["ncu"]["duration"].get<double>() == doctest::Approx(15.15e-3));
+  const auto third = nlohmann::json::parse(lines[2]);
+  CHECK(third["results"]["limiter"] == "blocks");
+  CHECK(third["results"]["occupancy"].get<double>() == doctest::Approx(1.0 / 3));
+}
+
+TEST_CASE("gpucalc ncu: the report's SM count, --kernel, the text table and its notes") {
+  testing::Run r = testing::run_gpucalc({"ncu", "tests/data/ncu/superbench-sm100-details.csv"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ncu on NVIDIA B200 180GB (b200): 1 row") != std::string::npos);
+  CHECK(r.out.find("152 SMs") != std::string::npos);
+  CHECK(r.out.find("Block Limit Barriers differs: gpucalc 64, ncu 9") != std::string::npos);
+  testing::Run picked = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "kernel[23]", "--format", "csv"});
+  REQUIRE(picked.exit_code == 0);
+  CHECK(testing::lines_of(picked.out).size() == 3);  // the header and two kernels
+  testing::Run none = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "gemm"});
+  CHECK(none.exit_code == 2);
+  CHECK(none.err.find("--kernel") != std::string::npos);
+}
+
+TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Lines, refused in text as by every rows form") {
+  testing::Run json = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain", "--format", "json"});
+  REQUIRE(json.exit_code == 0);
+  const auto row = nlohmann::json::parse(testing::lines_of(json.out)[2]);
+  REQUIRE(row["explain"].size() >= 10);
+  CHECK(row["explain"][2].get<std::string>().rfind("occupancy (a10): registers allow 84, shared memory 28, warps 48, the SM 16: 16 blocks", 0) == 0);
+  bool flagged = false;
+  for (const auto& step : row["explain"]) flagged = flagged || step.get<std::string>().find("Waves Per SM: gpucalc 7.11, ncu 11.13 (FLAGGED)") == 0;
+  CHECK(flagged);
+  testing::Run text = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain"});
+  CHECK(text.exit_code == 2);
+  CHECK(text.err.find("--explain: not in text output of many rows") != std::string::npos);
+}
+
+TEST_CASE("gpucalc ncu --gpu: a given profile is kept (CLI11's reading and the plain one), the report's architecture noted") {
+  // `ncu FILE --gpu h100` goes through CLI11 (a plain word first); `ncu --report FILE --gpu h100` through
+  // the reader of plain calls: both keep --gpu.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h100", "--format", "json"},
+        std::vector<std::string>{"ncu", "--report", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h100", "--format", "json"}}) {
+    testing::Run r = testing::run_gpucalc(args);
+    REQUIRE(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(testing::lines_of(r.out)[0])["gpu"] == "h100");
+  }
+  testing::Run text = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h100"});
+  REQUIRE(text.exit_code == 0);
+  CHECK(text.out.find("the report's kernels ran on compute capability 8.6; the h100 profile (--gpu) is 9.0") != std::string::npos);
+  // Without --gpu, the plain reader too picks the report's architecture.
+  testing::Run plain = testing::run_gpucalc({"ncu", "--report", "tests/data/ncu/softmax-sm86.txt", "--format", "json"});
+  REQUIRE(plain.exit_code == 0);
+  CHECK(nlohmann::json::parse(testing::lines_of(plain.out)[0])["gpu"] == "a10");
+}
+
+TEST_CASE("gpucalc ncu --require: checked per kernel, a failure names the kernel") {
+  testing::Run r = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--require", "occupancy>=50%", "--format", "csv"});
+  CHECK(r.exit_code == 1);
+  REQUIRE(r.err_lines().size() == 1);
+  CHECK(r.err.find("softmax_forward_kernel3") != std::string::npos);
+  CHECK(r.err.find("got 0.333") != std::string::npos);
+}
+
+TEST_CASE("gpucalc ncu: the report on standard input, --gpu overriding the report's architecture") {
+  std::string args = "ncu - --gpu v100 --format json < ";
+  args += testing::shell_quote(kData + "xplacer-v100-2020.csv");
+  testing::Ran r = testing::run_gpucalc_shell(args);
+  REQUIRE(r.code == 0);
+  const auto row = nlohmann::json::parse(r.out);
+  CHECK(row["gpu"] == "v100");
+  CHECK(row["results"]["differences"] == 0);
+  CHECK(row["results"]["waves"].get<double>() == doctest::Approx(0.6325));
+}
+
+TEST_CASE("gpucalc ncu: bad reports, each one line and exit 2") {
+  const std::string dir = "/tmp/gpucalc_ncu_test_" + std::to_string(::getpid());
+  REQUIRE(std::system(("mkdir -p " + dir).c_str()) == 0);
+  auto file = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << text;
+    return dir + "/" + name;
+  };
+  const std::string header =
+      "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Device\",\"CC\",\"Section Name\","
+      "\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n";
+  auto row = [](const char* id, const char* cc, const char* name, const char* unit, const char* value) {
+    return fmt::format("\"{}\",\"1\",\"a\",\"h\",\"k{}\",\"1\",\"7\",\"0\",\"{}\",\"Launch Statistics\",\"{}\",\"{}\",\"{}\"\n", id, id, cc,
+                       name, unit, value);
+  };
+  const std::string launch = row("0", "9.0", "Block Size", "", "256") + row("0", "9.0", "Grid Size", "", "1024") +
+                             row("0", "9.0", "Registers Per Thread", "register/thread", "32");
+  // Appended piece by piece: GCC 12 at -O3 warns falsely (-Warray-bounds) on "..." + std::string.
+  std::string wide_header = "\"ID\",\"Kernel Name\"";
+  wide_header.append(kNcuMaxColumns, ',');
+  wide_header += '\n';
+  struct Case {
+    const char* what;
+    std::string path;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"empty", file("empty.csv", ""), "empty"},
+      {"binary", file("report.ncu-rep", std::string("NVIDIA\0\x01\x02rep", 12)), "binary"},
+      {"not a report", file("notes.txt", "hello\nworld\n"), "no kernel"},
+      {"truncated CSV", file("cut.csv", header + launch + "\"0\",\"1\",\"a\",\"h\",\"k0\",\"1\""), "line 5"},
+      {"missing columns", file("cols.csv", "\"ID\",\"Metric Name\",\"Metric Value\"\n\"0\",\"Block Size\",\"256\"\n"),
+       "Kernel Name"},
+      {"no launch statistics", file("nolaunch.txt", "  k() (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"),
+       "Registers Per Thread"},
+      {"mixed devices", file("mixed.csv", header + launch + row("1", "8.0", "Block Size", "", "128")), "8.0"},
+      {"unknown architecture", file("cc.csv", header + row("0", "11.0", "Block Size", "", "256")), "--gpu FILE"},
+      {"a bad number", file("num.csv", header + row("0", "9.0", "Registers Per Thread", "register/thread", "many")),
+       "line 2"},
+      {"an unclosed quote", file("quote.csv", header + "\"0,\"1\n"), "line 2"},
+      {"a bad CC", file("badcc.csv", header + row("0", "nine", "Block Size", "", "256")), "CC"},
+      {"a line past the bound", file("long.txt", std::string(kNcuMaxLineBytes + 10, 'x') + "\n"), "line 1"},
+      {"columns past the bound", file("wide.csv", wide_header), "columns, more than"},
+      {"a table row that is no row", file("row.txt", "  k() (1, 1, 1)x(32, 1, 1), Context 1, Stream 7, Device 0, CC 9.0\n"
+                                                     "    Section: Launch Statistics\n"
+                                                     "    ---------- ----------- ------------\n"
+                                                     "    Metric Name Metric Unit Metric Value\n"
+                                                     "    ---------- ----------- ------------\n"
+                                                     "    a  b  c  d  e\n"),
+       "line 6"},
+      {"a summary", file("summary.txt", "  Device 0, CC 9.0\n"
+                                          "    k() (1, 1, 1)x(32, 1, 1), Invocations 3\n"
+                                          "      Section: Launch Statistics\n"
+                                          "      ----------- ----------- ------- ------- -------\n"
+                                          "      Metric Name Metric Unit Minimum Maximum Average\n"),
+       "--print-summary"},
+      {"a missing file", dir + "/none.csv", "cannot be opened"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    testing::Run r = testing::run_gpucalc({"ncu", c.path});
+    CHECK(r.exit_code == 2);
+    CHECK(r.err_lines().size() == 1);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  // No compute capability in the report: --gpu is needed.
+  testing::Run old = testing::run_gpucalc({"ncu", "tests/data/ncu/xplacer-v100-2020.csv"});
+  CHECK(old.exit_code == 2);
+  CHECK(old.err.find("--gpu") != std::string::npos);
+  testing::Run nothing = testing::run_gpucalc({"ncu"});
+  CHECK(nothing.exit_code == 2);
+  CHECK(nothing.err.find("gpucalc ncu FILE") != std::string::npos);
+  std::system(("rm -rf " + dir).c_str());
+}
+
+}  // namespace
+}  // namespace gpucalc
