@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "file_text.h"
 
 namespace gpucalc {
 namespace {
@@ -15,10 +16,7 @@ namespace fs = std::filesystem;
 const fs::path kSource = GPUCALC_SOURCE_DIR;
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path.string());
 }
 
 }  // namespace

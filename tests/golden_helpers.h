@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "file_text.h"
 
 namespace gpucalc {
 namespace {
@@ -21,10 +22,7 @@ struct GoldenCase {
 };
 
 std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path.string());
 }
 
 // The cases of cases.txt, read as scripts/golden reads them: a name, spaces, the arguments.

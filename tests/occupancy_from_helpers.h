@@ -7,15 +7,13 @@
 
 #include <fstream>
 #include <sstream>
+#include "file_text.h"
 
 namespace gpucalc {
 namespace {
 
 std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path);
 }
 
 }  // namespace

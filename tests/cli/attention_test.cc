@@ -5,19 +5,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
 namespace {
 
-struct Bad {
-  std::vector<std::string> args;
-  const char* names;
-  const char* accepted;
-};
-
 TEST_CASE("bad input through the binary: exit 2, one line naming the option and the accepted form") {
-  const std::vector<Bad> table = {
+  const std::vector<testing::Refused> table = {
       {{"--heads", "32", "--kv-heads", "5", "--seq", "1024", "--head-dim", "128"}, "--kv-heads", "a divisor of the 32 query heads"},
       {{"--heads", "32", "--seq", "0", "--head-dim", "128"}, "--seq", "1 to"},
       {{"--heads", "32", "--seq-q", "0", "--seq-kv", "8", "--head-dim", "128"}, "--seq-q", "1 to"},
@@ -34,20 +29,7 @@ TEST_CASE("bad input through the binary: exit 2, one line naming the option and 
       {{"--heads", "32", "--seq", "8", "--seq-q", "8", "--seq-kv", "8", "--head-dim", "128"}, "--seq", "not both"},
       {{"--seq", "8", "--head-dim", "128"}, "--heads", "required"},
   };
-  for (const Bad& bad : table) {
-    std::vector<std::string> args = {"attention"};
-    args.insert(args.end(), bad.args.begin(), bad.args.end());
-    const testing::Run r = testing::run_gpucalc(args);
-    std::string joined;
-    for (const std::string& a : args) joined += a + " ";
-    CAPTURE(joined);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err_lines().size() == 1);
-    CHECK(r.err.find(bad.names) != std::string::npos);
-    CHECK(r.err.find(bad.accepted) != std::string::npos);
-  }
+  testing::check_refused("attention", table);
 }
 
 TEST_CASE("end to end: the result keys scripts rely on, in JSON") {

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
 #include "../decode_helpers.h"
@@ -33,14 +34,8 @@ TEST_CASE("a model that does not fit is an answer: Llama 2 70B in bf16 on an H10
   CHECK(text.out.find("do not fit") != std::string::npos);
 }
 
-struct Bad {
-  std::vector<std::string> args;
-  const char* names;
-  const char* accepted;
-};
-
 TEST_CASE("decode: bad input through the binary: exit 2, one line naming the option and the accepted form") {
-  const std::vector<Bad> table = {
+  const std::vector<testing::Refused> table = {
       {{"--model", "llama-2-7b", "--kv-heads", "5"}, "--kv-heads", "a divisor of the 32 query heads"},
       {{"--params", "7e9", "--layers", "32", "--heads", "32", "--kv-heads", "3", "--head-dim", "128"}, "--kv-heads", "a divisor"},
       {{"--model", "llama-2-7b", "--context", "0"}, "--context", "1 to"},
@@ -54,20 +49,7 @@ TEST_CASE("decode: bad input through the binary: exit 2, one line naming the opt
       {{"--model", "llama-2-7b", "--compute-dtype", "fp8", "--gpu", "a100"}, "--compute-dtype", "tensor cores of a100"},
       {{"--model", "llama-2-7b", "--rope-dim", "64"}, "--rope-dim", "with --latent"},
   };
-  for (const Bad& bad : table) {
-    std::vector<std::string> args = {"decode"};
-    args.insert(args.end(), bad.args.begin(), bad.args.end());
-    const testing::Run r = testing::run_gpucalc(args);
-    std::string joined;
-    for (const std::string& a : args) joined += a + " ";
-    CAPTURE(joined);
-    CAPTURE(r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err_lines().size() == 1);
-    CHECK(r.err.find(bad.names) != std::string::npos);
-    CHECK(r.err.find(bad.accepted) != std::string::npos);
-  }
+  testing::check_refused("decode", table);
 }
 
 TEST_CASE("decode end to end: the result keys scripts rely on, in JSON") {

@@ -15,6 +15,7 @@
 #include "../verify_helpers.h"
 
 #include "../profile_formats_helpers.h"
+#include "../file_text.h"
 
 namespace gpucalc {
 namespace {
@@ -22,10 +23,7 @@ namespace {
 using testing::run_gpucalc;
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path);
 }
 
 // `text` in a fresh FILE.toml under /tmp (removed by the caller).

@@ -13,6 +13,7 @@
 
 #include "commands/describe.h"
 #include "../verify_helpers.h"
+#include "../file_text.h"
 
 namespace gpucalc {
 namespace {
@@ -26,10 +27,7 @@ testing::Ran sh(const std::string& command) { return testing::run_shell(command)
 bool have(const std::string& program) { return sh("command -v " + program + " >/dev/null").code == 0; }
 
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path.string());
 }
 
 std::vector<std::string> lines_of(const std::string& text) {

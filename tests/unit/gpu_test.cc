@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../gpu_helpers.h"
+#include "../file_text.h"
 
 namespace gpucalc {
 namespace {
@@ -220,10 +221,7 @@ std::string through_toml_parser(std::string text) {
 }
 
 std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return gpucalc::testing::file_text(path);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "core/gpu.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
+#include "../file_text.h"
 
 namespace gpucalc {
 namespace {
@@ -19,10 +20,7 @@ namespace {
 const std::string kH200 = std::string(GPUCALC_SOURCE_DIR) + "/tests/data/ncu/h200/";
 
 std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path);
 }
 
 struct Capture {

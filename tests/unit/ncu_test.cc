@@ -16,15 +16,13 @@
 #include <string>
 
 #include "../ncu_helpers.h"
+#include "../file_text.h"
 
 namespace gpucalc {
 namespace {
 
 std::string read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return testing::file_text(path);
 }
 
 const NcuFigure* figure(const NcuCheck& c, const std::string& what) {
