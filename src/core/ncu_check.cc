@@ -21,7 +21,7 @@ std::int64_t whole_bytes(const NcuKernel& k, NcuField f, const char* what, std::
   for (double unit : {128.0, 16.0}) {
     const double m = std::round(v / unit) * unit;
     if (std::fabs(m - v) <= step / 2) {
-      notes.push_back(fmt::format("{}: the report gives {} bytes to {} bytes; taken as {} bytes (a multiple of {})", what,
+      notes.push_back(fmt::format("{}: the report gives {} bytes, rounded to {} bytes; taken as {} bytes (a multiple of {})", what,
                                   format_number(v), format_number(step), format_number(m), format_number(unit)));
       return std::llround(m);
     }

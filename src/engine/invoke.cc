@@ -102,6 +102,9 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
 
 // The rows form (occupancy --from): one row per report, printed as a sweep's rows are, each as it
 // comes; a requirement is checked on every row and a failure names the row.
+/// The rows whose derivation text and md print after the table (json has every row's).
+constexpr std::size_t kRowsExplained = 1000;
+
 int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, std::ostream& out, std::ostream& err) {
   struct Sink : RowSink {
     const Plan& p;
@@ -115,6 +118,9 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     std::deque<std::string> notes;
     std::unordered_set<std::string_view> noted;
     const Gpu* chosen = nullptr;  // the form's own profile (profile()), else gpu
+    // --explain in text and md: each row's derivation after the table, the first kRowsExplained.
+    std::vector<std::pair<std::string, std::vector<std::string>>> derivations;
+    std::size_t rows_seen = 0;
     Sink(const Plan& plan, const Args& a, const Gpu& g, std::ostream& o) : p(plan), args(a), gpu(g), out(o) {}
     const Gpu& used() const { return chosen != nullptr ? *chosen : gpu; }
     void profile(const Gpu& g) override { chosen = &g; }
@@ -126,6 +132,10 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     void row(Report& report) override {
       const Row row = make_row(args, report, used(), 0);
       printer->row(row, p.common.explain ? &report.explain : nullptr);
+      if (p.common.explain && !explains_each_row(p.format) && derivations.size() < kRowsExplained) {
+        derivations.emplace_back(report.label.empty() ? fmt::format("row {}", rows_seen + 1) : report.label, report.explain);
+      }
+      ++rows_seen;
       const std::string where = report.label.empty() ? "" : " for " + report.label;
       for (std::string& f : check_requirements(p.requirements, row, where)) failures.push_back(std::move(f));
       for (const std::string& n : report.notes) {
@@ -139,6 +149,14 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     sink.begin(0);
   }
   sink.printer->notes(std::vector<std::string>(sink.notes.begin(), sink.notes.end()));
+  for (const auto& [label, steps] : sink.derivations) {
+    sink.printer->lines({"", label + ":"}, "");
+    sink.printer->explain(steps);
+  }
+  if (sink.derivations.size() < sink.rows_seen && p.common.explain && !explains_each_row(p.format)) {
+    sink.printer->notes({fmt::format("the derivation of the first {} rows of {}: --format json gives every row's",
+                                     sink.derivations.size(), sink.rows_seen)});
+  }
   sink.printer->end();
   return print_failures(sink.failures, err);
 }
@@ -166,10 +184,12 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
     }
   }
   const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
-  if (common.explain && many && !explains_each_row(plan.format)) {
+  // A rows form explains each row after its table (text, md) or in it (json); a sweep or a batch only in json.
+  if (common.explain && many && !rows_form && !explains_each_row(plan.format)) {
     throw InputError(fmt::format("--explain: not in {} output of many rows: one case, or --format json (an explain array on "
-                                 "every row) with --sweep, --batch{}",
-                                 format_name(plan.format), calc.rows_option != nullptr ? fmt::format(" or --{}", calc.rows_option) : ""));
+                                 "every row) with --sweep or --batch{}",
+                                 format_name(plan.format),
+                                 calc.rows_option != nullptr ? fmt::format(" (--{} explains each row in every format)", calc.rows_option) : ""));
   }
   if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
   Gpu gpu = load_gpu(common.gpu);

@@ -52,7 +52,7 @@ TEST_CASE("gpucalc ncu: the report's SM count, --kernel, the text table and its 
   CHECK(none.err.find("--kernel") != std::string::npos);
 }
 
-TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Lines, refused in text as by every rows form") {
+TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Lines, and after the table in text") {
   testing::Run json = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain", "--format", "json"});
   REQUIRE(json.exit_code == 0);
   const auto row = nlohmann::json::parse(testing::lines_of(json.out)[2]);
@@ -61,9 +61,18 @@ TEST_CASE("gpucalc ncu --explain: each kernel's derivation in its row of JSON Li
   bool flagged = false;
   for (const auto& step : row["explain"]) flagged = flagged || step.get<std::string>().find("Waves Per SM: gpucalc 7.11, ncu 11.13 (FLAGGED)") == 0;
   CHECK(flagged);
+  // Text (and md): the table, its notes, then each kernel's derivation under its name, the same steps.
   testing::Run text = testing::run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--explain"});
-  CHECK(text.exit_code == 2);
-  CHECK(text.err.find("--explain: not in text output of many rows") != std::string::npos);
+  REQUIRE(text.exit_code == 0);
+  const std::size_t derivation = text.out.find("\nexplain:\n  1. ");
+  REQUIRE(derivation != std::string::npos);
+  CHECK(text.out.find("(FLAGGED)", derivation) != std::string::npos);
+  CHECK(text.out.find("  3. occupancy (a10): registers allow 84, shared memory 28, warps 48, the SM 16: 16 blocks", derivation) !=
+        std::string::npos);
+  // A sweep or a batch still explains itself in JSON only.
+  testing::Run sweep = testing::run_gpucalc({"occupancy", "--threads", "256", "--sweep", "regs", "--explain"});
+  CHECK(sweep.exit_code == 2);
+  CHECK(sweep.err.find("--explain: not in text output of many rows") != std::string::npos);
 }
 
 TEST_CASE("gpucalc ncu --gpu: a given profile is kept (CLI11's reading and the plain one), the report's architecture noted") {

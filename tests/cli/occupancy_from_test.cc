@@ -208,7 +208,7 @@ TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, ex
       {{"--from", "tests/data/kernels/templates.ptxas.txt", "--threads", "256", "--arch", "volta"}, 2, "--arch: invalid value 'volta'"},
       {{"--from", "tests/data/kernels/templates.ptxas.txt", "--threads", "256", "--gpu", "tests/data/v100.toml"}, 2, "kernels compiled for sm_70 (the architecture of the profile v100)"},
       {{"--from", "tests/data/kernels/templates.ptxas.txt", "--threads", "256", "--sweep", "threads"}, 2, "--sweep: not with --from"},
-      {{"--from", "tests/data/kernels/templates.ptxas.txt", "--threads", "256", "--explain"}, 2, "--explain"},
+      {{"--from", "tests/data/kernels/templates.ptxas.txt", "--threads", "256", "--explain", "--batch", "x.csv"}, 2, "--batch: not with --from"},
       {{"--arch", "sm_90", "--threads", "256", "--regs", "32"}, 2, "--arch: 'sm_90' is not used"},
   };
   for (const Bad& c : cases) {
