@@ -160,7 +160,7 @@ int run(int argc, char** argv) {
     if (c.calculator != nullptr) {
       add_calculator(*sub, c.calculator(), registered);
     } else {
-      tool = c.tool.add(*sub);
+      tool = add_tool(*sub, c.tool);
     }
   }
   try {

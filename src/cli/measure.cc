@@ -399,15 +399,20 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 
 }  // namespace
 
-std::function<int()> add_measure(CLI::App& sub) {
-  auto o = std::make_shared<MeasureOptions>();
-  sub.add_option("case", o->words, "a case (gpucalc measure --list), all, or calibrate");
-  sub.add_flag("--list", o->list, "list the cases");
-  add_format_option(sub, o->format);
-  sub.add_option("--gpu", o->gpu, "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml");
-  sub.add_option("--out", o->out, "calibrate: the profile TOML to write (default: KEY-calibrated.toml)");
-  for (const MeasureOption& m : measure_case_options()) sub.add_option("--" + m.name, o->case_options[m.name], m.help);
-  return [o]() -> int { return run_measure(*o, o->format); };
+std::vector<ToolOption> measure_options(std::vector<ToolOption> own) {
+  for (const MeasureOption& m : measure_case_options()) own.push_back({.name = "--" + m.name, .help = m.help});
+  return own;
+}
+
+int run_measure(const ToolValues& values) {
+  MeasureOptions o;
+  o.words = values.words_of("case");
+  o.list = values.flag("--list");
+  o.format = values.text_of("--format");
+  o.gpu = values.text_of("--gpu");
+  o.out = values.text_of("--out");
+  for (const MeasureOption& m : measure_case_options()) o.case_options[m.name] = values.text_of("--" + m.name);
+  return run_measure(o, o.format);
 }
 
 }  // namespace gpucalc

@@ -19,12 +19,38 @@ const std::vector<Command>& commands() {
       {"pipeline", "a Hopper/Blackwell GEMM mainloop: stages, warpgroup registers, MMA shape, tensor memory, TMA", pipeline_command, {}},
       {"ncu", "an Nsight Compute report (text or CSV): a row per kernel, gpucalc's models beside ncu's counts", ncu_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr,
-       {add_hw, [] { return std::vector<std::string>{"list", "show", "new"}; }, "show", nullptr, plain_hw}},
+       {.options = [] {
+          return std::vector<ToolOption>{
+              {.name = "action", .help = "list, show NAME, or new --from NAME", .kind = ToolOption::Kind::words},
+              {.name = "--from", .help = "with new: the profile to start from (a name or FILE.toml)"},
+              {.name = "--format", .help = "text, json, csv or md; show also toml", .kind = ToolOption::Kind::format}};
+        },
+        .run = run_hw,
+        .words = [] { return std::vector<std::string>{"list", "show", "new"}; },
+        .profile_after = "show",
+        .plain = plain_hw}},
       {"measure", "run the matching CUDA kernel on GPU 0: predicted against achieved", nullptr,
-       {add_measure, measure_words, nullptr, measure_option_words}},
+       {.options = [] {
+          return measure_options({
+              {.name = "case", .help = "a case (gpucalc measure --list), all, or calibrate", .kind = ToolOption::Kind::words},
+              {.name = "--list", .help = "list the cases", .kind = ToolOption::Kind::flag},
+              {.name = "--format", .kind = ToolOption::Kind::format},
+              {.name = "--gpu", .help = "the profile predictions use (default: the one matching GPU 0), a name or FILE.toml"},
+              {.name = "--out", .help = "calibrate: the profile TOML to write (default: KEY-calibrated.toml)"},
+          });
+        },
+        .run = run_measure,
+        .words = measure_words,
+        .option_words = measure_option_words}},
       {"completion", "print a completion script for bash, zsh or fish", nullptr,
-       {add_completion, [] { return std::vector<std::string>{"bash", "zsh", "fish"}; }}},
-      {"man", "print the manual page gpucalc(1) as roff (man -l <(gpucalc man))", nullptr, {add_man}},
+       {.options = [] {
+          return std::vector<ToolOption>{
+              {.name = "shell", .help = "bash, zsh or fish", .kind = ToolOption::Kind::word, .required = true}};
+        },
+        .run = run_completion,
+        .words = [] { return std::vector<std::string>{"bash", "zsh", "fish"}; }}},
+      {"man", "print the manual page gpucalc(1) as roff (man -l <(gpucalc man))", nullptr,
+       {.options = [] { return std::vector<ToolOption>{}; }, .run = run_man}},
   };
   return table;
 }

@@ -1,8 +1,11 @@
 // Every subcommand, in one table: the calculators (declarations the engine runs) and the tools
-// (hw, measure), each entry saying how it runs, so main never compares names.
+// (hw, measure, completion, man: their options declared here too, ToolOption), each entry saying
+// how it runs, so main never compares names.
 #pragma once
 
 #include <functional>
+#include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -18,10 +21,39 @@ class Option;
 
 namespace gpucalc {
 
-/// A subcommand that is not a calculator: it registers its own options and returns an exit code.
+/// One option of a tool, declared in the command table: CLI11 registers it from here, and --help,
+/// the completion scripts and the manual read it back (describe.h).
+struct ToolOption {
+  enum class Kind {
+    text,    // --from NAME
+    words,   // a positional taking the words after the subcommand (hw list, measure CASE...)
+    word,    // a positional taking one word (completion SHELL), read as text
+    flag,    // --list
+    format,  // the common --format (kCommonOptions), its default shown
+  };
+  std::string name = {};  // with dashes ("--from"), or a positional's name without ("action")
+  std::string help = {};  // --format: empty for the common option's help
+  Kind kind = Kind::text;
+  bool required = false;
+};
+
+/// What CLI11 read into a tool's declared options, by name: words, text (--format "text" unless
+/// given, others empty) and flags.
+struct ToolValues {
+  std::map<std::string, std::vector<std::string>> words;
+  std::map<std::string, std::string> text;
+  std::map<std::string, bool> flags;
+  const std::vector<std::string>& words_of(const std::string& name) const { return words.at(name); }
+  const std::string& text_of(const std::string& name) const { return text.at(name); }
+  bool flag(const std::string& name) const { return flags.at(name); }
+};
+
+/// A subcommand that is not a calculator: its declared options and what runs on them.
 struct Tool {
-  /// Registers the tool's options on `sub`; returns what runs after parsing (format: --format).
-  std::function<int()> (*add)(CLI::App& sub);
+  /// Its options, in the order --help lists them (a function: measure's include its cases').
+  std::vector<ToolOption> (*options)() = nullptr;
+  /// Runs on what was read; returns the exit code.
+  int (*run)(const ToolValues& values) = nullptr;
   /// The words its first argument takes, for completion and the manual (hw: list, show).
   std::vector<std::string> (*words)() = nullptr;
   /// The word after which a profile name follows (hw show NAME); null: none.
@@ -55,13 +87,15 @@ const Calculator& attention_command();
 const Calculator& decode_command();
 const Calculator& pipeline_command();
 const Calculator& ncu_command();
-std::function<int()> add_hw(CLI::App& sub);
+int run_hw(const ToolValues& values);
 std::function<int()> plain_hw(int argc, char** argv);
-std::function<int()> add_measure(CLI::App& sub);
+/// measure's options: its own (in the table) and then every case's, from the case table.
+std::vector<ToolOption> measure_options(std::vector<ToolOption> own);
+int run_measure(const ToolValues& values);
 std::vector<std::string> measure_words();
 std::vector<std::string> measure_option_words(const std::string& flag);
-std::function<int()> add_completion(CLI::App& sub);
-std::function<int()> add_man(CLI::App& sub);
+int run_completion(const ToolValues& values);
+int run_man(const ToolValues& values);
 
 /// An option every calculator takes, one row each: add_calculator registers these with CLI11 and
 /// main's reader of plain calls (src/cli/main.cc) reads them, so adding one is one row here.
@@ -110,6 +144,9 @@ struct Registered {
   CommonOptions common;
   const Calculator* calc = nullptr;
 };
+/// Registers `tool`'s declared options on `sub`; returns what runs after parsing.
+std::function<int()> add_tool(CLI::App& sub, const Tool& tool);
+
 /// Registers `calc`'s declared options and the options every calculator takes (kCommonOptions) on
 /// `sub`, bound to `r`.
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r);

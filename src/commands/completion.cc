@@ -238,22 +238,19 @@ complete -c gpucalc -n '__gpucalc_at 1' -l version -d 'print the version, the co
 
 }  // namespace
 
-std::function<int()> add_completion(CLI::App& sub) {
-  auto shell = std::make_shared<std::string>();
-  sub.add_option("shell", *shell, "bash, zsh or fish")->required();
-  return [shell]() {
-    const std::vector<CommandDoc> docs = describe_commands();
-    if (*shell == "bash") {
-      std::cout << bash(docs);
-    } else if (*shell == "zsh") {
-      std::cout << zsh(docs);
-    } else if (*shell == "fish") {
-      std::cout << fish(docs);
-    } else {
-      throw InputError("completion", *shell, "bash, zsh or fish");
-    }
-    return 0;
-  };
+int run_completion(const ToolValues& values) {
+  const std::string& shell = values.text_of("shell");
+  const std::vector<CommandDoc> docs = describe_commands();
+  if (shell == "bash") {
+    std::cout << bash(docs);
+  } else if (shell == "zsh") {
+    std::cout << zsh(docs);
+  } else if (shell == "fish") {
+    std::cout << fish(docs);
+  } else {
+    throw InputError("completion", shell, "bash, zsh or fish");
+  }
+  return 0;
 }
 
 }  // namespace gpucalc

@@ -52,7 +52,7 @@ std::vector<CommandDoc> describe_commands() {
     if (calc != nullptr) {
       add_calculator(*sub, *calc, registered);
     } else {
-      c.tool.add(*sub);
+      add_tool(*sub, c.tool);
     }
     CommandDoc doc;
     doc.command = &c;

@@ -170,12 +170,12 @@ int run_hw(const HwOptions& o) {
 
 }  // namespace
 
-std::function<int()> add_hw(CLI::App& sub) {
-  auto o = std::make_shared<HwOptions>();
-  sub.add_option("action", o->words, "list, show NAME, or new --from NAME");
-  sub.add_option("--from", o->from, "with new: the profile to start from (a name or FILE.toml)");
-  add_format_option(sub, o->format, "text, json, csv or md; show also toml");
-  return [o]() { return run_hw(*o); };
+int run_hw(const ToolValues& values) {
+  HwOptions o;
+  o.words = values.words_of("action");
+  o.from = values.text_of("--from");
+  o.format = values.text_of("--format");
+  return run_hw(o);
 }
 
 std::function<int()> plain_hw(int argc, char** argv) {

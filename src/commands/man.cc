@@ -232,13 +232,11 @@ A file of the same form is read with \fB\-\-gpu\fR \fIFILE.toml\fR.
 
 }  // namespace
 
-std::function<int()> add_man(CLI::App&) {
-  return [] {
-    const std::string text = page();
-    const std::size_t body = text.find('\n') + 1;  // after .TH
-    std::cout << text.substr(0, body) << fallbacks(text) << text.substr(body);
-    return 0;
-  };
+int run_man(const ToolValues&) {
+  const std::string text = page();
+  const std::size_t body = text.find('\n') + 1;  // after .TH
+  std::cout << text.substr(0, body) << fallbacks(text) << text.substr(body);
+  return 0;
 }
 
 }  // namespace gpucalc

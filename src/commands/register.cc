@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <stdexcept>
 
 #include "commands/commands.h"
@@ -44,6 +45,26 @@ CLI::Option* add_format_option(CLI::App& sub, std::string& format, const char* h
     return opt;
   }
   throw std::logic_error("kCommonOptions has no --format");
+}
+
+std::function<int()> add_tool(CLI::App& sub, const Tool& tool) {
+  auto values = std::make_shared<ToolValues>();
+  for (const ToolOption& o : tool.options()) {
+    CLI::Option* opt = nullptr;
+    switch (o.kind) {
+      case ToolOption::Kind::words: opt = sub.add_option(o.name, values->words[o.name], o.help); break;
+      case ToolOption::Kind::text:
+      case ToolOption::Kind::word: opt = sub.add_option(o.name, values->text[o.name], o.help); break;
+      case ToolOption::Kind::flag: opt = sub.add_flag(o.name, values->flags[o.name], o.help); break;
+      case ToolOption::Kind::format:
+        values->text[o.name] = "text";
+        opt = add_format_option(sub, values->text[o.name], o.help.empty() ? nullptr : o.help.c_str());
+        break;
+    }
+    if (o.required) opt->required();
+  }
+  int (*run)(const ToolValues&) = tool.run;
+  return [values, run]() { return run(*values); };
 }
 
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
