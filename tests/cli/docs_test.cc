@@ -13,11 +13,18 @@
 #include "../verify_helpers.h"
 
 #include "../docs_helpers.h"
+#include "commands/commands.h"
 
 namespace gpucalc {
 namespace {
-const std::vector<std::string> kCalculators = {"occupancy", "little",   "sectors",  "banks",     "fusion", "tiling",
-                                               "waves",     "roofline", "pipeline", "attention", "decode", "ncu"};
+// Every calculator of the command table: a new one needs its page without a second list here.
+const std::vector<std::string> kCalculators = [] {
+  std::vector<std::string> names;
+  for (const Command& c : commands()) {
+    if (c.calculator != nullptr) names.emplace_back(c.name);
+  }
+  return names;
+}();
 
 // The cells of one Markdown table row, as the manual's reader splits them: a `|` inside backticks
 // or written \| stays in its cell.

@@ -12,6 +12,7 @@
 #include <cstdio>
 
 #include "../golden_helpers.h"
+#include "commands/commands.h"
 
 namespace gpucalc {
 namespace {
@@ -22,7 +23,10 @@ TEST_CASE("golden outputs: every calculator in every format, and no file without
   for (const GoldenCase& c : cases) {
     CHECK_MESSAGE(names.insert(c.name).second, ("case " + c.name + " twice"));
   }
-  for (const char* calculator : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline"}) {
+  // Every calculator of the command table (a new one needs its golden cases, no second list here).
+  for (const Command& command : commands()) {
+    if (command.calculator == nullptr) continue;
+    const char* calculator = command.name;
     for (const char* format : {"text", "json", "csv", "md"}) {
       const std::string want = std::string(calculator) + "-" + format;
       CAPTURE(want);
