@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/gpu.h"
+#include "file_text.h"
 
 #include <doctest/doctest.h>
 
@@ -19,11 +20,9 @@ namespace {
 // Bounded input: what is read is a regular file of at most 64 KiB, nested at most 4 deep.
 
 std::string h100_text() {
-  std::ifstream in(std::string(GPUCALC_SOURCE_DIR) + "/hw/h100.toml");
-  std::ostringstream text;
-  text << in.rdbuf();
-  REQUIRE_FALSE(text.str().empty());
-  return text.str();
+  const std::string text = testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/hw/h100.toml");
+  REQUIRE_FALSE(text.empty());
+  return text;
 }
 
 std::vector<Gpu> every_profile() {

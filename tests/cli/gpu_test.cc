@@ -16,6 +16,7 @@
 #include <functional>
 
 #include "../gpu_helpers.h"
+#include "../profile_edit.h"
 
 namespace gpucalc {
 namespace {
@@ -163,13 +164,7 @@ TEST_CASE("profile_toml loads back through --gpu FILE and gpucalc hw show --form
 /// h100 with "FIELD = VALUE" edits applied to the values of its fields.
 std::string h100_with(const std::vector<std::pair<std::string, std::string>>& edits) {
   std::string text = h100_text();
-  for (const auto& [field, value] : edits) {
-    const std::size_t at = text.find("\n" + field + " = { value = ");
-    REQUIRE(at != std::string::npos);
-    const std::size_t start = at + field.size() + 14;
-    const std::size_t end = text.find(", kind = ", start);
-    text.replace(start, end - start, value);
-  }
+  for (const auto& [field, value] : edits) text = testing::with_value(text, field, value);
   return text;
 }
 

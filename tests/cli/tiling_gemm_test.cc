@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/tiling.h"
+#include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -207,17 +208,13 @@ TEST_CASE("tiling's new options: bad input is one line naming the option") {
       {{"--dtype-b", "int4x"}, "--dtype-b", "invalid value 'int4x'"},
       {{"--dtype-c", ""}, "--dtype-c", "expected"},
   };
+  std::vector<testing::Refused> table;
   for (const Row& row : rows) {
-    std::vector<std::string> args = {"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128"};
+    std::vector<std::string> args = {"--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128"};
     args.insert(args.end(), row.args.begin(), row.args.end());
-    testing::Run r = run_gpucalc(args);
-    INFO(row.option << " " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err_lines().size() == 1);
-    CHECK(r.err.find(row.option) != std::string::npos);
-    CHECK(r.err.find(row.accepted) != std::string::npos);
+    table.push_back({args, row.option, row.accepted});
   }
+  testing::check_refused("tiling", table);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "core/waves.h"
+#include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
 #include "../waves_gemm_helpers.h"
@@ -136,19 +137,9 @@ TEST_CASE("waves --gemm: every bad input is one line naming the option and the a
       {{"--blocks", "10", "--blocks-per-sm", "1", "--tile", "128x256"}, "--tile", "not used by this waves case"},
       {{"--blocks", "10", "--blocks-per-sm", "1", "--split-k", "2"}, "--split-k", "not used by this waves case"},
   };
-  for (const Row& row : rows) {
-    std::vector<std::string> args = {"waves"};
-    args.insert(args.end(), row.args.begin(), row.args.end());
-    testing::Run r = run_gpucalc(args);
-    std::string command;
-    for (const std::string& a : args) command += " " + a;
-    INFO(command << "\nstderr: " << r.err);
-    CHECK(r.exit_code == 2);
-    CHECK(r.out.empty());
-    CHECK(r.err_lines().size() == 1);
-    CHECK(r.err.find(row.option) != std::string::npos);
-    CHECK(r.err.find(row.accepted) != std::string::npos);
-  }
+  std::vector<testing::Refused> table;
+  for (const Row& row : rows) table.push_back({row.args, row.option, row.accepted});
+  testing::check_refused("waves", table);
 }
 
 }  // namespace

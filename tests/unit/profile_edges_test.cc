@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/fusion.h"
 #include "core/gpu.h"
+#include "../profile_edit.h"
 #include "core/little.h"
 #include "core/occupancy.h"
 #include "core/roofline.h"
@@ -32,15 +33,7 @@ std::string h100_text() {
   return "# h100\n" + profile_toml(h100);
 }
 
-/// `text` with the value of `field` replaced by `value`.
-std::string with_value(std::string text, const std::string& field, const std::string& value) {
-  const std::size_t at = text.find("\n" + field + " = { value = ");
-  REQUIRE(at != std::string::npos);
-  const std::size_t start = at + field.size() + 14;
-  const std::size_t end = text.find(", kind = ", start);
-  text.replace(start, end - start, value);
-  return text;
-}
+using testing::with_value;
 
 /// A value as TOML writes it: whole numbers as integers, the rest as numbers.
 std::string toml_value(const ProfileField& f, double v) {
