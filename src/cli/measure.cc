@@ -400,7 +400,9 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
 }  // namespace
 
 std::vector<ToolOption> measure_options(std::vector<ToolOption> own) {
-  for (const MeasureOption& m : measure_case_options()) own.push_back({.name = "--" + m.name, .help = m.help});
+  for (const MeasureOption& m : measure_case_options()) {
+    own.push_back({.name = "--" + m.name, .help = m.help, .kind = m.flag ? ToolOption::Kind::flag : ToolOption::Kind::text});
+  }
   return own;
 }
 
@@ -411,7 +413,10 @@ int run_measure(const ToolValues& values) {
   o.format = values.text_of("--format");
   o.gpu = values.text_of("--gpu");
   o.out = values.text_of("--out");
-  for (const MeasureOption& m : measure_case_options()) o.case_options[m.name] = values.text_of("--" + m.name);
+  // A flag given reads as "true", as a calculator's does; not given, as an option left out.
+  for (const MeasureOption& m : measure_case_options()) {
+    o.case_options[m.name] = m.flag ? (values.flag("--" + m.name) ? "true" : "") : values.text_of("--" + m.name);
+  }
   return run_measure(o, o.format);
 }
 

@@ -3,7 +3,8 @@
 // can run here, and its steps), and what the CLI asks of it. Each parses its options
 // (validating against the GPU before any launch), runs its kernels through measure/kernels.h,
 // and sets the core model's prediction beside what the GPU achieved: the families are
-// cases_memory.cc, cases_occupancy.cc, cases_compute.cc, cases_verify.cc and cases_calibrate.cc.
+// cases_memory.cc, cases_occupancy.cc, cases_compute.cc, cases_attention.cc, cases_verify.cc and
+// cases_calibrate.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -154,6 +155,16 @@ const std::vector<CaseEntry>& registry() {
           true},
          runs_anywhere,
          cases::roofline_case()},
+        // attention: the calculator's shape options; equal lengths, bf16, the kernel's 64x64 tile
+        {{"attention",
+          "gpucalc's FlashAttention-style forward kernel (bf16, CUDA cores, 64x64 tiles): time and DRAM bytes "
+          "counted against the attention model",
+          {take(attention_command, "batch-size").at_most(256), take(attention_command, "heads").at_most(256),
+           take(attention_command, "kv-heads").at_most(256), take(attention_command, "seq").at_least(64).at_most(65536),
+           take(attention_command, "head-dim").at_least(64).at_most(128), take(attention_command, "causal")},
+          true},
+         runs_anywhere,
+         cases::attention_case()},
         {{"verify",
           "the built-in suite of warp access patterns (every element size, broadcasts, masks, misalignment, padding, "
           "swizzles, tiles): each counted by CUPTI against gpucalc sectors or banks; last line N/M patterns agree",
@@ -218,7 +229,7 @@ std::string case_option_help(const OptionSpec& o) {
   const bool fixed = o.min.of_gpu == nullptr && o.max.of_gpu == nullptr;
   const double lo = o.min.value, hi = o.max.value;
   auto text = [&](double v) { return o.unit == Unit::count ? format_number(v) : format_quantity(v, o.unit); };
-  if (o.kind == OptionKind::text || !std::isfinite(lo)) return o.what;
+  if (o.kind == OptionKind::text || o.kind == OptionKind::flag || !std::isfinite(lo)) return o.what;
   if (!fixed) return fmt::format("{} ({} to the profile's limit)", o.what, text(lo));
   return std::isfinite(hi) ? fmt::format("{} ({} to {})", o.what, text(lo), text(hi)) : fmt::format("{} ({} or more)", o.what, text(lo));
 }
@@ -231,7 +242,7 @@ const std::vector<MeasureOption>& measure_case_options() {
     for (const CaseEntry& e : registry()) {
       for (const OptionSpec& o : e.info.options) {
         auto it = std::find_if(v.begin(), v.end(), [&](const MeasureOption& m) { return m.name == o.name; });
-        if (it == v.end()) it = v.insert(v.end(), MeasureOption{o.name, "", {}, {}});
+        if (it == v.end()) it = v.insert(v.end(), MeasureOption{o.name, "", {}, {}, o.kind == OptionKind::flag});
         // Cases that take the option alike share one entry: "occupancy, clusters: threads per block ...".
         const std::string help = case_option_help(o);
         auto same = std::find_if(it->cases.begin(), it->cases.end(), [&](const auto& c) { return c.second == help; });

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/attention_ref.h"
 #include "measure/counters.h"
 
 namespace gpucalc::dev {
@@ -205,6 +206,18 @@ MatmulRun run_matmul(int m, int n, int k, int tile);
 /// Seconds of a kernel that reads n fp32 values, runs `fmas` dependent FMAs on each and
 /// writes it back (2 fmas FLOP per 8 bytes); every element checked.
 double run_roofline(std::size_t n, int fmas);
+
+/// The attention forward kernel (attention.cu) on bf16 Q, K, V of `shape` (random inputs),
+/// O and the LSE poisoned first; every element checked written, and `rows_per_head` rows of
+/// every (batch, head) (attn::sampled_rows) checked against the host reference.
+struct AttentionRun {
+  double seconds = 0;            // median of the timed runs
+  std::int64_t rows_checked = 0;  // rows of O and LSE compared with the host reference
+  int blocks_per_sm = 0;         // cudaOccupancyMaxActiveBlocksPerMultiprocessor
+  int registers = 0;             // cudaFuncAttributes::numRegs
+  std::size_t smem_per_block = 0;  // dynamic shared memory a block, bytes
+};
+AttentionRun run_attention(const attn::Shape& shape, int rows_per_head);
 
 /// Evicts the L2: reads a buffer of 4x its size (at least 64 MiB), allocated once per process.
 void flush_l2();

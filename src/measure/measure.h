@@ -86,6 +86,7 @@ struct MeasureOption {
   std::string help;  // "fusion: ...; tiling: ..."
   std::vector<std::string> choices;
   std::vector<std::pair<std::string, std::string>> cases;  // the cases that take it ("occupancy, clusters") and what
+  bool flag = false;  // given alone, without a value (--causal)
 };
 const std::vector<MeasureOption>& measure_case_options();
 /// The words completion offers for `flag` (--preset): the choices of measure_case_options().

@@ -27,7 +27,7 @@ std::string refusal(Call call) {
 }
 
 const char* kWords =
-    "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, verify, "
+    "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, attention, verify, "
     "all, calibrate (see gpucalc measure --list)";
 
 }  // namespace
