@@ -1,7 +1,7 @@
 // What measure's cases share: the run's context, the row builders and the counted-pattern
 // rows. One file per family of cases (as nvbandwidth splits its test cases) defines each case's
 // plan and run: cases_memory.cc (copy, little, sectors, banks), cases_occupancy.cc (occupancy,
-// occupancy-suggest, clusters, waves), cases_compute.cc (fusion, tiling, roofline),
+// occupancy-suggest, clusters, waves), cases_compute.cc (fusion, tiling, roofline), cases_pipeline.cc (pipeline),
 // cases_verify.cc (verify) and cases_calibrate.cc (calibrate). cases.cc holds the one table
 // that lists them with their key, help, options and filter. Host code: no CUDA types.
 #pragma once
@@ -70,6 +70,7 @@ CaseRun waves_case();
 CaseRun fusion_case();
 CaseRun tiling_case();
 CaseRun roofline_case();
+CaseRun pipeline_case();
 CaseRun verify_case();
 
 /// A row of a timed table: predicted against achieved (NaN predicted: no prediction).

@@ -27,8 +27,8 @@ std::string refusal(Call call) {
 }
 
 const char* kWords =
-    "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, verify, "
-    "all, calibrate (see gpucalc measure --list)";
+    "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, "
+    "pipeline, verify, all, calibrate (see gpucalc measure --list)";
 
 }  // namespace
 
