@@ -9,11 +9,12 @@ set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_ARCHITECTURES 80-real 90-real 90-virtual)
 file(GLOB GPUCALC_MEASURE_CUDA_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/measure/*.cu)
 
-# wgmma_sm90a.cu uses Hopper's wgmma, which exists on sm_90a only: it is built for that target
-# alone (no CMake architectures; -gencode by hand), and run only on compute capability 9.0 (the
-# other GPUs skip it and say why).
-list(REMOVE_ITEM GPUCALC_MEASURE_CUDA_SOURCES ${CMAKE_SOURCE_DIR}/src/measure/wgmma_sm90a.cu)
-add_library(gpucalc_measure_sm90a OBJECT src/measure/wgmma_sm90a.cu)
+# wgmma_sm90a.cu and pipeline_sm90a.cu use Hopper's wgmma, which exists on sm_90a only: they are
+# built for that target alone (no CMake architectures; -gencode by hand), and run only on compute
+# capability 9.0 (the other GPUs skip them and say why).
+set(GPUCALC_MEASURE_SM90A_SOURCES ${CMAKE_SOURCE_DIR}/src/measure/wgmma_sm90a.cu ${CMAKE_SOURCE_DIR}/src/measure/pipeline_sm90a.cu)
+list(REMOVE_ITEM GPUCALC_MEASURE_CUDA_SOURCES ${GPUCALC_MEASURE_SM90A_SOURCES})
+add_library(gpucalc_measure_sm90a OBJECT ${GPUCALC_MEASURE_SM90A_SOURCES})
 set_target_properties(gpucalc_measure_sm90a PROPERTIES CUDA_ARCHITECTURES OFF)
 target_link_libraries(gpucalc_measure_sm90a PRIVATE gpucalc_core)
 target_include_directories(gpucalc_measure_sm90a PRIVATE ${CMAKE_SOURCE_DIR}/src)

@@ -38,6 +38,17 @@ using cases::Context;
 
 std::string runs_anywhere(const DeviceInfo&) { return ""; }
 std::string needs_counters(const DeviceInfo&) { return counters_unavailable(); }
+std::string needs_sm90(const DeviceInfo& d) {
+  return d.cc_major == 9 && d.cc_minor == 0
+             ? ""
+             : fmt::format("TMA + wgmma is built for sm_90a only (compute capability 9.0); this GPU is {}.{}", d.cc_major, d.cc_minor);
+}
+
+/// A calculator's option as measure takes it (take, below), with the help of what the case runs.
+OptionSpec narrowed(OptionSpec o, std::string what) {
+  o.what = std::move(what);
+  return o;
+}
 
 /// One row of the table: what `measure --list` says of the case, whether it can run here
 /// ("" when it can, else why not), and its steps (the family files).
@@ -165,6 +176,15 @@ const std::vector<CaseEntry>& registry() {
           true},
          runs_anywhere,
          cases::attention_case()},
+        {{"pipeline",
+          "a TMA + wgmma mainloop (sm_90a) at 1 to gpucalc pipeline's automatic stage count and one more: bandwidth against "
+          "Little's law, blocks per SM and shared memory per block against the model; the one past the opt-in maximum refused",
+          {narrowed(take(pipeline_command, "tile"), "the CTA tile the kernel takes: 128x128x64 (default), 64x128x64 or 64x256x64"),
+           narrowed(take(pipeline_command, "stages"),
+                    "auto (1 to the model's count, then one more that must be refused) or stage counts such as 1,2,4")},
+          false},
+         needs_sm90,
+         cases::pipeline_case()},
         {{"verify",
           "the built-in suite of warp access patterns (every element size, broadcasts, masks, misalignment, padding, "
           "swizzles, tiles): each counted by CUPTI against gpucalc sectors or banks; last line N/M patterns agree",

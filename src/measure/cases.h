@@ -2,7 +2,7 @@
 // rows. One file per family of cases (as nvbandwidth splits its test cases) defines each case's
 // plan and run: cases_memory.cc (copy, little, sectors, banks), cases_occupancy.cc (occupancy,
 // occupancy-suggest, clusters, waves), cases_compute.cc (fusion, tiling, roofline),
-// cases_attention.cc (attention),
+// cases_attention.cc (attention), cases_pipeline.cc (pipeline),
 // cases_verify.cc (verify) and cases_calibrate.cc (calibrate). cases.cc holds the one table
 // that lists them with their key, help, options and filter. Host code: no CUDA types.
 #pragma once
@@ -72,6 +72,7 @@ CaseRun fusion_case();
 CaseRun tiling_case();
 CaseRun roofline_case();
 CaseRun attention_case();
+CaseRun pipeline_case();
 CaseRun verify_case();
 
 /// A row of a timed table: predicted against achieved (NaN predicted: no prediction).

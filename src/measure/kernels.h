@@ -81,6 +81,29 @@ struct WgmmaRun {
 };
 WgmmaRun run_wgmma_peak(int sm_count);
 
+/// A TMA + wgmma mainloop (pipeline_sm90a.cu, sm_90a): C = A B^T per CTA, each CTA streaming its
+/// own A (tile_m x K) and B (tile_n x K, K-major) bf16 slabs through a ring of `stages` stages of
+/// `smem` bytes in all (tiles, then a full and an empty mbarrier a stage), 128-byte swizzle, one
+/// producer thread issuing TMA and one consumer warpgroup issuing wgmma m64nNk16; a sample of C
+/// checked against the host. Tiles 64x128x64, 128x128x64, 64x256x64. On any GPU other than
+/// compute capability 9.0 nothing runs and `why_not` says so; a shared-memory size the runtime
+/// refuses sets `refused` (with its words), not an error.
+struct PipelineStreamRun {
+  bool ran = false;
+  std::string why_not;
+  bool refused = false;
+  std::string refusal;
+  int num_regs = 0;        // cudaFuncAttributes::numRegs
+  int blocks_per_sm = 0;   // cudaOccupancyMaxActiveBlocksPerMultiprocessor at `smem`
+  int blocks = 0;          // CTAs launched: SMs x blocks_per_sm
+  int k = 0;               // K of each CTA's slabs
+  double seconds = 0;      // median of the timed runs
+  double bytes = 0;        // loaded by TMA: blocks x (tile_m + tile_n) x K x 2
+  double flops = 0;        // 2 x blocks x tile_m x tile_n x K
+  std::size_t checked = 0; // elements of C checked
+};
+PipelineStreamRun run_pipeline_stream(int tile_m, int tile_n, int stages, std::size_t smem, int sm_count);
+
 /// cuBLAS's bf16 GEMM (cublasGemmEx, fp32 compute, bf16 out), n x n x n, libcublas loaded at
 /// run time with dlopen (cublas.cu); inputs of 1.0, every element of C checked (= n). When the
 /// library or a symbol cannot be loaded, or cuBLAS returns an error status, `why_not` says so.

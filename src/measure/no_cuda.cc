@@ -144,6 +144,7 @@ LaunchRun run_launch(int) { unavailable(); }
 FmaRun run_fma_peak(int) { unavailable(); }
 double run_mma_peak(int) { unavailable(); }
 WgmmaRun run_wgmma_peak(int) { unavailable(); }
+PipelineStreamRun run_pipeline_stream(int, int, int, std::size_t, int) { unavailable(); }
 CublasRun run_cublas_gemm(int) { unavailable(); }
 const std::vector<int>& residency_variants() { unavailable(); }
 ResidencyRun residency_attributes(int, int, std::size_t) { unavailable(); }

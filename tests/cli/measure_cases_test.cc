@@ -27,8 +27,8 @@ std::string refusal(Call call) {
 }
 
 const char* kWords =
-    "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, attention, verify, "
-    "all, calibrate (see gpucalc measure --list)";
+    "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, attention, "
+    "pipeline, verify, all, calibrate (see gpucalc measure --list)";
 
 }  // namespace
 

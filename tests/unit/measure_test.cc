@@ -39,7 +39,8 @@ TEST_CASE("measure cases: stable keys, one line of help, options all registered"
     CHECK(std::string(c.help).find('\n') == std::string::npos);
     for (const OptionSpec& o : c.options) CHECK(registered.count(o.name) == 1);
   }
-  for (const char* k : {"copy", "occupancy", "waves", "little", "sectors", "banks", "fusion", "tiling", "roofline", "attention"}) {
+  for (const char* k : {"copy", "occupancy", "waves", "little", "sectors", "banks", "fusion", "tiling", "roofline", "attention",
+                        "pipeline"}) {
     CHECK(keys.count(k) == 1);
   }
 }
