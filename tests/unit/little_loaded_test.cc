@@ -41,7 +41,7 @@ TEST_CASE("under load, by hand: 5 warps on 150 SMs sit at rho = 3/4, L = 500 ns"
   CHECK(r.bytes_in_flight_per_sm * 150 == doctest::Approx(r.achieved_bandwidth * r.loaded_latency).epsilon(1e-9));
 }
 
-TEST_CASE("under load: the bandwidth rises with bytes in flight and stays below B; the latency rises") {
+TEST_CASE("under load: the bandwidth rises with bytes in flight and stays below B, and the latency rises") {
   const LoadedModel m = round_model(132);
   double last_x = 0, last_l = 0;
   for (double w : {1.0, 2.0, 4.0, 16.0, 64.0, 1024.0}) {
