@@ -38,8 +38,12 @@ void fit_loaded_latency(const DeviceInfo& device, Calibration& c) {
     c.loaded_points.push_back({warps, loads, bw});
     points.push_back({static_cast<double>(warps), static_cast<double>(loads), 16, bw});
   }
+  // B: the read-only kernel's, or the sweep's best where that read faster (the queue diverges at
+  // the most the memory gives a read, whichever kernel found it)
+  c.loaded_read_bandwidth = c.read_bandwidth;
+  for (const LoadPoint& p : points) c.loaded_read_bandwidth = std::max(c.loaded_read_bandwidth, p.bandwidth);
   try {
-    const LoadFit fit = fit_loaded(points, c.latency_hbm_cycles / device.clock_hz, c.read_bandwidth, device.sm_count);
+    const LoadFit fit = fit_loaded(points, c.latency_hbm_cycles / device.clock_hz, c.loaded_read_bandwidth, device.sm_count);
     c.latency_queue_time = fit.queue_time;
     c.warp_return_bandwidth = fit.warp_return_bandwidth;
     c.loaded_worst_ratio = fit.worst_ratio;

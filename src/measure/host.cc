@@ -183,7 +183,12 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
     g.memory_bandwidth_achievable = c.memcpy_bandwidth;
     measured("memory_bandwidth_achievable", "cudaMemcpy device to device over 1 GiB, read + write, median");
   }
-  if (c.read_bandwidth > 0) {
+  if (c.loaded_read_bandwidth > c.read_bandwidth) {
+    g.memory_read_bandwidth = c.loaded_read_bandwidth;
+    measured("memory_read_bandwidth", fmt::format("the little kernel's best read of the loaded-latency sweep (the read-only "
+                                                  "kernel {}: {:.0f} GB/s)",
+                                                  c.read_variant, c.read_bandwidth / 1e9));
+  } else if (c.read_bandwidth > 0) {
     g.memory_read_bandwidth = c.read_bandwidth;
     measured("memory_read_bandwidth", fmt::format("read-only kernel {} over 4 GiB, median", c.read_variant));
   }

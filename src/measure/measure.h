@@ -172,6 +172,7 @@ struct Calibration {
     double bandwidth = 0;  // bytes/s
   };
   std::vector<LoadedPoint> loaded_points;
+  double loaded_read_bandwidth = 0;  // B of the fit: the read-only kernel's or the sweep's best, bytes/s
   double latency_queue_time = 0;     // s, seconds; 0 when the fit failed
   double warp_return_bandwidth = 0;  // r, bytes/s
   double loaded_worst_ratio = 1;     // the sweep point furthest from the fitted model

@@ -408,6 +408,12 @@ TEST_CASE("calibrate: the loaded-latency fit, the read and the memcpy bandwidth 
     CHECK(back.provenance.at(f).source.find("gpucalc measure calibrate on NVIDIA H200") != std::string::npos);
   }
   CHECK(back.provenance.at("latency_queue_time").source.find("held back") != std::string::npos);
+  // A sweep point that read faster than the read-only kernel is the queue's B instead.
+  Calibration faster = c;
+  faster.loaded_read_bandwidth = 4.60e12;
+  const Gpu f = calibrated_profile(base, faster, h200_device(), "2026-12-02");
+  CHECK(f.memory_read_bandwidth == 4.60e12);
+  CHECK(f.provenance.at("memory_read_bandwidth").source.find("4560 GB/s") != std::string::npos);
   // The table: s and r against the base profile's, and each sweep point as a note.
   MeasureTable t = calibration_table(c, base);
   const auto row_of = [&](const std::string& prefix) -> const MeasureRow* {
