@@ -16,9 +16,11 @@ namespace {
 
 // The options by their place in the declaration (little_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kBandwidth, kLatency, kBytesPerLoad, kWarps, kIssueCycles, kWaitCycles };
+enum : std::size_t { kBandwidth, kLatency, kBytesPerLoad, kWarps, kIssueCycles, kWaitCycles, kWarpsPerSm, kLoadsPerWarp, kBytesPerLane };
 
 void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report);
+void run_loaded(const Args& a, const Gpu& gpu, Report& report);
+void datasheet_range(const Args& a, const LittleInput& in, const Gpu& gpu, Report& report);
 
 /// The latency of the scheduler form: --latency when given, else L cycles at the profile's
 /// clock (the lesson's L is the load's latency); a note when both are given and differ.
@@ -91,6 +93,8 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     report.num("warps_needed_exact", r.warps_needed_exact);
     if (a.for_people()) explain_scheduler(in, r, gpu, report);
   }
+  datasheet_range(a, in, gpu, report);
+  if (a.has(kWarpsPerSm) || a.has(kLoadsPerWarp) || a.has(kBytesPerLane)) run_loaded(a, gpu, report);
   for (const char* option : {"wait-cycles", "issue-cycles", "latency"}) {
     if (std::string step = options::cycles_step(a, option, gpu); !step.empty()) {
       report.explain.insert(report.explain.begin(), step);
@@ -113,6 +117,86 @@ void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& 
                                        "(larger c) or several loads in flight per warp",
                                        format_number(r.warps_needed), per_scheduler));
   }
+}
+
+/// The honest range of the bytes in flight: the profile's bandwidth is the datasheet's, and
+/// copies reach less (memory_bandwidth_achievable, when the profile has it and no --bandwidth).
+void datasheet_range(const Args& a, const LittleInput& in, const Gpu& gpu, Report& report) {
+  if (a.has(kBandwidth) || !(gpu.memory_bandwidth_achievable > 0)) return;
+  // bytes in flight [B] = achievable bandwidth [B/s] x latency [s]
+  const double achievable = gpu.memory_bandwidth_achievable * in.latency;
+  report.num("bytes_in_flight_achievable", achievable, Unit::bytes);
+  if (!a.for_people()) return;
+  auto it = gpu.provenance.find("memory_bandwidth");
+  const bool spec = it != gpu.provenance.end() && it->second.kind == "spec";
+  report.notes.push_back(fmt::format("bytes in flight range from {} at the {} bandwidth {} down to {} at the achievable {} "
+                                     "(memory_bandwidth_achievable: cudaMemcpy, read + write); which one holds depends on the "
+                                     "kernel's mix of reads and writes",
+                                     bytes_text(in.bandwidth * in.latency, true), spec ? "datasheet's" : "profile's",
+                                     format_quantity(in.bandwidth, Unit::bytes_per_second), bytes_text(achievable, true),
+                                     format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second)));
+}
+
+/// The loaded form's constants: the profile's, L0 from --latency and B from --bandwidth when given.
+LoadedModel loaded_constants(const Args& a, const Gpu& gpu) {
+  if (!(gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0)) {
+    throw InputError("--gpu", gpu.key,
+                     "a profile with memory_read_bandwidth, latency_queue_time and warp_return_bandwidth for --warps-per-sm "
+                     "(h200, or the profile gpucalc measure calibrate writes)");
+  }
+  LoadedModel m = loaded_model(gpu);
+  if (a.given(kLatency)) m.idle_latency = a.number(kLatency);
+  if (a.has(kBandwidth)) m.read_bandwidth = a.number(kBandwidth);
+  return m;
+}
+
+/// Latency and bandwidth under load: W warps x U loads x b bytes per SM.
+void run_loaded(const Args& a, const Gpu& gpu, Report& report) {
+  if (!a.has(kWarpsPerSm)) {
+    throw InputError("--warps-per-sm is required: the loaded form takes --warps-per-sm W [--loads-per-warp U] "
+                     "[--bytes-per-lane b]");
+  }
+  const LoadedModel m = loaded_constants(a, gpu);
+  LoadInput in;
+  in.warps_per_sm = a.number(kWarpsPerSm);
+  in.loads_per_warp = a.has(kLoadsPerWarp) ? a.number(kLoadsPerWarp) : 1;
+  in.bytes_per_lane = a.has(kBytesPerLane) ? a.number(kBytesPerLane) : 16;
+  const LoadResult r = loaded(in, m);
+  report.num("loaded_latency", r.loaded_latency, Unit::seconds);
+  report.num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second);
+  report.num("memory_utilization", r.utilization, Unit::fraction);
+  report.num("idle_bandwidth", r.idle_bandwidth, Unit::bytes_per_second);
+  report.num("knee_bytes_per_sm", r.knee_bytes_per_sm, Unit::bytes);
+  report.num("knee_warps_per_sm", r.knee_warps_per_sm);
+  if (!a.for_people()) return;
+  const double burst = in.loads_per_warp * m.warp_size * in.bytes_per_lane;
+  const auto q = [](double v, Unit u) { return format_quantity(v, u); };
+  report.explain.push_back(fmt::format("under load: D = W x U x {} lanes x b = {} x {} x {} x {} B = {} per SM", m.warp_size,
+                                       format_number(in.warps_per_sm), format_number(in.loads_per_warp), m.warp_size,
+                                       format_number(in.bytes_per_lane), bytes_text(r.bytes_in_flight_per_sm, true)));
+  report.explain.push_back(fmt::format("burst drain = U x {} x b / r = {} / {} = {} (a warp resumes when its last byte is back)",
+                                       m.warp_size, bytes_text(burst), q(m.warp_return_bandwidth, Unit::bytes_per_second),
+                                       q(r.burst_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("L(X) = L0 + burst + s rho / (1 - rho), rho = X / B, L0 = {} ({}), s = {}, B = {} ({})",
+                                       q(m.idle_latency, Unit::seconds),
+                                       a.given(kLatency) ? "--latency" : "the profile's idle latency, latency_hbm_cycles at the boost clock",
+                                       q(m.queue_time, Unit::seconds), q(m.read_bandwidth, Unit::bytes_per_second),
+                                       a.has(kBandwidth) ? "--bandwidth" : "memory_read_bandwidth"));
+  report.explain.push_back(fmt::format("X = D x {} SMs / L(X), solved: X = {} (rho {}), queue wait {}, L = {} + {} + {} = {}",
+                                       m.sm_count, q(r.achieved_bandwidth, Unit::bytes_per_second),
+                                       q(r.utilization, Unit::fraction), q(r.queue_wait, Unit::seconds),
+                                       q(m.idle_latency, Unit::seconds), q(r.burst_time, Unit::seconds),
+                                       q(r.queue_wait, Unit::seconds), q(r.loaded_latency, Unit::seconds)));
+  report.explain.push_back(fmt::format("at the idle latency alone: min(B, D x SMs / L0) = {}", q(r.idle_bandwidth, Unit::bytes_per_second)));
+  report.explain.push_back(fmt::format("knee: X = 90% of B at L = L0 + burst + 9 s = {}: D = 0.9 B L / SMs = {} per SM, {} warps",
+                                       q(r.loaded_latency - r.queue_wait + 9 * m.queue_time, Unit::seconds),
+                                       bytes_text(r.knee_bytes_per_sm, true), format_number(r.knee_warps_per_sm)));
+  report.notes.push_back(fmt::format("under load: reads only, from HBM, on all {} SMs at once; B is a read-only kernel's {} (the "
+                                     "datasheet's {}); writes mixed in saturate lower (cudaMemcpy: {})",
+                                     m.sm_count, q(m.read_bandwidth, Unit::bytes_per_second),
+                                     q(gpu.memory_bandwidth, Unit::bytes_per_second),
+                                     gpu.memory_bandwidth_achievable > 0 ? q(gpu.memory_bandwidth_achievable, Unit::bytes_per_second)
+                                                                         : std::string("not in the profile")));
 }
 
 // Bytes in flight per SM over the swept latency, the case itself marked.
@@ -152,15 +236,31 @@ const Calculator& little_command() {
                .or_else("128"),
            number_option("warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
            number_option("issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
-           number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0)},
-          {"bandwidth", "latency", "bytes-per-load", "warps", "issue-cycles", "wait-cycles"}),
+           number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0),
+           integer_option("warps-per-sm", "under load: warps W per SM, each keeping its loads in flight")
+               .at_least(1)
+               .at_most(1024)
+               .sweepable([](const Gpu& g) { return SweepRange{1, static_cast<double>(g.max_threads_per_sm / g.warp_size), 1}; }),
+           integer_option("loads-per-warp", "under load: independent loads U each lane keeps in flight (default 1)").at_least(1).at_most(64),
+           number_option("bytes-per-lane", "under load: bytes b of one lane's load (16: float4; default 16)", Unit::onchip_bytes)
+               .above(0)
+               .at_most(64)},
+          {"bandwidth", "latency", "bytes-per-load", "warps", "issue-cycles", "wait-cycles", "warps-per-sm", "loads-per-warp",
+           "bytes-per-lane"}),
       .results =
           {{"bytes_in_flight", Unit::bytes, true},
            {"bytes_in_flight_per_sm", Unit::bytes, true},
            {"loads_in_flight_per_sm", Unit::count, true},
            {"scheduler_utilization", Unit::fraction, true},
            {"warps_needed", Unit::count, true},
-           {"warps_needed_exact", Unit::count}},
+           {"warps_needed_exact", Unit::count},
+           {"bytes_in_flight_achievable", Unit::bytes},
+           {"loaded_latency", Unit::seconds, true},
+           {"achieved_bandwidth", Unit::bytes_per_second, true},
+           {"memory_utilization", Unit::fraction},
+           {"idle_bandwidth", Unit::bytes_per_second},
+           {"knee_bytes_per_sm", Unit::bytes},
+           {"knee_warps_per_sm", Unit::count}},
       .run = run,
       .chart_axis = "latency=50ns:1000ns:10ns",
       .chart = chart};

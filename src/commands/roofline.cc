@@ -82,6 +82,7 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
 }
 
 void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_name, Report& report);
+void achievable_range(Report& report, const Args& a, double bytes, const RooflineResult& r, const Gpu& gpu);
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
     RooflineInput in;
@@ -151,6 +152,22 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     }
     if (a.for_people()) explain(in, r, unit_name, report);
     if (r.has_achieved) add_achieved(report, a, in, r, gpu);
+    if (r.has_times && !a.has(kBandwidth)) achievable_range(report, a, in.bytes, r, gpu);
+}
+
+// The memory time at what copies achieve (memory_bandwidth_achievable, where the profile has it):
+// the profile's bandwidth is the datasheet's, so its time is the range's lower end.
+void achievable_range(Report& report, const Args& a, double bytes, const RooflineResult& r, const Gpu& gpu) {
+  if (!(gpu.memory_bandwidth_achievable > 0)) return;
+  // memory time [s] = bytes / achievable bandwidth [B/s]
+  const double t = bytes / gpu.memory_bandwidth_achievable;
+  report.num("memory_time_achievable", t, Unit::seconds);
+  if (!a.for_people()) return;
+  report.notes.push_back(fmt::format("memory time from {} at the profile's {} to {} at the achievable {} "
+                                     "(memory_bandwidth_achievable: cudaMemcpy, read + write); a read-only stream lies between",
+                                     format_quantity(r.memory_time, Unit::seconds),
+                                     format_quantity(r.bandwidth, Unit::bytes_per_second), format_quantity(t, Unit::seconds),
+                                     format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second)));
 }
 
 // The derivation after the inputs: for people (a single call, --explain).
@@ -253,7 +270,8 @@ const Calculator& roofline_command() {
            {"peak_fraction", Unit::fraction},
            {"bandwidth_fraction", Unit::fraction},
            {"achieved_fraction", Unit::fraction},
-           {"nearer_bound", Unit::text}},
+           {"nearer_bound", Unit::text},
+           {"memory_time_achievable", Unit::seconds}},
       .run = run,
       .chart_axis = nullptr,
       .chart = chart,

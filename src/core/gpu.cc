@@ -666,6 +666,11 @@ const std::vector<ProfileField>& profile_fields() {
       {"tensor_memory_per_sm", K::size, "bytes", Unit::onchip_bytes, false, 1, kMaxSize,
        [](const Gpu& g) -> FieldValue { return g.tensor_memory_per_sm; },
        [](Gpu& g, const FieldValue& v) { g.tensor_memory_per_sm = std::get<std::int64_t>(v); }, true},
+      // Measured figures and the loaded-latency model's constants: optional (docs/little.md).
+      optional_field(real("memory_bandwidth_achievable", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::memory_bandwidth_achievable)),
+      optional_field(real("memory_read_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::memory_read_bandwidth)),
+      optional_field(real("latency_queue_time", K::time, "s", Unit::seconds, &Gpu::latency_queue_time)),
+      optional_field(real("warp_return_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::warp_return_bandwidth)),
   };
   return fields;
 }

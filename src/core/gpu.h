@@ -97,6 +97,12 @@ struct Gpu {
   // Tensor memory per SM in bytes (sm_100: 128 lanes x 512 columns of 32 bits). Optional: 0 where
   // the GPU has none (before sm_100) or the profile does not say.
   std::int64_t tensor_memory_per_sm = 0;
+  // What memory achieves beside the datasheet's memory_bandwidth, and the loaded-latency model's
+  // constants (docs/little.md). Optional (0: not known for this GPU).
+  double memory_bandwidth_achievable = 0;  // bytes/s, read + write: cudaMemcpy device to device
+  double memory_read_bandwidth = 0;        // bytes/s: a read-only kernel, where the queue diverges
+  double latency_queue_time = 0;           // s of L(X) = L0 + burst / r + s rho / (1 - rho), seconds
+  double warp_return_bandwidth = 0;        // r: the rate one warp's burst of loads drains at, bytes/s
 
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the

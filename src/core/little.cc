@@ -38,3 +38,113 @@ LittleResult little(const LittleInput& in, const Gpu& gpu) {
 }
 
 }  // namespace gpucalc
+
+// ---------------------------------------------------------------------------------------------
+// Under load
+
+namespace gpucalc {
+namespace {
+
+// The queue's wait at utilisation rho: s rho / (1 - rho) (M/M/1's, in units of s).
+double queue_wait(double rho, double s) { return s * rho / (1 - rho); }
+
+void check_positive(const char* field, double v, const char* accepted) {
+  if (!(v > 0) || !std::isfinite(v)) throw FieldError(field, fmt::format("{}", v), accepted);
+}
+
+}  // namespace
+
+LoadedModel loaded_model(const Gpu& gpu) {
+  const char* accepted = "a profile with the loaded-latency fields (the h200's, or one gpucalc measure calibrate wrote)";
+  if (!(gpu.memory_read_bandwidth > 0)) throw FieldError("memory_read_bandwidth", "not in the profile", accepted);
+  if (!(gpu.latency_queue_time > 0)) throw FieldError("latency_queue_time", "not in the profile", accepted);
+  if (!(gpu.warp_return_bandwidth > 0)) throw FieldError("warp_return_bandwidth", "not in the profile", accepted);
+  LoadedModel m;
+  // L0 [s] = latency_hbm_cycles / boost clock [Hz]
+  m.idle_latency = gpu.latency_hbm_cycles / gpu.boost_clock;
+  m.read_bandwidth = gpu.memory_read_bandwidth;
+  m.queue_time = gpu.latency_queue_time;
+  m.warp_return_bandwidth = gpu.warp_return_bandwidth;
+  m.sm_count = gpu.sm_count;
+  m.warp_size = gpu.warp_size;
+  return m;
+}
+
+LoadResult loaded(const LoadInput& in, const LoadedModel& m) {
+  check_positive("warps_per_sm", in.warps_per_sm, "a number of warps per SM > 0 such as 16");
+  check_positive("loads_per_warp", in.loads_per_warp, "a number of loads > 0 such as 4");
+  check_positive("bytes_per_lane", in.bytes_per_lane, "a size > 0 such as 4, 8 or 16");
+  check_positive("idle_latency", m.idle_latency, "a time > 0 such as 340ns");
+  check_positive("read_bandwidth", m.read_bandwidth, "a bandwidth > 0 such as 4.57TB/s");
+  check_positive("queue_time", m.queue_time, "a time > 0 such as 43ns");
+  check_positive("warp_return_bandwidth", m.warp_return_bandwidth, "a bandwidth > 0 such as 11.8GB/s");
+  if (m.sm_count < 1) throw FieldError("sm_count", fmt::format("{}", m.sm_count), "a number of SMs >= 1");
+  LoadResult r;
+  const double burst = in.loads_per_warp * m.warp_size * in.bytes_per_lane;  // one warp's bytes in flight
+  // D [B] = W x U x 32 lanes x b; N = D x SMs
+  r.bytes_in_flight_per_sm = in.warps_per_sm * burst;
+  const double total = r.bytes_in_flight_per_sm * m.sm_count;
+  // burst time [s] = U 32 b / r: the warp resumes when its last byte is back
+  r.burst_time = burst / m.warp_return_bandwidth;
+  const double base = m.idle_latency + r.burst_time;
+  // X = N / (L0 + burst + s rho / (1 - rho)): the left side rises from 0, the right falls from
+  // N / (L0 + burst) to 0 as X goes to B, so one root lies in (0, B): bisection.
+  double lo = 0, hi = m.read_bandwidth;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * m.read_bandwidth; ++i) {
+    const double x = 0.5 * (lo + hi);
+    (total / (base + queue_wait(x / m.read_bandwidth, m.queue_time)) > x ? lo : hi) = x;
+  }
+  r.achieved_bandwidth = 0.5 * (lo + hi);
+  r.utilization = r.achieved_bandwidth / m.read_bandwidth;
+  r.queue_wait = queue_wait(r.utilization, m.queue_time);
+  r.loaded_latency = base + r.queue_wait;
+  // idle bandwidth = min(B, N / L0): Little's law with no queue and no burst
+  r.idle_bandwidth = std::min(m.read_bandwidth, total / m.idle_latency);
+  // knee: X = 0.9 B, so L = L0 + burst + 9 s, D = X L / SMs
+  const double knee_latency = base + queue_wait(kKneeUtilization, m.queue_time);
+  r.knee_bytes_per_sm = kKneeUtilization * m.read_bandwidth * knee_latency / m.sm_count;
+  r.knee_warps_per_sm = r.knee_bytes_per_sm / burst;
+  return r;
+}
+
+LoadFit fit_loaded(const std::vector<LoadPoint>& points, double idle_latency, double read_bandwidth, int sm_count) {
+  check_positive("idle_latency", idle_latency, "a time > 0 such as 340ns");
+  check_positive("read_bandwidth", read_bandwidth, "a bandwidth > 0 such as 4.57TB/s");
+  if (sm_count < 1) throw FieldError("sm_count", fmt::format("{}", sm_count), "a number of SMs >= 1");
+  // Normal equations of T - L0 = c q + g s, weights 1 / T^2 (c: a warp's bytes, g = rho / (1 - rho))
+  double cc = 0, cg = 0, gg = 0, ca = 0, ga = 0;
+  LoadFit f;
+  for (const LoadPoint& p : points) {
+    const double burst = p.loads_per_warp * 32 * p.bytes_per_lane;
+    const double total = p.warps_per_sm * burst * sm_count;
+    const double rho = p.bandwidth / read_bandwidth;
+    if (!(burst > 0) || !(p.warps_per_sm > 0) || !(rho > 0) || rho >= 0.995) continue;  // at B the wait is unbounded
+    const double t = total / p.bandwidth, g = rho / (1 - rho), a = t - idle_latency, w = 1 / (t * t);
+    cc += w * burst * burst;
+    cg += w * burst * g;
+    gg += w * g * g;
+    ca += w * burst * a;
+    ga += w * g * a;
+    ++f.points;
+  }
+  const double det = cc * gg - cg * cg;
+  if (f.points < 2 || !(det > 1e-12 * cc * gg)) {
+    throw FieldError("points", fmt::format("{} usable", f.points),
+                     "at least two points below 99.5% of the read bandwidth, at two utilisations");
+  }
+  const double q = (ca * gg - ga * cg) / det, s = (ga * cc - ca * cg) / det;
+  if (!(q > 0) || !(s > 0)) {
+    throw FieldError("points", fmt::format("a fit of q {} s/B, s {} s", q, s), "a sweep whose latencies rise with burst and load");
+  }
+  f.queue_time = s;
+  f.warp_return_bandwidth = 1 / q;
+  const LoadedModel m{idle_latency, read_bandwidth, s, 1 / q, sm_count};
+  for (const LoadPoint& p : points) {
+    if (!(p.warps_per_sm > 0) || !(p.loads_per_warp > 0) || !(p.bytes_per_lane > 0) || !(p.bandwidth > 0)) continue;
+    const double ratio = p.bandwidth / loaded({p.warps_per_sm, p.loads_per_warp, p.bytes_per_lane}, m).achieved_bandwidth;
+    if (std::fabs(std::log(ratio)) > std::fabs(std::log(f.worst_ratio))) f.worst_ratio = ratio;
+  }
+  return f;
+}
+
+}  // namespace gpucalc

@@ -62,6 +62,9 @@ CaseRun planned(Plan (*plan)(const Args&, const Gpu&), MeasureTable (*run)(Conte
 // The cases, by family (the table in cases.cc names each with its key).
 CaseRun copy_case();
 CaseRun little_case();
+/// The little kernel's read bandwidth (bytes/s) with W warps per SM on every SM (two blocks of
+/// W / 2 past a block's limit), each thread keeping U 16-byte loads in flight over `bytes`.
+double little_read_bandwidth(const Gpu& gpu, int warps, int loads, std::size_t bytes);
 CaseRun sectors_case();
 CaseRun banks_case();
 CaseRun occupancy_case();

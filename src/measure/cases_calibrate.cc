@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/little.h"
 #include "core/quantity.h"
 #include "measure/cases.h"
 
@@ -15,6 +16,43 @@ using cases::kGiB;
 using cases::kMiB;
 using cases::kNoPrediction;
 using cases::row;
+
+namespace {
+
+/// The little kernel's sweep of bytes in flight per SM, and the fit of the loaded-latency model's
+/// s and r to it (L0: the HBM chase at the SM clock, as the profile gives it; B: the read-only kernel). 1 warp x 4 loads and 16 warps x 4
+/// loads stay out of the sweep: `measure little` checks the model on them.
+void fit_loaded_latency(const DeviceInfo& device, Calibration& c) {
+  Gpu shape;
+  shape.sm_count = device.sm_count;
+  shape.max_threads_per_block = device.max_threads_per_block;
+  shape.shared_memory_per_sm = device.shared_memory_per_sm;
+  shape.shared_memory_per_block_optin = device.shared_memory_per_block_optin;
+  const int max_warps = device.max_threads_per_sm / shape.warp_size;
+  const std::pair<int, int> sweep[] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {16, 1}, {32, 1}, {64, 1},
+                                       {2, 4}, {4, 4}, {8, 4}, {32, 4}, {64, 4}};
+  std::vector<LoadPoint> points;
+  for (auto [warps, loads] : sweep) {
+    if (warps > max_warps) continue;
+    const double bw = cases::little_read_bandwidth(shape, warps, loads, 512 * kMiB);
+    c.loaded_points.push_back({warps, loads, bw});
+    points.push_back({static_cast<double>(warps), static_cast<double>(loads), 16, bw});
+  }
+  // B: the read-only kernel's, or the sweep's best where that read faster (the queue diverges at
+  // the most the memory gives a read, whichever kernel found it)
+  c.loaded_read_bandwidth = c.read_bandwidth;
+  for (const LoadPoint& p : points) c.loaded_read_bandwidth = std::max(c.loaded_read_bandwidth, p.bandwidth);
+  try {
+    const LoadFit fit = fit_loaded(points, c.latency_hbm_cycles / device.clock_hz, c.loaded_read_bandwidth, device.sm_count);
+    c.latency_queue_time = fit.queue_time;
+    c.warp_return_bandwidth = fit.warp_return_bandwidth;
+    c.loaded_worst_ratio = fit.worst_ratio;
+  } catch (const FieldError& e) {
+    c.loaded_skipped = e.what();
+  }
+}
+
+}  // namespace
 
 Calibration run_calibration(const DeviceInfo& device) {
   Calibration c;
@@ -41,6 +79,7 @@ Calibration run_calibration(const DeviceInfo& device) {
     c.latency_l2_ns = l2.ns_per_hop;
     c.latency_hbm_cycles = hbm.cycles_per_hop;
     c.latency_hbm_ns = hbm.ns_per_hop;
+    fit_loaded_latency(device, c);
     dev::LaunchRun launch = dev::run_launch(2000);
     c.launch_overhead = launch.per_kernel;
     c.launch_overhead_graph = launch.per_kernel_graph;
@@ -120,6 +159,20 @@ MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
       t.rows.push_back(row("bf16 tensor-core peak (wgmma) against cuBLAS", Unit::flops_per_second, c.cublas_bf16, c.bf16_wgmma));
     }
   }
+  if (c.latency_queue_time > 0) {
+    auto base_or_none = [](double v) { return v > 0 ? v : kNoPrediction; };
+    t.rows.push_back(row(fmt::format("loaded latency: queue time s (fit to {} reads)", c.loaded_points.size()), Unit::seconds,
+                         base_or_none(base.latency_queue_time), c.latency_queue_time));
+    t.rows.push_back(row("loaded latency: a warp's burst drain rate r (same fit)", Unit::bytes_per_second,
+                         base_or_none(base.warp_return_bandwidth), c.warp_return_bandwidth));
+    t.notes.push_back(fmt::format("loaded-latency fit: the sweep point furthest from the model reached {:.3f} of it", c.loaded_worst_ratio));
+  }
+  for (const Calibration::LoadedPoint& p : c.loaded_points) {
+    t.notes.push_back(fmt::format("little sweep {} warps x {} loads ({} per SM): {}", p.warps, p.loads,
+                                  format_quantity(p.warps * 32.0 * p.loads * 16, Unit::onchip_bytes),
+                                  format_quantity(p.bandwidth, Unit::bytes_per_second)));
+  }
+  if (!c.loaded_skipped.empty()) t.notes.push_back("loaded-latency fit: not written: " + c.loaded_skipped);
   if (!c.gpc_sms.empty()) {
     t.rows.push_back(row("GPCs (clusters' SMs grouped)", Unit::count, base.gpc_sms.empty() ? kNoPrediction : static_cast<double>(base.gpc_sms.size()),
                          static_cast<double>(c.gpc_sms.size())));

@@ -179,6 +179,28 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
                          "read-only kernel {:.0f} GB/s",
                          c.copy_variant, c.memcpy_bandwidth / 1e9, c.read_bandwidth / 1e9));
   }
+  if (c.memcpy_bandwidth > 0) {
+    g.memory_bandwidth_achievable = c.memcpy_bandwidth;
+    measured("memory_bandwidth_achievable", "cudaMemcpy device to device over 1 GiB, read + write, median");
+  }
+  if (c.loaded_read_bandwidth > c.read_bandwidth) {
+    g.memory_read_bandwidth = c.loaded_read_bandwidth;
+    measured("memory_read_bandwidth", fmt::format("the little kernel's best read of the loaded-latency sweep (the read-only "
+                                                  "kernel {}: {:.0f} GB/s)",
+                                                  c.read_variant, c.read_bandwidth / 1e9));
+  } else if (c.read_bandwidth > 0) {
+    g.memory_read_bandwidth = c.read_bandwidth;
+    measured("memory_read_bandwidth", fmt::format("read-only kernel {} over 4 GiB, median", c.read_variant));
+  }
+  if (c.latency_queue_time > 0 && c.warp_return_bandwidth > 0) {
+    const std::string how = fmt::format("fitted to the little kernel's sweep of {} reads (1 and 16 warps x 4 loads held back), "
+                                        "L0 the HBM chase, B the read-only kernel; worst point {:.3f} of the model",
+                                        c.loaded_points.size(), c.loaded_worst_ratio);
+    g.latency_queue_time = c.latency_queue_time;
+    measured("latency_queue_time", how);
+    g.warp_return_bandwidth = c.warp_return_bandwidth;
+    measured("warp_return_bandwidth", how);
+  }
   if (c.l2_bandwidth > 0) {
     g.l2_bandwidth = c.l2_bandwidth;
     measured("l2_bandwidth", "16-byte ld.global.cg reads of a 24 MiB buffer, repeated passes");

@@ -166,6 +166,18 @@ struct Calibration {
   std::string gpc_how;               // how it was found, for the profile's source
   std::string copy_variant;          // which copy kernel
   std::vector<std::pair<std::string, double>> copy_variants;  // every copy variant tried, bytes/s
+  // The loaded-latency model (docs/little.md): the little kernel's sweep and the fit of s and r
+  // (with L0 the HBM chase's, B the read-only kernel's); 1 warp x 4 and 16 warps x 4 held back.
+  struct LoadedPoint {
+    int warps = 0, loads = 0;
+    double bandwidth = 0;  // bytes/s
+  };
+  std::vector<LoadedPoint> loaded_points;
+  double loaded_read_bandwidth = 0;  // B of the fit: the read-only kernel's or the sweep's best, bytes/s
+  double latency_queue_time = 0;     // s, seconds; 0 when the fit failed
+  double warp_return_bandwidth = 0;  // r, bytes/s
+  double loaded_worst_ratio = 1;     // the sweep point furthest from the fitted model
+  std::string loaded_skipped;        // why the fit gave nothing
 };
 
 /// Measures the ceilings on GPU 0.

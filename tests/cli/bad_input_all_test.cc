@@ -106,6 +106,12 @@ const std::vector<BadInput>& little_rows() {
     {{"little", "--sweep", "bandwidth=1:2"}, "--sweep", "invalid value 'bandwidth=1:2': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of latency"},
     {{"little", "--plot", "/nonexistent/x.svg"}, "--plot", "a path to an"},
     {{"little", "--latency", "1e-31s"}, "--latency", "a time with a"},
+    // Under load (docs/little.md).
+    {{"little", "--gpu", "h200", "--warps-per-sm", "0"}, "--warps-per-sm", "a whole number, 1 to 1,024"},
+    {{"little", "--gpu", "h200", "--warps-per-sm", "x"}, "--warps-per-sm", "a whole number (256 or 0xff)"},
+    {{"little", "--gpu", "h200", "--warps-per-sm", "4", "--loads-per-warp", "65"}, "--loads-per-warp", "a whole number, 1 to 64"},
+    {{"little", "--gpu", "h200", "--warps-per-sm", "4", "--bytes-per-lane", "0"}, "--bytes-per-lane", "above 0 B to 64 B"},
+    {{"little", "--gpu", "h200", "--warps-per-sm", "4", "--bytes-per-lane", "128"}, "--bytes-per-lane", "above 0 B to 64 B"},
     // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
     {{"little", "--sweep", "latency=1ns:1ms:0ns"}, "--sweep", "invalid value 'latency=1ns:1ms:0ns': expected a STEP greater than 0"},
   };

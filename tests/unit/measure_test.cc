@@ -387,5 +387,61 @@ TEST_CASE("measure calibrate's profile: a device name with control bytes stays i
   CHECK(again.memory_bandwidth == base.memory_bandwidth);
 }
 
+TEST_CASE("calibrate: the loaded-latency fit, the read and the memcpy bandwidth go into the profile as measured") {
+  Gpu base = load_gpu("h200");
+  Calibration c;
+  c.memcpy_bandwidth = 4.22e12;
+  c.read_bandwidth = 4.56e12;
+  c.read_variant = "16B x8, 512 threads, grid-stride 2 blocks/SM";
+  c.latency_queue_time = 41e-9;
+  c.warp_return_bandwidth = 13e9;
+  c.loaded_worst_ratio = 1.03;
+  c.loaded_points = {{1, 1, 176e9}, {2, 4, 1.05e12}};
+  Gpu g = calibrated_profile(base, c, h200_device(), "2026-12-02");
+  Gpu back = parse_gpu(profile_toml(g, "calibrated"), "h200-calibrated", "calibrated.toml");
+  CHECK(back.memory_bandwidth_achievable == 4.22e12);
+  CHECK(back.memory_read_bandwidth == 4.56e12);
+  CHECK(back.latency_queue_time == 41e-9);
+  CHECK(back.warp_return_bandwidth == 13e9);
+  for (const char* f : {"memory_bandwidth_achievable", "memory_read_bandwidth", "latency_queue_time", "warp_return_bandwidth"}) {
+    INFO(f);
+    CHECK(back.provenance.at(f).kind == "measured");
+    CHECK(back.provenance.at(f).source.find("gpucalc measure calibrate on NVIDIA H200") != std::string::npos);
+  }
+  CHECK(back.provenance.at("latency_queue_time").source.find("held back") != std::string::npos);
+  // A sweep point that read faster than the read-only kernel is the queue's B instead.
+  Calibration faster = c;
+  faster.loaded_read_bandwidth = 4.60e12;
+  const Gpu f = calibrated_profile(base, faster, h200_device(), "2026-12-02");
+  CHECK(f.memory_read_bandwidth == 4.60e12);
+  CHECK(f.provenance.at("memory_read_bandwidth").source.find("4560 GB/s") != std::string::npos);
+  // The table: s and r against the base profile's, and each sweep point as a note.
+  MeasureTable t = calibration_table(c, base);
+  const auto row_of = [&](const std::string& prefix) -> const MeasureRow* {
+    for (const MeasureRow& r : t.rows) {
+      if (r.quantity.rfind(prefix, 0) == 0) return &r;
+    }
+    return nullptr;
+  };
+  const MeasureRow* s = row_of("loaded latency: queue time s (fit to 2 reads)");
+  const MeasureRow* r = row_of("loaded latency: a warp's burst drain rate r");
+  REQUIRE(s != nullptr);
+  REQUIRE(r != nullptr);
+  CHECK(s->predicted == base.latency_queue_time);
+  CHECK(s->achieved == 41e-9);
+  CHECK(r->predicted == base.warp_return_bandwidth);
+  bool noted = false;
+  for (const std::string& n : t.notes) noted = noted || n.find("little sweep 2 warps x 4 loads (4 KiB per SM): 1.05 TB/s") == 0;
+  CHECK(noted);
+  // A failed fit writes neither constant: the base's stay.
+  Calibration failed = c;
+  failed.latency_queue_time = 0;
+  failed.warp_return_bandwidth = 0;
+  failed.loaded_skipped = "points: 1 usable";
+  Gpu kept = calibrated_profile(base, failed, h200_device(), "2026-12-02");
+  CHECK(kept.latency_queue_time == base.latency_queue_time);
+  CHECK(kept.provenance.at("latency_queue_time").kind == base.provenance.at("latency_queue_time").kind);
+}
+
 }  // namespace
 }  // namespace gpucalc

@@ -27,10 +27,15 @@ TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value
                                         [](const ProfileField& f) { return !f.optional; });
     // gpc_sms, optional: measured on an H200, derived from it for the H100 SXM5 and NVL (the same
     // die and SMs), not known for the others; sfu_ops_per_sm_per_cycle, optional: every built-in has it;
-    // tensor_memory_per_sm, optional too: the B200's alone (sm_100)
+    // tensor_memory_per_sm, optional too: the B200's alone (sm_100); the four loaded-latency
+    // fields (memory_bandwidth_achievable, memory_read_bandwidth, latency_queue_time,
+    // warp_return_bandwidth): the H200's alone, measured there
     const bool layout = key == "h200" || key == "h100" || key == "h100-nvl";
     const bool tensor_memory = key == "b200";
-    CHECK(g.provenance.size() == static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1 + (tensor_memory ? 1 : 0));
+    const bool loaded = key == "h200";
+    CHECK(g.provenance.size() ==
+          static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1 + (tensor_memory ? 1 : 0) + (loaded ? 4 : 0));
+    CHECK((g.latency_queue_time > 0) == loaded);
     CHECK(g.sfu_ops_per_sm_per_cycle == 16);
     CHECK((g.tensor_memory_per_sm == 0) == !tensor_memory);
     CHECK(g.gpc_sms.empty() == !layout);
