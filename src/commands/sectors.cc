@@ -206,8 +206,8 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
   }
 }
 
-/// --rows with --cols and --access column: the whole matrix read column by column, against the L2.
-void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
+/// --rows, checked: only with --cols and --access column, the matrix at most 256 TiB.
+std::int64_t sweep_matrix_rows(const Args& a, int e) {
   if (!a.has(kCols) || !a.has(kAccess) || a.text(kAccess) != "column") {
     throw InputError("--rows", a.text(kRows), "a matrix's rows with --cols N --access column (the whole matrix read column by column)");
   }
@@ -215,6 +215,12 @@ void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
   if (static_cast<double>(rows) * static_cast<double>(cols) * e > static_cast<double>(kMaxBytes)) {
     throw InputError("--rows", a.text(kRows), "rows x cols x elem of at most 256 TiB");
   }
+  return rows;
+}
+
+/// --rows with --cols and --access column: the whole matrix read column by column, against the L2.
+void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
+  const std::int64_t rows = sweep_matrix_rows(a, e), cols = a.integer(kCols);
   const ColumnSweep s = column_sweep(rows, cols, e, gpu.memory_bandwidth, gpu);
   report.num("sweep_reuse_distance", s.reuse_distance, Unit::bytes);
   report.num("sweep_l2_bytes", s.l2_bytes, Unit::bytes);
@@ -293,7 +299,11 @@ LoadForm sectors_load(const Args& a) {
   const int e = a.count(kElem);
   const std::uint32_t mask = lane_mask(a, kActive, kMask);
   if (a.has(kAddresses)) return address_form(a, e, mask);
-  if (a.has(kCols)) return matrix_form(a, e, mask);
+  if (a.has(kCols)) {
+    if (a.has(kRows)) sweep_matrix_rows(a, e);  // checked (and read) here too: measure times that matrix
+    return matrix_form(a, e, mask);
+  }
+  if (a.has(kRows)) sweep_matrix_rows(a, e);  // refused without --cols
   return strided_form(a, e, mask);
 }
 
