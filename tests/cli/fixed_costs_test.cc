@@ -46,6 +46,15 @@ TEST_CASE("sectors --rows: refused without a column access, and for a matrix bey
   check_refused({"sectors", "--cols", "64", "--access", "column", "--rows", "0"}, "--rows", "");
 }
 
+TEST_CASE("measure sectors --rows: the timed column read's matrix, checked before any GPU") {
+  check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^25"}, "--rows", "at most 4 GiB");
+  check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "16"}, "--rows", "32 rows or more");
+  check_refused({"measure", "sectors", "--cols", "512", "--access", "row", "--rows", "1024"}, "--rows", "with --cols N --access column");
+  // In range: past the checks, to the GPU (exit 3 on a machine without one, 0 with one).
+  const testing::Run ok = run_gpucalc({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^19"});
+  CHECK(ok.exit_code != 2);
+}
+
 TEST_CASE("banks --lds --instructions: the cost of a 32-way conflict in measure's loop") {
   const testing::Run r = run_gpucalc({"banks", "--access", "column", "--lds", "0.25", "--instructions", "0.7890625", "--format", "json"});
   INFO(r.err);

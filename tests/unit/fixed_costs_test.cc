@@ -50,7 +50,7 @@ TEST_CASE("fusion model: unary x4 fp32 at N = 2^28 streams from HBM, no intermed
   CHECK(m.speedup == doctest::Approx((5.52e-6 + 4 * kernel) / (5.52e-6 + kernel)));  // 3.967
 }
 
-TEST_CASE("fusion model: an intermediate of 2^20 fp32 stays in the L2; 2^24 does not") {
+TEST_CASE("fusion model: an intermediate of 2^20 fp32 stays in the L2, one of 2^24 does not") {
   // 2^20: each kernel moves 8 MiB (< 60 MiB), so ops 2-4 read their input from the L2
   const FusionModel small = model_of(unary_chain(4, 1048576.0), 4, h200());
   CHECK(small.unfused.l2_bytes == doctest::Approx(3 * 4194304.0));
