@@ -391,10 +391,10 @@ const Calculator& banks_command() {
                .at_least(1)
                .at_most(static_cast<double>(0xffffffffu)),
            number_option("lds", "shared-load instructions per access in the loop around it (1; below 1 when the compiler keeps repeated loads)", Unit::count)
-               .at_least(1e-6)
+               .at_least(0.001)
                .at_most(1e6),
            number_option("instructions", "warp instructions per access in the loop, the loads included (default: --lds)", Unit::count)
-               .at_least(1e-6)
+               .at_least(0.001)
                .at_most(1e6)},
           {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask", "lds", "instructions"}),
       .results =
