@@ -448,12 +448,13 @@ void bank_cost_rows(MeasureTable& t, const Gpu& gpu, const BanksPlan& p, double 
     const std::string name = fmt::format("{} [32][{}]", access_name(a.access), a.width);
     const auto measured = std::find_if(t.rows.begin(), t.rows.end(), [&](const MeasureRow& r) { return r.quantity.rfind(name + ": time / row time", 0) == 0; });
     if (measured == t.rows.end()) continue;
-    const double seconds = measured->achieved * row_time;
+    const double ratio = measured->achieved;  // read before the rows below move the table
+    const double seconds = ratio * row_time;
     t.rows.push_back(row(fmt::format("{}: time, access cost model ({}-bound)", name, c.bound), Unit::seconds,
                          accesses * c.cost_cycles / gpu.boost_clock, seconds));
     t.rows.push_back(row(fmt::format("{}: time / row time, access cost model (pipelined; serial {})", name,
                                      format_number(c.time_ratio_serial)),
-                         Unit::count, c.time_ratio, measured->achieved));
+                         Unit::count, c.time_ratio, ratio));
   }
   t.notes.push_back(fmt::format(
       "access cost model: {} warps per SM x {} accesses; per access max({} LDS x wavefronts / 1 per clock, {} instructions / 4 "
