@@ -18,7 +18,7 @@ namespace {
 
 // The options by their place in the declaration (banks_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask };
+enum : std::size_t { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask, kLds, kInstructions };
 
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 40;
 
@@ -303,8 +303,35 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.boolean("broadcast", r.broadcast);
   const int single_bank = single_bank_of(form.access, r, e);
   if (r.banks_used == 1) report.num("bank", single_bank);
+  AccessLoop loop;
+  if (a.has(kLds)) loop.lds_per_access = a.number(kLds);
+  loop.instructions_per_access = a.has(kInstructions) ? a.number(kInstructions) : loop.lds_per_access;
+  if (loop.instructions_per_access < loop.lds_per_access) {
+    throw InputError("--instructions", a.text(kInstructions),
+                     fmt::format("warp instructions per access of at least --lds ({}): the loads are instructions too",
+                                 format_number(loop.lds_per_access)));
+  }
+  const AccessCost cost = access_cost(r.wavefronts, std::min(r.phases, r.wavefronts), loop);
+  report.num("cost_cycles", cost.cost_cycles, Unit::cycles);
+  report.num("time_ratio", cost.time_ratio);
+  report.word("cost_bound", cost.bound);
+  report.num("cost_cycles_serial", cost.serial_cycles, Unit::cycles);
+  report.num("time_ratio_serial", cost.time_ratio_serial);
 
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
+  report.explain.push_back(fmt::format(
+      "in a loop of {} shared load(s) and {} warp instruction(s) per access, with enough warps to hide the load latency: "
+      "cost = max({} x {} wavefronts / 1 per clock, {} / 4 per clock) = max({}, {}) = {} SM cycles per warp access "
+      "({}-bound); conflict-free: {}; time ratio {} against {} ways",
+      format_number(loop.lds_per_access), format_number(loop.instructions_per_access), format_number(loop.lds_per_access),
+      r.wavefronts, format_number(loop.instructions_per_access), format_number(cost.shared_cycles),
+      format_number(cost.issue_cycles), format_number(cost.cost_cycles), cost.bound, format_number(cost.base_cycles),
+      format_number(cost.time_ratio), r.ways));
+  report.explain.push_back(fmt::format(
+      "if the schedulers never overlap the other instructions with the wavefronts: {} + {} = {} cycles, conflict-free {}, "
+      "time ratio {}; a kernel lies between the two ratios",
+      format_number(cost.shared_cycles), format_number(cost.issue_cycles), format_number(cost.serial_cycles),
+      format_number(cost.base_serial_cycles), format_number(cost.time_ratio_serial)));
   explain_steps(form, r, e, single_bank, report);
   note_conflict(a, form, r, report);
   report.drawing = drawing(form.access, r);
@@ -362,14 +389,25 @@ const Calculator& banks_command() {
            integer_option("active", "the first N lanes are active").at_least(1).at_most(32),
            integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
                .at_least(1)
-               .at_most(static_cast<double>(0xffffffffu))},
-          {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask"}),
+               .at_most(static_cast<double>(0xffffffffu)),
+           number_option("lds", "shared-load instructions per access in the loop around it (1; below 1 when the compiler keeps repeated loads)", Unit::count)
+               .at_least(0.001)
+               .at_most(1e6),
+           number_option("instructions", "warp instructions per access in the loop, the loads included (default: --lds)", Unit::count)
+               .at_least(0.001)
+               .at_most(1e6)},
+          {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask", "lds", "instructions"}),
       .results =
           {{"ways", Unit::count, true},
            {"wavefronts", Unit::count, true},
            {"banks_used", Unit::count, true},
            {"broadcast", Unit::boolean, true},
-           {"bank"}},
+           {"bank"},
+           {"cost_cycles", Unit::cycles},
+           {"time_ratio"},
+           {"cost_bound", Unit::text},
+           {"cost_cycles_serial", Unit::cycles},
+           {"time_ratio_serial"}},
       .run = run};
   return calc;
 }

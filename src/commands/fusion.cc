@@ -105,6 +105,27 @@ std::string table(const FusionResult& r, double n) {
 
 void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, Report& report);
 
+/// The fixed-cost and L2 model's steps (the *_model keys).
+void explain_model(const FusionModel& m, const Gpu& gpu, Report& report) {
+  report.explain.push_back(fmt::format(
+      "model with fixed costs and the L2: an intermediate that the kernel before moved with at most {} bytes in all "
+      "(the L2, {}'s l2_size) is read from the L2: unfused {} from HBM and {} from the L2, fused {} from HBM",
+      format_number(m.l2_size), gpu.key, format_quantity(m.unfused.dram_bytes, Unit::bytes),
+      format_quantity(m.unfused.l2_bytes, Unit::bytes), format_quantity(m.fused.dram_bytes, Unit::bytes)));
+  report.explain.push_back(fmt::format(
+      "each kernel takes max(o, max(HBM bytes / BW, bytes / L2 BW {}) + ramp {} (latency_hbm_cycles / boost_clock: the "
+      "first wave waits one HBM latency)); a chain timed from an idle stream adds launch_latency - o = {} once",
+      m.l2_bandwidth > 0 ? format_quantity(m.l2_bandwidth, Unit::bytes_per_second) : std::string("not known"),
+      format_quantity(m.ramp, Unit::seconds), format_quantity(m.first_launch, Unit::seconds)));
+  report.explain.push_back(fmt::format("model: unfused {}, fused {}, speed-up {}", format_quantity(m.unfused.time, Unit::seconds),
+                                       format_quantity(m.fused.time, Unit::seconds), format_number(m.speedup)));
+  if (gpu.launch_latency <= 0) {
+    report.notes.push_back(fmt::format("{} has no launch_latency (measure calibrate's launch + synchronize): the model "
+                                       "leaves out the idle stream's first launch",
+                                       gpu.key));
+  }
+}
+
 void run(const Args& a, const Gpu& gpu, Report& report) {
   report.inputs.reserve(3);  // the preset, the launch overhead and the bandwidth at most
   FusionInput in;
@@ -131,7 +152,16 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num("traffic_ratio", r.traffic_ratio);
   report.num("unfused_memory_time", r.unfused_memory_time, Unit::seconds);
   report.num("fused_memory_time", r.fused_memory_time, Unit::seconds);
-  if (a.for_people()) explain(in, r, dtype, report);
+  const FusionModel m = fusion_model(in, r, gpu);
+  report.num("unfused_dram_bytes_model", m.unfused.dram_bytes, Unit::bytes);
+  report.num("fused_dram_bytes_model", m.fused.dram_bytes, Unit::bytes);
+  report.num("unfused_time_model", m.unfused.time, Unit::seconds);
+  report.num("fused_time_model", m.fused.time, Unit::seconds);
+  report.num("speedup_model", m.speedup);
+  if (a.for_people()) {
+    explain(in, r, dtype, report);
+    explain_model(m, gpu, report);
+  }
   // A time given in cycles: which clock made it a time.
   if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
     report.explain.insert(report.explain.begin(), step);
@@ -252,7 +282,12 @@ const Calculator& fusion_command() {
            {"crossover_n", Unit::count, true},
            {"traffic_ratio"},
            {"unfused_memory_time", Unit::seconds},
-           {"fused_memory_time", Unit::seconds}},
+           {"fused_memory_time", Unit::seconds},
+           {"unfused_dram_bytes_model", Unit::bytes},
+           {"fused_dram_bytes_model", Unit::bytes},
+           {"unfused_time_model", Unit::seconds},
+           {"fused_time_model", Unit::seconds},
+           {"speedup_model"}},
       .run = run,
       .chart_axis = "n",
       .chart = chart};

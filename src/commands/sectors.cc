@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "commands/commands.h"
@@ -15,7 +16,7 @@ namespace {
 
 // The options by their place in the declaration (sectors_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kStride, kElem, kOffset, kActive, kMask, kAddresses, kCols, kAccess, kRow, kCol };
+enum : std::size_t { kStride, kElem, kOffset, kActive, kMask, kAddresses, kCols, kAccess, kRow, kCol, kRows };
 
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;  // addresses, offsets: 256 TiB is plenty
 
@@ -205,6 +206,55 @@ void add_notes(const SectorsResult& r, int e, Report& report) {
   }
 }
 
+/// --rows, checked: only with --cols and --access column, the matrix at most 256 TiB.
+std::int64_t sweep_matrix_rows(const Args& a, int e) {
+  if (!a.has(kCols) || !a.has(kAccess) || a.text(kAccess) != "column") {
+    throw InputError("--rows", a.text(kRows), "a matrix's rows with --cols N --access column (the whole matrix read column by column)");
+  }
+  const std::int64_t rows = a.integer(kRows), cols = a.integer(kCols);
+  if (static_cast<double>(rows) * static_cast<double>(cols) * e > static_cast<double>(kMaxBytes)) {
+    throw InputError("--rows", a.text(kRows), "rows x cols x elem of at most 256 TiB");
+  }
+  return rows;
+}
+
+/// --rows with --cols and --access column: the whole matrix read column by column, against the L2.
+void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
+  const std::int64_t rows = sweep_matrix_rows(a, e), cols = a.integer(kCols);
+  const ColumnSweep s = column_sweep(rows, cols, e, gpu.memory_bandwidth, gpu);
+  report.num("sweep_reuse_distance", s.reuse_distance, Unit::bytes);
+  report.num("sweep_l2_bytes", s.l2_bytes, Unit::bytes);
+  report.num("sweep_dram_bytes", s.dram_bytes, Unit::bytes);
+  report.num("sweep_time", s.time, Unit::seconds);
+  report.word("sweep_bound", s.bound);
+  if (!a.for_people()) return;
+  const std::string l2 = format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes);
+  report.explain.push_back(fmt::format(
+      "column sweep of {} x {}: {} requests, L2 -> SM bytes = requests x {} sectors x 32 = {}; one column touches {} of "
+      "128-byte lines before the next column reuses them (the reuse distance) against the L2's {}: {}",
+      rows, cols, format_number(s.requests), format_number(s.l2_bytes / s.requests / 32), format_quantity(s.l2_bytes, Unit::bytes),
+      format_quantity(s.reuse_distance, Unit::bytes), l2,
+      s.reuse_hits ? fmt::format("the next columns hit, HBM moves each byte once, {}", format_quantity(s.dram_bytes, Unit::bytes))
+                   : fmt::format("every reuse misses, HBM moves each request's granules, {}", format_quantity(s.dram_bytes, Unit::bytes))));
+  report.explain.push_back(fmt::format(
+      "time = max(HBM {} / {} = {}, L2 {} / {} = {}) = {} ({}-bound)", format_quantity(s.dram_bytes, Unit::bytes),
+      format_quantity(gpu.memory_bandwidth, Unit::bytes_per_second), format_quantity(s.dram_time, Unit::seconds),
+      format_quantity(s.l2_bytes, Unit::bytes), format_quantity(s.l2_rate, Unit::bytes_per_second),
+      format_quantity(s.l2_time, Unit::seconds), format_quantity(s.time, Unit::seconds), s.bound));
+  if (!s.l2_rate_measured) {
+    report.notes.push_back(fmt::format("{} has no l2_sector_bandwidth (the L2's rate for one sector per line, measure "
+                                       "calibrate): the L2 bound uses l2_bandwidth, a full-line rate, so the time is a lower bound",
+                                       gpu.key));
+  }
+  if (s.reuse_range) {
+    report.notes.push_back(fmt::format("the reuse distance {} lies between half the L2 and the L2: if both L2 partitions hold "
+                                       "a copy of each line the reuses miss, and HBM moves {} ({} at the bandwidth)",
+                                       format_quantity(s.reuse_distance, Unit::bytes),
+                                       format_quantity(s.dram_bytes_all_miss, Unit::bytes),
+                                       format_quantity(s.dram_bytes_all_miss / gpu.memory_bandwidth, Unit::seconds)));
+  }
+}
+
 void run(const Args& a, const Gpu& gpu, Report& report) {
   const int e = a.count(kElem);
   const LoadForm form = sectors_load(a);
@@ -220,8 +270,13 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes);
   if (r.contiguous) report.num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes);
   report.num("l1_wavefronts", static_cast<double>(r.l1_wavefronts));
+  const auto before = static_cast<std::ptrdiff_t>(report.explain.size());
+  if (a.has(kRows)) sweep_rows(a, e, gpu, report);
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
+  // the warp's own steps first, the sweep's after them
+  const auto sweep_end = static_cast<std::ptrdiff_t>(report.explain.size());
   explain_steps(form.how, r, e, gpu, report);
+  std::rotate(report.explain.begin() + before, report.explain.begin() + sweep_end, report.explain.end());
   report.drawing = drawing(r);
   add_notes(r, e, report);
 }
@@ -244,7 +299,11 @@ LoadForm sectors_load(const Args& a) {
   const int e = a.count(kElem);
   const std::uint32_t mask = lane_mask(a, kActive, kMask);
   if (a.has(kAddresses)) return address_form(a, e, mask);
-  if (a.has(kCols)) return matrix_form(a, e, mask);
+  if (a.has(kCols)) {
+    if (a.has(kRows)) sweep_matrix_rows(a, e);  // checked (and read) here too: measure times that matrix
+    return matrix_form(a, e, mask);
+  }
+  if (a.has(kRows)) sweep_matrix_rows(a, e);  // refused without --cols
   return strided_form(a, e, mask);
 }
 
@@ -277,8 +336,11 @@ const Calculator& sectors_command() {
            integer_option("col", "which column j a column access reads")
                .at_least(0)
                .at_most(static_cast<double>(kMaxBytes / 16 - 1))  // the last column of the widest --cols
-               .or_else("0")},
-          {"stride", "elem", "offset", "active", "mask", "addresses", "cols", "access", "row", "col"}),
+               .or_else("0"),
+           integer_option("rows", "the matrix's rows: the whole --cols matrix read column by column, against the L2 (with --access column)")
+               .at_least(1)
+               .at_most(static_cast<double>(kMaxBytes / 16))},
+          {"stride", "elem", "offset", "active", "mask", "addresses", "cols", "access", "row", "col", "rows"}),
       .results =
           {{"sectors", Unit::count, true},
            {"lines", Unit::count, true},
@@ -287,7 +349,12 @@ const Calculator& sectors_command() {
            {"efficiency", Unit::fraction, true},
            {"dram_bytes", Unit::onchip_bytes, true},
            {"dram_bytes_streaming", Unit::onchip_bytes},
-           {"l1_wavefronts"}},
+           {"l1_wavefronts"},
+           {"sweep_reuse_distance", Unit::bytes},
+           {"sweep_l2_bytes", Unit::bytes},
+           {"sweep_dram_bytes", Unit::bytes},
+           {"sweep_time", Unit::seconds},
+           {"sweep_bound", Unit::text}},
       .run = run};
   return calc;
 }

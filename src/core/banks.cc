@@ -243,4 +243,29 @@ BanksResult banks(const SharedAccess& access) {
   return r;
 }
 
+AccessCost access_cost(int wavefronts, int base_wavefronts, const AccessLoop& loop) {
+  if (!(loop.lds_per_access > 0) || loop.lds_per_access > 1e6) {
+    throw FieldError("lds_per_access", fmt::format("{}", loop.lds_per_access), "shared loads per access above 0, at most 1e6");
+  }
+  if (!(loop.instructions_per_access >= loop.lds_per_access) || loop.instructions_per_access > 1e6) {
+    throw FieldError("instructions_per_access", fmt::format("{}", loop.instructions_per_access),
+                     "instructions per access of at least the shared loads per access, at most 1e6");
+  }
+  if (wavefronts < 1 || base_wavefronts < 1) throw FieldError("wavefronts", std::to_string(wavefronts), "1 or more");
+  AccessCost c;
+  // shared pipe: lds x wavefronts / (1 per clock); issue: instructions / (4 per clock)
+  c.shared_cycles = loop.lds_per_access * wavefronts / kWavefrontsPerClock;
+  c.issue_cycles = loop.instructions_per_access / kIssuePerClock;
+  c.cost_cycles = std::max(c.shared_cycles, c.issue_cycles);
+  c.base_cycles = std::max(loop.lds_per_access * base_wavefronts / kWavefrontsPerClock, c.issue_cycles);
+  // time ratio = cost / base cost
+  c.time_ratio = c.cost_cycles / c.base_cycles;
+  // no overlap: serial = shared + issue
+  c.serial_cycles = c.shared_cycles + c.issue_cycles;
+  c.base_serial_cycles = loop.lds_per_access * base_wavefronts / kWavefrontsPerClock + c.issue_cycles;
+  c.time_ratio_serial = c.serial_cycles / c.base_serial_cycles;
+  c.bound = c.shared_cycles >= c.issue_cycles ? "shared" : "issue";
+  return c;
+}
+
 }  // namespace gpucalc

@@ -86,4 +86,39 @@ struct BanksResult {
 /// Throws InputError for an element size other than 1, 2, 4, 8, 16, a negative index or no active lane.
 BanksResult banks(const SharedAccess& access);
 
+/// Shared-memory wavefronts an SM serves per clock: 32 banks x 4 bytes = 128 bytes, one conflict-free
+/// 4-byte warp access (NVIDIA's CUDA C++ Best Practices Guide, shared memory; Hopper tuning guide).
+inline constexpr double kWavefrontsPerClock = 1;
+/// Warp instructions an SM issues per clock: 4 schedulers x 1 (Hopper tuning guide / H100 whitepaper:
+/// four sub-partitions, one warp scheduler and dispatch unit each).
+inline constexpr double kIssuePerClock = 4;
+
+/// The loop an access sits in, per warp access: what the SM does besides the wavefronts.
+struct AccessLoop {
+  double lds_per_access = 1;           // shared-load instructions per access (below 1 when loads repeat and the compiler keeps them)
+  double instructions_per_access = 1;  // every warp instruction per access, the loads included
+};
+
+/// The real cost of an access repeated in a loop by many warps of one SM: wavefronts pipelined
+/// against the issue rate.
+struct AccessCost {
+  double shared_cycles = 0;  // lds x wavefronts / kWavefrontsPerClock
+  double issue_cycles = 0;   // instructions / kIssuePerClock
+  double cost_cycles = 0;    // max of the two: SM cycles per warp access
+  double base_cycles = 0;    // the same loop with the conflict-free access (base wavefronts)
+  double time_ratio = 0;     // cost / base: what the conflict costs in time, against `ways` in wavefronts
+  double serial_cycles = 0;       // shared + issue: the other instructions never overlap the wavefronts
+  double base_serial_cycles = 0;  // the same for the conflict-free access
+  double time_ratio_serial = 0;   // serial / base serial: the other end of the range
+  std::string bound;         // "shared" (wavefronts) or "issue"
+};
+
+/// cost = max(lds x wavefronts / 1, instructions / 4) SM cycles per warp access (the schedulers
+/// overlap the wavefronts with the other instructions); serial = their sum (no overlap): a
+/// kernel's time lies between the two, nearer the max when one term dominates; the ratios
+/// against the same loop with `base_wavefronts` (the conflict-free access: its phases). Enough
+/// warps to hide the load latency (30 cycles) are assumed. Throws FieldError for an
+/// lds_per_access or instructions_per_access out of range (lds 0 < x <= instructions).
+AccessCost access_cost(int wavefronts, int base_wavefronts, const AccessLoop& loop);
+
 }  // namespace gpucalc

@@ -14,7 +14,7 @@ namespace gpucalc {
 FusionChain unary_chain(int ops, double n) {
   FusionChain c{"unary", n, {}, {}};
   // each op: read N, write N; fused: read N once, write N once
-  for (int i = 0; i < ops; ++i) c.unfused.push_back({fmt::format("op {}", i + 1), n, n});
+  for (int i = 0; i < ops; ++i) c.unfused.push_back({fmt::format("op {}", i + 1), n, n, i > 0 ? n : 0});
   c.fused.push_back({"fused", n, n});
   return c;
 }
@@ -22,7 +22,7 @@ FusionChain unary_chain(int ops, double n) {
 FusionChain binary_chain(int ops, double n) {
   FusionChain c{"binary", n, {}, {}};
   // each op: read its input and one extra tensor (2N), write N; fused: read x and the k extras, write N
-  for (int i = 0; i < ops; ++i) c.unfused.push_back({fmt::format("op {} (x w{})", i + 1, i + 1), 2 * n, n});
+  for (int i = 0; i < ops; ++i) c.unfused.push_back({fmt::format("op {} (x w{})", i + 1, i + 1), 2 * n, n, i > 0 ? n : 0});
   c.fused.push_back({"fused", (1.0 + ops) * n, n});
   return c;
 }
@@ -34,12 +34,13 @@ FusionChain rmsnorm_chain(double rows, double cols) {
   FusionChain c{"rmsnorm", n, {}, {}};
   // Moved in one by one (a braced list would copy each kernel and its name).
   c.unfused.reserve(6);
-  c.unfused.push_back({"x.pow(2)", n, n});
-  c.unfused.push_back({".mean(-1)", n, per_row});
-  c.unfused.push_back({"+ eps", per_row, per_row});
-  c.unfused.push_back({"rsqrt", per_row, per_row});
-  c.unfused.push_back({"x * r", n + per_row, n});
-  c.unfused.push_back({"w * (...)", n + h, n});
+  // from_previous: the intermediate each reads from the kernel before (x * r reads x, written by none)
+  c.unfused.push_back({"x.pow(2)", n, n, 0});
+  c.unfused.push_back({".mean(-1)", n, per_row, n});
+  c.unfused.push_back({"+ eps", per_row, per_row, per_row});
+  c.unfused.push_back({"rsqrt", per_row, per_row, per_row});
+  c.unfused.push_back({"x * r", n + per_row, n, per_row});
+  c.unfused.push_back({"w * (...)", n + h, n, n});
   // fused: read x (N) and w (h), write the output (N)
   c.fused.push_back({"fused rmsnorm", n + h, n});
   return c;
@@ -47,7 +48,7 @@ FusionChain rmsnorm_chain(double rows, double cols) {
 
 FusionChain swiglu_chain(double n) {
   FusionChain c{"swiglu", n, {}, {}};
-  c.unfused = {{"silu(a)", n, n}, {"t * b", 2 * n, n}};
+  c.unfused = {{"silu(a)", n, n, 0}, {"t * b", 2 * n, n, n}};
   c.fused.push_back({"fused silu(a) * b", 2 * n, n});
   return c;
 }
@@ -124,6 +125,52 @@ FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
   r.crossover_n = bytes_per_n > 0 ? r.launch_overhead * r.bandwidth * r.unfused_kernels / bytes_per_n
                                   : std::numeric_limits<double>::infinity();
   return r;
+}
+
+namespace {
+
+/// One chain's kernels under the model: L2 hits of intermediates, fixed costs per kernel.
+ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, const FusionResult& base, const FusionModel& m) {
+  ChainModel c;
+  c.time = m.first_launch;
+  double previous_bytes = -1;  // bytes the kernel before moved; < 0: none ran before
+  for (const FusionKernel& k : kernels) {
+    KernelModel km;
+    const double bytes = (k.reads + k.writes) * e;
+    // reuse distance of the intermediate: the producer's bytes; served by the L2 when they fit
+    const bool resident = previous_bytes >= 0 && previous_bytes <= m.l2_size;
+    km.l2_bytes = resident ? std::min(k.from_previous, k.reads) * e : 0;
+    km.dram_bytes = bytes - km.l2_bytes;
+    // t = max(o, max(DRAM bytes / BW, bytes / L2 BW) + ramp)
+    const double l2_time = m.l2_bandwidth > 0 ? bytes / m.l2_bandwidth : 0;
+    const double busy = std::max(km.dram_bytes / base.bandwidth, l2_time) + m.ramp;
+    km.time = std::max(base.launch_overhead, busy);
+    km.launch_bound = base.launch_overhead >= busy;
+    c.dram_bytes += km.dram_bytes;
+    c.l2_bytes += km.l2_bytes;
+    c.time += km.time;
+    c.kernels.push_back(km);
+    previous_bytes = bytes;
+  }
+  return c;
+}
+
+}  // namespace
+
+FusionModel fusion_model(const FusionInput& in, const FusionResult& base, const Gpu& gpu) {
+  FusionModel m;
+  // the idle stream's start: one launch + synchronize less the back-to-back launch it already counts
+  m.first_launch = gpu.launch_latency > base.launch_overhead ? gpu.launch_latency - base.launch_overhead : 0;
+  // the first wave waits one HBM latency before its bytes arrive: cycles / clock
+  m.ramp = gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0;
+  m.l2_bandwidth = gpu.l2_bandwidth;
+  m.l2_size = static_cast<double>(gpu.l2_size);
+  const double e = in.element_bytes;
+  m.unfused = chain_model(in.chain.unfused, e, base, m);
+  m.fused = chain_model(in.chain.fused, e, base, m);
+  // speed-up = unfused time / fused time
+  m.speedup = m.fused.time > 0 ? m.unfused.time / m.fused.time : std::numeric_limits<double>::quiet_NaN();
+  return m;
 }
 
 }  // namespace gpucalc

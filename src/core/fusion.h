@@ -13,6 +13,7 @@ struct FusionKernel {
   std::string name;
   double reads = 0;   // elements read from HBM
   double writes = 0;  // elements written to HBM
+  double from_previous = 0;  // elements of `reads` the kernel before it wrote (an intermediate)
 };
 
 /// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
@@ -78,5 +79,40 @@ struct FusionResult {
 
 /// Throws InputError when a chain has no kernel, counts are negative, or rates are not positive.
 FusionResult fusion(const FusionInput& input, const Gpu& gpu);
+
+/// One kernel under the fixed-cost and L2 model.
+struct KernelModel {
+  double l2_bytes = 0;    // bytes of its reads the L2 serves: an intermediate the previous kernel left there
+  double dram_bytes = 0;  // bytes it moves to or from HBM
+  double time = 0;        // max(o, max(DRAM bytes / BW, all bytes / L2 BW) + the first wave's wait)
+  bool launch_bound = false;
+};
+
+/// A chain's time as it runs from an idle stream: fixed costs and L2 residency on top of fusion().
+struct ChainModel {
+  double dram_bytes = 0;
+  double l2_bytes = 0;
+  double time = 0;  // (launch latency - o) + the sum of the kernels' times
+  std::vector<KernelModel> kernels;
+};
+
+struct FusionModel {
+  ChainModel unfused;
+  ChainModel fused;
+  double speedup = 0;        // unfused time / fused time
+  double first_launch = 0;   // seconds: launch latency - o, the idle stream's start (0 when not known)
+  double ramp = 0;           // seconds: latency_hbm_cycles / boost_clock, the first wave's wait per kernel
+  double l2_bandwidth = 0;   // bytes/s: the L2's (0: not known, the L2 bound left out)
+  double l2_size = 0;        // bytes
+};
+
+/// The fixed-cost and L2 model of a chain (the fusion() result gives o, BW and the bytes). Kernel
+/// i's reads of what kernel i-1 wrote (from_previous) come from the L2 when kernel i-1 moved at
+/// most l2_size bytes in all (its reuse distance: everything it read and wrote after writing the
+/// intermediate's first byte); every other byte crosses HBM. Each kernel takes
+/// max(o, max(DRAM bytes / BW, bytes / L2 BW) + ramp), ramp = the HBM latency (the first wave waits
+/// one latency before a byte arrives); a chain timed from an idle stream adds launch_latency - o
+/// once (the first launch is not overlapped with a previous kernel).
+FusionModel fusion_model(const FusionInput& input, const FusionResult& base, const Gpu& gpu);
 
 }  // namespace gpucalc

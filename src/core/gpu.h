@@ -86,6 +86,13 @@ struct Gpu {
   double latency_l2_cycles = 0;
   double latency_hbm_cycles = 0;
   double launch_overhead = 0;  // seconds per kernel, back to back
+  // Optional (0: not known): one launch of an empty kernel and its synchronize on an idle GPU,
+  // by the host clock (measure calibrate's "launch + synchronize"): what the first kernel of a
+  // chain timed from an idle stream costs before the back-to-back rate applies.
+  double launch_latency = 0;  // seconds
+  // Optional (0: not known): the rate at which the L2 serves scattered 32-byte sectors, one
+  // sector per 128-byte line (a column of a row-major matrix), in bytes/s of sectors.
+  double l2_sector_bandwidth = 0;
 
   // SMs in each GPC (graphics processing cluster): a thread-block cluster runs within one GPC.
   // Optional: datasheets do not give it; `measure calibrate` finds it (empty: not known).

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "core/error.h"
@@ -129,6 +130,40 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   // the fewest sectors that can hold the bytes: ceil(bytes / 32)
   r.min_sectors = (r.bytes_requested + kSectorBytes - 1) / kSectorBytes;
   return r;
+}
+
+ColumnSweep column_sweep(std::int64_t rows, std::int64_t cols, int element_bytes, double bandwidth, const Gpu& gpu) {
+  check_element_bytes(element_bytes);
+  if (rows < 1) throw FieldError("rows", std::to_string(rows), "1 or more rows");
+  if (cols < 1) throw FieldError("cols", std::to_string(cols), "1 or more columns");
+  if (!(bandwidth > 0)) throw FieldError("bandwidth", "", "a bandwidth greater than 0");
+  const SectorsResult w = sectors(matrix_load(cols, MatrixAccess::column, 0, element_bytes, 0, 0xFFFFFFFFu), gpu);
+  const double e = element_bytes, r = static_cast<double>(rows), c = static_cast<double>(cols);
+  ColumnSweep s;
+  // requests = ceil(rows / 32) x cols; the last request of a column may have fewer rows (counted whole)
+  const double per_column = std::ceil(r / kWarpLanes);
+  s.requests = per_column * c;
+  // L2 -> SM bytes = requests x sectors x 32
+  s.l2_bytes = s.requests * static_cast<double>(w.sectors * kSectorBytes);
+  s.matrix_bytes = r * c * e;
+  // reuse distance = lines one column touches x 128, at most the matrix's lines
+  const double lines_bytes = per_column * static_cast<double>(w.lines * kLineBytes);
+  s.reuse_distance = std::min(lines_bytes, std::ceil(s.matrix_bytes / kLineBytes) * kLineBytes);
+  const double l2 = static_cast<double>(gpu.l2_size);
+  s.reuse_hits = s.reuse_distance <= l2;
+  s.reuse_range = s.reuse_hits && s.reuse_distance > l2 / 2;
+  // all miss: every request moves its granules
+  s.dram_bytes_all_miss = s.requests * static_cast<double>(w.dram_bytes);
+  // hits: each line of the matrix once (whole granules: at least the matrix)
+  s.dram_bytes = s.reuse_hits ? std::min(s.matrix_bytes, s.dram_bytes_all_miss) : s.dram_bytes_all_miss;
+  s.l2_rate_measured = gpu.l2_sector_bandwidth > 0;
+  s.l2_rate = s.l2_rate_measured ? gpu.l2_sector_bandwidth : gpu.l2_bandwidth;
+  // time = max(DRAM bytes / BW, L2 bytes / L2 sector rate)
+  s.dram_time = s.dram_bytes / bandwidth;
+  s.l2_time = s.l2_rate > 0 ? s.l2_bytes / s.l2_rate : 0;
+  s.time = std::max(s.dram_time, s.l2_time);
+  s.bound = s.l2_time > s.dram_time ? "L2" : "HBM";
+  return s;
 }
 
 }  // namespace gpucalc

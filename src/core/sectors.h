@@ -73,4 +73,32 @@ inline constexpr std::int64_t kL1ExactLines = 8;
 /// negative address or a load with no active lane.
 SectorsResult sectors(const WarpLoad& load, const Gpu& gpu);
 
+/// A whole rows x cols row-major matrix read column by column: warp requests walk down column 0,
+/// then column 1, ..., lane t reading row 32 q + t of request q.
+struct ColumnSweep {
+  double requests = 0;        // warp requests: ceil(rows / 32) x cols
+  double l2_bytes = 0;        // L2 -> SM: requests x sectors per request x 32
+  double matrix_bytes = 0;    // rows x cols x e
+  double reuse_distance = 0;  // bytes of 128-byte lines one column touches before the next column reuses them
+  bool reuse_hits = false;    // reuse_distance <= l2_size: the next columns find their sectors in the L2
+  bool reuse_range = false;   // l2_size / 2 < reuse_distance <= l2_size: hits only if each line is held once
+  double dram_bytes = 0;      // hits: every line once; misses: every request's granules
+  double dram_bytes_all_miss = 0;  // requests x granules per request x granularity
+  double l2_rate = 0;         // bytes/s of sectors: l2_sector_bandwidth, else l2_bandwidth
+  bool l2_rate_measured = false;  // l2_sector_bandwidth was known
+  double dram_time = 0;       // dram bytes / bandwidth
+  double l2_time = 0;         // l2 bytes / l2 rate
+  double time = 0;            // max(dram_time, l2_time)
+  std::string bound;          // "HBM" or "L2"
+};
+
+/// The L2 model of a column sweep. The L2 allocates a 128-byte line (its tag) for each sector it
+/// holds, so one column of `rows` rows occupies rows x 128 bytes of lines (at most the matrix):
+/// when that reuse distance fits in l2_size the next columns of the same lines hit and HBM moves
+/// each byte once; when it does not, LRU-like replacement evicts every line before its reuse and
+/// each request moves its own granules. Between l2_size / 2 and l2_size the answer depends on
+/// whether the two L2 partitions each hold a copy (reuse_range). Throws FieldError for rows or
+/// cols below 1 or a bandwidth of 0.
+ColumnSweep column_sweep(std::int64_t rows, std::int64_t cols, int element_bytes, double bandwidth, const Gpu& gpu);
+
 }  // namespace gpucalc

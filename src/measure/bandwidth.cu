@@ -102,6 +102,21 @@ __global__ void read_kernel(const uint4* __restrict__ in, std::size_t n, int pas
   if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
 }
 
+// One 4-byte word of one sector per 128-byte line: lane t reads line base + t (32 lines a warp
+// request, a column's pattern), ld.global.cg so that every request reaches the L2.
+__global__ void l2_sector_kernel(const std::uint32_t* __restrict__ in, std::size_t lines, int passes, std::uint32_t* partial) {
+  std::uint32_t acc = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (int p = 0; p < passes; ++p) {
+    const std::size_t sector_word = std::size_t(p & 3) * 8;  // sector p mod 4 of the line
+    for (std::size_t l = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; l < lines; l += stride) {
+      acc += __ldcg(in + l * 32 + sector_word);
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+  if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
+}
+
 // HBM reads: U independent 16-byte loads per thread before they are summed, with a load hint:
 // plain (the compiler's choice; for const __restrict__ data an ld.global.nc), ld.global.cs
 // (evict-first), or ld.global.nc with L1::no_allocate and an L2 prefetch of 256 bytes.
@@ -376,6 +391,31 @@ ReadRun run_read(std::size_t bytes) {
 }
 
 double run_l2_read(std::size_t bytes, int passes) { return read_seconds(bytes, passes, true); }
+
+double run_l2_sector_read(std::size_t bytes, int passes) {
+  const std::size_t words = bytes / 4, lines = bytes / 128;
+  DeviceBuffer<std::uint32_t> in(words);
+  fill_words(in.get(), words, 23);
+  const unsigned threads = 256, blocks = static_cast<unsigned>(sm_count() * 8);
+  DeviceBuffer<std::uint32_t> partial(std::size_t(blocks) * threads / 32);
+  partial.poison();
+  double s = time_median([&] {
+    l2_sector_kernel<<<blocks, threads>>>(in.get(), lines, passes, partial.get());
+    CUDA_CHECK_LAUNCH("l2_sector_kernel");
+  });
+  CUDA_CHECK(cudaDeviceSynchronize());
+  // Every line's word at sector (p mod 4), each pass: the warps' partial sums add up to that total.
+  std::uint32_t want = 0;
+  for (int p = 0; p < passes; ++p) {
+    for (std::size_t l = 0; l < lines; ++l) want += inputs::word(23, l * 32 + std::size_t(p & 3) * 8);
+  }
+  auto h = partial.to_host();
+  std::uint32_t got = 0;
+  for (std::size_t i = 0; i < partial.size(); ++i) got += h.get()[i];
+  require_match("L2 sector read", compare_elements(
+                                      1, [got](std::size_t) { return got; }, [want](std::size_t) { return want; }, 0, 0));
+  return s;
+}
 
 ChaseRun run_chase(std::size_t footprint, std::size_t hops) {
   const std::size_t lines = footprint / 128;

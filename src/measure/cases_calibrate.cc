@@ -70,6 +70,9 @@ Calibration run_calibration(const DeviceInfo& device) {
     for (const auto& [name, seconds] : read.variants) c.read_variants.emplace_back(name, static_cast<double>(read.bytes) / seconds);
     const int passes = 20;
     c.l2_bandwidth = static_cast<double>(24 * kMiB) * passes / dev::run_l2_read(24 * kMiB, passes);
+    // one 32-byte sector of each 128-byte line a pass: bytes of sectors = buffer / 4 x passes (4x the
+    // passes of the full-line read, so that a run lasts about as long: ~100 us)
+    c.l2_sector_bandwidth = static_cast<double>(24 * kMiB) / 4 * (4 * passes) / dev::run_l2_sector_read(24 * kMiB, 4 * passes);
     dev::ChaseRun l1 = dev::run_chase(64 * 1024, 1 << 16);
     dev::ChaseRun l2 = dev::run_chase(16 * kMiB, 1 << 17);
     dev::ChaseRun hbm = dev::run_chase(kGiB, 1 << 17);
@@ -131,6 +134,8 @@ MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
       row(fmt::format("read-only kernel ({}, 4 GiB), bandwidth", c.read_variant), Unit::bytes_per_second, base.memory_bandwidth,
           c.read_bandwidth),
       row("L2 read bandwidth", Unit::bytes_per_second, base.l2_bandwidth, c.l2_bandwidth),
+      row("L2 sector bandwidth, one 32-byte sector per 128-byte line (against the full-line L2 read)", Unit::bytes_per_second,
+          c.l2_bandwidth, c.l2_sector_bandwidth),
       row("L1 latency (pointer chase, 64 KiB)", Unit::cycles, base.latency_l1_cycles, c.latency_l1_cycles),
       row("L2 latency (pointer chase, 16 MiB)", Unit::cycles, base.latency_l2_cycles, c.latency_l2_cycles),
       row("HBM latency (pointer chase, 1 GiB)", Unit::cycles, base.latency_hbm_cycles, c.latency_hbm_cycles),

@@ -107,6 +107,12 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     t.rows.push_back(row(fmt::format("{}: fused time", label), Unit::seconds, r.fused_time, run.fused));
     t.rows.push_back(row(fmt::format("{}: speed-up", label), Unit::count, r.speedup, run.unfused / run.fused));
     t.summary.push_back(t.rows.back().quantity);
+    // the model with fixed costs (the idle stream's first launch, each kernel's ramp) and the L2
+    const FusionModel m = fusion_model(in, r, gpu);
+    t.rows.push_back(row(fmt::format("{}: unfused time, model (fixed costs, L2)", label), Unit::seconds, m.unfused.time, run.unfused));
+    t.rows.push_back(row(fmt::format("{}: fused time, model (fixed costs, L2)", label), Unit::seconds, m.fused.time, run.fused));
+    t.rows.push_back(row(fmt::format("{}: speed-up, model (fixed costs, L2)", label), Unit::count, m.speedup, run.unfused / run.fused));
+    t.summary.push_back(t.rows.back().quantity);
     // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
     // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
     const bool streaming = r.fused_bytes >= 4 * l2;
@@ -131,6 +137,13 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
                                   format_number(r.traffic_ratio), r.regime));
   }
   t.notes.push_back(fmt::format("launch overhead in the model: {} per kernel (the profile's)", format_quantity(gpu.launch_overhead, Unit::seconds)));
+  t.notes.push_back(fmt::format(
+      "the model with fixed costs and the L2 (gpucalc fusion's *_model keys): each kernel max(o, max(HBM bytes / BW, bytes / "
+      "L2 BW) + {} (one HBM latency, the first wave's wait)); the timed chain starts from an idle stream, which adds "
+      "launch_latency - o = {} once{}; an intermediate the kernel before moved with at most one L2 of bytes is read from the L2",
+      format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds),
+      format_quantity(std::max(0.0, gpu.launch_latency - gpu.launch_overhead), Unit::seconds),
+      gpu.launch_latency > 0 ? "" : " (the profile has no launch_latency: run measure calibrate)"));
   if (counted_any) {
     t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more run of each variant "
                                   "after its timing, the L2 flushed (a read of 4x its size) before each counter pass; a "

@@ -192,6 +192,7 @@ MeasureTable run_little_case(Context& ctx, const LittlePlan& p) {
 struct SectorsPlan {
   std::vector<std::int64_t> strides;
   std::int64_t cols = 0;  // > 0: a matrix read column by column
+  std::int64_t rows = 0;  // its rows; 0: a 1 GiB matrix (2^28 / cols)
   // With a calculator's options: the warp load they describe, run by the generic kernel.
   std::optional<WarpLoad> load;
   std::string how;
@@ -214,9 +215,18 @@ SectorsPlan plan_sectors(const Args& a, const Gpu& gpu) {
     const std::int64_t stride = a.integer("stride");
     if (stride >= 1 && stride <= 4096) p.strides = {stride};
   }
-  if (o.size() == 2 && a.has("cols") && a.has("access") && a.text("access") == "column") {
+  const bool sweep = o.size() == 3 && a.has("rows");  // --rows: the timed column read of that matrix
+  if ((o.size() == 2 || sweep) && a.has("cols") && a.has("access") && a.text("access") == "column") {
     const std::int64_t cols = a.integer("cols");
     if (cols >= 32 && cols <= 65536) p.cols = cols;
+    if (sweep) {
+      const std::int64_t rows = a.integer("rows");
+      if (p.cols == 0 || rows < 32 || static_cast<double>(rows) * static_cast<double>(cols) * 4 > 4.0 * static_cast<double>(kGiB)) {
+        throw InputError("--rows", a.text("rows"),
+                         "32 rows or more, with --cols 32 to 65536, for a timed fp32 matrix of at most 4 GiB");
+      }
+      p.rows = rows;
+    }
   }
   return p;
 }
@@ -311,9 +321,38 @@ void strided_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, const std::v
   }
 }
 
-/// A 1 GiB fp32 matrix of `cols` columns read column by column, timed and counted.
-void column_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, std::int64_t cols, double bw) {
-  const std::size_t rows = kGiB / (4 * static_cast<std::size_t>(cols));
+/// The L2 model's rows of a column read (core/sectors.h column_sweep): DRAM bytes read against the
+/// counted, and the time, max((DRAM read + written) / BW, L2 sectors / the L2's sector rate).
+void column_l2_rows(MeasureTable& t, const Gpu& gpu, std::size_t rows, std::int64_t cols, double bw, const CounterValues& v,
+                    double seconds) {
+  const ColumnSweep s = column_sweep(static_cast<std::int64_t>(rows), cols, 4, bw, gpu);
+  const std::string label = fmt::format("{} x {} by column, L2 model", rows, cols);
+  if (const auto dram = v.get(Counter::dram_bytes_read)) {
+    t.rows.push_back(row(fmt::format("{}: DRAM bytes read (counted; reuse distance {} against the L2's {})", label,
+                                     format_quantity(s.reuse_distance, Unit::bytes), format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes)),
+                         Unit::bytes, s.dram_bytes, *dram));
+  }
+  // time = max((DRAM bytes read + the output written) / BW, L2 -> SM sector bytes / sector rate)
+  const double written = s.matrix_bytes;
+  const double dram_time = (s.dram_bytes + written) / bw;
+  const double time = std::max(dram_time, s.l2_time);
+  t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, L2 model ({}-bound)", rows, cols,
+                                   s.l2_time > dram_time ? "L2" : "HBM"),
+                       Unit::seconds, time, seconds));
+  t.notes.push_back(fmt::format(
+      "{}: {} of L2 -> SM sectors at {} ({}) = {}; HBM: {} read + {} written at {} = {}{}", label,
+      format_quantity(s.l2_bytes, Unit::bytes), format_quantity(s.l2_rate, Unit::bytes_per_second),
+      s.l2_rate_measured ? "the profile's l2_sector_bandwidth, measured" : "l2_bandwidth, a full-line rate: the profile has no l2_sector_bandwidth, run measure calibrate",
+      format_quantity(s.l2_time, Unit::seconds), format_quantity(s.dram_bytes, Unit::bytes), format_quantity(written, Unit::bytes),
+      format_quantity(bw, Unit::bytes_per_second), format_quantity(dram_time, Unit::seconds),
+      s.reuse_range ? fmt::format("; the reuse distance lies between half the L2 and the L2: if both partitions hold each line, {} read",
+                                  format_quantity(s.dram_bytes_all_miss, Unit::bytes))
+                    : std::string()));
+}
+
+/// An fp32 matrix of `cols` columns (1 GiB, or `matrix_rows` rows) read column by column, timed and counted.
+void column_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, std::int64_t cols, std::int64_t matrix_rows, double bw) {
+  const std::size_t rows = matrix_rows > 0 ? static_cast<std::size_t>(matrix_rows) : kGiB / (4 * static_cast<std::size_t>(cols));
   const std::size_t n = rows * static_cast<std::size_t>(cols);
   SectorsResult w = sectors(matrix_load(cols, MatrixAccess::column, 0, 4, 0, 0xFFFFFFFFu), gpu);
   CountingScope scope(timed_counters());
@@ -330,6 +369,7 @@ void column_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, std::int64_t 
                        Unit::seconds, once / bw, seconds));
   t.notes.push_back("by column: each warp request touches 32 sectors, but the next 7 columns reuse those sectors "
                     "while L2 still holds them, so HBM moves far fewer bytes than the sectors requested");
+  column_l2_rows(t, gpu, rows, cols, bw, scope.range(0), seconds);
 }
 
 MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
@@ -345,7 +385,7 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
   // Counted beside the timed kernels, the model's count per warp request x requests.
   TimedCounts tc;
   strided_rows(t, tc, gpu, p.strides, bw);
-  if (p.cols > 0) column_rows(t, tc, gpu, p.cols, bw);
+  if (p.cols > 0) column_rows(t, tc, gpu, p.cols, p.rows, bw);
   if (!tc.missing.empty()) t.notes.push_back(tc.missing);
   if (tc.counted > 0) {
     t.notes.push_back("counted over one more run of each timed kernel, the L2 flushed first: global load sectors and "
@@ -427,6 +467,45 @@ const char* access_name(dev::BankAccess a) {
   return a == dev::BankAccess::row ? "row" : a == dev::BankAccess::column ? "column" : "swizzled column";
 }
 
+// The compiled loop of banks_kernel (nvcc 13.0, sm_90, read from its cubin's SASS): the 32-way
+// unrolled body is unrolled 4x more and ptxas keeps the 32 loaded words for the 4 passes (the
+// addresses repeat, nothing stores between), so 128 accesses run 32 LDS, 64 IADD3 (the sum, two
+// adds each) and 5 loop instructions, for every access kind here.
+constexpr double kBankLoopLds = 32.0 / 128;
+constexpr double kBankLoopInstructions = (32.0 + 64 + 5) / 128;
+
+/// The access cost model (core/banks.h access_cost) against the timed kernels: each access's time
+/// and its ratio to the row read, with the compiled loop's loads and instructions per access.
+void bank_cost_rows(MeasureTable& t, const Gpu& gpu, const BanksPlan& p, double row_time, int iters, int blocks) {
+  const AccessLoop loop{kBankLoopLds, kBankLoopInstructions};
+  // accesses per SM = warps per SM x accesses per warp; time = accesses x cycles / clock
+  const double warps_per_sm = static_cast<double>(blocks) / gpu.sm_count * (256 / 32);
+  const double accesses = warps_per_sm * iters;
+  const AccessCost base = access_cost(1, 1, loop);
+  t.rows.push_back(row("row [32][32]: time, access cost model (pipelined)", Unit::seconds,
+                       accesses * base.cost_cycles / gpu.boost_clock, row_time));
+  for (const auto& a : p.accesses) {
+    const int ways = bank_ways(a.access, a.width);
+    const AccessCost c = access_cost(ways, 1, loop);
+    const std::string name = fmt::format("{} [32][{}]", access_name(a.access), a.width);
+    const auto measured = std::find_if(t.rows.begin(), t.rows.end(), [&](const MeasureRow& r) { return r.quantity.rfind(name + ": time / row time", 0) == 0; });
+    if (measured == t.rows.end()) continue;
+    const double ratio = measured->achieved;  // read before the rows below move the table
+    const double seconds = ratio * row_time;
+    t.rows.push_back(row(fmt::format("{}: time, access cost model ({}-bound)", name, c.bound), Unit::seconds,
+                         accesses * c.cost_cycles / gpu.boost_clock, seconds));
+    t.rows.push_back(row(fmt::format("{}: time / row time, access cost model (pipelined; serial {})", name,
+                                     format_number(c.time_ratio_serial)),
+                         Unit::count, c.time_ratio, ratio));
+  }
+  t.notes.push_back(fmt::format(
+      "access cost model: {} warps per SM x {} accesses; per access max({} LDS x wavefronts / 1 per clock, {} instructions / 4 "
+      "per clock) SM cycles at {} (the compiled loop: 32 LDS, 64 IADD3 and 5 loop instructions per 128 accesses, ptxas keeping "
+      "the loaded words over 4 passes); serial: the two added, no overlap",
+      format_number(warps_per_sm), iters, format_number(kBankLoopLds), format_number(kBankLoopInstructions),
+      format_quantity(gpu.boost_clock, Unit::count)));
+}
+
 MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
   const Gpu& gpu = ctx.gpu;
   MeasureTable t;
@@ -461,6 +540,7 @@ MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
   }
   t.notes.push_back("predicted: time in proportion to wavefronts (ways); the row read's time also holds the loop's "
                     "other instructions, so a 32-way read costs less than 32 row reads");
+  bank_cost_rows(t, gpu, p, row_time, iters, blocks);
   if (p.transposes) {
     const int n = 8192;
     dev::TransposeRun tr = dev::run_transpose(n);

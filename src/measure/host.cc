@@ -205,6 +205,15 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
     g.l2_bandwidth = c.l2_bandwidth;
     measured("l2_bandwidth", "16-byte ld.global.cg reads of a 24 MiB buffer, repeated passes");
   }
+  if (c.l2_sector_bandwidth > 0) {
+    g.l2_sector_bandwidth = c.l2_sector_bandwidth;
+    measured("l2_sector_bandwidth", "4-byte ld.global.cg reads of one 32-byte sector in each 128-byte line of a 24 MiB buffer "
+                                    "(lane t in line base + t, 32 lines a warp request), repeated passes; bytes of sectors");
+  }
+  if (c.launch_round_trip > 0) {
+    g.launch_latency = c.launch_round_trip;
+    measured("launch_latency", "launch + synchronize of an empty kernel on an idle GPU, host clock, the median of 200");
+  }
   if (c.latency_l1_cycles > 0) {
     g.latency_l1_cycles = c.latency_l1_cycles;
     measured("latency_l1_cycles", fmt::format("pointer chase in 64 KiB, clock64: {:.1f} ns", c.latency_l1_ns));

@@ -43,6 +43,10 @@ struct ReadRun {
 ReadRun run_read(std::size_t bytes);
 /// Seconds to read a `bytes` buffer `passes` times through L2 only (ld.global.cg).
 double run_l2_read(std::size_t bytes, int passes);
+/// Seconds to read one 32-byte sector of every 128-byte line of a `bytes` buffer, `passes` times
+/// through L2 only (ld.global.cg, lane t of a warp in line base + t: 32 lines a request, as a
+/// column of a row-major matrix is read); pass p reads sector p mod 4 of each line.
+double run_l2_sector_read(std::size_t bytes, int passes);
 
 /// A dependent pointer chase over `footprint` bytes in 128-byte lines, in a random cycle.
 struct ChaseRun {

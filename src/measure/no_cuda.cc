@@ -139,6 +139,7 @@ namespace dev {
 CopyRun run_copy(std::size_t) { unavailable(); }
 ReadRun run_read(std::size_t) { unavailable(); }
 double run_l2_read(std::size_t, int) { unavailable(); }
+double run_l2_sector_read(std::size_t, int) { unavailable(); }
 ChaseRun run_chase(std::size_t, std::size_t) { unavailable(); }
 LaunchRun run_launch(int) { unavailable(); }
 FmaRun run_fma_peak(int) { unavailable(); }

@@ -154,6 +154,8 @@ const std::vector<BadInput>& sectors_rows() {
     {{"sectors", "--stride", "2", "--gpu"}, "--gpu", "--help"},
     {{"sectors", "--stride", "2", "--require", "occupancy>=nan"}, "--require", "a results key of"},
     {{"sectors", "--stride", "2", "--mask", "0"}, "--mask", "'0' is out of range: expected a whole number, 1 to 4,294,967,295"},
+    {{"sectors", "--cols", "4096", "--access", "column", "--rows", "0"}, "--rows", "'0' is out of range: expected a whole number, 1 to 17,592,186,044,416"},
+    {{"sectors", "--stride", "2", "--rows", "1024"}, "--rows", "invalid value '1024': expected a matrix's rows with --cols N --access column"},
     // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
     {{"sectors", "--sweep", "bogus"}, "--sweep", "invalid value 'bogus': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of stride"},
     {{"sectors", "--sweep", "stride=abc:4"}, "--sweep", "invalid value 'stride=abc:4': expected FROM, TO and STEP as --stride takes them: a whole number (256, 2^24, 16,384 or 0xff), 0 to 549,755,813,888"},
@@ -197,6 +199,9 @@ const std::vector<BadInput>& banks_rows() {
     {{"banks", "--width", "33", "--access", "column", "--swizzle", "xor", "--pad", "1e31"}, "--pad", "invalid value '1e31': expected a whole number (256 or 0xff), 0 to 1,024"},
     // Options the engine added: its sweep axes, banks --mask, --strict (a flag).
     {{"banks", "--access", "column", "--mask", "0"}, "--mask", "'0' is out of range: expected a whole number, 1 to 4,294,967,295"},
+    {{"banks", "--access", "column", "--lds", "0"}, "--lds", "'0' is out of range: expected a number, 0.001 to 1,000,000"},
+    {{"banks", "--access", "column", "--instructions", "2e6"}, "--instructions", "'2e6' is out of range: expected a number, 0.001 to 1,000,000"},
+    {{"banks", "--access", "column", "--lds", "2", "--instructions", "1"}, "--instructions", "invalid value '1': expected warp instructions per access of at least --lds (2)"},
     {{"banks", "--access", "column", "--mask", "0x1ffffffff"}, "--mask", "'0x1ffffffff' is out of range: expected a whole number, 1 to 4,294,967,295"},
     {{"banks", "--access", "column", "--mask", "zz"}, "--mask", "invalid value 'zz': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 4,294,967,295"},
     {{"banks", "--access", "column", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of width, pad"},

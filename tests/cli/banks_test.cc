@@ -34,7 +34,10 @@ TEST_CASE("end to end: banks through the binary, json, csv, --require, the grid"
   r = run_gpucalc("banks --words '33*t+5' --format csv");
   REQUIRE(r.code == 0);
   // Every key, always: bank has no value when the warp touches several banks.
-  CHECK(r.out == "ways,wavefronts,banks_used,broadcast,bank\n1,1,32,false,\n");
+  // The access cost in a loop of one LDS per access (issue 28): 1 cycle, ratio 1; serial 1 + 1/4.
+  CHECK(r.out ==
+        "ways,wavefronts,banks_used,broadcast,bank,cost_cycles,time_ratio,cost_bound,cost_cycles_serial,time_ratio_serial\n"
+        "1,1,32,false,,1,1,shared,1.25,1\n");
   r = run_gpucalc("banks --access column --require 'ways<=1'");
   CHECK(r.code == 1);
   CHECK(r.err.find("requirement failed: ways <= 1 (got 32)") != std::string::npos);

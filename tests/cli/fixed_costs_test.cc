@@ -1,0 +1,95 @@
+// Issue 28's new keys through the binary: sectors --rows (the column sweep against the L2), banks
+// --lds / --instructions (the access's cost in its loop), fusion's *_model keys; bad input.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "../verify_helpers.h"
+
+namespace gpucalc {
+namespace {
+
+using testing::json_number;
+using testing::run_gpucalc;
+
+void check_refused(const std::vector<std::string>& args, const std::string& option, const std::string& accepted) {
+  const testing::Run r = run_gpucalc(args);
+  INFO(args.back(), " -> ", r.err);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  REQUIRE(r.err_lines().size() == 1);
+  CHECK(r.err.rfind("gpucalc: " + option + ": ", 0) == 0);
+  CHECK(r.err.find(accepted) != std::string::npos);
+}
+
+TEST_CASE("sectors --rows: the column sweep's DRAM bytes, L2 bytes and time") {
+  const testing::Run r = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--rows", "2^19", "--gpu", "h200", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "sectors") == 32);  // the old keys as before
+  CHECK(json_number(r.out, "sweep_reuse_distance") == 67108864.0);  // 2^19 rows x 128 B
+  CHECK(json_number(r.out, "sweep_dram_bytes") == 17179869184.0);   // misses: 2^23 requests x 2048 B
+  CHECK(json_number(r.out, "sweep_l2_bytes") == 8589934592.0);
+  CHECK(json_number(r.out, "sweep_time") == doctest::Approx(17179869184.0 / 4.8e12));  // h200's datasheet 4.8 TB/s
+  CHECK(testing::json_word(r.out, "sweep_bound") == "HBM");
+  // without --rows the sweep's keys are null
+  const testing::Run plain = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--format", "json"});
+  CHECK(std::isnan(json_number(plain.out, "sweep_time")));
+}
+
+TEST_CASE("sectors --rows: refused without a column access, and for a matrix beyond 256 TiB") {
+  check_refused({"sectors", "--rows", "1024"}, "--rows", "with --cols N --access column");
+  check_refused({"sectors", "--cols", "64", "--access", "row", "--rows", "1024"}, "--rows", "with --cols N --access column");
+  check_refused({"sectors", "--cols", "2^30", "--access", "column", "--rows", "2^30"}, "--rows", "at most 256 TiB");
+  check_refused({"sectors", "--cols", "64", "--access", "column", "--rows", "0"}, "--rows", "");
+}
+
+TEST_CASE("measure sectors --rows: the timed column read's matrix, checked before any GPU") {
+  check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^25"}, "--rows", "at most 4 GiB");
+  check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "16"}, "--rows", "32 rows or more");
+  check_refused({"measure", "sectors", "--cols", "512", "--access", "row", "--rows", "1024"}, "--rows", "with --cols N --access column");
+  // In range: past the checks, to the GPU (exit 3 on a machine without one, 0 with one).
+  const testing::Run ok = run_gpucalc({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^19"});
+  CHECK(ok.exit_code != 2);
+}
+
+TEST_CASE("banks --lds --instructions: the cost of a 32-way conflict in measure's loop") {
+  const testing::Run r = run_gpucalc({"banks", "--access", "column", "--lds", "0.25", "--instructions", "0.7890625", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "ways") == 32);
+  CHECK(json_number(r.out, "cost_cycles") == doctest::Approx(8));
+  CHECK(json_number(r.out, "time_ratio") == doctest::Approx(32));
+  CHECK(json_number(r.out, "time_ratio_serial") == doctest::Approx(18.33).epsilon(0.001));
+  // by default one LDS and nothing else per access: the ratio is the ways
+  const testing::Run d = run_gpucalc({"banks", "--access", "column", "--format", "json"});
+  CHECK(json_number(d.out, "time_ratio") == 32);
+  const testing::Run busy = run_gpucalc({"banks", "--access", "column", "--instructions", "64", "--format", "json"});
+  CHECK(json_number(busy.out, "time_ratio") == doctest::Approx(2));  // max(32, 16) / max(1, 16)
+}
+
+TEST_CASE("banks --lds --instructions: bad values") {
+  check_refused({"banks", "--access", "column", "--lds", "0"}, "--lds", "");
+  check_refused({"banks", "--access", "column", "--lds", "-1"}, "--lds", "");
+  check_refused({"banks", "--access", "column", "--lds", "2", "--instructions", "1"}, "--instructions", "at least --lds (2)");
+  check_refused({"banks", "--access", "column", "--instructions", "1e9"}, "--instructions", "");
+}
+
+TEST_CASE("fusion: the fixed-cost and L2 model keys beside the old ones") {
+  const testing::Run r = run_gpucalc({"fusion", "--ops", "4", "--n", "2^14", "--dtype", "fp32", "--gpu", "h200", "--bandwidth", "4.29TB/s", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "speedup") == doctest::Approx(4));  // the old key, unchanged
+  // h100 has no launch_latency: the model adds no first launch, and every kernel costs o
+  const testing::Run h100 = run_gpucalc({"fusion", "--ops", "4", "--n", "2^14", "--dtype", "fp32", "--format", "json"});
+  CHECK(json_number(h100.out, "speedup_model") == doctest::Approx(4));
+  CHECK(json_number(r.out, "unfused_time_model") == doctest::Approx(18.96e-6));
+  CHECK(json_number(r.out, "fused_time_model") == doctest::Approx(8.88e-6));
+  CHECK(json_number(r.out, "speedup_model") == doctest::Approx(18.96 / 8.88));
+  CHECK(json_number(r.out, "unfused_dram_bytes_model") == doctest::Approx(4 * 131072.0 - 3 * 65536.0));
+}
+
+}  // namespace
+}  // namespace gpucalc

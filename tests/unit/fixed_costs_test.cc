@@ -1,0 +1,175 @@
+// Fixed costs and the L2 (issue 28): fusion's chain model, the column sweep's L2 model, the cost of
+// a bank-conflicted access in its loop. Numbers derived by hand in the comments.
+#include <doctest/doctest.h>
+
+#include "core/banks.h"
+#include "core/error.h"
+#include "core/fusion.h"
+#include "core/gpu.h"
+#include "core/sectors.h"
+
+namespace gpucalc {
+namespace {
+
+const Gpu& h200() {
+  static const Gpu g = load_gpu("h200");
+  return g;
+}
+
+FusionModel model_of(const FusionChain& chain, int elem, const Gpu& gpu, double bw = 4.29e12) {
+  FusionInput in;
+  in.chain = chain;
+  in.element_bytes = elem;
+  in.bandwidth = bw;
+  return fusion_model(in, fusion(in, gpu), gpu);
+}
+
+TEST_CASE("fusion model: unary x4 fp32 at N = 2^14 is launch-bound, the idle stream's start added once") {
+  // h200: o = 3.36 us, launch_latency 8.88 us (measure calibrate), so the first launch adds 5.52 us.
+  // Each kernel moves 2^14 x 8 = 131,072 bytes: 0.03 us at 4.29 TB/s, + 672 / 1.98 GHz = 0.339 us: < o.
+  const FusionModel m = model_of(unary_chain(4, 16384), 4, h200());
+  CHECK(m.first_launch == doctest::Approx(5.52e-6));
+  CHECK(m.ramp == doctest::Approx(672 / 1.98e9));
+  for (const KernelModel& k : m.unfused.kernels) CHECK(k.launch_bound);
+  CHECK(m.unfused.time == doctest::Approx(5.52e-6 + 4 * 3.36e-6));  // 18.96 us
+  CHECK(m.fused.time == doctest::Approx(8.88e-6));
+  CHECK(m.speedup == doctest::Approx(18.96 / 8.88));  // 2.135
+  // The three later kernels read the one before's 64 KiB from the L2: 3 x 65,536 bytes.
+  CHECK(m.unfused.l2_bytes == doctest::Approx(3 * 65536.0));
+  CHECK(m.unfused.dram_bytes == doctest::Approx(4 * 131072.0 - 3 * 65536.0));
+}
+
+TEST_CASE("fusion model: unary x4 fp32 at N = 2^28 streams from HBM, no intermediate fits in the L2") {
+  // each kernel 2^28 x 8 = 2.147 GB: 500.6 us at 4.29 TB/s (the L2 bound 2.147e9 / 5.5e12 = 390 us is lower)
+  const FusionModel m = model_of(unary_chain(4, 268435456.0), 4, h200());
+  const double kernel = 2147483648.0 / 4.29e12 + 672 / 1.98e9;
+  CHECK(m.unfused.l2_bytes == 0);
+  CHECK(m.unfused.dram_bytes == doctest::Approx(4 * 2147483648.0));
+  CHECK(m.unfused.time == doctest::Approx(5.52e-6 + 4 * kernel));
+  CHECK(m.fused.time == doctest::Approx(5.52e-6 + kernel));
+  CHECK(m.speedup == doctest::Approx((5.52e-6 + 4 * kernel) / (5.52e-6 + kernel)));  // 3.967
+}
+
+TEST_CASE("fusion model: an intermediate of 2^20 fp32 stays in the L2, one of 2^24 does not") {
+  // 2^20: each kernel moves 8 MiB (< 60 MiB), so ops 2-4 read their input from the L2
+  const FusionModel small = model_of(unary_chain(4, 1048576.0), 4, h200());
+  CHECK(small.unfused.l2_bytes == doctest::Approx(3 * 4194304.0));
+  // 2^24: 128 MiB a kernel, beyond the L2
+  const FusionModel big = model_of(unary_chain(4, 16777216.0), 4, h200());
+  CHECK(big.unfused.l2_bytes == 0);
+  // at 2^20 the L2-served kernels run at max(4 MiB / 4.29 TB/s, 8 MiB / 5.5 TB/s) + ramp:
+  // max(0.978 us, 1.525 us) + 0.339 us = 1.864 us, below o = 3.36 us: launch-bound
+  CHECK(small.unfused.kernels[1].launch_bound);
+}
+
+TEST_CASE("fusion model: RMSNorm 16384 x 4096 bf16, the small kernels launch-bound, the rest from HBM") {
+  const FusionModel m = model_of(rmsnorm_chain(16384, 4096), 2, h200());
+  REQUIRE(m.unfused.kernels.size() == 6);
+  CHECK(m.unfused.kernels[2].launch_bound);  // + eps: 64 KiB
+  CHECK(m.unfused.kernels[3].launch_bound);  // rsqrt
+  CHECK_FALSE(m.unfused.kernels[0].launch_bound);
+  // pow moved 268 MB before mean reads t1: beyond the L2, so t1 comes from HBM; mean moved 134 MB
+  // after writing m's first line, so + eps finds m evicted; rsqrt and x * r read the 32 KiB row
+  // vectors of the small kernels before them from the L2
+  CHECK(m.unfused.kernels[1].l2_bytes == 0);
+  CHECK(m.unfused.kernels[2].l2_bytes == 0);
+  CHECK(m.unfused.kernels[3].l2_bytes == doctest::Approx(16384 * 2.0));
+  CHECK(m.unfused.kernels[4].l2_bytes == doctest::Approx(16384 * 2.0));
+  CHECK(m.unfused.kernels[5].l2_bytes == 0);  // x * r moved 268 MB
+  // fused: (2N + h) x 2 = 268,443,648 bytes: 62.57 us + 0.339 us + 5.52 us = 68.43 us
+  CHECK(m.fused.time == doctest::Approx(268443648.0 / 4.29e12 + 672 / 1.98e9 + 5.52e-6));
+}
+
+TEST_CASE("fusion model: a profile without launch_latency adds no first launch") {
+  const FusionModel m = model_of(unary_chain(4, 16384), 4, load_gpu("h100"));
+  CHECK(m.first_launch == 0);
+}
+
+TEST_CASE("column sweep: 65536 x 4096 fp32 hits in the L2, 8 GiB of sectors to the SMs") {
+  // one column: 2048 requests x 32 lines x 128 B = 8 MiB of lines, under 60 MiB
+  const ColumnSweep s = column_sweep(65536, 4096, 4, 4.29e12, h200());
+  CHECK(s.requests == 2048.0 * 4096);
+  CHECK(s.reuse_distance == 8388608.0);
+  CHECK(s.reuse_hits);
+  CHECK_FALSE(s.reuse_range);
+  CHECK(s.l2_bytes == doctest::Approx(8589934592.0));  // 2^28 elements x 32 B
+  CHECK(s.dram_bytes == doctest::Approx(1073741824.0));
+  // no l2_sector_bandwidth in h200: the full-line 5.5 TB/s; 8.59 GB / 5.5 TB/s = 1.5618 ms > 1 GiB / 4.29 TB/s
+  CHECK_FALSE(s.l2_rate_measured);
+  CHECK(s.l2_time == doctest::Approx(8589934592.0 / 5.5e12));
+  CHECK(s.bound == "L2");
+}
+
+TEST_CASE("column sweep: the reuse distance against the L2, below, between the halves, above") {
+  // 2^17 rows: 16 MiB of lines, hits; 2^18: 32 MiB, between 30 and 60 MiB (a range); 2^19: 64 MiB, misses
+  CHECK(column_sweep(131072, 2048, 4, 4.29e12, h200()).reuse_hits);
+  const ColumnSweep near = column_sweep(262144, 1024, 4, 4.29e12, h200());
+  CHECK(near.reuse_hits);
+  CHECK(near.reuse_range);
+  const ColumnSweep far = column_sweep(524288, 512, 4, 4.29e12, h200());
+  CHECK_FALSE(far.reuse_hits);
+  // every request moves 32 granules of 64 B: 2^28 / 32 requests x 2048 B = 16 GiB
+  CHECK(far.dram_bytes == doctest::Approx(17179869184.0));
+  CHECK(far.bound == "HBM");
+  CHECK(far.time == doctest::Approx(17179869184.0 / 4.29e12));
+}
+
+TEST_CASE("column sweep: a measured l2_sector_bandwidth sets the L2 bound") {
+  Gpu g = h200();
+  g.l2_sector_bandwidth = 4e12;
+  const ColumnSweep s = column_sweep(65536, 4096, 4, 4.29e12, g);
+  CHECK(s.l2_rate_measured);
+  CHECK(s.time == doctest::Approx(8589934592.0 / 4e12));  // 2.147 ms
+}
+
+TEST_CASE("column sweep: a narrow matrix's column spans fewer lines than rows x 128") {
+  // 8 fp32 columns: a row is 32 B, a 128-B line holds 4 rows: the whole matrix (1024 x 8 x 4 = 32 KiB)
+  const ColumnSweep s = column_sweep(1024, 8, 4, 4.29e12, h200());
+  CHECK(s.reuse_distance == 32768.0);
+  CHECK(s.dram_bytes == 32768.0);
+}
+
+TEST_CASE("column sweep: bad input names the field") {
+  CHECK_THROWS_AS(column_sweep(0, 4096, 4, 4.29e12, h200()), FieldError);
+  CHECK_THROWS_AS(column_sweep(65536, 0, 4, 4.29e12, h200()), FieldError);
+  CHECK_THROWS_AS(column_sweep(65536, 4096, 3, 4.29e12, h200()), FieldError);
+  CHECK_THROWS_AS(column_sweep(65536, 4096, 4, 0, h200()), FieldError);
+}
+
+TEST_CASE("bank access cost: a lone LDS per access costs its wavefronts") {
+  // lds 1, instructions 1: max(32, 0.25) = 32 cycles; conflict-free max(1, 0.25) = 1: ratio 32
+  const AccessCost c = access_cost(32, 1, AccessLoop{1, 1});
+  CHECK(c.cost_cycles == 32);
+  CHECK(c.time_ratio == 32);
+  CHECK(c.bound == "shared");
+  CHECK(c.time_ratio_serial == doctest::Approx(32.25 / 1.25));
+}
+
+TEST_CASE("bank access cost: measure's compiled loop, 32 LDS and 101 instructions per 128 accesses") {
+  // per access: 0.25 LDS, 0.789 instructions. 32-way: max(8, 0.197) = 8; row: max(0.25, 0.197) = 0.25.
+  // 32 warps per SM x 16384 accesses x 8 cycles / 1.98 GHz = 2.118 ms (the H200 ran 2.12 ms).
+  const AccessLoop loop{0.25, 101.0 / 128};
+  const AccessCost column = access_cost(32, 1, loop);
+  CHECK(column.cost_cycles == doctest::Approx(8));
+  CHECK(column.time_ratio == doctest::Approx(32));
+  // serial: (8 + 0.1973) / (0.25 + 0.1973) = 18.33
+  CHECK(column.time_ratio_serial == doctest::Approx(8.197266 / 0.447266).epsilon(1e-4));
+  CHECK(32 * 16384 * column.cost_cycles / 1.98e9 == doctest::Approx(2.118e-3).epsilon(1e-3));
+}
+
+TEST_CASE("bank access cost: an issue-bound loop hides part of a conflict") {
+  // 8 instructions per access: issue 2 cycles; a 16-way conflict with 1 LDS: max(16, 2) = 16 against
+  // max(1, 2) = 2: 8x, not 16x; a 2-way one costs nothing: max(2, 2) / 2 = 1
+  CHECK(access_cost(16, 1, AccessLoop{1, 8}).time_ratio == doctest::Approx(8));
+  CHECK(access_cost(2, 1, AccessLoop{1, 8}).time_ratio == doctest::Approx(1));
+  CHECK(access_cost(1, 1, AccessLoop{1, 8}).bound == "issue");
+}
+
+TEST_CASE("bank access cost: bad loops name the field") {
+  CHECK_THROWS_AS(access_cost(32, 1, AccessLoop{0, 1}), FieldError);
+  CHECK_THROWS_AS(access_cost(32, 1, AccessLoop{2, 1}), FieldError);
+  CHECK_THROWS_AS(access_cost(0, 1, AccessLoop{1, 1}), FieldError);
+}
+
+}  // namespace
+}  // namespace gpucalc
