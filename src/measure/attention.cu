@@ -68,6 +68,63 @@ __device__ __forceinline__ float half_warp_sum(float v) {
   return v;
 }
 
+/// S = Q K^T for thread (ty, tx): rows ty x 4 + i, columns (keys) tx + 16 j, over the head dimension.
+template <int D>
+__device__ __forceinline__ void tile_scores(const float* sq, const float* sk, int ty, int tx, float (&s)[kRows][4]) {
+  using S = Smem<D>;
+#pragma unroll
+  for (int i = 0; i < kRows; ++i) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) s[i][j] = 0;
+  }
+#pragma unroll 4
+  for (int c = 0; c < D; c += 4) {
+    float4 qv[kRows], kv[4];
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) qv[i] = *reinterpret_cast<const float4*>(sq + (ty * kRows + i) * S::kStride + c);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) kv[j] = *reinterpret_cast<const float4*>(sk + (tx + 16 * j) * S::kStride + c);
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        s[i][j] = fmaf(qv[i].x, kv[j].x, s[i][j]);
+        s[i][j] = fmaf(qv[i].y, kv[j].y, s[i][j]);
+        s[i][j] = fmaf(qv[i].z, kv[j].z, s[i][j]);
+        s[i][j] = fmaf(qv[i].w, kv[j].w, s[i][j]);
+      }
+    }
+  }
+}
+
+/// O += P V for thread (ty, tx): rows ty x 4 + i, O columns 64 jj + 4 tx + e.
+template <int D>
+__device__ __forceinline__ void accumulate_pv(const float* sp, const float* sv, int ty, int tx, float (&acc)[kRows][D / 16]) {
+  using S = Smem<D>;
+  constexpr int kCols = D / 64;
+#pragma unroll 2
+  for (int kk = 0; kk < kTileKv; kk += 4) {
+    float4 pv[kRows];
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) pv[i] = *reinterpret_cast<const float4*>(sp + (ty * kRows + i) * S::kPStride + kk);
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+#pragma unroll
+      for (int jj = 0; jj < kCols; ++jj) {
+        const float4 vv = *reinterpret_cast<const float4*>(sv + (kk + u) * S::kStride + 64 * jj + 4 * tx);
+#pragma unroll
+        for (int i = 0; i < kRows; ++i) {
+          const float p = u == 0 ? pv[i].x : u == 1 ? pv[i].y : u == 2 ? pv[i].z : pv[i].w;
+          acc[i][4 * jj] = fmaf(p, vv.x, acc[i][4 * jj]);
+          acc[i][4 * jj + 1] = fmaf(p, vv.y, acc[i][4 * jj + 1]);
+          acc[i][4 * jj + 2] = fmaf(p, vv.z, acc[i][4 * jj + 2]);
+          acc[i][4 * jj + 3] = fmaf(p, vv.w, acc[i][4 * jj + 3]);
+        }
+      }
+    }
+  }
+}
+
 /// Thread (ty, tx) of 16 x 16: S rows ty x 4 + i, S columns tx + 16 j (j < 4); O rows the same,
 /// O columns 64 jj + 4 tx + e (jj < D / 64, e < 4). Scores are in log2 units: Q is scaled by
 /// softmax_scale x log2(e) as it is loaded, so P = exp2(S - m).
@@ -107,31 +164,8 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(const __nv_bflo
     load_tile<D>(k + (kv_row0 + std::size_t(kt) * kTileKv) * D, sk, kTileKv, S::kStride, 1.0f);
     load_tile<D>(v + (kv_row0 + std::size_t(kt) * kTileKv) * D, sv, kTileKv, S::kStride, 1.0f);
     __syncthreads();
-    // S = Q K^T (log2 units)
     float s[kRows][4];
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-#pragma unroll
-      for (int j = 0; j < 4; ++j) s[i][j] = 0;
-    }
-#pragma unroll 4
-    for (int c = 0; c < D; c += 4) {
-      float4 qv[kRows], kv[4];
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) qv[i] = *reinterpret_cast<const float4*>(sq + (ty * kRows + i) * S::kStride + c);
-#pragma unroll
-      for (int j = 0; j < 4; ++j) kv[j] = *reinterpret_cast<const float4*>(sk + (tx + 16 * j) * S::kStride + c);
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          s[i][j] = fmaf(qv[i].x, kv[j].x, s[i][j]);
-          s[i][j] = fmaf(qv[i].y, kv[j].y, s[i][j]);
-          s[i][j] = fmaf(qv[i].z, kv[j].z, s[i][j]);
-          s[i][j] = fmaf(qv[i].w, kv[j].w, s[i][j]);
-        }
-      }
-    }
+    tile_scores<D>(sq, sk, ty, tx, s);  // S = Q K^T (log2 units)
     // the causal mask (equal lengths): key j > query i is -inf
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
@@ -161,28 +195,7 @@ __global__ void __launch_bounds__(kThreads) attention_fwd_kernel(const __nv_bflo
       for (int c = 0; c < 4 * kCols; ++c) acc[i][c] *= alpha;
     }
     __syncthreads();
-    // O += P V
-#pragma unroll 2
-    for (int kk = 0; kk < kTileKv; kk += 4) {
-      float4 pv[kRows];
-#pragma unroll
-      for (int i = 0; i < kRows; ++i) pv[i] = *reinterpret_cast<const float4*>(sp + (ty * kRows + i) * S::kPStride + kk);
-#pragma unroll
-      for (int u = 0; u < 4; ++u) {
-#pragma unroll
-        for (int jj = 0; jj < kCols; ++jj) {
-          const float4 vv = *reinterpret_cast<const float4*>(sv + (kk + u) * S::kStride + 64 * jj + 4 * tx);
-#pragma unroll
-          for (int i = 0; i < kRows; ++i) {
-            const float p = u == 0 ? pv[i].x : u == 1 ? pv[i].y : u == 2 ? pv[i].z : pv[i].w;
-            acc[i][4 * jj] = fmaf(p, vv.x, acc[i][4 * jj]);
-            acc[i][4 * jj + 1] = fmaf(p, vv.y, acc[i][4 * jj + 1]);
-            acc[i][4 * jj + 2] = fmaf(p, vv.z, acc[i][4 * jj + 2]);
-            acc[i][4 * jj + 3] = fmaf(p, vv.w, acc[i][4 * jj + 3]);
-          }
-        }
-      }
-    }
+    accumulate_pv<D>(sp, sv, ty, tx, acc);  // O += P V
   }
   // O = acc / l in bf16 (4 values, 8 bytes, a store); LSE = (m + log2 l) ln 2, natural log
 #pragma unroll

@@ -60,7 +60,7 @@ TEST_CASE("measure attention: a value the kernel cannot take exits 2, one line n
   }
 }
 
-TEST_CASE("measure attention: valid input reaches the device, and none here exits 3 with the reason") {
+TEST_CASE("measure attention: valid input reaches the device, and without one exits 3 with the reason") {
   for (const Args& args : {Args{"measure", "attention"}, Args{"measure", "attention", "--causal", "--head-dim", "128"},
                            Args{"measure", "attention", "--heads", "32", "--kv-heads", "8", "--seq", "2048"}}) {
     CAPTURE(args);
