@@ -20,7 +20,7 @@ constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
 // The options by their place in the declaration (tiling_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta };
+enum : std::size_t { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta, kGroupM };
 
 std::string bar(double used, double limit) {
   constexpr int kWidth = 40;
@@ -66,6 +66,7 @@ TilingInput read_input(const Args& a) {
   if (a.has(kDtypeB)) in.dtype_b = a.text(kDtypeB);
   if (a.has(kDtypeC)) in.dtype_c = a.text(kDtypeC);
   in.beta = a.number(kBeta);
+  in.group_m = a.integer(kGroupM);
   return in;
 }
 
@@ -81,6 +82,26 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
   if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
   if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+}
+
+/// The L2 model's keys: DRAM and L2 bytes, the on-chip bound, the time and which bound holds.
+void put_kernel_times(const TilingResult& r, Report& report) {
+  const bool t = r.has_tile;
+  report.num("naive_dram_bytes", r.naive.dram_bytes, Unit::bytes);
+  if (t) report.num("tiled_dram_bytes", r.tiled.dram_bytes, Unit::bytes);
+  report.num("naive_l2_bytes", r.naive.l2_bytes, Unit::bytes);
+  if (t) report.num("tiled_l2_bytes", r.tiled.l2_bytes, Unit::bytes);
+  if (t) report.num("tiled_b_passes", r.tiled.reuse.b_passes);
+  if (r.naive.has_time) {
+    report.num("naive_onchip_time", r.naive.onchip_time, Unit::seconds);
+    report.num("naive_time_model", r.naive.time, Unit::seconds);
+    report.word("naive_bound", r.naive.bound);
+  }
+  if (t && r.tiled.has_time) {
+    report.num("tiled_onchip_time", r.tiled.onchip_time, Unit::seconds);
+    report.num("tiled_time_model", r.tiled.time, Unit::seconds);
+    report.word("tiled_bound", r.tiled.bound);
+  }
 }
 
 /// The results in declared order; without a tile the tile's own keys are left missing.
@@ -114,6 +135,7 @@ void put_results(const TilingResult& r, Report& report) {
   if (t) report.num("tiled_read_bytes", r.tiled_read_bytes, Unit::bytes);
   report.num("write_bytes", r.write_bytes, Unit::bytes);
   report.num("c_read_bytes", r.c_read_bytes, Unit::bytes);
+  put_kernel_times(r, report);
 }
 
 /// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.
@@ -387,9 +409,13 @@ const Calculator& tiling_command() {
            dtype_of("dtype-b", "B's storage type when it differs from --dtype"),
            dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
            number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
-               .or_else("0")},
+               .or_else("0"),
+           integer_option("group-m", "block order for the L2 model: G tile rows walked column by column (1: row-major)")
+               .at_least(1)
+               .at_most(static_cast<double>(std::int64_t{1} << 20))
+               .or_else("1")},
           {"m", "n", "k", "tile", "tile-m", "tile-n", "tile-k", "dtype", "unit", "peak", "bandwidth", "dtype-a", "dtype-b", "dtype-c",
-           "beta"}),
+           "beta", "group-m"}),
       .results =
           {{"naive_reads"},
            {"tiled_reads", Unit::count, true},
@@ -415,7 +441,18 @@ const Calculator& tiling_command() {
            {"naive_read_bytes", Unit::bytes},
            {"tiled_read_bytes", Unit::bytes},
            {"write_bytes", Unit::bytes},
-           {"c_read_bytes", Unit::bytes}},
+           {"c_read_bytes", Unit::bytes},
+           {"naive_dram_bytes", Unit::bytes},
+           {"tiled_dram_bytes", Unit::bytes, true},
+           {"naive_l2_bytes", Unit::bytes},
+           {"tiled_l2_bytes", Unit::bytes},
+           {"tiled_b_passes"},
+           {"naive_onchip_time", Unit::seconds},
+           {"naive_time_model", Unit::seconds},
+           {"naive_bound", Unit::text},
+           {"tiled_onchip_time", Unit::seconds},
+           {"tiled_time_model", Unit::seconds, true},
+           {"tiled_bound", Unit::text}},
       .run = run,
       .chart_axis = "tile",
       .chart = chart};
