@@ -160,7 +160,7 @@ double run_banks(BankAccess, int, int, int) { unavailable(); }
 TransposeRun run_transpose(int) { unavailable(); }
 FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }
 FusionRun run_rmsnorm(int, int) { unavailable(); }
-MatmulRun run_matmul(int, int, int, int) { unavailable(); }
+MatmulRun run_matmul(int, int, int, int, const std::vector<int>&) { unavailable(); }
 double run_roofline(std::size_t, int) { unavailable(); }
 void flush_l2() { unavailable(); }
 PatternRun run_global_pattern(const std::array<std::int64_t, 32>&, std::uint32_t, int, std::size_t, std::size_t,
