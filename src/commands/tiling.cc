@@ -20,7 +20,7 @@ constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
 // The options by their place in the declaration (tiling_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta };
+enum : std::size_t { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta, kGroupM };
 
 std::string bar(double used, double limit) {
   constexpr int kWidth = 40;
@@ -66,6 +66,7 @@ TilingInput read_input(const Args& a) {
   if (a.has(kDtypeB)) in.dtype_b = a.text(kDtypeB);
   if (a.has(kDtypeC)) in.dtype_c = a.text(kDtypeC);
   in.beta = a.number(kBeta);
+  in.group_m = a.integer(kGroupM);
   return in;
 }
 
@@ -81,6 +82,26 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
   if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", in.unit == ComputeUnit::cuda ? "cuda" : "tensor"));
   if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
+}
+
+/// The L2 model's keys: DRAM and L2 bytes, the on-chip bound, the time and which bound holds.
+void put_kernel_times(const TilingResult& r, Report& report) {
+  const bool t = r.has_tile;
+  report.num("naive_dram_bytes", r.naive.dram_bytes, Unit::bytes);
+  if (t) report.num("tiled_dram_bytes", r.tiled.dram_bytes, Unit::bytes);
+  report.num("naive_l2_bytes", r.naive.l2_bytes, Unit::bytes);
+  if (t) report.num("tiled_l2_bytes", r.tiled.l2_bytes, Unit::bytes);
+  if (t) report.num("tiled_b_passes", r.tiled.reuse.b_passes);
+  if (r.naive.has_time) {
+    report.num("naive_chip_time", r.naive.onchip_time, Unit::seconds);
+    report.num("naive_time_model", r.naive.time, Unit::seconds);
+    report.word("naive_bound", r.naive.bound);
+  }
+  if (t && r.tiled.has_time) {
+    report.num("tiled_chip_time", r.tiled.onchip_time, Unit::seconds);
+    report.num("tiled_time_model", r.tiled.time, Unit::seconds);
+    report.word("tiled_bound", r.tiled.bound);
+  }
 }
 
 /// The results in declared order; without a tile the tile's own keys are left missing.
@@ -114,6 +135,7 @@ void put_results(const TilingResult& r, Report& report) {
   if (t) report.num("tiled_read_bytes", r.tiled_read_bytes, Unit::bytes);
   report.num("write_bytes", r.write_bytes, Unit::bytes);
   report.num("c_read_bytes", r.c_read_bytes, Unit::bytes);
+  put_kernel_times(r, report);
 }
 
 /// The steps from M, N, K and the tile to the naive and tiled reads and their ratio.
@@ -263,6 +285,65 @@ void explain_tile(const TilingInput& in, const TilingResult& r, bool square, Rep
   if (r.has_tile) explain_compute_bound(in, r, report);
 }
 
+/// The L2 model of one kernel: the two reuse distances against the L2, the DRAM and L2 bytes,
+/// the on-chip bound and the time.
+void explain_kernel(const char* name, const TilingInput& in, const TilingResult& r, const MatmulKernelTime& t,
+                    std::int64_t tm, std::int64_t tn, const Gpu& gpu, Report& report) {
+  const PanelReuse& u = t.reuse;
+  const double l2 = static_cast<double>(gpu.l2_size);
+  const std::string l2_text = format_quantity(l2, Unit::onchip_bytes);
+  report.explain.push_back(fmt::format(
+      "{}: blocks of {} x {} outputs, {} x {} tiles; A's panel reuse distance (the row's next block, G = {} launches later) = "
+      "G Tm K a + Tn K b = {} {} the L2's {}: A {}",
+      name, tm, tn, format_number(u.tile_rows), format_number(u.tile_cols), format_number(u.group),
+      format_quantity(u.a_distance, Unit::onchip_bytes), u.a_distance <= l2 ? "<=" : ">", l2_text,
+      u.a_passes == 1 ? std::string("read once") : fmt::format("read once per tile column, {} passes", format_number(u.a_passes))));
+  report.explain.push_back(fmt::format(
+      "{}: B's panel reuse distance (the next group of G tile rows, all of B later) = K N b + G Tm K a = {} {} {}: B {}; DRAM "
+      "bytes = {} x {} + {} x {}{} + C written {} = {}",
+      name, format_quantity(u.b_distance, Unit::onchip_bytes), u.b_distance <= l2 ? "<=" : ">", l2_text,
+      u.b_passes == 1   ? std::string("read once")
+      : u.group == 1    ? fmt::format("read once per tile row, {} passes", format_number(u.b_passes))
+                        : fmt::format("read once per group, ceil({} / {}) = {} passes", format_number(u.tile_rows),
+                                      format_number(u.group), format_number(u.b_passes)),
+      format_number(u.a_passes), format_quantity(static_cast<double>(in.m) * static_cast<double>(in.k) * r.bytes_a, Unit::bytes),
+      format_number(u.b_passes), format_quantity(static_cast<double>(in.k) * static_cast<double>(in.n) * r.bytes_b, Unit::bytes),
+      r.c_reads > 0 ? fmt::format(" + C read {}", format_quantity(r.c_read_bytes, Unit::bytes)) : std::string(),
+      format_quantity(r.write_bytes, Unit::bytes), format_quantity(t.dram_bytes, Unit::bytes)));
+  if (!t.has_time) {
+    report.explain.push_back(fmt::format("{}: no time: {}", name,
+                                         tm * tn > gpu.max_threads_per_block
+                                             ? fmt::format("{} x {} threads (one per output) exceed a block's {}", tm, tn,
+                                                           gpu.max_threads_per_block)
+                                             : std::string("the profile lacks the SM count, the clock or the L2")));
+    return;
+  }
+  report.explain.push_back(fmt::format(
+      "{}: L2 to SMs = M K a ceil(N / Tn) + K N b ceil(M / Tm) (+ C) = {}, at {}: {}; on chip, one output a thread: {} "
+      "wavefronts per warp FMA (32 banks x 4 B: one a clock per SM), {} instructions (4 issued a clock): max({}, {} / 4) x "
+      "M N K / 32 warp FMAs / {} SMs = {} cycles at {}: {}",
+      name, format_quantity(t.l2_bytes, Unit::bytes), format_quantity(r.l2_bandwidth, Unit::bytes_per_second),
+      format_quantity(t.l2_time, Unit::seconds), format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma),
+      format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma), gpu.sm_count, format_number(std::round(t.onchip_cycles)),
+      fmt::format("{} GHz", format_number(gpu.boost_clock / 1e9)), format_quantity(t.onchip_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("{}: time = max(DRAM {}, L2 {}, on chip {}, compute {}) = {}, {}-bound", name,
+                                       format_quantity(t.dram_time, Unit::seconds), format_quantity(t.l2_time, Unit::seconds),
+                                       format_quantity(t.onchip_time, Unit::seconds),
+                                       format_quantity(r.compute_time, Unit::seconds), format_quantity(t.time, Unit::seconds),
+                                       t.bound));
+}
+
+/// The L2 model for the naive kernel (32 x 8 threads) and, with a tile, the tiled one.
+void explain_l2(const TilingInput& in, const TilingResult& r, const Gpu& gpu, Report& report) {
+  report.explain.push_back(fmt::format(
+      "L2 model, block order {}: a block reads a Tm x K panel of A and a K x Tn panel of B; an operand comes from DRAM again "
+      "only when the bytes touched between two uses of its panel (the reuse distance) exceed the L2; naive_time and "
+      "tiled_time above are bounds (every operand from HBM), *_time_model the prediction",
+      in.group_m == 1 ? std::string("row-major") : fmt::format("G = {} tile rows walked column by column", in.group_m)));
+  explain_kernel("naive", in, r, r.naive, 8, 32, gpu, report);
+  if (r.has_tile) explain_kernel("tiled", in, r, r.tiled, in.tile_m, in.tile_n, gpu, report);
+}
+
 /// Without a tile: which results are missing, and what the tile-free answers say.
 void add_tileless_notes(const TilingResult& r, Report& report) {
   report.notes.push_back(fmt::format(
@@ -301,7 +382,7 @@ void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
             : std::string()));
   }
   report.notes.push_back(fmt::format(
-      "if every tile came from HBM: {} of traffic against {} of compute, {}-bound (intensity {} against the ridge {}); "
+      "if every tile came from HBM (a bound): {} of traffic against {} of compute, {}-bound (intensity {} against the ridge {}); "
       "L2 reuse and register tiling close the gap",
       format_quantity(r.tiled_time, Unit::seconds), format_quantity(r.compute_time, Unit::seconds),
       r.tiled_time > r.compute_time ? "memory" : "compute", format_number(r.intensity), format_number(r.ridge)));
@@ -316,6 +397,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   if (!a.for_people()) return;  // many rows without --explain: no one reads the words
   explain_traffic(in, r, square, report);
   explain_tile(in, r, square, report);
+  explain_l2(in, r, gpu, report);
   if (r.has_tile) {
     report.drawing = fmt::format("shared memory per block: tile pair {} of {} {}\n",
                                  format_quantity(static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes),
@@ -387,9 +469,13 @@ const Calculator& tiling_command() {
            dtype_of("dtype-b", "B's storage type when it differs from --dtype"),
            dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
            number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
-               .or_else("0")},
+               .or_else("0"),
+           integer_option("group-m", "block order for the L2 model: G tile rows walked column by column (1: row-major)")
+               .at_least(1)
+               .at_most(static_cast<double>(std::int64_t{1} << 20))
+               .or_else("1")},
           {"m", "n", "k", "tile", "tile-m", "tile-n", "tile-k", "dtype", "unit", "peak", "bandwidth", "dtype-a", "dtype-b", "dtype-c",
-           "beta"}),
+           "beta", "group-m"}),
       .results =
           {{"naive_reads"},
            {"tiled_reads", Unit::count, true},
@@ -415,7 +501,18 @@ const Calculator& tiling_command() {
            {"naive_read_bytes", Unit::bytes},
            {"tiled_read_bytes", Unit::bytes},
            {"write_bytes", Unit::bytes},
-           {"c_read_bytes", Unit::bytes}},
+           {"c_read_bytes", Unit::bytes},
+           {"naive_dram_bytes", Unit::bytes},
+           {"tiled_dram_bytes", Unit::bytes, true},
+           {"naive_l2_bytes", Unit::bytes},
+           {"tiled_l2_bytes", Unit::bytes},
+           {"tiled_b_passes"},
+           {"naive_chip_time", Unit::seconds},
+           {"naive_time_model", Unit::seconds},
+           {"naive_bound", Unit::text},
+           {"tiled_chip_time", Unit::seconds},
+           {"tiled_time_model", Unit::seconds, true},
+           {"tiled_bound", Unit::text}},
       .run = run,
       .chart_axis = "tile",
       .chart = chart};

@@ -75,6 +75,48 @@ void add_tile(const TilingInput& in, TilingResult& r) {
   r.compute_bound_from = slack > 0 ? std::ceil(r.ridge * (ea + eb + c_per_n2) / slack) : 0;
 }
 
+constexpr std::int64_t kNaiveBlockN = 32;  // the naive kernel's block: a warp across a row of C (B coalesced)
+constexpr std::int64_t kNaiveBlockM = 8;   // 8 warps, 256 threads (as measure's naive_matmul_kernel)
+constexpr double kSchedulers = 4;          // warp instructions issued a clock per SM, one per scheduler
+
+/// One kernel of Tm x Tn threads, one output each: DRAM bytes from the panels' reuse in the L2,
+/// L2 bytes, the on-chip cycles, and the time as the largest of the four bounds.
+MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const Gpu& gpu, std::int64_t tm, std::int64_t tn,
+                       double wavefronts, double issue) {
+  MatmulKernelTime t;
+  const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
+  t.reuse = panel_reuse({in.m, in.n, in.k, tm, tn, static_cast<double>(r.bytes_a), static_cast<double>(r.bytes_b),
+                         in.group_m, static_cast<double>(gpu.l2_size)});
+  // DRAM = A and B as the L2 serves them + C read (beta) + C written   [bytes]
+  t.dram_bytes = t.reuse.dram_read_bytes + r.c_read_bytes + r.write_bytes;
+  t.l2_bytes = t.reuse.l2_read_bytes + r.c_read_bytes + r.write_bytes;
+  t.wavefronts_per_fma = wavefronts;
+  t.issue_per_fma = issue;
+  const bool fits = tm * tn <= gpu.max_threads_per_block;
+  t.has_time = fits && gpu.sm_count > 0 && gpu.boost_clock > 0 && gpu.l2_size > 0 && r.l2_bandwidth > 0;
+  if (!t.has_time) return t;
+  // on chip, per SM = max(wavefronts, issue / 4) x M N K / 32 warp FMAs / SMs   [cycles]
+  const double warp_fmas = m * n * k / 32;
+  t.onchip_cycles = std::max(wavefronts, issue / kSchedulers) * warp_fmas / gpu.sm_count;
+  t.onchip_time = t.onchip_cycles / gpu.boost_clock;
+  t.dram_time = t.dram_bytes / r.bandwidth;
+  t.l2_time = t.l2_bytes / r.l2_bandwidth;
+  t.time = std::max({t.dram_time, t.l2_time, t.onchip_time, r.compute_time});
+  t.bound = t.time == t.onchip_time ? "onchip" : t.time == t.dram_time ? "dram" : t.time == t.l2_time ? "l2" : "compute";
+  return t;
+}
+
+/// The naive and the tiled kernels against the L2 and the SM (the tiled one only with a tile).
+void add_kernel_times(const TilingInput& in, TilingResult& r, const Gpu& gpu) {
+  const double ea = r.bytes_a, eb = r.bytes_b;
+  // naive: per warp FMA the A and B global loads and the FMA issue
+  r.naive = kernel_time(in, r, gpu, kNaiveBlockM, kNaiveBlockN, naive_wavefronts_per_fma(ea, eb), 3);
+  if (!r.has_tile) return;
+  const double tk = static_cast<double>(in.tile_k);
+  // tiled: two shared loads and the FMA per step, two global loads and two shared stores per K step
+  r.tiled = kernel_time(in, r, gpu, in.tile_m, in.tile_n, tiled_wavefronts_per_fma(ea, eb, tk), 3 + 4 / tk);
+}
+
 /// An operand's storage type in bytes: its own dtype, else the math type's.
 int operand_bytes(const Dtype& math, const std::string& name, const char* field, const char* option) {
   if (name.empty()) return math.bytes;
@@ -112,6 +154,7 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
                                  in.unit == ComputeUnit::cuda ? "CUDA-core" : "tensor-core", gpu.key));
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
+  r.l2_bandwidth = in.l2_bandwidth > 0 ? in.l2_bandwidth : gpu.l2_bandwidth;
 
   // FLOP = 2 M N K, a multiply and an add per inner step; beta C's 2 M N FLOP (under 1/K of it)
   // are not counted, as NVIDIA's GEMM guide counts them. Naive reads = 2 M N K elements (a row of
@@ -145,6 +188,7 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   r.ridge = r.peak / r.bandwidth;
   r.ridge_tile = r.ridge * (ea + eb) / 2;
   if (in.tiled) add_tile(in, r);
+  add_kernel_times(in, r, gpu);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/gpu.h"
+#include "core/matmul_l2.h"
 
 namespace gpucalc {
 
@@ -18,6 +19,22 @@ struct TilingInput {
   std::string dtype_a{}, dtype_b{}, dtype_c{};  // storage types of A, B and C (empty: dtype)
   double beta = 0;  // C = alpha A B + beta C: beta != 0 reads C, M N more elements
   bool tiled = true;  // false: no tile (the tile sides are not read), only the answers that need none
+  std::int64_t group_m = 1;  // block order: G tile rows walked column by column (1: row-major)
+  double l2_bandwidth = 0;   // bytes/s override of the L2's (0: the profile's)
+};
+
+/// The L2 model of one kernel (naive or tiled): DRAM and L2 bytes, the on-chip bound, the time.
+struct MatmulKernelTime {
+  bool has_time = false;     // the profile has the SMs, the clock and the L2; the kernel fits a block
+  PanelReuse reuse{};        // the passes of A and B from DRAM
+  double dram_bytes = 0;     // A and B from DRAM + C read (beta) + C written
+  double l2_bytes = 0;       // L2 to the SMs: every block's panels (+ C read and written)
+  double wavefronts_per_fma = 0;  // shared / L1 data-stage wavefronts per warp FMA instruction
+  double issue_per_fma = 0;       // warp instructions issued per warp FMA (loads, stores, the FMA)
+  double onchip_cycles = 0;       // per SM: max(wavefronts, issue / 4 schedulers) x warp FMAs / SMs
+  double dram_time = 0, l2_time = 0, onchip_time = 0;
+  double time = 0;                // the largest of the DRAM, L2, on-chip and compute times
+  const char* bound = "";         // dram, l2, onchip or compute
 };
 
 /// Counts are in elements and held in double: exact below 2^53, never wrapping above. The
@@ -57,6 +74,9 @@ struct TilingResult {
   double bandwidth = 0;
   double ridge = 0;       // peak / BW, FLOP/byte
   double ridge_tile = 0;  // the square T whose step intensity T / e reaches the ridge: ridge x e
+  double l2_bandwidth = 0;
+  MatmulKernelTime naive{};  // the naive kernel of 32 x 8 threads (a warp across a row of C), one output each
+  MatmulKernelTime tiled{};  // the tiled kernel of Tm x Tn threads, one output each (no time over a block's threads)
 };
 
 /// Throws InputError for sizes or tiles (when tiled) that are not positive or are absurd (above 2^40), a dtype with no peak on the unit, or a beta that is not finite.

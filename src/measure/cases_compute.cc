@@ -159,6 +159,7 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
 
 struct TilingPlan {
   int m = 4096, n = 4096, k = 4096, tile = 32;
+  std::vector<int> groups{1, 8};  // the tiled kernel's block orders: row-major, then G tile rows column by column
 };
 
 TilingPlan plan_tiling(const Args& a, const Gpu&) {
@@ -176,15 +177,102 @@ TilingPlan plan_tiling(const Args& a, const Gpu&) {
   if (static_cast<double>(p.m) * p.n * p.k > 1.2e12) {
     throw InputError("--k", std::to_string(p.k), "m x n x k at most 1.2e12 (the naive kernel would run for seconds)");
   }
+  if (a.has("group-m")) {
+    const int g = count_or(a, "group-m", 8);
+    p.groups = g == 1 ? std::vector<int>{1} : std::vector<int>{1, g};
+  }
   return p;
+}
+
+std::string order_name(int group) { return group == 1 ? "row-major" : fmt::format("grouped G = {}", group); }
+
+/// The time rows: the L2 model's time against the achieved (naive, then the tiled kernel in each
+/// block order), and the FLOP/s the model's times give.
+void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
+                         const dev::MatmulRun& run) {
+  const double flops = naive.flops;
+  t.rows.push_back(row(fmt::format("naive time (L2 model, {}-bound)", naive.naive.bound), Unit::seconds, naive.naive.time,
+                       run.naive));
+  t.summary.push_back(t.rows.back().quantity);
+  for (std::size_t i = 0; i < tiled.size(); ++i) {
+    t.rows.push_back(row(fmt::format("tiled time (T = {}, {}; L2 model, {}-bound)", p.tile, order_name(p.groups[i]),
+                                     tiled[i].tiled.bound),
+                         Unit::seconds, tiled[i].tiled.time, run.tiled[i]));
+    t.summary.push_back(t.rows.back().quantity);
+  }
+  t.rows.push_back(row("naive FLOP/s (L2 model)", Unit::flops_per_second, flops / naive.naive.time, flops / run.naive));
+  for (std::size_t i = 0; i < tiled.size(); ++i) {
+    t.rows.push_back(row(fmt::format("tiled FLOP/s ({}; L2 model)", order_name(p.groups[i])), Unit::flops_per_second,
+                         flops / tiled[i].tiled.time, flops / run.tiled[i]));
+  }
+}
+
+/// The DRAM rows: bytes read against the L2 model (naive, each tiled order), then against the
+/// every-operand-from-HBM bound, and C written once.
+void add_dram_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
+                   const CountingScope& scope, double l2) {
+  const double read_naive = scope.range(0).get(Counter::dram_bytes_read).value_or(kNoPrediction);
+  t.rows.push_back(row("naive: DRAM bytes read (counted) against the L2 model", Unit::bytes, naive.naive.reuse.dram_read_bytes,
+                       read_naive));
+  for (std::size_t i = 0; i < tiled.size(); ++i) {
+    const double read = scope.range(1 + i).get(Counter::dram_bytes_read).value_or(kNoPrediction);
+    t.rows.push_back(row(fmt::format("tiled {}: DRAM bytes read (counted) against the L2 model", order_name(p.groups[i])),
+                         Unit::bytes, tiled[i].tiled.reuse.dram_read_bytes, read));
+    if (std::isfinite(read)) t.summary.push_back(t.rows.back().quantity);
+  }
+  const double e = naive.element_bytes, c_bytes = static_cast<double>(p.m) * p.n * e;
+  for (std::size_t i = 0; i <= tiled.size(); ++i) {
+    const CounterValues v = scope.range(i);
+    const std::string what = i == 0 ? "naive" : fmt::format("tiled {}", order_name(p.groups[i - 1]));
+    const double bound = i == 0 ? naive.naive_read_bytes : naive.tiled_read_bytes;
+    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes read (counted) against the every-operand-from-HBM bound", what), bound,
+                              v.get(Counter::dram_bytes_read).value_or(kNoPrediction), 0, false));
+    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes written (counted) against C once", what), c_bytes,
+                              v.get(Counter::dram_bytes_written).value_or(kNoPrediction), dram_tolerance(c_bytes, 1, l2), true));
+  }
+}
+
+/// The notes: how the L2 model counts each kernel's DRAM bytes and time, and the bounds.
+void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
+                      const CountingScope& scope, double l2) {
+  const PanelReuse& nr = naive.naive.reuse;
+  t.notes.push_back(fmt::format("L2 model, naive (32 x 8 threads): A once ({} passes), B {} passes (B's reuse distance {} "
+                                "against the L2's {}); on chip {} L1 wavefronts per warp FMA: {}",
+                                format_number(nr.a_passes), format_number(nr.b_passes),
+                                format_quantity(nr.b_distance, Unit::onchip_bytes), format_quantity(l2, Unit::onchip_bytes),
+                                format_number(naive.naive.wavefronts_per_fma),
+                                format_quantity(naive.naive.onchip_time, Unit::seconds)));
+  for (std::size_t i = 0; i < tiled.size(); ++i) {
+    const PanelReuse& r = tiled[i].tiled.reuse;
+    t.notes.push_back(fmt::format("L2 model, tiled {}: A {} passes, B {} passes (ceil({} tile rows / G {})) = {} read; on chip "
+                                  "{} shared wavefronts per warp FMA: {}",
+                                  order_name(p.groups[i]), format_number(r.a_passes), format_number(r.b_passes),
+                                  format_number(r.tile_rows), format_number(r.group),
+                                  format_quantity(r.dram_read_bytes, Unit::bytes), format_number(tiled[i].tiled.wavefronts_per_fma),
+                                  format_quantity(tiled[i].tiled.onchip_time, Unit::seconds)));
+  }
+  const CounterValues cn = scope.range(0);
+  if (!cn.missing.empty()) {
+    t.notes.push_back(cn.missing);
+  } else {
+    t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum and dram__bytes_write.sum over one more run of each kernel, "
+                                  "the L2 flushed before; C written equal within 2% plus one L2 ({})",
+                                  format_quantity(l2, Unit::onchip_bytes)));
+  }
+  t.notes.push_back(fmt::format("time bound if every operand came from HBM: naive {}, tiled {}; compute floor at the profile's "
+                                "fp32 peak {}: {}",
+                                format_quantity(naive.naive_time, Unit::seconds), format_quantity(naive.tiled_time, Unit::seconds),
+                                format_quantity(naive.peak, Unit::flops_per_second),
+                                format_quantity(naive.compute_time, Unit::seconds)));
 }
 
 MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
   const Gpu& gpu = ctx.gpu;
   MeasureTable t;
   t.key = "tiling";
-  t.title = fmt::format("fp32 C = A B, {} x {} x {}: naive (one thread per element) and tiled {} x {} in shared memory",
-                        p.m, p.n, p.k, p.tile, p.tile);
+  t.title = fmt::format("fp32 C = A B, {} x {} x {}: naive (one thread per element) and tiled {} x {} in shared memory, "
+                        "block orders {}",
+                        p.m, p.n, p.k, p.tile, p.tile, fmt::join(p.groups, ", "));
   const double bw = ctx.bandwidth(t);
   TilingInput in;
   in.m = p.m;
@@ -194,60 +282,24 @@ MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
   in.dtype = "fp32";
   in.unit = ComputeUnit::cuda;
   in.bandwidth = bw;
-  TilingResult model = tiling(in, gpu);
-  const double flops = model.flops, peak = model.peak, e = model.element_bytes;
-  // the traffic model: naive 2MNK reads, tiled MK ceil(N/T) + KN ceil(M/T), at HBM bandwidth;
-  // a time is never below the compute floor 2MNK / peak
-  const double naive_bytes = model.naive_reads * e, tiled_bytes = model.tiled_reads * e;
-  const double naive_time = std::max(model.naive_time, model.compute_time);
-  const double tiled_time = std::max(model.tiled_time, model.compute_time);
-  // DRAM bytes over one more run of each kernel (naive, then tiled), the L2 flushed first
+  std::vector<TilingResult> tiled;
+  for (int g : p.groups) {
+    in.group_m = g;
+    tiled.push_back(tiling(in, gpu));
+  }
+  const TilingResult& model = tiled.front();  // row-major: the naive kernel's order
+  // DRAM bytes over one more run of each kernel (naive, then tiled in each order), the L2 flushed first
   CountingScope scope({Counter::dram_bytes_read, Counter::dram_bytes_written});
-  dev::MatmulRun run = dev::run_matmul(p.m, p.n, p.k, p.tile);
-  const CounterValues cn = scope.range(0), ct = scope.range(1);
-  t.rows.push_back(row("naive time (every operand from HBM)", Unit::seconds, naive_time, run.naive));
-  t.rows.push_back(row(fmt::format("tiled time (T = {})", p.tile), Unit::seconds, tiled_time, run.tiled));
-  t.rows.push_back(row("naive FLOP/s", Unit::flops_per_second, flops / naive_time, flops / run.naive));
-  t.rows.push_back(row("tiled FLOP/s", Unit::flops_per_second, flops / tiled_time, flops / run.tiled));
-  t.summary = {t.rows[0].quantity, t.rows[1].quantity};
-  auto served = [&](const char* what, double model_bytes, double seconds) {
-    const double hbm_max = seconds * bw;
-    t.notes.push_back(fmt::format("{}: the model counts {} from HBM; in {} HBM moves at most {}, so the caches (L1, L2) "
-                                  "served at least {} ({})",
-                                  what, format_quantity(model_bytes, Unit::bytes), format_quantity(seconds, Unit::seconds),
-                                  format_quantity(hbm_max, Unit::bytes), format_quantity(std::max(0.0, model_bytes - hbm_max), Unit::bytes),
-                                  format_quantity(std::max(0.0, 1 - hbm_max / model_bytes), Unit::fraction)));
-  };
-  // Counted: DRAM bytes read against the traffic model's reads (an upper bound: every operand
-  // from HBM, the caches serve the rest), written against C once.
-  const double c_bytes = static_cast<double>(p.m) * p.n * e;
+  dev::MatmulRun run = dev::run_matmul(p.m, p.n, p.k, p.tile, p.groups);
+  add_model_time_rows(t, p, model, tiled, run);
+  // the bounds, as before: every operand from HBM, never below the compute floor
+  t.rows.push_back(row("naive time bound (every operand from HBM)", Unit::seconds, std::max(model.naive_time, model.compute_time),
+                       run.naive));
+  t.rows.push_back(row(fmt::format("tiled time bound (T = {}, every tile from HBM)", p.tile), Unit::seconds,
+                       std::max(model.tiled_time, model.compute_time), run.tiled.front()));
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
-  for (auto [what, model_bytes, v] : {std::tuple{"naive", naive_bytes, &cn}, std::tuple{"tiled", tiled_bytes, &ct}}) {
-    const double read = v->get(Counter::dram_bytes_read).value_or(kNoPrediction);
-    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes read (counted) against the traffic model", what), model_bytes, read, 0, false));
-    t.rows.push_back(dram_row(fmt::format("{}: DRAM bytes written (counted) against C once", what), c_bytes,
-                              v->get(Counter::dram_bytes_written).value_or(kNoPrediction), dram_tolerance(c_bytes, 1, l2), true));
-    if (std::isfinite(read)) {
-      t.summary.push_back(t.rows[t.rows.size() - 2].quantity);
-      t.notes.push_back(fmt::format("{}: the model counts {} read from HBM; the counters saw {} (dram__bytes_read.sum, the L2 "
-                                    "flushed before): the caches (L1, L2) served {:.1f}%; A and B once would be {}",
-                                    what, format_quantity(model_bytes, Unit::bytes), format_quantity(read, Unit::bytes),
-                                    100.0 * std::max(0.0, 1 - read / model_bytes),
-                                    format_quantity(static_cast<double>(p.m) * p.k * e + static_cast<double>(p.k) * p.n * e, Unit::bytes)));
-    } else {
-      served(what, model_bytes, what == std::string("naive") ? run.naive : run.tiled);
-    }
-  }
-  if (!cn.missing.empty()) {
-    t.notes.push_back(cn.missing);
-  } else {
-    t.notes.push_back(fmt::format("C written: equal within 2% plus one L2 ({}) of C's bytes, the dirty lines still in L2 when "
-                                  "the kernel ends",
-                                  format_quantity(l2, Unit::onchip_bytes)));
-  }
-  t.notes.push_back(fmt::format("compute floor at the profile's fp32 peak {}: {}; the tiled kernel is bound by "
-                                "shared-memory loads and instruction issue, not by HBM",
-                                format_quantity(peak, Unit::flops_per_second), format_quantity(flops / peak, Unit::seconds)));
+  add_dram_rows(t, p, model, tiled, scope, l2);
+  add_tiling_notes(t, p, model, tiled, scope, l2);
   return t;
 }
 

@@ -88,7 +88,7 @@ CountCheck compare_occupancy(double model, double counted);
 /// CountingScope is alive on this thread, each timing (time_median in common.cuh, and the
 /// recorded launch of run_residency) reads `counters` over one more run of what it timed, after
 /// the timing, and appends them to `ranges` in the order the function times its variants
-/// (run_fusion and run_rmsnorm: unfused, fused; run_matmul: naive, tiled; run_strided,
+/// (run_fusion and run_rmsnorm: unfused, fused; run_matmul: naive, then tiled in each block order; run_strided,
 /// run_column_read, run_residency: one). With `flush`, the L2 is flushed (a read of 4x its size)
 /// before each counter pass, so DRAM counts see the range's own traffic. Without CUPTI each
 /// CounterValues says why in `missing`.

@@ -224,11 +224,13 @@ FusionRun run_fusion(std::size_t n, int ops, bool binary);
 FusionRun run_rmsnorm(int rows, int cols);
 
 /// fp32 matmul C = A B (M x K times K x N): naive (one thread per element) and tiled in
-/// shared memory with tile x tile blocks; every element checked.
+/// shared memory with tile x tile blocks, once per block order in `groups` (G tile rows walked
+/// column by column; 1: row-major), in that order; every element checked.
 struct MatmulRun {
-  double naive = 0, tiled = 0;
+  double naive = 0;
+  std::vector<double> tiled;  // one per group
 };
-MatmulRun run_matmul(int m, int n, int k, int tile);
+MatmulRun run_matmul(int m, int n, int k, int tile, const std::vector<int>& groups);
 
 /// Seconds of a kernel that reads n fp32 values, runs `fmas` dependent FMAs on each and
 /// writes it back (2 fmas FLOP per 8 bytes); every element checked.

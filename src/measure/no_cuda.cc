@@ -162,7 +162,7 @@ double run_banks(BankAccess, int, int, int) { unavailable(); }
 TransposeRun run_transpose(int) { unavailable(); }
 FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }
 FusionRun run_rmsnorm(int, int) { unavailable(); }
-MatmulRun run_matmul(int, int, int, int) { unavailable(); }
+MatmulRun run_matmul(int, int, int, int, const std::vector<int>&) { unavailable(); }
 double run_roofline(std::size_t, int) { unavailable(); }
 AttentionRun run_attention(const attn::Shape&, int) { unavailable(); }
 void flush_l2() { unavailable(); }

@@ -284,6 +284,7 @@ const std::vector<BadInput>& tiling_rows() {
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--dtype-b", "fp12"}, "--dtype-b", "invalid value 'fp12': expected"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--dtype-c", "fp12"}, "--dtype-c", "invalid value 'fp12': expected"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--beta", "x"}, "--beta", "invalid value 'x': expected"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--group-m", "0"}, "--group-m", "'0' is out of range: expected a whole number, 1 to 1,048,576"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu"}, "--gpu", "--help"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "occupancy>=nan"}, "--require", "a results key of"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--tile-m", "x"}, "--tile-m", "invalid value 'x': expected a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},

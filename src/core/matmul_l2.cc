@@ -1,0 +1,64 @@
+#include "core/matmul_l2.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.h"
+
+namespace gpucalc {
+
+namespace {
+
+constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
+constexpr double kWavefrontBytes = 128;  // 32 banks x 4 B a clock (CUDA C++ Programming Guide, shared memory)
+constexpr double kWarp = 32;
+
+double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
+
+/// Wavefronts of a warp's 32 consecutive elements of e bytes: ceil(32 e / 128).
+double row_wavefronts(double e) { return std::ceil(kWarp * e / kWavefrontBytes); }
+
+}  // namespace
+
+PanelReuse panel_reuse(const PanelReuseInput& in) {
+  if (in.group_m < 1 || in.group_m > kMaxGroup) {
+    throw FieldError("group_m", std::to_string(in.group_m), fmt::format("a whole number from 1 to {}", kMaxGroup));
+  }
+  PanelReuse r;
+  const double k = static_cast<double>(in.k), n = static_cast<double>(in.n), m = static_cast<double>(in.m);
+  const double tm = static_cast<double>(in.tile_m), tn = static_cast<double>(in.tile_n);
+  r.tile_rows = ceil_div(in.m, in.tile_m);
+  r.tile_cols = ceil_div(in.n, in.tile_n);
+  r.group = std::min(static_cast<double>(in.group_m), r.tile_rows);
+  // A panel of row r: read by (r, j) and (r, j + 1), G launches apart; meanwhile the window reads
+  // the G rows' A panels and one B panel's worth: G Tm K a + Tn K b   [bytes]
+  r.a_distance = r.group * tm * k * in.bytes_a + tn * k * in.bytes_b;
+  // B panel of column j: read by the G rows of one group, then by the next group a whole sweep
+  // later: all of B and the group's A panels come between, K N b + G Tm K a   [bytes]
+  r.b_distance = k * n * in.bytes_b + r.group * tm * k * in.bytes_a;
+  r.a_passes = r.a_distance <= in.l2_size ? 1 : r.tile_cols;
+  r.b_passes = r.b_distance <= in.l2_size ? 1 : std::ceil(r.tile_rows / r.group);
+  r.a_dram_bytes = m * k * in.bytes_a * r.a_passes;
+  r.b_dram_bytes = k * n * in.bytes_b * r.b_passes;
+  r.dram_read_bytes = r.a_dram_bytes + r.b_dram_bytes;
+  // L2 to SM: each block reads its panels once (L1 or shared memory serves the reuse inside it)
+  r.l2_read_bytes = m * k * in.bytes_a * r.tile_cols + k * n * in.bytes_b * r.tile_rows;
+  return r;
+}
+
+double naive_wavefronts_per_fma(double bytes_a, double bytes_b) {
+  // A: one address per warp (a broadcast), 1; B: the warp's 32 consecutive elements
+  (void)bytes_a;
+  return 1 + row_wavefronts(bytes_b);
+}
+
+double tiled_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k) {
+  // per FMA: the A tile's broadcast (1) and the B tile's row; per K step of Tk: the A and B
+  // global loads and their shared stores, each a row of the warp
+  const double per_step = 2 * row_wavefronts(bytes_a) + 2 * row_wavefronts(bytes_b);
+  return 1 + row_wavefronts(bytes_b) + per_step / tile_k;
+}
+
+}  // namespace gpucalc

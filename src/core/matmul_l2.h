@@ -1,0 +1,47 @@
+// What the L2 serves a matmul: the reuse distance of A's row panels and B's column panels against
+// the L2's size, given the order the blocks are launched in (row-major, or G tile rows walked
+// column by column), and the time of the lessons' one-output-per-thread kernels on chip.
+#pragma once
+
+#include <cstdint>
+
+namespace gpucalc {
+
+/// One kernel's blocks over C = A B (A M x K, B K x N): each block computes a Tm x Tn tile of C
+/// and reads a Tm x K panel of A and a K x Tn panel of B; group_m G orders the blocks G tile
+/// rows at a time, column by column (1: row-major).
+struct PanelReuseInput {
+  std::int64_t m = 0, n = 0, k = 0;
+  std::int64_t tile_m = 0, tile_n = 0;
+  double bytes_a = 0, bytes_b = 0;
+  std::int64_t group_m = 1;
+  double l2_size = 0;  // bytes
+};
+
+/// The passes each operand makes from DRAM, and why. An operand hits in the L2 when the bytes
+/// touched between two blocks' uses of the same panel (its reuse distance) fit the L2.
+struct PanelReuse {
+  double tile_rows = 0, tile_cols = 0;  // ceil(M / Tm), ceil(N / Tn)
+  double group = 1;                     // G, at most the tile rows
+  double a_distance = 0;  // bytes between uses of an A panel by blocks of one row: G Tm K a + Tn K b
+  double b_distance = 0;  // bytes between uses of a B panel by the next group of rows: K N b + G Tm K a
+  double a_passes = 0;    // A from DRAM: 1 when a_distance fits the L2, else once per tile column
+  double b_passes = 0;    // B from DRAM: 1 when b_distance fits, else once per group of G tile rows
+  double a_dram_bytes = 0, b_dram_bytes = 0;
+  double dram_read_bytes = 0;  // A's and B's (C read with beta is added by the caller)
+  double l2_read_bytes = 0;    // L2 to the SMs: every block's panels, M K a ceil(N / Tn) + K N b ceil(M / Tm)
+};
+
+/// Throws FieldError (group_m) for a group below 1 or above 2^20; the sizes are the caller's to check.
+PanelReuse panel_reuse(const PanelReuseInput& in);
+
+/// Shared-memory / L1 data-stage wavefronts per warp FMA instruction of the lessons' kernels
+/// (32 banks x 4 B: one wavefront a clock per SM). A warp's 32 consecutive e-byte elements take
+/// ceil(32 e / 128) wavefronts; a broadcast (one address, or one per row of a warp) takes one.
+/// naive (one output per thread, a warp across a row of C): the broadcast A load and the B row,
+/// both global loads through L1. tiled: the two shared loads (the A tile's broadcast, the B
+/// tile's row) every step, and per K step of Tk the two global loads and two shared stores.
+double naive_wavefronts_per_fma(double bytes_a, double bytes_b);
+double tiled_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k);
+
+}  // namespace gpucalc

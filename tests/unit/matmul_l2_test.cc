@@ -1,0 +1,132 @@
+// The matmul's L2 model: the panels' reuse distances against the L2 for row-major and grouped
+// block orders, and the one-output-per-thread kernels on chip. The H200 numbers are checked
+// against `gpucalc measure tiling` on one H200 (docs/device-runs/merged-2026-12-02/counted.txt:
+// T = 32 read 8.40 GB and took 15.6 ms, T = 16 17.0 GB and 16.6 ms, naive 14.3 GB and 23.3 ms).
+#include "core/matmul_l2.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+
+#include "core/error.h"
+#include "core/gpu.h"
+#include "core/tiling.h"
+
+namespace gpucalc {
+namespace {
+
+constexpr double kH200L2 = 62914560;  // cudaDevAttrL2CacheSize on the H200 (hw/h200.toml)
+constexpr double kMiB64 = 67108864;   // a 4096 x 4096 fp32 matrix
+
+PanelReuse fp32(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile, std::int64_t group, double l2 = kH200L2) {
+  return panel_reuse({m, n, k, tile, tile, 4, 4, group, l2});
+}
+
+TEST_CASE("matmul L2: row-major 4096^3 fp32 on the H200 rereads B once per tile row, A once") {
+  // B = 64 MiB; its distance 64 MiB + one A panel (32 x 4096 x 4 = 512 KiB) > 60 MiB
+  const PanelReuse t32 = fp32(4096, 4096, 4096, 32, 1);
+  CHECK(t32.b_distance == kMiB64 + 524288);
+  CHECK(t32.a_distance == 524288 + 524288);
+  CHECK(t32.a_passes == 1);
+  CHECK(t32.b_passes == 128);
+  CHECK(t32.dram_read_bytes == 129 * kMiB64);  // 8.66 GB; counted 8.40 GB (0.97)
+  CHECK(t32.l2_read_bytes == 256 * kMiB64);    // every tile: the old traffic model's 17.2 GB
+  const PanelReuse t16 = fp32(4096, 4096, 4096, 16, 1);
+  CHECK(t16.b_passes == 256);
+  CHECK(t16.dram_read_bytes == 257 * kMiB64);  // 17.25 GB; counted 17.0 GB (0.99)
+  // the naive kernel's 8 x 32 blocks: 512 tile rows, 34.4 GB (counted 14.3 GB: see docs/tiling.md)
+  const PanelReuse naive = panel_reuse({4096, 4096, 4096, 8, 32, 4, 4, 1, kH200L2});
+  CHECK(naive.b_passes == 512);
+  CHECK(naive.a_passes == 1);
+  CHECK(naive.l2_read_bytes == 128 * kMiB64 + 512 * kMiB64);
+}
+
+TEST_CASE("matmul L2: G tile rows walked column by column divide B's passes by G") {
+  const PanelReuse g8 = fp32(4096, 4096, 4096, 32, 8);
+  CHECK(g8.a_distance == 8 * 524288 + 524288);
+  CHECK(g8.b_distance == kMiB64 + 8 * 524288);
+  CHECK(g8.a_passes == 1);
+  CHECK(g8.b_passes == 16);
+  CHECK(g8.dram_read_bytes == 17 * kMiB64);  // 1.14 GB against 8.66 row-major
+  CHECK(fp32(4096, 4096, 4096, 32, 3).b_passes == 43);  // ceil(128 / 3): the last group has 2 rows
+  CHECK(fp32(4096, 4096, 4096, 16, 16).b_passes == 16);
+  CHECK(fp32(4096, 4096, 4096, 32, 4).dram_read_bytes == 33 * kMiB64);
+  // a group of every row walks column by column: B once, but A's distance (128 panels, 64 MiB) misses
+  const PanelReuse all = fp32(4096, 4096, 4096, 32, 1000);
+  CHECK(all.group == 128);
+  CHECK(all.b_passes == 1);
+  CHECK(all.a_passes == 128);
+  CHECK(all.dram_read_bytes == 129 * kMiB64);
+}
+
+TEST_CASE("matmul L2: a problem whose B fits the L2 reads everything once, and a K that no panel fits") {
+  const PanelReuse small = fp32(2048, 2048, 2048, 32, 1);  // B 16 MiB + a 256 KiB panel <= 60 MiB
+  CHECK(small.b_passes == 1);
+  CHECK(small.a_passes == 1);
+  CHECK(small.dram_read_bytes == 2 * 16777216.0);
+  CHECK(fp32(2048, 2048, 2048, 32, 8).dram_read_bytes == 2 * 16777216.0);  // grouping cannot go below once
+  // K = 2^24: an A panel pair is 4 GiB, more than any L2: every block rereads its panels
+  const PanelReuse deep = fp32(64, 64, std::int64_t{1} << 24, 32, 1);
+  CHECK(deep.a_passes == 2);
+  CHECK(deep.b_passes == 2);
+  // no L2 at all: every block's panels from DRAM, the old traffic model
+  const PanelReuse none = fp32(4096, 4096, 4096, 32, 1, 0);
+  CHECK(none.dram_read_bytes == none.l2_read_bytes);
+}
+
+TEST_CASE("matmul L2: a group below 1 or above 2^20 is refused naming group_m") {
+  CHECK_THROWS_AS(fp32(64, 64, 64, 32, 0), FieldError);
+  CHECK_THROWS_AS(fp32(64, 64, 64, 32, (std::int64_t{1} << 20) + 1), FieldError);
+  try {
+    fp32(64, 64, 64, 32, -3);
+    FAIL("no throw");
+  } catch (const FieldError& e) {
+    CHECK(std::string(e.what()).find("group_m") != std::string::npos);
+  }
+}
+
+TEST_CASE("matmul on chip: wavefronts per warp FMA of the one-output-per-thread kernels") {
+  CHECK(naive_wavefronts_per_fma(4, 4) == 2);         // the A broadcast and B's 128-byte row
+  CHECK(naive_wavefronts_per_fma(8, 8) == 3);         // fp64: B's row is 256 bytes, 2 wavefronts
+  CHECK(tiled_wavefronts_per_fma(4, 4, 32) == 2.125);  // 2 + (2 loads + 2 stores) / 32
+  CHECK(tiled_wavefronts_per_fma(4, 4, 16) == 2.25);
+  CHECK(tiled_wavefronts_per_fma(8, 8, 16) == 3.5);   // 1 + 2 + 8 / 16
+  CHECK(tiled_wavefronts_per_fma(2, 2, 32) == 2.125);  // a 64-byte row is still one wavefront
+}
+
+TEST_CASE("tiling: the L2 model's times for 4096^3 fp32 on the H200 (the bound keys unchanged)") {
+  const Gpu h200 = load_gpu("h200");
+  TilingInput in;
+  in.m = in.n = in.k = 4096;
+  in.tile_m = in.tile_n = in.tile_k = 32;
+  in.dtype = "fp32";
+  in.unit = ComputeUnit::cuda;
+  in.bandwidth = 4.28e12;  // the copy kernel measured in that run
+  const TilingResult r = tiling(in, h200);
+  // on chip: 2.125 x 2^36 / 32 warp FMAs / 132 SMs = 34,571,233 cycles at 1.98 GHz = 17.46 ms (ran 15.6 ms)
+  CHECK(r.tiled.onchip_cycles == doctest::Approx(2.125 * 2147483648.0 / 132));
+  CHECK(r.tiled.time == doctest::Approx(17.46e-3).epsilon(0.001));
+  CHECK(std::string(r.tiled.bound) == "onchip");
+  // naive: 2 x 2^31 / 132 = 32.5 M cycles: 16.43 ms (ran 23.3 ms: see docs/tiling.md)
+  CHECK(r.naive.time == doctest::Approx(16.43e-3).epsilon(0.001));
+  CHECK(r.tiled.dram_bytes == 129 * kMiB64 + kMiB64);  // A once, B 128 times, C written
+  CHECK(r.tiled.dram_time == doctest::Approx(130 * kMiB64 / 4.28e12));
+  CHECK(r.tiled.l2_time == doctest::Approx((256 + 1) * kMiB64 / 5.5e12));
+  CHECK(r.tiled_time == doctest::Approx(256 * kMiB64 / 4.28e12));  // the every-tile-from-HBM bound, as before
+  // a 128 x 128 tile is not a one-output-per-thread kernel: bytes but no time
+  in.tile_m = in.tile_n = in.tile_k = 128;
+  const TilingResult big = tiling(in, h200);
+  CHECK_FALSE(big.tiled.has_time);
+  CHECK(big.tiled.reuse.b_passes == 32);
+  // a tall skinny product: B (128 KiB) fits, A streams through once
+  in.m = 1 << 20;
+  in.n = 32;
+  in.k = 1024;
+  in.tile_m = in.tile_n = in.tile_k = 32;
+  const TilingResult skinny = tiling(in, h200);
+  CHECK(skinny.tiled.reuse.b_passes == 1);
+  CHECK(skinny.tiled.reuse.a_passes == 1);
+}
+
+}  // namespace
+}  // namespace gpucalc
