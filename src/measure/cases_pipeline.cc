@@ -136,6 +136,14 @@ void stage_rows(MeasureTable& t, const Gpu& gpu, const PipelineMeasurePlan& p, i
   t.rows.push_back(count_row(fmt::format("S = {}: blocks per SM (occupancy API)", s), Unit::count, m.blocks_per_sm, run.blocks_per_sm));
   t.rows.push_back(count_row(fmt::format("S = {}: shared memory per block", s), Unit::onchip_bytes,
                              static_cast<double>(m.smem_per_block), smem));
+  const double achieved = run.bytes / run.seconds;
+  if (achieved < 0.9 * bw) {
+    // Little's law backwards: the latency at which these bytes in flight give what was achieved
+    const double in_flight = static_cast<double>(s) * static_cast<double>(p.data_bytes) * run.blocks_per_sm * sms;
+    t.notes.push_back(fmt::format("S = {}: {} in flight at {}: the latency Little's law implies is {} (the profile's, unloaded: {})", s,
+                                  format_quantity(in_flight, Unit::bytes), format_quantity(achieved, Unit::bytes_per_second),
+                                  format_quantity(in_flight / achieved, Unit::seconds), format_quantity(latency, Unit::seconds)));
+  }
   if (run.flops / run.seconds > 0.7 * peak) {
     t.notes.push_back(fmt::format("S = {}: compute-bound: {} is {:.0f}% of the tensor peak {}", s,
                                   format_quantity(run.flops / run.seconds, Unit::flops_per_second), 100 * run.flops / run.seconds / peak,
