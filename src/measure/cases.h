@@ -43,6 +43,10 @@ struct Context {
   /// profile), else the copy kernel's, measured in this run (a datasheet figure is a
   /// ceiling no kernel reaches). Adds a note to `t` that says which.
   double bandwidth(MeasureTable& t);
+  /// The SM clock under an FP32 FMA load (measure calibrate's FMA loop: clock64 over
+  /// globaltimer), measured at most once per process; the clock the on-chip models run at,
+  /// where the profile's boost_clock is what the SM reaches idle. Adds a note to `t`.
+  double loaded_sm_clock(MeasureTable& t);
 };
 
 /// A case's two steps on its parsed options: check them against the profile before any launch

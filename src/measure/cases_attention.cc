@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/attention.h"
+#include "core/attention_mix.h"
 #include "core/error.h"
 #include "core/quantity.h"
 #include "measure/cases.h"
@@ -129,6 +130,30 @@ void attention_notes(MeasureTable& t, const attn::Shape& s, const AttentionResul
                                 run.rows_checked, run.rows_checked / (s.batch * s.heads)));
 }
 
+/// The kernel's time from its instruction mix (core/attention_mix.h) at the SM clock measured
+/// under load, and a note with the pipes' clocks a warp-tile.
+void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::AttentionRun& run, const Gpu& gpu, double clock_hz) {
+  const AttentionTileMix mix = attention_tile_mix(s.head_dim);
+  const AttentionMixClocks c = attention_tile_clocks(mix, gpu.sfu_ops_per_sm_per_cycle);
+  const AttentionGrid g{s.batch, s.heads, s.seq, s.causal};
+  const double predicted = attention_mix_time(g, c, gpu.sm_count, clock_hz);
+  t.rows.push_back(row(fmt::format("time (instruction mix: {} clocks a warp and 64-key tile, {}-bound, loaded clock)",
+                                   format_number(c.clocks), c.bound),
+                       Unit::seconds, predicted, run.seconds));
+  t.summary.push_back(t.rows.back().quantity);
+  t.notes.push_back(fmt::format("instruction mix (attention_fwd_kernel<{}>'s SASS), a warp and 64-key tile: shared / L1 path {} "
+                                "clocks ({} LDS.128 of Q and P rows x 2, {} of K and V rows x 4, {} STS.128 x 8, {} STS, {} "
+                                "LDG.128 x 4, {} SHFL), issue {} ({} instructions / 4), FP32 pipe {}, SFU {} ({} exp2f at {} "
+                                "a clock); the busiest SM runs {} warp-tiles ({} blocks per SM by the runtime: with one, the "
+                                "loads' and barriers' latency is not hidden and the mix is a lower bound)",
+                                s.head_dim, format_number(c.mio), format_number(mix.lds128_uniform),
+                                format_number(mix.lds128_rows), format_number(mix.sts128), format_number(mix.sts32),
+                                format_number(mix.ldg128), format_number(mix.shfl), format_number(c.issue),
+                                format_number(mix.instructions), format_number(c.fp32), format_number(c.sfu),
+                                format_number(mix.mufu), gpu.sfu_ops_per_sm_per_cycle,
+                                format_number(attention_busiest_sm_warp_tiles(g, gpu.sm_count)), run.blocks_per_sm));
+}
+
 MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
   const Gpu& gpu = ctx.gpu;
   const attn::Shape& s = p.shape;
@@ -165,6 +190,7 @@ MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
                             c.get(Counter::dram_bytes_written).value_or(kNoPrediction), dram_tolerance(writes, 1, l2), true));
   t.rows.push_back(dram_row("DRAM bytes read + written (counted) against the model's hbm_bytes", m.hbm_bytes, dram_bytes(c), 0, false));
   t.summary = {t.rows[0].quantity, t.rows[4].quantity};
+  add_mix_time_row(t, s, run, gpu, ctx.loaded_sm_clock(t));
   if (!c.missing.empty()) t.notes.push_back(c.missing);
   attention_notes(t, s, m, run, gpu, bw);
   return t;

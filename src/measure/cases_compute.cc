@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/fusion.h"
+#include "core/matmul_l2.h"
 #include "core/quantity.h"
 #include "core/roofline.h"
 #include "core/tiling.h"
@@ -266,6 +267,30 @@ void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& 
                                 format_quantity(naive.compute_time, Unit::seconds)));
 }
 
+/// The tiled kernel's time from its SASS (core/matmul_l2.h): a K step's shared / L1 clocks, at the
+/// SM clock measured under load, each block order against the same prediction; the note gives
+/// the mix and the time at the profile's boost clock.
+void add_sass_time_rows(MeasureTable& t, const TilingPlan& p, const dev::MatmulRun& run, const Gpu& gpu, double clock_hz) {
+  const SassStepMix mix = tiled_kernel_sass_mix(p.tile);
+  const double clocks = step_clocks(mix);
+  const double predicted = sass_step_time(p.m, p.n, p.k, p.tile, clocks, gpu.sm_count, clock_hz);
+  for (std::size_t i = 0; i < p.groups.size(); ++i) {
+    t.rows.push_back(row(fmt::format("tiled time (T = {}, {}; SASS mix, {} shared/L1 clocks a K step, loaded clock)", p.tile,
+                                     order_name(p.groups[i]), format_number(clocks)),
+                         Unit::seconds, predicted, run.tiled[i]));
+    t.summary.push_back(t.rows.back().quantity);
+  }
+  t.notes.push_back(fmt::format("SASS mix, tiled<{}>, a warp's K step: {} FFMA, {} LDS (1 clock: one 128-byte register), {} "
+                                "LDS.128 of one address (2: two registers packed a clock), {} STS and {} LDG (1 each) = {} "
+                                "clocks of the SM's 128 B/clock shared / L1 path, above {} instructions / 4 schedulers; at the "
+                                "boost clock {:.0f} MHz: {}",
+                                p.tile, format_number(mix.ffma), format_number(mix.lds32), format_number(mix.lds128_uniform),
+                                format_number(mix.sts32), format_number(mix.ldg32), format_number(mio_clocks_per_step(mix)),
+                                format_number(mix.instructions), gpu.boost_clock / 1e6,
+                                format_quantity(sass_step_time(p.m, p.n, p.k, p.tile, clocks, gpu.sm_count, gpu.boost_clock),
+                                                Unit::seconds)));
+}
+
 MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
   const Gpu& gpu = ctx.gpu;
   MeasureTable t;
@@ -297,6 +322,7 @@ MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
                        run.naive));
   t.rows.push_back(row(fmt::format("tiled time bound (T = {}, every tile from HBM)", p.tile), Unit::seconds,
                        std::max(model.tiled_time, model.compute_time), run.tiled.front()));
+  add_sass_time_rows(t, p, run, gpu, ctx.loaded_sm_clock(t));
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
   add_dram_rows(t, p, model, tiled, scope, l2);
   add_tiling_notes(t, p, model, tiled, scope, l2);

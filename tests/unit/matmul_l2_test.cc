@@ -128,5 +128,48 @@ TEST_CASE("tiling: the L2 model's times for 4096^3 fp32 on the H200 (the bound k
   CHECK(skinny.tiled.reuse.a_passes == 1);
 }
 
+
+// The tiled kernels' SASS (cuobjdump -sass on the H200, 2026-12-02): tiled<32>'s loop is one K
+// step of 91 instructions with 32 FFMA, 32 LDS, 8 LDS.128 (A's row, one address a warp), 2 STS,
+// 2 LDG; tiled<16>'s is four K steps of 210 with 64 FFMA, 64 LDS, 16 LDS.128, 8 STS, 8 LDG. The
+// data path returns 128 B a clock (one register of a warp; NVIDIA's forum, "unexpected shared
+// memory bank conflict": a uniform LDS.128 packs two, 2 clocks, not 4).
+TEST_CASE("tiled kernels' K step from their SASS: 52 and 28 shared/L1 clocks, above the issue") {
+  const SassStepMix t32 = tiled_kernel_sass_mix(32), t16 = tiled_kernel_sass_mix(16);
+  CHECK(mio_clocks_per_step(t32) == doctest::Approx(32 + 2 * 8 + 2 + 2));
+  CHECK(step_clocks(t32) == doctest::Approx(52));  // 91 / 4 = 22.75 issue clocks lie below
+  CHECK(mio_clocks_per_step(t16) == doctest::Approx(16 + 2 * 4 + 2 + 2));
+  CHECK(step_clocks(t16) == doctest::Approx(28));  // 52.5 / 4 = 13.1
+  CHECK(t32.ffma == 32);
+  CHECK(t16.ffma == 16);
+  CHECK_THROWS_AS((void)tiled_kernel_sass_mix(64), FieldError);
+}
+
+// 4096^3 T = 32: 4096^2 / 32 = 524,288 warps x 128 K steps x 52 clocks / 132 SMs = 26.44 M clocks;
+// at the 1826 MHz the FMA loop ran at (measure calibrate, run a) 14.48 ms, against 15.8 ms
+// row-major and 15.1-15.4 ms grouped (run-a and run-b/extra.txt): 1.04-1.09. T = 16: 256 steps x
+// 28: 15.59 ms against 16.6 (1.06); 8192 x 8192 x 2048: 28.96 ms (T 32) against 31.5 / 30.0, 31.18
+// (T 16) against 33.0; 2048^3 T 16 1.949 ms against 2.09. Nothing is fitted to these rows.
+TEST_CASE("tiled kernels' SASS time at the loaded clock against the H200's runs") {
+  const double clock = 1.826e9;
+  CHECK(sass_step_time(4096, 4096, 4096, 32, 52, 132, clock) == doctest::Approx(524288.0 * 128 * 52 / 132 / clock));
+  CHECK(sass_step_time(4096, 4096, 4096, 32, 52, 132, clock) == doctest::Approx(14.48e-3).epsilon(1e-3));
+  CHECK(sass_step_time(4096, 4096, 4096, 16, 28, 132, clock) == doctest::Approx(15.59e-3).epsilon(1e-3));
+  CHECK(sass_step_time(8192, 8192, 2048, 32, 52, 132, clock) == doctest::Approx(28.96e-3).epsilon(1e-3));
+  CHECK(sass_step_time(8192, 8192, 2048, 16, 28, 132, clock) == doctest::Approx(31.18e-3).epsilon(1e-3));
+  CHECK(sass_step_time(2048, 2048, 2048, 16, 28, 132, clock) == doctest::Approx(1.949e-3).epsilon(1e-3));
+  for (double ran : {15.8e-3, 15.1e-3, 15.4e-3}) {
+    const double ratio = ran / sass_step_time(4096, 4096, 4096, 32, 52, 132, clock);
+    CHECK_MESSAGE(ratio > 1.0, ran);
+    CHECK_MESSAGE(ratio < 1.1, ran);
+  }
+  // held back (not run yet): 6144^3 T 32 48.86 ms, 3072 x 3072 x 8192 T 16 17.54 ms
+  CHECK(sass_step_time(6144, 6144, 6144, 32, 52, 132, clock) == doctest::Approx(48.86e-3).epsilon(1e-3));
+  CHECK(sass_step_time(3072, 3072, 8192, 16, 28, 132, clock) == doctest::Approx(17.54e-3).epsilon(1e-3));
+  // a ragged edge rounds up: 33 outputs are 2 warps, K 33 is 2 steps of 32
+  CHECK(sass_step_time(1, 33, 33, 32, 52, 1, 1) == doctest::Approx(2 * 2 * 52));
+  CHECK(sass_step_time(4096, 4096, 4096, 32, 52, 0, clock) == 0);
+}
+
 }  // namespace
 }  // namespace gpucalc
