@@ -120,7 +120,8 @@ FusionPlan plan_fusion(const Args& a, const Gpu&) {
     c.ops = 6;
     c.rows = count_or(a, "rows", 16384);
     c.cols = count_or(a, "cols", 4096);
-    if (c.cols % 8 != 0) throw InputError("--cols", a.text("cols"), "a multiple of 8 up to 8192");
+    // the fused kernel holds a row in registers: 8 chunks x 128 threads x 8 values
+    if (c.cols % 8 != 0 || c.cols > 8192) throw InputError("--cols", a.text("cols"), "a multiple of 8 up to 8192");
     if (static_cast<double>(c.rows) * c.cols > static_cast<double>(std::int64_t{1} << 31)) {
       throw InputError("--rows", a.text("rows"), "rows x cols at most 2^31 elements");
     }
