@@ -160,6 +160,27 @@ void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionC
                                 label, fmt::join(parts, "; ")));
 }
 
+/// The model's rows (fixed costs, L2, loads in flight), the launch-bound range's and the note.
+void add_model_rows(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionModel& m,
+                    const dev::FusionRun& run) {
+  t.rows.push_back(row(fmt::format("{}: unfused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
+                       m.unfused.time, run.unfused));
+  t.rows.push_back(row(fmt::format("{}: fused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
+                       m.fused.time, run.fused));
+  t.rows.push_back(row(fmt::format("{}: speed-up, model (fixed costs, L2, loads in flight)", label), Unit::count, m.speedup,
+                       run.unfused / run.fused));
+  t.summary.push_back(t.rows.back().quantity);
+  // the launch-bound range: CUDA-graph launches (o_graph each, no idle start) to host launches (the model)
+  t.rows.push_back(range_row(fmt::format("{}: unfused time, range (graph to host launches)", label), Unit::seconds,
+                             m.unfused_low.time, m.unfused.time, run.unfused));
+  t.rows.push_back(range_row(fmt::format("{}: fused time, range (graph to host launches)", label), Unit::seconds,
+                             m.fused_low.time, m.fused.time, run.fused));
+  t.rows.push_back(range_row(fmt::format("{}: speed-up, range (graph to host launches)", label), Unit::count, m.speedup_low,
+                             m.speedup_high, run.unfused / run.fused));
+  t.summary.push_back(t.rows.back().quantity);
+  add_bandwidth_note(t, label, chain, m);
+}
+
 MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   const Gpu& gpu = ctx.gpu;
   MeasureTable t;
@@ -203,21 +224,7 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     // the model with fixed costs (the idle stream's first launch, each kernel's ramp), the L2 and
     // each kernel's loads in flight
     const FusionModel m = fusion_model(in, r, gpu);
-    t.rows.push_back(row(fmt::format("{}: unfused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
-                         m.unfused.time, run.unfused));
-    t.rows.push_back(row(fmt::format("{}: fused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
-                         m.fused.time, run.fused));
-    t.rows.push_back(row(fmt::format("{}: speed-up, model (fixed costs, L2, loads in flight)", label), Unit::count, m.speedup,
-                         run.unfused / run.fused));
-    t.summary.push_back(t.rows.back().quantity);
-    // the launch-bound range: CUDA-graph launches (o_graph each, no idle start) to host launches (the model)
-    t.rows.push_back(range_row(fmt::format("{}: unfused time, range (graph to host launches)", label), Unit::seconds,
-                               m.unfused_low.time, m.unfused.time, run.unfused));
-    t.rows.push_back(range_row(fmt::format("{}: fused time, range (graph to host launches)", label), Unit::seconds,
-                               m.fused_low.time, m.fused.time, run.fused));
-    t.rows.push_back(range_row(fmt::format("{}: speed-up, range (graph to host launches)", label), Unit::count, m.speedup_low,
-                               m.speedup_high, run.unfused / run.fused));
-    add_bandwidth_note(t, label, in.chain, m);
+    add_model_rows(t, label, in.chain, m, run);
     // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
     // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
     const bool streaming = r.fused_bytes >= 4 * l2;
