@@ -18,7 +18,7 @@ constexpr std::int64_t kMaxElements = 100'000'000'000'000;  // 1e14 elements, fa
 
 // The options by their place in the declaration (fusion_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kPreset, kOps, kN, kRows, kCols, kDtype, kLaunch, kBandwidth, kKernel, kFused };
+enum : std::size_t { kPreset, kOps, kN, kRows, kCols, kDtype, kLaunch, kBandwidth, kKernel, kFused, kWarpsPerSm, kLoadsPerWarp };
 
 /// "R,W" in units of N: two numbers of 0 or more.
 KernelPerN read_kernel(const std::string& text, const std::string& option) {
@@ -119,11 +119,49 @@ void explain_model(const FusionModel& m, const Gpu& gpu, Report& report) {
       format_quantity(m.ramp, Unit::seconds), format_quantity(m.first_launch, Unit::seconds)));
   report.explain.push_back(fmt::format("model: unfused {}, fused {}, speed-up {}", format_quantity(m.unfused.time, Unit::seconds),
                                        format_quantity(m.fused.time, Unit::seconds), format_number(m.speedup)));
+  report.explain.push_back(fmt::format(
+      "range: the model is its high end (host launches from an idle stream); the low end queues every launch ahead "
+      "(o = {}, {}; no idle start): unfused {} to {}, fused {} to {}, speed-up {} to {}",
+      format_quantity(m.launch_low, Unit::seconds),
+      gpu.launch_overhead_graph > 0 ? "launch_overhead_graph, a CUDA graph's per-kernel cost" : "the profile has no launch_overhead_graph",
+      format_quantity(m.unfused_low.time, Unit::seconds), format_quantity(m.unfused.time, Unit::seconds),
+      format_quantity(m.fused_low.time, Unit::seconds), format_quantity(m.fused.time, Unit::seconds),
+      format_number(m.speedup_low), format_number(m.speedup_high)));
+  if (m.loads_in_flight && !m.fused.kernels.empty()) {
+    report.explain.push_back(fmt::format("loads in flight: each kernel moves its HBM bytes at min(BW, X), X = {} from little's "
+                                         "loaded latency for the given warps per SM and loads per warp",
+                                         format_quantity(m.fused.kernels.front().bandwidth, Unit::bytes_per_second)));
+  }
   if (gpu.launch_latency <= 0) {
     report.notes.push_back(fmt::format("{} has no launch_latency (measure calibrate's launch + synchronize): the model "
                                        "leaves out the idle stream's first launch",
                                        gpu.key));
   }
+}
+
+/// --warps-per-sm W [--loads-per-warp U]: every kernel keeps W x U 16-byte loads a lane in flight
+/// per SM, and moves its bytes at min(BW, X) (little's loaded latency); without them, at BW.
+void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
+  if (!a.has(kWarpsPerSm)) {
+    if (a.has(kLoadsPerWarp)) {
+      throw InputError("--loads-per-warp", a.text(kLoadsPerWarp), "--loads-per-warp only with --warps-per-sm W");
+    }
+    return;
+  }
+  if (!(gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0)) {
+    throw InputError("--gpu", gpu.key,
+                     "a profile with memory_read_bandwidth, latency_queue_time and warp_return_bandwidth for --warps-per-sm "
+                     "(h200, or the profile gpucalc measure calibrate writes)");
+  }
+  KernelLaunch l;
+  l.warps_per_sm = a.number(kWarpsPerSm);
+  if (l.warps_per_sm > gpu.max_threads_per_sm / 32.0) {
+    throw InputError("--warps-per-sm", a.text(kWarpsPerSm),
+                     fmt::format("at most {} ({}'s max_threads_per_sm / 32)", gpu.max_threads_per_sm / 32, gpu.key));
+  }
+  l.loads_per_warp = a.has(kLoadsPerWarp) ? a.number(kLoadsPerWarp) : 1;
+  for (FusionKernel& k : chain.unfused) k.launch = l;
+  for (FusionKernel& k : chain.fused) k.launch = l;
 }
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
@@ -134,6 +172,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   in.element_bytes = dtype.bytes;
   if (a.has(kLaunch)) in.launch_overhead = a.number(kLaunch);
   if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
+  set_loads_in_flight(a, gpu, in.chain);
   const FusionResult r = fusion(in, gpu);
   // The profile's values, when the case takes them.
   if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
@@ -158,6 +197,10 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num("unfused_time_model", m.unfused.time, Unit::seconds);
   report.num("fused_time_model", m.fused.time, Unit::seconds);
   report.num("speedup_model", m.speedup);
+  report.num("unfused_time_low", m.unfused_low.time, Unit::seconds);
+  report.num("fused_time_low", m.fused_low.time, Unit::seconds);
+  report.num("speedup_low", m.speedup_low);
+  report.num("speedup_high", m.speedup_high);
   if (a.for_people()) {
     explain(in, r, dtype, report);
     explain_model(m, gpu, report);
@@ -266,8 +309,15 @@ const Calculator& fusion_command() {
                .at_least(0),
            options::bandwidth(),
            repeated_option("kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
-           text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1")},
-          {"preset", "ops", "n", "rows", "cols", "dtype", "launch", "bandwidth", "kernel", "fused"}),
+           text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1"),
+           integer_option("warps-per-sm", "loads in flight: resident warps W per SM of every kernel (default: each moves at the bandwidth)")
+               .at_least(1)
+               .at_most(1024),
+           integer_option("loads-per-warp", "loads in flight: 16-byte loads U a lane issues before it waits (default 1)")
+               .at_least(1)
+               .at_most(64)},
+          {"preset", "ops", "n", "rows", "cols", "dtype", "launch", "bandwidth", "kernel", "fused", "warps-per-sm",
+           "loads-per-warp"}),
       .results =
           {{"unfused_transfers"},
            {"fused_transfers"},
@@ -287,7 +337,11 @@ const Calculator& fusion_command() {
            {"fused_dram_bytes_model", Unit::bytes},
            {"unfused_time_model", Unit::seconds},
            {"fused_time_model", Unit::seconds},
-           {"speedup_model"}},
+           {"speedup_model"},
+           {"unfused_time_low", Unit::seconds},
+           {"fused_time_low", Unit::seconds},
+           {"speedup_low"},
+           {"speedup_high"}},
       .run = run,
       .chart_axis = "n",
       .chart = chart};

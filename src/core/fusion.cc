@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/little.h"
 
 namespace gpucalc {
 
@@ -129,10 +130,20 @@ FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
 
 namespace {
 
-/// One chain's kernels under the model: L2 hits of intermediates, fixed costs per kernel.
-ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, const FusionResult& base, const FusionModel& m) {
+/// The bandwidth a kernel reaches: min(BW, X) with X the loaded-latency model's for its loads in
+/// flight (W warps per SM x U loads x b bytes); BW when its launch is not known.
+double kernel_bandwidth(const FusionKernel& k, double bw, const LoadedModel* loads) {
+  if (loads == nullptr || !(k.launch.warps_per_sm > 0)) return bw;
+  const LoadResult r = loaded({k.launch.warps_per_sm, k.launch.loads_per_warp, k.launch.bytes_per_lane}, *loads);
+  return std::min(bw, r.achieved_bandwidth);
+}
+
+/// One chain's kernels under the model: L2 hits of intermediates, fixed costs per kernel, o per
+/// kernel and `first` once at the start.
+ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, double bw, const FusionModel& m, double o,
+                       double first, const LoadedModel* loads) {
   ChainModel c;
-  c.time = m.first_launch;
+  c.time = first;
   double previous_bytes = -1;  // bytes the kernel before moved; < 0: none ran before
   for (const FusionKernel& k : kernels) {
     KernelModel km;
@@ -141,11 +152,12 @@ ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, const
     const bool resident = previous_bytes >= 0 && previous_bytes <= m.l2_size;
     km.l2_bytes = resident ? std::min(k.from_previous, k.reads) * e : 0;
     km.dram_bytes = bytes - km.l2_bytes;
-    // t = max(o, max(DRAM bytes / BW, bytes / L2 BW) + ramp)
+    km.bandwidth = kernel_bandwidth(k, bw, loads);
+    // t = max(o, max(DRAM bytes / BW_kernel, bytes / L2 BW) + ramp)
     const double l2_time = m.l2_bandwidth > 0 ? bytes / m.l2_bandwidth : 0;
-    const double busy = std::max(km.dram_bytes / base.bandwidth, l2_time) + m.ramp;
-    km.time = std::max(base.launch_overhead, busy);
-    km.launch_bound = base.launch_overhead >= busy;
+    const double busy = std::max(km.dram_bytes / km.bandwidth, l2_time) + m.ramp;
+    km.time = std::max(o, busy);
+    km.launch_bound = o >= busy;
     c.dram_bytes += km.dram_bytes;
     c.l2_bytes += km.l2_bytes;
     c.time += km.time;
@@ -155,21 +167,49 @@ ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, const
   return c;
 }
 
+bool any_launch(const FusionChain& c) {
+  for (const auto* list : {&c.unfused, &c.fused}) {
+    for (const FusionKernel& k : *list) {
+      if (k.launch.warps_per_sm > 0) return true;
+    }
+  }
+  return false;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : std::numeric_limits<double>::quiet_NaN(); }
+
 }  // namespace
 
 FusionModel fusion_model(const FusionInput& in, const FusionResult& base, const Gpu& gpu) {
   FusionModel m;
+  const double o = base.launch_overhead;
   // the idle stream's start: one launch + synchronize less the back-to-back launch it already counts
-  m.first_launch = gpu.launch_latency > base.launch_overhead ? gpu.launch_latency - base.launch_overhead : 0;
+  m.first_launch = gpu.launch_latency > o ? gpu.launch_latency - o : 0;
   // the first wave waits one HBM latency before its bytes arrive: cycles / clock
   m.ramp = gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0;
   m.l2_bandwidth = gpu.l2_bandwidth;
   m.l2_size = static_cast<double>(gpu.l2_size);
+  // the loaded-latency constants, only when a kernel says how it keeps loads in flight
+  m.loads_in_flight = any_launch(in.chain);
+  LoadedModel loads;
+  if (m.loads_in_flight) loads = loaded_model(gpu);
+  const LoadedModel* lp = m.loads_in_flight ? &loads : nullptr;
   const double e = in.element_bytes;
-  m.unfused = chain_model(in.chain.unfused, e, base, m);
-  m.fused = chain_model(in.chain.fused, e, base, m);
+  m.unfused = chain_model(in.chain.unfused, e, base.bandwidth, m, o, m.first_launch, lp);
+  m.fused = chain_model(in.chain.fused, e, base.bandwidth, m, o, m.first_launch, lp);
   // speed-up = unfused time / fused time
-  m.speedup = m.fused.time > 0 ? m.unfused.time / m.fused.time : std::numeric_limits<double>::quiet_NaN();
+  m.speedup = ratio(m.unfused.time, m.fused.time);
+  // the range's low end: every launch queued ahead, o = the CUDA graph's per-kernel cost, no idle start
+  const double low = in.launch_overhead_low >= 0 ? in.launch_overhead_low : gpu.launch_overhead_graph;
+  if (!(low >= 0) || !std::isfinite(low)) {
+    throw FieldError("launch_overhead_low", fmt::format("{}", low), "a launch overhead of 0 or more");
+  }
+  m.launch_low = std::min(low, o);
+  m.unfused_low = chain_model(in.chain.unfused, e, base.bandwidth, m, m.launch_low, 0, lp);
+  m.fused_low = chain_model(in.chain.fused, e, base.bandwidth, m, m.launch_low, 0, lp);
+  const double at_low = ratio(m.unfused_low.time, m.fused_low.time);
+  m.speedup_low = std::min(at_low, m.speedup);
+  m.speedup_high = std::max(at_low, m.speedup);
   return m;
 }
 

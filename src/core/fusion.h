@@ -8,12 +8,21 @@
 
 namespace gpucalc {
 
+/// How a kernel keeps HBM loads in flight (docs/little.md, "Under load"): W resident warps per SM,
+/// each lane issuing U loads of b bytes before it waits for them.
+struct KernelLaunch {
+  double warps_per_sm = 0;     // W, averaged over the SMs (a small grid leaves SMs idle); 0: not known
+  double loads_per_warp = 1;   // U: the loads a lane issues before its first wait (the kernel's SASS)
+  double bytes_per_lane = 16;  // b: one lane's load (16: a 128-bit LDG)
+};
+
 /// One kernel's HBM traffic in elements.
 struct FusionKernel {
   std::string name;
   double reads = 0;   // elements read from HBM
   double writes = 0;  // elements written to HBM
   double from_previous = 0;  // elements of `reads` the kernel before it wrote (an intermediate)
+  KernelLaunch launch{};     // its loads in flight; warps_per_sm 0: it runs at the chain's bandwidth
 };
 
 /// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
@@ -54,6 +63,9 @@ struct FusionInput {
   int element_bytes = 2;
   double launch_overhead = -1;  // seconds per kernel; negative: the profile's
   double bandwidth = 0;        // bytes/s; 0: the profile's
+  // The launch-bound range's low end: o when every launch is queued ahead (a CUDA graph); negative:
+  // the profile's launch_overhead_graph (0 where the profile has none).
+  double launch_overhead_low = -1;
 };
 
 struct FusionResult {
@@ -84,6 +96,7 @@ FusionResult fusion(const FusionInput& input, const Gpu& gpu);
 struct KernelModel {
   double l2_bytes = 0;    // bytes of its reads the L2 serves: an intermediate the previous kernel left there
   double dram_bytes = 0;  // bytes it moves to or from HBM
+  double bandwidth = 0;   // bytes/s it reaches: min(BW, X from its loads in flight), or BW when those are not known
   double time = 0;        // max(o, max(DRAM bytes / BW, all bytes / L2 BW) + the first wave's wait)
   bool launch_bound = false;
 };
@@ -104,6 +117,14 @@ struct FusionModel {
   double ramp = 0;           // seconds: latency_hbm_cycles / boost_clock, the first wave's wait per kernel
   double l2_bandwidth = 0;   // bytes/s: the L2's (0: not known, the L2 bound left out)
   double l2_size = 0;        // bytes
+  // The launch-bound range: the model above is its high end (host launches from an idle stream,
+  // o each); the low end has every launch queued ahead (a CUDA graph's o, no idle start).
+  ChainModel unfused_low;
+  ChainModel fused_low;
+  double launch_low = 0;    // seconds: o at the low end, at most the high end's o
+  double speedup_low = 0;   // the lesser of the two ends' speed-ups
+  double speedup_high = 0;  // the greater
+  bool loads_in_flight = false;  // some kernel's bandwidth came from its loads in flight
 };
 
 /// The fixed-cost and L2 model of a chain (the fusion() result gives o, BW and the bytes). Kernel
@@ -112,7 +133,9 @@ struct FusionModel {
 /// intermediate's first byte); every other byte crosses HBM. Each kernel takes
 /// max(o, max(DRAM bytes / BW, bytes / L2 BW) + ramp), ramp = the HBM latency (the first wave waits
 /// one latency before a byte arrives); a chain timed from an idle stream adds launch_latency - o
-/// once (the first launch is not overlapped with a previous kernel).
+/// once (the first launch is not overlapped with a previous kernel). A kernel with a KernelLaunch
+/// moves its bytes at min(BW, X), X from loaded() on the profile's loaded-latency constants (throws
+/// FieldError naming the first one the profile lacks); the others at BW.
 FusionModel fusion_model(const FusionInput& input, const FusionResult& base, const Gpu& gpu);
 
 }  // namespace gpucalc

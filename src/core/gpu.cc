@@ -659,6 +659,7 @@ const std::vector<ProfileField>& profile_fields() {
       real("latency_hbm_cycles", K::cycles, "cycles", Unit::cycles, &Gpu::latency_hbm_cycles),
       real("launch_overhead", K::time, "s", Unit::seconds, &Gpu::launch_overhead),
       optional_field(real("launch_latency", K::time, "s", Unit::seconds, &Gpu::launch_latency)),
+      optional_field(real("launch_overhead_graph", K::time, "s", Unit::seconds, &Gpu::launch_overhead_graph)),
       optional_field(real("l2_sector_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::l2_sector_bandwidth)),
       {"gpc_sms", K::count_list, "SMs", Unit::count, false, 1, 1024,
        [](const Gpu& g) -> FieldValue { return g.gpc_sms; },

@@ -90,6 +90,9 @@ struct Gpu {
   // by the host clock (measure calibrate's "launch + synchronize"): what the first kernel of a
   // chain timed from an idle stream costs before the back-to-back rate applies.
   double launch_latency = 0;  // seconds
+  // Optional (0: not known): the per-kernel cost of empty kernels replayed from a CUDA graph
+  // (measure calibrate's "launch overhead, CUDA graph"): launches queued ahead of the GPU.
+  double launch_overhead_graph = 0;  // seconds
   // Optional (0: not known): the rate at which the L2 serves scattered 32-byte sectors, one
   // sector per 128-byte line (a column of a row-major matrix), in bytes/s of sectors.
   double l2_sector_bandwidth = 0;

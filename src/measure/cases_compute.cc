@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/fusion.h"
 #include "core/matmul_l2.h"
+#include "core/occupancy.h"
 #include "core/quantity.h"
 #include "core/roofline.h"
 #include "core/tiling.h"
@@ -30,6 +31,75 @@ struct FusionPlan {
   };
   std::vector<Chain> chains;
 };
+
+/// A fusion kernel's launch as compute.cu runs it: threads per block, registers per thread (the
+/// highest register its sm_90 SASS names, plus one: cuobjdump -sass of gpucalc-measure on the H200,
+/// 2026-12-02), static shared memory, and the 128-bit HBM loads a thread issues before it first
+/// waits for one (the LDGs ahead of the first instruction that uses a loaded register).
+struct KernelShape {
+  int threads = 256;
+  int registers = 32;
+  int shared = 0;    // bytes
+  double loads = 1;  // U
+};
+// unary_kernel: four predicated LDG.E.128 (its kUnroll float4s), then the FMAs and four STGs; R0-R29.
+constexpr KernelShape kUnaryShape{256, 30, 0, 4};
+// binary_kernel: t and x_k, then an FFMA (one op); the fused loop keeps two x loads in flight; R0-R33.
+constexpr KernelShape kBinaryShape{256, 34, 0, 2};
+// RMSNorm: pow, mean (one LDG a pass of its row loop, 128 B of warp sums), x * r and w * y each
+// one uint4 from HBM (r and w are small and cached); R15, R20, R25, R22.
+constexpr KernelShape kPowShape{256, 16, 0, 1};
+constexpr KernelShape kMeanShape{256, 21, 128, 1};
+constexpr KernelShape kScaleRowsShape{256, 26, 0, 1};
+constexpr KernelShape kScaleColsShape{256, 23, 0, 1};
+// rmsnorm_fused_kernel: each of a thread's row chunks is loaded, then squared and summed, before the
+// next chunk's LDG issues (a branch per chunk): one load in flight; R0-R45; 128 B of warp sums.
+constexpr KernelShape kFusedRmsShape{128, 46, 128, 1};
+
+/// W for loaded(): the blocks the occupancy model keeps resident (all of a small grid) x warps per
+/// block, averaged over the SMs.
+KernelLaunch launch_of(const KernelShape& k, double blocks, const Gpu& gpu) {
+  OccupancyInput oi;
+  oi.threads = k.threads;
+  oi.registers = k.registers;
+  oi.shared_memory = k.shared;
+  oi.for_people = false;
+  const OccupancyResult o = occupancy(oi, gpu);
+  const double resident = std::min(blocks, static_cast<double>(o.blocks_per_sm) * gpu.sm_count);
+  KernelLaunch l;
+  l.warps_per_sm = resident * (k.threads / 32.0) / gpu.sm_count;
+  l.loads_per_warp = k.loads;
+  return l;
+}
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+
+/// Sets each kernel's loads in flight: the RMSNorm's six and fused, or the unary / binary chain's.
+void set_launches(FusionChain& chain, const FusionPlan::Chain& c, const Gpu& gpu) {
+  if (c.preset == "rmsnorm") {
+    const double n8 = static_cast<double>(c.rows) * c.cols / 8, eblocks = ceil_div(n8, 256);
+    // + eps and rsqrt (rows elements each, launch-bound) keep the chain's bandwidth
+    const KernelShape* shapes[] = {&kPowShape, &kMeanShape, nullptr, nullptr, &kScaleRowsShape, &kScaleColsShape};
+    for (std::size_t i = 0; i < chain.unfused.size() && i < 6; ++i) {
+      if (shapes[i] != nullptr) chain.unfused[i].launch = launch_of(*shapes[i], i == 1 ? c.rows : eblocks, gpu);
+    }
+    chain.fused.front().launch = launch_of(kFusedRmsShape, c.rows, gpu);
+    return;
+  }
+  const KernelShape& k = c.preset == "binary" ? kBinaryShape : kUnaryShape;
+  const double blocks = std::max(1.0, ceil_div(static_cast<double>(c.n), 256.0 * 4 * 4));  // blocks_for(n)
+  for (FusionKernel& u : chain.unfused) u.launch = launch_of(k, blocks, gpu);
+  for (FusionKernel& f : chain.fused) f.launch = launch_of(k, blocks, gpu);
+}
+
+/// A row of the launch-bound range: low (every launch queued ahead, a CUDA graph's o) to high (host
+/// launches from an idle stream), and whether the measured value falls in it.
+MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
+  MeasureRow r = row(std::move(quantity), unit, high, achieved);
+  const bool in = achieved >= low * (1 - 1e-9) && achieved <= high * (1 + 1e-9);
+  r.agreement = fmt::format("{} {} to {}", in ? "in range" : "outside", format_quantity(low, unit), format_quantity(high, unit));
+  return r;
+}
 
 FusionPlan plan_fusion(const Args& a, const Gpu&) {
   FusionPlan p;
@@ -51,7 +121,8 @@ FusionPlan plan_fusion(const Args& a, const Gpu&) {
     c.ops = 6;
     c.rows = count_or(a, "rows", 16384);
     c.cols = count_or(a, "cols", 4096);
-    if (c.cols % 8 != 0) throw InputError("--cols", a.text("cols"), "a multiple of 8 up to 8192");
+    // the fused kernel holds a row in registers: 8 chunks x 128 threads x 8 values
+    if (c.cols % 8 != 0 || c.cols > 8192) throw InputError("--cols", a.text("cols"), "a multiple of 8 up to 8192");
     if (static_cast<double>(c.rows) * c.cols > static_cast<double>(std::int64_t{1} << 31)) {
       throw InputError("--rows", a.text("rows"), "rows x cols at most 2^31 elements");
     }
@@ -69,6 +140,46 @@ FusionPlan plan_fusion(const Args& a, const Gpu&) {
   }
   p.chains = {c};
   return p;
+}
+
+/// Each kernel's loads in flight and the bandwidth the model gives it.
+void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionModel& m) {
+  std::vector<std::string> parts;
+  auto add = [&](const std::vector<FusionKernel>& ks, const ChainModel& cm) {
+    for (std::size_t i = 0; i < ks.size() && i < cm.kernels.size(); ++i) {
+      const KernelLaunch& l = ks[i].launch;
+      parts.push_back(l.warps_per_sm > 0 ? fmt::format("{} {} warps/SM x {} x {} B: {}", ks[i].name, format_number(l.warps_per_sm),
+                                                       format_number(l.loads_per_warp), format_number(l.bytes_per_lane),
+                                                       format_quantity(cm.kernels[i].bandwidth, Unit::bytes_per_second))
+                                         : fmt::format("{}: {}", ks[i].name, format_quantity(cm.kernels[i].bandwidth, Unit::bytes_per_second)));
+    }
+  };
+  add(chain.unfused, m.unfused);
+  add(chain.fused, m.fused);
+  t.notes.push_back(fmt::format("{}: loads in flight (W warps per SM resident x U loads a lane x b) and the bandwidth loaded() "
+                                "gives, at most the chain's: {}",
+                                label, fmt::join(parts, "; ")));
+}
+
+/// The model's rows (fixed costs, L2, loads in flight), the launch-bound range's and the note.
+void add_model_rows(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionModel& m,
+                    const dev::FusionRun& run) {
+  t.rows.push_back(row(fmt::format("{}: unfused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
+                       m.unfused.time, run.unfused));
+  t.rows.push_back(row(fmt::format("{}: fused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
+                       m.fused.time, run.fused));
+  t.rows.push_back(row(fmt::format("{}: speed-up, model (fixed costs, L2, loads in flight)", label), Unit::count, m.speedup,
+                       run.unfused / run.fused));
+  t.summary.push_back(t.rows.back().quantity);
+  // the launch-bound range: CUDA-graph launches (o_graph each, no idle start) to host launches (the model)
+  t.rows.push_back(range_row(fmt::format("{}: unfused time, range (graph to host launches)", label), Unit::seconds,
+                             m.unfused_low.time, m.unfused.time, run.unfused));
+  t.rows.push_back(range_row(fmt::format("{}: fused time, range (graph to host launches)", label), Unit::seconds,
+                             m.fused_low.time, m.fused.time, run.fused));
+  t.rows.push_back(range_row(fmt::format("{}: speed-up, range (graph to host launches)", label), Unit::count, m.speedup_low,
+                             m.speedup_high, run.unfused / run.fused));
+  t.summary.push_back(t.rows.back().quantity);
+  add_bandwidth_note(t, label, chain, m);
 }
 
 MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
@@ -103,17 +214,18 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     }
     // the fusion model: t_kernel = max(launch overhead, bytes / bandwidth), summed over kernels
     FusionResult r = fusion(in, gpu);
+    // the *_model rows: each kernel's bandwidth from its loads in flight (its launch, its SASS)
+    // (a profile without the loaded-latency constants keeps the chain's bandwidth for every kernel)
+    if (gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0) set_launches(in.chain, c, gpu);
     t.rows.push_back(row(fmt::format("{}: unfused time ({} kernels)", label, r.unfused_kernels), Unit::seconds, r.unfused_time,
                          run.unfused));
     t.rows.push_back(row(fmt::format("{}: fused time", label), Unit::seconds, r.fused_time, run.fused));
     t.rows.push_back(row(fmt::format("{}: speed-up", label), Unit::count, r.speedup, run.unfused / run.fused));
     t.summary.push_back(t.rows.back().quantity);
-    // the model with fixed costs (the idle stream's first launch, each kernel's ramp) and the L2
+    // the model with fixed costs (the idle stream's first launch, each kernel's ramp), the L2 and
+    // each kernel's loads in flight
     const FusionModel m = fusion_model(in, r, gpu);
-    t.rows.push_back(row(fmt::format("{}: unfused time, model (fixed costs, L2)", label), Unit::seconds, m.unfused.time, run.unfused));
-    t.rows.push_back(row(fmt::format("{}: fused time, model (fixed costs, L2)", label), Unit::seconds, m.fused.time, run.fused));
-    t.rows.push_back(row(fmt::format("{}: speed-up, model (fixed costs, L2)", label), Unit::count, m.speedup, run.unfused / run.fused));
-    t.summary.push_back(t.rows.back().quantity);
+    add_model_rows(t, label, in.chain, m, run);
     // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
     // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
     const bool streaming = r.fused_bytes >= 4 * l2;
@@ -139,12 +251,17 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   }
   t.notes.push_back(fmt::format("launch overhead in the model: {} per kernel (the profile's)", format_quantity(gpu.launch_overhead, Unit::seconds)));
   t.notes.push_back(fmt::format(
-      "the model with fixed costs and the L2 (gpucalc fusion's *_model keys): each kernel max(o, max(HBM bytes / BW, bytes / "
+      "the model with fixed costs, the L2 and loads in flight (gpucalc fusion's *_model keys with --warps-per-sm): each kernel max(o, max(HBM bytes / BW_kernel, bytes / "
       "L2 BW) + {} (one HBM latency, the first wave's wait)); the timed chain starts from an idle stream, which adds "
       "launch_latency - o = {} once{}; an intermediate the kernel before moved with at most one L2 of bytes is read from the L2",
       format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds),
       format_quantity(std::max(0.0, gpu.launch_latency - gpu.launch_overhead), Unit::seconds),
       gpu.launch_latency > 0 ? "" : " (the profile has no launch_latency: run measure calibrate)"));
+  t.notes.push_back(fmt::format("range: low end every launch queued ahead (a CUDA graph: launch_overhead_graph {} per kernel, "
+                                "no idle start), high end host launches from an idle stream (the model); BW_kernel = min(BW, "
+                                "X) with X from the kernel's loads in flight (little's loaded latency: X = W U 32 b SMs / L(X))",
+                                gpu.launch_overhead_graph > 0 ? format_quantity(gpu.launch_overhead_graph, Unit::seconds)
+                                                              : std::string("not in the profile: 0")));
   if (counted_any) {
     t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more run of each variant "
                                   "after its timing, the L2 flushed (a read of 4x its size) before each counter pass; a "

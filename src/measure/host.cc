@@ -214,6 +214,10 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
     g.launch_latency = c.launch_round_trip;
     measured("launch_latency", "launch + synchronize of an empty kernel on an idle GPU, host clock, the median of 200");
   }
+  if (c.launch_overhead_graph > 0) {
+    g.launch_overhead_graph = c.launch_overhead_graph;
+    measured("launch_overhead_graph", "the same empty kernels replayed from a CUDA graph, events, per kernel");
+  }
   if (c.latency_l1_cycles > 0) {
     g.latency_l1_cycles = c.latency_l1_cycles;
     measured("latency_l1_cycles", fmt::format("pointer chase in 64 KiB, clock64: {:.1f} ns", c.latency_l1_ns));

@@ -32,10 +32,10 @@ TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value
     // warp_return_bandwidth): the H200's alone, measured there
     const bool layout = key == "h200" || key == "h100" || key == "h100-nvl";
     const bool tensor_memory = key == "b200";
-    // launch_latency, optional: the H200's, from a recorded measure calibrate run
+    // launch_latency and launch_overhead_graph, optional: the H200's, from recorded measure calibrate runs
     const bool loaded = key == "h200";
     CHECK(g.provenance.size() ==
-          static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1 + (tensor_memory ? 1 : 0) + (loaded ? 6 : 0));
+          static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1 + (tensor_memory ? 1 : 0) + (loaded ? 7 : 0));
     CHECK((g.latency_queue_time > 0) == loaded);
     CHECK((g.launch_latency > 0) == loaded);
     CHECK(g.sfu_ops_per_sm_per_cycle == 16);
