@@ -55,6 +55,10 @@ TEST_CASE("measure sectors --rows: the timed column read's matrix, checked befor
   check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^25"}, "--rows", "at most 4 GiB");
   check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "16"}, "--rows", "32 rows or more");
   check_refused({"measure", "sectors", "--cols", "512", "--access", "row", "--rows", "1024"}, "--rows", "with --cols N --access column");
+  // bf16 (--elem 2): 2^21 x 2048 x 2 B = 8 GiB, past the 4 GiB; 2^18 x 2048 (1 GiB) goes to the GPU
+  check_refused({"measure", "sectors", "--cols", "2048", "--access", "column", "--rows", "2^21", "--elem", "2"}, "--rows",
+                "fp32 or bf16 matrix of at most 4 GiB");
+  CHECK(run_gpucalc({"measure", "sectors", "--cols", "2048", "--access", "column", "--rows", "2^18", "--elem", "2"}).exit_code != 2);
   // In range: past the checks, to the GPU (exit 3 on a machine without one, 0 with one).
   const testing::Run ok = run_gpucalc({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^19"});
   CHECK(ok.exit_code != 2);
