@@ -129,10 +129,13 @@ __global__ void l2_sector_inflight_kernel(const std::uint32_t* __restrict__ in, 
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (int p = 0; p < passes; ++p) {
     for (std::size_t l = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; l < lines; l += stride) {
+      // each pass moves a thread 32 x 2053 lines on (a bijection of the lines: the total is the
+      // same), so that no SM finds in its L1 the lines it read the pass before (ld.global.nc allocates)
+      const std::size_t line = (l + std::size_t(p) * 32 * 2053) % lines;
       std::uint32_t v[U];
 #pragma unroll
       for (int u = 0; u < U; ++u) {
-        const std::uint32_t* q = in + l * 32 + std::size_t((p * U + u) & 3) * 8;
+        const std::uint32_t* q = in + line * 32 + std::size_t((p * U + u) & 3) * 8;
         v[u] = CG ? __ldcg(q) : __ldg(q);
       }
 #pragma unroll
