@@ -227,6 +227,8 @@ void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
   report.num("sweep_dram_bytes", s.dram_bytes, Unit::bytes);
   report.num("sweep_time", s.time, Unit::seconds);
   report.word("sweep_bound", s.bound);
+  report.num("sweep_dram_rate", s.dram_rate, Unit::bytes_per_second);
+  if (s.reuse_range) report.num("sweep_time_all_miss", s.time_all_miss, Unit::seconds);
   if (!a.for_people()) return;
   const std::string l2 = format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes);
   report.explain.push_back(fmt::format(
@@ -238,7 +240,7 @@ void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
                    : fmt::format("every reuse misses, HBM moves each request's granules, {}", format_quantity(s.dram_bytes, Unit::bytes))));
   report.explain.push_back(fmt::format(
       "time = max(HBM {} / {} = {}, L2 {} / {} = {}) = {} ({}-bound)", format_quantity(s.dram_bytes, Unit::bytes),
-      format_quantity(gpu.memory_bandwidth, Unit::bytes_per_second), format_quantity(s.dram_time, Unit::seconds),
+      format_quantity(s.dram_rate, Unit::bytes_per_second), format_quantity(s.dram_time, Unit::seconds),
       format_quantity(s.l2_bytes, Unit::bytes), format_quantity(s.l2_rate, Unit::bytes_per_second),
       format_quantity(s.l2_time, Unit::seconds), format_quantity(s.time, Unit::seconds), s.bound));
   if (!s.l2_rate_measured) {
@@ -251,7 +253,22 @@ void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
                                        "a copy of each line the reuses miss, and HBM moves {} ({} at the bandwidth)",
                                        format_quantity(s.reuse_distance, Unit::bytes),
                                        format_quantity(s.dram_bytes_all_miss, Unit::bytes),
-                                       format_quantity(s.dram_bytes_all_miss / gpu.memory_bandwidth, Unit::seconds)));
+                                       format_quantity(s.dram_time_all_miss, Unit::seconds)));
+    report.notes.push_back(fmt::format("so the time lies between {} (sweep_time, the reuses hit) and {} "
+                                       "(sweep_time_all_miss)",
+                                       format_quantity(s.time, Unit::seconds), format_quantity(s.time_all_miss, Unit::seconds)));
+  }
+  if (s.dram_rate_scattered) {
+    report.notes.push_back(fmt::format("the reuses miss and the lanes are {} apart: each granule in a DRAM page of its own, "
+                                       "at {}'s dram_scattered_bandwidth {}",
+                                       format_quantity(static_cast<double>(cols * e), Unit::onchip_bytes), gpu.key,
+                                       format_quantity(s.dram_rate, Unit::bytes_per_second)));
+  }
+  if (s.dram_time_lower_bound) {
+    report.notes.push_back(fmt::format("the reuses miss and the lanes are {} apart, each granule in a DRAM page of its own, but {} "
+                                       "has no dram_scattered_bandwidth (measure calibrate): the HBM time uses the streaming "
+                                       "bandwidth, so the time is a lower bound (the H200 read such granules at 2.3-2.5 TB/s)",
+                                       format_quantity(static_cast<double>(cols * e), Unit::onchip_bytes), gpu.key));
   }
 }
 
@@ -354,7 +371,9 @@ const Calculator& sectors_command() {
            {"sweep_l2_bytes", Unit::bytes},
            {"sweep_dram_bytes", Unit::bytes},
            {"sweep_time", Unit::seconds},
-           {"sweep_bound", Unit::text}},
+           {"sweep_bound", Unit::text},
+           {"sweep_dram_rate", Unit::bytes_per_second},
+           {"sweep_time_all_miss", Unit::seconds}},
       .run = run};
   return calc;
 }

@@ -661,6 +661,7 @@ const std::vector<ProfileField>& profile_fields() {
       optional_field(real("launch_latency", K::time, "s", Unit::seconds, &Gpu::launch_latency)),
       optional_field(real("launch_overhead_graph", K::time, "s", Unit::seconds, &Gpu::launch_overhead_graph)),
       optional_field(real("l2_sector_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::l2_sector_bandwidth)),
+      optional_field(real("dram_scattered_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::dram_scattered_bandwidth)),
       {"gpc_sms", K::count_list, "SMs", Unit::count, false, 1, 1024,
        [](const Gpu& g) -> FieldValue { return g.gpc_sms; },
        [](Gpu& g, const FieldValue& v) { g.gpc_sms = std::get<std::vector<std::int64_t>>(v); }, true},

@@ -96,6 +96,11 @@ struct Gpu {
   // Optional (0: not known): the rate at which the L2 serves scattered 32-byte sectors, one
   // sector per 128-byte line (a column of a row-major matrix), in bytes/s of sectors.
   double l2_sector_bandwidth = 0;
+  // Optional (0: not known): the rate at which HBM serves scattered 64-byte granules, one granule
+  // per DRAM page (pages not reused), in bytes/s of granules (measure calibrate). A read whose
+  // granules miss the L2 scattered, as a column read past the L2, runs at this, not the streaming
+  // memory_bandwidth: each granule costs a page activation.
+  double dram_scattered_bandwidth = 0;
 
   // SMs in each GPC (graphics processing cluster): a thread-block cluster runs within one GPC.
   // Optional: datasheets do not give it; `measure calibrate` finds it (empty: not known).

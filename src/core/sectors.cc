@@ -158,11 +158,22 @@ ColumnSweep column_sweep(std::int64_t rows, std::int64_t cols, int element_bytes
   s.dram_bytes = s.reuse_hits ? std::min(s.matrix_bytes, s.dram_bytes_all_miss) : s.dram_bytes_all_miss;
   s.l2_rate_measured = gpu.l2_sector_bandwidth > 0;
   s.l2_rate = s.l2_rate_measured ? gpu.l2_sector_bandwidth : gpu.l2_bandwidth;
-  // time = max(DRAM bytes / BW, L2 bytes / L2 sector rate)
-  s.dram_time = s.dram_bytes / bandwidth;
+  // lanes cols x e bytes apart, more than a granule: no two lanes (nor neighbouring warps) share a
+  // granule, so a miss moves 32 granules each in its own DRAM page
+  const bool apart = c * e > static_cast<double>(w.dram_granularity);
+  const double scattered_rate = gpu.dram_scattered_bandwidth > 0 ? gpu.dram_scattered_bandwidth : bandwidth;
+  s.granules_scattered = apart && !s.reuse_hits;
+  s.dram_rate_scattered = s.granules_scattered && gpu.dram_scattered_bandwidth > 0;
+  s.dram_time_lower_bound = s.granules_scattered && !s.dram_rate_scattered;
+  s.dram_rate = s.granules_scattered ? scattered_rate : bandwidth;
+  // time = max(DRAM bytes / DRAM rate, L2 bytes / L2 sector rate)
+  s.dram_time = s.dram_bytes / s.dram_rate;
   s.l2_time = s.l2_rate > 0 ? s.l2_bytes / s.l2_rate : 0;
   s.time = std::max(s.dram_time, s.l2_time);
   s.bound = s.l2_time > s.dram_time ? "L2" : "HBM";
+  // the range's other end: every reuse misses, each request's granules at the scattered rate
+  s.dram_time_all_miss = s.reuse_range ? s.dram_bytes_all_miss / (apart ? scattered_rate : bandwidth) : s.dram_time;
+  s.time_all_miss = std::max(s.dram_time_all_miss, s.l2_time);
   return s;
 }
 

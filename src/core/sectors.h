@@ -86,10 +86,21 @@ struct ColumnSweep {
   double dram_bytes_all_miss = 0;  // requests x granules per request x granularity
   double l2_rate = 0;         // bytes/s of sectors: l2_sector_bandwidth, else l2_bandwidth
   bool l2_rate_measured = false;  // l2_sector_bandwidth was known
-  double dram_time = 0;       // dram bytes / bandwidth
+  // Misses whose granules lie apart (lanes more than one granule apart, every reuse missed): each
+  // granule costs a DRAM page of its own, and HBM serves them at dram_scattered_bandwidth.
+  bool granules_scattered = false;
+  double dram_rate = 0;            // bytes/s: dram_scattered_bandwidth for scattered granules, else bandwidth
+  bool dram_rate_scattered = false;     // the scattered rate was known and used
+  bool dram_time_lower_bound = false;   // scattered granules at the streaming bandwidth: the time is a lower bound
+  double dram_time = 0;       // dram bytes / dram rate
   double l2_time = 0;         // l2 bytes / l2 rate
   double time = 0;            // max(dram_time, l2_time)
   std::string bound;          // "HBM" or "L2"
+  // reuse_range: the other end, every reuse missed (both partitions holding a copy of each line):
+  // HBM moves dram_bytes_all_miss at the scattered rate; time_all_miss = max(that, l2_time).
+  // Outside the range both equal dram_time and time.
+  double dram_time_all_miss = 0;
+  double time_all_miss = 0;
 };
 
 /// The L2 model of a column sweep. The L2 allocates a 128-byte line (its tag) for each sector it
@@ -97,8 +108,10 @@ struct ColumnSweep {
 /// when that reuse distance fits in l2_size the next columns of the same lines hit and HBM moves
 /// each byte once; when it does not, LRU-like replacement evicts every line before its reuse and
 /// each request moves its own granules. Between l2_size / 2 and l2_size the answer depends on
-/// whether the two L2 partitions each hold a copy (reuse_range). Throws FieldError for rows or
-/// cols below 1 or a bandwidth of 0.
+/// whether the two L2 partitions each hold a copy (reuse_range), and the sweep gives both ends.
+/// Misses with the lanes more than a granule apart are scattered: HBM serves them at the profile's
+/// dram_scattered_bandwidth, or, without it, at `bandwidth` with dram_time_lower_bound set.
+/// Throws FieldError for rows or cols below 1 or a bandwidth of 0.
 ColumnSweep column_sweep(std::int64_t rows, std::int64_t cols, int element_bytes, double bandwidth, const Gpu& gpu);
 
 }  // namespace gpucalc

@@ -117,6 +117,48 @@ __global__ void l2_sector_kernel(const std::uint32_t* __restrict__ in, std::size
   if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
 }
 
+// The sector pattern with U requests a warp in flight: pass p, request u reads sector
+// (p U + u) mod 4 of the warp's 32 lines (U = 4: all four, in four requests of 32 sectors each).
+// CG: ld.global.cg (LDG.E.STRONG.GPU); else __ldg, the ld.global.nc that the column read's plain
+// load of const __restrict__ data compiles to (LDG.E.CONSTANT). The U loads sit under one branch,
+// so ptxas issues them before the adds.
+template <bool CG, int U>
+__global__ void l2_sector_inflight_kernel(const std::uint32_t* __restrict__ in, std::size_t lines, int passes,
+                                          std::uint32_t* partial) {
+  std::uint32_t acc = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (int p = 0; p < passes; ++p) {
+    for (std::size_t l = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; l < lines; l += stride) {
+      // each pass moves a thread 32 x 2053 lines on (a bijection of the lines: the total is the
+      // same), so that no SM finds in its L1 the lines it read the pass before (ld.global.nc allocates)
+      const std::size_t line = (l + std::size_t(p) * 32 * 2053) % lines;
+      std::uint32_t v[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const std::uint32_t* q = in + line * 32 + std::size_t((p * U + u) & 3) * 8;
+        v[u] = CG ? __ldcg(q) : __ldg(q);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) acc += v[u];
+    }
+  }
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+  if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
+}
+
+// Scattered granules: lane k of the grid reads the first word of granule (k x step) mod granules
+// (granules a power of two, step odd: every granule once), so neighbouring lanes are step
+// granules (about 2.4 GiB mod the buffer) apart, each 64-byte granule in a DRAM page of its own,
+// none reused while the page is open. One load a thread, as the column read.
+__global__ void scattered_kernel(const std::uint32_t* __restrict__ in, std::size_t granules, std::size_t step,
+                                 std::uint32_t* partial) {
+  const std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  std::uint32_t acc = 0;
+  if (k < granules) acc = in[((k * step) & (granules - 1)) * 16];
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+  if ((threadIdx.x & 31) == 0) partial[k / 32] = acc;
+}
+
 // HBM reads: U independent 16-byte loads per thread before they are summed, with a load hint:
 // plain (the compiler's choice; for const __restrict__ data an ld.global.nc), ld.global.cs
 // (evict-first), or ld.global.nc with L1::no_allocate and an L2 prefetch of 256 bytes.
@@ -392,28 +434,75 @@ ReadRun run_read(std::size_t bytes) {
 
 double run_l2_read(std::size_t bytes, int passes) { return read_seconds(bytes, passes, true); }
 
-double run_l2_sector_read(std::size_t bytes, int passes) {
+L2SectorRun run_l2_sector_read(std::size_t bytes, int passes) {
   const std::size_t words = bytes / 4, lines = bytes / 128;
   DeviceBuffer<std::uint32_t> in(words);
   fill_words(in.get(), words, 23);
   const unsigned threads = 256, blocks = static_cast<unsigned>(sm_count() * 8);
   DeviceBuffer<std::uint32_t> partial(std::size_t(blocks) * threads / 32);
-  partial.poison();
-  double s = time_median([&] {
-    l2_sector_kernel<<<blocks, threads>>>(in.get(), lines, passes, partial.get());
-    CUDA_CHECK_LAUNCH("l2_sector_kernel");
-  });
-  CUDA_CHECK(cudaDeviceSynchronize());
-  // Every line's word at sector (p mod 4), each pass: the warps' partial sums add up to that total.
-  std::uint32_t want = 0;
-  for (int p = 0; p < passes; ++p) {
-    for (std::size_t l = 0; l < lines; ++l) want += inputs::word(23, l * 32 + std::size_t(p & 3) * 8);
+  struct Variant {
+    const char* name;
+    int u;  // requests a warp in flight
+    void (*kernel)(const std::uint32_t*, std::size_t, int, std::uint32_t*);
+  };
+  // 8 blocks of 256 an SM, but a pass of the 24 MiB buffer is 6,144 warp requests: only 46.5
+  // warps an SM have a line, where the column read keeps up to 64 an SM busy
+  const Variant variants[] = {
+      {"ld.global.cg, 1 request a warp in flight (the 2026-12-02 kernel)", 1, l2_sector_kernel},
+      {"ld.global.nc (the column read's load), 4 requests a warp in flight", 4, l2_sector_inflight_kernel<false, 4>},
+      {"ld.global.cg, 4 requests a warp in flight", 4, l2_sector_inflight_kernel<true, 4>},
+  };
+  L2SectorRun r;
+  for (const Variant& v : variants) {
+    const int vp = passes / v.u;  // passes of U sectors a line: about as many bytes each variant
+    partial.poison();
+    const double s = time_median([&] {
+      v.kernel<<<blocks, threads>>>(in.get(), lines, vp, partial.get());
+      CUDA_CHECK_LAUNCH("l2_sector_kernel");
+    });
+    // Every line's word at sector (p U + u) mod 4, each pass: the warps' partial sums add up to that total.
+    std::uint32_t want = 0;
+    for (int p = 0; p < vp; ++p) {
+      for (int u = 0; u < v.u; ++u) {
+        for (std::size_t l = 0; l < lines; ++l) want += inputs::word(23, l * 32 + std::size_t((p * v.u + u) & 3) * 8);
+      }
+    }
+    auto h = partial.to_host();
+    std::uint32_t got = 0;
+    for (std::size_t i = 0; i < partial.size(); ++i) got += h.get()[i];
+    require_match("L2 sector read", compare_elements(
+                                        1, [got](std::size_t) { return got; }, [want](std::size_t) { return want; }, 0, 0));
+    // bytes of sectors = lines x 32 B x U x passes
+    r.variants.push_back({v.name, static_cast<double>(lines) * 32 * v.u * vp / s});
   }
+  for (std::size_t i = 0; i < r.variants.size(); ++i) {
+    if (r.variants[i].second > r.variants[r.best].second) r.best = i;
+  }
+  return r;
+}
+
+double run_dram_scattered_read(std::size_t bytes) {
+  const std::size_t words = bytes / 4, granules = bytes / 64;
+  // an odd step near granules x 0.618 (the golden ratio): neighbouring lanes far apart, every granule once
+  const std::size_t step = (static_cast<std::size_t>(static_cast<double>(granules) * 0.6180339887) | 1) & (granules - 1);
+  DeviceBuffer<std::uint32_t> in(words);
+  fill_words(in.get(), words, 29);
+  const unsigned threads = 256;
+  const unsigned blocks = static_cast<unsigned>((granules + threads - 1) / threads);
+  DeviceBuffer<std::uint32_t> partial(std::size_t(blocks) * threads / 32);
+  partial.poison();
+  const double s = time_median([&] {
+    scattered_kernel<<<blocks, threads>>>(in.get(), granules, step, partial.get());
+    CUDA_CHECK_LAUNCH("scattered_kernel");
+  });
+  // every granule's first word once
+  std::uint32_t want = 0;
+  for (std::size_t g = 0; g < granules; ++g) want += inputs::word(29, g * 16);
   auto h = partial.to_host();
   std::uint32_t got = 0;
   for (std::size_t i = 0; i < partial.size(); ++i) got += h.get()[i];
-  require_match("L2 sector read", compare_elements(
-                                      1, [got](std::size_t) { return got; }, [want](std::size_t) { return want; }, 0, 0));
+  require_match("scattered granule read", compare_elements(
+                                              1, [got](std::size_t) { return got; }, [want](std::size_t) { return want; }, 0, 0));
   return s;
 }
 

@@ -70,9 +70,15 @@ Calibration run_calibration(const DeviceInfo& device) {
     for (const auto& [name, seconds] : read.variants) c.read_variants.emplace_back(name, static_cast<double>(read.bytes) / seconds);
     const int passes = 20;
     c.l2_bandwidth = static_cast<double>(24 * kMiB) * passes / dev::run_l2_read(24 * kMiB, passes);
-    // one 32-byte sector of each 128-byte line a pass: bytes of sectors = buffer / 4 x passes (4x the
-    // passes of the full-line read, so that a run lasts about as long: ~100 us)
-    c.l2_sector_bandwidth = static_cast<double>(24 * kMiB) / 4 * (4 * passes) / dev::run_l2_sector_read(24 * kMiB, 4 * passes);
+    // one 32-byte sector of each 128-byte line at a time: 4x the passes of the full-line read in
+    // sectors, so that a run lasts about as long (~100 us); the most requests in flight that the
+    // variants keep is the L2's sector rate
+    dev::L2SectorRun sector = dev::run_l2_sector_read(24 * kMiB, 4 * passes);
+    c.l2_sector_variants = sector.variants;
+    c.l2_sector_bandwidth = sector.variants[sector.best].second;
+    c.l2_sector_variant = sector.variants[sector.best].first;
+    // 1 GiB of 64-byte granules, each in a page of its own: ~0.4 ms at 2.5 TB/s
+    c.dram_scattered_bandwidth = static_cast<double>(kGiB) / dev::run_dram_scattered_read(kGiB);
     dev::ChaseRun l1 = dev::run_chase(64 * 1024, 1 << 16);
     dev::ChaseRun l2 = dev::run_chase(16 * kMiB, 1 << 17);
     dev::ChaseRun hbm = dev::run_chase(kGiB, 1 << 17);
@@ -136,6 +142,8 @@ MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
       row("L2 read bandwidth", Unit::bytes_per_second, base.l2_bandwidth, c.l2_bandwidth),
       row("L2 sector bandwidth, one 32-byte sector per 128-byte line (against the full-line L2 read)", Unit::bytes_per_second,
           c.l2_bandwidth, c.l2_sector_bandwidth),
+      row("HBM scattered 64-byte granules, one per DRAM page (against the read-only kernel)", Unit::bytes_per_second,
+          c.read_bandwidth, c.dram_scattered_bandwidth),
       row("L1 latency (pointer chase, 64 KiB)", Unit::cycles, base.latency_l1_cycles, c.latency_l1_cycles),
       row("L2 latency (pointer chase, 16 MiB)", Unit::cycles, base.latency_l2_cycles, c.latency_l2_cycles),
       row("HBM latency (pointer chase, 1 GiB)", Unit::cycles, base.latency_hbm_cycles, c.latency_hbm_cycles),
@@ -186,6 +194,14 @@ MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
   for (const auto& [name, bw] : c.copy_variants) {
     t.notes.push_back(fmt::format("copy variant {}: {} ({:.1f}% of cudaMemcpy)", name, format_quantity(bw, Unit::bytes_per_second),
                                   100.0 * bw / c.memcpy_bandwidth));
+  }
+  for (const auto& [name, bw] : c.l2_sector_variants) {
+    t.notes.push_back(fmt::format("L2 sector variant {}, 8 blocks of 256 an SM: {}{}", name, format_quantity(bw, Unit::bytes_per_second),
+                                  name == c.l2_sector_variant ? " (the best: l2_sector_bandwidth)" : ""));
+  }
+  if (c.dram_scattered_bandwidth > 0) {
+    t.notes.push_back("HBM scattered: the first word of each 64-byte granule of a 1 GiB buffer, lane k at granule k x step "
+                      "mod 2^24 (step odd, 0.618 of the buffer): every granule once, each in a DRAM page of its own");
   }
   for (const auto& [name, bw] : c.read_variants) {
     t.notes.push_back(fmt::format("read variant {}: {} ({:.1f}% of the profile's {})", name, format_quantity(bw, Unit::bytes_per_second),

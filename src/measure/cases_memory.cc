@@ -192,7 +192,8 @@ MeasureTable run_little_case(Context& ctx, const LittlePlan& p) {
 struct SectorsPlan {
   std::vector<std::int64_t> strides;
   std::int64_t cols = 0;  // > 0: a matrix read column by column
-  std::int64_t rows = 0;  // its rows; 0: a 1 GiB matrix (2^28 / cols)
+  std::int64_t rows = 0;  // its rows; 0: a 1 GiB matrix (2^30 / (elem cols))
+  int elem = 4;           // its element: 4 (fp32) or 2 (bf16)
   // With a calculator's options: the warp load they describe, run by the generic kernel.
   std::optional<WarpLoad> load;
   std::string how;
@@ -215,15 +216,19 @@ SectorsPlan plan_sectors(const Args& a, const Gpu& gpu) {
     const std::int64_t stride = a.integer("stride");
     if (stride >= 1 && stride <= 4096) p.strides = {stride};
   }
-  const bool sweep = o.size() == 3 && a.has("rows");  // --rows: the timed column read of that matrix
-  if ((o.size() == 2 || sweep) && a.has("cols") && a.has("access") && a.text("access") == "column") {
+  // --elem 2 or 4 (bf16, fp32) leaves the timed column read; --rows: that matrix's rows
+  const int elem = a.has("elem") ? a.count("elem") : 4;
+  const std::size_t given = o.size() - (a.has("elem") ? 1 : 0);
+  const bool sweep = given == 3 && a.has("rows");
+  if ((given == 2 || sweep) && (elem == 2 || elem == 4) && a.has("cols") && a.has("access") && a.text("access") == "column") {
     const std::int64_t cols = a.integer("cols");
     if (cols >= 32 && cols <= 65536) p.cols = cols;
+    p.elem = elem;
     if (sweep) {
       const std::int64_t rows = a.integer("rows");
-      if (p.cols == 0 || rows < 32 || static_cast<double>(rows) * static_cast<double>(cols) * 4 > 4.0 * static_cast<double>(kGiB)) {
+      if (p.cols == 0 || rows < 32 || static_cast<double>(rows) * static_cast<double>(cols) * elem > 4.0 * static_cast<double>(kGiB)) {
         throw InputError("--rows", a.text("rows"),
-                         "32 rows or more, with --cols 32 to 65536, for a timed fp32 matrix of at most 4 GiB");
+                         "32 rows or more, with --cols 32 to 65536, for a timed fp32 or bf16 matrix of at most 4 GiB");
       }
       p.rows = rows;
     }
@@ -321,55 +326,88 @@ void strided_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, const std::v
   }
 }
 
+/// A row whose model is a range [low, high] (the predicted column holds low): whether the achieved lies in it.
+MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
+  MeasureRow r = row(std::move(quantity), unit, low, achieved);
+  const std::string to = format_quantity(high, unit);
+  r.agreement = !std::isfinite(achieved) ? "-"
+                : achieved < low         ? fmt::format("below the range (to {})", to)
+                : achieved > high        ? fmt::format("above the range (to {})", to)
+                                         : fmt::format("in range (to {})", to);
+  return r;
+}
+
 /// The L2 model's rows of a column read (core/sectors.h column_sweep): DRAM bytes read against the
-/// counted, and the time, max((DRAM read + written) / BW, L2 sectors / the L2's sector rate).
-void column_l2_rows(MeasureTable& t, const Gpu& gpu, std::size_t rows, std::int64_t cols, double bw, const CounterValues& v,
-                    double seconds) {
-  const ColumnSweep s = column_sweep(static_cast<std::int64_t>(rows), cols, 4, bw, gpu);
-  const std::string label = fmt::format("{} x {} by column, L2 model", rows, cols);
+/// counted, and the time, max(DRAM read / its rate + written / BW, L2 sectors / the L2's sector
+/// rate); where the reuse distance lies between the L2's halves, both as ranges.
+void column_l2_rows(MeasureTable& t, const Gpu& gpu, std::size_t rows, std::int64_t cols, int elem, double bw,
+                    const CounterValues& v, double seconds) {
+  const ColumnSweep s = column_sweep(static_cast<std::int64_t>(rows), cols, elem, bw, gpu);
+  const std::string name = fmt::format("{} x {}{}", rows, cols, elem == 2 ? " bf16" : "");
+  const std::string label = name + " by column, L2 model";
+  const std::string reuse = fmt::format("reuse distance {} against the L2's {}", format_quantity(s.reuse_distance, Unit::bytes),
+                                        format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes));
   if (const auto dram = v.get(Counter::dram_bytes_read)) {
-    t.rows.push_back(row(fmt::format("{}: DRAM bytes read (counted; reuse distance {} against the L2's {})", label,
-                                     format_quantity(s.reuse_distance, Unit::bytes), format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes)),
-                         Unit::bytes, s.dram_bytes, *dram));
+    t.rows.push_back(s.reuse_range ? range_row(fmt::format("{}: DRAM bytes read (counted; {}: a range)", label, reuse), Unit::bytes,
+                                               s.dram_bytes, s.dram_bytes_all_miss, *dram)
+                                   : row(fmt::format("{}: DRAM bytes read (counted; {})", label, reuse), Unit::bytes, s.dram_bytes, *dram));
   }
-  // time = max((DRAM bytes read + the output written) / BW, L2 -> SM sector bytes / sector rate)
+  // time = max(DRAM bytes read / rate + the output written / BW, L2 -> SM sector bytes / sector rate)
   const double written = s.matrix_bytes;
-  const double dram_time = (s.dram_bytes + written) / bw;
+  const double dram_time = s.dram_time + written / bw;
   const double time = std::max(dram_time, s.l2_time);
-  t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, L2 model ({}-bound)", rows, cols,
-                                   s.l2_time > dram_time ? "L2" : "HBM"),
-                       Unit::seconds, time, seconds));
+  const std::string bound = s.l2_time > dram_time ? "L2" : "HBM";
+  if (s.reuse_range) {
+    const double high = std::max(s.dram_time_all_miss + written / bw, s.l2_time);
+    t.rows.push_back(range_row(fmt::format("time, {} matrix by column, L2 model (a range: hits to all miss)", name),
+                               Unit::seconds, time, high, seconds));
+  } else {
+    t.rows.push_back(row(fmt::format("time, {} matrix by column, L2 model ({}-bound{})", name, bound,
+                                     s.dram_time_lower_bound ? ", a lower bound" : ""),
+                         Unit::seconds, time, seconds));
+  }
   t.notes.push_back(fmt::format(
-      "{}: {} of L2 -> SM sectors at {} ({}) = {}; HBM: {} read + {} written at {} = {}{}", label,
+      "{}: {} of L2 -> SM sectors at {} ({}) = {}; HBM: {} read at {}{} + {} written at {} = {}{}", label,
       format_quantity(s.l2_bytes, Unit::bytes), format_quantity(s.l2_rate, Unit::bytes_per_second),
       s.l2_rate_measured ? "the profile's l2_sector_bandwidth, measured" : "l2_bandwidth, a full-line rate: the profile has no l2_sector_bandwidth, run measure calibrate",
-      format_quantity(s.l2_time, Unit::seconds), format_quantity(s.dram_bytes, Unit::bytes), format_quantity(written, Unit::bytes),
-      format_quantity(bw, Unit::bytes_per_second), format_quantity(dram_time, Unit::seconds),
+      format_quantity(s.l2_time, Unit::seconds), format_quantity(s.dram_bytes, Unit::bytes),
+      format_quantity(s.dram_rate, Unit::bytes_per_second),
+      s.dram_rate_scattered    ? " (dram_scattered_bandwidth: scattered granules)"
+      : s.dram_time_lower_bound ? " (scattered granules, but the profile has no dram_scattered_bandwidth: a lower bound)"
+                                : "",
+      format_quantity(written, Unit::bytes), format_quantity(bw, Unit::bytes_per_second), format_quantity(dram_time, Unit::seconds),
       s.reuse_range ? fmt::format("; the reuse distance lies between half the L2 and the L2: if both partitions hold each line, {} read",
                                   format_quantity(s.dram_bytes_all_miss, Unit::bytes))
                     : std::string()));
+  // Little's law on the L2: one 32-sector request a warp, 64 warps an SM at most, against the L2 latency
+  const double in_flight = 64.0 * gpu.sm_count * 32 * 32;
+  t.notes.push_back(fmt::format("in flight: at most 1 request (32 sectors, 1 KiB) per warp, 64 warps per SM: {} over {} SMs; at "
+                                "the idle L2 latency ({} cycles) that would sustain {}, so the L2 rate is the L2's own, "
+                                "under load", format_quantity(in_flight, Unit::bytes), gpu.sm_count, format_number(gpu.latency_l2_cycles),
+                                format_quantity(in_flight * gpu.boost_clock / gpu.latency_l2_cycles, Unit::bytes_per_second)));
 }
 
-/// An fp32 matrix of `cols` columns (1 GiB, or `matrix_rows` rows) read column by column, timed and counted.
-void column_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, std::int64_t cols, std::int64_t matrix_rows, double bw) {
-  const std::size_t rows = matrix_rows > 0 ? static_cast<std::size_t>(matrix_rows) : kGiB / (4 * static_cast<std::size_t>(cols));
+/// A matrix of `cols` columns of `elem`-byte elements (1 GiB, or `matrix_rows` rows) read column by column, timed and counted.
+void column_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, std::int64_t cols, std::int64_t matrix_rows, int elem, double bw) {
+  const std::size_t e = static_cast<std::size_t>(elem);
+  const std::size_t rows = matrix_rows > 0 ? static_cast<std::size_t>(matrix_rows) : kGiB / (e * static_cast<std::size_t>(cols));
   const std::size_t n = rows * static_cast<std::size_t>(cols);
-  SectorsResult w = sectors(matrix_load(cols, MatrixAccess::column, 0, 4, 0, 0xFFFFFFFFu), gpu);
+  SectorsResult w = sectors(matrix_load(cols, MatrixAccess::column, 0, elem, 0, 0xFFFFFFFFu), gpu);
   CountingScope scope(timed_counters());
-  double seconds = dev::run_column_read(rows, static_cast<std::size_t>(cols));
+  double seconds = dev::run_column_read(rows, static_cast<std::size_t>(cols), elem);
+  const std::string name = fmt::format("{} x {}{}", rows, cols, elem == 2 ? " bf16" : "");
   // by column the sector counts are exact; DRAM bytes are the model's without reuse, an upper bound
-  timed_count_rows(t, tc, fmt::format("{} x {} by column: ", rows, cols), w, static_cast<double>(n) / 32, scope.range(0),
+  timed_count_rows(t, tc, fmt::format("{} by column: ", name), w, static_cast<double>(n) / 32, scope.range(0),
                    static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes), false);
-  const double no_reuse = static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes) + 4.0 * static_cast<double>(n);
-  const double once = 8.0 * static_cast<double>(n);
-  t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, sector model ({} sectors per request)", rows, cols,
-                                   w.sectors),
+  const double no_reuse = static_cast<double>(n) / 32 * static_cast<double>(w.dram_bytes) + static_cast<double>(e * n);
+  const double once = 2.0 * static_cast<double>(e * n);
+  t.rows.push_back(row(fmt::format("time, {} matrix by column, sector model ({} sectors per request)", name, w.sectors),
                        Unit::seconds, no_reuse / bw, seconds));
-  t.rows.push_back(row(fmt::format("time, {} x {} matrix by column, each byte from HBM once", rows, cols),
-                       Unit::seconds, once / bw, seconds));
-  t.notes.push_back("by column: each warp request touches 32 sectors, but the next 7 columns reuse those sectors "
-                    "while L2 still holds them, so HBM moves far fewer bytes than the sectors requested");
-  column_l2_rows(t, gpu, rows, cols, bw, scope.range(0), seconds);
+  t.rows.push_back(row(fmt::format("time, {} matrix by column, each byte from HBM once", name), Unit::seconds, once / bw, seconds));
+  t.notes.push_back(fmt::format("by column: each warp request touches 32 sectors, but the next {} columns reuse those sectors "
+                                "while L2 still holds them, so HBM moves far fewer bytes than the sectors requested",
+                                32 / elem - 1));
+  column_l2_rows(t, gpu, rows, cols, elem, bw, scope.range(0), seconds);
 }
 
 MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
@@ -385,7 +423,7 @@ MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
   // Counted beside the timed kernels, the model's count per warp request x requests.
   TimedCounts tc;
   strided_rows(t, tc, gpu, p.strides, bw);
-  if (p.cols > 0) column_rows(t, tc, gpu, p.cols, p.rows, bw);
+  if (p.cols > 0) column_rows(t, tc, gpu, p.cols, p.rows, p.elem, bw);
   if (!tc.missing.empty()) t.notes.push_back(tc.missing);
   if (tc.counted > 0) {
     t.notes.push_back("counted over one more run of each timed kernel, the L2 flushed first: global load sectors and "

@@ -207,8 +207,14 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
   }
   if (c.l2_sector_bandwidth > 0) {
     g.l2_sector_bandwidth = c.l2_sector_bandwidth;
-    measured("l2_sector_bandwidth", "4-byte ld.global.cg reads of one 32-byte sector in each 128-byte line of a 24 MiB buffer "
-                                    "(lane t in line base + t, 32 lines a warp request), repeated passes; bytes of sectors");
+    measured("l2_sector_bandwidth", "4-byte reads of one 32-byte sector in each 128-byte line of a 24 MiB buffer "
+                                    "(lane t in line base + t, 32 lines a warp request), repeated passes; bytes of sectors; the best "
+                                    "variant: " + c.l2_sector_variant);
+  }
+  if (c.dram_scattered_bandwidth > 0) {
+    g.dram_scattered_bandwidth = c.dram_scattered_bandwidth;
+    measured("dram_scattered_bandwidth", "4-byte reads of the first word of each 64-byte granule of a 1 GiB buffer in a scattered "
+                                         "order (neighbouring lanes 0.618 of the buffer apart), one granule per DRAM page; bytes of granules");
   }
   if (c.launch_round_trip > 0) {
     g.launch_latency = c.launch_round_trip;

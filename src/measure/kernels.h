@@ -43,10 +43,18 @@ struct ReadRun {
 ReadRun run_read(std::size_t bytes);
 /// Seconds to read a `bytes` buffer `passes` times through L2 only (ld.global.cg).
 double run_l2_read(std::size_t bytes, int passes);
-/// Seconds to read one 32-byte sector of every 128-byte line of a `bytes` buffer, `passes` times
-/// through L2 only (ld.global.cg, lane t of a warp in line base + t: 32 lines a request, as a
-/// column of a row-major matrix is read); pass p reads sector p mod 4 of each line.
-double run_l2_sector_read(std::size_t bytes, int passes);
+/// Reads of one 32-byte sector per 128-byte line of a `bytes` buffer, L2-resident (lane t of a warp
+/// in line base + t: 32 lines a request, as a column of a row-major matrix is read), `passes`
+/// sectors of each line, in variants: ld.global.cg with 1 request a warp in flight (the first
+/// kernel), ld.global.nc and ld.global.cg with 4. Rates in bytes/s of sectors.
+struct L2SectorRun {
+  std::vector<std::pair<std::string, double>> variants;  // variant, bytes/s of sectors
+  std::size_t best = 0;                                  // the fastest
+};
+L2SectorRun run_l2_sector_read(std::size_t bytes, int passes);
+/// Seconds to read the first word of every 64-byte granule of a `bytes` buffer (a power of two,
+/// well past the L2) in a scattered order, neighbouring lanes far apart: one granule per DRAM page.
+double run_dram_scattered_read(std::size_t bytes);
 
 /// A dependent pointer chase over `footprint` bytes in 128-byte lines, in a random cycle.
 struct ChaseRun {
@@ -195,9 +203,9 @@ double run_little(int warps, int loads, std::size_t bytes, int sm_count, std::si
 /// Seconds for out[i] = in[i * stride] (fp32), i < n; every element checked.
 double run_strided(std::size_t n, std::size_t stride);
 
-/// Seconds for reading a rows x cols fp32 matrix column by column (thread i reads row i % rows
-/// of column i / rows) into a contiguous output; every element checked.
-double run_column_read(std::size_t rows, std::size_t cols);
+/// Seconds for reading a rows x cols matrix of fp32 (elem 4) or bf16 (elem 2) column by column
+/// (thread i reads row i % rows of column i / rows) into a contiguous output; every element checked.
+double run_column_read(std::size_t rows, std::size_t cols, int elem = 4);
 
 /// Shared-memory reads: seconds of a kernel whose warps read a [32][width] int tile `iters`
 /// times by row, by column, or by column with an XOR swizzle.

@@ -140,7 +140,10 @@ struct Calibration {
   double memcpy_bandwidth = 0;   // bytes/s, read + write, cudaMemcpy device to device
   double read_bandwidth = 0;     // bytes/s, a read-only kernel
   double l2_bandwidth = 0;       // bytes/s, reads of a buffer that fits in L2
-  double l2_sector_bandwidth = 0;  // bytes/s of 32-byte sectors, one sector per 128-byte line, L2-resident
+  double l2_sector_bandwidth = 0;  // bytes/s of 32-byte sectors, one sector per 128-byte line, L2-resident: the best variant
+  std::vector<std::pair<std::string, double>> l2_sector_variants;  // variant, bytes/s of sectors
+  std::string l2_sector_variant;   // the best
+  double dram_scattered_bandwidth = 0;  // bytes/s of 64-byte granules, one per DRAM page, from HBM
   double latency_l1_cycles = 0, latency_l1_ns = 0;
   double latency_l2_cycles = 0, latency_l2_ns = 0;
   double latency_hbm_cycles = 0, latency_hbm_ns = 0;

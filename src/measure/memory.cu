@@ -122,7 +122,8 @@ __global__ void strided_kernel(const float* __restrict__ in, float* __restrict__
   }
 }
 
-__global__ void column_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t rows, std::size_t cols) {
+template <typename T>
+__global__ void column_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t rows, std::size_t cols) {
   std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (i < rows * cols) out[i] = in[(i % rows) * cols + i / rows];
 }
@@ -394,22 +395,37 @@ double run_strided(std::size_t n, std::size_t stride) {
   return s;
 }
 
-double run_column_read(std::size_t rows, std::size_t cols) {
+namespace {
+/// The column read of a rows x cols matrix of T, timed and every element checked against `want(i)`.
+template <typename T, typename Fill, typename Want>
+double column_read(std::size_t rows, std::size_t cols, Fill fill, Want want) {
   const std::size_t n = rows * cols;
-  DeviceBuffer<float> in(n), out(n);
-  fill_floats(in.get(), n, 43);
+  DeviceBuffer<T> in(n), out(n);
+  fill(in.get(), n);
   out.poison();
   double s = time_median([&] {
-    column_kernel<<<grid_for(n, 256, 1u << 30), 256>>>(in.get(), out.get(), rows, cols);
+    column_kernel<T><<<grid_for(n, 256, 1u << 30), 256>>>(in.get(), out.get(), rows, cols);
     CUDA_CHECK_LAUNCH("column_kernel");
   });
   auto h = out.to_host();
-  const float* p = h.get();
-  require_match("sectors: column read",
-                compare_elements(
-                    n, [p](std::size_t i) { return p[i]; },
-                    [rows, cols](std::size_t i) { return inputs::unit_float(43, (i % rows) * cols + i / rows); }, 0, 0));
+  const T* p = h.get();
+  // out[i] = in[(i % rows) cols + i / rows]
+  require_match("sectors: column read", compare_elements(
+                                            n, [p](std::size_t i) { return static_cast<double>(p[i]); },
+                                            [&](std::size_t i) { return want((i % rows) * cols + i / rows); }, 0, 0));
   return s;
+}
+}  // namespace
+
+double run_column_read(std::size_t rows, std::size_t cols, int elem) {
+  if (elem == 2) {
+    return column_read<std::uint16_t>(
+        rows, cols, [](std::uint16_t* p, std::size_t n) { fill_bf16(p, n, 43); },
+        [](std::size_t j) { return static_cast<double>(inputs::bf16_bits(43, j)); });
+  }
+  return column_read<float>(
+      rows, cols, [](float* p, std::size_t n) { fill_floats(p, n, 43); },
+      [](std::size_t j) { return static_cast<double>(inputs::unit_float(43, j)); });
 }
 
 double run_banks(BankAccess access, int width, int iters, int blocks) {

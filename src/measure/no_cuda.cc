@@ -139,7 +139,8 @@ namespace dev {
 CopyRun run_copy(std::size_t) { unavailable(); }
 ReadRun run_read(std::size_t) { unavailable(); }
 double run_l2_read(std::size_t, int) { unavailable(); }
-double run_l2_sector_read(std::size_t, int) { unavailable(); }
+L2SectorRun run_l2_sector_read(std::size_t, int) { unavailable(); }
+double run_dram_scattered_read(std::size_t) { unavailable(); }
 ChaseRun run_chase(std::size_t, std::size_t) { unavailable(); }
 LaunchRun run_launch(int) { unavailable(); }
 FmaRun run_fma_peak(int) { unavailable(); }
@@ -157,7 +158,7 @@ AvailableRun run_available(int, int, int) { unavailable(); }
 ClusterRun run_clusters(int, int, std::size_t, int, int, long long) { unavailable(); }
 double run_little(int, int, std::size_t, int, std::size_t) { unavailable(); }
 double run_strided(std::size_t, std::size_t) { unavailable(); }
-double run_column_read(std::size_t, std::size_t) { unavailable(); }
+double run_column_read(std::size_t, std::size_t, int) { unavailable(); }
 double run_banks(BankAccess, int, int, int) { unavailable(); }
 TransposeRun run_transpose(int) { unavailable(); }
 FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }

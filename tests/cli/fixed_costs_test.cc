@@ -2,7 +2,12 @@
 // --lds / --instructions (the access's cost in its loop), fusion's *_model keys; bad input.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,6 +55,10 @@ TEST_CASE("measure sectors --rows: the timed column read's matrix, checked befor
   check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^25"}, "--rows", "at most 4 GiB");
   check_refused({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "16"}, "--rows", "32 rows or more");
   check_refused({"measure", "sectors", "--cols", "512", "--access", "row", "--rows", "1024"}, "--rows", "with --cols N --access column");
+  // bf16 (--elem 2): 2^21 x 2048 x 2 B = 8 GiB, past the 4 GiB; 2^18 x 2048 (1 GiB) goes to the GPU
+  check_refused({"measure", "sectors", "--cols", "2048", "--access", "column", "--rows", "2^21", "--elem", "2"}, "--rows",
+                "fp32 or bf16 matrix of at most 4 GiB");
+  CHECK(run_gpucalc({"measure", "sectors", "--cols", "2048", "--access", "column", "--rows", "2^18", "--elem", "2"}).exit_code != 2);
   // In range: past the checks, to the GPU (exit 3 on a machine without one, 0 with one).
   const testing::Run ok = run_gpucalc({"measure", "sectors", "--cols", "512", "--access", "column", "--rows", "2^19"});
   CHECK(ok.exit_code != 2);
@@ -89,6 +98,45 @@ TEST_CASE("fusion: the fixed-cost and L2 model keys beside the old ones") {
   CHECK(json_number(r.out, "fused_time_model") == doctest::Approx(8.88e-6));
   CHECK(json_number(r.out, "speedup_model") == doctest::Approx(18.96 / 8.88));
   CHECK(json_number(r.out, "unfused_dram_bytes_model") == doctest::Approx(4 * 131072.0 - 3 * 65536.0));
+}
+
+/// hw/h200.toml with one more line, written to a temporary profile.
+std::string h200_with(const std::string& line) {
+  std::ifstream in(std::string(GPUCALC_SOURCE_DIR) + "/hw/h200.toml");
+  std::ostringstream out;
+  out << in.rdbuf() << line << "\n";
+  char path[] = "/tmp/gpucalc_scattered_XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd >= 0) close(fd);
+  const std::string toml = std::string(path) + ".toml";
+  std::rename(path, toml.c_str());
+  std::ofstream(toml) << out.str();
+  return toml;
+}
+
+TEST_CASE("sectors --rows: dram_scattered_bandwidth in a profile sets the time of scattered misses") {
+  const std::string toml = h200_with("dram_scattered_bandwidth = { value = 2.4e12, kind = \"measured\", source = \"test\" }");
+  const testing::Run r = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--rows", "2^19", "--gpu", toml, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(json_number(r.out, "sweep_dram_rate") == 2.4e12);
+  CHECK(json_number(r.out, "sweep_time") == doctest::Approx(17179869184.0 / 2.4e12));  // 7.158 ms
+  // the built-in h200 has none: the streaming 4.8 TB/s, and --explain says the time is a lower bound
+  const testing::Run b = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--rows", "2^19", "--gpu", "h200", "--explain"});
+  CHECK(b.out.find("so the time is a lower bound") != std::string::npos);
+  // 2^18 x 1024: between the L2's halves, the range's far end
+  const testing::Run m = run_gpucalc({"sectors", "--cols", "1024", "--access", "column", "--rows", "2^18", "--gpu", toml, "--format", "json"});
+  CHECK(json_number(m.out, "sweep_time_all_miss") == doctest::Approx(17179869184.0 / 2.4e12));
+  std::remove(toml.c_str());
+  for (const char* bad : {"-1", "0", "nan"}) {
+    const std::string t = h200_with(std::string("dram_scattered_bandwidth = { value = ") + bad + ", kind = \"measured\", source = \"test\" }");
+    const testing::Run e = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--rows", "2^19", "--gpu", t});
+    INFO(bad, " -> ", e.err);
+    CHECK(e.exit_code == 2);
+    CHECK(e.err_lines().size() == 1);
+    CHECK(e.err.find("dram_scattered_bandwidth") != std::string::npos);
+    std::remove(t.c_str());
+  }
 }
 
 }  // namespace

@@ -43,8 +43,8 @@ TEST_CASE("end to end: csv, --explain, --require and the drawing") {
   // stride 4 has gaps: no streaming figure (an empty cell); 4 lines are one L1 wavefront
   CHECK(r.out ==
         "sectors,lines,bytes_requested,bytes_fetched,efficiency,dram_bytes,dram_bytes_streaming,l1_wavefronts,"
-        "sweep_reuse_distance,sweep_l2_bytes,sweep_dram_bytes,sweep_time,sweep_bound\n"
-        "16,4,128,512,0.25,512,,1,,,,,\n");  // no --rows: the column sweep's cells empty
+        "sweep_reuse_distance,sweep_l2_bytes,sweep_dram_bytes,sweep_time,sweep_bound,sweep_dram_rate,sweep_time_all_miss\n"
+        "16,4,128,512,0.25,512,,1,,,,,,,\n");  // no --rows: the column sweep's cells empty
   r = run_gpucalc("sectors --stride 2 --explain");
   REQUIRE(r.code == 0);
   CHECK(r.out.find("efficiency = 128 / 256 = 50%") != std::string::npos);

@@ -135,8 +135,9 @@ TEST_CASE("profile_fields lists every field of the profiles once, and the parser
   const std::vector<ProfileField>& fields = profile_fields();
   // 43 in every profile, gpc_sms (optional; h100's is derived), sfu_ops_per_sm_per_cycle (optional),
   // tensor_memory_per_sm (optional; b200), the four of the loaded-latency model (optional; h200),
-  // launch_latency, launch_overhead_graph and l2_sector_bandwidth (optional, measure calibrate)
-  CHECK(fields.size() == 53);
+  // launch_latency, launch_overhead_graph, l2_sector_bandwidth and dram_scattered_bandwidth
+  // (optional, measure calibrate)
+  CHECK(fields.size() == 54);
   std::vector<std::string> keys;
   for (const ProfileField& f : fields) keys.emplace_back(f.key);
   std::vector<std::string> sorted = keys;
@@ -158,7 +159,8 @@ TEST_CASE("profile_fields lists every field of the profiles once, and the parser
   // The H100 has no tensor memory, nor the loaded-latency fields, launch_latency or
   // l2_sector_bandwidth (measure calibrate has not run on one): the optional ones hw/h100.toml leaves out.
   for (const char* absent : {"tensor_memory_per_sm", "memory_bandwidth_achievable", "memory_read_bandwidth", "latency_queue_time",
-                             "warp_return_bandwidth", "launch_latency", "launch_overhead_graph", "l2_sector_bandwidth"}) {
+                             "warp_return_bandwidth", "launch_latency", "launch_overhead_graph", "l2_sector_bandwidth",
+                             "dram_scattered_bandwidth"}) {
     keys.erase(std::find(keys.begin(), keys.end(), absent));
   }
   CHECK(in_file == keys);
