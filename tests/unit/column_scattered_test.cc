@@ -33,7 +33,7 @@ TEST_CASE("column sweep: h200 has no dram_scattered_bandwidth, so a miss past th
 }
 
 TEST_CASE("column sweep: a measured dram_scattered_bandwidth sets the HBM time of scattered misses") {
-  // 17.18 GB / 2.4 TB/s = 7.158 ms, HBM-bound (the L2's 8.59 GB / 3.516 TB/s = 2.443 ms)
+  // 17.18 GB / 2.4 TB/s = 7.158 ms, HBM-bound (the L2's 8.59 GB / 4.018 TB/s = 2.138 ms)
   for (std::int64_t rows : {524288, 1048576, 2097152}) {
     const std::int64_t cols = 268435456 / rows;  // 1 GiB fp32
     INFO(rows, " x ", cols);
@@ -48,11 +48,11 @@ TEST_CASE("column sweep: a measured dram_scattered_bandwidth sets the HBM time o
 }
 
 TEST_CASE("column sweep: hits and contiguous misses keep the streaming bandwidth") {
-  // 65536 x 4096 hits: HBM 1 GiB / 4.29 TB/s, L2-bound at 2.443 ms, the scattered rate unused
+  // 65536 x 4096 hits: HBM 1 GiB / 4.29 TB/s, L2-bound at 2.138 ms, the scattered rate unused
   const ColumnSweep hit = column_sweep(65536, 4096, 4, 4.29e12, with_scattered(2.4e12));
   CHECK_FALSE(hit.granules_scattered);
   CHECK(hit.dram_rate == 4.29e12);
-  CHECK(hit.time == doctest::Approx(kSectors / 3.516e12));
+  CHECK(hit.time == doctest::Approx(kSectors / 4.018e12));
   // 16 fp32 columns: a row is one 64-byte granule, a request 2 KiB in a row; 2^21 rows = 128 MiB
   // of lines, past the L2: misses, but the granules are contiguous, so they stream
   const ColumnSweep narrow = column_sweep(2097152, 16, 4, 4.29e12, with_scattered(2.4e12));
@@ -66,15 +66,15 @@ TEST_CASE("column sweep: hits and contiguous misses keep the streaming bandwidth
 }
 
 TEST_CASE("column sweep: between the L2's halves the time is a range, hits to all miss") {
-  // 2^18 x 1024: 32 MiB of lines, between 30 and 60 MiB. Hits: max(1 GiB / 4.29 TB/s, 2.443 ms) =
-  // 2.443 ms; all miss: max(17.18 GB / 4.29 TB/s = 4.005 ms, 2.443 ms) = 4.005 ms
+  // 2^18 x 1024: 32 MiB of lines, between 30 and 60 MiB. Hits: max(1 GiB / 4.29 TB/s, 2.138 ms) =
+  // 2.138 ms; all miss: max(17.18 GB / 4.29 TB/s = 4.005 ms, 2.138 ms) = 4.005 ms
   const ColumnSweep s = column_sweep(262144, 1024, 4, 4.29e12, h200());
   REQUIRE(s.reuse_range);
-  CHECK(s.time == doctest::Approx(kSectors / 3.516e12));
+  CHECK(s.time == doctest::Approx(kSectors / 4.018e12));
   CHECK(s.time_all_miss == doctest::Approx(kMiss / 4.29e12));
   // with the scattered rate the far end is 17.18 GB / 2.4 TB/s = 7.158 ms; the near end unchanged
   const ColumnSweep m = column_sweep(262144, 1024, 4, 4.29e12, with_scattered(2.4e12));
-  CHECK(m.time == doctest::Approx(kSectors / 3.516e12));
+  CHECK(m.time == doctest::Approx(kSectors / 4.018e12));
   CHECK(m.time_all_miss == doctest::Approx(kMiss / 2.4e12));
   // outside the range both ends are the time
   const ColumnSweep hit = column_sweep(131072, 2048, 4, 4.29e12, h200());
