@@ -62,7 +62,18 @@ std::string cell(double x, Unit u) {
 
 std::string ratio_cell(const MeasureRow& r) {
   double q = r.ratio();
-  return std::isfinite(q) ? fmt::format("{:.2f}", q) : "-";
+  if (!std::isfinite(q)) return "-";
+  if (r.is_range()) {
+    if (r.achieved < r.predicted_low) return fmt::format("{:.2f} of the low end", q);
+    return r.achieved > r.predicted ? fmt::format("{:.2f} of the high end", q) : "in range";
+  }
+  return fmt::format("{:.2f}", q);
+}
+
+/// The predicted cell: one value, or a range row's "low to high".
+std::string predicted_cell(const MeasureRow& r) {
+  if (!r.is_range()) return cell(r.predicted, r.unit);
+  return fmt::format("{} to {}", cell(r.predicted_low, r.unit), cell(r.predicted, r.unit));
 }
 
 std::string version(int v) { return fmt::format("{}.{}", v / 1000, v % 1000 / 10); }
@@ -91,12 +102,12 @@ std::vector<std::vector<std::string>> table_cells(const std::vector<const Measur
     if (!case_names.empty()) line.push_back(case_names[i]);
     line.push_back(rows[i]->quantity);
     if (counted) {
-      line.push_back(count_cell(rows[i]->predicted, rows[i]->unit));
+      line.push_back(rows[i]->is_range() ? predicted_cell(*rows[i]) : count_cell(rows[i]->predicted, rows[i]->unit));
       line.push_back(count_cell(rows[i]->achieved, rows[i]->unit));
       // a timed row in a counted table: its achieved/predicted ratio in the last column
       line.push_back(rows[i]->agreement.empty() ? ratio_cell(*rows[i]) : rows[i]->agreement);
     } else {
-      line.push_back(cell(rows[i]->predicted, rows[i]->unit));
+      line.push_back(predicted_cell(*rows[i]));
       line.push_back(cell(rows[i]->achieved, rows[i]->unit));
       line.push_back(ratio_cell(*rows[i]));
     }
@@ -134,6 +145,7 @@ std::vector<Column> measure_columns(bool counted, bool mixed) {
           {.key = "unit", .right = false, .people = false},
           {.key = "predicted", .csv = false, .json = false},
           {.key = "predicted", .people = false},
+          {.key = "predicted_low", .people = false},
           {.key = achieved, .csv = false, .json = false},
           {.key = "achieved", .people = false},
           {.key = ratio, .csv = false, .json = false},
@@ -162,6 +174,7 @@ void print_table(Printer& printer, const MeasureTable& t, bool for_people) {
                            Value::word("unit", unit_name(r.unit)),
                            Value::word("predicted", shown[1]),
                            Value::num("predicted", r.predicted, r.unit),
+                           Value::num("predicted_low", r.predicted_low, r.unit),
                            Value::word("achieved", shown[2]),
                            Value::num("achieved", r.achieved, r.unit),
                            Value::word("ratio", shown[3]),
@@ -171,7 +184,7 @@ void print_table(Printer& printer, const MeasureTable& t, bool for_people) {
                            Value::boolean("verdict", r.verdict)};
     std::vector<const Value*> row;
     for (const Value& v : cells) row.push_back(&v);
-    if (r.agreement.empty()) row[10] = row[11] = nullptr;  // a row that is not a count: no agrees, no verdict
+    if (r.agreement.empty()) row[11] = row[12] = nullptr;  // a row that is not a count: no agrees, no verdict
     printer.row(row);
   }
   std::vector<Value> counts;

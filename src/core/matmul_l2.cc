@@ -87,4 +87,12 @@ double sass_step_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64
   return warps * steps * clocks_per_step / sm_count / clock_hz;
 }
 
+double exposed_load_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile, int blocks_per_sm, int sm_count,
+                         double latency_cycles, double clock_hz) {
+  if (sm_count <= 0 || blocks_per_sm <= 0 || clock_hz <= 0 || tile <= 0) return 0;
+  // blocks an SM runs, in rounds of blocks_per_sm, x K steps x one round trip each / clock   [s]
+  const double blocks = ceil_div(m, tile) * ceil_div(n, tile);
+  return blocks / (static_cast<double>(sm_count) * blocks_per_sm) * ceil_div(k, tile) * latency_cycles / clock_hz;
+}
+
 }  // namespace gpucalc

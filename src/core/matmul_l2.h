@@ -71,4 +71,13 @@ double step_clocks(const SassStepMix& mix);
 double sass_step_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile_k, double clocks_per_step,
                       int sm_count, double clock_hz);
 
+/// The time a tiled kernel's loads add when they are not hidden: the `blocks_per_sm` blocks of an
+/// SM load their next tiles at once (behind the K step's second barrier) and wait one round trip
+/// of `latency_cycles` that no block's compute covers, once per round of blocks_per_sm block-steps:
+/// ceil(M / T) ceil(N / T) / (SMs x blocks_per_sm) x ceil(K / T) x latency / clock   [s].
+/// sass_step_time is the other end (the other blocks' compute hides every load); which end a run
+/// lies nearer depends on the blocks' phases, which gpucalc does not know.
+double exposed_load_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile, int blocks_per_sm, int sm_count,
+                         double latency_cycles, double clock_hz);
+
 }  // namespace gpucalc

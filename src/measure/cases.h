@@ -43,10 +43,6 @@ struct Context {
   /// profile), else the copy kernel's, measured in this run (a datasheet figure is a
   /// ceiling no kernel reaches). Adds a note to `t` that says which.
   double bandwidth(MeasureTable& t);
-  /// The SM clock under an FP32 FMA load (measure calibrate's FMA loop: clock64 over
-  /// globaltimer), measured at most once per process; the clock the on-chip models run at,
-  /// where the profile's boost_clock is what the SM reaches idle. Adds a note to `t`.
-  double loaded_sm_clock(MeasureTable& t);
 };
 
 /// A case's two steps on its parsed options: check them against the profile before any launch
@@ -84,6 +80,9 @@ CaseRun verify_case();
 
 /// A row of a timed table: predicted against achieved (NaN predicted: no prediction).
 MeasureRow row(std::string quantity, Unit unit, double predicted, double achieved);
+/// A row whose prediction is a range [low, high] (low > high are swapped), the assumption that
+/// spans it named in `quantity`: its ratio is 1 inside, else against the nearer end.
+MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved);
 
 // A case's option values come parsed and range-checked by the engine (parse_args, with the
 // declarations in the registry); a plan reads them typed, or its default when not given.

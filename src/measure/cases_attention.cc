@@ -130,14 +130,16 @@ void attention_notes(MeasureTable& t, const attn::Shape& s, const AttentionResul
                                 run.rows_checked, run.rows_checked / (s.batch * s.heads)));
 }
 
-/// The kernel's time from its instruction mix (core/attention_mix.h) at the SM clock measured
-/// under load, and a note with the pipes' clocks a warp-tile.
-void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::AttentionRun& run, const Gpu& gpu, double clock_hz) {
+/// The kernel's time from its instruction mix (core/attention_mix.h) at the boost clock (the clock
+/// Nsight Compute read on the H200 while measure's CUDA-core kernels ran), and a note with the
+/// pipes' clocks a warp-tile.
+void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::AttentionRun& run, const Gpu& gpu) {
+  const double clock_hz = gpu.boost_clock;
   const AttentionTileMix mix = attention_tile_mix(s.head_dim);
   const AttentionMixClocks c = attention_tile_clocks(mix, gpu.sfu_ops_per_sm_per_cycle);
   const AttentionGrid g{s.batch, s.heads, s.seq, s.causal};
   const double predicted = attention_mix_time(g, c, gpu.sm_count, clock_hz);
-  t.rows.push_back(row(fmt::format("time (instruction mix: {} clocks a warp and 64-key tile, {}-bound, loaded clock)",
+  t.rows.push_back(row(fmt::format("time (instruction mix: {} clocks a warp and 64-key tile, {}-bound, boost clock)",
                                    format_number(c.clocks), c.bound),
                        Unit::seconds, predicted, run.seconds));
   t.summary.push_back(t.rows.back().quantity);
@@ -191,7 +193,7 @@ MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
   t.rows.push_back(dram_row("DRAM bytes read + written (counted) against the model's hbm_bytes", m.hbm_bytes, dram_bytes(c), 0, false));
   // the summary's time is the instruction mix's (add_mix_time_row); the roofline row is a bound
   t.summary = {t.rows[4].quantity};
-  add_mix_time_row(t, s, run, gpu, ctx.loaded_sm_clock(t));
+  add_mix_time_row(t, s, run, gpu);
   if (!c.missing.empty()) t.notes.push_back(c.missing);
   attention_notes(t, s, m, run, gpu, bw);
   return t;

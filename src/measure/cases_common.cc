@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -18,21 +19,7 @@ std::optional<dev::CopyRun>& process_copy() {
   return copy;
 }
 
-std::optional<double>& process_clock() {
-  static std::optional<double> clock;
-  return clock;
-}
-
 }  // namespace
-
-double Context::loaded_sm_clock(MeasureTable& t) {
-  std::optional<double>& clock = process_clock();
-  if (!clock) clock = dev::run_fma_peak(device.sm_count).clock_hz;
-  t.notes.push_back(fmt::format("SM clock for the instruction-mix times: {:.0f} MHz, measured in this run under an FP32 FMA "
-                                "load (measure calibrate's FMA loop; the profile's boost_clock is {:.0f} MHz)",
-                                *clock / 1e6, gpu.boost_clock / 1e6));
-  return *clock;
-}
 
 const dev::CopyRun& Context::copy_run() {
   std::optional<dev::CopyRun>& copy = process_copy();
@@ -66,6 +53,12 @@ MeasureRow row(std::string quantity, Unit unit, double predicted, double achieve
   r.unit = unit;
   r.predicted = predicted;
   r.achieved = achieved;
+  return r;
+}
+
+MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
+  MeasureRow r = row(std::move(quantity), unit, std::max(low, high), achieved);
+  r.predicted_low = std::min(low, high);
   return r;
 }
 

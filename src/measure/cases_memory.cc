@@ -326,17 +326,6 @@ void strided_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, const std::v
   }
 }
 
-/// A row whose model is a range [low, high] (the predicted column holds low): whether the achieved lies in it.
-MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
-  MeasureRow r = row(std::move(quantity), unit, low, achieved);
-  const std::string to = format_quantity(high, unit);
-  r.agreement = !std::isfinite(achieved) ? "-"
-                : achieved < low         ? fmt::format("below the range (to {})", to)
-                : achieved > high        ? fmt::format("above the range (to {})", to)
-                                         : fmt::format("in range (to {})", to);
-  return r;
-}
-
 /// The L2 model's rows of a column read (core/sectors.h column_sweep): DRAM bytes read against the
 /// counted, and the time, max(DRAM read / its rate + written / BW, L2 sectors / the L2's sector
 /// rate); where the reuse distance lies between the L2's halves, both as ranges.
@@ -567,8 +556,17 @@ MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
     if (p.accesses.empty()) return t;
   }
   const int iters = 1 << 14;
-  const int blocks = gpu.sm_count * 4;
+  // One whole wave: as many blocks as every timed kernel keeps resident on every SM at once. A
+  // partial second wave (run e, docs/device-runs/issue28-2026-12-02: 528 blocks where 3 of 256
+  // threads fit, 70 registers a thread) leaves each SM one block of 8 warps at the end, too few
+  // to keep the shared pipe busy with conflict-free loads, so the row read ran 1.40x its model.
+  int per_sm = dev::banks_blocks_per_sm(dev::BankAccess::row, 32);
+  for (const auto& a : p.accesses) per_sm = std::min(per_sm, dev::banks_blocks_per_sm(a.access, a.width));
+  const int blocks = gpu.sm_count * std::max(per_sm, 1);
   const double row_time = dev::run_banks(dev::BankAccess::row, 32, iters, blocks);
+  t.notes.push_back(fmt::format("grid: {} blocks of 256 threads, one whole wave ({} resident an SM, the occupancy API for the "
+                                "compiled kernels)",
+                                blocks, per_sm));
   t.notes.push_back(fmt::format("row read of the [32][32] tile (1 way): {} for {} reads per thread", format_quantity(row_time, Unit::seconds), iters));
   for (const auto& a : p.accesses) {
     const int ways = bank_ways(a.access, a.width);

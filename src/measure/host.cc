@@ -61,8 +61,15 @@ double median_after_first(std::vector<double> seconds) {
   return n % 2 == 1 ? seconds[n / 2] : 0.5 * (seconds[n / 2 - 1] + seconds[n / 2]);
 }
 
+bool MeasureRow::is_range() const { return std::isfinite(predicted_low); }
+
 double MeasureRow::ratio() const {
   if (!std::isfinite(predicted) || predicted == 0) return std::numeric_limits<double>::quiet_NaN();
+  if (is_range() && predicted_low > 0) {
+    if (!std::isfinite(achieved)) return std::numeric_limits<double>::quiet_NaN();
+    if (achieved < predicted_low) return achieved / predicted_low;
+    return achieved > predicted ? achieved / predicted : 1.0;
+  }
   return achieved / predicted;
 }
 

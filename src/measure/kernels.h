@@ -211,6 +211,9 @@ double run_column_read(std::size_t rows, std::size_t cols, int elem = 4);
 /// times by row, by column, or by column with an XOR swizzle.
 enum class BankAccess { row, column, swizzled };
 double run_banks(BankAccess access, int width, int iters, int blocks);
+/// Blocks of banks_kernel (256 threads, the [32][width] tile) resident on one SM at once, as the
+/// occupancy API gives it for the compiled kernel (its registers: 70 a thread under nvcc 13.0).
+int banks_blocks_per_sm(BankAccess access, int width);
 
 /// Transposes of an n x n fp32 matrix: seconds of the 2D copy, naive, tiled, tiled and
 /// padded variants; every element checked.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -97,8 +98,14 @@ struct MeasureRow {
   std::string quantity;
   Unit unit = Unit::count;
   double predicted = 0;  // NaN: no prediction
+  // A range row (the time depends on what gpucalc cannot know, named in the quantity): the
+  // prediction is [predicted_low, predicted]; NaN for a row of one predicted value.
+  double predicted_low = std::numeric_limits<double>::quiet_NaN();
   double achieved = 0;
-  double ratio() const;  // achieved / predicted (NaN without a prediction)
+  bool is_range() const;
+  // achieved / predicted (NaN without a prediction); a range row: 1 inside the range, else
+  // achieved over the nearer end
+  double ratio() const;
   // Counted rows: whether the count equals the model's ("yes", "no (+12)"; empty for a row
   // that is not a count), 1 / 0 / -1 (not counted), and whether it counts towards the verdict.
   std::string agreement;

@@ -428,6 +428,20 @@ double run_column_read(std::size_t rows, std::size_t cols, int elem) {
       [](std::size_t j) { return static_cast<double>(inputs::unit_float(43, j)); });
 }
 
+int banks_blocks_per_sm(BankAccess access, int width) {
+  const int threads = 256;
+  const std::size_t smem = std::size_t(32) * width * 4;
+  int blocks = 0;
+  if (access == BankAccess::row) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel<BankAccess::row>, threads, smem));
+  } else if (access == BankAccess::column) {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel<BankAccess::column>, threads, smem));
+  } else {
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel<BankAccess::swizzled>, threads, smem));
+  }
+  return blocks;
+}
+
 double run_banks(BankAccess access, int width, int iters, int blocks) {
   const int threads = 256;
   const std::size_t smem = std::size_t(32) * width * 4;

@@ -160,6 +160,7 @@ double run_little(int, int, std::size_t, int, std::size_t) { unavailable(); }
 double run_strided(std::size_t, std::size_t) { unavailable(); }
 double run_column_read(std::size_t, std::size_t, int) { unavailable(); }
 double run_banks(BankAccess, int, int, int) { unavailable(); }
+int banks_blocks_per_sm(BankAccess, int) { unavailable(); }
 TransposeRun run_transpose(int) { unavailable(); }
 FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }
 FusionRun run_rmsnorm(int, int) { unavailable(); }

@@ -44,9 +44,13 @@ std::vector<MeasureTable> tables() {
                cases::row("time", Unit::seconds, 1.2e-4, 1.31e-4),
                cases::row("launch + synchronize (host clock)", Unit::seconds, kNaN, 8.89e-6),
                cases::row("blocks per SM", Unit::count, 4, 3.5),
-               cases::row("L1 latency", Unit::cycles, 42, 41.56)};
+               cases::row("L1 latency", Unit::cycles, 42, 41.56),
+               // range rows: "low to high", then "in range" or the ratio to the nearer end
+               cases::range_row("time, a range (the clock)", Unit::seconds, 1.0e-4, 1.2e-4, 1.1e-4),
+               cases::range_row("time, a range above", Unit::seconds, 1.2e-4, 1.0e-4, 1.32e-4),
+               cases::range_row("speed-up, a range below", Unit::count, 2.5, 3.5, 2.0)};
   copy.notes = {"copy variant 16B x1: 3.94 TB/s", "a µs note"};
-  copy.summary = {"bandwidth (read + write)", "blocks per SM"};
+  copy.summary = {"bandwidth (read + write)", "blocks per SM", "time, a range (the clock)", "speed-up, a range below"};
   MeasureTable sectors;
   sectors.key = "sectors";
   sectors.title = "stride 2";
