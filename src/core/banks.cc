@@ -251,11 +251,15 @@ AccessCost access_cost(int wavefronts, int base_wavefronts, const AccessLoop& lo
     throw FieldError("instructions_per_access", fmt::format("{}", loop.instructions_per_access),
                      "instructions per access of at least the shared loads per access, at most 1e6");
   }
+  if (!(loop.integer_per_access >= 0) || loop.integer_per_access > loop.instructions_per_access) {
+    throw FieldError("integer_per_access", fmt::format("{}", loop.integer_per_access),
+                     "integer instructions per access from 0 to the instructions per access");
+  }
   if (wavefronts < 1 || base_wavefronts < 1) throw FieldError("wavefronts", std::to_string(wavefronts), "1 or more");
   AccessCost c;
   // shared pipe: lds x wavefronts / (1 per clock); issue: instructions / (4 per clock)
   c.shared_cycles = loop.lds_per_access * wavefronts / kWavefrontsPerClock;
-  c.issue_cycles = loop.instructions_per_access / kIssuePerClock;
+  c.issue_cycles = std::max(loop.instructions_per_access / kIssuePerClock, loop.integer_per_access / kIntegerPerClock);
   c.cost_cycles = std::max(c.shared_cycles, c.issue_cycles);
   c.base_cycles = std::max(loop.lds_per_access * base_wavefronts / kWavefrontsPerClock, c.issue_cycles);
   // time ratio = cost / base cost

@@ -92,18 +92,22 @@ inline constexpr double kWavefrontsPerClock = 1;
 /// Warp instructions an SM issues per clock: 4 schedulers x 1 (Hopper tuning guide / H100 whitepaper:
 /// four sub-partitions, one warp scheduler and dispatch unit each).
 inline constexpr double kIssuePerClock = 4;
+/// Integer warp instructions (IADD3, LOP3) an SM runs per clock: 4 sub-partitions x 16 INT32 lanes
+/// = 64 lanes, 2 warps a clock (NVIDIA H100 whitepaper, the SM sub-partition: 16 INT32 units).
+inline constexpr double kIntegerPerClock = 2;
 
 /// The loop an access sits in, per warp access: what the SM does besides the wavefronts.
 struct AccessLoop {
   double lds_per_access = 1;           // shared-load instructions per access (below 1 when loads repeat and the compiler keeps them)
   double instructions_per_access = 1;  // every warp instruction per access, the loads included
+  double integer_per_access = 0;       // of those, integer-pipe instructions (IADD3, LOP3) per access
 };
 
 /// The real cost of an access repeated in a loop by many warps of one SM: wavefronts pipelined
 /// against the issue rate.
 struct AccessCost {
   double shared_cycles = 0;  // lds x wavefronts / kWavefrontsPerClock
-  double issue_cycles = 0;   // instructions / kIssuePerClock
+  double issue_cycles = 0;   // max(instructions / kIssuePerClock, integer / kIntegerPerClock)
   double cost_cycles = 0;    // max of the two: SM cycles per warp access
   double base_cycles = 0;    // the same loop with the conflict-free access (base wavefronts)
   double time_ratio = 0;     // cost / base: what the conflict costs in time, against `ways` in wavefronts
@@ -113,7 +117,7 @@ struct AccessCost {
   std::string bound;         // "shared" (wavefronts) or "issue"
 };
 
-/// cost = max(lds x wavefronts / 1, instructions / 4) SM cycles per warp access (the schedulers
+/// cost = max(lds x wavefronts / 1, instructions / 4, integer / 2) SM cycles per warp access (the schedulers
 /// overlap the wavefronts with the other instructions); serial = their sum (no overlap): a
 /// kernel's time lies between the two, nearer the max when one term dominates; the ratios
 /// against the same loop with `base_wavefronts` (the conflict-free access: its phases). Enough

@@ -163,6 +163,34 @@ TEST_CASE("bank access cost: measure's compiled loop, 32 LDS and 101 instruction
   CHECK(32 * 16384 * column.cost_cycles / 1.98e9 == doctest::Approx(2.118e-3).epsilon(1e-3));
 }
 
+// The same loop with its 64 IADD3 per 128 accesses on the integer pipe (2 warps a clock an SM):
+// 0.25 clocks an access, tied with the row read's wavefronts. Run f (one whole wave, 24 warps an SM,
+// docs/device-runs/issue28-2026-12-02/run-f, predictions-f.md written before it): the row read ran
+// 71.6-73.8 us, inside 49.6 (pipelined) to 99.3 us (serial); the conflicted reads [32][34] 109 us,
+// [32][36] 212, [32][40] 410, [32][32] 1.60-1.61 ms, each inside its range too.
+TEST_CASE("bank access cost: the integer adds tie the row read, each time a range to serial") {
+  const AccessLoop loop{0.25, 101.0 / 128, 0.5};
+  const double per_clock = 24.0 * 16384 / 1.98e9;
+  const AccessCost row = access_cost(1, 1, loop);
+  CHECK(row.issue_cycles == doctest::Approx(0.25));  // 0.5 IADD3 / 2 above 0.789 / 4
+  CHECK(row.cost_cycles == doctest::Approx(0.25));
+  CHECK(row.serial_cycles == doctest::Approx(0.5));
+  CHECK(row.cost_cycles * per_clock == doctest::Approx(49.65e-6).epsilon(1e-3));
+  struct Ran {
+    int ways;
+    double seconds;
+  };
+  for (const Ran r : {Ran{1, 71.6e-6}, Ran{1, 73.8e-6}, Ran{2, 109e-6}, Ran{4, 212e-6}, Ran{8, 410e-6}, Ran{32, 1.60e-3}}) {
+    const AccessCost c = access_cost(r.ways, 1, loop);
+    CHECK_MESSAGE(r.seconds >= c.cost_cycles * per_clock, r.ways);
+    CHECK_MESSAGE(r.seconds <= c.serial_cycles * per_clock, r.ways);
+  }
+  // without the integer pipe the issue term is 0.197 (the serial end 0.447): the tie is the pipe's
+  CHECK(access_cost(1, 1, AccessLoop{0.25, 101.0 / 128}).issue_cycles == doctest::Approx(101.0 / 128 / 4));
+  CHECK_THROWS_AS(access_cost(1, 1, AccessLoop{0.25, 0.5, 0.6}), FieldError);   // more integer than instructions
+  CHECK_THROWS_AS(access_cost(1, 1, AccessLoop{0.25, 0.5, -0.1}), FieldError);
+}
+
 TEST_CASE("bank access cost: an issue-bound loop hides part of a conflict") {
   // 8 instructions per access: issue 2 cycles; a 16-way conflict with 1 LDS: max(16, 2) = 16 against
   // max(1, 2) = 2: 8x, not 16x; a 2-way one costs nothing: max(2, 2) / 2 = 1
