@@ -139,8 +139,11 @@ void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::Attentio
   const AttentionMixClocks c = attention_tile_clocks(mix, gpu.sfu_ops_per_sm_per_cycle);
   const AttentionGrid g{s.batch, s.heads, s.seq, s.causal};
   const double predicted = attention_mix_time(g, c, gpu.sm_count, clock_hz);
-  t.rows.push_back(row(fmt::format("time (instruction mix: {} clocks a warp and 64-key tile, {}-bound, boost clock)",
-                                   format_number(c.clocks), c.bound),
+  // registers a thread when the mix was counted (Nsight Compute, run f): 112 at d 64, 128 at d 128
+  const bool current = sass_mix_current(t, fmt::format("attention_fwd_kernel<{}>", s.head_dim), s.head_dim == 64 ? 112 : 128,
+                                        run.registers);
+  t.rows.push_back(row(fmt::format("time (instruction mix: {} clocks a warp and 64-key tile, {}-bound, boost clock){}",
+                                   format_number(c.clocks), c.bound, stale_mark(current)),
                        Unit::seconds, predicted, run.seconds));
   t.summary.push_back(t.rows.back().quantity);
   t.notes.push_back(fmt::format("instruction mix (attention_fwd_kernel<{}>'s SASS), a warp and 64-key tile: shared / L1 path {} "

@@ -388,10 +388,12 @@ void add_sass_time_rows(MeasureTable& t, const TilingPlan& p, const dev::MatmulR
   // the kernel's launch bounds keep 2048 threads an SM resident: 2 blocks of 32 x 32, 8 of 16 x 16
   const int blocks_per_sm = std::max(1, gpu.max_threads_per_sm / (p.tile * p.tile));
   const double exposed = exposed_load_time(p.m, p.n, p.k, p.tile, blocks_per_sm, gpu.sm_count, gpu.latency_hbm_cycles, clock_hz);
+  // registers a thread when the mix was counted (Nsight Compute, run e): 32 at T = 32; T = 16 not recorded
+  const bool current = sass_mix_current(t, fmt::format("tiled_matmul_kernel<{}>", p.tile), p.tile == 32 ? 32 : 0, run.tiled_registers);
   for (std::size_t i = 0; i < p.groups.size(); ++i) {
     t.rows.push_back(range_row(fmt::format("tiled time (T = {}, {}; SASS mix, {} shared/L1 clocks a K step: loads hidden to "
-                                           "an HBM round trip a round of {} blocks)",
-                                           p.tile, order_name(p.groups[i]), format_number(clocks), blocks_per_sm),
+                                           "an HBM round trip a round of {} blocks){}",
+                                           p.tile, order_name(p.groups[i]), format_number(clocks), blocks_per_sm, stale_mark(current)),
                                Unit::seconds, hidden, hidden + exposed, run.tiled[i]));
     t.summary.push_back(t.rows.back().quantity);
   }

@@ -515,7 +515,9 @@ void bank_cost_rows(MeasureTable& t, const Gpu& gpu, const BanksPlan& p, double 
   const double accesses = warps_per_sm * iters;
   const AccessCost base = access_cost(1, 1, loop);
   const double per_clock = accesses / gpu.boost_clock;
-  t.rows.push_back(range_row("row [32][32]: time, access cost model (pipelined to serial)", Unit::seconds,
+  // the loop's mix is the same for every access kind; the row kernel had 70 registers a thread (run e)
+  const bool current = sass_mix_current(t, "banks_kernel<row>", 70, dev::banks_registers(dev::BankAccess::row));
+  t.rows.push_back(range_row("row [32][32]: time, access cost model (pipelined to serial)" + stale_mark(current), Unit::seconds,
                              base.cost_cycles * per_clock, base.serial_cycles * per_clock, row_time));
   t.summary.push_back(t.rows.back().quantity);
   for (const auto& a : p.accesses) {

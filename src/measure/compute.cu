@@ -434,6 +434,13 @@ MatmulRun run_matmul(int m, int n, int k, int tile, const std::vector<int>& grou
                             },
                             1e-4, 0));
   };
+  cudaFuncAttributes attr{};
+  if (tile == 32) {
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_matmul_kernel<32>));
+  } else {
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_matmul_kernel<16>));
+  }
+  r.tiled_registers = attr.numRegs;
   const TimingPolicy slow{1, 4};
   c.poison();
   r.naive = time_median(

@@ -214,6 +214,8 @@ double run_banks(BankAccess access, int width, int iters, int blocks);
 /// Blocks of banks_kernel (256 threads, the [32][width] tile) resident on one SM at once, as the
 /// occupancy API gives it for the compiled kernel (its registers: 70 a thread under nvcc 13.0).
 int banks_blocks_per_sm(BankAccess access, int width);
+/// banks_kernel's registers a thread (cudaFuncAttributes::numRegs) for that access.
+int banks_registers(BankAccess access);
 
 /// Transposes of an n x n fp32 matrix: seconds of the 2D copy, naive, tiled, tiled and
 /// padded variants; every element checked.
@@ -240,6 +242,7 @@ FusionRun run_rmsnorm(int rows, int cols);
 struct MatmulRun {
   double naive = 0;
   std::vector<double> tiled;  // one per group
+  int tiled_registers = 0;    // the tiled kernel's cudaFuncAttributes::numRegs
 };
 MatmulRun run_matmul(int m, int n, int k, int tile, const std::vector<int>& groups);
 

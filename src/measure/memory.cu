@@ -442,6 +442,18 @@ int banks_blocks_per_sm(BankAccess access, int width) {
   return blocks;
 }
 
+int banks_registers(BankAccess access) {
+  cudaFuncAttributes attr{};
+  if (access == BankAccess::row) {
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel<BankAccess::row>));
+  } else if (access == BankAccess::column) {
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel<BankAccess::column>));
+  } else {
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel<BankAccess::swizzled>));
+  }
+  return attr.numRegs;
+}
+
 double run_banks(BankAccess access, int width, int iters, int blocks) {
   const int threads = 256;
   const std::size_t smem = std::size_t(32) * width * 4;

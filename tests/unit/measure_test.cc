@@ -16,6 +16,7 @@
 #include "measure/inputs.h"
 #include "cli/measure_options.h"
 #include "measure/measure.h"
+#include "measure/cases.h"
 #include "../measure_device.h"
 
 using namespace gpucalc;
@@ -86,6 +87,39 @@ TEST_CASE("measure: bad input is an input error before any launch") {
   CHECK_THROWS_AS(validate_case("roofline", {{"intensity", "0.3"}}, h200), InputError);
   CHECK_NOTHROW(validate_case("roofline", {{"intensity", "0.25"}}, h200));
   CHECK_NOTHROW(validate_case("occupancy", {{"threads", "1024"}, {"regs", "32"}, {"smem", "100KB"}}, h200));
+}
+
+// The SASS mixes were counted by hand from one build (nvcc 13.0, sm_90); another compiler or a
+// changed kernel must not pass them off as this binary's.
+TEST_CASE("measure: a SASS mix from another build is marked, with the registers that differ") {
+  MeasureTable t;
+  const bool same_nvcc = measure_nvcc_version() == cases::kSassMixNvcc;
+  CHECK(cases::sass_mix_current(t, "k<32>", 0, 40) == same_nvcc);  // registers not recorded: the nvcc alone
+  CHECK(cases::sass_mix_current(t, "k<32>", 32, 32) == same_nvcc);
+  CHECK(t.notes.size() == (same_nvcc ? 0u : 2u));
+  t.notes.clear();
+  CHECK_FALSE(cases::sass_mix_current(t, "k<32>", 32, 33));
+  REQUIRE(t.notes.size() == 1);
+  CHECK(t.notes[0].find("k<32>'s SASS mix was counted from nvcc 13.0's sm_90 code (32 registers a thread)") == 0);
+  CHECK(t.notes[0].find("(33 registers a thread)") != std::string::npos);
+  CHECK(cases::stale_mark(true).empty());
+  CHECK(cases::stale_mark(false) == " (the SASS mix may be stale: see the notes)");
+  // without CUDA the version is 0, never taken for 13.0
+  if (!measure_built_with_cuda()) CHECK(measure_nvcc_version() == 0);
+}
+
+// A range row: both ends kept, its ratio 1 inside and against the nearer end outside.
+TEST_CASE("measure: range rows") {
+  const MeasureRow in = cases::range_row("t", Unit::seconds, 2.0, 1.0, 1.5);
+  CHECK(in.predicted == 2.0);
+  CHECK(in.predicted_low == 1.0);
+  CHECK(in.is_range());
+  CHECK(in.ratio() == 1.0);
+  CHECK(cases::range_row("t", Unit::seconds, 1.0, 2.0, 2.5).ratio() == doctest::Approx(1.25));
+  CHECK(cases::range_row("t", Unit::seconds, 1.0, 2.0, 0.5).ratio() == doctest::Approx(0.5));
+  CHECK(std::isnan(cases::range_row("t", Unit::seconds, 1.0, 2.0, std::nan("")).ratio()));
+  CHECK_FALSE(cases::row("t", Unit::seconds, 1.0, 2.0).is_range());
+  CHECK(cases::row("t", Unit::seconds, 1.0, 2.0).ratio() == 2.0);
 }
 
 TEST_CASE("result checks: every element, NaN never passes, the first differences named") {
