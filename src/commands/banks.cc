@@ -18,7 +18,7 @@ namespace {
 
 // The options by their place in the declaration (banks_command checks the order): a run asks
 // for each by place, without a lookup of its name.
-enum : std::size_t { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask, kLds, kInstructions };
+enum : std::size_t { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask, kLds, kInstructions, kInteger };
 
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 40;
 
@@ -311,6 +311,14 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
                      fmt::format("warp instructions per access of at least --lds ({}): the loads are instructions too",
                                  format_number(loop.lds_per_access)));
   }
+  if (a.has(kInteger)) {
+    loop.integer_per_access = a.number(kInteger);
+    if (loop.integer_per_access > loop.instructions_per_access) {
+      throw InputError("--integer", a.text(kInteger),
+                       fmt::format("integer-pipe instructions per access of at most --instructions ({}): they are among them",
+                                   format_number(loop.instructions_per_access)));
+    }
+  }
   const AccessCost cost = access_cost(r.wavefronts, std::min(r.phases, r.wavefronts), loop);
   report.num("cost_cycles", cost.cost_cycles, Unit::cycles);
   report.num("time_ratio", cost.time_ratio);
@@ -320,11 +328,12 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
 
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   report.explain.push_back(fmt::format(
-      "in a loop of {} shared load(s) and {} warp instruction(s) per access, with enough warps to hide the load latency: "
-      "cost = max({} x {} wavefronts / 1 per clock, {} / 4 per clock) = max({}, {}) = {} SM cycles per warp access "
-      "({}-bound); conflict-free: {}; time ratio {} against {} ways",
-      format_number(loop.lds_per_access), format_number(loop.instructions_per_access), format_number(loop.lds_per_access),
-      r.wavefronts, format_number(loop.instructions_per_access), format_number(cost.shared_cycles),
+      "in a loop of {} shared load(s), {} warp instruction(s) and {} integer-pipe instruction(s) per access, with enough warps "
+      "to hide the load latency: cost = max({} x {} wavefronts / 1 per clock, {} / 4 per clock, {} / 2 per clock) = max({}, {}) "
+      "= {} SM cycles per warp access ({}-bound); conflict-free: {}; time ratio {} against {} ways",
+      format_number(loop.lds_per_access), format_number(loop.instructions_per_access), format_number(loop.integer_per_access),
+      format_number(loop.lds_per_access), r.wavefronts, format_number(loop.instructions_per_access),
+      format_number(loop.integer_per_access), format_number(cost.shared_cycles),
       format_number(cost.issue_cycles), format_number(cost.cost_cycles), cost.bound, format_number(cost.base_cycles),
       format_number(cost.time_ratio), r.ways));
   report.explain.push_back(fmt::format(
@@ -395,8 +404,12 @@ const Calculator& banks_command() {
                .at_most(1e6),
            number_option("instructions", "warp instructions per access in the loop, the loads included (default: --lds)", Unit::count)
                .at_least(0.001)
+               .at_most(1e6),
+           number_option("integer", "of those, integer-pipe instructions (IADD3, LOP3) per access, 2 a clock an SM (0)", Unit::count)
+               .at_least(0)
                .at_most(1e6)},
-          {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask", "lds", "instructions"}),
+          {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask", "lds", "instructions",
+           "integer"}),
       .results =
           {{"ways", Unit::count, true},
            {"wavefronts", Unit::count, true},

@@ -202,6 +202,8 @@ const std::vector<BadInput>& banks_rows() {
     {{"banks", "--access", "column", "--lds", "0"}, "--lds", "'0' is out of range: expected a number, 0.001 to 1,000,000"},
     {{"banks", "--access", "column", "--instructions", "2e6"}, "--instructions", "'2e6' is out of range: expected a number, 0.001 to 1,000,000"},
     {{"banks", "--access", "column", "--lds", "2", "--instructions", "1"}, "--instructions", "invalid value '1': expected warp instructions per access of at least --lds (2)"},
+    {{"banks", "--access", "column", "--instructions", "1", "--integer", "2"}, "--integer", "invalid value '2': expected integer-pipe instructions per access of at most --instructions (1)"},
+    {{"banks", "--access", "column", "--integer", "-0.5"}, "--integer", "'-0.5' is out of range: expected a number, 0 to 1,000,000"},
     {{"banks", "--access", "column", "--mask", "0x1ffffffff"}, "--mask", "'0x1ffffffff' is out of range: expected a whole number, 1 to 4,294,967,295"},
     {{"banks", "--access", "column", "--mask", "zz"}, "--mask", "invalid value 'zz': expected a whole number (256, 2^24, 16,384 or 0xff), 1 to 4,294,967,295"},
     {{"banks", "--access", "column", "--sweep", "foo"}, "--sweep", "invalid value 'foo': expected AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or AXIS=FROM:TO:xFACTOR with AXIS one of width, pad"},
