@@ -53,8 +53,9 @@ PipelineStreamResult pipeline_stream(const PipelineStreamInput& in) {
     (in_flight / (base + in.queue_time * rho / (1 - rho)) > x ? lo : hi) = x;
   }
   r.latency_bound = 0.5 * (lo + hi);
-  // every stage ready when the consumer wants it: one stage a consume time, per block
-  r.consumer_bound = per_stage / r.consume_time;
+  // every stage ready when the consumer wants it: one stage a consume time, per block; and the
+  // blocks of an SM share its tensor cores: at most one stage's FLOPs an MMA time an SM
+  r.consumer_bound = std::min(per_stage / r.consume_time, static_cast<double>(in.stage_bytes) * in.sms / r.mma_time);
   r.idle_little = std::min(in.bandwidth, in_flight / in.idle_latency);
   r.bandwidth = std::min({r.latency_bound, r.consumer_bound, in.bandwidth});
   r.limiter = r.bandwidth == in.bandwidth ? "bandwidth" : r.bandwidth == r.consumer_bound ? "consumer" : "latency";

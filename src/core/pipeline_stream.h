@@ -39,7 +39,8 @@ struct PipelineStreamResult {
   double stage_cycle = 0;       // L(X) + consume time: one stage's round trip, s
   double bandwidth = 0;         // X, bytes/s: the least of the bounds below
   double latency_bound = 0;     // the root of X = S D blocks SMs / (L(X) + consume time)
-  double consumer_bound = 0;    // blocks SMs D / consume time: every stage ready when wanted
+  double consumer_bound = 0;    // min(blocks SMs D / consume time, SMs D / wgmma time): the consumers
+                                // with every stage ready when wanted, and the SM's tensor cores
   double idle_little = 0;       // min(bandwidth, S D blocks SMs / L0): Little at the idle latency
   std::string limiter;          // "latency", "bandwidth" or "consumer"
 };

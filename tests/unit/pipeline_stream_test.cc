@@ -61,6 +61,11 @@ TEST_CASE("stage-cycle model: hand-derived, without a queue") {
   r = pipeline_stream(in);
   CHECK(r.bandwidth == doctest::Approx(1e5 / 150e-9));
   CHECK(r.limiter == "consumer");
+  // 2 blocks an SM share its tensor cores: 100 x 1,000 B a 100 ns wgmma, not 2 x 1,000 a 150 ns cycle
+  in.blocks_per_sm = 2;
+  CHECK(pipeline_stream(in).bandwidth == doctest::Approx(1e5 / 100e-9));
+  CHECK(pipeline_stream(in).limiter == "consumer");
+  in.blocks_per_sm = 1;
   // a ceiling below both: the bandwidth
   in.bandwidth = 5e11;
   CHECK(pipeline_stream(in).bandwidth == doctest::Approx(5e11));
