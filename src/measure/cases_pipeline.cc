@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "core/pipeline_stream.h"
 #include "core/roofline.h"
 #include "measure/cases.h"
 #include "measure/pipeline_measure.h"
@@ -39,6 +41,23 @@ double pipeline_little_bandwidth(int stages, std::int64_t data_bytes, int blocks
   // bytes in flight / latency, at most the memory's bandwidth
   const double in_flight = static_cast<double>(stages) * static_cast<double>(data_bytes) * blocks_per_sm * sms;
   return std::min(bandwidth, in_flight / latency);
+}
+
+PipelineStreamInput pipeline_stream_input(const PipelineMeasurePlan& plan, int stages, int blocks_per_sm, int sms, double clock,
+                                          double bandwidth, const Gpu& gpu) {
+  PipelineStreamInput in;
+  in.stage_bytes = plan.data_bytes;
+  in.stage_flops = 2.0 * plan.tile_m * plan.tile_n * plan.tile_k;
+  in.stages = stages;
+  in.blocks_per_sm = blocks_per_sm;
+  in.sms = sms;
+  in.clock = clock;
+  in.tensor_flops_per_sm_cycle = kSm90Bf16FlopsPerSmCycle;
+  // full -> the consumer's try_wait, empty -> the producer's: one shared-memory latency each
+  in.handoff_cycles = 2 * gpu.latency_shared_cycles;
+  in.bandwidth = bandwidth;
+  set_loaded_memory(in, loaded_model(gpu));
+  return in;
 }
 
 namespace {
@@ -126,17 +145,43 @@ void stage_rows(MeasureTable& t, const Gpu& gpu, const PipelineMeasurePlan& p, i
     return;
   }
   const PipelineResult m = pipeline(pipeline_measure_input(p, s, run.num_regs, bw), gpu);
-  const double predicted = pipeline_little_bandwidth(s, p.data_bytes, m.blocks_per_sm, sms, latency, bw);
+  // the stage-cycle model at the clock under tensor-core load and at the boost clock
+  PipelineStreamResult low, high;
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  try {
+    low = pipeline_stream(pipeline_stream_input(p, s, m.blocks_per_sm, sms, kTensorLoadClock, bw, gpu));
+    high = pipeline_stream(pipeline_stream_input(p, s, m.blocks_per_sm, sms, gpu.boost_clock, bw, gpu));
+  } catch (const FieldError& e) {
+    // a profile without the loaded-latency fields: no prediction (measure calibrate writes them)
+    low.bandwidth = high.bandwidth = none;
+    t.notes.push_back(fmt::format("S = {}: no stage-cycle prediction: {} (gpucalc measure calibrate writes the fields)", s, e.what()));
+  }
   // FLOP per byte of a stage: 2 BM BN BK / (A + B)
   const double intensity = 2.0 * p.tile_m * p.tile_n * p.tile_k / static_cast<double>(p.data_bytes);
-  t.rows.push_back(row(fmt::format("S = {}: bandwidth (TMA bytes / time)", s), Unit::bytes_per_second, predicted, run.bytes / run.seconds));
+  const double got = run.bytes / run.seconds;
+  t.rows.push_back(row(fmt::format("S = {}: bandwidth, stage-cycle model at {} GHz (tensor-load clock)", s,
+                                   format_number(kTensorLoadClock / 1e9)),
+                       Unit::bytes_per_second, low.bandwidth, got));
   if (s == 1 || s == p.max_stages) t.summary.push_back(t.rows.back().quantity);
-  t.rows.push_back(row(fmt::format("S = {}: bf16 FLOP/s", s), Unit::flops_per_second, std::min(peak, predicted * intensity),
-                       run.flops / run.seconds));
+  t.rows.push_back(row(fmt::format("S = {}: bandwidth, stage-cycle model at {} GHz (boost)", s, format_number(gpu.boost_clock / 1e9)),
+                       Unit::bytes_per_second, high.bandwidth, got));
+  t.rows.push_back(row(fmt::format("S = {}: bandwidth bound: Little's law at the idle latency", s), Unit::bytes_per_second,
+                       pipeline_little_bandwidth(s, p.data_bytes, m.blocks_per_sm, sms, latency, bw), got));
+  t.rows.push_back(row(fmt::format("S = {}: bf16 FLOP/s (stage-cycle model, tensor-load clock)", s), Unit::flops_per_second,
+                       std::isnan(low.bandwidth) ? none : std::min(peak, low.bandwidth * intensity), run.flops / run.seconds));
   t.rows.push_back(count_row(fmt::format("S = {}: blocks per SM (occupancy API)", s), Unit::count, m.blocks_per_sm, run.blocks_per_sm));
   t.rows.push_back(count_row(fmt::format("S = {}: shared memory per block", s), Unit::onchip_bytes,
                              static_cast<double>(m.smem_per_block), smem));
-  const double achieved = run.bytes / run.seconds;
+  if (!std::isnan(low.bandwidth)) {
+    t.notes.push_back(fmt::format("S = {}: stage cycle {} = loaded latency {} (idle {} + queue {} at {:.0f}% of {}) + wgmma {} + "
+                                  "hand-offs {} at {} GHz; limiter {}",
+                                s, format_quantity(low.stage_cycle, Unit::seconds), format_quantity(low.loaded_latency, Unit::seconds),
+                                format_quantity(latency, Unit::seconds), format_quantity(low.queue_wait, Unit::seconds),
+                                100 * low.utilization, format_quantity(gpu.memory_read_bandwidth, Unit::bytes_per_second),
+                                format_quantity(low.mma_time, Unit::seconds), format_quantity(low.handoff_time, Unit::seconds),
+                                  format_number(kTensorLoadClock / 1e9), low.limiter));
+  }
+  const double achieved = got;
   if (achieved < 0.9 * bw) {
     // Little's law backwards: the latency at which these bytes in flight give what was achieved
     const double in_flight = static_cast<double>(s) * static_cast<double>(p.data_bytes) * run.blocks_per_sm * sms;
@@ -195,14 +240,17 @@ MeasureTable run_pipeline_case(Context& ctx, const PipelineMeasurePlan& p) {
       checked = run.checked;
     }
   }
-  t.notes.push_back(fmt::format("predicted bandwidth: min(bandwidth, S x {} B (A + B a stage) x blocks per SM x {} SMs / latency), "
-                                "latency the profile's HBM latency {} cycles at {} GHz = {} (a pointer chase, unloaded: under load "
-                                "the latency is longer, so the small S fall short of it); FLOP/s: min(tensor peak {}, that x {} "
-                                "FLOP/B)",
-                                format_number(static_cast<double>(p.data_bytes)), sms, format_number(gpu.latency_hbm_cycles),
-                                format_number(gpu.boost_clock / 1e9), format_quantity(latency, Unit::seconds),
-                                format_quantity(peak, Unit::flops_per_second),
-                                format_number(2.0 * p.tile_m * p.tile_n * p.tile_k / static_cast<double>(p.data_bytes))));
+  t.notes.push_back(fmt::format(
+      "predicted bandwidth (stage-cycle model, docs/pipeline.md): X = min(bandwidth, S x {} B (A + B a stage) x blocks per SM x {} "
+      "SMs / (L(X) + wgmma + hand-offs)), L(X) = L0 + s rho / (1 - rho), rho = X / {} (little's loaded latency: L0 {} cycles at {} "
+      "GHz, s {}; no burst term: TMA bypasses the warp's return path); wgmma = 2 BM BN BK / ({} FLOP a cycle an SM x clock); "
+      "hand-offs 2 x {} cycles (shared-memory latency); the clock from {} GHz (Nsight Compute under this kernel) to the boost "
+      "{} GHz. The bound: Little's law at the idle latency {}. FLOP/s: min(tensor peak {}, X x {} FLOP/B)",
+      format_number(static_cast<double>(p.data_bytes)), sms, format_quantity(gpu.memory_read_bandwidth, Unit::bytes_per_second),
+      format_number(gpu.latency_hbm_cycles), format_number(gpu.boost_clock / 1e9), format_quantity(gpu.latency_queue_time, Unit::seconds),
+      format_number(kSm90Bf16FlopsPerSmCycle), format_number(gpu.latency_shared_cycles), format_number(kTensorLoadClock / 1e9),
+      format_number(gpu.boost_clock / 1e9), format_quantity(latency, Unit::seconds), format_quantity(peak, Unit::flops_per_second),
+      format_number(2.0 * p.tile_m * p.tile_n * p.tile_k / static_cast<double>(p.data_bytes))));
   t.notes.push_back(fmt::format("the model: gpucalc pipeline --tile {}x{}x{} --dtype bf16 --warpgroups 1+1 --epilogue-smem 0 "
                                 "--launch-regs (the kernel's): stages auto = {}; one producer thread (TMA), one consumer warpgroup "
                                 "(wgmma m64n{}k16, {} a k16 step), 256 threads",

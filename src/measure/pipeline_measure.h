@@ -9,6 +9,7 @@
 
 #include "core/gpu.h"
 #include "core/pipeline.h"
+#include "core/pipeline_stream.h"
 
 namespace gpucalc::cases {
 
@@ -43,5 +44,22 @@ std::int64_t pipeline_measure_smem(const PipelineMeasurePlan& plan, int stages);
 /// Little's law: bandwidth = min(bandwidth, stages x stage data bytes x blocks_per_sm x SMs /
 /// latency), bytes/s, latency in seconds.
 double pipeline_little_bandwidth(int stages, std::int64_t data_bytes, int blocks_per_sm, int sms, double latency, double bandwidth);
+
+/// Dense bf16 FLOPs an sm_90 SM's four tensor cores do a cycle: 2 x 1,024 FMA, twice the A100
+/// SM's 1,024 (NVIDIA H100 Tensor Core GPU Architecture whitepaper); the datasheet's 989.4
+/// TFLOP/s is 132 SMs x 4,096 x 1.83 GHz. Nsight Compute agrees on the H200 (run e of
+/// 2026-12-02): at S = 1 the tensor pipe was busy 22.9% of the cycles, 512 a stage of 2,250.
+inline constexpr double kSm90Bf16FlopsPerSmCycle = 4096;
+/// The SM clock Nsight Compute read on an H200 under this kernel (sm__cycles_elapsed.avg
+/// .per_second 1.77-1.80 GHz over 18 launches at S = 1 and 2, clocks left alone; run e of
+/// 2026-12-02): the low end of the clock range, against the boost clock at the high end.
+inline constexpr double kTensorLoadClock = 1.79e9;
+
+/// The stage-cycle model's input for the kernel at `stages` stages, `blocks_per_sm` blocks:
+/// the stage's A + B and 2 BM BN BK FLOPs, the clock, two barrier hand-offs a stage (each one
+/// shared-memory latency, the profile's latency_shared_cycles), the ceiling `bandwidth`, and the
+/// profile's loaded-latency model (throws FieldError for a profile without it).
+PipelineStreamInput pipeline_stream_input(const PipelineMeasurePlan& plan, int stages, int blocks_per_sm, int sms, double clock,
+                                          double bandwidth, const Gpu& gpu);
 
 }  // namespace gpucalc::cases
