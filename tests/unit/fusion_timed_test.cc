@@ -130,7 +130,7 @@ TEST_CASE("timed chain: unary x4 memory-bound, 2^22 to 2^28 (recorded)") {
   CHECK(3.95 / d.speedup == doctest::Approx(0.99).epsilon(0.01));
 }
 
-TEST_CASE("timed chain: binary chains (recorded; the model's misses)") {
+TEST_CASE("timed chain: binary chains, recorded, and the model's misses") {
   // binary x4 2^28 (run-d line 30): 2.01 against 2.00
   const TimedFusion big = elementwise(true, 4, 1 << 28);
   CHECK(big.speedup == doctest::Approx(1.998).epsilon(2e-3));
