@@ -213,4 +213,49 @@ FusionModel fusion_model(const FusionInput& in, const FusionResult& base, const 
   return m;
 }
 
+double timed_chain_time(const std::vector<double>& busy, double o, double g, double first, int* gpu_bound) {
+  double end = 0;  // the end of the kernel before, on the GPU
+  int bound = 0;
+  for (std::size_t i = 0; i < busy.size(); ++i) {
+    // launched by the host at D + i o; started on the GPU at max(that, previous end + g)
+    const double launched = first + static_cast<double>(i) * o;
+    const double start = i == 0 ? launched : std::max(launched, end + g);
+    if (i > 0 && end + g > launched) ++bound;
+    end = start + busy[i];
+  }
+  if (gpu_bound != nullptr) *gpu_bound = bound;
+  // the stop event: not before the host's last launch returned
+  return std::max(end, first + static_cast<double>(busy.size()) * o);
+}
+
+namespace {
+
+TimedChain timed(const ChainModel& c, const FusionModel& m, double o, double g) {
+  TimedChain t;
+  for (const KernelModel& k : c.kernels) {
+    const double l2_time = m.l2_bandwidth > 0 ? (k.dram_bytes + k.l2_bytes) / m.l2_bandwidth : 0;
+    t.busy.push_back(std::max(k.dram_bytes / k.bandwidth, l2_time) + m.ramp);
+  }
+  t.time = timed_chain_time(t.busy, o, g, m.first_launch, &t.gpu_bound);
+  t.time_hidden = timed_chain_time(t.busy, o, g, 0);
+  return t;
+}
+
+}  // namespace
+
+TimedFusion timed_fusion(const FusionModel& m, const FusionResult& base, const Gpu& gpu) {
+  TimedFusion f;
+  f.first = m.first_launch;
+  // o: the back-to-back launch overhead the model used (the first kernel's o is in launch_latency)
+  f.launch_overhead = base.launch_overhead;
+  f.gap = gpu.launch_overhead_graph > 0 ? std::min(gpu.launch_overhead_graph, f.launch_overhead) : 0;
+  f.unfused = timed(m.unfused, m, f.launch_overhead, f.gap);
+  f.fused = timed(m.fused, m, f.launch_overhead, f.gap);
+  f.speedup = ratio(f.unfused.time, f.fused.time);
+  f.speedup_hidden = ratio(f.unfused.time_hidden, f.fused.time_hidden);
+  f.speedup_low = std::min(f.speedup, f.speedup_hidden);
+  f.speedup_high = std::max(f.speedup, f.speedup_hidden);
+  return f;
+}
+
 }  // namespace gpucalc

@@ -138,4 +138,38 @@ struct FusionModel {
 /// FieldError naming the first one the profile lacks); the others at BW.
 FusionModel fusion_model(const FusionInput& input, const FusionResult& base, const Gpu& gpu);
 
+/// A chain timed as `measure` times it: CUDA events around the whole chain, the host launching
+/// its kernels back to back on one stream. The launches pipeline: the host issues kernel i at
+/// D + (i - 1) o (o = the back-to-back launch overhead), while the GPU runs kernel i - 1; the GPU
+/// starts kernel i at max(that, the end of kernel i - 1 + g), g = the GPU's own cost between two
+/// dependent kernels (the profile's launch_overhead_graph: empty kernels replayed from a graph);
+/// the stop event is stamped no earlier than the host's last launch has returned (D + k o). So a
+/// chain of k short kernels costs D + k o, not k (o + t), and a chain of long ones D + sum t + (k - 1) g.
+/// D is the part of the first launch's latency the events see: launch_latency - o (the model's end)
+/// or 0 (the host's latency hidden before the start event's stamp); which one, gpucalc cannot know.
+struct TimedChain {
+  double time = 0;         // seconds, D = launch_latency - o (the model)
+  double time_hidden = 0;  // seconds, D = 0 (the range's other end)
+  std::vector<double> busy;  // each kernel's own time on the GPU: max(DRAM bytes / BW_k, bytes / L2 BW) + ramp
+  int gpu_bound = 0;         // kernels that started at the previous one's end + g, not at their launch
+};
+
+struct TimedFusion {
+  TimedChain unfused;
+  TimedChain fused;
+  double first = 0;  // D at the model's end: launch_latency - o (0 when the profile has none)
+  double launch_overhead = 0;  // o
+  double gap = 0;              // g
+  double speedup = 0;          // at D = launch_latency - o
+  double speedup_hidden = 0;   // at D = 0
+  double speedup_low = 0;      // the lesser of the two
+  double speedup_high = 0;     // the greater
+};
+
+/// One chain's time by the recurrence above, from each kernel's busy time, o, g and D.
+double timed_chain_time(const std::vector<double>& busy, double o, double g, double first, int* gpu_bound = nullptr);
+
+/// The event-timed chains of a fusion_model() result (its kernels' bytes and bandwidths).
+TimedFusion timed_fusion(const FusionModel& m, const FusionResult& base, const Gpu& gpu);
+
 }  // namespace gpucalc

@@ -152,23 +152,16 @@ void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionC
                                 label, fmt::join(parts, "; ")));
 }
 
-/// The model's rows (fixed costs, L2, loads in flight), the launch-bound range's and the note.
+/// The model's rows (fixed costs, L2, loads in flight; launches pipelined as the events time them):
+/// one range row per quantity (the first launch's latency seen to hidden), and the bandwidth note.
 void add_model_rows(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionModel& m,
-                    const dev::FusionRun& run) {
-  t.rows.push_back(row(fmt::format("{}: unfused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
-                       m.unfused.time, run.unfused));
-  t.rows.push_back(row(fmt::format("{}: fused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
-                       m.fused.time, run.fused));
-  t.rows.push_back(row(fmt::format("{}: speed-up, model (fixed costs, L2, loads in flight)", label), Unit::count, m.speedup,
-                       run.unfused / run.fused));
-  t.summary.push_back(t.rows.back().quantity);
-  // the launch-bound range: CUDA-graph launches (o_graph each, no idle start) to host launches (the model)
-  t.rows.push_back(range_row(fmt::format("{}: unfused time, range (graph to host launches)", label), Unit::seconds,
-                             m.unfused_low.time, m.unfused.time, run.unfused));
-  t.rows.push_back(range_row(fmt::format("{}: fused time, range (graph to host launches)", label), Unit::seconds,
-                             m.fused_low.time, m.fused.time, run.fused));
-  t.rows.push_back(range_row(fmt::format("{}: speed-up, range (graph to host launches)", label), Unit::count, m.speedup_low,
-                             m.speedup_high, run.unfused / run.fused));
+                    const TimedFusion& f, const dev::FusionRun& run) {
+  t.rows.push_back(range_row(fmt::format("{}: unfused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
+                             f.unfused.time_hidden, f.unfused.time, run.unfused));
+  t.rows.push_back(range_row(fmt::format("{}: fused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
+                             f.fused.time_hidden, f.fused.time, run.fused));
+  t.rows.push_back(range_row(fmt::format("{}: speed-up, model (fixed costs, L2, loads in flight; the launch path's range)", label),
+                             Unit::count, f.speedup_low, f.speedup_high, run.unfused / run.fused));
   t.summary.push_back(t.rows.back().quantity);
   add_bandwidth_note(t, label, chain, m);
 }
@@ -208,15 +201,18 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     // the *_model rows: each kernel's bandwidth from its loads in flight (its launch, its SASS)
     // (a profile without the loaded-latency constants keeps the chain's bandwidth for every kernel)
     if (gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0) set_launches(in.chain, c, gpu);
-    t.rows.push_back(row(fmt::format("{}: unfused time ({} kernels)", label, r.unfused_kernels), Unit::seconds, r.unfused_time,
-                         run.unfused));
-    t.rows.push_back(row(fmt::format("{}: fused time", label), Unit::seconds, r.fused_time, run.fused));
-    t.rows.push_back(row(fmt::format("{}: speed-up", label), Unit::count, r.speedup, run.unfused / run.fused));
-    t.summary.push_back(t.rows.back().quantity);
-    // the model with fixed costs (the idle stream's first launch, each kernel's ramp), the L2 and
-    // each kernel's loads in flight
+    // the lesson's rule, a bound: every kernel max(o, bytes / BW), nothing else (not in the summary)
+    t.rows.push_back(row(fmt::format("{}: unfused time, bytes / BW or o a kernel (lower bound, {} kernels)", label,
+                                     r.unfused_kernels),
+                         Unit::seconds, r.unfused_time, run.unfused));
+    t.rows.push_back(row(fmt::format("{}: fused time, bytes / BW or o (lower bound)", label), Unit::seconds, r.fused_time,
+                         run.fused));
+    t.rows.push_back(row(fmt::format("{}: speed-up, bytes ratio (upper bound)", label), Unit::count, r.traffic_ratio,
+                         run.unfused / run.fused));
+    // the model with fixed costs (the first launch, each kernel's ramp), the L2, each kernel's loads
+    // in flight, and the launches pipelined against the kernels as the events around the chain see them
     const FusionModel m = fusion_model(in, r, gpu);
-    add_model_rows(t, label, in.chain, m, run);
+    add_model_rows(t, label, in.chain, m, timed_fusion(m, r, gpu), run);
     // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
     // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
     const bool streaming = r.fused_bytes >= 4 * l2;
@@ -240,19 +236,24 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
                                   format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.fused_bytes, Unit::bytes),
                                   format_number(r.traffic_ratio), r.regime));
   }
-  t.notes.push_back(fmt::format("launch overhead in the model: {} per kernel (the profile's)", format_quantity(gpu.launch_overhead, Unit::seconds)));
+  const double o = gpu.launch_overhead, first = std::max(0.0, gpu.launch_latency - o);
   t.notes.push_back(fmt::format(
-      "the model with fixed costs, the L2 and loads in flight (gpucalc fusion's *_model keys with --warps-per-sm): each kernel max(o, max(HBM bytes / BW_kernel, bytes / "
-      "L2 BW) + {} (one HBM latency, the first wave's wait)); the timed chain starts from an idle stream, which adds "
-      "launch_latency - o = {} once{}; an intermediate the kernel before moved with at most one L2 of bytes is read from the L2",
-      format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds),
-      format_quantity(std::max(0.0, gpu.launch_latency - gpu.launch_overhead), Unit::seconds),
-      gpu.launch_latency > 0 ? "" : " (the profile has no launch_latency: run measure calibrate)"));
-  t.notes.push_back(fmt::format("range: low end every launch queued ahead (a CUDA graph: launch_overhead_graph {} per kernel, "
-                                "no idle start), high end host launches from an idle stream (the model); BW_kernel = min(BW, "
-                                "X) with X from the kernel's loads in flight (little's loaded latency: X = W U 32 b SMs / L(X))",
-                                gpu.launch_overhead_graph > 0 ? format_quantity(gpu.launch_overhead_graph, Unit::seconds)
-                                                              : std::string("not in the profile: 0")));
+      "the model (fixed costs, L2, loads in flight): each kernel busy max(HBM bytes / BW_kernel, bytes / L2 BW) + {} (one HBM "
+      "latency, the first wave's wait); an intermediate the kernel before moved with at most one L2 of bytes is read from the "
+      "L2; BW_kernel = min(BW, X), X from the kernel's loads in flight (little's loaded latency: X = W U 32 b SMs / L(X))",
+      format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds)));
+  t.notes.push_back(fmt::format(
+      "launches, as the events around the whole chain time them: the host launches kernel i at D + (i - 1) o (o = {} back to "
+      "back) while the GPU runs kernel i - 1; the GPU starts it at max(that, the previous kernel's end + g) (g = "
+      "launch_overhead_graph {}, the GPU's own cost between dependent kernels); the stop event comes no earlier than D + k o. "
+      "So k short kernels cost D + k o, k long ones D + their busy times + (k - 1) g. D, the first launch's latency the events "
+      "see, is what gpucalc cannot know: the model takes all of it, launch_latency - o = {}{}; the range's other end none (D = "
+      "0: the launch-bound speed-up is then the launch-count ratio)",
+      format_quantity(o, Unit::seconds),
+      gpu.launch_overhead_graph > 0 ? format_quantity(gpu.launch_overhead_graph, Unit::seconds) : std::string("not in the profile: 0"),
+      format_quantity(first, Unit::seconds), gpu.launch_latency > 0 ? "" : " (the profile has no launch_latency: run measure calibrate)"));
+  t.notes.push_back("bytes ratio: unfused over fused bytes, the speed-up of a chain whose every kernel is memory-bound, an upper "
+                    "bound there (fixed costs only add to both); the lower-bound times are the lesson's max(o, bytes / BW) a kernel");
   if (counted_any) {
     t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more run of each variant "
                                   "after its timing, the L2 flushed (a read of 4x its size) before each counter pass; a "
