@@ -178,7 +178,7 @@ TEST_CASE("timed chain: RMSNorm (recorded)") {
   CHECK(inside(d.speedup_low, d.speedup_high, 3.07));
 }
 
-// Held back (docs/notes/fusion-heldback.md, written before these ran): pinned so that a change to
+// Held back (docs/device-runs/issue28-2026-12-02/predictions-h-fusion.md, written before these ran): pinned so that a change to
 // the model shows here. BW 4.29 TB/s, the built-in h200 profile.
 TEST_CASE("timed chain: held-back predictions") {
   struct Held {

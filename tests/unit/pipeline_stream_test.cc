@@ -169,7 +169,7 @@ TEST_CASE("stage-cycle model: the H200's 64x128x64 rows of run a (2 blocks an SM
   }
 }
 
-TEST_CASE("stage-cycle model: held back, 64x256x64 (docs/notes/pipeline-heldback.md)") {
+TEST_CASE("stage-cycle model: held back, 64x256x64 (docs/device-runs/issue28-2026-12-02/predictions-h-pipeline.md)") {
   // 40,960 B a stage, 512 cycles of wgmma, 1 block an SM (the kernel's 202+ registers x 256
   // threads are over half the register file): S = 1 3.887 TB/s at 1.79 GHz, 3.906 at boost;
   // S = 2 4.276 (4.280); S >= 3 the copy bandwidth
