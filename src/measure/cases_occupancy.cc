@@ -356,13 +356,18 @@ MeasureTable run_waves_case(Context& ctx, const WavesPlan& p) {
       t.notes.push_back(fmt::format("the runtime allows {} blocks per SM with this shared memory, not {}",
                                     run.runtime_blocks_per_sm, p.blocks_per_sm));
     }
-    t.rows.push_back(row(fmt::format("time, {} blocks ({} waves)", g, r.waves), Unit::seconds, r.time, run.seconds));
+    // the events around the launch see some of its latency, which gpucalc cannot know: none (the
+    // model's waves x block time) to a whole launch + synchronize round trip (launch_latency)
+    t.rows.push_back(range_row(fmt::format("time, {} blocks ({} waves; the launch seen: none to launch_latency)", g, r.waves),
+                               Unit::seconds, r.time, r.time + gpu.launch_latency, run.seconds));
     t.rows.push_back(row(fmt::format("waves, {} blocks (time / block time)", g), Unit::count, static_cast<double>(r.waves),
                          run.seconds / p.block_time));
     if (t.summary.size() < 2) t.summary.push_back(t.rows[t.rows.size() - 2].quantity);
   }
-  t.notes.push_back("the measured time includes the launch (a few us) and the block start-up; one block more than "
-                    "a wave costs a whole extra block time");
+  t.notes.push_back(fmt::format("the measured time includes part of the launch and the block start-up: the time's range adds "
+                                "0 to the profile's launch_latency ({}, an empty kernel's launch + synchronize); one block "
+                                "more than a wave costs a whole extra block time",
+                                format_quantity(gpu.launch_latency, Unit::seconds)));
   return t;
 }
 
