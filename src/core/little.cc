@@ -70,6 +70,15 @@ LoadedModel loaded_model(const Gpu& gpu) {
   return m;
 }
 
+double loaded_throughput(double bytes_in_flight, double base_latency, double read_bandwidth, double queue_time) {
+  double lo = 0, hi = read_bandwidth;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * read_bandwidth; ++i) {
+    const double x = 0.5 * (lo + hi);
+    (bytes_in_flight / (base_latency + queue_wait(x / read_bandwidth, queue_time)) > x ? lo : hi) = x;
+  }
+  return 0.5 * (lo + hi);
+}
+
 LoadResult loaded(const LoadInput& in, const LoadedModel& m) {
   check_positive("warps_per_sm", in.warps_per_sm, "a number of warps per SM > 0 such as 16");
   check_positive("loads_per_warp", in.loads_per_warp, "a number of loads > 0 such as 4");
@@ -87,14 +96,8 @@ LoadResult loaded(const LoadInput& in, const LoadedModel& m) {
   // burst time [s] = U 32 b / r: the warp resumes when its last byte is back
   r.burst_time = burst / m.warp_return_bandwidth;
   const double base = m.idle_latency + r.burst_time;
-  // X = N / (L0 + burst + s rho / (1 - rho)): the left side rises from 0, the right falls from
-  // N / (L0 + burst) to 0 as X goes to B, so one root lies in (0, B): bisection.
-  double lo = 0, hi = m.read_bandwidth;
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * m.read_bandwidth; ++i) {
-    const double x = 0.5 * (lo + hi);
-    (total / (base + queue_wait(x / m.read_bandwidth, m.queue_time)) > x ? lo : hi) = x;
-  }
-  r.achieved_bandwidth = 0.5 * (lo + hi);
+  // X = N / (L0 + burst + s rho / (1 - rho))
+  r.achieved_bandwidth = loaded_throughput(total, base, m.read_bandwidth, m.queue_time);
   r.utilization = r.achieved_bandwidth / m.read_bandwidth;
   r.queue_wait = queue_wait(r.utilization, m.queue_time);
   r.loaded_latency = base + r.queue_wait;

@@ -71,6 +71,11 @@ struct LoadResult {
 /// X and L(X) for W warps x U loads x b bytes (the root by bisection, to 1e-12 of B).
 LoadResult loaded(const LoadInput& in, const LoadedModel& m);
 
+/// The throughput X at which `bytes_in_flight` bytes, each taking base + s rho / (1 - rho) to come
+/// back (rho = X / read_bandwidth, s = queue_time), satisfy Little's law: X = N / L(X). The left
+/// side rises from 0, the right falls to 0 as X goes to the read bandwidth: one root, by bisection.
+double loaded_throughput(double bytes_in_flight, double base_latency, double read_bandwidth, double queue_time);
+
 /// The knee's utilisation: X reaches this fraction of B there.
 inline constexpr double kKneeUtilization = 0.9;
 

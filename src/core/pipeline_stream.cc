@@ -44,15 +44,8 @@ PipelineStreamResult pipeline_stream(const PipelineStreamInput& in) {
   r.consume_time = r.mma_time + r.handoff_time;
   const double per_stage = static_cast<double>(in.stage_bytes) * in.blocks_per_sm * in.sms;  // D blocks SMs
   const double in_flight = in.stages * per_stage;
-  // X = N / (L0 + s rho / (1 - rho) + T_c), rho = X / B: the left side rises from 0, the right
-  // falls to N / (L0 + T_c + ...) -> 0 as X -> B, so one root lies in (0, B): bisection.
-  const double base = in.idle_latency + r.consume_time;
-  double lo = 0, hi = in.read_bandwidth;
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * in.read_bandwidth; ++i) {
-    const double x = 0.5 * (lo + hi), rho = x / in.read_bandwidth;
-    (in_flight / (base + in.queue_time * rho / (1 - rho)) > x ? lo : hi) = x;
-  }
-  r.latency_bound = 0.5 * (lo + hi);
+  // X = N / (L0 + s rho / (1 - rho) + T_c), rho = X / B (little's fixed point, the consume time added)
+  r.latency_bound = loaded_throughput(in_flight, in.idle_latency + r.consume_time, in.read_bandwidth, in.queue_time);
   // every stage ready when the consumer wants it: one stage a consume time, per block; and the
   // blocks of an SM share its tensor cores: at most one stage's FLOPs an MMA time an SM
   r.consumer_bound = std::min(per_stage / r.consume_time, static_cast<double>(in.stage_bytes) * in.sms / r.mma_time);
