@@ -22,6 +22,10 @@ void set_loaded_memory(PipelineStreamInput& in, const LoadedModel& m) {
   in.queue_time = m.queue_time;
 }
 
+double idle_little_bandwidth(double bytes_in_flight, double latency, double bandwidth) {
+  return std::min(bandwidth, bytes_in_flight / latency);
+}
+
 PipelineStreamResult pipeline_stream(const PipelineStreamInput& in) {
   positive("stage_bytes", static_cast<double>(in.stage_bytes), "a number of bytes > 0 such as 32768");
   positive("stage_flops", in.stage_flops, "FLOPs > 0 such as 2 x 128 x 128 x 64");
@@ -49,7 +53,7 @@ PipelineStreamResult pipeline_stream(const PipelineStreamInput& in) {
   // every stage ready when the consumer wants it: one stage a consume time, per block; and the
   // blocks of an SM share its tensor cores: at most one stage's FLOPs an MMA time an SM
   r.consumer_bound = std::min(per_stage / r.consume_time, static_cast<double>(in.stage_bytes) * in.sms / r.mma_time);
-  r.idle_little = std::min(in.bandwidth, in_flight / in.idle_latency);
+  r.idle_little = idle_little_bandwidth(in_flight, in.idle_latency, in.bandwidth);
   r.bandwidth = std::min({r.latency_bound, r.consumer_bound, in.bandwidth});
   r.limiter = r.bandwidth == in.bandwidth ? "bandwidth" : r.bandwidth == r.consumer_bound ? "consumer" : "latency";
   // the latency at the bandwidth reached (the queue at its utilisation)

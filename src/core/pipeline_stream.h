@@ -41,12 +41,16 @@ struct PipelineStreamResult {
   double latency_bound = 0;     // the root of X = S D blocks SMs / (L(X) + consume time)
   double consumer_bound = 0;    // min(blocks SMs D / consume time, SMs D / wgmma time): the consumers
                                 // with every stage ready when wanted, and the SM's tensor cores
-  double idle_little = 0;       // min(bandwidth, S D blocks SMs / L0): Little at the idle latency
+  double idle_little = 0;       // min(bandwidth, S D blocks SMs / L0): Little at the idle latency (idle_little_bandwidth)
   std::string limiter;          // "latency", "bandwidth" or "consumer"
 };
 
 /// The model. Throws FieldError naming the first field that is not > 0 (finite).
 PipelineStreamResult pipeline_stream(const PipelineStreamInput& in);
+
+/// Little's law at the idle latency: min(bandwidth, bytes in flight / latency)   [B/s]; the bound
+/// the stage-cycle model is set beside.
+double idle_little_bandwidth(double bytes_in_flight, double latency, double bandwidth);
 
 /// The input's memory fields from the profile's loaded model (loaded_model(gpu) throws
 /// FieldError for a profile without them).

@@ -38,9 +38,8 @@ PipelineInput pipeline_measure_input(const PipelineMeasurePlan& plan, int stages
 std::int64_t pipeline_measure_smem(const PipelineMeasurePlan& plan, int stages) { return stages * plan.stage_bytes; }
 
 double pipeline_little_bandwidth(int stages, std::int64_t data_bytes, int blocks_per_sm, int sms, double latency, double bandwidth) {
-  // bytes in flight / latency, at most the memory's bandwidth
   const double in_flight = static_cast<double>(stages) * static_cast<double>(data_bytes) * blocks_per_sm * sms;
-  return std::min(bandwidth, in_flight / latency);
+  return idle_little_bandwidth(in_flight, latency, bandwidth);
 }
 
 PipelineStreamInput pipeline_stream_input(const PipelineMeasurePlan& plan, int stages, int blocks_per_sm, int sms, double clock,

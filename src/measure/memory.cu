@@ -428,45 +428,42 @@ double run_column_read(std::size_t rows, std::size_t cols, int elem) {
       [](std::size_t j) { return static_cast<double>(inputs::unit_float(43, j)); });
 }
 
+namespace {
+
+constexpr int kBanksThreads = 256;
+
+// The banks_kernel instantiation for an access: the one place that picks it.
+using BanksKernel = void (*)(int, int, std::uint32_t*);
+BanksKernel banks_kernel_for(BankAccess access) {
+  if (access == BankAccess::row) return banks_kernel<BankAccess::row>;
+  if (access == BankAccess::column) return banks_kernel<BankAccess::column>;
+  return banks_kernel<BankAccess::swizzled>;
+}
+
+std::size_t banks_smem(int width) { return std::size_t(32) * width * 4; }
+
+}  // namespace
+
 int banks_blocks_per_sm(BankAccess access, int width) {
-  const int threads = 256;
-  const std::size_t smem = std::size_t(32) * width * 4;
   int blocks = 0;
-  if (access == BankAccess::row) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel<BankAccess::row>, threads, smem));
-  } else if (access == BankAccess::column) {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel<BankAccess::column>, threads, smem));
-  } else {
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel<BankAccess::swizzled>, threads, smem));
-  }
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, banks_kernel_for(access), kBanksThreads, banks_smem(width)));
   return blocks;
 }
 
 int banks_registers(BankAccess access) {
   cudaFuncAttributes attr{};
-  if (access == BankAccess::row) {
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel<BankAccess::row>));
-  } else if (access == BankAccess::column) {
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel<BankAccess::column>));
-  } else {
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel<BankAccess::swizzled>));
-  }
+  CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel_for(access)));
   return attr.numRegs;
 }
 
 double run_banks(BankAccess access, int width, int iters, int blocks) {
-  const int threads = 256;
-  const std::size_t smem = std::size_t(32) * width * 4;
+  const int threads = kBanksThreads;
+  const std::size_t smem = banks_smem(width);
+  const BanksKernel kernel = banks_kernel_for(access);
   DeviceBuffer<std::uint32_t> out(std::size_t(blocks) * threads);
   out.poison();
   double s = time_median([&] {
-    if (access == BankAccess::row) {
-      banks_kernel<BankAccess::row><<<blocks, threads, smem>>>(width, iters, out.get());
-    } else if (access == BankAccess::column) {
-      banks_kernel<BankAccess::column><<<blocks, threads, smem>>>(width, iters, out.get());
-    } else {
-      banks_kernel<BankAccess::swizzled><<<blocks, threads, smem>>>(width, iters, out.get());
-    }
+    kernel<<<blocks, threads, smem>>>(width, iters, out.get());
     CUDA_CHECK_LAUNCH("banks_kernel");
   });
   // Each lane's sum: iters / 32 passes over its 32 words.

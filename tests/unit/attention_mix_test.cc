@@ -2,7 +2,9 @@
 // counts of attention_fwd_kernel<64> and <128>'s SASS (cuobjdump -sass on the H200, 2026-12-02),
 // the clocks by hand, and the H200's runs (docs/device-runs/issue28-2026-12-02/run-a/extra.txt:
 // 8.67 ms for batch 4 x 16 heads x seq 4096 x d 64; run-b: 9.56 ms causal d 128, 4.36 ms for 32
-// heads, 8 KV heads, seq 2048), at the 1826 MHz the FMA loop ran at in run a.
+// heads, 8 KV heads, seq 2048), at the 1826 MHz the FMA loop ran at in run a. That was not the
+// kernel's clock: Nsight Compute read 1.98 GHz while it ran (run f), where measure now predicts,
+// and there the same runs are 1.17 of the mix (docs/attention.md).
 #include "core/attention_mix.h"
 
 #include <doctest/doctest.h>
@@ -12,7 +14,7 @@
 namespace gpucalc {
 namespace {
 
-constexpr double kClock = 1.826e9;  // measure calibrate's FMA loop on the H200 (run a)
+constexpr double kClock = 1.826e9;  // measure calibrate's FMA loop on the H200 (run a), not the kernel's clock
 constexpr int kSms = 132;
 constexpr int kSfu = 16;  // CUDA C++ Programming Guide, throughput table, cc 9.0 (hw/h200.toml)
 
