@@ -88,6 +88,7 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
 void put_kernel_times(const TilingResult& r, Report& report) {
   const bool t = r.has_tile;
   report.num("naive_dram_bytes", r.naive.dram_bytes, Unit::bytes);
+  report.num("naive_dram_low", r.naive.dram_bytes_low, Unit::bytes);
   if (t) report.num("tiled_dram_bytes", r.tiled.dram_bytes, Unit::bytes);
   report.num("naive_l2_bytes", r.naive.l2_bytes, Unit::bytes);
   if (t) report.num("tiled_l2_bytes", r.tiled.l2_bytes, Unit::bytes);
@@ -95,6 +96,7 @@ void put_kernel_times(const TilingResult& r, Report& report) {
   if (r.naive.has_time) {
     report.num("naive_chip_time", r.naive.onchip_time, Unit::seconds);
     report.num("naive_time_model", r.naive.time, Unit::seconds);
+    report.num("naive_time_low", r.naive.time_low, Unit::seconds);
     report.word("naive_bound", r.naive.bound);
   }
   if (t && r.tiled.has_time) {
@@ -326,11 +328,21 @@ void explain_kernel(const char* name, const TilingInput& in, const TilingResult&
       format_quantity(t.l2_time, Unit::seconds), format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma),
       format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma), gpu.sm_count, format_number(std::round(t.onchip_cycles)),
       fmt::format("{} GHz", format_number(gpu.boost_clock / 1e9)), format_quantity(t.onchip_time, Unit::seconds)));
-  report.explain.push_back(fmt::format("{}: time = max(DRAM {}, L2 {}, on chip {}, compute {}) = {}, {}-bound", name,
-                                       format_quantity(t.dram_time, Unit::seconds), format_quantity(t.l2_time, Unit::seconds),
-                                       format_quantity(t.onchip_time, Unit::seconds),
-                                       format_quantity(r.compute_time, Unit::seconds), format_quantity(t.time, Unit::seconds),
-                                       t.bound));
+  if (!t.dram_serial) {
+    report.explain.push_back(fmt::format("{}: time = max(DRAM {}, L2 {}, on chip {}, compute {}) = {}, {}-bound", name,
+                                         format_quantity(t.dram_time, Unit::seconds), format_quantity(t.l2_time, Unit::seconds),
+                                         format_quantity(t.onchip_time, Unit::seconds),
+                                         format_quantity(r.compute_time, Unit::seconds), format_quantity(t.time, Unit::seconds),
+                                         t.bound));
+    return;
+  }
+  report.explain.push_back(fmt::format(
+      "{}: time = max(L2 {}, on chip {}, compute {}) + DRAM {} = {} ({}: the L1's queue full, a DRAM wait is not hidden); "
+      "blocks drifting apart reuse B more: B's passes x exp(-L2 / distance) = {}, DRAM {}: {} (naive_time_low)",
+      name, format_quantity(t.l2_time, Unit::seconds), format_quantity(t.onchip_time, Unit::seconds),
+      format_quantity(r.compute_time, Unit::seconds), format_quantity(t.dram_time, Unit::seconds),
+      format_quantity(t.time, Unit::seconds), t.bound, format_number(u.b_passes_spread),
+      format_quantity(t.dram_bytes_low, Unit::bytes), format_quantity(t.time_low, Unit::seconds)));
 }
 
 /// The L2 model for the naive kernel (32 x 8 threads) and, with a tile, the tiled one.
@@ -503,12 +515,14 @@ const Calculator& tiling_command() {
            {"write_bytes", Unit::bytes},
            {"c_read_bytes", Unit::bytes},
            {"naive_dram_bytes", Unit::bytes},
+           {"naive_dram_low", Unit::bytes},
            {"tiled_dram_bytes", Unit::bytes, true},
            {"naive_l2_bytes", Unit::bytes},
            {"tiled_l2_bytes", Unit::bytes},
            {"tiled_b_passes"},
            {"naive_chip_time", Unit::seconds},
            {"naive_time_model", Unit::seconds},
+           {"naive_time_low", Unit::seconds},
            {"naive_bound", Unit::text},
            {"tiled_chip_time", Unit::seconds},
            {"tiled_time_model", Unit::seconds, true},

@@ -14,6 +14,7 @@ namespace {
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
 constexpr double kWavefrontBytes = 128;  // 32 banks x 4 B a clock (CUDA C++ Programming Guide, shared memory)
 constexpr double kWarp = 32;
+constexpr double kSectorBytes = 32;  // the unit an L1 miss fetches (CUDA C++ Best Practices Guide, coalesced access)
 constexpr double kSchedulers = 4;  // warp instructions issued a clock per SM (CUDA C++ Programming Guide, cc 9.0)
 
 double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
@@ -41,9 +42,14 @@ PanelReuse panel_reuse(const PanelReuseInput& in) {
   r.b_distance = k * n * in.bytes_b + r.group * tm * k * in.bytes_a;
   r.a_passes = r.a_distance <= in.l2_size ? 1 : r.tile_cols;
   r.b_passes = r.b_distance <= in.l2_size ? 1 : std::ceil(r.tile_rows / r.group);
+  // blocks whose phases drift apart: the distance between two uses of a B panel varies about its
+  // mean; taken as exponential (the least-informed law of a given mean), a use hits the L2 with
+  // probability 1 - exp(-L2 / distance)
+  r.b_passes_spread = r.b_passes == 1 ? 1 : std::max(1.0, r.b_passes * std::exp(-in.l2_size / r.b_distance));
   r.a_dram_bytes = m * k * in.bytes_a * r.a_passes;
   r.b_dram_bytes = k * n * in.bytes_b * r.b_passes;
   r.dram_read_bytes = r.a_dram_bytes + r.b_dram_bytes;
+  r.dram_read_bytes_spread = r.a_dram_bytes + k * n * in.bytes_b * r.b_passes_spread;
   // L2 to SM: each block reads its panels once (L1 or shared memory serves the reuse inside it)
   r.l2_read_bytes = m * k * in.bytes_a * r.tile_cols + k * n * in.bytes_b * r.tile_rows;
   return r;
@@ -53,6 +59,12 @@ double naive_wavefronts_per_fma(double bytes_a, double bytes_b) {
   // A: one address per warp (a broadcast), 1; B: the warp's 32 consecutive elements
   (void)bytes_a;
   return 1 + row_wavefronts(bytes_b);
+}
+
+double naive_fill_wavefronts_per_fma(double bytes_a, double bytes_b, double block_m) {
+  // B: the block's row of 32 elements, ceil(32 b / 128) lines, one miss for the block's warps;
+  // A: one sector of 32 B serves 32 / a of the warp's k
+  return row_wavefronts(bytes_b) / block_m + bytes_a / kSectorBytes;
 }
 
 double tiled_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k) {

@@ -27,8 +27,12 @@ struct PanelReuse {
   double b_distance = 0;  // bytes between uses of a B panel by the next group of rows: K N b + G Tm K a
   double a_passes = 0;    // A from DRAM: 1 when a_distance fits the L2, else once per tile column
   double b_passes = 0;    // B from DRAM: 1 when b_distance fits, else once per group of G tile rows
+  // B's passes when the blocks' phases are spread: a use hits when its reuse distance, taken as
+  // exponential with mean b_distance, is under the L2: b_passes x exp(-L2 / b_distance), at least 1
+  double b_passes_spread = 0;
   double a_dram_bytes = 0, b_dram_bytes = 0;
   double dram_read_bytes = 0;  // A's and B's (C read with beta is added by the caller)
+  double dram_read_bytes_spread = 0;  // the same with b_passes_spread
   double l2_read_bytes = 0;    // L2 to the SMs: every block's panels, M K a ceil(N / Tn) + K N b ceil(M / Tm)
 };
 
@@ -42,6 +46,12 @@ PanelReuse panel_reuse(const PanelReuseInput& in);
 /// both global loads through L1. tiled: the two shared loads (the A tile's broadcast, the B
 /// tile's row) every step, and per K step of Tk the two global loads and two shared stores.
 double naive_wavefronts_per_fma(double bytes_a, double bytes_b);
+
+/// The naive kernel's L1 misses per warp FMA, each one more wavefront of the data stage when its
+/// line returns (a fill writes the line's sectors, up to 128 B, in one clock): the block's
+/// `block_m` warps share B's row (ceil(32 b / 128) lines, one warp misses), and a warp's A
+/// element misses once a 32-byte sector (a / 32 per FMA). fp32, 8 warps: 1/8 + 1/8.
+double naive_fill_wavefronts_per_fma(double bytes_a, double bytes_b, double block_m);
 double tiled_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k);
 
 /// One warp's K step in a kernel's SASS loop (cuobjdump -sass): its FFMAs, its shared / L1

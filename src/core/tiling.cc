@@ -80,17 +80,20 @@ constexpr std::int64_t kNaiveBlockM = 8;   // 8 warps, 256 threads (as measure's
 constexpr double kSchedulers = 4;          // warp instructions issued a clock per SM, one per scheduler
 
 /// One kernel of Tm x Tn threads, one output each: DRAM bytes from the panels' reuse in the L2,
-/// L2 bytes, the on-chip cycles, and the time as the largest of the four bounds.
+/// L2 bytes, the on-chip cycles, and the time: the largest of the four bounds, or (dram_serial,
+/// the naive kernel) the largest of the other three + the DRAM time, with a low end at spread phases.
 MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const Gpu& gpu, std::int64_t tm, std::int64_t tn,
-                       double wavefronts, double issue) {
+                             double wavefronts, double issue, bool dram_serial) {
   MatmulKernelTime t;
   const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
   t.reuse = panel_reuse({in.m, in.n, in.k, tm, tn, static_cast<double>(r.bytes_a), static_cast<double>(r.bytes_b),
                          in.group_m, static_cast<double>(gpu.l2_size)});
   // DRAM = A and B as the L2 serves them + C read (beta) + C written   [bytes]
   t.dram_bytes = t.reuse.dram_read_bytes + r.c_read_bytes + r.write_bytes;
+  t.dram_bytes_low = dram_serial ? t.reuse.dram_read_bytes_spread + r.c_read_bytes + r.write_bytes : t.dram_bytes;
   t.l2_bytes = t.reuse.l2_read_bytes + r.c_read_bytes + r.write_bytes;
   t.wavefronts_per_fma = wavefronts;
+  t.dram_serial = dram_serial;
   t.issue_per_fma = issue;
   const bool fits = tm * tn <= gpu.max_threads_per_block;
   t.has_time = fits && gpu.sm_count > 0 && gpu.boost_clock > 0 && gpu.l2_size > 0 && r.l2_bandwidth > 0;
@@ -101,20 +104,31 @@ MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const
   t.onchip_time = t.onchip_cycles / gpu.boost_clock;
   t.dram_time = t.dram_bytes / r.bandwidth;
   t.l2_time = t.l2_bytes / r.l2_bandwidth;
-  t.time = std::max({t.dram_time, t.l2_time, t.onchip_time, r.compute_time});
-  t.bound = t.time == t.onchip_time ? "onchip" : t.time == t.dram_time ? "dram" : t.time == t.l2_time ? "l2" : "compute";
+  if (!dram_serial) {
+    t.time = std::max({t.dram_time, t.l2_time, t.onchip_time, r.compute_time});
+    t.time_low = t.time;
+    t.bound = t.time == t.onchip_time ? "onchip" : t.time == t.dram_time ? "dram" : t.time == t.l2_time ? "l2" : "compute";
+    return t;
+  }
+  // the L1's queue full (Nsight Compute: LG throttle), a DRAM miss's wait is not hidden behind
+  // other warps' L1 work: on chip + DRAM   [s]
+  const double chip = std::max({t.l2_time, t.onchip_time, r.compute_time});
+  t.time = chip + t.dram_time;
+  t.time_low = chip + t.dram_bytes_low / r.bandwidth;
+  t.bound = chip == t.onchip_time ? "onchip+dram" : chip == t.l2_time ? "l2+dram" : "compute+dram";
   return t;
 }
 
 /// The naive and the tiled kernels against the L2 and the SM (the tiled one only with a tile).
 void add_kernel_times(const TilingInput& in, TilingResult& r, const Gpu& gpu) {
   const double ea = r.bytes_a, eb = r.bytes_b;
-  // naive: per warp FMA the A and B global loads and the FMA issue
-  r.naive = kernel_time(in, r, gpu, kNaiveBlockM, kNaiveBlockN, naive_wavefronts_per_fma(ea, eb), 3);
+  // naive: per warp FMA the A and B global loads, their misses' fills and the FMA issue
+  const double fills = naive_fill_wavefronts_per_fma(ea, eb, kNaiveBlockM);
+  r.naive = kernel_time(in, r, gpu, kNaiveBlockM, kNaiveBlockN, naive_wavefronts_per_fma(ea, eb) + fills, 3, true);
   if (!r.has_tile) return;
   const double tk = static_cast<double>(in.tile_k);
   // tiled: two shared loads and the FMA per step, two global loads and two shared stores per K step
-  r.tiled = kernel_time(in, r, gpu, in.tile_m, in.tile_n, tiled_wavefronts_per_fma(ea, eb, tk), 3 + 4 / tk);
+  r.tiled = kernel_time(in, r, gpu, in.tile_m, in.tile_n, tiled_wavefronts_per_fma(ea, eb, tk), 3 + 4 / tk, false);
 }
 
 /// An operand's storage type in bytes: its own dtype, else the math type's.

@@ -28,13 +28,18 @@ struct MatmulKernelTime {
   bool has_time = false;     // the profile has the SMs, the clock and the L2; the kernel fits a block
   PanelReuse reuse{};        // the passes of A and B from DRAM
   double dram_bytes = 0;     // A and B from DRAM + C read (beta) + C written
+  double dram_bytes_low = 0; // the same with B's passes of spread phases (PanelReuse::b_passes_spread)
   double l2_bytes = 0;       // L2 to the SMs: every block's panels (+ C read and written)
   double wavefronts_per_fma = 0;  // shared / L1 data-stage wavefronts per warp FMA instruction
   double issue_per_fma = 0;       // warp instructions issued per warp FMA (loads, stores, the FMA)
   double onchip_cycles = 0;       // per SM: max(wavefronts, issue / 4 schedulers) x warp FMAs / SMs
   double dram_time = 0, l2_time = 0, onchip_time = 0;
-  double time = 0;                // the largest of the DRAM, L2, on-chip and compute times
-  const char* bound = "";         // dram, l2, onchip or compute
+  // tiled: the largest of the DRAM, L2, on-chip and compute times. naive: the largest of the L2,
+  // on-chip and compute times + the DRAM time (its DRAM waits add to the L1's; see docs/tiling.md)
+  double time = 0;
+  double time_low = 0;            // naive: the same with dram_bytes_low; tiled: = time
+  bool dram_serial = false;       // the naive kernel's form (DRAM time added, a range)
+  const char* bound = "";         // dram, l2, onchip or compute; the naive kernel's "onchip+dram" (or l2+dram, compute+dram)
 };
 
 /// Counts are in elements and held in double: exact below 2^53, never wrapping above. The

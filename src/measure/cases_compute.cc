@@ -294,6 +294,11 @@ TilingPlan plan_tiling(const Args& a, const Gpu&) {
   return p;
 }
 
+/// The naive kernel's rows: a range when B's reuse depends on the blocks' drift, else one value.
+MeasureRow naive_range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
+  return low == high ? row(std::move(quantity), unit, high, achieved) : range_row(std::move(quantity), unit, low, high, achieved);
+}
+
 std::string order_name(int group) { return group == 1 ? "row-major" : fmt::format("grouped G = {}", group); }
 
 /// The time rows: the L2 model's time against the achieved (naive, then the tiled kernel in each
@@ -301,8 +306,10 @@ std::string order_name(int group) { return group == 1 ? "row-major" : fmt::forma
 void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
                          const dev::MatmulRun& run) {
   const double flops = naive.flops;
-  t.rows.push_back(row(fmt::format("naive time (L2 model, {}-bound)", naive.naive.bound), Unit::seconds, naive.naive.time,
-                       run.naive));
+  t.rows.push_back(naive_range_row(fmt::format("naive time (L1 wavefronts and fills, then the DRAM waits; B's reuse: blocks "
+                                               "drifting apart to in step; {})",
+                                               naive.naive.bound),
+                                   Unit::seconds, naive.naive.time_low, naive.naive.time, run.naive));
   t.summary.push_back(t.rows.back().quantity);
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     // measure all's summary takes the SASS mix's range for the tiled kernel (add_sass_time_rows):
@@ -312,7 +319,8 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
                                      order_name(p.groups[i]), tiled[i].tiled.bound),
                          Unit::seconds, tiled[i].tiled.time, run.tiled[i]));
   }
-  t.rows.push_back(row("naive FLOP/s (L2 model)", Unit::flops_per_second, flops / naive.naive.time, flops / run.naive));
+  t.rows.push_back(naive_range_row("naive FLOP/s (L2 model)", Unit::flops_per_second, flops / naive.naive.time,
+                                   flops / naive.naive.time_low, flops / run.naive));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     t.rows.push_back(row(fmt::format("tiled FLOP/s ({}; L2 model)", order_name(p.groups[i])), Unit::flops_per_second,
                          flops / tiled[i].tiled.time, flops / run.tiled[i]));
@@ -324,8 +332,9 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
 void add_dram_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
                    const CountingScope& scope, double l2) {
   const double read_naive = scope.range(0).get(Counter::dram_bytes_read).value_or(kNoPrediction);
-  t.rows.push_back(row("naive: DRAM bytes read (counted) against the L2 model", Unit::bytes, naive.naive.reuse.dram_read_bytes,
-                       read_naive));
+  t.rows.push_back(naive_range_row("naive: DRAM bytes read (counted) against the L2 model (blocks drifting apart to in step)",
+                                   Unit::bytes, naive.naive.reuse.dram_read_bytes_spread, naive.naive.reuse.dram_read_bytes,
+                                   read_naive));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     const double read = scope.range(1 + i).get(Counter::dram_bytes_read).value_or(kNoPrediction);
     t.rows.push_back(row(fmt::format("tiled {}: DRAM bytes read (counted) against the L2 model", order_name(p.groups[i])),
@@ -348,12 +357,17 @@ void add_dram_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& nai
 void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
                       const CountingScope& scope, double l2) {
   const PanelReuse& nr = naive.naive.reuse;
-  t.notes.push_back(fmt::format("L2 model, naive (32 x 8 threads): A once ({} passes), B {} passes (B's reuse distance {} "
-                                "against the L2's {}); on chip {} L1 wavefronts per warp FMA: {}",
-                                format_number(nr.a_passes), format_number(nr.b_passes),
-                                format_quantity(nr.b_distance, Unit::onchip_bytes), format_quantity(l2, Unit::onchip_bytes),
-                                format_number(naive.naive.wavefronts_per_fma),
-                                format_quantity(naive.naive.onchip_time, Unit::seconds)));
+  t.notes.push_back(fmt::format(
+      "L2 model, naive (32 x 8 threads): A once ({} passes), B {} passes when the rows' blocks stay in step, their uses a "
+      "whole sweep of B apart (B's reuse distance {} against the L2's {}), {} when they drift apart (the distance "
+      "exponential about that mean: x exp(-L2 / distance)); on chip {} L1 wavefronts per warp FMA (the A broadcast, B's "
+      "row and {} of the misses' fills, a line a clock: B's row once for the block's 8 warps, A's sector once in 8 k): {}; "
+      "the DRAM time adds to it (the L1's queue full: Nsight Compute on the H200, 4096^3, LG throttle 8.7 and long "
+      "scoreboard 12.5 cycles an instruction)",
+      format_number(nr.a_passes), format_number(nr.b_passes), format_quantity(nr.b_distance, Unit::onchip_bytes),
+      format_quantity(l2, Unit::onchip_bytes), format_number(nr.b_passes_spread), format_number(naive.naive.wavefronts_per_fma),
+      format_number(naive_fill_wavefronts_per_fma(naive.bytes_a, naive.bytes_b, 8)),
+      format_quantity(naive.naive.onchip_time, Unit::seconds)));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     const PanelReuse& r = tiled[i].tiled.reuse;
     t.notes.push_back(fmt::format("L2 model, tiled {}: A {} passes, B {} passes (ceil({} tile rows / G {})) = {} read; on chip "
