@@ -88,7 +88,7 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
 void put_kernel_times(const TilingResult& r, Report& report) {
   const bool t = r.has_tile;
   report.num("naive_dram_bytes", r.naive.dram_bytes, Unit::bytes);
-  report.num("naive_dram_low", r.naive.dram_bytes_low, Unit::bytes);
+  report.num("naive_dram_drift", r.naive.dram_bytes_drift, Unit::bytes);
   if (t) report.num("tiled_dram_bytes", r.tiled.dram_bytes, Unit::bytes);
   report.num("naive_l2_bytes", r.naive.l2_bytes, Unit::bytes);
   if (t) report.num("tiled_l2_bytes", r.tiled.l2_bytes, Unit::bytes);
@@ -96,7 +96,7 @@ void put_kernel_times(const TilingResult& r, Report& report) {
   if (r.naive.has_time) {
     report.num("naive_chip_time", r.naive.onchip_time, Unit::seconds);
     report.num("naive_time_model", r.naive.time, Unit::seconds);
-    report.num("naive_time_low", r.naive.time_low, Unit::seconds);
+    report.num("naive_time_drift", r.naive.time_drift, Unit::seconds);
     report.word("naive_bound", r.naive.bound);
   }
   if (t && r.tiled.has_time) {
@@ -338,11 +338,12 @@ void explain_kernel(const char* name, const TilingInput& in, const TilingResult&
   }
   report.explain.push_back(fmt::format(
       "{}: time = max(L2 {}, on chip {}, compute {}) + DRAM {} = {} ({}: the L1's queue full, a DRAM wait is not hidden); "
-      "blocks drifting apart reuse B more: B's passes x exp(-L2 / distance) = {}, DRAM {}: {} (naive_time_low)",
+      "blocks drifting apart (a use hits when its distance, exponential about its mean, is under the L2): B's passes "
+      "ceil(tile rows / G) x exp(-L2 / distance) = {}, DRAM {}: {} (naive_time_drift)",
       name, format_quantity(t.l2_time, Unit::seconds), format_quantity(t.onchip_time, Unit::seconds),
       format_quantity(r.compute_time, Unit::seconds), format_quantity(t.dram_time, Unit::seconds),
-      format_quantity(t.time, Unit::seconds), t.bound, format_number(u.b_passes_spread),
-      format_quantity(t.dram_bytes_low, Unit::bytes), format_quantity(t.time_low, Unit::seconds)));
+      format_quantity(t.time, Unit::seconds), t.bound, format_number(u.b_passes_drift),
+      format_quantity(t.dram_bytes_drift, Unit::bytes), format_quantity(t.time_drift, Unit::seconds)));
 }
 
 /// The L2 model for the naive kernel (32 x 8 threads) and, with a tile, the tiled one.
@@ -515,14 +516,14 @@ const Calculator& tiling_command() {
            {"write_bytes", Unit::bytes},
            {"c_read_bytes", Unit::bytes},
            {"naive_dram_bytes", Unit::bytes},
-           {"naive_dram_low", Unit::bytes},
+           {"naive_dram_drift", Unit::bytes},
            {"tiled_dram_bytes", Unit::bytes, true},
            {"naive_l2_bytes", Unit::bytes},
            {"tiled_l2_bytes", Unit::bytes},
            {"tiled_b_passes"},
            {"naive_chip_time", Unit::seconds},
            {"naive_time_model", Unit::seconds},
-           {"naive_time_low", Unit::seconds},
+           {"naive_time_drift", Unit::seconds},
            {"naive_bound", Unit::text},
            {"tiled_chip_time", Unit::seconds},
            {"tiled_time_model", Unit::seconds, true},

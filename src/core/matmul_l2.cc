@@ -42,14 +42,14 @@ PanelReuse panel_reuse(const PanelReuseInput& in) {
   r.b_distance = k * n * in.bytes_b + r.group * tm * k * in.bytes_a;
   r.a_passes = r.a_distance <= in.l2_size ? 1 : r.tile_cols;
   r.b_passes = r.b_distance <= in.l2_size ? 1 : std::ceil(r.tile_rows / r.group);
-  // blocks whose phases drift apart: the distance between two uses of a B panel varies about its
-  // mean; taken as exponential (the least-informed law of a given mean), a use hits the L2 with
-  // probability 1 - exp(-L2 / distance)
-  r.b_passes_spread = r.b_passes == 1 ? 1 : std::max(1.0, r.b_passes * std::exp(-in.l2_size / r.b_distance));
+  // blocks that drift apart: the distance between two uses of a B panel varies about its mean;
+  // taken as exponential (the least-informed law of a given mean), a use hits the L2 with
+  // probability 1 - exp(-L2 / distance), whether or not the mean fits
+  r.b_passes_drift = std::max(1.0, std::ceil(r.tile_rows / r.group) * std::exp(-in.l2_size / r.b_distance));
   r.a_dram_bytes = m * k * in.bytes_a * r.a_passes;
   r.b_dram_bytes = k * n * in.bytes_b * r.b_passes;
   r.dram_read_bytes = r.a_dram_bytes + r.b_dram_bytes;
-  r.dram_read_bytes_spread = r.a_dram_bytes + k * n * in.bytes_b * r.b_passes_spread;
+  r.dram_read_bytes_drift = r.a_dram_bytes + k * n * in.bytes_b * r.b_passes_drift;
   // L2 to SM: each block reads its panels once (L1 or shared memory serves the reuse inside it)
   r.l2_read_bytes = m * k * in.bytes_a * r.tile_cols + k * n * in.bytes_b * r.tile_rows;
   return r;

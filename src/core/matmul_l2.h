@@ -27,12 +27,14 @@ struct PanelReuse {
   double b_distance = 0;  // bytes between uses of a B panel by the next group of rows: K N b + G Tm K a
   double a_passes = 0;    // A from DRAM: 1 when a_distance fits the L2, else once per tile column
   double b_passes = 0;    // B from DRAM: 1 when b_distance fits, else once per group of G tile rows
-  // B's passes when the blocks' phases are spread: a use hits when its reuse distance, taken as
-  // exponential with mean b_distance, is under the L2: b_passes x exp(-L2 / b_distance), at least 1
-  double b_passes_spread = 0;
+  // B's passes when the blocks drift apart: a use hits when its reuse distance, taken as
+  // exponential with mean b_distance, is under the L2: ceil(tile rows / G) x exp(-L2 / b_distance),
+  // at least 1. Above b_passes when the mean fits the L2 (some uses still come too far apart),
+  // below it when it does not (some come close enough)
+  double b_passes_drift = 0;
   double a_dram_bytes = 0, b_dram_bytes = 0;
   double dram_read_bytes = 0;  // A's and B's (C read with beta is added by the caller)
-  double dram_read_bytes_spread = 0;  // the same with b_passes_spread
+  double dram_read_bytes_drift = 0;  // the same with b_passes_drift
   double l2_read_bytes = 0;    // L2 to the SMs: every block's panels, M K a ceil(N / Tn) + K N b ceil(M / Tm)
 };
 

@@ -81,7 +81,7 @@ constexpr double kSchedulers = 4;          // warp instructions issued a clock p
 
 /// One kernel of Tm x Tn threads, one output each: DRAM bytes from the panels' reuse in the L2,
 /// L2 bytes, the on-chip cycles, and the time: the largest of the four bounds, or (dram_serial,
-/// the naive kernel) the largest of the other three + the DRAM time, with a low end at spread phases.
+/// the naive kernel) the largest of the other three + the DRAM time, again with the drifting blocks' DRAM.
 MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const Gpu& gpu, std::int64_t tm, std::int64_t tn,
                              double wavefronts, double issue, bool dram_serial) {
   MatmulKernelTime t;
@@ -90,7 +90,7 @@ MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const
                          in.group_m, static_cast<double>(gpu.l2_size)});
   // DRAM = A and B as the L2 serves them + C read (beta) + C written   [bytes]
   t.dram_bytes = t.reuse.dram_read_bytes + r.c_read_bytes + r.write_bytes;
-  t.dram_bytes_low = dram_serial ? t.reuse.dram_read_bytes_spread + r.c_read_bytes + r.write_bytes : t.dram_bytes;
+  t.dram_bytes_drift = dram_serial ? t.reuse.dram_read_bytes_drift + r.c_read_bytes + r.write_bytes : t.dram_bytes;
   t.l2_bytes = t.reuse.l2_read_bytes + r.c_read_bytes + r.write_bytes;
   t.wavefronts_per_fma = wavefronts;
   t.dram_serial = dram_serial;
@@ -106,7 +106,7 @@ MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const
   t.l2_time = t.l2_bytes / r.l2_bandwidth;
   if (!dram_serial) {
     t.time = std::max({t.dram_time, t.l2_time, t.onchip_time, r.compute_time});
-    t.time_low = t.time;
+    t.time_drift = t.time;
     t.bound = t.time == t.onchip_time ? "onchip" : t.time == t.dram_time ? "dram" : t.time == t.l2_time ? "l2" : "compute";
     return t;
   }
@@ -114,7 +114,7 @@ MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const
   // other warps' L1 work: on chip + DRAM   [s]
   const double chip = std::max({t.l2_time, t.onchip_time, r.compute_time});
   t.time = chip + t.dram_time;
-  t.time_low = chip + t.dram_bytes_low / r.bandwidth;
+  t.time_drift = chip + t.dram_bytes_drift / r.bandwidth;
   t.bound = chip == t.onchip_time ? "onchip+dram" : chip == t.l2_time ? "l2+dram" : "compute+dram";
   return t;
 }

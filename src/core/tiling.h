@@ -28,7 +28,7 @@ struct MatmulKernelTime {
   bool has_time = false;     // the profile has the SMs, the clock and the L2; the kernel fits a block
   PanelReuse reuse{};        // the passes of A and B from DRAM
   double dram_bytes = 0;     // A and B from DRAM + C read (beta) + C written
-  double dram_bytes_low = 0; // the same with B's passes of spread phases (PanelReuse::b_passes_spread)
+  double dram_bytes_drift = 0; // the same with B's passes when the blocks drift (PanelReuse::b_passes_drift)
   double l2_bytes = 0;       // L2 to the SMs: every block's panels (+ C read and written)
   double wavefronts_per_fma = 0;  // shared / L1 data-stage wavefronts per warp FMA instruction
   double issue_per_fma = 0;       // warp instructions issued per warp FMA (loads, stores, the FMA)
@@ -37,7 +37,7 @@ struct MatmulKernelTime {
   // tiled: the largest of the DRAM, L2, on-chip and compute times. naive: the largest of the L2,
   // on-chip and compute times + the DRAM time (its DRAM waits add to the L1's; see docs/tiling.md)
   double time = 0;
-  double time_low = 0;            // naive: the same with dram_bytes_low; tiled: = time
+  double time_drift = 0;          // naive: the same with dram_bytes_drift (above or below time); tiled: = time
   bool dram_serial = false;       // the naive kernel's form (DRAM time added, a range)
   const char* bound = "";         // dram, l2, onchip or compute; the naive kernel's "onchip+dram" (or l2+dram, compute+dram)
 };

@@ -294,7 +294,8 @@ TilingPlan plan_tiling(const Args& a, const Gpu&) {
   return p;
 }
 
-/// The naive kernel's rows: a range when B's reuse depends on the blocks' drift, else one value.
+/// The naive kernel's rows: a range between its blocks in step and drifting (either end the
+/// higher), one value when the two agree.
 MeasureRow naive_range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
   return low == high ? row(std::move(quantity), unit, high, achieved) : range_row(std::move(quantity), unit, low, high, achieved);
 }
@@ -307,9 +308,9 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
                          const dev::MatmulRun& run) {
   const double flops = naive.flops;
   t.rows.push_back(naive_range_row(fmt::format("naive time (L1 wavefronts and fills, then the DRAM waits; B's reuse: blocks "
-                                               "drifting apart to in step; {})",
+                                               "in step to drifting; {})",
                                                naive.naive.bound),
-                                   Unit::seconds, naive.naive.time_low, naive.naive.time, run.naive));
+                                   Unit::seconds, naive.naive.time_drift, naive.naive.time, run.naive));
   t.summary.push_back(t.rows.back().quantity);
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     // measure all's summary takes the SASS mix's range for the tiled kernel (add_sass_time_rows):
@@ -320,7 +321,7 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
                          Unit::seconds, tiled[i].tiled.time, run.tiled[i]));
   }
   t.rows.push_back(naive_range_row("naive FLOP/s (L2 model)", Unit::flops_per_second, flops / naive.naive.time,
-                                   flops / naive.naive.time_low, flops / run.naive));
+                                   flops / naive.naive.time_drift, flops / run.naive));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     t.rows.push_back(row(fmt::format("tiled FLOP/s ({}; L2 model)", order_name(p.groups[i])), Unit::flops_per_second,
                          flops / tiled[i].tiled.time, flops / run.tiled[i]));
@@ -332,8 +333,8 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
 void add_dram_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
                    const CountingScope& scope, double l2) {
   const double read_naive = scope.range(0).get(Counter::dram_bytes_read).value_or(kNoPrediction);
-  t.rows.push_back(naive_range_row("naive: DRAM bytes read (counted) against the L2 model (blocks drifting apart to in step)",
-                                   Unit::bytes, naive.naive.reuse.dram_read_bytes_spread, naive.naive.reuse.dram_read_bytes,
+  t.rows.push_back(naive_range_row("naive: DRAM bytes read (counted) against the L2 model (blocks in step to drifting)",
+                                   Unit::bytes, naive.naive.reuse.dram_read_bytes_drift, naive.naive.reuse.dram_read_bytes,
                                    read_naive));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     const double read = scope.range(1 + i).get(Counter::dram_bytes_read).value_or(kNoPrediction);
@@ -365,7 +366,7 @@ void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& 
       "the DRAM time adds to it (the L1's queue full: Nsight Compute on the H200, 4096^3, LG throttle 8.7 and long "
       "scoreboard 12.5 cycles an instruction)",
       format_number(nr.a_passes), format_number(nr.b_passes), format_quantity(nr.b_distance, Unit::onchip_bytes),
-      format_quantity(l2, Unit::onchip_bytes), format_number(nr.b_passes_spread), format_number(naive.naive.wavefronts_per_fma),
+      format_quantity(l2, Unit::onchip_bytes), format_number(nr.b_passes_drift), format_number(naive.naive.wavefronts_per_fma),
       format_number(naive_fill_wavefronts_per_fma(naive.bytes_a, naive.bytes_b, 8)),
       format_quantity(naive.naive.onchip_time, Unit::seconds)));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
