@@ -51,9 +51,9 @@ struct AttentionGrid {
 /// Warp-tiles of the whole grid: 8 warps x the tiles of every block.
 double attention_warp_tiles(const AttentionGrid& g);
 
-/// The busiest SM's warp-tiles: without the mask every block is alike and an SM runs
-/// ceil(blocks / SMs) of them; with it the blocks' lengths differ and the longest-first launch
-/// order spreads them evenly: warp-tiles / SMs.
+/// The busiest SM's warp-tiles for the pooled floor: without the mask every block is alike and an
+/// SM runs ceil(blocks / SMs) of them; with it the even spread, warp-tiles / SMs (a floor: the
+/// launch order leaves the busiest slot more, attention_busiest_slot_tiles).
 double attention_busiest_sm_warp_tiles(const AttentionGrid& g, int sm_count);
 
 /// The pooled floor: the busiest SM's warp-tiles x the pooled mix's clocks a warp-tile / clock
