@@ -130,33 +130,53 @@ void attention_notes(MeasureTable& t, const attn::Shape& s, const AttentionResul
                                 run.rows_checked, run.rows_checked / (s.batch * s.heads)));
 }
 
-/// The kernel's time from its instruction mix (core/attention_mix.h) at the boost clock (the clock
-/// Nsight Compute read on the H200 while measure's CUDA-core kernels ran), and a note with the
-/// pipes' clocks a warp-tile.
+/// The kernel's time from its SASS phases and K/V load trips (core/attention_mix.h) at the boost
+/// clock (the clock Nsight Compute read on the H200 while measure's CUDA-core kernels ran), a range
+/// whose ends are the two assumptions about the loads, and notes with the numbers.
 void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::AttentionRun& run, const Gpu& gpu) {
   const double clock_hz = gpu.boost_clock;
   const AttentionTileMix mix = attention_tile_mix(s.head_dim);
   const AttentionMixClocks c = attention_tile_clocks(mix, gpu.sfu_ops_per_sm_per_cycle);
   const AttentionGrid g{s.batch, s.heads, s.seq, s.causal};
-  const double predicted = attention_mix_time(g, c, gpu.sm_count, clock_hz);
+  const AttentionTime m = attention_time(g, s.head_dim, std::max(1, run.blocks_per_sm), gpu);
+  const AttentionPhases ph = attention_tile_phases(s.head_dim, s.causal);
   // registers a thread when the mix was counted (Nsight Compute, run f): 112 at d 64, 128 at d 128
   const bool current = sass_mix_current(t, fmt::format("attention_fwd_kernel<{}>", s.head_dim), s.head_dim == 64 ? 112 : 128,
                                         run.registers);
-  t.rows.push_back(row(fmt::format("time (instruction mix: {} clocks a warp and 64-key tile, {}-bound, boost clock){}",
-                                   format_number(c.clocks), c.bound, stale_mark(current)),
-                       Unit::seconds, predicted, run.seconds));
+  t.rows.push_back(range_row(fmt::format("time (SASS phases at the SM's rates, {} blocks an SM: K/V load trips hidden to "
+                                         "every block waiting on HBM at once){}",
+                                         format_number(m.blocks_resident), stale_mark(current)),
+                             Unit::seconds, m.low, m.high, run.seconds));
   t.summary.push_back(t.rows.back().quantity);
-  t.notes.push_back(fmt::format("instruction mix (attention_fwd_kernel<{}>'s SASS), a warp and 64-key tile: shared / L1 path {} "
-                                "clocks ({} LDS.128 of Q and P rows x 2, {} of K and V rows x 4, {} STS.128 x 8, {} STS, {} "
-                                "LDG.128 x 4, {} SHFL), issue {} ({} instructions / 4), FP32 pipe {}, SFU {} ({} exp2f at {} "
-                                "a clock); the busiest SM runs {} warp-tiles ({} blocks per SM by the runtime: with one, the "
-                                "loads' and barriers' latency is not hidden and the mix is a lower bound)",
-                                s.head_dim, format_number(c.mio), format_number(mix.lds128_uniform),
-                                format_number(mix.lds128_rows), format_number(mix.sts128), format_number(mix.sts32),
-                                format_number(mix.ldg128), format_number(mix.shfl), format_number(c.issue),
-                                format_number(mix.instructions), format_number(c.fp32), format_number(c.sfu),
-                                format_number(mix.mufu), gpu.sfu_ops_per_sm_per_cycle,
-                                format_number(attention_busiest_sm_warp_tiles(g, gpu.sm_count)), run.blocks_per_sm));
+  t.notes.push_back(fmt::format("the time's phases, a warp and 64-key tile (attention_fwd_kernel<{}>'s SASS, each phase at the "
+                                "larger of its shared / L1 clocks and instructions / 4): K/V loads {}, scores {}, softmax {}, "
+                                "P V {}, the rest {} = {} clocks; a block's tile {} clocks (8 warps); the busiest of the SMs' "
+                                "{} block slots runs {} block-tiles (blocks in launch order to the first free slot)",
+                                s.head_dim, format_number(ph.loads.clocks()), format_number(ph.scores.clocks()),
+                                format_number(ph.softmax.clocks()), format_number(ph.pv.clocks()),
+                                format_number(ph.other.clocks()), format_number(ph.clocks()), format_number(m.work_cycles),
+                                format_number(m.blocks_resident * gpu.sm_count), format_number(m.slot_tiles)));
+  t.notes.push_back(fmt::format("the time's range, a round of {} block-tiles an SM with {} K/V load trips each: the low end has "
+                                "K and V in the L2 and the SMs' loads spread in time, a trip {} clocks (latency_l2_cycles {} + "
+                                "one warp's 1 KiB at warp_return_bandwidth), hidden by the SM's other blocks: {} clocks a "
+                                "round; the high end has a head's blocks, started together, touch each K/V tile first at once, "
+                                "a trip {} clocks (latency_hbm_cycles {} + {} blocks x 8 KiB at the L2's rate), the SM's blocks "
+                                "waiting together: {} clocks a round; at the boost clock {:.0f} MHz",
+                                format_number(m.blocks_resident), format_number(m.load_trips),
+                                format_number(m.trip_low_cycles), format_number(gpu.latency_l2_cycles),
+                                format_number(m.round_low), format_number(m.trip_high_cycles),
+                                format_number(gpu.latency_hbm_cycles), format_number(m.blocks_in_flight),
+                                format_number(m.round_high), clock_hz / 1e6));
+  t.notes.push_back(fmt::format("the pooled instruction mix (every pipe shared by all the SM's warps, no phase waiting on "
+                                "another), a floor: shared / L1 path {} clocks a warp-tile ({} LDS.128 of Q and P rows x 2, {} "
+                                "of K and V rows x 4, {} STS.128 x 8, {} STS, {} LDG.128 x 4, {} SHFL), issue {} ({} "
+                                "instructions / 4), FP32 pipe {}, SFU {} ({} exp2f at {} a clock): {}",
+                                format_number(c.mio), format_number(mix.lds128_uniform), format_number(mix.lds128_rows),
+                                format_number(mix.sts128), format_number(mix.sts32), format_number(mix.ldg128),
+                                format_number(mix.shfl), format_number(c.issue), format_number(mix.instructions),
+                                format_number(c.fp32), format_number(c.sfu), format_number(mix.mufu),
+                                gpu.sfu_ops_per_sm_per_cycle,
+                                format_quantity(attention_mix_time(g, c, gpu.sm_count, clock_hz), Unit::seconds)));
 }
 
 MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
