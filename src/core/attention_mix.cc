@@ -70,7 +70,6 @@ double attention_mix_time(const AttentionGrid& g, const AttentionMixClocks& c, i
   return attention_busiest_sm_warp_tiles(g, sm_count) * c.clocks / clock_hz;
 }
 
-
 double AttentionPhase::clocks() const { return trips * std::max(mio, instructions / kSchedulers); }
 
 double AttentionPhases::clocks() const {
