@@ -148,7 +148,11 @@ struct FusionModel {
 /// one latency before a byte arrives); a chain timed from an idle stream adds launch_latency - o
 /// once (the first launch is not overlapped with a previous kernel). A kernel with a KernelLaunch
 /// moves its bytes at min(BW, X), X from loaded() on the profile's loaded-latency constants (throws
-/// FieldError naming the first one the profile lacks); the others at BW.
+/// FieldError naming the first one the profile lacks); the others at BW. Each kernel's `busy`
+/// (what timed_fusion() sums) refines its time: a grid of more blocks than one wave (KernelLaunch's
+/// blocks and wave_blocks) moves its full waves' share of the bytes at X and its partial last
+/// wave's at the X of that wave's warps; an intermediate read from the L2 by lanes that load as
+/// much from HBM in the same wait saves HBM bytes but not time (all the bytes at X).
 FusionModel fusion_model(const FusionInput& input, const FusionResult& base, const Gpu& gpu);
 
 /// A chain timed as `measure` times it: CUDA events around the whole chain, the host launching

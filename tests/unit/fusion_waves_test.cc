@@ -133,5 +133,41 @@ TEST_CASE("fusion waves: the tail at 2^28 is a rounding (measure all's rows hold
   CHECK(inside(u.speedup_low, u.speedup_high, 3.99));
 }
 
+// Held back (docs/device-runs/issue28-2026-12-02/predictions-fusion-waves.md, written before any of
+// these ran on the H200): the waves and the HBM wait where they decide. BW 4.29 TB/s, the built-in
+// h200 profile; pinned so that a change to the model shows here.
+TEST_CASE("fusion waves: held-back predictions") {
+  struct Held {
+    const char* what;
+    TimedFusion f;
+    double unfused, unfused_hidden, fused, fused_hidden, speedup_low, speedup_high;  // us; D = 5.52 us first
+  };
+  const Held held[] = {
+      {"--preset binary --ops 4 --n 2^21", elementwise(true, 4, 1 << 21), 35.07, 29.55, 18.94, 13.42, 1.852, 2.203},
+      {"--preset binary --ops 4 --n 2^23", elementwise(true, 4, 1 << 23), 108.7, 103.2, 55.77, 50.25, 1.950, 2.054},
+      // one whole wave (792 blocks) against one more block: its tail's 48 KB at 20 GB/s, +2.4 us a kernel
+      {"--preset binary --ops 2 --n 3244032", elementwise(true, 2, 3244032), 25.79, 20.27, 18.46, 12.94, 1.397, 1.566},
+      {"--preset binary --ops 2 --n 3248128", elementwise(true, 2, 3248128), 30.64, 25.12, 21.70, 16.18, 1.412, 1.553},
+      {"--preset binary --ops 8 --n 2^22", elementwise(true, 8, 1 << 22), 119.4, 113.9, 50.19, 44.67, 2.379, 2.549},
+      {"--preset binary --ops 4 --n 3145728", elementwise(true, 4, 3145728), 45.72, 40.20, 24.26, 18.74, 1.885, 2.145},
+      // the fused RMSNorm: 1,320 rows one whole wave (10 blocks an SM), 1,400 a wave + 80 blocks
+      {"--preset rmsnorm --rows 1320 --cols 4096", rmsnorm(1320, 4096), 30.05, 24.53, 12.09, 6.570, 2.485, 3.733},
+      {"--preset rmsnorm --rows 1400 --cols 4096", rmsnorm(1400, 4096), 30.54, 25.02, 15.17, 9.649, 2.013, 2.593},
+      {"--preset rmsnorm --rows 2048 --cols 8192", rmsnorm(2048, 8192), 71.66, 66.14, 27.20, 21.68, 2.635, 3.051},
+      // unary: 1,056 blocks (one whole wave) against 1,057
+      {"--n 4325376", elementwise(false, 4, 4325376), 35.86, 30.34, 13.93, 8.405, 2.575, 3.609},
+      {"--n 4329472", elementwise(false, 4, 4329472), 38.20, 32.68, 14.86, 9.344, 2.570, 3.498},
+  };
+  for (const Held& h : held) {
+    INFO(h.what);
+    CHECK(h.f.unfused.time / us == doctest::Approx(h.unfused).epsilon(2e-3));
+    CHECK(h.f.unfused.time_hidden / us == doctest::Approx(h.unfused_hidden).epsilon(2e-3));
+    CHECK(h.f.fused.time / us == doctest::Approx(h.fused).epsilon(2e-3));
+    CHECK(h.f.fused.time_hidden / us == doctest::Approx(h.fused_hidden).epsilon(2e-3));
+    CHECK(h.f.speedup_low == doctest::Approx(h.speedup_low).epsilon(2e-3));
+    CHECK(h.f.speedup_high == doctest::Approx(h.speedup_high).epsilon(2e-3));
+  }
+}
+
 }  // namespace
 }  // namespace gpucalc
