@@ -138,6 +138,36 @@ double kernel_bandwidth(const FusionKernel& k, double bw, const LoadedModel* loa
   return std::min(bw, r.achieved_bandwidth);
 }
 
+/// The tail's bandwidth: a grid of more blocks than one wave runs its last, partial wave's T
+/// blocks at the X their own warps give (T x warps per block / SMs a SM); 0 when the grid has no
+/// partial wave after a full one, or its waves or loads in flight are not known.
+double tail_bandwidth(const FusionKernel& k, double bw, const LoadedModel* loads) {
+  const KernelLaunch& l = k.launch;
+  if (loads == nullptr || !(l.warps_per_sm > 0) || !(l.wave_blocks > 0) || !(l.warps_per_block > 0) || !(l.blocks > l.wave_blocks)) {
+    return 0;
+  }
+  const double tail = l.blocks - std::floor(l.blocks / l.wave_blocks) * l.wave_blocks;
+  if (!(tail > 0)) return 0;
+  const double warps = tail * l.warps_per_block / loads->sm_count;
+  return std::min(bw, loaded({warps, l.loads_per_warp, l.bytes_per_lane}, *loads).achieved_bandwidth);
+}
+
+/// A kernel's own time on the GPU (KernelModel::busy): the full waves' share of its bytes at
+/// km.bandwidth and the tail's at km.tail_bandwidth, each phase max(HBM bytes / X, bytes / L2 BW),
+/// plus the ramp. HBM bytes are all its bytes when its L2 reads wait with an HBM load.
+double kernel_busy(const FusionKernel& k, const KernelModel& km, const FusionModel& m) {
+  const double bytes = km.dram_bytes + km.l2_bytes;
+  const double hbm = km.waits_on_hbm ? bytes : km.dram_bytes;
+  const double l2 = m.l2_bandwidth;
+  auto phase = [&](double share, double x) { return std::max(share * hbm / x, l2 > 0 ? share * bytes / l2 : 0.0); };
+  if (!(km.tail_bandwidth > 0)) return phase(1, km.bandwidth) + m.ramp;
+  // t = max(f HBM / X, f bytes / L2 BW) + max((1 - f) HBM / X_tail, (1 - f) bytes / L2 BW) + ramp,
+  // f = the full waves' blocks over the grid's
+  const KernelLaunch& l = k.launch;
+  const double full = std::floor(l.blocks / l.wave_blocks) * l.wave_blocks / l.blocks;
+  return phase(full, km.bandwidth) + phase(1 - full, km.tail_bandwidth) + m.ramp;
+}
+
 /// One chain's kernels under the model: L2 hits of intermediates, fixed costs per kernel, o per
 /// kernel and `first` once at the start.
 ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, double bw, const FusionModel& m, double o,
@@ -150,7 +180,8 @@ ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, doubl
     const double bytes = (k.reads + k.writes) * e;
     // reuse distance of the intermediate: the producer's bytes; served by the L2 when they fit
     const bool resident = previous_bytes >= 0 && previous_bytes <= m.l2_size;
-    km.l2_bytes = resident ? std::min(k.from_previous, k.reads) * e : 0;
+    const double from_l2 = resident ? std::min(k.from_previous, k.reads) : 0;
+    km.l2_bytes = from_l2 * e;
     km.dram_bytes = bytes - km.l2_bytes;
     km.bandwidth = kernel_bandwidth(k, bw, loads);
     // t = max(o, max(DRAM bytes / BW_kernel, bytes / L2 BW) + ramp)
@@ -158,6 +189,10 @@ ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, doubl
     const double busy = std::max(km.dram_bytes / km.bandwidth, l2_time) + m.ramp;
     km.time = std::max(o, busy);
     km.launch_bound = o >= busy;
+    // each lane that loads an intermediate element from the L2 loads at least one from HBM too
+    km.waits_on_hbm = from_l2 > 0 && k.reads - from_l2 >= from_l2;
+    km.tail_bandwidth = tail_bandwidth(k, bw, loads);
+    km.busy = kernel_busy(k, km, m);
     c.dram_bytes += km.dram_bytes;
     c.l2_bytes += km.l2_bytes;
     c.time += km.time;
@@ -232,10 +267,7 @@ namespace {
 
 TimedChain timed(const ChainModel& c, const FusionModel& m, double o, double g) {
   TimedChain t;
-  for (const KernelModel& k : c.kernels) {
-    const double l2_time = m.l2_bandwidth > 0 ? (k.dram_bytes + k.l2_bytes) / m.l2_bandwidth : 0;
-    t.busy.push_back(std::max(k.dram_bytes / k.bandwidth, l2_time) + m.ramp);
-  }
+  for (const KernelModel& k : c.kernels) t.busy.push_back(k.busy);
   t.time = timed_chain_time(t.busy, o, g, m.first_launch, &t.gpu_bound);
   t.time_hidden = timed_chain_time(t.busy, o, g, 0);
   return t;

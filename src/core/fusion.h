@@ -14,6 +14,12 @@ struct KernelLaunch {
   double warps_per_sm = 0;     // W, averaged over the SMs (a small grid leaves SMs idle); 0: not known
   double loads_per_warp = 1;   // U: the loads a lane issues before its first wait (the kernel's SASS)
   double bytes_per_lane = 16;  // b: one lane's load (16: a 128-bit LDG)
+  // The grid's waves (both 0: not known, every block taken as resident at W): a grid of more blocks
+  // than one wave holds runs its full waves at W and its last, partial wave at the W its own blocks
+  // give (the tail's drain: fewer loads in flight, a lower X).
+  double blocks = 0;           // the grid's blocks
+  double wave_blocks = 0;      // blocks resident at once on the whole GPU: blocks per SM x SMs
+  double warps_per_block = 0;  // threads per block / 32
 };
 
 /// One kernel's HBM traffic in elements.
@@ -99,6 +105,13 @@ struct KernelModel {
   double bandwidth = 0;   // bytes/s it reaches: min(BW, X from its loads in flight), or BW when those are not known
   double time = 0;        // max(o, max(DRAM bytes / BW, all bytes / L2 BW) + the first wave's wait)
   bool launch_bound = false;
+  // Its own time on the GPU as measure's events see it (timed_fusion; `time` keeps the calculator's
+  // rule): the full waves' and the tail's bytes each at their X (KernelLaunch's waves), and, when
+  // each lane that loads an intermediate from the L2 also loads as much from HBM in the same wait
+  // (a binary op: t and x_k), all its bytes at X: the lane waits for its HBM load either way.
+  double busy = 0;
+  double tail_bandwidth = 0;  // bytes/s of the partial last wave's blocks (0: no partial wave after a full one)
+  bool waits_on_hbm = false;  // its L2 reads wait with an HBM load: the L2 saves bytes, not time
 };
 
 /// A chain's time as it runs from an idle stream: fixed costs and L2 residency on top of fusion().
@@ -135,7 +148,11 @@ struct FusionModel {
 /// one latency before a byte arrives); a chain timed from an idle stream adds launch_latency - o
 /// once (the first launch is not overlapped with a previous kernel). A kernel with a KernelLaunch
 /// moves its bytes at min(BW, X), X from loaded() on the profile's loaded-latency constants (throws
-/// FieldError naming the first one the profile lacks); the others at BW.
+/// FieldError naming the first one the profile lacks); the others at BW. Each kernel's `busy`
+/// (what timed_fusion() sums) refines its time: a grid of more blocks than one wave (KernelLaunch's
+/// blocks and wave_blocks) moves its full waves' share of the bytes at X and its partial last
+/// wave's at the X of that wave's warps; an intermediate read from the L2 by lanes that load as
+/// much from HBM in the same wait saves HBM bytes but not time (all the bytes at X).
 FusionModel fusion_model(const FusionInput& input, const FusionResult& base, const Gpu& gpu);
 
 /// A chain timed as `measure` times it: CUDA events around the whole chain, the host launching
@@ -150,7 +167,7 @@ FusionModel fusion_model(const FusionInput& input, const FusionResult& base, con
 struct TimedChain {
   double time = 0;         // seconds, D = launch_latency - o (the model)
   double time_hidden = 0;  // seconds, D = 0 (the range's other end)
-  std::vector<double> busy;  // each kernel's own time on the GPU: max(DRAM bytes / BW_k, bytes / L2 BW) + ramp
+  std::vector<double> busy;  // each kernel's own time on the GPU: KernelModel::busy
   int gpu_bound = 0;         // kernels that started at the previous one's end + g, not at their launch
 };
 

@@ -57,7 +57,7 @@ constexpr KernelShape kScaleColsShape{256, 23, 0, 1};
 constexpr KernelShape kFusedRmsShape{128, 46, 128, 1};
 
 /// W for loaded(): the blocks the occupancy model keeps resident (all of a small grid) x warps per
-/// block, averaged over the SMs.
+/// block, averaged over the SMs; and the grid's waves (its blocks against one wave's).
 KernelLaunch launch_of(const KernelShape& k, double blocks, const Gpu& gpu) {
   OccupancyInput oi;
   oi.threads = k.threads;
@@ -69,6 +69,10 @@ KernelLaunch launch_of(const KernelShape& k, double blocks, const Gpu& gpu) {
   KernelLaunch l;
   l.warps_per_sm = resident * (k.threads / 32.0) / gpu.sm_count;
   l.loads_per_warp = k.loads;
+  // the waves: a grid beyond one wave drains its last, partial wave at that wave's own X
+  l.blocks = blocks;
+  l.wave_blocks = static_cast<double>(o.blocks_per_sm) * gpu.sm_count;
+  l.warps_per_block = k.threads / 32.0;
   return l;
 }
 
@@ -139,10 +143,16 @@ void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionC
   auto add = [&](const std::vector<FusionKernel>& ks, const ChainModel& cm) {
     for (std::size_t i = 0; i < ks.size() && i < cm.kernels.size(); ++i) {
       const KernelLaunch& l = ks[i].launch;
-      parts.push_back(l.warps_per_sm > 0 ? fmt::format("{} {} warps/SM x {} x {} B: {}", ks[i].name, format_number(l.warps_per_sm),
+      const KernelModel& km = cm.kernels[i];
+      std::string tail;
+      if (km.tail_bandwidth > 0) {
+        const double blocks = l.blocks - std::floor(l.blocks / l.wave_blocks) * l.wave_blocks;
+        tail = fmt::format(", its last wave's {} blocks {}", format_number(blocks), format_quantity(km.tail_bandwidth, Unit::bytes_per_second));
+      }
+      parts.push_back(l.warps_per_sm > 0 ? fmt::format("{} {} warps/SM x {} x {} B: {}{}", ks[i].name, format_number(l.warps_per_sm),
                                                        format_number(l.loads_per_warp), format_number(l.bytes_per_lane),
-                                                       format_quantity(cm.kernels[i].bandwidth, Unit::bytes_per_second))
-                                         : fmt::format("{}: {}", ks[i].name, format_quantity(cm.kernels[i].bandwidth, Unit::bytes_per_second)));
+                                                       format_quantity(km.bandwidth, Unit::bytes_per_second), tail)
+                                         : fmt::format("{}: {}", ks[i].name, format_quantity(km.bandwidth, Unit::bytes_per_second)));
     }
   };
   add(chain.unfused, m.unfused);
@@ -240,7 +250,10 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   t.notes.push_back(fmt::format(
       "the model (fixed costs, L2, loads in flight): each kernel busy max(HBM bytes / BW_kernel, bytes / L2 BW) + {} (one HBM "
       "latency, the first wave's wait); an intermediate the kernel before moved with at most one L2 of bytes is read from the "
-      "L2; BW_kernel = min(BW, X), X from the kernel's loads in flight (little's loaded latency: X = W U 32 b SMs / L(X))",
+      "L2; BW_kernel = min(BW, X), X from the kernel's loads in flight (little's loaded latency: X = W U 32 b SMs / L(X)); a "
+      "grid of more blocks than one wave moves its full waves' share of the bytes at that X and its last, partial wave's at "
+      "the X of that wave's own warps (the tail's drain); where each lane loads as much from HBM as from the L2 in one wait "
+      "(a binary op's t with x_k), the L2 saves HBM bytes, not time: all the kernel's bytes go at X",
       format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds)));
   t.notes.push_back(fmt::format(
       "launches, as the events around the whole chain time them: the host launches kernel i at D + (i - 1) o (o = {} back to "
