@@ -3,6 +3,8 @@
 // compute.cu and its sm_90 SASS, and the h200 profile's prediction.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <utility>
@@ -66,6 +68,19 @@ inline TimedFusion rmsnorm(double rows, double cols, double bw = 4.29e12) {
 }
 
 /// Whether `ran` lies in [low, high] within 1% (the printed rows' rounding and the copy rate's drift).
+/// A chain's four times (us: the model's D first, then D = 0, unfused then fused) and its
+/// speed-up's two ends, each within 0.2% of the figures pinned beside a recorded or held-back run.
+inline void check_times(const TimedFusion& f, double unfused, double unfused_hidden, double fused, double fused_hidden,
+                        double speedup_low, double speedup_high) {
+  constexpr double us = 1e-6;
+  CHECK(f.unfused.time / us == doctest::Approx(unfused).epsilon(2e-3));
+  CHECK(f.unfused.time_hidden / us == doctest::Approx(unfused_hidden).epsilon(2e-3));
+  CHECK(f.fused.time / us == doctest::Approx(fused).epsilon(2e-3));
+  CHECK(f.fused.time_hidden / us == doctest::Approx(fused_hidden).epsilon(2e-3));
+  CHECK(f.speedup_low == doctest::Approx(speedup_low).epsilon(2e-3));
+  CHECK(f.speedup_high == doctest::Approx(speedup_high).epsilon(2e-3));
+}
+
 inline bool inside(double low, double high, double ran) { return ran >= low * 0.99 && ran <= high * 1.01; }
 
 }  // namespace gpucalc::fusion_chains

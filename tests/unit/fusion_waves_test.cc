@@ -160,12 +160,7 @@ TEST_CASE("fusion waves: held-back predictions") {
   };
   for (const Held& h : held) {
     INFO(h.what);
-    CHECK(h.f.unfused.time / us == doctest::Approx(h.unfused).epsilon(2e-3));
-    CHECK(h.f.unfused.time_hidden / us == doctest::Approx(h.unfused_hidden).epsilon(2e-3));
-    CHECK(h.f.fused.time / us == doctest::Approx(h.fused).epsilon(2e-3));
-    CHECK(h.f.fused.time_hidden / us == doctest::Approx(h.fused_hidden).epsilon(2e-3));
-    CHECK(h.f.speedup_low == doctest::Approx(h.speedup_low).epsilon(2e-3));
-    CHECK(h.f.speedup_high == doctest::Approx(h.speedup_high).epsilon(2e-3));
+    check_times(h.f, h.unfused, h.unfused_hidden, h.fused, h.fused_hidden, h.speedup_low, h.speedup_high);
   }
 }
 
