@@ -152,14 +152,19 @@ double tail_bandwidth(const FusionKernel& k, double bw, const LoadedModel* loads
   return std::min(bw, loaded({warps, l.loads_per_warp, l.bytes_per_lane}, *loads).achieved_bandwidth);
 }
 
+/// The time of `bytes` through a kernel whose HBM share `hbm` goes at x: max(HBM bytes / x,
+/// bytes / L2 BW), the L2 left out when its rate is not known   [s].
+double bytes_time(double hbm, double bytes, double x, double l2_bandwidth) {
+  return std::max(hbm / x, l2_bandwidth > 0 ? bytes / l2_bandwidth : 0.0);
+}
+
 /// A kernel's own time on the GPU (KernelModel::busy): the full waves' share of its bytes at
 /// km.bandwidth and the tail's at km.tail_bandwidth, each phase max(HBM bytes / X, bytes / L2 BW),
 /// plus the ramp. HBM bytes are all its bytes when its L2 reads wait with an HBM load.
 double kernel_busy(const FusionKernel& k, const KernelModel& km, const FusionModel& m) {
   const double bytes = km.dram_bytes + km.l2_bytes;
   const double hbm = km.waits_on_hbm ? bytes : km.dram_bytes;
-  const double l2 = m.l2_bandwidth;
-  auto phase = [&](double share, double x) { return std::max(share * hbm / x, l2 > 0 ? share * bytes / l2 : 0.0); };
+  auto phase = [&](double share, double x) { return bytes_time(share * hbm, share * bytes, x, m.l2_bandwidth); };
   if (!(km.tail_bandwidth > 0)) return phase(1, km.bandwidth) + m.ramp;
   // t = max(f HBM / X, f bytes / L2 BW) + max((1 - f) HBM / X_tail, (1 - f) bytes / L2 BW) + ramp,
   // f = the full waves' blocks over the grid's
@@ -185,8 +190,7 @@ ChainModel chain_model(const std::vector<FusionKernel>& kernels, double e, doubl
     km.dram_bytes = bytes - km.l2_bytes;
     km.bandwidth = kernel_bandwidth(k, bw, loads);
     // t = max(o, max(DRAM bytes / BW_kernel, bytes / L2 BW) + ramp)
-    const double l2_time = m.l2_bandwidth > 0 ? bytes / m.l2_bandwidth : 0;
-    const double busy = std::max(km.dram_bytes / km.bandwidth, l2_time) + m.ramp;
+    const double busy = bytes_time(km.dram_bytes, bytes, km.bandwidth, m.l2_bandwidth) + m.ramp;
     km.time = std::max(o, busy);
     km.launch_bound = o >= busy;
     // each lane that loads an intermediate element from the L2 loads at least one from HBM too
