@@ -128,6 +128,11 @@ FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
   return r;
 }
 
+double partial_wave_blocks(const KernelLaunch& l) {
+  if (!(l.wave_blocks > 0) || !(l.blocks > l.wave_blocks)) return 0;
+  return l.blocks - std::floor(l.blocks / l.wave_blocks) * l.wave_blocks;
+}
+
 namespace {
 
 /// The bandwidth a kernel reaches: min(BW, X) with X the loaded-latency model's for its loads in
@@ -143,11 +148,8 @@ double kernel_bandwidth(const FusionKernel& k, double bw, const LoadedModel* loa
 /// partial wave after a full one, or its waves or loads in flight are not known.
 double tail_bandwidth(const FusionKernel& k, double bw, const LoadedModel* loads) {
   const KernelLaunch& l = k.launch;
-  if (loads == nullptr || !(l.warps_per_sm > 0) || !(l.wave_blocks > 0) || !(l.warps_per_block > 0) || !(l.blocks > l.wave_blocks)) {
-    return 0;
-  }
-  const double tail = l.blocks - std::floor(l.blocks / l.wave_blocks) * l.wave_blocks;
-  if (!(tail > 0)) return 0;
+  const double tail = partial_wave_blocks(l);
+  if (loads == nullptr || !(l.warps_per_sm > 0) || !(l.warps_per_block > 0) || !(tail > 0)) return 0;
   const double warps = tail * l.warps_per_block / loads->sm_count;
   return std::min(bw, loaded({warps, l.loads_per_warp, l.bytes_per_lane}, *loads).achieved_bandwidth);
 }
@@ -169,7 +171,7 @@ double kernel_busy(const FusionKernel& k, const KernelModel& km, const FusionMod
   // t = max(f HBM / X, f bytes / L2 BW) + max((1 - f) HBM / X_tail, (1 - f) bytes / L2 BW) + ramp,
   // f = the full waves' blocks over the grid's
   const KernelLaunch& l = k.launch;
-  const double full = std::floor(l.blocks / l.wave_blocks) * l.wave_blocks / l.blocks;
+  const double full = (l.blocks - partial_wave_blocks(l)) / l.blocks;
   return phase(full, km.bandwidth) + phase(1 - full, km.tail_bandwidth) + m.ramp;
 }
 

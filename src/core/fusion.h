@@ -22,6 +22,10 @@ struct KernelLaunch {
   double warps_per_block = 0;  // threads per block / 32
 };
 
+/// The blocks of a grid's last, partial wave after at least one full one (0: none, or the waves
+/// not known): blocks - floor(blocks / wave_blocks) x wave_blocks.
+double partial_wave_blocks(const KernelLaunch& l);
+
 /// One kernel's HBM traffic in elements.
 struct FusionKernel {
   std::string name;

@@ -146,8 +146,8 @@ void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionC
       const KernelModel& km = cm.kernels[i];
       std::string tail;
       if (km.tail_bandwidth > 0) {
-        const double blocks = l.blocks - std::floor(l.blocks / l.wave_blocks) * l.wave_blocks;
-        tail = fmt::format(", its last wave's {} blocks {}", format_number(blocks), format_quantity(km.tail_bandwidth, Unit::bytes_per_second));
+        tail = fmt::format(", its last wave's {} blocks {}", format_number(partial_wave_blocks(l)),
+                           format_quantity(km.tail_bandwidth, Unit::bytes_per_second));
       }
       parts.push_back(l.warps_per_sm > 0 ? fmt::format("{} {} warps/SM x {} x {} B: {}{}", ks[i].name, format_number(l.warps_per_sm),
                                                        format_number(l.loads_per_warp), format_number(l.bytes_per_lane),
