@@ -1,86 +1,118 @@
-// The fusion chains as measure runs them (src/measure/cases_compute.cc set_launches), for the
-// timed-chain tests: each kernel's launch (threads, registers, shared memory, U, blocks) from
-// compute.cu and its sm_90 SASS, and the h200 profile's prediction.
+// The fusion chains as `measure fusion` runs them, for the tests that hold the model against
+// recorded runs: each kernel's grid as compute.cu launches it, its threads, registers, shared
+// memory and loads in flight as a recorded run's file describes them (tests/data/runs/fusion.csv,
+// its "# kernel NAME: threads, registers, shared bytes, loads" lines), and the h200 profile.
 #pragma once
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "core/fusion.h"
 #include "core/gpu.h"
-#include "core/occupancy.h"
+#include "recorded_runs.h"
 
 namespace gpucalc::fusion_chains {
 
-/// W per SM for a kernel of `threads` x `registers` over `blocks` blocks (as measure's launch_of).
-inline KernelLaunch launch_of(int threads, int registers, int shared, double loads, double blocks, const Gpu& gpu) {
-  OccupancyInput oi;
-  oi.threads = threads;
-  oi.registers = registers;
-  oi.shared_memory = shared;
-  oi.for_people = false;
-  const OccupancyResult o = occupancy(oi, gpu);
-  const double resident = std::min(blocks, static_cast<double>(o.blocks_per_sm) * gpu.sm_count);
-  KernelLaunch l;
-  l.warps_per_sm = resident * (threads / 32.0) / gpu.sm_count;
-  l.loads_per_warp = loads;
-  l.blocks = blocks;
-  l.wave_blocks = static_cast<double>(o.blocks_per_sm) * gpu.sm_count;
-  l.warps_per_block = threads / 32.0;
-  return l;
+/// A measure fusion command's chain: --preset, --ops, --n, --rows, --cols (measure's defaults).
+struct Command {
+  std::string preset = "unary";
+  int ops = 4;
+  double n = 268435456;  // 2^28
+  double rows = 16384, cols = 4096;
+};
+
+/// Reads "measure fusion --preset binary --ops 4 --n 2^21" (anything before "measure" and any
+/// "(...)" after the options are ignored).
+inline Command parse_command(const std::string& text) {
+  Command c;
+  std::istringstream in(text.substr(text.find("measure")));
+  std::string word, value;
+  while (in >> word) {
+    if (word.rfind("--", 0) != 0 || !(in >> value)) continue;
+    double v = 0;
+    if (const std::size_t caret = value.find('^'); caret != std::string::npos) {
+      v = std::pow(std::atof(value.substr(0, caret).c_str()), std::atof(value.substr(caret + 1).c_str()));
+    } else {
+      v = std::atof(value.c_str());
+    }
+    if (word == "--preset") c.preset = value;
+    if (word == "--ops") c.ops = static_cast<int>(v);
+    if (word == "--n") c.n = v;
+    if (word == "--rows") c.rows = v;
+    if (word == "--cols") c.cols = v;
+  }
+  return c;
 }
 
-inline TimedFusion predict(FusionChain chain, int element_bytes, double bw) {
-  const Gpu gpu = load_gpu("h200");
+/// The kernels' shapes of a recorded run ("# kernel unary_kernel: 256, 30, 0, 4").
+using Shapes = std::map<std::string, KernelGrid>;
+inline Shapes shapes_of(const testing::RecordedRuns& runs) {
+  Shapes s;
+  for (const auto& [key, value] : runs.about) {
+    if (key.rfind("kernel ", 0) != 0) continue;
+    KernelGrid g;
+    char comma = 0;
+    std::istringstream in(value);
+    in >> g.threads >> comma >> g.registers >> comma >> g.shared_bytes >> comma >> g.loads_per_warp;
+    REQUIRE_MESSAGE(!in.fail(), "a kernel line reads THREADS, REGISTERS, SHARED, LOADS: " << value);
+    s[key.substr(7)] = g;
+  }
+  return s;
+}
+
+/// One kernel's launch: `blocks` of the named shape.
+inline KernelLaunch launch(const Shapes& shapes, const std::string& name, double blocks, const Gpu& gpu) {
+  REQUIRE_MESSAGE(shapes.count(name) == 1, "no shape for " << name);
+  KernelGrid g = shapes.at(name);
+  g.blocks = static_cast<std::int64_t>(blocks);
+  return grid_launch(g, gpu);
+}
+
+/// The chain of a command with each kernel's launch as compute.cu makes it: unary and binary 256
+/// threads a block, 16 values a thread (N / 4096 blocks); RMSNorm's element-wise kernels N / 8 / 256
+/// blocks, mean and the fused kernel a block a row, + eps and rsqrt at the chain's bandwidth.
+inline FusionInput measured_chain(const Command& c, const Shapes& shapes, const Gpu& gpu, double bw = 4.29e12) {
   FusionInput in;
-  in.chain = std::move(chain);
-  in.element_bytes = element_bytes;
   in.bandwidth = bw;
-  const FusionResult r = fusion(in, gpu);
-  const FusionModel m = fusion_model(in, r, gpu);
-  return timed_fusion(m, r, gpu);
+  if (c.preset == "rmsnorm") {
+    in.chain = rmsnorm_chain(c.rows, c.cols);
+    in.element_bytes = 2;
+    const double eblocks = std::ceil(c.rows * c.cols / 8 / 256);
+    in.chain.unfused[0].launch = launch(shapes, "pow_kernel", eblocks, gpu);
+    in.chain.unfused[1].launch = launch(shapes, "mean_kernel", c.rows, gpu);
+    in.chain.unfused[4].launch = launch(shapes, "scale_rows_kernel", eblocks, gpu);
+    in.chain.unfused[5].launch = launch(shapes, "scale_cols_kernel", eblocks, gpu);
+    in.chain.fused[0].launch = launch(shapes, "rmsnorm_fused_kernel", c.rows, gpu);
+    return in;
+  }
+  const bool binary = c.preset == "binary";
+  in.chain = binary ? binary_chain(c.ops, c.n) : unary_chain(c.ops, c.n);
+  in.element_bytes = 4;
+  const KernelLaunch l = launch(shapes, binary ? "binary_kernel" : "unary_kernel", std::max(1.0, std::ceil(c.n / 4096)), gpu);
+  for (FusionKernel& k : in.chain.unfused) k.launch = l;
+  for (FusionKernel& k : in.chain.fused) k.launch = l;
+  return in;
 }
 
-/// unary or binary x ops at n, each kernel's launch as compute.cu's (256 threads, 16 values a thread).
-inline TimedFusion elementwise(bool binary, int ops, double n, double bw = 4.29e12) {
-  const Gpu gpu = load_gpu("h200");
-  FusionChain c = binary ? binary_chain(ops, n) : unary_chain(ops, n);
-  const double blocks = std::max(1.0, std::ceil(n / 4096));
-  const KernelLaunch l = binary ? launch_of(256, 34, 0, 2, blocks, gpu) : launch_of(256, 30, 0, 4, blocks, gpu);
-  for (FusionKernel& k : c.unfused) k.launch = l;
-  for (FusionKernel& k : c.fused) k.launch = l;
-  return predict(std::move(c), 4, bw);
+/// One chain between two events from an idle stream, the method of the recorded runs before issue
+/// 35: the host launches kernel i at D + i o; the GPU starts it at max(that, the end of kernel i - 1
+/// + g); the stop event comes no earlier than the host's last launch, D + k o. D, the part of the
+/// first launch's latency the events saw, is 0 to launch_latency - o.
+inline double one_chain_from_idle(const ChainTime& c, double o, double g, double first) {
+  double end = 0;
+  for (std::size_t i = 0; i < c.kernels.size(); ++i) {
+    const double launched = first + static_cast<double>(i) * o;
+    const double start = i == 0 ? launched : std::max(launched, end + g);
+    end = start + c.kernels[i].busy;
+  }
+  return std::max(end, first + static_cast<double>(c.kernels.size()) * o);
 }
-
-inline TimedFusion rmsnorm(double rows, double cols, double bw = 4.29e12) {
-  const Gpu gpu = load_gpu("h200");
-  FusionChain c = rmsnorm_chain(rows, cols);
-  const double eblocks = std::ceil(rows * cols / 8 / 256);
-  c.unfused[0].launch = launch_of(256, 16, 0, 1, eblocks, gpu);
-  c.unfused[1].launch = launch_of(256, 21, 128, 1, rows, gpu);
-  c.unfused[4].launch = launch_of(256, 26, 0, 1, eblocks, gpu);
-  c.unfused[5].launch = launch_of(256, 23, 0, 1, eblocks, gpu);
-  c.fused.front().launch = launch_of(128, 46, 128, 1, rows, gpu);
-  return predict(std::move(c), 2, bw);
-}
-
-/// Whether `ran` lies in [low, high] within 1% (the printed rows' rounding and the copy rate's drift).
-/// A chain's four times (us: the model's D first, then D = 0, unfused then fused) and its
-/// speed-up's two ends, each within 0.2% of the figures pinned beside a recorded or held-back run.
-inline void check_times(const TimedFusion& f, double unfused, double unfused_hidden, double fused, double fused_hidden,
-                        double speedup_low, double speedup_high) {
-  constexpr double us = 1e-6;
-  CHECK(f.unfused.time / us == doctest::Approx(unfused).epsilon(2e-3));
-  CHECK(f.unfused.time_hidden / us == doctest::Approx(unfused_hidden).epsilon(2e-3));
-  CHECK(f.fused.time / us == doctest::Approx(fused).epsilon(2e-3));
-  CHECK(f.fused.time_hidden / us == doctest::Approx(fused_hidden).epsilon(2e-3));
-  CHECK(f.speedup_low == doctest::Approx(speedup_low).epsilon(2e-3));
-  CHECK(f.speedup_high == doctest::Approx(speedup_high).epsilon(2e-3));
-}
-
-inline bool inside(double low, double high, double ran) { return ran >= low * 0.99 && ran <= high * 1.01; }
 
 }  // namespace gpucalc::fusion_chains

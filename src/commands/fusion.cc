@@ -87,56 +87,56 @@ std::string per_n(double transfers, double n) { return fmt::format("{:.4g}N", tr
 
 std::string table(const FusionResult& r, double n) {
   std::size_t name_width = 14;
-  for (const KernelTime& k : r.unfused) name_width = std::max(name_width, k.name.size());
+  for (const KernelTime& k : r.unfused.kernels) name_width = std::max(name_width, k.name.size());
   std::string out = fmt::format("  {:<{}}  {:>16}  {:>10}  {:>10}  {:>10}  {}\n", "kernel", name_width, "transfers",
                                 "of N", "bytes", "time", "bound");
   auto row = [&](const KernelTime& k) {
     out += fmt::format("  {:<{}}  {:>16}  {:>10}  {:>10}  {:>10}  {}\n", k.name, name_width, format_number(k.transfers),
                        per_n(k.transfers, n), format_quantity(k.bytes, Unit::bytes), format_quantity(k.time, Unit::seconds),
-                       k.overhead_bound ? "launch" : "memory");
+                       k.launch_bound ? "launch" : "memory");
   };
-  for (const KernelTime& k : r.unfused) row(k);
+  for (const KernelTime& k : r.unfused.kernels) row(k);
   out += fmt::format("  {:<{}}  {:>16}  {:>10}  {:>10}  {:>10}\n", "unfused total", name_width,
-                     format_number(r.unfused_transfers), per_n(r.unfused_transfers, n),
-                     format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.unfused_time, Unit::seconds));
-  for (const KernelTime& k : r.fused) row(k);
+                     format_number(r.unfused.transfers), per_n(r.unfused.transfers, n),
+                     format_quantity(r.unfused.bytes, Unit::bytes), format_quantity(r.unfused.time, Unit::seconds));
+  for (const KernelTime& k : r.fused.kernels) row(k);
   return out;
 }
 
 void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, Report& report);
 
-/// The fixed-cost and L2 model's steps (the *_model keys).
-void explain_model(const FusionModel& m, const Gpu& gpu, Report& report) {
+/// The hardware model's steps (the *_model and *_graph keys).
+void explain_model(const FusionResult& r, const Gpu& gpu, Report& report) {
   report.explain.push_back(fmt::format(
-      "model with fixed costs and the L2: an intermediate that the kernel before moved with at most {} bytes in all "
-      "(the L2, {}'s l2_size) is read from the L2: unfused {} from HBM and {} from the L2, fused {} from HBM",
-      format_number(m.l2_size), gpu.key, format_quantity(m.unfused.dram_bytes, Unit::bytes),
-      format_quantity(m.unfused.l2_bytes, Unit::bytes), format_quantity(m.fused.dram_bytes, Unit::bytes)));
+      "model, HBM bytes: an intermediate is read from the L2 when its producer and the kernels after it moved at most "
+      "{} bytes (the L2, {}'s l2_size) before it is read: unfused {} from HBM and {} from the L2, fused {} from HBM",
+      format_number(static_cast<double>(gpu.l2_size)), gpu.key, format_quantity(r.unfused.hbm_bytes, Unit::bytes),
+      format_quantity(r.unfused.bytes - r.unfused.hbm_bytes, Unit::bytes), format_quantity(r.fused.hbm_bytes, Unit::bytes)));
   report.explain.push_back(fmt::format(
-      "each kernel takes max(o, max(HBM bytes / BW, bytes / L2 BW {}) + ramp {} (latency_hbm_cycles / boost_clock: the "
-      "first wave waits one HBM latency)); a chain timed from an idle stream adds launch_latency - o = {} once",
-      m.l2_bandwidth > 0 ? format_quantity(m.l2_bandwidth, Unit::bytes_per_second) : std::string("not known"),
-      format_quantity(m.ramp, Unit::seconds), format_quantity(m.first_launch, Unit::seconds)));
-  report.explain.push_back(fmt::format("model: unfused {}, fused {}, speed-up {}", format_quantity(m.unfused.time, Unit::seconds),
-                                       format_quantity(m.fused.time, Unit::seconds), format_number(m.speedup)));
+      "model, a kernel's own time on the GPU: busy = ramp {} (latency_hbm_cycles / boost_clock: the first wave waits one "
+      "HBM latency) + max(paced bytes / X, bytes / L2 BW {}); paced bytes are its HBM bytes, and its L2 bytes too where "
+      "a round of its loads also waits on HBM; X = {}",
+      format_quantity(r.ramp, Unit::seconds),
+      gpu.l2_bandwidth > 0 ? format_quantity(gpu.l2_bandwidth, Unit::bytes_per_second) : std::string("not known"),
+      r.loads_in_flight && !r.fused.kernels.empty()
+          ? fmt::format("{} from little's loaded latency for the given warps per SM and loads per warp",
+                        format_quantity(r.fused.kernels.front().bandwidth, Unit::bytes_per_second))
+          : fmt::format("BW {} (loads in flight not given: --warps-per-sm)", format_quantity(r.bandwidth, Unit::bytes_per_second))));
   report.explain.push_back(fmt::format(
-      "range: the model is its high end (host launches from an idle stream); the low end queues every launch ahead "
-      "(o = {}, {}; no idle start): unfused {} to {}, fused {} to {}, speed-up {} to {}",
-      format_quantity(m.launch_low, Unit::seconds),
-      gpu.launch_overhead_graph > 0 ? "launch_overhead_graph, a CUDA graph's per-kernel cost" : "the profile has no launch_overhead_graph",
-      format_quantity(m.unfused_low.time, Unit::seconds), format_quantity(m.unfused.time, Unit::seconds),
-      format_quantity(m.fused_low.time, Unit::seconds), format_quantity(m.fused.time, Unit::seconds),
-      format_number(m.speedup_low), format_number(m.speedup_high)));
-  if (m.loads_in_flight && !m.fused.kernels.empty()) {
-    report.explain.push_back(fmt::format("loads in flight: each kernel moves its HBM bytes at min(BW, X), X = {} from little's "
-                                         "loaded latency for the given warps per SM and loads per warp",
-                                         format_quantity(m.fused.kernels.front().bandwidth, Unit::bytes_per_second)));
-  }
-  if (gpu.launch_latency <= 0) {
-    report.notes.push_back(fmt::format("{} has no launch_latency (measure calibrate's launch + synchronize): the model "
-                                       "leaves out the idle stream's first launch",
-                                       gpu.key));
-  }
+      "model, busy: unfused {} in all, fused {}; g = {} between two dependent kernels ({})",
+      format_quantity(r.unfused.busy, Unit::seconds), format_quantity(r.fused.busy, Unit::seconds),
+      format_quantity(r.gap, Unit::seconds),
+      gpu.launch_overhead_graph > 0 ? "launch_overhead_graph: empty kernels replayed from a CUDA graph"
+                                    : "the profile has no launch_overhead_graph: 0"));
+  report.explain.push_back(fmt::format(
+      "model, eager mode (the host launches every o = {}, the GPU runs each kernel in busy + g; run repeatedly, the slower "
+      "sets the pace): max(k o, sum of (busy + g)): unfused {}, fused {}, speed-up {}",
+      format_quantity(r.launch_overhead, Unit::seconds), format_quantity(r.unfused.eager, Unit::seconds),
+      format_quantity(r.fused.eager, Unit::seconds), format_number(r.speedup_eager)));
+  report.explain.push_back(fmt::format(
+      "model, replayed from a CUDA graph (no host between the kernels): sum of (busy + g): unfused {}, fused {}, speed-up {}",
+      format_quantity(r.unfused.graph, Unit::seconds), format_quantity(r.fused.graph, Unit::seconds),
+      format_number(r.speedup_graph)));
 }
 
 /// --warps-per-sm W [--loads-per-warp U]: every kernel keeps W x U 16-byte loads a lane in flight
@@ -177,33 +177,31 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   // The profile's values, when the case takes them.
   if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-  report.num("unfused_transfers", r.unfused_transfers);
-  report.num("fused_transfers", r.fused_transfers);
-  report.num("unfused_bytes", r.unfused_bytes, Unit::bytes);
-  report.num("fused_bytes", r.fused_bytes, Unit::bytes);
-  report.num("unfused_kernels", r.unfused_kernels);
-  report.num("fused_kernels", r.fused_kernels);
-  report.num("unfused_time", r.unfused_time, Unit::seconds);
-  report.num("fused_time", r.fused_time, Unit::seconds);
+  report.num("unfused_transfers", r.unfused.transfers);
+  report.num("fused_transfers", r.fused.transfers);
+  report.num("unfused_bytes", r.unfused.bytes, Unit::bytes);
+  report.num("fused_bytes", r.fused.bytes, Unit::bytes);
+  report.num("unfused_kernels", static_cast<double>(r.unfused.kernels.size()));
+  report.num("fused_kernels", static_cast<double>(r.fused.kernels.size()));
+  report.num("unfused_time", r.unfused.time, Unit::seconds);
+  report.num("fused_time", r.fused.time, Unit::seconds);
   report.num("speedup", r.speedup);
   report.word("regime", r.regime);
   report.num("crossover_n", std::round(r.crossover_n));
   report.num("traffic_ratio", r.traffic_ratio);
-  report.num("unfused_memory_time", r.unfused_memory_time, Unit::seconds);
-  report.num("fused_memory_time", r.fused_memory_time, Unit::seconds);
-  const FusionModel m = fusion_model(in, r, gpu);
-  report.num("unfused_dram_bytes_model", m.unfused.dram_bytes, Unit::bytes);
-  report.num("fused_dram_bytes_model", m.fused.dram_bytes, Unit::bytes);
-  report.num("unfused_time_model", m.unfused.time, Unit::seconds);
-  report.num("fused_time_model", m.fused.time, Unit::seconds);
-  report.num("speedup_model", m.speedup);
-  report.num("unfused_time_low", m.unfused_low.time, Unit::seconds);
-  report.num("fused_time_low", m.fused_low.time, Unit::seconds);
-  report.num("speedup_low", m.speedup_low);
-  report.num("speedup_high", m.speedup_high);
+  report.num("unfused_memory_time", r.unfused.memory_time, Unit::seconds);
+  report.num("fused_memory_time", r.fused.memory_time, Unit::seconds);
+  report.num("unfused_dram_bytes_model", r.unfused.hbm_bytes, Unit::bytes);
+  report.num("fused_dram_bytes_model", r.fused.hbm_bytes, Unit::bytes);
+  report.num("unfused_time_model", r.unfused.eager, Unit::seconds);
+  report.num("fused_time_model", r.fused.eager, Unit::seconds);
+  report.num("speedup_model", r.speedup_eager);
+  report.num("unfused_time_graph", r.unfused.graph, Unit::seconds);
+  report.num("fused_time_graph", r.fused.graph, Unit::seconds);
+  report.num("speedup_graph", r.speedup_graph);
   if (a.for_people()) {
     explain(in, r, dtype, report);
-    explain_model(m, gpu, report);
+    explain_model(r, gpu, report);
   }
   // A time given in cycles: which clock made it a time.
   if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
@@ -216,49 +214,51 @@ void explain(const FusionInput& in, const FusionResult& r, const Dtype& dtype, R
   const double n = in.chain.n;
   const std::string o_text = format_quantity(r.launch_overhead, Unit::seconds);
   const std::string bw_text = format_quantity(r.bandwidth, Unit::bytes_per_second);
+  const std::size_t unfused_kernels = r.unfused.kernels.size(), fused_kernels = r.fused.kernels.size();
   report.explain.push_back(fmt::format(
-      "unfused: {} kernels, reads + writes summed over them = {} = {} elements; x {} bytes = {}", r.unfused_kernels,
-      per_n(r.unfused_transfers, n), format_number(r.unfused_transfers), dtype.bytes,
-      format_quantity(r.unfused_bytes, Unit::bytes)));
+      "unfused: {} kernels, reads + writes summed over them = {} = {} elements; x {} bytes = {}", unfused_kernels,
+      per_n(r.unfused.transfers, n), format_number(r.unfused.transfers), dtype.bytes,
+      format_quantity(r.unfused.bytes, Unit::bytes)));
   report.explain.push_back(fmt::format(
       "fused: only the external inputs and the final outputs = {} = {} elements; x {} bytes = {}",
-      per_n(r.fused_transfers, n), format_number(r.fused_transfers), dtype.bytes,
-      format_quantity(r.fused_bytes, Unit::bytes)));
+      per_n(r.fused.transfers, n), format_number(r.fused.transfers), dtype.bytes,
+      format_quantity(r.fused.bytes, Unit::bytes)));
   std::vector<std::string> kernel_times;
-  for (const KernelTime& k : r.unfused) kernel_times.push_back(format_quantity(k.time, Unit::seconds));
+  for (const KernelTime& k : r.unfused.kernels) kernel_times.push_back(format_quantity(k.time, Unit::seconds));
   if (kernel_times.size() > 8) {
     kernel_times.resize(8);
     kernel_times.push_back("...");
   }
   report.explain.push_back(fmt::format("each kernel takes max(o, bytes / BW) with o = {}, BW = {}: {}", o_text, bw_text,
                                        fmt::join(kernel_times, " + ")));
-  report.explain.push_back(fmt::format("unfused time = {}; fused time = {}", format_quantity(r.unfused_time, Unit::seconds),
-                                       format_quantity(r.fused_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("unfused time = {}; fused time = {}", format_quantity(r.unfused.time, Unit::seconds),
+                                       format_quantity(r.fused.time, Unit::seconds)));
   report.explain.push_back(fmt::format("speed-up = {} / {} = {}x (bytes alone: {} / {} = {}x; launches alone: {} / {} = {}x)",
-                                       format_quantity(r.unfused_time, Unit::seconds),
-                                       format_quantity(r.fused_time, Unit::seconds), format_number(r.speedup),
-                                       per_n(r.unfused_transfers, n), per_n(r.fused_transfers, n),
-                                       format_number(r.traffic_ratio), r.unfused_kernels, r.fused_kernels,
-                                       format_number(static_cast<double>(r.unfused_kernels) / r.fused_kernels)));
+                                       format_quantity(r.unfused.time, Unit::seconds),
+                                       format_quantity(r.fused.time, Unit::seconds), format_number(r.speedup),
+                                       per_n(r.unfused.transfers, n), per_n(r.fused.transfers, n),
+                                       format_number(r.traffic_ratio), unfused_kernels, fused_kernels,
+                                       format_number(static_cast<double>(unfused_kernels) / static_cast<double>(fused_kernels))));
   report.explain.push_back(fmt::format(
       "regime of the unfused chain: bytes / BW = {} against {} launches x {} = {}: {}-bound",
-      format_quantity(r.unfused_memory_time, Unit::seconds), r.unfused_kernels, o_text,
-      format_quantity(r.unfused_kernels * r.launch_overhead, Unit::seconds), r.regime));
+      format_quantity(r.unfused.memory_time, Unit::seconds), unfused_kernels, o_text,
+      format_quantity(static_cast<double>(unfused_kernels) * r.launch_overhead, Unit::seconds), r.regime));
   if (std::isfinite(r.crossover_n)) {
+    const double per_kernel = r.unfused.bytes / n / static_cast<double>(unfused_kernels);
     report.explain.push_back(fmt::format(
         "crossover: the average unfused kernel moves {} / {} = {} bytes per element of N; it takes as long as one "
         "launch when N = {} x {} / {} = {}",
-        format_number(r.unfused_bytes / n), r.unfused_kernels, format_number(r.unfused_bytes / n / r.unfused_kernels),
-        o_text, bw_text, format_number(r.unfused_bytes / n / r.unfused_kernels), format_number(std::round(r.crossover_n))));
+        format_number(r.unfused.bytes / n), unfused_kernels, format_number(per_kernel), o_text, bw_text,
+        format_number(per_kernel), format_number(std::round(r.crossover_n))));
   }
   report.drawing = table(r, n);
   if (std::fabs(r.speedup - r.traffic_ratio) > 0.01 * r.traffic_ratio) {
     int launch_bound = 0;
-    for (const KernelTime& k : r.unfused) launch_bound += k.overhead_bound ? 1 : 0;
+    for (const KernelTime& k : r.unfused.kernels) launch_bound += k.launch_bound ? 1 : 0;
     report.notes.push_back(fmt::format(
         "by bytes alone (the large-N rule): {} against {}, {}x; {} of the {} unfused kernels are launch-bound at this N",
-        format_quantity(r.unfused_memory_time, Unit::seconds), format_quantity(r.fused_memory_time, Unit::seconds),
-        format_number(r.traffic_ratio), launch_bound, r.unfused_kernels));
+        format_quantity(r.unfused.memory_time, Unit::seconds), format_quantity(r.fused.memory_time, Unit::seconds),
+        format_number(r.traffic_ratio), launch_bound, unfused_kernels));
   }
 }
 
@@ -338,10 +338,9 @@ const Calculator& fusion_command() {
            {"unfused_time_model", Unit::seconds},
            {"fused_time_model", Unit::seconds},
            {"speedup_model"},
-           {"unfused_time_low", Unit::seconds},
-           {"fused_time_low", Unit::seconds},
-           {"speedup_low"},
-           {"speedup_high"}},
+           {"unfused_time_graph", Unit::seconds},
+           {"fused_time_graph", Unit::seconds},
+           {"speedup_graph"}},
       .run = run,
       .chart_axis = "n",
       .chart = chart};

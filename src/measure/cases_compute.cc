@@ -11,7 +11,6 @@
 #include "core/error.h"
 #include "core/fusion.h"
 #include "core/matmul_l2.h"
-#include "core/occupancy.h"
 #include "core/quantity.h"
 #include "core/roofline.h"
 #include "core/tiling.h"
@@ -32,68 +31,15 @@ struct FusionPlan {
   std::vector<Chain> chains;
 };
 
-/// A fusion kernel's launch as compute.cu runs it: threads per block, registers per thread (the
-/// highest register its sm_90 SASS names, plus one: cuobjdump -sass of gpucalc-measure on the H200,
-/// 2026-12-02), static shared memory, and the 128-bit HBM loads a thread issues before it first
-/// waits for one (the LDGs ahead of the first instruction that uses a loaded register).
-struct KernelShape {
-  int threads = 256;
-  int registers = 32;
-  int shared = 0;    // bytes
-  double loads = 1;  // U
-};
-// unary_kernel: four predicated LDG.E.128 (its kUnroll float4s), then the FMAs and four STGs; R0-R29.
-constexpr KernelShape kUnaryShape{256, 30, 0, 4};
-// binary_kernel: t and x_k, then an FFMA (one op); the fused loop keeps two x loads in flight; R0-R33.
-constexpr KernelShape kBinaryShape{256, 34, 0, 2};
-// RMSNorm: pow, mean (one LDG a pass of its row loop, 128 B of warp sums), x * r and w * y each
-// one uint4 from HBM (r and w are small and cached); R15, R20, R25, R22.
-constexpr KernelShape kPowShape{256, 16, 0, 1};
-constexpr KernelShape kMeanShape{256, 21, 128, 1};
-constexpr KernelShape kScaleRowsShape{256, 26, 0, 1};
-constexpr KernelShape kScaleColsShape{256, 23, 0, 1};
-// rmsnorm_fused_kernel: each of a thread's row chunks is loaded, then squared and summed, before the
-// next chunk's LDG issues (a branch per chunk): one load in flight; R0-R45; 128 B of warp sums.
-constexpr KernelShape kFusedRmsShape{128, 46, 128, 1};
-
-/// W for loaded(): the blocks the occupancy model keeps resident (all of a small grid) x warps per
-/// block, averaged over the SMs; and the grid's waves (its blocks against one wave's).
-KernelLaunch launch_of(const KernelShape& k, double blocks, const Gpu& gpu) {
-  OccupancyInput oi;
-  oi.threads = k.threads;
-  oi.registers = k.registers;
-  oi.shared_memory = k.shared;
-  oi.for_people = false;
-  const OccupancyResult o = occupancy(oi, gpu);
-  const double resident = std::min(blocks, static_cast<double>(o.blocks_per_sm) * gpu.sm_count);
-  KernelLaunch l;
-  l.warps_per_sm = resident * (k.threads / 32.0) / gpu.sm_count;
-  l.loads_per_warp = k.loads;
-  // the waves: a grid beyond one wave drains its last, partial wave at that wave's own X
-  l.blocks = blocks;
-  l.wave_blocks = static_cast<double>(o.blocks_per_sm) * gpu.sm_count;
-  l.warps_per_block = k.threads / 32.0;
-  return l;
-}
-
-double ceil_div(double a, double b) { return std::ceil(a / b); }
-
-/// Sets each kernel's loads in flight: the RMSNorm's six and fused, or the unary / binary chain's.
-void set_launches(FusionChain& chain, const FusionPlan::Chain& c, const Gpu& gpu) {
-  if (c.preset == "rmsnorm") {
-    const double n8 = static_cast<double>(c.rows) * c.cols / 8, eblocks = ceil_div(n8, 256);
-    // + eps and rsqrt (rows elements each, launch-bound) keep the chain's bandwidth
-    const KernelShape* shapes[] = {&kPowShape, &kMeanShape, nullptr, nullptr, &kScaleRowsShape, &kScaleColsShape};
-    for (std::size_t i = 0; i < chain.unfused.size() && i < 6; ++i) {
-      if (shapes[i] != nullptr) chain.unfused[i].launch = launch_of(*shapes[i], i == 1 ? c.rows : eblocks, gpu);
-    }
-    chain.fused.front().launch = launch_of(kFusedRmsShape, c.rows, gpu);
-    return;
+/// Each kernel's loads in flight from its launch as the device ran it: its grid, registers and
+/// shared memory read from the kernel, its loads a lane from compute.cu (0: left at the chain's
+/// bandwidth, as the RMSNorm's one-element + eps and rsqrt).
+void set_launches(std::vector<FusionKernel>& kernels, const std::vector<dev::FusionLaunch>& launched, const Gpu& gpu) {
+  for (std::size_t i = 0; i < kernels.size() && i < launched.size(); ++i) {
+    const dev::FusionLaunch& l = launched[i];
+    if (!(l.loads_in_flight > 0)) continue;
+    kernels[i].launch = grid_launch({l.blocks, l.threads, l.registers, l.shared_bytes, l.loads_in_flight, 16}, gpu);
   }
-  const KernelShape& k = c.preset == "binary" ? kBinaryShape : kUnaryShape;
-  const double blocks = std::max(1.0, ceil_div(static_cast<double>(c.n), 256.0 * 4 * 4));  // blocks_for(n)
-  for (FusionKernel& u : chain.unfused) u.launch = launch_of(k, blocks, gpu);
-  for (FusionKernel& f : chain.fused) f.launch = launch_of(k, blocks, gpu);
 }
 
 FusionPlan plan_fusion(const Args& a, const Gpu&) {
@@ -138,42 +84,61 @@ FusionPlan plan_fusion(const Args& a, const Gpu&) {
 }
 
 /// Each kernel's loads in flight and the bandwidth the model gives it.
-void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionModel& m) {
+void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionResult& m,
+                        const dev::FusionRun& run) {
   std::vector<std::string> parts;
-  auto add = [&](const std::vector<FusionKernel>& ks, const ChainModel& cm) {
-    for (std::size_t i = 0; i < ks.size() && i < cm.kernels.size(); ++i) {
+  auto add = [&](const std::vector<FusionKernel>& ks, const ChainTime& c, const dev::FusionTiming& timing) {
+    for (std::size_t i = 0; i < ks.size() && i < c.kernels.size(); ++i) {
       const KernelLaunch& l = ks[i].launch;
-      const KernelModel& km = cm.kernels[i];
-      std::string tail;
-      if (km.tail_bandwidth > 0) {
-        tail = fmt::format(", its last wave's {} blocks {}", format_number(partial_wave_blocks(l)),
-                           format_quantity(km.tail_bandwidth, Unit::bytes_per_second));
+      const KernelTime& k = c.kernels[i];
+      std::string part = fmt::format("{}: busy {}", ks[i].name, format_quantity(k.busy, Unit::seconds));
+      if (l.warps_per_sm > 0) {
+        const dev::FusionLaunch& d = timing.kernels[i];
+        part += fmt::format(" ({} blocks of {} threads, {} registers, {} an SM: {} warps/SM x {} x {} B: {}", d.blocks,
+                            d.threads, d.registers, l.blocks_per_sm, format_number(l.warps_per_sm),
+                            format_number(l.loads_per_warp), format_number(l.bytes_per_lane),
+                            format_quantity(k.bandwidth, Unit::bytes_per_second));
+        if (k.tail_blocks > 0) {
+          part += fmt::format("; its last wave's {} blocks {}", k.tail_blocks, format_quantity(k.tail_bandwidth, Unit::bytes_per_second));
+        }
+        part += ")";
       }
-      parts.push_back(l.warps_per_sm > 0 ? fmt::format("{} {} warps/SM x {} x {} B: {}{}", ks[i].name, format_number(l.warps_per_sm),
-                                                       format_number(l.loads_per_warp), format_number(l.bytes_per_lane),
-                                                       format_quantity(km.bandwidth, Unit::bytes_per_second), tail)
-                                         : fmt::format("{}: {}", ks[i].name, format_quantity(km.bandwidth, Unit::bytes_per_second)));
+      if (k.l2_bytes > 0) part += fmt::format(", {} from the L2{}", format_quantity(k.l2_bytes, Unit::bytes), k.waits_on_hbm ? " in rounds that wait on HBM" : "");
+      parts.push_back(part);
     }
   };
-  add(chain.unfused, m.unfused);
-  add(chain.fused, m.fused);
-  t.notes.push_back(fmt::format("{}: loads in flight (W warps per SM resident x U loads a lane x b) and the bandwidth loaded() "
-                                "gives, at most the chain's: {}",
+  add(chain.unfused, m.unfused, run.unfused);
+  add(chain.fused, m.fused, run.fused);
+  t.notes.push_back(fmt::format("{}: each kernel's busy time (its loads in flight: W warps per SM resident x U loads a lane "
+                                "x b, and the bandwidth they sustain, at most the chain's): {}",
                                 label, fmt::join(parts, "; ")));
 }
 
-/// The model's rows (fixed costs, L2, loads in flight; launches pipelined as the events time them):
-/// one range row per quantity (the first launch's latency seen to hidden), and the bandwidth note.
-void add_model_rows(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionModel& m,
-                    const TimedFusion& f, const dev::FusionRun& run) {
-  t.rows.push_back(range_row(fmt::format("{}: unfused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
-                             f.unfused.time_hidden, f.unfused.time, run.unfused));
-  t.rows.push_back(range_row(fmt::format("{}: fused time, model (fixed costs, L2, loads in flight)", label), Unit::seconds,
-                             f.fused.time_hidden, f.fused.time, run.fused));
-  t.rows.push_back(range_row(fmt::format("{}: speed-up, model (fixed costs, L2, loads in flight; the launch path's range)", label),
-                             Unit::count, f.speedup_low, f.speedup_high, run.unfused / run.fused));
+/// The model's rows: each chain's time a repetition, replayed from a graph and launched by the host,
+/// and the speed-ups; the host's launch cost against the profile's.
+void add_model_rows(MeasureTable& t, const std::string& label, const FusionChain& chain, const FusionResult& m,
+                    const dev::FusionRun& run) {
+  t.rows.push_back(row(fmt::format("{}: unfused time a chain, CUDA graph (sum of busy + g, {} kernels)", label,
+                                   m.unfused.kernels.size()),
+                       Unit::seconds, m.unfused.graph, run.unfused.graph));
+  t.rows.push_back(row(fmt::format("{}: fused time a chain, CUDA graph (busy + g)", label), Unit::seconds, m.fused.graph,
+                       run.fused.graph));
+  t.rows.push_back(row(fmt::format("{}: speed-up, CUDA graph", label), Unit::count, m.speedup_graph,
+                       run.unfused.graph / run.fused.graph));
   t.summary.push_back(t.rows.back().quantity);
-  add_bandwidth_note(t, label, chain, m);
+  // the host's pace: max(k o, sum of (busy + g)), o the launch cost measured on this host for these kernels
+  const double unfused = eager_time(m.unfused, run.unfused.host_launch, m.gap);
+  const double fused = eager_time(m.fused, run.fused.host_launch, m.gap);
+  t.rows.push_back(row(fmt::format("{}: unfused time a chain, host launches (max(k o, sum of busy + g))", label), Unit::seconds,
+                       unfused, run.unfused.stream));
+  t.rows.push_back(row(fmt::format("{}: fused time a chain, host launches (max(o, busy + g))", label), Unit::seconds, fused,
+                       run.fused.stream));
+  t.rows.push_back(row(fmt::format("{}: speed-up, host launches", label), Unit::count, unfused / fused,
+                       run.unfused.stream / run.fused.stream));
+  t.summary.push_back(t.rows.back().quantity);
+  t.rows.push_back(row(fmt::format("{}: host launch cost a kernel (unfused chain's, host clock) against launch_overhead", label),
+                       Unit::seconds, m.launch_overhead, run.unfused.host_launch));
+  add_bandwidth_note(t, label, chain, m, run);
 }
 
 MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
@@ -183,6 +148,7 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   t.title = "an elementwise chain: one kernel per op against one fused kernel";
   const double bw = ctx.bandwidth(t);
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
+  const bool loads_known = gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0;
   bool counted_any = false;
   for (const FusionPlan::Chain& c : p.chains) {
     FusionInput in;
@@ -206,31 +172,22 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
                                                                           : format_number(n));
       run = dev::run_fusion(static_cast<std::size_t>(c.n), c.ops, binary);
     }
-    // the fusion model: t_kernel = max(launch overhead, bytes / bandwidth), summed over kernels
-    FusionResult r = fusion(in, gpu);
-    // the *_model rows: each kernel's bandwidth from its loads in flight (its launch, its SASS)
-    // (a profile without the loaded-latency constants keeps the chain's bandwidth for every kernel)
-    if (gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0) set_launches(in.chain, c, gpu);
-    // the lesson's rule, a bound: every kernel max(o, bytes / BW), nothing else (not in the summary)
-    t.rows.push_back(row(fmt::format("{}: unfused time, bytes / BW or o a kernel (lower bound, {} kernels)", label,
-                                     r.unfused_kernels),
-                         Unit::seconds, r.unfused_time, run.unfused));
-    t.rows.push_back(row(fmt::format("{}: fused time, bytes / BW or o (lower bound)", label), Unit::seconds, r.fused_time,
-                         run.fused));
-    t.rows.push_back(row(fmt::format("{}: speed-up, bytes ratio (upper bound)", label), Unit::count, r.traffic_ratio,
-                         run.unfused / run.fused));
-    // the model with fixed costs (the first launch, each kernel's ramp), the L2, each kernel's loads
-    // in flight, and the launches pipelined against the kernels as the events around the chain see them
-    const FusionModel m = fusion_model(in, r, gpu);
-    add_model_rows(t, label, in.chain, m, timed_fusion(m, r, gpu), run);
-    // Counted DRAM traffic against the model's bytes: equal within dram_tolerance when the
+    // each kernel's loads in flight (a profile without the loaded-latency constants keeps the chain's bandwidth)
+    if (loads_known) {
+      set_launches(in.chain.unfused, run.unfused.kernels, gpu);
+      set_launches(in.chain.fused, run.fused.kernels, gpu);
+    }
+    const FusionResult m = fusion(in, gpu);
+    add_model_rows(t, label, in.chain, m, run);
+    // Counted DRAM traffic against the model's HBM bytes: equal within dram_tolerance when the
     // fused chain's bytes are at least 4 L2s (streaming), else what the caches served.
-    const bool streaming = r.fused_bytes >= 4 * l2;
+    const bool streaming = m.fused.bytes >= 4 * l2;
     const CounterValues cu = scope.range(0), cf = scope.range(1);
-    t.rows.push_back(dram_row(fmt::format("{}: unfused DRAM bytes read + written (counted)", label), r.unfused_bytes,
-                              dram_bytes(cu), dram_tolerance(r.unfused_bytes, r.unfused_kernels, l2), streaming));
-    t.rows.push_back(dram_row(fmt::format("{}: fused DRAM bytes read + written (counted)", label), r.fused_bytes,
-                              dram_bytes(cf), dram_tolerance(r.fused_bytes, r.fused_kernels, l2), streaming));
+    const int unfused_kernels = static_cast<int>(m.unfused.kernels.size());
+    t.rows.push_back(dram_row(fmt::format("{}: unfused DRAM bytes read + written (counted)", label), m.unfused.hbm_bytes,
+                              dram_bytes(cu), dram_tolerance(m.unfused.hbm_bytes, unfused_kernels, l2), streaming));
+    t.rows.push_back(dram_row(fmt::format("{}: fused DRAM bytes read + written (counted)", label), m.fused.hbm_bytes,
+                              dram_bytes(cf), dram_tolerance(m.fused.hbm_bytes, 1, l2), streaming));
     if (streaming) t.summary.push_back(t.rows.back().quantity);
     if (!cu.missing.empty()) t.notes.push_back(cu.missing);
     if (!cf.missing.empty() && cf.missing != cu.missing) t.notes.push_back(cf.missing);
@@ -238,40 +195,39 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
       counted_any = true;
       if (!streaming) {
         t.notes.push_back(fmt::format("{}: the working set fits in L2 ({}), so the counted DRAM bytes are what the first "
-                                      "read and the write-backs moved; the model counts every kernel's operands from HBM",
+                                      "read and the write-backs moved; the model counts the kernels' operands from HBM but "
+                                      "for the intermediates the L2 holds",
                                       label, format_quantity(l2, Unit::onchip_bytes)));
       }
     }
-    t.notes.push_back(fmt::format("{}: {} unfused against {} fused (traffic ratio {}), regime {}", label,
-                                  format_quantity(r.unfused_bytes, Unit::bytes), format_quantity(r.fused_bytes, Unit::bytes),
-                                  format_number(r.traffic_ratio), r.regime));
+    t.notes.push_back(fmt::format("{}: timed over R = {} and {} chains; the lesson's count, {} unfused against {} fused (bytes "
+                                  "ratio {}), regime {}; its times max(o, bytes / BW) a kernel: {} against {}, speed-up {}",
+                                  label, run.reps_low, run.reps_high, format_quantity(m.unfused.bytes, Unit::bytes),
+                                  format_quantity(m.fused.bytes, Unit::bytes), format_number(m.traffic_ratio), m.regime,
+                                  format_quantity(m.unfused.time, Unit::seconds), format_quantity(m.fused.time, Unit::seconds),
+                                  format_number(m.speedup)));
   }
-  const double o = gpu.launch_overhead, first = std::max(0.0, gpu.launch_latency - o);
+  t.notes.push_back(
+      "method: each variant's chain enqueued R low = 2 and R high times between two events on one stream (R high - R low: "
+      "8 to 64, about 2 ms of the unfused chain), and the same repetitions captured in two CUDA graphs; a chain = (T(R high) "
+      "- T(R low)) / (R high - R low): the first launch's latency and the events' own cost cancel; the medians of the timed "
+      "runs, the first dropped");
   t.notes.push_back(fmt::format(
-      "the model (fixed costs, L2, loads in flight): each kernel busy max(HBM bytes / BW_kernel, bytes / L2 BW) + {} (one HBM "
-      "latency, the first wave's wait); an intermediate the kernel before moved with at most one L2 of bytes is read from the "
-      "L2; BW_kernel = min(BW, X), X from the kernel's loads in flight (little's loaded latency: X = W U 32 b SMs / L(X)); a "
-      "grid of more blocks than one wave moves its full waves' share of the bytes at that X and its last, partial wave's at "
-      "the X of that wave's own warps (the tail's drain); where each lane loads as much from HBM as from the L2 in one wait "
-      "(a binary op's t with x_k), the L2 saves HBM bytes, not time: all the kernel's bytes go at X",
-      format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds)));
-  t.notes.push_back(fmt::format(
-      "launches, as the events around the whole chain time them: the host launches kernel i at D + (i - 1) o (o = {} back to "
-      "back) while the GPU runs kernel i - 1; the GPU starts it at max(that, the previous kernel's end + g) (g = "
-      "launch_overhead_graph {}, the GPU's own cost between dependent kernels); the stop event comes no earlier than D + k o. "
-      "So k short kernels cost D + k o, k long ones D + their busy times + (k - 1) g. D, the first launch's latency the events "
-      "see, is what gpucalc cannot know: the model takes all of it, launch_latency - o = {}{}; the range's other end none (D = "
-      "0: the launch-bound speed-up is then the launch-count ratio)",
-      format_quantity(o, Unit::seconds),
-      gpu.launch_overhead_graph > 0 ? format_quantity(gpu.launch_overhead_graph, Unit::seconds) : std::string("not in the profile: 0"),
-      format_quantity(first, Unit::seconds), gpu.launch_latency > 0 ? "" : " (the profile has no launch_latency: run measure calibrate)"));
-  t.notes.push_back("bytes ratio: unfused over fused bytes, the speed-up of a chain whose every kernel is memory-bound, an upper "
-                    "bound there (fixed costs only add to both); the lower-bound times are the lesson's max(o, bytes / BW) a kernel");
+      "the model: a kernel is busy ramp ({}: one HBM latency, the first wave's wait) + max(paced bytes / X, bytes / L2 BW); "
+      "an intermediate whose producer and the kernels after it moved at most one L2 of bytes is read from the L2; paced "
+      "bytes are a kernel's HBM bytes, and its L2 bytes too where a round of its loads also waits on HBM; X = min(BW, "
+      "W U 32 b SMs / L(X)) (little's loaded latency), a partial last wave after full ones at the X of its own warps. "
+      "Replayed from a graph a chain takes the sum of (busy + g), g = {} (launch_overhead_graph: the GPU's own cost "
+      "between dependent kernels); launched by the host, max(k o, sum of (busy + g)), o the host's launch cost measured "
+      "here (the host clock over the launches), against the profile's launch_overhead in its own row",
+      format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds),
+      gpu.launch_overhead_graph > 0 ? format_quantity(std::min(gpu.launch_overhead_graph, gpu.launch_overhead), Unit::seconds)
+                                    : std::string("not in the profile: 0")));
   if (counted_any) {
-    t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more run of each variant "
-                                  "after its timing, the L2 flushed (a read of 4x its size) before each counter pass; a "
-                                  "streaming chain agrees within 2% plus one L2 ({}) per kernel of the model's bytes (dirty "
-                                  "lines not yet written back at the end, inputs a previous kernel left in L2)",
+    t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more chain of each "
+                                  "variant after its timing, the L2 flushed (a read of 4x its size) before each counter "
+                                  "pass; a streaming chain agrees within 2% plus one L2 ({}) per kernel of the model's "
+                                  "bytes (dirty lines not yet written back at the end, inputs a previous kernel left in L2)",
                                   format_quantity(l2, Unit::onchip_bytes)));
   }
   return t;

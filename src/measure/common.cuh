@@ -71,6 +71,18 @@ struct EventPair {
   }
   EventPair(const EventPair&) = delete;
   EventPair& operator=(const EventPair&) = delete;
+  /// Seconds between the two events recorded on `stream` (0: the legacy one) around `run`, which
+  /// enqueues the work; waits for the stop event.
+  template <class Run>
+  double seconds(Run&& run, cudaStream_t stream = nullptr) const {
+    CUDA_CHECK(cudaEventRecord(start, stream));
+    run();
+    CUDA_CHECK(cudaEventRecord(stop, stream));
+    CUDA_CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    return ms * 1e-3;
+  }
 };
 
 /// When a CountingScope (measure/counters.h) is alive: its counters over one more run of
@@ -96,15 +108,7 @@ double time_median(Run&& run, TimingPolicy policy = kTiming) {
   CUDA_CHECK(cudaDeviceSynchronize());
   EventPair ev;
   std::vector<double> seconds;
-  for (int i = 0; i < policy.repeats; ++i) {
-    CUDA_CHECK(cudaEventRecord(ev.start));
-    run();
-    CUDA_CHECK(cudaEventRecord(ev.stop));
-    CUDA_CHECK(cudaEventSynchronize(ev.stop));
-    float ms = 0;
-    CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
-    seconds.push_back(ms * 1e-3);
-  }
+  for (int i = 0; i < policy.repeats; ++i) seconds.push_back(ev.seconds(run));
   count_range(run);
   return median_after_first(seconds);
 }

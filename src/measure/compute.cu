@@ -1,6 +1,8 @@
 // Kernels of the fusion, tiling and roofline cases.
 #include <cuda_bf16.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "measure/common.cuh"
@@ -18,6 +20,14 @@ constexpr float kUnaryB = 0.25f;
 __host__ __device__ inline float unary_a(int i) { return 0.5f + 0.25f * static_cast<float>(i % 4); }
 
 constexpr int kUnroll = 4;  // 16-byte loads in flight per thread
+
+// The 16-byte loads a lane issues before it waits for the first, for the model of its loads in
+// flight (cuobjdump -sass of gpucalc-measure, sm_90, nvcc 13.0: the LDG.E.128 ahead of the first
+// instruction that uses a loaded register).
+// unary_kernel: its kUnroll loads, issued before the FMAs.
+constexpr double kUnaryLoadsInFlight = kUnroll;
+// binary_kernel: t and x_k, then the FMA (one op); the fused loop keeps two x loads in flight.
+constexpr double kBinaryLoadsInFlight = 2;
 
 __global__ void unary_kernel(const float* __restrict__ in, float* __restrict__ out, std::size_t n, int first, int count) {
   const std::size_t n4 = n / 4;
@@ -106,6 +116,11 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi) {
 }
 
 __device__ __forceinline__ float round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+
+// The RMSNorm kernels' loads in flight a lane (the SASS, as above): pow, mean (one load a pass of
+// its row loop), x * r and w * y one 16-byte load of x or y each (r and w are small and cached);
+// the fused kernel squares and sums each row chunk before the next chunk's load issues: one.
+constexpr double kRmsLoadsInFlight = 1;
 
 // 1. t = x^2
 __global__ void pow_kernel(const uint4* __restrict__ x, uint4* __restrict__ t, std::size_t n8) {
@@ -282,18 +297,137 @@ __global__ void roofline_kernel(const float4* __restrict__ in, float4* __restric
   out[i] = v;
 }
 
-/// Times the unfused and the fused run (time_median), each into `out` poisoned first, so that an
-/// element neither wrote fails, and checked after: check(its name).
-template <class T, class Unfused, class Fused, class Check>
-FusionRun time_unfused_and_fused(const DeviceBuffer<T>& out, Unfused& unfused, Fused& fused, Check& check,
+/// A chain enqueued on one stream: enqueue(stream) launches its kernels once.
+using Enqueue = std::function<void(cudaStream_t)>;
+
+/// The kernels of a chain as launched: grid, threads, and what cudaFuncGetAttributes reads of each.
+struct Launched {
+  const char* name;
+  const void* function;
+  std::int64_t blocks;
+  int threads;
+  double loads_in_flight;
+};
+
+std::vector<FusionLaunch> launches_of(const std::vector<Launched>& kernels) {
+  std::vector<FusionLaunch> out;
+  for (const Launched& k : kernels) {
+    cudaFuncAttributes a{};
+    CUDA_CHECK(cudaFuncGetAttributes(&a, k.function));
+    out.push_back({k.name, k.blocks, k.threads, a.numRegs, static_cast<int>(a.sharedSizeBytes), k.loads_in_flight});
+  }
+  return out;
+}
+
+/// The repetitions a chain is timed over: R_low = 2 and R_high = R_low + enough chains for the
+/// span between them to last about 2 ms (8 to 64), at most 1,000 launches in the queue.
+std::pair<int, int> repetitions(double chain_seconds, int kernels) {
+  const int low = 2;
+  int span = static_cast<int>(std::ceil(2e-3 / std::max(chain_seconds, 1e-7)));
+  span = std::clamp(span, 8, 64);
+  span = std::max(1, std::min(span, 1000 / std::max(kernels, 1) - low));
+  return {low, low + span};
+}
+
+/// Seconds of one chain on `stream` between two events (after a synchronisation): to choose R.
+double chain_seconds(const Enqueue& enqueue, cudaStream_t stream) {
+  for (int i = 0; i < 2; ++i) enqueue(stream);
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return EventPair().seconds([&] { enqueue(stream); }, stream);
+}
+
+/// A CUDA graph of `reps` chains captured from `stream`, instantiated; destroyed on scope exit.
+struct ChainGraph {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  ChainGraph(const Enqueue& enqueue, cudaStream_t stream, int reps) {
+    CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    for (int r = 0; r < reps; ++r) enqueue(stream);
+    CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  }
+  ~ChainGraph() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+  ChainGraph(const ChainGraph&) = delete;
+  ChainGraph& operator=(const ChainGraph&) = delete;
+};
+
+/// One variant of a chain timed both ways (FusionTiming): warm-up runs, then `repeats` rounds, each
+/// timing R_low and R_high chains launched by the host and the two graphs, the first round dropped,
+/// the medians' slope kept: (T(R_high) - T(R_low)) / (R_high - R_low). Under a CountingScope, one
+/// more chain is counted after the timing (count_range).
+FusionTiming time_chain(const Enqueue& enqueue, cudaStream_t stream, int kernels, std::pair<int, int> reps,
+                        TimingPolicy policy = kTiming) {
+  const int low = reps.first, high = reps.second;
+  const EventPair ev;
+  auto events = [&](const std::function<void()>& run) { return ev.seconds(run, stream); };
+  ChainGraph graph_low(enqueue, stream, low), graph_high(enqueue, stream, high);
+  for (int i = 0; i < policy.warmup; ++i) {
+    enqueue(stream);
+    CUDA_CHECK(cudaGraphLaunch(graph_high.exec, stream));
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> stream_low, stream_high, graph_low_s, graph_high_s, host;
+  for (int i = 0; i < policy.repeats; ++i) {
+    stream_low.push_back(events([&] {
+      for (int r = 0; r < low; ++r) enqueue(stream);
+    }));
+    double host_seconds = 0;
+    stream_high.push_back(events([&] {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int r = 0; r < high; ++r) enqueue(stream);
+      host_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }));
+    host.push_back(host_seconds / (static_cast<double>(high) * kernels));
+    graph_low_s.push_back(events([&] { CUDA_CHECK(cudaGraphLaunch(graph_low.exec, stream)); }));
+    graph_high_s.push_back(events([&] { CUDA_CHECK(cudaGraphLaunch(graph_high.exec, stream)); }));
+  }
+  FusionTiming t;
+  // a chain = (T(R_high) - T(R_low)) / (R_high - R_low): the fixed costs of a timing cancel
+  const double span = high - low;
+  t.stream = (median_after_first(stream_high) - median_after_first(stream_low)) / span;
+  t.graph = (median_after_first(graph_high_s) - median_after_first(graph_low_s)) / span;
+  t.host_launch = median_after_first(host);
+  auto one = [&] { enqueue(stream); };
+  count_range(one);
+  return t;
+}
+
+/// A stream for a chain, destroyed on scope exit: graphs are captured from it (not the legacy one),
+/// and it waits for the legacy stream's work (the poisoning cudaMemset, the fills) as that waits for it.
+struct ChainStream {
+  cudaStream_t stream = nullptr;
+  ChainStream() { CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamDefault)); }
+  ~ChainStream() {
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+  ChainStream(const ChainStream&) = delete;
+  ChainStream& operator=(const ChainStream&) = delete;
+};
+
+/// Times the unfused and the fused chain over the same repetitions (chosen from the unfused
+/// chain's time), each into `out` poisoned first, so that an element neither wrote fails, and
+/// checked after: check(its name).
+template <class T, class Check>
+FusionRun time_unfused_and_fused(const DeviceBuffer<T>& out, const Enqueue& unfused, const std::vector<Launched>& unfused_kernels,
+                                 const Enqueue& fused, const std::vector<Launched>& fused_kernels, Check& check,
                                  const char* unfused_name, const char* fused_name) {
+  ChainStream s;
   FusionRun r;
+  const int k = static_cast<int>(unfused_kernels.size());
+  std::tie(r.reps_low, r.reps_high) = repetitions(chain_seconds(unfused, s.stream), k);
   out.poison();
-  r.unfused = time_median(unfused);
+  r.unfused = time_chain(unfused, s.stream, k, {r.reps_low, r.reps_high});
+  CUDA_CHECK(cudaStreamSynchronize(s.stream));
   check(unfused_name);
   out.poison();
-  r.fused = time_median(fused);
+  r.fused = time_chain(fused, s.stream, static_cast<int>(fused_kernels.size()), {r.reps_low, r.reps_high});
+  CUDA_CHECK(cudaStreamSynchronize(s.stream));
   check(fused_name);
+  r.unfused.kernels = launches_of(unfused_kernels);
+  r.fused.kernels = launches_of(fused_kernels);
   return r;
 }
 
@@ -308,30 +442,33 @@ FusionRun run_fusion(std::size_t n, int ops, bool binary) {
     xs.push_back(std::make_unique<DeviceBuffer<float>>(n));
     fill_floats(xs.back()->get(), n, 61u + static_cast<std::uint32_t>(i));
   }
+  CUDA_CHECK(cudaDeviceSynchronize());
   Inputs in{};
   for (std::size_t i = 0; i < xs.size(); ++i) in.x[i] = xs[i]->get();
   // Unfused: one kernel per op, through two temporaries; the last writes out.
-  auto unfused = [&] {
+  const Enqueue unfused = [&](cudaStream_t s) {
     const float* src = xs[0]->get();
     for (int k = 0; k < ops; ++k) {
       float* dst = k == ops - 1 ? out.get() : tmp[k % 2];
       if (binary) {
-        binary_kernel<<<blocks, 256>>>(src, in, dst, n, k, 1);
+        binary_kernel<<<blocks, 256, 0, s>>>(src, in, dst, n, k, 1);
       } else {
-        unary_kernel<<<blocks, 256>>>(src, dst, n, k, 1);
+        unary_kernel<<<blocks, 256, 0, s>>>(src, dst, n, k, 1);
       }
       CUDA_CHECK_LAUNCH("fusion: unfused kernel");
       src = dst;
     }
   };
-  auto fused = [&] {
+  const Enqueue fused = [&](cudaStream_t s) {
     if (binary) {
-      binary_kernel<<<blocks, 256>>>(xs[0]->get(), in, out.get(), n, 0, ops);
+      binary_kernel<<<blocks, 256, 0, s>>>(xs[0]->get(), in, out.get(), n, 0, ops);
     } else {
-      unary_kernel<<<blocks, 256>>>(xs[0]->get(), out.get(), n, 0, ops);
+      unary_kernel<<<blocks, 256, 0, s>>>(xs[0]->get(), out.get(), n, 0, ops);
     }
     CUDA_CHECK_LAUNCH("fusion: fused kernel");
   };
+  const Launched one = binary ? Launched{"binary_kernel", reinterpret_cast<const void*>(binary_kernel), blocks, 256, kBinaryLoadsInFlight}
+                              : Launched{"unary_kernel", reinterpret_cast<const void*>(unary_kernel), blocks, 256, kUnaryLoadsInFlight};
   auto check = [&](const char* what) {
     auto h = out.to_host();
     const float* p = h.get();
@@ -347,7 +484,8 @@ FusionRun run_fusion(std::size_t n, int ops, bool binary) {
                             },
                             0, 0));
   };
-  return time_unfused_and_fused(out, unfused, fused, check, "fusion: unfused chain", "fusion: fused kernel");
+  return time_unfused_and_fused(out, unfused, std::vector<Launched>(static_cast<std::size_t>(ops), one), fused, {one}, check,
+                                "fusion: unfused chain", "fusion: fused kernel");
 }
 
 FusionRun run_rmsnorm(int rows, int cols) {
@@ -355,27 +493,38 @@ FusionRun run_rmsnorm(int rows, int cols) {
   DeviceBuffer<std::uint16_t> x(n), w(static_cast<std::size_t>(cols)), t1(n), t2(n), out(n), m(rows), m2(rows), rr(rows);
   fill_bf16(x.get(), n, 71);
   fill_bf16(w.get(), static_cast<std::size_t>(cols), 72);
+  CUDA_CHECK(cudaDeviceSynchronize());
   auto u4 = [](const DeviceBuffer<std::uint16_t>& b) { return reinterpret_cast<uint4*>(b.get()); };
   auto bf = [](const DeviceBuffer<std::uint16_t>& b) { return reinterpret_cast<__nv_bfloat16*>(b.get()); };
   const unsigned eblocks = static_cast<unsigned>((n8 + 255) / 256), rblocks = static_cast<unsigned>((rows + 255) / 256);
-  auto unfused = [&] {
-    pow_kernel<<<eblocks, 256>>>(u4(x), u4(t1), n8);
+  const Enqueue unfused = [&](cudaStream_t s) {
+    pow_kernel<<<eblocks, 256, 0, s>>>(u4(x), u4(t1), n8);
     CUDA_CHECK_LAUNCH("rmsnorm: pow");
-    mean_kernel<<<rows, 256>>>(u4(t1), bf(m), cols);
+    mean_kernel<<<rows, 256, 0, s>>>(u4(t1), bf(m), cols);
     CUDA_CHECK_LAUNCH("rmsnorm: mean");
-    add_eps_kernel<<<rblocks, 256>>>(bf(m), bf(m2), rows);
+    add_eps_kernel<<<rblocks, 256, 0, s>>>(bf(m), bf(m2), rows);
     CUDA_CHECK_LAUNCH("rmsnorm: add");
-    rsqrt_kernel<<<rblocks, 256>>>(bf(m2), bf(rr), rows);
+    rsqrt_kernel<<<rblocks, 256, 0, s>>>(bf(m2), bf(rr), rows);
     CUDA_CHECK_LAUNCH("rmsnorm: rsqrt");
-    scale_rows_kernel<<<eblocks, 256>>>(u4(x), bf(rr), u4(t2), n8, cols);
+    scale_rows_kernel<<<eblocks, 256, 0, s>>>(u4(x), bf(rr), u4(t2), n8, cols);
     CUDA_CHECK_LAUNCH("rmsnorm: x * r");
-    scale_cols_kernel<<<eblocks, 256>>>(u4(t2), u4(w), u4(out), n8, cols);
+    scale_cols_kernel<<<eblocks, 256, 0, s>>>(u4(t2), u4(w), u4(out), n8, cols);
     CUDA_CHECK_LAUNCH("rmsnorm: w * y");
   };
-  auto fused = [&] {
-    rmsnorm_fused_kernel<<<rows, kRowThreads>>>(u4(x), u4(w), u4(out), cols);
+  const Enqueue fused = [&](cudaStream_t s) {
+    rmsnorm_fused_kernel<<<rows, kRowThreads, 0, s>>>(u4(x), u4(w), u4(out), cols);
     CUDA_CHECK_LAUNCH("rmsnorm: fused");
   };
+  // + eps and rsqrt load one bf16 a thread: 2-byte loads, which the model of their loads in flight leaves out
+  const std::vector<Launched> unfused_kernels = {
+      {"pow_kernel", reinterpret_cast<const void*>(pow_kernel), eblocks, 256, kRmsLoadsInFlight},
+      {"mean_kernel", reinterpret_cast<const void*>(mean_kernel), rows, 256, kRmsLoadsInFlight},
+      {"add_eps_kernel", reinterpret_cast<const void*>(add_eps_kernel), rblocks, 256, 0},
+      {"rsqrt_kernel", reinterpret_cast<const void*>(rsqrt_kernel), rblocks, 256, 0},
+      {"scale_rows_kernel", reinterpret_cast<const void*>(scale_rows_kernel), eblocks, 256, kRmsLoadsInFlight},
+      {"scale_cols_kernel", reinterpret_cast<const void*>(scale_cols_kernel), eblocks, 256, kRmsLoadsInFlight}};
+  const std::vector<Launched> fused_kernels = {
+      {"rmsnorm_fused_kernel", reinterpret_cast<const void*>(rmsnorm_fused_kernel), rows, kRowThreads, kRmsLoadsInFlight}};
   // The host reference in double: out = w x / sqrt(mean(x^2) + eps).
   std::vector<double> inv_rms(static_cast<std::size_t>(rows));
   for (int row = 0; row < rows; ++row) {
@@ -397,7 +546,8 @@ FusionRun run_rmsnorm(int rows, int cols) {
                             },
                             2e-2, 1e-3));
   };
-  return time_unfused_and_fused(out, unfused, fused, check, "rmsnorm: six eager kernels", "rmsnorm: fused kernel");
+  return time_unfused_and_fused(out, unfused, unfused_kernels, fused, fused_kernels, check, "rmsnorm: six eager kernels",
+                                "rmsnorm: fused kernel");
 }
 
 MatmulRun run_matmul(int m, int n, int k, int tile, const std::vector<int>& groups) {

@@ -226,10 +226,34 @@ struct TransposeRun {
 };
 TransposeRun run_transpose(int n);
 
+/// One kernel of a fusion chain as it was launched, read from the kernel: its grid, threads, and
+/// registers and static shared memory (cudaFuncGetAttributes); and the loads a lane issues before
+/// it waits for the first (the kernel's code: the constant beside it in compute.cu).
+struct FusionLaunch {
+  std::string name;
+  std::int64_t blocks = 0;
+  int threads = 0;
+  int registers = 0;
+  int shared_bytes = 0;
+  double loads_in_flight = 1;  // 16-byte loads a lane
+};
+
+/// One variant of a chain (the unfused kernels, or the fused one), timed two ways, each the slope
+/// between R_low and R_high repetitions of the chain between two events (the median of the timed
+/// runs of each), so that the first launch's latency and the events' own cost cancel.
+struct FusionTiming {
+  double stream = 0;       // seconds a chain, the host launching its kernels back to back on one stream
+  double graph = 0;        // seconds a chain, the repetitions replayed from one CUDA graph
+  double host_launch = 0;  // seconds a kernel launch on the host clock (the R_high launch loop / its launches)
+  std::vector<FusionLaunch> kernels;
+};
+
 /// A chain of `ops` elementwise ops over n fp32 elements: `ops` kernels against one fused
-/// kernel. Binary ops read a fresh input each (3 ops N against (2 + ops) N).
+/// kernel. Binary ops read a fresh input each (3 ops N against (2 + ops) N). Every element of
+/// the output checked after each variant's runs.
 struct FusionRun {
-  double unfused = 0, fused = 0;
+  FusionTiming unfused, fused;
+  int reps_low = 0, reps_high = 0;  // R_low and R_high
 };
 FusionRun run_fusion(std::size_t n, int ops, bool binary);
 

@@ -1,5 +1,5 @@
 // Issue 28's new keys through the binary: sectors --rows (the column sweep against the L2), banks
-// --lds / --instructions (the access's cost in its loop), fusion's *_model keys; bad input.
+// --lds / --instructions (the access's cost in its loop); bad input (fusion's keys: fusion_test.cc).
 #include <doctest/doctest.h>
 
 #include <unistd.h>
@@ -84,20 +84,6 @@ TEST_CASE("banks --lds --instructions: bad values") {
   check_refused({"banks", "--access", "column", "--lds", "-1"}, "--lds", "");
   check_refused({"banks", "--access", "column", "--lds", "2", "--instructions", "1"}, "--instructions", "at least --lds (2)");
   check_refused({"banks", "--access", "column", "--instructions", "1e9"}, "--instructions", "");
-}
-
-TEST_CASE("fusion: the fixed-cost and L2 model keys beside the old ones") {
-  const testing::Run r = run_gpucalc({"fusion", "--ops", "4", "--n", "2^14", "--dtype", "fp32", "--gpu", "h200", "--bandwidth", "4.29TB/s", "--format", "json"});
-  INFO(r.err);
-  REQUIRE(r.exit_code == 0);
-  CHECK(json_number(r.out, "speedup") == doctest::Approx(4));  // the old key, unchanged
-  // h100 has no launch_latency: the model adds no first launch, and every kernel costs o
-  const testing::Run h100 = run_gpucalc({"fusion", "--ops", "4", "--n", "2^14", "--dtype", "fp32", "--format", "json"});
-  CHECK(json_number(h100.out, "speedup_model") == doctest::Approx(4));
-  CHECK(json_number(r.out, "unfused_time_model") == doctest::Approx(18.96e-6));
-  CHECK(json_number(r.out, "fused_time_model") == doctest::Approx(8.88e-6));
-  CHECK(json_number(r.out, "speedup_model") == doctest::Approx(18.96 / 8.88));
-  CHECK(json_number(r.out, "unfused_dram_bytes_model") == doctest::Approx(4 * 131072.0 - 3 * 65536.0));
 }
 
 /// hw/h200.toml with one more line, written to a temporary profile.

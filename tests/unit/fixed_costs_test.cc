@@ -1,10 +1,9 @@
-// Fixed costs and the L2 (issue 28): fusion's chain model, the column sweep's L2 model, the cost of
-// a bank-conflicted access in its loop. Numbers derived by hand in the comments.
+// Fixed costs and the L2 (issue 28): the column sweep's L2 model, the cost of a bank-conflicted
+// access in its loop (fusion's: fusion_model_test.cc). Numbers derived by hand in the comments.
 #include <doctest/doctest.h>
 
 #include "core/banks.h"
 #include "core/error.h"
-#include "core/fusion.h"
 #include "core/gpu.h"
 #include "core/sectors.h"
 
@@ -14,75 +13,6 @@ namespace {
 const Gpu& h200() {
   static const Gpu g = load_gpu("h200");
   return g;
-}
-
-FusionModel model_of(const FusionChain& chain, int elem, const Gpu& gpu, double bw = 4.29e12) {
-  FusionInput in;
-  in.chain = chain;
-  in.element_bytes = elem;
-  in.bandwidth = bw;
-  return fusion_model(in, fusion(in, gpu), gpu);
-}
-
-TEST_CASE("fusion model: unary x4 fp32 at N = 2^14 is launch-bound, the idle stream's start added once") {
-  // h200: o = 3.36 us, launch_latency 8.88 us (measure calibrate), so the first launch adds 5.52 us.
-  // Each kernel moves 2^14 x 8 = 131,072 bytes: 0.03 us at 4.29 TB/s, + 672 / 1.98 GHz = 0.339 us: < o.
-  const FusionModel m = model_of(unary_chain(4, 16384), 4, h200());
-  CHECK(m.first_launch == doctest::Approx(5.52e-6));
-  CHECK(m.ramp == doctest::Approx(672 / 1.98e9));
-  for (const KernelModel& k : m.unfused.kernels) CHECK(k.launch_bound);
-  CHECK(m.unfused.time == doctest::Approx(5.52e-6 + 4 * 3.36e-6));  // 18.96 us
-  CHECK(m.fused.time == doctest::Approx(8.88e-6));
-  CHECK(m.speedup == doctest::Approx(18.96 / 8.88));  // 2.135
-  // The three later kernels read the one before's 64 KiB from the L2: 3 x 65,536 bytes.
-  CHECK(m.unfused.l2_bytes == doctest::Approx(3 * 65536.0));
-  CHECK(m.unfused.dram_bytes == doctest::Approx(4 * 131072.0 - 3 * 65536.0));
-}
-
-TEST_CASE("fusion model: unary x4 fp32 at N = 2^28 streams from HBM, no intermediate fits in the L2") {
-  // each kernel 2^28 x 8 = 2.147 GB: 500.6 us at 4.29 TB/s (the L2 bound 2.147e9 / 5.5e12 = 390 us is lower)
-  const FusionModel m = model_of(unary_chain(4, 268435456.0), 4, h200());
-  const double kernel = 2147483648.0 / 4.29e12 + 672 / 1.98e9;
-  CHECK(m.unfused.l2_bytes == 0);
-  CHECK(m.unfused.dram_bytes == doctest::Approx(4 * 2147483648.0));
-  CHECK(m.unfused.time == doctest::Approx(5.52e-6 + 4 * kernel));
-  CHECK(m.fused.time == doctest::Approx(5.52e-6 + kernel));
-  CHECK(m.speedup == doctest::Approx((5.52e-6 + 4 * kernel) / (5.52e-6 + kernel)));  // 3.967
-}
-
-TEST_CASE("fusion model: an intermediate of 2^20 fp32 stays in the L2, one of 2^24 does not") {
-  // 2^20: each kernel moves 8 MiB (< 60 MiB), so ops 2-4 read their input from the L2
-  const FusionModel small = model_of(unary_chain(4, 1048576.0), 4, h200());
-  CHECK(small.unfused.l2_bytes == doctest::Approx(3 * 4194304.0));
-  // 2^24: 128 MiB a kernel, beyond the L2
-  const FusionModel big = model_of(unary_chain(4, 16777216.0), 4, h200());
-  CHECK(big.unfused.l2_bytes == 0);
-  // at 2^20 the L2-served kernels run at max(4 MiB / 4.29 TB/s, 8 MiB / 5.5 TB/s) + ramp:
-  // max(0.978 us, 1.525 us) + 0.339 us = 1.864 us, below o = 3.36 us: launch-bound
-  CHECK(small.unfused.kernels[1].launch_bound);
-}
-
-TEST_CASE("fusion model: RMSNorm 16384 x 4096 bf16, the small kernels launch-bound, the rest from HBM") {
-  const FusionModel m = model_of(rmsnorm_chain(16384, 4096), 2, h200());
-  REQUIRE(m.unfused.kernels.size() == 6);
-  CHECK(m.unfused.kernels[2].launch_bound);  // + eps: 64 KiB
-  CHECK(m.unfused.kernels[3].launch_bound);  // rsqrt
-  CHECK_FALSE(m.unfused.kernels[0].launch_bound);
-  // pow moved 268 MB before mean reads t1: beyond the L2, so t1 comes from HBM; mean moved 134 MB
-  // after writing m's first line, so + eps finds m evicted; rsqrt and x * r read the 32 KiB row
-  // vectors of the small kernels before them from the L2
-  CHECK(m.unfused.kernels[1].l2_bytes == 0);
-  CHECK(m.unfused.kernels[2].l2_bytes == 0);
-  CHECK(m.unfused.kernels[3].l2_bytes == doctest::Approx(16384 * 2.0));
-  CHECK(m.unfused.kernels[4].l2_bytes == doctest::Approx(16384 * 2.0));
-  CHECK(m.unfused.kernels[5].l2_bytes == 0);  // x * r moved 268 MB
-  // fused: (2N + h) x 2 = 268,443,648 bytes: 62.57 us + 0.339 us + 5.52 us = 68.43 us
-  CHECK(m.fused.time == doctest::Approx(268443648.0 / 4.29e12 + 672 / 1.98e9 + 5.52e-6));
-}
-
-TEST_CASE("fusion model: a profile without launch_latency adds no first launch") {
-  const FusionModel m = model_of(unary_chain(4, 16384), 4, load_gpu("h100"));
-  CHECK(m.first_launch == 0);
 }
 
 TEST_CASE("column sweep: 65536 x 4096 fp32 hits in the L2, 8 GiB of sectors to the SMs") {

@@ -137,7 +137,9 @@ void run_others(const Gpu& gpu) {
   }
   try {
     const FusionResult f = fusion(FusionInput{unary_chain(4, 1e6), 2, -1, 0}, gpu);
-    CHECK(finite(f.unfused_time));
+    CHECK(finite(f.unfused.time));
+    CHECK(finite(f.unfused.eager));
+    CHECK(finite(f.unfused.graph));
     CHECK(finite(f.speedup));
     CHECK(finite(f.crossover_n));
   } catch (const InputError&) {
