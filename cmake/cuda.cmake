@@ -37,7 +37,49 @@ target_compile_options(gpucalc_measure_cuda PRIVATE
   $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall>
   $<$<COMPILE_LANGUAGE:CXX>:${GPUCALC_WARNINGS}>)
 
-add_executable(gpucalc-measure src/main.cc)
+# The SASS of the kernels measure models (the tiled matmul, the attention forward, the banks
+# reads), read from their objects with cuobjdump -sass (src/tools/sass_listing.cc): measure counts
+# their instructions from the code it runs (src/measure/kernel_mix.h). cuobjdump (and the nvdisasm
+# it calls) come with the CUDA Toolkit, or from PyPI (nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm:
+# scripts/setup installs them where the toolkit lacks them). Without one, gpucalc-measure builds
+# and says that it has no SASS to count.
+find_package(Python3 COMPONENTS Interpreter QUIET)
+set(GPUCALC_PIP_CUDA_BIN "")
+if(Python3_Interpreter_FOUND)
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    OUTPUT_VARIABLE GPUCALC_PYTHON_PURELIB OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  set(GPUCALC_PIP_CUDA_BIN ${GPUCALC_PYTHON_PURELIB}/nvidia/cu13/bin)
+endif()
+find_program(GPUCALC_CUOBJDUMP cuobjdump HINTS ${CUDAToolkit_BIN_DIR} ${GPUCALC_PIP_CUDA_BIN})
+set(GPUCALC_CUOBJDUMP_DIR "")
+if(GPUCALC_CUOBJDUMP)
+  get_filename_component(GPUCALC_CUOBJDUMP_DIR ${GPUCALC_CUOBJDUMP} DIRECTORY)
+endif()
+find_program(GPUCALC_NVDISASM nvdisasm HINTS ${GPUCALC_CUOBJDUMP_DIR} ${CUDAToolkit_BIN_DIR} ${GPUCALC_PIP_CUDA_BIN})
+if(NOT GPUCALC_CUOBJDUMP OR NOT GPUCALC_NVDISASM)
+  message(WARNING "cuobjdump or nvdisasm not found: gpucalc-measure will not count its kernels' SASS "
+    "(pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, or -DGPUCALC_CUOBJDUMP=PATH)")
+  set(GPUCALC_CUOBJDUMP_RUN none)
+  set(GPUCALC_NVDISASM_DIR none)
+else()
+  set(GPUCALC_CUOBJDUMP_RUN ${GPUCALC_CUOBJDUMP})
+  get_filename_component(GPUCALC_NVDISASM_DIR ${GPUCALC_NVDISASM} DIRECTORY)
+endif()
+add_executable(gpucalc_sass_listing src/tools/sass_listing.cc)
+target_compile_options(gpucalc_sass_listing PRIVATE ${GPUCALC_WARNINGS})
+set(GPUCALC_KERNEL_SASS ${CMAKE_BINARY_DIR}/generated/kernel_sass.sass)
+add_custom_command(
+  OUTPUT ${CMAKE_BINARY_DIR}/generated/kernel_sass.cc ${GPUCALC_KERNEL_SASS}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
+  COMMAND ${CMAKE_COMMAND} -E env NVDISASM_PATH=${GPUCALC_NVDISASM_DIR}
+    $<TARGET_FILE:gpucalc_sass_listing> ${CMAKE_BINARY_DIR}/generated/kernel_sass.cc ${GPUCALC_KERNEL_SASS}
+    ${GPUCALC_CUOBJDUMP_RUN} tiled_matmul_kernel,attention_fwd_kernel,banks_kernel
+    $<TARGET_OBJECTS:gpucalc_measure_cuda>
+  DEPENDS gpucalc_sass_listing $<TARGET_OBJECTS:gpucalc_measure_cuda>
+  COMMAND_EXPAND_LISTS
+  COMMENT "Reading the SASS of measure's modelled kernels (cuobjdump -sass)")
+
+add_executable(gpucalc-measure src/main.cc ${CMAKE_BINARY_DIR}/generated/kernel_sass.cc)
 target_link_libraries(gpucalc-measure PRIVATE gpucalc_measure_cuda gpucalc_measure_sm90a gpucalc_cli)
 target_compile_options(gpucalc-measure PRIVATE ${GPUCALC_WARNINGS})
 if(GPUCALC_STATIC)

@@ -37,6 +37,9 @@ if(GPUCALC_ENABLE_CUDA)
   # The tests run `gpucalc measure`, which hands valid input to the gpucalc-measure beside it.
   add_dependencies(gpucalc_tests gpucalc-measure)
   target_compile_definitions(gpucalc_tests PRIVATE GPUCALC_HAVE_CUDA=1)
+  # the SASS listing of the gpucalc-measure just built (cmake/cuda.cmake), read by kernel_mix_test.cc
+  set_property(SOURCE tests/unit/kernel_mix_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
+    GPUCALC_KERNEL_SASS="${GPUCALC_KERNEL_SASS}")
 endif()
 include(doctest)
 # A test whose filter matched no case (CMake cuts a name at ';') would pass running nothing: fail it.

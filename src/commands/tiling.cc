@@ -328,22 +328,16 @@ void explain_kernel(const char* name, const TilingInput& in, const TilingResult&
       format_quantity(t.l2_time, Unit::seconds), format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma),
       format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma), gpu.sm_count, format_number(std::round(t.onchip_cycles)),
       fmt::format("{} GHz", format_number(gpu.boost_clock / 1e9)), format_quantity(t.onchip_time, Unit::seconds)));
-  if (!t.dram_serial) {
-    report.explain.push_back(fmt::format("{}: time = max(DRAM {}, L2 {}, on chip {}, compute {}) = {}, {}-bound", name,
-                                         format_quantity(t.dram_time, Unit::seconds), format_quantity(t.l2_time, Unit::seconds),
-                                         format_quantity(t.onchip_time, Unit::seconds),
-                                         format_quantity(r.compute_time, Unit::seconds), format_quantity(t.time, Unit::seconds),
-                                         t.bound));
-    return;
-  }
   report.explain.push_back(fmt::format(
-      "{}: time = max(L2 {}, on chip {}, compute {}) + DRAM {} = {} ({}: the L1's queue full, a DRAM wait is not hidden); "
-      "blocks drifting apart (a use hits when its distance, exponential about its mean, is under the L2): B's passes "
-      "ceil(tile rows / G) x exp(-L2 / distance) = {}, DRAM {}: {} (naive_time_drift)",
-      name, format_quantity(t.l2_time, Unit::seconds), format_quantity(t.onchip_time, Unit::seconds),
-      format_quantity(r.compute_time, Unit::seconds), format_quantity(t.dram_time, Unit::seconds),
-      format_quantity(t.time, Unit::seconds), t.bound, format_number(u.b_passes_drift),
-      format_quantity(t.dram_bytes_drift, Unit::bytes), format_quantity(t.time_drift, Unit::seconds)));
+      "{}: time = max(on chip {}, global-load path {} (its {} wavefronts per warp FMA: {}, + DRAM {}: the L1 queue holds "
+      "its hits behind the misses' DRAM waits), L2 {}, compute {}) = {}, {}-bound; blocks drifting apart (a use hits when "
+      "its distance, exponential about its mean, is under the L2): B's passes ceil(tile rows / G) x exp(-L2 / distance) = "
+      "{}, DRAM {}: {}",
+      name, format_quantity(t.onchip_time, Unit::seconds), format_quantity(t.global_time, Unit::seconds),
+      format_number(t.global_wavefronts_per_fma), format_quantity(t.global_time - t.dram_time, Unit::seconds),
+      format_quantity(t.dram_time, Unit::seconds), format_quantity(t.l2_time, Unit::seconds),
+      format_quantity(r.compute_time, Unit::seconds), format_quantity(t.time, Unit::seconds), t.bound,
+      format_number(u.b_passes_drift), format_quantity(t.dram_bytes_drift, Unit::bytes), format_quantity(t.time_drift, Unit::seconds)));
 }
 
 /// The L2 model for the naive kernel (32 x 8 threads) and, with a tile, the tiled one.

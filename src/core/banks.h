@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/pipes.h"
+
 namespace gpucalc {
 
 inline constexpr int kBanks = 32;
@@ -85,16 +87,6 @@ struct BanksResult {
 /// of the two (the rule the H200's counters show, docs/counters-h200.md).
 /// Throws InputError for an element size other than 1, 2, 4, 8, 16, a negative index or no active lane.
 BanksResult banks(const SharedAccess& access);
-
-/// Shared-memory wavefronts an SM serves per clock: 32 banks x 4 bytes = 128 bytes, one conflict-free
-/// 4-byte warp access (NVIDIA's CUDA C++ Best Practices Guide, shared memory; Hopper tuning guide).
-inline constexpr double kWavefrontsPerClock = 1;
-/// Warp instructions an SM issues per clock: 4 schedulers x 1 (Hopper tuning guide / H100 whitepaper:
-/// four sub-partitions, one warp scheduler and dispatch unit each).
-inline constexpr double kIssuePerClock = 4;
-/// Integer warp instructions (IADD3, LOP3) an SM runs per clock: 4 sub-partitions x 16 INT32 lanes
-/// = 64 lanes, 2 warps a clock (NVIDIA H100 whitepaper, the SM sub-partition: 16 INT32 units).
-inline constexpr double kIntegerPerClock = 2;
 
 /// The loop an access sits in, per warp access: what the SM does besides the wavefronts.
 struct AccessLoop {

@@ -6,16 +6,15 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/pipes.h"
 
 namespace gpucalc {
 
 namespace {
 
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;
-constexpr double kWavefrontBytes = 128;  // 32 banks x 4 B a clock (CUDA C++ Programming Guide, shared memory)
 constexpr double kWarp = 32;
 constexpr double kSectorBytes = 32;  // the unit an L1 miss fetches (CUDA C++ Best Practices Guide, coalesced access)
-constexpr double kSchedulers = 4;  // warp instructions issued a clock per SM (CUDA C++ Programming Guide, cc 9.0)
 
 double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
 
@@ -74,37 +73,9 @@ double tiled_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k) {
   return 1 + row_wavefronts(bytes_b) + per_step / tile_k;
 }
 
-SassStepMix tiled_kernel_sass_mix(int tile) {
-  // tiled_matmul_kernel<32>, /work/sass (sm_90, 2026-12-02), the loop 0x0570-0x0b10 (91
-  // instructions, one K step): 32 FFMA, 32 LDS (B's row), 8 LDS.128 (A's row, one address a warp:
-  // ptxas widened four k into one), 2 LDG, 2 STS, 2 BAR. <16>: 0x05b0-0x12c0 (210 instructions,
-  // four K steps): 64 FFMA, 64 LDS, 16 LDS.128 (two addresses a warp, one a half), 8 LDG, 8 STS.
-  if (tile == 32) return {32, 32, 8, 2, 2, 91};
-  if (tile == 16) return {16, 16, 4, 2, 2, 210.0 / 4};
-  throw FieldError("tile", std::to_string(tile), "16 or 32 (the tiles whose SASS gpucalc has counted)");
-}
-
-double mio_clocks_per_step(const SassStepMix& mix) {
-  // one clock a 128-byte register of the warp; a uniform LDS.128 packs 2 a clock
-  return mix.lds32 + 2 * mix.lds128_uniform + mix.sts32 + mix.ldg32;
-}
-
-double step_clocks(const SassStepMix& mix) { return std::max(mio_clocks_per_step(mix), mix.instructions / kSchedulers); }
-
-double sass_step_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile_k, double clocks_per_step,
-                      int sm_count, double clock_hz) {
-  if (sm_count <= 0 || clock_hz <= 0 || tile_k <= 0) return 0;
-  // warps of 32 outputs x their K steps x clocks a step / SMs / clock   [s]
-  const double warps = ceil_div(m * n, 32), steps = ceil_div(k, tile_k);
-  return warps * steps * clocks_per_step / sm_count / clock_hz;
-}
-
-double exposed_load_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile, int blocks_per_sm, int sm_count,
-                         double latency_cycles, double clock_hz) {
-  if (sm_count <= 0 || blocks_per_sm <= 0 || clock_hz <= 0 || tile <= 0) return 0;
-  // blocks an SM runs, in rounds of blocks_per_sm, x K steps x one round trip each / clock   [s]
-  const double blocks = ceil_div(m, tile) * ceil_div(n, tile);
-  return blocks / (static_cast<double>(sm_count) * blocks_per_sm) * ceil_div(k, tile) * latency_cycles / clock_hz;
+double tiled_global_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k) {
+  // per K step of Tk: the A and B global loads, each a row of the warp
+  return (row_wavefronts(bytes_a) + row_wavefronts(bytes_b)) / tile_k;
 }
 
 }  // namespace gpucalc

@@ -1,6 +1,6 @@
 // What the L2 serves a matmul: the reuse distance of A's row panels and B's column panels against
 // the L2's size, given the order the blocks are launched in (row-major, or G tile rows walked
-// column by column), and the time of the lessons' one-output-per-thread kernels on chip.
+// column by column), and the on-chip wavefronts of the lessons' one-output-per-thread kernels.
 #pragma once
 
 #include <cstdint>
@@ -55,41 +55,7 @@ double naive_wavefronts_per_fma(double bytes_a, double bytes_b);
 /// element misses once a 32-byte sector (a / 32 per FMA). fp32, 8 warps: 1/8 + 1/8.
 double naive_fill_wavefronts_per_fma(double bytes_a, double bytes_b, double block_m);
 double tiled_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k);
-
-/// One warp's K step in a kernel's SASS loop (cuobjdump -sass): its FFMAs, its shared / L1
-/// instructions by the registers they return, and every instruction it issues.
-struct SassStepMix {
-  double ffma = 0;
-  double lds32 = 0;           // LDS, 32 bits a thread: one register of the warp, 128 B
-  double lds128_uniform = 0;  // LDS.128 whose threads share one address (or one per half warp)
-  double sts32 = 0;           // STS, 32 bits a thread
-  double ldg32 = 0;           // LDG, 32 bits a thread, the warp's 128 B contiguous (an L1 hit or a fill)
-  double instructions = 0;    // all instructions of the step, the loop's branch and barriers included
-};
-
-/// measure's tiled_matmul_kernel<T> (src/measure/compute.cu) for T = 16 or 32, counted in its
-/// sm_90 SASS; throws FieldError (tile) for any other T.
-SassStepMix tiled_kernel_sass_mix(int tile);
-
-/// Clocks the SM's shared / L1 data path spends on one step: it returns 128 B a clock (one 32-bit
-/// register of a warp); an LDS.128 of uniform addresses packs two registers a clock (2 clocks,
-/// not 4); an STS or LDG of 32 bits is one register, 1 clock. The step's clocks on an SM are the
-/// larger of that and its instructions over the 4 schedulers.
-double mio_clocks_per_step(const SassStepMix& mix);
-double step_clocks(const SassStepMix& mix);
-
-/// The time of M N K on SMs at clock_hz when each warp of 32 outputs runs ceil(K / tile_k) steps
-/// of step_clock clocks: ceil(M N / 32) ceil(K / Tk) step_clocks / SMs / clock   [s].
-double sass_step_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile_k, double clocks_per_step,
-                      int sm_count, double clock_hz);
-
-/// The time a tiled kernel's loads add when they are not hidden: the `blocks_per_sm` blocks of an
-/// SM load their next tiles at once (behind the K step's second barrier) and wait one round trip
-/// of `latency_cycles` that no block's compute covers, once per round of blocks_per_sm block-steps:
-/// ceil(M / T) ceil(N / T) / (SMs x blocks_per_sm) x ceil(K / T) x latency / clock   [s].
-/// sass_step_time is the other end (the other blocks' compute hides every load); which end a run
-/// lies nearer depends on the blocks' phases, which gpucalc does not know.
-double exposed_load_time(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t tile, int blocks_per_sm, int sm_count,
-                         double latency_cycles, double clock_hz);
+/// Of the tiled kernel's wavefronts, those of its global loads: per K step of Tk, A's and B's rows.
+double tiled_global_wavefronts_per_fma(double bytes_a, double bytes_b, double tile_k);
 
 }  // namespace gpucalc

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/pipes.h"
 
 namespace gpucalc {
 
@@ -75,60 +76,52 @@ void add_tile(const TilingInput& in, TilingResult& r) {
   r.compute_bound_from = slack > 0 ? std::ceil(r.ridge * (ea + eb + c_per_n2) / slack) : 0;
 }
 
-constexpr std::int64_t kNaiveBlockN = 32;  // the naive kernel's block: a warp across a row of C (B coalesced)
-constexpr std::int64_t kNaiveBlockM = 8;   // 8 warps, 256 threads (as measure's naive_matmul_kernel)
-constexpr double kSchedulers = 4;          // warp instructions issued a clock per SM, one per scheduler
-
 /// One kernel of Tm x Tn threads, one output each: DRAM bytes from the panels' reuse in the L2,
-/// L2 bytes, the on-chip cycles, and the time: the largest of the four bounds, or (dram_serial,
-/// the naive kernel) the largest of the other three + the DRAM time, again with the drifting blocks' DRAM.
+/// L2 bytes, the on-chip and global-path cycles, and the time (MatmulKernelTime), again with the
+/// drifting blocks' DRAM.
 MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const Gpu& gpu, std::int64_t tm, std::int64_t tn,
-                             double wavefronts, double issue, bool dram_serial) {
+                             double wavefronts, double global_wavefronts, double issue) {
   MatmulKernelTime t;
   const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
   t.reuse = panel_reuse({in.m, in.n, in.k, tm, tn, static_cast<double>(r.bytes_a), static_cast<double>(r.bytes_b),
                          in.group_m, static_cast<double>(gpu.l2_size)});
   // DRAM = A and B as the L2 serves them + C read (beta) + C written   [bytes]
   t.dram_bytes = t.reuse.dram_read_bytes + r.c_read_bytes + r.write_bytes;
-  t.dram_bytes_drift = dram_serial ? t.reuse.dram_read_bytes_drift + r.c_read_bytes + r.write_bytes : t.dram_bytes;
+  t.dram_bytes_drift = t.reuse.dram_read_bytes_drift + r.c_read_bytes + r.write_bytes;
   t.l2_bytes = t.reuse.l2_read_bytes + r.c_read_bytes + r.write_bytes;
   t.wavefronts_per_fma = wavefronts;
-  t.dram_serial = dram_serial;
+  t.global_wavefronts_per_fma = global_wavefronts;
   t.issue_per_fma = issue;
   const bool fits = tm * tn <= gpu.max_threads_per_block;
   t.has_time = fits && gpu.sm_count > 0 && gpu.boost_clock > 0 && gpu.l2_size > 0 && r.l2_bandwidth > 0;
   if (!t.has_time) return t;
   // on chip, per SM = max(wavefronts, issue / 4) x M N K / 32 warp FMAs / SMs   [cycles]
-  const double warp_fmas = m * n * k / 32;
-  t.onchip_cycles = std::max(wavefronts, issue / kSchedulers) * warp_fmas / gpu.sm_count;
+  const double warp_fmas_per_sm = m * n * k / 32 / gpu.sm_count;
+  t.onchip_cycles = std::max(wavefronts, issue / kIssuePerClock) * warp_fmas_per_sm;
   t.onchip_time = t.onchip_cycles / gpu.boost_clock;
   t.dram_time = t.dram_bytes / r.bandwidth;
   t.l2_time = t.l2_bytes / r.l2_bandwidth;
-  if (!dram_serial) {
-    t.time = std::max({t.dram_time, t.l2_time, t.onchip_time, r.compute_time});
-    t.time_drift = t.time;
-    t.bound = t.time == t.onchip_time ? "onchip" : t.time == t.dram_time ? "dram" : t.time == t.l2_time ? "l2" : "compute";
-    return t;
-  }
-  // the L1's queue full (Nsight Compute: LG throttle), a DRAM miss's wait is not hidden behind
-  // other warps' L1 work: on chip + DRAM   [s]
-  const double chip = std::max({t.l2_time, t.onchip_time, r.compute_time});
-  t.time = chip + t.dram_time;
-  t.time_drift = chip + t.dram_bytes_drift / r.bandwidth;
-  t.bound = chip == t.onchip_time ? "onchip+dram" : chip == t.l2_time ? "l2+dram" : "compute+dram";
+  // the global-load path: its wavefronts / clock + the DRAM waits its queue holds them behind   [s]
+  const double global_chip = global_wavefronts * warp_fmas_per_sm / gpu.boost_clock;
+  t.global_time = global_chip + t.dram_time;
+  // time = max(on chip, global path, L2, compute)   [s]
+  t.time = std::max({t.onchip_time, t.global_time, t.l2_time, r.compute_time});
+  t.time_drift = std::max({t.onchip_time, global_chip + t.dram_bytes_drift / r.bandwidth, t.l2_time, r.compute_time});
+  t.bound = t.time == t.global_time ? "onchip+dram" : t.time == t.onchip_time ? "onchip" : t.time == t.l2_time ? "l2" : "compute";
   return t;
 }
 
 /// The naive and the tiled kernels against the L2 and the SM (the tiled one only with a tile).
 void add_kernel_times(const TilingInput& in, TilingResult& r, const Gpu& gpu) {
   const double ea = r.bytes_a, eb = r.bytes_b;
-  // naive: per warp FMA the A and B global loads, their misses' fills and the FMA issue
-  const double fills = naive_fill_wavefronts_per_fma(ea, eb, kNaiveBlockM);
-  r.naive = kernel_time(in, r, gpu, kNaiveBlockM, kNaiveBlockN, naive_wavefronts_per_fma(ea, eb) + fills, 3, true);
+  // naive: per warp FMA the A and B global loads and their misses' fills (all global), the FMA issue
+  const double naive = naive_wavefronts_per_fma(ea, eb) + naive_fill_wavefronts_per_fma(ea, eb, static_cast<double>(in.naive_block_m));
+  r.naive = kernel_time(in, r, gpu, in.naive_block_m, in.naive_block_n, naive, naive, 3);
   if (!r.has_tile) return;
   const double tk = static_cast<double>(in.tile_k);
   // tiled: two shared loads and the FMA per step, two global loads and two shared stores per K step
-  r.tiled = kernel_time(in, r, gpu, in.tile_m, in.tile_n, tiled_wavefronts_per_fma(ea, eb, tk), 3 + 4 / tk, false);
+  r.tiled = kernel_time(in, r, gpu, in.tile_m, in.tile_n, tiled_wavefronts_per_fma(ea, eb, tk),
+                        tiled_global_wavefronts_per_fma(ea, eb, tk), 3 + 4 / tk);
 }
 
 /// An operand's storage type in bytes: its own dtype, else the math type's.
@@ -150,6 +143,8 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
     check(in.tile_n, "tile_n", kMaxTile);
     check(in.tile_k, "tile_k", kMaxTile);
   }
+  check(in.naive_block_m, "naive_block_m", kMaxTile);
+  check(in.naive_block_n, "naive_block_n", kMaxTile);
   const Dtype& dtype = dtype_by_name(in.dtype, "--dtype");
   // Tiles count whole bytes per element: a half-byte type (fp4) would give zero-byte tiles.
   if (dtype.bytes < 1) throw FieldError("dtype", dtype.name, "a dtype of at least one byte per element (fp4 is for roofline)");

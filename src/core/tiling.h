@@ -21,25 +21,33 @@ struct TilingInput {
   bool tiled = true;  // false: no tile (the tile sides are not read), only the answers that need none
   std::int64_t group_m = 1;  // block order: G tile rows walked column by column (1: row-major)
   double l2_bandwidth = 0;   // bytes/s override of the L2's (0: the profile's)
+  // The naive kernel's block: one output a thread, naive_block_n threads across a row of C (B's
+  // loads coalesced) x naive_block_m rows; default 32 x 8, the usual one-output-per-thread kernel.
+  std::int64_t naive_block_m = 8, naive_block_n = 32;
 };
 
-/// The L2 model of one kernel (naive or tiled): DRAM and L2 bytes, the on-chip bound, the time.
+/// The L2 model of one kernel (naive or tiled): DRAM and L2 bytes, the on-chip bounds, the time.
+/// time = max(on chip, global path, L2, compute): the SM's data path (every wavefront, shared and
+/// global) and its issue; the global-load path, its own wavefronts + the DRAM time, because the L1
+/// misses and hits of the global loads share one queue (a full queue holds the hits behind the
+/// misses' DRAM waits: Nsight Compute's LG throttle), while shared loads and FMAs go on beside it;
+/// the L2's bytes; the FLOPs. A kernel of global loads alone (the naive one) is on chip + DRAM; a
+/// kernel of shared loads (the tiled one) hides its DRAM time behind them until it exceeds them.
 struct MatmulKernelTime {
   bool has_time = false;     // the profile has the SMs, the clock and the L2; the kernel fits a block
   PanelReuse reuse{};        // the passes of A and B from DRAM
   double dram_bytes = 0;     // A and B from DRAM + C read (beta) + C written
   double dram_bytes_drift = 0; // the same with B's passes when the blocks drift (PanelReuse::b_passes_drift)
   double l2_bytes = 0;       // L2 to the SMs: every block's panels (+ C read and written)
-  double wavefronts_per_fma = 0;  // shared / L1 data-stage wavefronts per warp FMA instruction
+  double wavefronts_per_fma = 0;  // shared / L1 data-path wavefronts per warp FMA instruction
+  double global_wavefronts_per_fma = 0;  // of those, the global loads' (hits and fills)
   double issue_per_fma = 0;       // warp instructions issued per warp FMA (loads, stores, the FMA)
   double onchip_cycles = 0;       // per SM: max(wavefronts, issue / 4 schedulers) x warp FMAs / SMs
   double dram_time = 0, l2_time = 0, onchip_time = 0;
-  // tiled: the largest of the DRAM, L2, on-chip and compute times. naive: the largest of the L2,
-  // on-chip and compute times + the DRAM time (its DRAM waits add to the L1's; see docs/tiling.md)
-  double time = 0;
-  double time_drift = 0;          // naive: the same with dram_bytes_drift (above or below time); tiled: = time
-  bool dram_serial = false;       // the naive kernel's form (DRAM time added, a range)
-  const char* bound = "";         // dram, l2, onchip or compute; the naive kernel's "onchip+dram" (or l2+dram, compute+dram)
+  double global_time = 0;         // global wavefronts x warp FMAs / SMs / clock + DRAM time
+  double time = 0;                // max(on chip, global path, L2, compute)
+  double time_drift = 0;          // the same with dram_bytes_drift (B's passes when the blocks drift)
+  const char* bound = "";         // onchip, onchip+dram (the global path), l2 or compute
 };
 
 /// Counts are in elements and held in double: exact below 2^53, never wrapping above. The
@@ -80,7 +88,7 @@ struct TilingResult {
   double ridge = 0;       // peak / BW, FLOP/byte
   double ridge_tile = 0;  // the square T whose step intensity T / e reaches the ridge: ridge x e
   double l2_bandwidth = 0;
-  MatmulKernelTime naive{};  // the naive kernel of 32 x 8 threads (a warp across a row of C), one output each
+  MatmulKernelTime naive{};  // the naive kernel of naive_block_n x naive_block_m threads, one output each
   MatmulKernelTime tiled{};  // the tiled kernel of Tm x Tn threads, one output each (no time over a block's threads)
 };
 

@@ -21,7 +21,7 @@ using attn::kTileQ;
 constexpr std::uint32_t kSeedQ = 111, kSeedK = 112, kSeedV = 113;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
-constexpr int kRows = 4;  // query rows a thread holds: ty x 4 + i of the tile (16 x 4 = Br)
+constexpr int kRows = attn::kRowsPerThread;
 
 static_assert(kTileQ == 16 * kRows && kTileKv == 64 && kThreads == 256, "the thread layout is 16 x 16 for 64 x 64 tiles");
 
@@ -29,8 +29,8 @@ static_assert(kTileQ == 16 * kRows && kTileKv == 64 && kThreads == 256, "the thr
 /// 4 floats, so that the float4 reads of 8 consecutive rows fall in 32 distinct banks.
 template <int D>
 struct Smem {
-  static constexpr int kStride = D + 4;
-  static constexpr int kPStride = kTileKv + 4;
+  static constexpr int kStride = attn::smem_stride(D);
+  static constexpr int kPStride = attn::kPStride;
   static constexpr int kFloats = kTileQ * kStride + 2 * kTileKv * kStride + kTileQ * kPStride;
   static constexpr std::size_t kBytes = kFloats * sizeof(float);
 };

@@ -14,6 +14,12 @@ inline constexpr int kTileQ = 64;
 inline constexpr int kTileKv = 64;
 /// Threads a block: 16 x 16, each holding 4 query rows of the tile.
 inline constexpr int kThreads = 256;
+/// Query rows a thread holds: thread (ty, tx) has rows ty x 4 + i (16 x 4 = Br).
+inline constexpr int kRowsPerThread = 4;
+/// The kernel's shared-memory rows, in floats: Q, K and V rows of head_dim + 4 (padded so that the
+/// float4 reads of 8 consecutive rows fall in 32 distinct banks), P rows of Bc + 4.
+constexpr int smem_stride(int head_dim) { return head_dim + 4; }
+inline constexpr int kPStride = kTileKv + 4;
 
 /// Q, K, V of shape [batch, heads, seq, head_dim] (K and V with kv_heads heads), equal lengths.
 struct Shape {

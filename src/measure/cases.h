@@ -80,18 +80,15 @@ CaseRun verify_case();
 
 /// A row of a timed table: predicted against achieved (NaN predicted: no prediction).
 MeasureRow row(std::string quantity, Unit unit, double predicted, double achieved);
-/// The build a SASS instruction mix was counted from (cuobjdump -sass on the H200, 2026-12-02).
-inline constexpr int kSassMixNvcc = 13000;  // nvcc 13.0, sm_90
-/// Whether a kernel's hand-counted SASS mix still describes this binary's kernel: the same nvcc
-/// and, where `registers_counted` > 0, the same registers a thread (a cheap fingerprint of the
-/// code ptxas made). When not, adds a note to `t` that says what differs and returns false.
-bool sass_mix_current(MeasureTable& t, const std::string& kernel, int registers_counted, int registers_now);
-/// " (the SASS mix may be stale: see the notes)" for a row whose mix is not current, else "".
-std::string stale_mark(bool current);
 
 /// A row whose prediction is a range [low, high] (low > high are swapped), the assumption that
 /// spans it named in `quantity`: its ratio is 1 inside, else against the nearer end.
 MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved);
+/// The widest a range may be and still be a prediction: its ends within 1.3x of each other.
+inline constexpr double kNarrowRange = 1.3;
+/// A range row when high / low is at most kNarrowRange; past that, the same ends labelled plainly
+/// as bounds ("; bounds, not a prediction" added to the quantity): gpucalc does not predict there.
+MeasureRow range_or_bounds_row(std::string quantity, Unit unit, double low, double high, double achieved);
 
 // A case's option values come parsed and range-checked by the engine (parse_args, with the
 // declarations in the registry); a plan reads them typed, or its default when not given.

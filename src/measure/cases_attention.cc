@@ -7,10 +7,11 @@
 #include <cmath>
 
 #include "core/attention.h"
-#include "core/attention_mix.h"
 #include "core/error.h"
 #include "core/quantity.h"
+#include "measure/attention_time.h"
 #include "measure/cases.h"
+#include "measure/kernel_mix.h"
 
 namespace gpucalc::cases {
 namespace {
@@ -130,53 +131,58 @@ void attention_notes(MeasureTable& t, const attn::Shape& s, const AttentionResul
                                 run.rows_checked, run.rows_checked / (s.batch * s.heads)));
 }
 
-/// The kernel's time from its SASS phases and K/V load trips (core/attention_mix.h) at the boost
-/// clock (the clock Nsight Compute read on the H200 while measure's CUDA-core kernels ran), a range
+/// Words for a pipe, in notes.
+const char* pipe_words(Pipe p) {
+  return p == Pipe::data_path ? "shared / L1" : p == Pipe::issue ? "issue" : p == Pipe::fp32 ? "FP32" : p == Pipe::integer ? "integer" : "SFU";
+}
+
+/// The kernel's time from its own SASS (kernel_mix.h: the tile's loops and the straight code
+/// between them, each at its busiest pipe) and its K/V load trips (attention_time.h), at the boost
+/// clock (the clock Nsight Compute read on the H200 while measure's CUDA-core kernels ran): a range
 /// whose ends are the two assumptions about the loads, and notes with the numbers.
-void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::AttentionRun& run, const Gpu& gpu) {
+void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::AttentionRun& run, const Gpu& gpu, int sm) {
   const double clock_hz = gpu.boost_clock;
-  const AttentionTileMix mix = attention_tile_mix(s.head_dim);
-  const AttentionMixClocks c = attention_tile_clocks(mix, gpu.sfu_ops_per_sm_per_cycle);
+  AttentionTile tile;
+  try {
+    tile = attention_tile(kernel_functions(), s.head_dim, s.causal, sm, gpu);
+  } catch (const NoSass& e) {
+    t.rows.push_back(row("time (the kernel's SASS at the SM's pipes)", Unit::seconds, kNoPrediction, run.seconds));
+    t.notes.push_back("no time from the kernel's SASS: " + e.why);
+    return;
+  }
   const AttentionGrid g{s.batch, s.heads, s.seq, s.causal};
-  const AttentionTime m = attention_time(g, s.head_dim, std::max(1, run.blocks_per_sm), gpu);
-  const AttentionPhases ph = attention_tile_phases(s.head_dim, s.causal);
-  // registers a thread when the mix was counted (Nsight Compute, run f): 112 at d 64, 128 at d 128
-  const bool current = sass_mix_current(t, fmt::format("attention_fwd_kernel<{}>", s.head_dim), s.head_dim == 64 ? 112 : 128,
-                                        run.registers);
-  t.rows.push_back(range_row(fmt::format("time (SASS phases at the SM's rates, {} blocks an SM: K/V load trips hidden to "
-                                         "every block waiting on HBM at once){}",
-                                         format_number(m.blocks_resident), stale_mark(current)),
-                             Unit::seconds, m.low, m.high, run.seconds));
+  const AttentionTime m = attention_time(g, tile, run.blocks_per_sm, gpu);
+  t.rows.push_back(range_or_bounds_row(fmt::format("time (its SASS at the SM's pipes, {} blocks an SM: K/V load trips hidden to "
+                                                   "every block waiting on HBM at once)",
+                                                   format_number(m.blocks_resident)),
+                                       Unit::seconds, m.low, m.high, run.seconds));
   t.summary.push_back(t.rows.back().quantity);
-  t.notes.push_back(fmt::format("the time's phases, a warp and 64-key tile (attention_fwd_kernel<{}>'s SASS, each phase at the "
-                                "larger of its shared / L1 clocks and instructions / 4): K/V loads {}, scores {}, softmax {}, "
-                                "P V {}, the rest {} = {} clocks; a block's tile {} clocks (8 warps); the busiest of the SMs' "
-                                "{} block slots runs {} block-tiles (blocks in launch order to the first free slot)",
-                                s.head_dim, format_number(ph.loads.clocks()), format_number(ph.scores.clocks()),
-                                format_number(ph.softmax.clocks()), format_number(ph.pv.clocks()),
-                                format_number(ph.other.clocks()), format_number(ph.clocks()), format_number(m.work_cycles),
-                                format_number(m.blocks_resident * gpu.sm_count), format_number(m.slot_tiles)));
+  std::vector<std::string> parts;
+  for (const TileSegment& seg : tile.segments) {
+    const PipeClocks c = pipe_clocks(seg.mix, gpu);
+    parts.push_back(fmt::format("{} {} x {} ({}: {} instructions, {} wavefronts)", seg.what, format_number(seg.trips),
+                                format_number(c.clocks), pipe_words(c.bound), format_number(seg.mix.instructions),
+                                format_number(seg.mix.wavefronts)));
+  }
+  t.notes.push_back(fmt::format("the time's tile, a warp's 64 keys (attention_fwd_kernel<{}>'s SASS read by cuobjdump at build "
+                                "time; each loop and each stretch between loops at its busiest pipe, trips x clocks): {} = {} "
+                                "clocks{}; a block's tile {} clocks (8 warps); the busiest of the SMs' {} block slots runs {} "
+                                "block-tiles (blocks in launch order to the first free slot)",
+                                s.head_dim, fmt::join(parts, "; "), format_number(tile.clocks),
+                                s.causal ? fmt::format(" (the causal mask's {} instructions included)", format_number(tile.mask_instructions)) : "",
+                                format_number(m.work_cycles), format_number(m.blocks_resident * gpu.sm_count),
+                                format_number(m.slot_tiles)));
   t.notes.push_back(fmt::format("the time's range, a round of {} block-tiles an SM with {} K/V load trips each: the low end has "
                                 "K and V in the L2 and the SMs' loads spread in time, a trip {} clocks (latency_l2_cycles {} + "
-                                "one warp's 1 KiB at warp_return_bandwidth), hidden by the SM's other blocks: {} clocks a "
+                                "one warp's {} B at warp_return_bandwidth), hidden by the SM's other blocks: {} clocks a "
                                 "round; the high end has a head's blocks, started together, touch each K/V tile first at once, "
-                                "a trip {} clocks (latency_hbm_cycles {} + {} blocks x 8 KiB at the L2's rate), the SM's blocks "
+                                "a trip {} clocks (latency_hbm_cycles {} + {} blocks' trips at the L2's rate), the SM's blocks "
                                 "waiting together: {} clocks a round; at the boost clock {:.0f} MHz",
                                 format_number(m.blocks_resident), format_number(m.load_trips),
                                 format_number(m.trip_low_cycles), format_number(gpu.latency_l2_cycles),
-                                format_number(m.round_low), format_number(m.trip_high_cycles),
-                                format_number(gpu.latency_hbm_cycles), format_number(m.blocks_in_flight),
-                                format_number(m.round_high), clock_hz / 1e6));
-  t.notes.push_back(fmt::format("the pooled instruction mix (every pipe shared by all the SM's warps, no phase waiting on "
-                                "another), a floor: shared / L1 path {} clocks a warp-tile ({} LDS.128 of Q and P rows x 2, {} "
-                                "of K and V rows x 4, {} STS.128 x 8, {} STS, {} LDG.128 x 4, {} SHFL), issue {} ({} "
-                                "instructions / 4), FP32 pipe {}, SFU {} ({} exp2f at {} a clock): {}",
-                                format_number(c.mio), format_number(mix.lds128_uniform), format_number(mix.lds128_rows),
-                                format_number(mix.sts128), format_number(mix.sts32), format_number(mix.ldg128),
-                                format_number(mix.shfl), format_number(c.issue), format_number(mix.instructions),
-                                format_number(c.fp32), format_number(c.sfu), format_number(mix.mufu),
-                                gpu.sfu_ops_per_sm_per_cycle,
-                                format_quantity(attention_mix_time(g, c, gpu.sm_count, clock_hz), Unit::seconds)));
+                                format_number(tile.load_bytes_per_warp), format_number(m.round_low),
+                                format_number(m.trip_high_cycles), format_number(gpu.latency_hbm_cycles),
+                                format_number(m.blocks_in_flight), format_number(m.round_high), clock_hz / 1e6));
 }
 
 MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
@@ -216,7 +222,7 @@ MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
   t.rows.push_back(dram_row("DRAM bytes read + written (counted) against the model's hbm_bytes", m.hbm_bytes, dram_bytes(c), 0, false));
   // the summary's time is the instruction mix's (add_mix_time_row); the roofline row is a bound
   t.summary = {t.rows[4].quantity};
-  add_mix_time_row(t, s, run, gpu);
+  add_mix_time_row(t, s, run, gpu, ctx.device.cc_major * 10 + ctx.device.cc_minor);
   if (!c.missing.empty()) t.notes.push_back(c.missing);
   attention_notes(t, s, m, run, gpu, bw);
   return t;

@@ -56,26 +56,16 @@ MeasureRow row(std::string quantity, Unit unit, double predicted, double achieve
   return r;
 }
 
-bool sass_mix_current(MeasureTable& t, const std::string& kernel, int registers_counted, int registers_now) {
-  const int nvcc = measure_nvcc_version();
-  const bool same_nvcc = nvcc == kSassMixNvcc;
-  const bool same_registers = registers_counted <= 0 || registers_counted == registers_now;
-  if (same_nvcc && same_registers) return true;
-  t.notes.push_back(fmt::format("{}'s SASS mix was counted from nvcc {}.{}'s sm_90 code ({}); this binary's kernel was built "
-                                "by nvcc {}.{} ({} registers a thread): the mix may not describe it; recount it with "
-                                "cuobjdump -sass gpucalc-measure",
-                                kernel, kSassMixNvcc / 1000, kSassMixNvcc % 1000 / 10,
-                                registers_counted > 0 ? fmt::format("{} registers a thread", registers_counted) : "its registers not recorded",
-                                nvcc / 1000, nvcc % 1000 / 10, registers_now));
-  return false;
-}
-
-std::string stale_mark(bool current) { return current ? "" : " (the SASS mix may be stale: see the notes)"; }
-
 MeasureRow range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
   MeasureRow r = row(std::move(quantity), unit, std::max(low, high), achieved);
   r.predicted_low = std::min(low, high);
   return r;
+}
+
+MeasureRow range_or_bounds_row(std::string quantity, Unit unit, double low, double high, double achieved) {
+  const double lo = std::min(low, high), hi = std::max(low, high);
+  if (!(hi > kNarrowRange * lo)) return range_row(std::move(quantity), unit, lo, hi, achieved);
+  return range_row(std::move(quantity) + "; bounds, not a prediction", unit, lo, hi, achieved);
 }
 
 std::int64_t integer_or(const Args& a, const char* name, std::int64_t fallback) {

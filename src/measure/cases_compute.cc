@@ -14,6 +14,7 @@
 #include "core/quantity.h"
 #include "core/roofline.h"
 #include "core/tiling.h"
+#include "measure/kernel_mix.h"
 
 namespace gpucalc::cases {
 namespace {
@@ -264,9 +265,9 @@ TilingPlan plan_tiling(const Args& a, const Gpu&) {
 }
 
 /// The naive kernel's rows: a range between its blocks in step and drifting (either end the
-/// higher), one value when the two agree.
+/// higher; bounds where they lie more than 1.3x apart), one value when the two agree.
 MeasureRow naive_range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
-  return low == high ? row(std::move(quantity), unit, high, achieved) : range_row(std::move(quantity), unit, low, high, achieved);
+  return low == high ? row(std::move(quantity), unit, high, achieved) : range_or_bounds_row(std::move(quantity), unit, low, high, achieved);
 }
 
 std::string order_name(int group) { return group == 1 ? "row-major" : fmt::format("grouped G = {}", group); }
@@ -332,11 +333,11 @@ void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& 
       "whole sweep of B apart (B's reuse distance {} against the L2's {}), {} when they drift apart (the distance "
       "exponential about that mean: x exp(-L2 / distance)); on chip {} L1 wavefronts per warp FMA (the A broadcast, B's "
       "row and {} of the misses' fills, a line a clock: B's row once for the block's 8 warps, A's sector once in 8 k): {}; "
-      "the DRAM time adds to it (the L1's queue full: Nsight Compute on the H200, 4096^3, LG throttle 8.7 and long "
+      "its global loads hold their hits behind the misses' DRAM waits, so the DRAM time adds to it (the L1's queue full: Nsight Compute on the H200, 4096^3, LG throttle 8.7 and long "
       "scoreboard 12.5 cycles an instruction)",
       format_number(nr.a_passes), format_number(nr.b_passes), format_quantity(nr.b_distance, Unit::onchip_bytes),
       format_quantity(l2, Unit::onchip_bytes), format_number(nr.b_passes_drift), format_number(naive.naive.wavefronts_per_fma),
-      format_number(naive_fill_wavefronts_per_fma(naive.bytes_a, naive.bytes_b, 8)),
+      format_number(naive_fill_wavefronts_per_fma(naive.bytes_a, naive.bytes_b, dev::kNaiveMatmulBlockY)),
       format_quantity(naive.naive.onchip_time, Unit::seconds)));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     const PanelReuse& r = tiled[i].tiled.reuse;
@@ -362,25 +363,31 @@ void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& 
                                 format_quantity(naive.compute_time, Unit::seconds)));
 }
 
-/// The tiled kernel's time from its SASS (core/matmul_l2.h) at the boost clock, a range: a K
-/// step's shared / L1 clocks with every load hidden by the other blocks' compute, to the same
-/// plus one HBM round trip a round of the SM's blocks (they load at once); each block order
-/// against it; the note gives the mix.
-void add_sass_time_rows(MeasureTable& t, const TilingPlan& p, const dev::MatmulRun& run, const Gpu& gpu) {
-  const SassStepMix mix = tiled_kernel_sass_mix(p.tile);
-  const double clocks = step_clocks(mix);
-  const double clock_hz = gpu.boost_clock;
-  const double hidden = sass_step_time(p.m, p.n, p.k, p.tile, clocks, gpu.sm_count, clock_hz);
+/// The tiled kernel's time from its own SASS (kernel_mix.h: its K step's instructions at the SM's
+/// pipes, read by cuobjdump at build time) at the boost clock, a range over the blocks' phases:
+/// every load hidden by the other blocks' compute, to the SM's blocks loading at once and waiting
+/// an HBM round trip a round (bounds where those ends lie more than 1.3x apart); each block order
+/// against it; the notes give the mix.
+void add_sass_time_rows(MeasureTable& t, const TilingPlan& p, const dev::MatmulRun& run, const Gpu& gpu, int sm) {
+  TiledStep step;
+  try {
+    step = tiled_step(kernel_functions(), p.tile, sm);
+  } catch (const NoSass& e) {
+    for (std::size_t i = 0; i < p.groups.size(); ++i) {
+      t.rows.push_back(row(fmt::format("tiled time (T = {}, {}; its SASS at the SM's pipes)", p.tile, order_name(p.groups[i])),
+                           Unit::seconds, kNoPrediction, run.tiled[i]));
+    }
+    t.notes.push_back("no tiled time from the kernel's SASS: " + e.why);
+    return;
+  }
   // the kernel's launch bounds keep 2048 threads an SM resident: 2 blocks of 32 x 32, 8 of 16 x 16
   const int blocks_per_sm = std::max(1, gpu.max_threads_per_sm / (p.tile * p.tile));
-  const double exposed = exposed_load_time(p.m, p.n, p.k, p.tile, blocks_per_sm, gpu.sm_count, gpu.latency_hbm_cycles, clock_hz);
-  // registers a thread when the mix was counted (Nsight Compute, run e): 32 at T = 32; T = 16 not recorded
-  const bool current = sass_mix_current(t, fmt::format("tiled_matmul_kernel<{}>", p.tile), p.tile == 32 ? 32 : 0, run.tiled_registers);
+  const TiledTime tt = tiled_time(p.m, p.n, p.k, p.tile, step, blocks_per_sm, gpu);
   for (std::size_t i = 0; i < p.groups.size(); ++i) {
-    t.rows.push_back(range_row(fmt::format("tiled time (T = {}, {}; SASS mix, {} shared/L1 clocks a K step: loads hidden to "
-                                           "an HBM round trip a round of {} blocks){}",
-                                           p.tile, order_name(p.groups[i]), format_number(clocks), blocks_per_sm, stale_mark(current)),
-                               Unit::seconds, hidden, hidden + exposed, run.tiled[i]));
+    t.rows.push_back(range_or_bounds_row(fmt::format("tiled time (T = {}, {}; its SASS at the SM's pipes, {} clocks a K step: "
+                                                     "loads hidden to an HBM round trip a round of {} blocks)",
+                                                     p.tile, order_name(p.groups[i]), format_number(tt.step_clocks), blocks_per_sm),
+                                         Unit::seconds, tt.hidden, tt.exposed, run.tiled[i]));
     t.summary.push_back(t.rows.back().quantity);
   }
   t.notes.push_back(fmt::format(
@@ -388,14 +395,24 @@ void add_sass_time_rows(MeasureTable& t, const TilingPlan& p, const dev::MatmulR
       "the K step's barrier, each round of {} block-steps waiting one HBM round trip ({} cycles, the profile's latency_hbm): "
       "+{}; the blocks' phases decide where a run lies (Nsight Compute on the H200, 4096^3 T = 32 row-major: 31.2 M cycles "
       "at 1.98 GHz, against 26.4 M + 5.3 M)",
-      blocks_per_sm, blocks_per_sm, format_number(gpu.latency_hbm_cycles), format_quantity(exposed, Unit::seconds)));
-  t.notes.push_back(fmt::format("SASS mix, tiled<{}>, a warp's K step: {} FFMA, {} LDS (1 clock: one 128-byte register), {} "
-                                "LDS.128 of one address (2: two registers packed a clock), {} STS and {} LDG (1 each) = {} "
-                                "clocks of the SM's 128 B/clock shared / L1 path, above {} instructions / 4 schedulers; at the "
-                                "boost clock {:.0f} MHz (the clock Nsight Compute read on the H200 while these kernels ran): {}",
-                                p.tile, format_number(mix.ffma), format_number(mix.lds32), format_number(mix.lds128_uniform),
-                                format_number(mix.sts32), format_number(mix.ldg32), format_number(mio_clocks_per_step(mix)),
-                                format_number(mix.instructions), clock_hz / 1e6, format_quantity(hidden, Unit::seconds)));
+      blocks_per_sm, blocks_per_sm, format_number(gpu.latency_hbm_cycles), format_quantity(tt.exposed - tt.hidden, Unit::seconds)));
+  const PipeClocks c = pipe_clocks(step.step, gpu);
+  t.notes.push_back(fmt::format("SASS of tiled<{}> (cuobjdump at build time), a warp's K step ({} a loop trip): {} instructions, {} "
+                                "FFMA, {} LDS (B's column, {} wavefront(s) each by the banks model), {} LDS.128 (A's row, {}), {} "
+                                "STS ({}), {} LDG = {} shared / L1 wavefronts; pipes: shared / L1 {}, issue {}, FP32 {}, integer {} "
+                                "clocks; at the boost clock {:.0f} MHz (the clock Nsight Compute read on the H200 while these "
+                                "kernels ran): {}",
+                                p.tile, format_number(step.steps_per_trip), format_number(step.step.instructions),
+                                format_number(step.step.fp32), format_number(step.trip.count("LDS") ? step.trip.at("LDS") / step.steps_per_trip : 0),
+                                format_number(step.lds_wavefronts),
+                                format_number(step.trip.count("LDS.128") ? step.trip.at("LDS.128") / step.steps_per_trip : 0),
+                                format_number(step.lds128_wavefronts),
+                                format_number(step.trip.count("STS") ? step.trip.at("STS") / step.steps_per_trip : 0),
+                                format_number(step.sts_wavefronts),
+                                format_number(step.trip.count("LDG") ? step.trip.at("LDG") / step.steps_per_trip : 0),
+                                format_number(step.step.wavefronts), format_number(c.data_path), format_number(c.issue),
+                                format_number(c.fp32), format_number(c.integer), gpu.boost_clock / 1e6,
+                                format_quantity(tt.hidden, Unit::seconds)));
 }
 
 MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
@@ -414,6 +431,8 @@ MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
   in.dtype = "fp32";
   in.unit = ComputeUnit::cuda;
   in.bandwidth = bw;
+  in.naive_block_m = dev::kNaiveMatmulBlockY;
+  in.naive_block_n = dev::kNaiveMatmulBlockX;
   std::vector<TilingResult> tiled;
   for (int g : p.groups) {
     in.group_m = g;
@@ -429,7 +448,7 @@ MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
                        run.naive));
   t.rows.push_back(row(fmt::format("tiled time bound (T = {}, every tile from HBM)", p.tile), Unit::seconds,
                        std::max(model.tiled_time, model.compute_time), run.tiled.front()));
-  add_sass_time_rows(t, p, run, gpu);
+  add_sass_time_rows(t, p, run, gpu, ctx.device.cc_major * 10 + ctx.device.cc_minor);
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
   add_dram_rows(t, p, model, tiled, scope, l2);
   add_tiling_notes(t, p, model, tiled, scope, l2);

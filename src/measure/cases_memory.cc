@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/little.h"
 #include "core/quantity.h"
+#include "measure/kernel_mix.h"
 
 namespace gpucalc::cases {
 namespace {
@@ -337,7 +338,7 @@ void column_l2_rows(MeasureTable& t, const Gpu& gpu, std::size_t rows, std::int6
   const std::string reuse = fmt::format("reuse distance {} against the L2's {}", format_quantity(s.reuse_distance, Unit::bytes),
                                         format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes));
   if (const auto dram = v.get(Counter::dram_bytes_read)) {
-    t.rows.push_back(s.reuse_range ? range_row(fmt::format("{}: DRAM bytes read (counted; {}: a range)", label, reuse), Unit::bytes,
+    t.rows.push_back(s.reuse_range ? range_or_bounds_row(fmt::format("{}: DRAM bytes read (counted; {}: hits to all miss)", label, reuse), Unit::bytes,
                                                s.dram_bytes, s.dram_bytes_all_miss, *dram)
                                    : row(fmt::format("{}: DRAM bytes read (counted; {})", label, reuse), Unit::bytes, s.dram_bytes, *dram));
   }
@@ -348,7 +349,7 @@ void column_l2_rows(MeasureTable& t, const Gpu& gpu, std::size_t rows, std::int6
   const std::string bound = s.l2_time > dram_time ? "L2" : "HBM";
   if (s.reuse_range) {
     const double high = std::max(s.dram_time_all_miss + written / bw, s.l2_time);
-    t.rows.push_back(range_row(fmt::format("time, {} matrix by column, L2 model (a range: hits to all miss)", name),
+    t.rows.push_back(range_or_bounds_row(fmt::format("time, {} matrix by column, L2 model (hits to all miss)", name),
                                Unit::seconds, time, high, seconds));
   } else {
     t.rows.push_back(row(fmt::format("time, {} matrix by column, L2 model ({}-bound{})", name, bound,
@@ -494,54 +495,54 @@ const char* access_name(dev::BankAccess a) {
   return a == dev::BankAccess::row ? "row" : a == dev::BankAccess::column ? "column" : "swizzled column";
 }
 
-// The compiled loop of banks_kernel (nvcc 13.0, sm_90, read from its cubin's SASS): the 32-way
-// unrolled body is unrolled 4x more and ptxas keeps the 32 loaded words for the 4 passes (the
-// addresses repeat, nothing stores between), so 128 accesses run 32 LDS, 64 IADD3 (the sum, two
-// adds each) and 5 loop instructions, for every access kind here. The IADD3s run on the integer
-// pipe (2 warps a clock an SM): 64 / 128 / 2 = 0.25 clocks an access, the same as the conflict-free
-// wavefronts (Nsight Compute, run e: ALU 78.9% and LSU 79.6% of the row read's cycles).
-constexpr double kBankLoopLds = 32.0 / 128;
-constexpr double kBankLoopInstructions = (32.0 + 64 + 5) / 128;
-constexpr double kBankLoopInteger = 64.0 / 128;
-
 /// The access cost model (core/banks.h access_cost) against the timed kernels: each access's time
-/// and its ratio to the row read, with the compiled loop's loads and instructions per access, as
-/// ranges: the schedulers overlap the integer adds with the wavefronts fully (pipelined) to not
-/// at all (serial).
-void bank_cost_rows(MeasureTable& t, const Gpu& gpu, const BanksPlan& p, double row_time, int iters, int blocks) {
-  const AccessLoop loop{kBankLoopLds, kBankLoopInstructions, kBankLoopInteger};
+/// and its ratio to the row read, with each kernel's read loop as its SASS shows it (kernel_mix.h
+/// banks_loop: the loads, instructions and integer adds an access), as ranges: the schedulers
+/// overlap the integer adds with the wavefronts fully (pipelined) to not at all (serial); where
+/// those ends lie more than 1.3x apart, the row says that they are bounds, not a prediction.
+void bank_cost_rows(MeasureTable& t, const Gpu& gpu, const BanksPlan& p, double row_time, int iters, int blocks, int sm) {
   // accesses per SM = warps per SM x accesses per warp; time = accesses x cycles / clock
   const double warps_per_sm = static_cast<double>(blocks) / gpu.sm_count * (256 / 32);
   const double accesses = warps_per_sm * iters;
-  const AccessCost base = access_cost(1, 1, loop);
   const double per_clock = accesses / gpu.boost_clock;
-  // the loop's mix is the same for every access kind; the row kernel had 70 registers a thread (run e)
-  const bool current = sass_mix_current(t, "banks_kernel<row>", 70, dev::banks_registers(dev::BankAccess::row));
-  t.rows.push_back(range_row("row [32][32]: time, access cost model (pipelined to serial)" + stale_mark(current), Unit::seconds,
-                             base.cost_cycles * per_clock, base.serial_cycles * per_clock, row_time));
+  AccessLoop row_loop;
+  sass::Counts trip;
+  try {
+    row_loop = banks_loop(kernel_functions(), static_cast<int>(dev::BankAccess::row), sm, &trip);
+  } catch (const NoSass& e) {
+    t.notes.push_back("no access cost model: " + e.why);
+    return;
+  }
+  const AccessCost base = access_cost(1, 1, row_loop);
+  t.rows.push_back(range_or_bounds_row("row [32][32]: time, access cost model (pipelined to serial)", Unit::seconds,
+                                       base.cost_cycles * per_clock, base.serial_cycles * per_clock, row_time));
   t.summary.push_back(t.rows.back().quantity);
   for (const auto& a : p.accesses) {
     const int ways = bank_ways(a.access, a.width);
+    const AccessLoop loop = banks_loop(kernel_functions(), static_cast<int>(a.access), sm);
     const AccessCost c = access_cost(ways, 1, loop);
     const std::string name = fmt::format("{} [32][{}]", access_name(a.access), a.width);
     const auto measured = std::find_if(t.rows.begin(), t.rows.end(), [&](const MeasureRow& r) { return r.quantity.rfind(name + ": time / row time", 0) == 0; });
     if (measured == t.rows.end()) continue;
     const double ratio = measured->achieved;  // read before the rows below move the table
     const double seconds = ratio * row_time;
-    t.rows.push_back(range_row(fmt::format("{}: time, access cost model ({}-bound; pipelined to serial)", name, c.bound),
-                               Unit::seconds, c.cost_cycles * per_clock, c.serial_cycles * per_clock, seconds));
+    t.rows.push_back(range_or_bounds_row(fmt::format("{}: time, access cost model ({}-bound; pipelined to serial)", name, c.bound),
+                                         Unit::seconds, c.cost_cycles * per_clock, c.serial_cycles * per_clock, seconds));
     if (a.access == dev::BankAccess::column && a.width == 32) t.summary.push_back(t.rows.back().quantity);
     // the ratio's range: this access pipelined over the row read serial, to serial over pipelined
-    t.rows.push_back(range_row(fmt::format("{}: time / row time, access cost model (a range)", name), Unit::count,
-                               c.cost_cycles / base.serial_cycles, c.serial_cycles / base.cost_cycles, ratio));
+    t.rows.push_back(range_or_bounds_row(fmt::format("{}: time / row time, access cost model", name), Unit::count,
+                                         c.cost_cycles / base.serial_cycles, c.serial_cycles / base.cost_cycles, ratio));
   }
   t.notes.push_back(fmt::format(
       "access cost model: {} warps per SM x {} accesses; per access max({} LDS x wavefronts / 1 per clock, {} instructions / 4 "
-      "per clock, {} IADD3 / 2 per clock on the integer pipe) SM cycles at {} (the compiled loop: 32 LDS, 64 IADD3 and 5 loop "
-      "instructions per 128 accesses, ptxas keeping the loaded words over 4 passes), pipelined; serial: the wavefronts and "
-      "the other instructions added, no overlap; how far the schedulers overlap them is not known, so each time is a range",
-      format_number(warps_per_sm), iters, format_number(kBankLoopLds), format_number(kBankLoopInstructions),
-      format_number(kBankLoopInteger), format_quantity(gpu.boost_clock, Unit::count)));
+      "per clock, {} integer / 2 per clock) SM cycles at {} (the row read's loop in its SASS, cuobjdump at build time: {} LDS, {} "
+      "IADD3 and {} instructions a trip of {} accesses), pipelined; serial: the wavefronts and the other instructions added, no "
+      "overlap; how far the schedulers overlap them is not known, so each time is a range",
+      format_number(warps_per_sm), iters, format_number(row_loop.lds_per_access), format_number(row_loop.instructions_per_access),
+      format_number(row_loop.integer_per_access), format_quantity(gpu.boost_clock, Unit::count),
+      format_number(trip.count("LDS") ? trip.at("LDS") : 0), format_number(trip.count("IADD3") ? trip.at("IADD3") : 0),
+      format_number(trip.count("all") ? trip.at("all") : 0),
+      format_number(trip.count("LDS") ? trip.at("LDS") / row_loop.lds_per_access : 0)));
 }
 
 MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
@@ -589,7 +590,7 @@ MeasureTable run_banks_case(Context& ctx, const BanksPlan& p) {
   t.notes.push_back("the ways: the time in proportion to the wavefronts, the lesson's figure and an upper bound (the row read's "
                     "time also holds the loop's other instructions, so a 32-way read costs less than 32 row reads); the access "
                     "cost model's rows below are the prediction");
-  bank_cost_rows(t, gpu, p, row_time, iters, blocks);
+  bank_cost_rows(t, gpu, p, row_time, iters, blocks, ctx.device.cc_major * 10 + ctx.device.cc_minor);
   if (p.transposes) {
     const int n = 8192;
     dev::TransposeRun tr = dev::run_transpose(n);

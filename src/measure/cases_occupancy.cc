@@ -358,7 +358,7 @@ MeasureTable run_waves_case(Context& ctx, const WavesPlan& p) {
     }
     // the events around the launch see some of its latency, which gpucalc cannot know: none (the
     // model's waves x block time) to a whole launch + synchronize round trip (launch_latency)
-    t.rows.push_back(range_row(fmt::format("time, {} blocks ({} waves; the launch seen: none to launch_latency)", g, r.waves),
+    t.rows.push_back(range_or_bounds_row(fmt::format("time, {} blocks ({} waves; the launch seen: none to launch_latency)", g, r.waves),
                                Unit::seconds, r.time, r.time + gpu.launch_latency, run.seconds));
     t.rows.push_back(row(fmt::format("waves, {} blocks (time / block time)", g), Unit::count, static_cast<double>(r.waves),
                          run.seconds / p.block_time));

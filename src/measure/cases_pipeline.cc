@@ -159,7 +159,7 @@ void stage_rows(MeasureTable& t, const Gpu& gpu, const PipelineMeasurePlan& p, i
   const double intensity = 2.0 * p.tile_m * p.tile_n * p.tile_k / static_cast<double>(p.data_bytes);
   const double got = run.bytes / run.seconds;
   // the clock is what gpucalc does not know: a range from the tensor-core-load clock to the boost clock
-  t.rows.push_back(range_row(fmt::format("S = {}: bandwidth, stage-cycle model (the clock: {} GHz under tensor-core load to {} "
+  t.rows.push_back(range_or_bounds_row(fmt::format("S = {}: bandwidth, stage-cycle model (the clock: {} GHz under tensor-core load to {} "
                                          "GHz boost)",
                                          s, format_number(kTensorLoadClock / 1e9), format_number(gpu.boost_clock / 1e9)),
                              Unit::bytes_per_second, low.bandwidth, high.bandwidth, got));

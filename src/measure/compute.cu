@@ -584,18 +584,11 @@ MatmulRun run_matmul(int m, int n, int k, int tile, const std::vector<int>& grou
                             },
                             1e-4, 0));
   };
-  cudaFuncAttributes attr{};
-  if (tile == 32) {
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_matmul_kernel<32>));
-  } else {
-    CUDA_CHECK(cudaFuncGetAttributes(&attr, tiled_matmul_kernel<16>));
-  }
-  r.tiled_registers = attr.numRegs;
   const TimingPolicy slow{1, 4};
   c.poison();
   r.naive = time_median(
       [&] {
-        naive_matmul_kernel<<<dim3(n / 32, m / 8), dim3(32, 8)>>>(a.get(), b.get(), c.get(), m, n, k);
+        naive_matmul_kernel<<<dim3(n / kNaiveMatmulBlockX, m / kNaiveMatmulBlockY), dim3(kNaiveMatmulBlockX, kNaiveMatmulBlockY)>>>(a.get(), b.get(), c.get(), m, n, k);
         CUDA_CHECK_LAUNCH("naive_matmul_kernel");
       },
       slow);

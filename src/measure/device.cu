@@ -9,7 +9,6 @@
 namespace gpucalc {
 
 bool measure_built_with_cuda() { return true; }
-int measure_nvcc_version() { return __CUDACC_VER_MAJOR__ * 1000 + __CUDACC_VER_MINOR__ * 10; }
 
 DeviceInfo open_device() {
   int count = 0;

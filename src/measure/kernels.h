@@ -15,6 +15,11 @@
 
 namespace gpucalc::dev {
 
+/// The SASS of measure's modelled kernels, as cuobjdump -sass printed it at build time (the
+/// tiled matmul, the attention forward, the banks reads; every architecture built): generated
+/// by cmake/cuda.cmake, "" in a build without CUDA or without cuobjdump.
+const char* kernel_sass();
+
 /// How every timing is taken: warm-up runs, then `repeats` runs timed with CUDA events, the
 /// first dropped, the median kept.
 struct TimingPolicy {
@@ -214,8 +219,6 @@ double run_banks(BankAccess access, int width, int iters, int blocks);
 /// Blocks of banks_kernel (256 threads, the [32][width] tile) resident on one SM at once, as the
 /// occupancy API gives it for the compiled kernel (its registers: 70 a thread under nvcc 13.0).
 int banks_blocks_per_sm(BankAccess access, int width);
-/// banks_kernel's registers a thread (cudaFuncAttributes::numRegs) for that access.
-int banks_registers(BankAccess access);
 
 /// Transposes of an n x n fp32 matrix: seconds of the 2D copy, naive, tiled, tiled and
 /// padded variants; every element checked.
@@ -260,13 +263,14 @@ FusionRun run_fusion(std::size_t n, int ops, bool binary);
 /// RMSNorm of a rows x cols bf16 matrix: the six eager kernels against one fused kernel.
 FusionRun run_rmsnorm(int rows, int cols);
 
+/// naive_matmul_kernel's block (compute.cu): one output a thread, a warp across a row of C.
+inline constexpr int kNaiveMatmulBlockX = 32, kNaiveMatmulBlockY = 8;
 /// fp32 matmul C = A B (M x K times K x N): naive (one thread per element) and tiled in
 /// shared memory with tile x tile blocks, once per block order in `groups` (G tile rows walked
 /// column by column; 1: row-major), in that order; every element checked.
 struct MatmulRun {
   double naive = 0;
   std::vector<double> tiled;  // one per group
-  int tiled_registers = 0;    // the tiled kernel's cudaFuncAttributes::numRegs
 };
 MatmulRun run_matmul(int m, int n, int k, int tile, const std::vector<int>& groups);
 

@@ -19,8 +19,6 @@ namespace gpucalc {
 /// True when this binary was built with the CUDA kernels (gpucalc-measure); false in gpucalc,
 /// which hands a measure run to the gpucalc-measure beside it (src/measure/no_cuda.cc).
 bool measure_built_with_cuda();
-/// The nvcc that compiled measure's kernels, major x 1000 + minor x 10 (13.0: 13000); 0 without CUDA.
-int measure_nvcc_version();
 
 /// main's arguments, kept for that hand-over (gpucalc-measure runs with the same ones).
 void set_measure_command_line(int argc, char** argv);

@@ -450,12 +450,6 @@ int banks_blocks_per_sm(BankAccess access, int width) {
   return blocks;
 }
 
-int banks_registers(BankAccess access) {
-  cudaFuncAttributes attr{};
-  CUDA_CHECK(cudaFuncGetAttributes(&attr, banks_kernel_for(access)));
-  return attr.numRegs;
-}
-
 double run_banks(BankAccess access, int width, int iters, int blocks) {
   const int threads = kBanksThreads;
   const std::size_t smem = banks_smem(width);

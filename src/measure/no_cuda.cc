@@ -82,7 +82,6 @@ std::string helper_version_line(const std::string& path) {
 }  // namespace
 
 bool measure_built_with_cuda() { return false; }
-int measure_nvcc_version() { return 0; }
 
 void set_measure_command_line(int argc, char** argv) {
   command_line.assign(argv, argv + argc);
@@ -137,6 +136,7 @@ CounterValues read_counters(const std::vector<Counter>&, const std::function<voi
 }
 
 namespace dev {
+const char* kernel_sass() { return ""; }
 CopyRun run_copy(std::size_t) { unavailable(); }
 ReadRun run_read(std::size_t) { unavailable(); }
 double run_l2_read(std::size_t, int) { unavailable(); }
@@ -162,7 +162,6 @@ double run_strided(std::size_t, std::size_t) { unavailable(); }
 double run_column_read(std::size_t, std::size_t, int) { unavailable(); }
 double run_banks(BankAccess, int, int, int) { unavailable(); }
 int banks_blocks_per_sm(BankAccess, int) { unavailable(); }
-int banks_registers(BankAccess) { unavailable(); }
 TransposeRun run_transpose(int) { unavailable(); }
 FusionRun run_fusion(std::size_t, int, bool) { unavailable(); }
 FusionRun run_rmsnorm(int, int) { unavailable(); }

@@ -120,46 +120,6 @@ TEST_CASE("matmul L2: the naive kernel's misses each cost one fill wavefront and
   CHECK(edge.b_passes_drift == 1);
 }
 
-// measure tiling's naive kernel on the H200 (docs/device-runs/issue28-2026-12-02: runs a, c, f, h, j,
-// and k's seven held-back shapes; the copy kernel's 4.29 TB/s): each run's time against the range
-// between time and time_drift, its counted DRAM bytes read against dram_read_bytes and
-// dram_read_bytes_drift. The form (the on-chip time with the fills, + the DRAM time) was chosen
-// from the first ten; run k's three shapes whose B fits the L2 (3072^3, 7168 x 7168 x 2048,
-// 4096 x 4096 x 2048) missed the first version (which read such a B once) and led to the drifting
-// count applying there too: they are no longer held back.
-TEST_CASE("tiling: the naive kernel's range holds the seventeen recorded H200 runs") {
-  const Gpu h200 = load_gpu("h200");
-  struct Ran { std::int64_t m, n, k; double seconds, dram; };
-  const Ran runs[] = {{4096, 4096, 4096, 23.3e-3, 14.1e9},  {8192, 8192, 2048, 44.0e-3, 26.3e9},
-                      {6144, 6144, 6144, 88.9e-3, 111e9},   {3072, 3072, 8192, 27.3e-3, 20.6e9},
-                      {5120, 5120, 5120, 47.0e-3, 37.8e9},  {4096, 4096, 8192, 49.9e-3, 46.4e9},
-                      {3072, 6144, 4096, 26.8e-3, 21.1e9},  {8192, 4096, 4096, 46.3e-3, 28.5e9},
-                      {2048, 8192, 2048, 11.0e-3, 6.31e9},  {2048, 2048, 2048, 2.37e-3, 33.6e6},
-                      {4096, 8192, 4096, 48.8e-3, 48.1e9},  {3072, 3072, 3072, 8.73e-3, 1.66e9},
-                      {8192, 2048, 8192, 46.7e-3, 23.3e9},  {2048, 4096, 16384, 53.1e-3, 63.7e9},
-                      {7168, 7168, 2048, 33.5e-3, 18.4e9},  {4096, 4096, 2048, 9.90e-3, 1.04e9},
-                      {6144, 3072, 6144, 40.0e-3, 26.7e9}};
-  for (const Ran& ran : runs) {
-    INFO(ran.m << " x " << ran.n << " x " << ran.k);
-    TilingInput in;
-    in.m = ran.m;
-    in.n = ran.n;
-    in.k = ran.k;
-    in.dtype = "fp32";
-    in.unit = ComputeUnit::cuda;
-    in.tiled = false;
-    in.bandwidth = 4.29e12;
-    const TilingResult r = tiling(in, h200);
-    const double t_low = std::min(r.naive.time, r.naive.time_drift), t_high = std::max(r.naive.time, r.naive.time_drift);
-    const double d_low = std::min(r.naive.reuse.dram_read_bytes, r.naive.reuse.dram_read_bytes_drift);
-    const double d_high = std::max(r.naive.reuse.dram_read_bytes, r.naive.reuse.dram_read_bytes_drift);
-    CHECK(ran.seconds >= t_low);
-    CHECK(ran.seconds <= t_high * 1.035);  // 3072^3 1.032, 7168 x 7168 x 2048 1.028 of the high end
-    CHECK(ran.dram >= d_low * 0.85);       // 8192 x 2048 x 8192: 0.85 of the low end
-    CHECK(ran.dram <= d_high * 1.02);      // 7168 x 7168 x 2048: 1.006 of the high end
-  }
-}
-
 TEST_CASE("tiling: the L2 model's times for 4096^3 fp32 on the H200 (the bound keys unchanged)") {
   const Gpu h200 = load_gpu("h200");
   TilingInput in;
@@ -198,65 +158,6 @@ TEST_CASE("tiling: the L2 model's times for 4096^3 fp32 on the H200 (the bound k
   const TilingResult skinny = tiling(in, h200);
   CHECK(skinny.tiled.reuse.b_passes == 1);
   CHECK(skinny.tiled.reuse.a_passes == 1);
-}
-
-
-// The tiled kernels' SASS (cuobjdump -sass on the H200, 2026-12-02): tiled<32>'s loop is one K
-// step of 91 instructions with 32 FFMA, 32 LDS, 8 LDS.128 (A's row, one address a warp), 2 STS,
-// 2 LDG; tiled<16>'s is four K steps of 210 with 64 FFMA, 64 LDS, 16 LDS.128, 8 STS, 8 LDG. The
-// data path returns 128 B a clock (one register of a warp; NVIDIA's forum, "unexpected shared
-// memory bank conflict": a uniform LDS.128 packs two, 2 clocks, not 4).
-TEST_CASE("tiled kernels' K step from their SASS: 52 and 28 shared/L1 clocks, above the issue") {
-  const SassStepMix t32 = tiled_kernel_sass_mix(32), t16 = tiled_kernel_sass_mix(16);
-  CHECK(mio_clocks_per_step(t32) == doctest::Approx(32 + 2 * 8 + 2 + 2));
-  CHECK(step_clocks(t32) == doctest::Approx(52));  // 91 / 4 = 22.75 issue clocks lie below
-  CHECK(mio_clocks_per_step(t16) == doctest::Approx(16 + 2 * 4 + 2 + 2));
-  CHECK(step_clocks(t16) == doctest::Approx(28));  // 52.5 / 4 = 13.1
-  CHECK(t32.ffma == 32);
-  CHECK(t16.ffma == 16);
-  CHECK_THROWS_AS((void)tiled_kernel_sass_mix(64), FieldError);
-}
-
-// 4096^3 T = 32: 4096^2 / 32 = 524,288 warps x 128 K steps x 52 clocks / 132 SMs = 26.44 M clocks,
-// 13.35 ms at the 1.98 GHz boost clock, the clock Nsight Compute read while the kernel ran (run e,
-// docs/device-runs/issue28-2026-12-02/run-e: 31.2 M cycles, 15.76 ms). The blocks-in-step end
-// adds 16384 blocks / (132 SMs x 2) x 128 K steps x 672 cycles (latency_hbm) = 5.34 M cycles:
-// 16.05 ms. Every recorded H200 run of the kernel lies in the range; nothing is fitted to them.
-TEST_CASE("tiled kernels' SASS time at the boost clock, loads hidden to an HBM round trip a round") {
-  const double clock = 1.98e9, hbm = 672;
-  CHECK(sass_step_time(4096, 4096, 4096, 32, 52, 132, clock) == doctest::Approx(524288.0 * 128 * 52 / 132 / clock));
-  CHECK(sass_step_time(4096, 4096, 4096, 32, 52, 132, clock) == doctest::Approx(13.35e-3).epsilon(1e-3));
-  CHECK(exposed_load_time(4096, 4096, 4096, 32, 2, 132, hbm, clock) == doctest::Approx(16384.0 / 264 * 128 * 672 / clock));
-  CHECK(exposed_load_time(4096, 4096, 4096, 32, 2, 132, hbm, clock) == doctest::Approx(2.696e-3).epsilon(1e-3));
-  struct Ran {
-    std::int64_t m, n, k, tile;
-    double seconds;  // the run's time (docs/device-runs/issue28-2026-12-02: runs a-e)
-  };
-  const Ran runs[] = {
-      {4096, 4096, 4096, 32, 15.8e-3}, {4096, 4096, 4096, 32, 15.9e-3}, {4096, 4096, 4096, 32, 15.1e-3},  // row-major, G 8
-      {4096, 4096, 4096, 32, 15.76e-3},                                                                  // run e, ncu
-      {4096, 4096, 4096, 16, 16.6e-3},  {8192, 8192, 2048, 32, 31.5e-3}, {8192, 8192, 2048, 32, 30.0e-3},
-      {8192, 8192, 2048, 16, 33.0e-3},  {2048, 2048, 2048, 16, 2.09e-3},
-      // run c's held-back shapes (predicted there at another clock; in this range as well)
-      {6144, 6144, 6144, 32, 53.2e-3},  {6144, 6144, 6144, 32, 51.5e-3}, {3072, 3072, 8192, 16, 18.7e-3},
-      {2048, 2048, 2048, 32, 1.90e-3},  {2048, 2048, 2048, 32, 1.87e-3},
-  };
-  for (const Ran& r : runs) {
-    const double clocks = r.tile == 32 ? 52 : 28;
-    const int blocks_per_sm = 2048 / static_cast<int>(r.tile * r.tile);
-    const double low = sass_step_time(r.m, r.n, r.k, r.tile, clocks, 132, clock);
-    const double high = low + exposed_load_time(r.m, r.n, r.k, r.tile, blocks_per_sm, 132, hbm, clock);
-    CHECK_MESSAGE(r.seconds >= low, r.m, " ", r.k, " T ", r.tile);
-    CHECK_MESSAGE(r.seconds <= high, r.m, " ", r.k, " T ", r.tile);
-  }
-  // T = 32 spans 1.20x, T = 16 (8 blocks a round, 28 clocks a step) 1.38x: its loads are a larger share
-  CHECK(1 + exposed_load_time(4096, 4096, 4096, 32, 2, 132, hbm, clock) / sass_step_time(4096, 4096, 4096, 32, 52, 132, clock) ==
-        doctest::Approx(1 + 672.0 / (2 * 32 * 52)));
-  // a ragged edge rounds up: 33 outputs are 2 warps, K 33 is 2 steps of 32
-  CHECK(sass_step_time(1, 33, 33, 32, 52, 1, 1) == doctest::Approx(2 * 2 * 52));
-  CHECK(exposed_load_time(33, 33, 33, 32, 1, 1, 100, 1) == doctest::Approx(4 * 2 * 100));
-  CHECK(sass_step_time(4096, 4096, 4096, 32, 52, 0, clock) == 0);
-  CHECK(exposed_load_time(4096, 4096, 4096, 32, 0, 132, hbm, clock) == 0);
 }
 
 }  // namespace

@@ -89,23 +89,14 @@ TEST_CASE("measure: bad input is an input error before any launch") {
   CHECK_NOTHROW(validate_case("occupancy", {{"threads", "1024"}, {"regs", "32"}, {"smem", "100KB"}}, h200));
 }
 
-// The SASS mixes were counted by hand from one build (nvcc 13.0, sm_90); another compiler or a
-// changed kernel must not pass them off as this binary's.
-TEST_CASE("measure: a SASS mix from another build is marked, with the registers that differ") {
-  MeasureTable t;
-  const bool same_nvcc = measure_nvcc_version() == cases::kSassMixNvcc;
-  CHECK(cases::sass_mix_current(t, "k<32>", 0, 40) == same_nvcc);  // registers not recorded: the nvcc alone
-  CHECK(cases::sass_mix_current(t, "k<32>", 32, 32) == same_nvcc);
-  CHECK(t.notes.size() == (same_nvcc ? 0u : 2u));
-  t.notes.clear();
-  CHECK_FALSE(cases::sass_mix_current(t, "k<32>", 32, 33));
-  REQUIRE(t.notes.size() == 1);
-  CHECK(t.notes[0].find("k<32>'s SASS mix was counted from nvcc 13.0's sm_90 code (32 registers a thread)") == 0);
-  CHECK(t.notes[0].find("(33 registers a thread)") != std::string::npos);
-  CHECK(cases::stale_mark(true).empty());
-  CHECK(cases::stale_mark(false) == " (the SASS mix may be stale: see the notes)");
-  // without CUDA the version is 0, never taken for 13.0
-  if (!measure_built_with_cuda()) CHECK(measure_nvcc_version() == 0);
+// A range whose ends differ by more than 1.3x is no prediction: its row says so.
+TEST_CASE("measure: a wide range is labelled as bounds") {
+  // 1.3 x 10 = 13: within; 13.1: past it
+  CHECK(cases::range_or_bounds_row("t", Unit::seconds, 10, 13, 11).quantity == "t");
+  const MeasureRow wide = cases::range_or_bounds_row("t", Unit::seconds, 13.1, 10, 11);
+  CHECK(wide.quantity == "t; bounds, not a prediction");
+  CHECK(wide.predicted_low == 10);
+  CHECK(wide.predicted == 13.1);
 }
 
 // A range row: both ends kept, its ratio 1 inside and against the nearer end outside.
