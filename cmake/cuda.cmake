@@ -41,24 +41,17 @@ target_compile_options(gpucalc_measure_cuda PRIVATE
 # reads), read from their objects with cuobjdump -sass (src/tools/sass_listing.cc): measure counts
 # their instructions from the code it runs (src/measure/kernel_mix.h). cuobjdump (and the nvdisasm
 # it calls) come with the CUDA Toolkit, or from PyPI (nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm:
-# scripts/setup installs them where the toolkit lacks them). Without one, gpucalc-measure builds
+# `scripts/setup --measure` puts them in .venv/ and on the PATH where the toolkit lacks them). Without one, gpucalc-measure builds
 # and says that it has no SASS to count.
-find_package(Python3 COMPONENTS Interpreter QUIET)
-set(GPUCALC_PIP_CUDA_BIN "")
-if(Python3_Interpreter_FOUND)
-  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import sysconfig; print(sysconfig.get_paths()['purelib'])"
-    OUTPUT_VARIABLE GPUCALC_PYTHON_PURELIB OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
-  set(GPUCALC_PIP_CUDA_BIN ${GPUCALC_PYTHON_PURELIB}/nvidia/cu13/bin)
-endif()
-find_program(GPUCALC_CUOBJDUMP cuobjdump HINTS ${CUDAToolkit_BIN_DIR} ${GPUCALC_PIP_CUDA_BIN})
+find_program(GPUCALC_CUOBJDUMP cuobjdump HINTS ${CUDAToolkit_BIN_DIR})
 set(GPUCALC_CUOBJDUMP_DIR "")
 if(GPUCALC_CUOBJDUMP)
   get_filename_component(GPUCALC_CUOBJDUMP_DIR ${GPUCALC_CUOBJDUMP} DIRECTORY)
 endif()
-find_program(GPUCALC_NVDISASM nvdisasm HINTS ${GPUCALC_CUOBJDUMP_DIR} ${CUDAToolkit_BIN_DIR} ${GPUCALC_PIP_CUDA_BIN})
+find_program(GPUCALC_NVDISASM nvdisasm HINTS ${GPUCALC_CUOBJDUMP_DIR} ${CUDAToolkit_BIN_DIR})
 if(NOT GPUCALC_CUOBJDUMP OR NOT GPUCALC_NVDISASM)
   message(WARNING "cuobjdump or nvdisasm not found: gpucalc-measure will not count its kernels' SASS "
-    "(pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, or -DGPUCALC_CUOBJDUMP=PATH)")
+    "(scripts/setup --measure installs them, or -DGPUCALC_CUOBJDUMP=PATH -DGPUCALC_NVDISASM=PATH)")
   set(GPUCALC_CUOBJDUMP_RUN none)
   set(GPUCALC_NVDISASM_DIR none)
 else()
