@@ -21,7 +21,6 @@ inline KernelLaunch launch_of(int threads, int registers, int shared, double loa
   oi.threads = threads;
   oi.registers = registers;
   oi.shared_memory = shared;
-  oi.for_people = false;
   const OccupancyResult o = occupancy(oi, gpu);
   const double resident = std::min(blocks, static_cast<double>(o.blocks_per_sm) * gpu.sm_count);
   KernelLaunch l;

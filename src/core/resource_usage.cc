@@ -53,7 +53,7 @@ struct Reader {
   long line = 0;
 
   [[noreturn]] void fail(const std::string& what, std::string_view expected) const {
-    throw InputError(fmt::format("--from {}: line {}: {}: expected {}", origin, line, what, expected));
+    throw InputError(fmt::format("{}: line {}: {}: expected {}", origin, line, what, expected));
   }
   // `token`, a whole number from `min` to `max`; `name` says what it counts in the message.
   std::int64_t number(std::string_view token, std::int64_t min, std::int64_t max, std::string_view name,
@@ -368,7 +368,7 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
     ++r.line;
     if (line.size() > kMaxResourceLineBytes) {
       r.fail(fmt::format("a line of more than {} bytes", kMaxResourceLineBytes),
-             "the text of ptxas -v or cuobjdump --dump-resource-usage");
+             "the text of ptxas -v or of cuobjdump's resource-usage dump");
     }
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
 

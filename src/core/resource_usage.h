@@ -42,7 +42,8 @@ inline constexpr std::size_t kMaxKernels = 100000;
 
 /// Every kernel of `text`, in the order given; an exact repeat of a kernel for the same
 /// architecture (one log holding a file twice) is kept once. Lines that are neither (nvcc's
-/// other messages, warnings, PTX) are skipped. Throws InputError (naming `origin` and the line)
+/// other messages, warnings, PTX) are skipped. Throws InputError (naming `origin`, where the text
+/// came from as the caller names it, and the line)
 /// for a line over kMaxResourceLineBytes, a number that is not one, or more than kMaxKernels.
 std::vector<KernelResources> parse_resource_usage(std::string_view text, const std::string& origin);
 

@@ -173,7 +173,7 @@ TEST_CASE("parse_resource_usage: bounds and malformed numbers are input errors n
   CHECK(parse_resource_usage("", "x").empty());
   CHECK(parse_resource_usage("nvcc warning : something\nhello\n", "x").empty());
   const std::string long_line(kMaxResourceLineBytes + 1, 'a');
-  CHECK_THROWS_WITH_AS(parse_resource_usage("a\n" + long_line, "f"), doctest::Contains("--from f: line 2: a line of more than"),
+  CHECK_THROWS_WITH_AS(parse_resource_usage("a\n" + long_line, "f"), doctest::Contains("f: line 2: a line of more than"),
                        InputError);
   CHECK_THROWS_AS(parse_resource_usage(" Function f:\n  REG:1x STACK:0\n", "f"), InputError);
   CHECK_THROWS_AS(parse_resource_usage(" Function f:\n  REG:1234567890123456 STACK:0\n", "f"), InputError);
@@ -222,7 +222,7 @@ TEST_CASE("parse_resource_usage on 3,000 mutations of the captured logs: a resul
       }
       ++parsed;
     } catch (const InputError& e) {
-      CHECK(std::string(e.what()).rfind("--from mutated: line ", 0) == 0);
+      CHECK(std::string(e.what()).rfind("mutated: line ", 0) == 0);
       ++refused;
     }
   }
