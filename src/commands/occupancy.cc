@@ -10,6 +10,7 @@
 
 #include "commands/commands.h"
 #include "commands/options.h"
+#include "commands/resource_words.h"
 #include "commands/chart.h"
 #include "commands/kernel_file.h"
 #include "commands/occupancy_notes.h"
@@ -538,7 +539,12 @@ void check_kernels_fit(const std::vector<KernelResources>& kernels, const Gpu& g
 void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
-  std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), "--from " + path);
+  std::vector<KernelResources> kernels;
+  try {
+    kernels = parse_resource_usage(read_kernel_text(path, in), "--from " + path);
+  } catch (const ResourceUsageError& e) {
+    throw InputError(resource_usage_problem(e));
+  }
   if (kernels.empty()) {
     throw InputError("--from", path,
                      "text with at least one kernel: the output of nvcc -Xptxas -v (ptxas info : Compiling entry function "

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "commands/resource_words.h"
 #include "core/error.h"
 #include "core/resource_usage.h"
 
@@ -16,11 +17,12 @@
 namespace gpucalc {
 namespace {
 
+// The refusal as occupancy --from says it (commands/resource_words.cc), the text named "f".
 std::string refusal(const std::string& text) {
   try {
     parse_resource_usage(text, "f");
-  } catch (const InputError& e) {
-    return e.what();
+  } catch (const ResourceUsageError& e) {
+    return resource_usage_problem(e);
   }
   return "accepted";
 }
