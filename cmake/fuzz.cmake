@@ -24,7 +24,8 @@ if(GPUCALC_ENABLE_FUZZ)
   endforeach()
 
   add_library(gpucalc_fuzz_targets STATIC ${CMAKE_SOURCE_DIR}/src/fuzz/targets.cc ${CMAKE_SOURCE_DIR}/src/report/report.cc
-    ${CMAKE_SOURCE_DIR}/src/engine/requirement.cc ${CMAKE_SOURCE_DIR}/src/engine/spec.cc)
+    ${CMAKE_SOURCE_DIR}/src/engine/requirement.cc ${CMAKE_SOURCE_DIR}/src/engine/spec.cc
+    ${CMAKE_SOURCE_DIR}/src/commands/ncu_words.cc)
   target_link_libraries(gpucalc_fuzz_targets PUBLIC gpucalc_core nlohmann_json::nlohmann_json)
   target_compile_options(gpucalc_fuzz_targets PRIVATE ${GPUCALC_WARNINGS} -fsanitize=fuzzer-no-link
                                                       ${GPUCALC_FUZZ_SANITIZERS})

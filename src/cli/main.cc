@@ -205,6 +205,9 @@ int program_main(int argc, char** argv) {
     // A broken profile: every problem on its own line.
     for (const std::string& problem : e.problems()) fail(problem, 2);
     return 2;
+  } catch (const FieldError& e) {
+    // A model's refusal no command named for its option: the rule in words.
+    return fail(field_input_error(e, nullptr, nullptr).what(), 2);
   } catch (const InputError& e) {
     return fail(e.what(), 2);
   } catch (const UnavailableError& e) {

@@ -9,6 +9,7 @@
 
 #include "commands/chart.h"
 #include "commands/commands.h"
+#include "commands/occupancy_notes.h"
 #include "commands/options.h"
 #include "core/error.h"
 
@@ -145,7 +146,7 @@ void explain(const AttentionInput& in, const AttentionResult& r, const Gpu& gpu,
                                        format_quantity(r.bandwidth, Unit::bytes_per_second),
                                        format_quantity(r.standard_memory_time, Unit::seconds)));
   report.explain.push_back(fmt::format("time = max(tensor, memory, special-function) = {}: {}-bound",
-                                       format_quantity(r.time, Unit::seconds), r.bound));
+                                       format_quantity(r.time, Unit::seconds), attention_bound_word(r.bound)));
   report.explain.push_back(fmt::format(
       "{} kernel's tile {}x{}: shared memory {} a block, fp32 accumulators {} a block = {} a thread of {}",
       r.kernel_is_backward ? "the backward" : "the forward", in.tile_q, in.tile_kv,
@@ -177,7 +178,12 @@ void add_notes(const AttentionInput& in, const AttentionResult& r, const Gpu& gp
                                        "(more --warps, or a smaller --tile)",
                                        r.accumulator_registers_per_thread, gpu.max_registers_per_thread));
   }
-  if (!r.occupancy.fits) report.notes.push_back(fmt::format("the tile does not fit: {}", r.occupancy.does_not_fit));
+  if (!r.occupancy.fits) {
+    OccupancyInput block;
+    block.threads = in.warps * gpu.warp_size;
+    block.registers = r.registers_per_thread;
+    report.notes.push_back(fmt::format("the tile does not fit: {}", occupancy_notes::does_not_fit_text(block, r.occupancy, gpu)));
+  }
   static const std::string overlap =
       "the roofline assumes the tensor cores, the special-function units and HBM overlap fully (FlashAttention 3's "
       "ping-pong schedule comes near it); the softmax's other FP32 work is not counted";
@@ -194,7 +200,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num("hbm_bytes_standard", r.hbm_bytes_standard, Unit::bytes);
   report.num("intensity", r.intensity, Unit::flop_per_byte);
   report.num("time", r.time, Unit::seconds);
-  report.word("bound", r.bound);
+  report.word("bound", attention_bound_word(r.bound));
   report.num("tensor_time", r.tensor_time, Unit::seconds);
   report.num("memory_time", r.memory_time, Unit::seconds);
   if (r.sfu_rate > 0) report.num("special_function_time", r.sfu_time, Unit::seconds);
@@ -205,7 +211,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num("accumulator_registers_per_thread", r.accumulator_registers_per_thread);
   report.num("blocks_per_sm", r.occupancy.blocks_per_sm);
   report.num("occupancy", r.occupancy.occupancy, Unit::fraction);
-  report.word("limiter", r.occupancy.fits ? r.occupancy.limiter : "does_not_fit");
+  report.word("limiter", r.occupancy.fits ? limiter_word(r.occupancy.limiter) : "does_not_fit");
   if (a.for_people()) {
     explain(in, r, gpu, report);
     add_notes(in, r, gpu, a, report);
@@ -235,6 +241,12 @@ std::string chart(const ChartData& d) {
 SweepRange seq_range(const Gpu&) { return {512, 131072, 2, true}; }
 
 }  // namespace
+
+// The reasons of the two head dimensions and of the two tile sides.
+constexpr const char* kHeadDimReason =
+    "{rule} (tensor-core operands are rows of 16 bytes: 8 bf16; FlashAttention 2 takes up to 256, FlashAttention 3 64, 96, "
+    "128, 192, 256)";
+constexpr const char* kTileRows = "{rule} (tensor-core MMA tiles have 16 rows)";
 
 const Calculator& attention_command() {
   static const Calculator calc{
@@ -279,7 +291,18 @@ const Calculator& attention_command() {
                   {"limiter", Unit::text}},
       .run = run,
       .chart_axis = "seq",
-      .chart = chart};
+      .chart = chart,
+      .reasons = options::joined(options::occupancy_reasons(), {
+          {"kv_heads", Rule::divisor_of,
+           "a divisor of the {hi} query heads (each KV head serves heads / kv-heads query heads: {hi} for MHA, 1 for MQA)"},
+          {"head_dim", Rule::in_range, kHeadDimReason},
+          {"v_dim", Rule::in_range, kHeadDimReason},
+          {"tile_q", Rule::in_range, kTileRows},
+          {"tile_kv", Rule::in_range, kTileRows},
+          {"stages", Rule::in_range, "{lo} to {hi} buffers"},
+          {"warps", Rule::in_range, "{lo} to {hi} warps ({threads} threads a block on {gpu})"},
+          {"dtype", Rule::one_of, "a dtype the tensor cores of {gpu} run for attention: {choices}"},
+      })};
   return calc;
 }
 

@@ -178,6 +178,49 @@ int single_bank_of(const SharedAccess& access, const BanksResult& r, std::int64_
   return single_bank;
 }
 
+/// Which phases are served together and why, sub-word elements, then the sum of wavefronts.
+void explain_wavefronts(const SharedAccess& access, const BanksResult& r, Report& report) {
+  const int lanes_per_phase = 32 / r.phases;
+  auto phase_ways = [&](int first_lane) { return std::max(1, r.phase[static_cast<std::size_t>(first_lane / lanes_per_phase)].ways); };
+  if (r.phases > 1) {
+    report.explain.push_back(fmt::format(
+        "{}-byte elements: {} phases of {} lanes; two neighbouring phases are served together when every quad of "
+        "lanes in the warp (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do "
+        "(counted on an H200){}",
+        access.element_bytes, r.phases, lanes_per_phase, r.quads_paired ? "; here every quad does" : "; here some quad does not"));
+    for (const MergedPhases& m : r.merged) {
+      report.explain.push_back(fmt::format("lanes {}-{}: their two phases go together: {}-way over both, {} wavefront(s) "
+                                           "instead of {}",
+                                           m.first_lane, m.first_lane + m.lanes - 1, m.ways, std::max(1, m.ways),
+                                           phase_ways(m.first_lane) + phase_ways(m.first_lane + lanes_per_phase)));
+    }
+  }
+  if (access.element_bytes < kBankWordBytes) {
+    report.explain.push_back(fmt::format(
+        "{}-byte elements: word = floor(index x {} / 4), so {} neighbouring elements share a word; lanes reading the same "
+        "word are served by one read of it (a broadcast), never a conflict",
+        access.element_bytes, access.element_bytes, kBankWordBytes / access.element_bytes));
+  }
+  // wavefronts = the sum over phases (a merged pair once) of max(1, ways); an idle phase costs nothing
+  std::vector<std::string> terms;
+  for (std::size_t p = 0; p < r.phase.size();) {
+    const BankPhase& a = r.phase[p];
+    const auto merged = std::find_if(r.merged.begin(), r.merged.end(), [&](const MergedPhases& m) { return m.first_lane == a.first_lane; });
+    if (merged != r.merged.end()) {
+      terms.push_back(fmt::format("{} (lanes {}-{} together)", std::max(1, merged->ways), merged->first_lane,
+                                  merged->first_lane + merged->lanes - 1));
+      p += 2;
+      continue;
+    }
+    if (a.ways > 0) {
+      terms.push_back(r.phases > 1 ? fmt::format("{} (lanes {}-{})", std::max(1, a.ways), a.first_lane, a.first_lane + a.lanes - 1)
+                                   : fmt::format("{}", std::max(1, a.ways)));
+    }
+    ++p;
+  }
+  report.explain.push_back(fmt::format("wavefronts = {} = {}", fmt::join(terms, " + "), r.wavefronts));
+}
+
 /// The steps from the lanes' elements to ways, wavefronts and banks used.
 void explain_steps(const AccessForm& form, const BanksResult& r, std::int64_t e, int single_bank, Report& report) {
   report.explain.push_back(form.how);
@@ -199,8 +242,7 @@ void explain_steps(const AccessForm& form, const BanksResult& r, std::int64_t e,
                                          r.phases > 1 ? fmt::format("phase {}: ", p.first_lane / p.lanes) : "", p.ways,
                                          busiest));
   }
-  // the core's derivation: which phases are served together, and the sum
-  for (const std::string& line : r.explain) report.explain.push_back(line);
+  explain_wavefronts(form.access, r, report);
   report.explain.push_back(fmt::format("banks used = {}; broadcast (a word read by several lanes): {}", r.banks_used,
                                        r.broadcast ? "yes" : "no"));
   if (single_bank >= 0) report.explain.push_back(fmt::format("every lane's word is in bank {}", single_bank));
@@ -322,7 +364,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   const AccessCost cost = access_cost(r.wavefronts, std::min(r.phases, r.wavefronts), loop);
   report.num("cost_cycles", cost.cost_cycles, Unit::cycles);
   report.num("time_ratio", cost.time_ratio);
-  report.word("cost_bound", cost.bound);
+  report.word("cost_bound", cost_bound_word(cost.bound));
   report.num("cost_cycles_serial", cost.serial_cycles, Unit::cycles);
   report.num("time_ratio_serial", cost.time_ratio_serial);
 
@@ -334,7 +376,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
       format_number(loop.lds_per_access), format_number(loop.instructions_per_access), format_number(loop.integer_per_access),
       format_number(loop.lds_per_access), r.wavefronts, format_number(loop.instructions_per_access),
       format_number(loop.integer_per_access), format_number(cost.shared_cycles),
-      format_number(cost.issue_cycles), format_number(cost.cost_cycles), cost.bound, format_number(cost.base_cycles),
+      format_number(cost.issue_cycles), format_number(cost.cost_cycles), cost_bound_word(cost.bound), format_number(cost.base_cycles),
       format_number(cost.time_ratio), r.ways));
   report.explain.push_back(fmt::format(
       "if the schedulers never overlap the other instructions with the wavefronts: {} + {} = {} cycles, conflict-free {}, "
@@ -421,7 +463,22 @@ const Calculator& banks_command() {
            {"cost_bound", Unit::text},
            {"cost_cycles_serial", Unit::cycles},
            {"time_ratio_serial"}},
-      .run = run};
+      .run = run,
+      .reasons = {
+          {"elem", Rule::one_of, "an element size in bytes of {rule} (char, half, float, double or float2, float4)"},
+          {"width", Rule::power_of_two, "{rule} for the xor swizzle (element (r, c) at column c xor (r mod width))", "swizzle"},
+          {"rows", Rule::at_least, "at least {lo} rows: a warp's row read of 32 elements spans {lo} row(s) of {width} elements"},
+          {"width", Rule::at_least, "at least {lo} columns: a warp's column read of 32 elements spans {lo} column(s) of {rows} rows"},
+          {"rows", Rule::at_least, "at least {lo} rows for the diagonal (lane t reads (t, t))", "diagonal"},
+          {"width", Rule::at_least, "at least {lo} columns for the diagonal (lane t reads (t, t))", "diagonal"},
+          {"row", Rule::in_range, "a row from {lo} to {hi} (a warp reads {rows_read} row(s) of {width} elements; the tile has {rows} rows)"},
+          {"col", Rule::in_range,
+           "a column from {lo} to {hi} (a warp reads {columns_read} column(s) of {rows} rows; the tile has {width} columns)"},
+          {"row", Rule::in_range, "a row from {lo} to {hi}: an element inside the tile [{rows}][{width}]", "word"},
+          {"col", Rule::in_range, "a column from {lo} to {hi}: an element inside the tile [{rows}][{width}]", "word"},
+          {"words", Rule::at_least, "element indices of 0 or more"},
+          {"active", Rule::at_least, "at least one active lane"},
+      }};
   return calc;
 }
 

@@ -169,7 +169,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num("tokens_per_second", r.tokens_per_second);
   report.num("compute_bound_batch", r.compute_bound_batch);
   report.num("tokens_per_second_per_sequence", r.tokens_per_second_per_sequence);
-  report.word("bound", r.bound);
+  report.word("bound", roofline_bound_word(r.bound));
   report.num("memory_size", r.memory, Unit::bytes);
   if (r.weights_fit && std::isfinite(r.max_context)) report.num("max_context", r.max_context);
   if (r.weights_fit) report.num("max_batch", r.max_batch);
@@ -257,7 +257,20 @@ const Calculator& decode_command() {
                   {"prefill_time", Unit::seconds}},
       .run = run,
       .chart_axis = "batch-size",
-      .chart = chart};
+      .chart = chart,
+      .reasons = {
+          {"kv_heads", Rule::divisor_of, "a divisor of the {hi} query heads ({hi} for MHA, 1 for MQA)"},
+          {"active_params", Rule::at_most, "at most the {hi} parameters in all"},
+          {"embedding_params", Rule::below, "fewer than the active parameters ({hi})"},
+          {"experts_per_token", Rule::needs, "{rule}: both, or neither for a dense model"},
+          {"experts_per_token", Rule::in_range,
+           "{lo} to {hi} routed experts a token (fewer than --experts), given with --experts: both, or neither for a dense model"},
+          {"active_params", Rule::required, "the parameters a token uses, for a model with --experts"},
+          {"rope_dim", Rule::needs, "with --latent (MLA caches the latent and the RoPE key)"},
+          {"weight_dtype", Rule::one_of, "a dtype of at least a byte: {choices}"},
+          {"kv_dtype", Rule::one_of, "a dtype of at least a byte: {choices}"},
+          {"compute_dtype", Rule::one_of, "a dtype the tensor cores of {gpu} run: {choices}"},
+      }};
   return calc;
 }
 

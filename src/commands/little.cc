@@ -263,7 +263,14 @@ const Calculator& little_command() {
            {"knee_warps_per_sm", Unit::count}},
       .run = run,
       .chart_axis = "latency=50ns:1000ns:10ns",
-      .chart = chart};
+      .chart = chart,
+      .reasons = {
+          {"warps", Rule::above, "{rule} (with --issue-cycles and --wait-cycles)", "scheduler"},
+          {"issue_cycles", Rule::above, "{rule} (with --warps and --wait-cycles)", "scheduler"},
+          {"gpu", Rule::needs_profile,
+           "a profile with the loaded-latency fields (the h200's, or one gpucalc measure calibrate wrote): {gpu} has no {other}",
+           "loaded"},
+      }};
   return calc;
 }
 

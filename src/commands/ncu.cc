@@ -10,6 +10,7 @@
 #include <regex>
 
 #include "commands/commands.h"
+#include "commands/ncu_words.h"
 #include "core/error.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
@@ -178,7 +179,7 @@ void put_ncu(const NcuKernel& k, NcuField f, const Key& key, Unit unit, Report& 
   if (k.has(f)) report.num(key, k.get(f), unit);
 }
 
-void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
+void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, Report& report) {
   report.word("kernel.id", k.id);
   report.word("kernel.name", k.name);
   if (!k.process.empty()) report.word("kernel.process", k.process);
@@ -196,7 +197,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
   report.num("blocks_per_sm", r.blocks_per_sm);
   report.num("warps_per_sm", r.warps_per_sm);
   report.num("occupancy", r.occupancy, Unit::fraction);
-  report.word("limiter", r.limiter);
+  report.word("limiter", limiter_word(r.limiter));
   report.num("limits.registers", limit(r.limit_registers));
   report.num("limits.shared_memory", limit(r.limit_shared_memory));
   report.num("limits.warps", limit(r.limit_threads));
@@ -206,10 +207,11 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
   if (c.one_more.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(c.one_more.shared_memory), Unit::onchip_bytes);
   if (c.one_more.threads > 0) report.num("one_more_block.threads", c.one_more.threads);
   if (r.blocks_per_sm > 0) {
-    report.num("waves", c.waves);
-    report.num("full_waves", static_cast<double>(c.whole.waves - (c.whole.last_wave_blocks < c.whole.blocks_per_wave ? 1 : 0)));
-    report.num("last_wave_blocks", static_cast<double>(c.whole.last_wave_blocks));
-    report.num("last_wave_utilization", c.whole.last_wave_utilization, Unit::fraction);
+    const WavesResult& w = c.waves;
+    report.num("waves", w.waves_exact);
+    report.num("full_waves", static_cast<double>(w.waves - (w.last_wave_blocks < w.blocks_per_wave ? 1 : 0)));
+    report.num("last_wave_blocks", static_cast<double>(w.last_wave_blocks));
+    report.num("last_wave_utilization", w.last_wave_utilization, Unit::fraction);
     report.num("tail_share", c.tail_share, Unit::fraction);
   }
   report.num("sm_count", c.launch.sm_count);
@@ -227,7 +229,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
   report.num("differences", c.differences);
   std::vector<std::string> differ;
   for (const NcuFigure& f : c.figures) {
-    if (!f.equal) differ.push_back(f.what);
+    if (!f.equal) differ.emplace_back(ncu_field_name(f.field));
   }
   report.word("flagged", differ.empty() ? std::string("none") : fmt::format("{}", fmt::join(differ, "; ")));
   if (c.has_roofline) {
@@ -238,7 +240,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
     report.num("intensity", c.roofline.intensity, Unit::flop_per_byte);
     report.num("attainable", c.roofline.attainable, Unit::flops_per_second);
     report.num("roofline_share", c.roofline.achieved_fraction, Unit::fraction);
-    report.word("bound", c.roofline.bound);
+    report.word("bound", roofline_bound_word(c.roofline.bound));
     report.word("precision", fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
   }
   if (c.load_sectors_per_request >= 0) report.num("access.sectors_per_load", c.load_sectors_per_request);
@@ -260,12 +262,15 @@ void put_row(const NcuKernel& k, const NcuCheck& c, Report& report) {
     report.num("access.shared_excess", c.shared_excess, Unit::fraction);
     report.num("access.shared_excess_bytes", c.shared_excess_bytes, Unit::bytes);
   }
-  report.word("verdict", c.verdict);
+  report.word("verdict", verdict);
 }
+
+constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
 
 std::string label(const NcuKernel& k) { return fmt::format("kernel {} ({})", k.id, InputError::printable(k.name)); }
 
-void explain(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu, const std::string& path, Report& report) {
+void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const Gpu& gpu, const std::string& path,
+             Report& report) {
   std::vector<std::string>& e = report.explain;
   e.push_back(fmt::format("{}: line {} of {}: {} blocks of {} threads, {} registers per thread, {} bytes of shared memory per "
                           "block (static + dynamic){}",
@@ -273,7 +278,7 @@ void explain(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu, const std::s
                           c.launch.carveout >= 0 ? fmt::format(", carveout {} bytes (Shared Memory Configuration Size, "
                                                                "preference {}%)", c.launch.carveout, c.launch.carveout_percent)
                                                  : ""));
-  for (const std::string& n : c.launch.notes) e.push_back(n);
+  for (std::string& n : ncu_words::launch_notes(c, gpu)) e.push_back(std::move(n));
   const OccupancyResult& r = c.occupancy;
   e.push_back(fmt::format("occupancy ({}): registers allow {}, shared memory {}, warps {}, the SM {}{}: {} blocks, {} warps of {}, "
                           "so {}",
@@ -282,11 +287,13 @@ void explain(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu, const std::s
                           r.warps_per_sm, gpu.max_threads_per_sm / gpu.warp_size, format_quantity(r.occupancy, Unit::fraction)));
   if (r.blocks_per_sm > 0) {
     e.push_back(fmt::format("waves = {} blocks / ({} blocks per SM x {} SMs) = {}; {} whole, the last {} blocks", c.launch.blocks,
-                            r.blocks_per_sm, c.launch.sm_count, format_number(c.waves), c.whole.waves, c.whole.last_wave_blocks));
+                            r.blocks_per_sm, c.launch.sm_count, format_number(c.waves.waves_exact), c.waves.waves,
+                            c.waves.last_wave_blocks));
   }
   for (const NcuFigure& f : c.figures) {
-    e.push_back(fmt::format("{}: gpucalc {}, ncu {}{}{}", f.what, format_number(f.gpucalc), format_number(f.ncu),
-                            f.equal ? "" : " (FLAGGED)", f.why.empty() ? "" : ": " + f.why));
+    const std::string why = ncu_words::why(f, k, c, gpu);
+    e.push_back(fmt::format("{}: gpucalc {}, ncu {}{}{}", ncu_field_name(f.field), format_number(f.gpucalc), format_number(f.ncu),
+                            f.equal ? "" : " (FLAGGED)", why.empty() ? "" : ": " + why));
   }
   if (c.has_roofline) {
     e.push_back(fmt::format("roofline ({} {}): {} FLOP (FMA as 2) / {} DRAM bytes = {} FLOP/byte; {} in {}: {} of the attainable {}",
@@ -297,7 +304,7 @@ void explain(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu, const std::s
                             format_quantity(c.roofline.achieved_fraction, Unit::fraction),
                             format_quantity(c.roofline.attainable, Unit::flops_per_second)));
   }
-  e.push_back("verdict: " + c.verdict);
+  e.push_back("verdict: " + verdict);
 }
 
 std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
@@ -325,8 +332,8 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   NcuReport report;
   try {
     report = parse_ncu_report(text);
-  } catch (const InputError& e) {
-    throw InputError(fmt::format("{}: {}", InputError::printable(path), e.what()));
+  } catch (const NcuReportError& e) {
+    throw InputError(fmt::format("{}: {}", InputError::printable(path), ncu_words::report_problem(e)));
   }
   std::vector<const NcuKernel*> kernels = pick(report, args);
   if (kernels.empty()) {
@@ -351,32 +358,36 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   checks.reserve(kernels.size());
   for (const NcuKernel* k : kernels) {
     try {
-      checks.push_back(check_ncu_kernel(*k, gpu, args.for_people()));
+      checks.push_back(check_ncu_kernel(*k, gpu));
     } catch (const FieldError& e) {
-      throw InputError(fmt::format("{}: line {}: {}: {}: {}", InputError::printable(path), k->line, label(*k), e.field(),
-                                   std::string(e.what()).substr(e.field().size() + 2)));
+      // The report's figure (Block Size) that is missing or out of range, with its reason.
+      throw InputError(fmt::format("{}: line {}: {}: {}: invalid value '{}': expected {}", InputError::printable(path), k->line,
+                                   label(*k), e.field(), e.rule() == Rule::required ? "(not in the report)" : e.value(),
+                                   accepted_form(e, &ncu_command(), &gpu)));
     }
   }
   sink.profile(gpu);
   sink.begin(kernels.size());
   chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} kernel{} of {}", InputError::printable(path),
-                                                        ncu_format_name(report.format), kernels.size(),
+                                                        ncu_words::format_name(report.format), kernels.size(),
                                                         kernels.size() == 1 ? "" : "s", report.kernels.size()));
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     Report row = blank;
     row.model = "exact";
     row.label = label(*kernels[i]);
     if (i == 0) row.notes = chosen.notes;
-    put_row(*kernels[i], checks[i], row);
+    const std::string verdict = ncu_words::verdict(*kernels[i], checks[i], gpu);
+    put_row(*kernels[i], checks[i], verdict, row);
     if (args.for_people()) {
-      row.notes.push_back(fmt::format("{}: {}", row.label, checks[i].verdict));
+      row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
       for (const NcuFigure& f : checks[i].figures) {
         if (!f.equal) {
-          row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, f.what, format_number(f.gpucalc),
-                                          format_number(f.ncu), f.why.empty() ? "" : " (" + f.why + ")"));
+          const std::string why = ncu_words::why(f, *kernels[i], checks[i], gpu);
+          row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, ncu_field_name(f.field),
+                                          format_number(f.gpucalc), format_number(f.ncu), why.empty() ? "" : " (" + why + ")"));
         }
       }
-      explain(*kernels[i], checks[i], gpu, path, row);
+      explain(*kernels[i], checks[i], verdict, gpu, path, row);
     }
     sink.row(row);
   }
@@ -463,7 +474,16 @@ const Calculator& ncu_command() {
       .rows_option = "report",
       .run_rows = run_report,
       .rows_columns = {},
-      .positional = "report"};
+      .positional = "report",
+      // The report's launch figures the models need (ncu_check's refusals).
+      .reasons = {
+          {"Block Size", Rule::required, kLaunchStats},
+          {"Grid Size", Rule::required, kLaunchStats},
+          {"Registers Per Thread", Rule::required, kLaunchStats},
+          {"Block Size", Rule::in_range, "{lo} to {hi} threads on {gpu}"},
+          {"Grid Size", Rule::at_least, "at least 1 block"},
+          {"Registers Per Thread", Rule::in_range, "{lo} to {hi} registers on {gpu}"},
+      }};
   return calc;
 }
 

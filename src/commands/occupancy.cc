@@ -10,6 +10,7 @@
 
 #include "commands/commands.h"
 #include "commands/options.h"
+#include "commands/resource_words.h"
 #include "commands/chart.h"
 #include "commands/kernel_file.h"
 #include "commands/occupancy_notes.h"
@@ -23,6 +24,7 @@ namespace {
 using occupancy_notes::add_one_more_block_note;
 using occupancy_notes::add_other_model_note;
 using occupancy_notes::blocks_text;
+using occupancy_notes::does_not_fit_text;
 using occupancy_notes::limiter_words;
 using occupancy_notes::size_text;
 
@@ -48,7 +50,7 @@ void need(const Args& a, std::size_t option, const Gpu& gpu) {
   // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
   const double pct = a.number(kCarveout) * 100;
   if (std::fabs(pct - std::round(pct)) > 1e-9) {
-    throw FieldError("carveout", a.text(kCarveout), "a whole percentage from 0% to 100%");
+    throw InputError("--carveout", a.text(kCarveout), "a whole percentage from 0% to 100%");
   }
   return static_cast<int>(std::lround(pct));
 }
@@ -75,7 +77,6 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
   in.carveout_percent = read_carveout(a);
   // A string_view of known length: no strlen of the literal each row.
   in.model = a.text(kModel) == std::string_view("exact") ? OccupancyModel::exact : OccupancyModel::simple;
-  in.for_people = a.for_people();  // does_not_fit is read only by the notes and the derivation
   return in;
 }
 
@@ -86,7 +87,7 @@ void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
   report.num("warps_per_sm", r.warps_per_sm);
   report.num("threads_per_sm", r.threads_per_sm);
   report.num("occupancy", r.occupancy, Unit::fraction);
-  report.word("limiter", r.limiter);
+  report.word("limiter", limiter_word(r.limiter));
   report.num("limits.registers", limit_value(r.limit_registers));
   report.num("limits.shared_memory", limit_value(r.limit_shared_memory));
   report.num("limits.threads", limit_value(r.limit_threads));
@@ -130,8 +131,9 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
         format_number(static_cast<double>(per_warp)), warps_each, warps_each * g.register_sub_partitions,
         warps_each * g.register_sub_partitions, wpb, blocks_text(r.limit_registers)));
   } else {
-    steps.push_back(fmt::format("registers: {}; {}", per_warp_text,
-                                r.does_not_fit.substr(r.does_not_fit.find("; ") + 2) + ": 0 blocks"));
+    // The sentence after its per-warp part, which per_warp_text says.
+    const std::string why = does_not_fit_text(in, r, g);
+    steps.push_back(fmt::format("registers: {}; {}: 0 blocks", per_warp_text, why.substr(why.find("; ") + 2)));
   }
   // Shared memory: the block's bytes plus the reserved part, in allocation units, against the carveout.
   const std::int64_t used = in.shared_memory + g.shared_memory_reserved_per_block;
@@ -162,12 +164,12 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
   if (r.shared_memory_per_block == 0) {
     // No bytes a block: shared memory limits nothing (the results say unlimited).
     steps.push_back(fmt::format("shared memory: {} per block: no limit (unlimited)", block_text));
-  } else if (r.limit_shared_memory > 0 || r.fits || r.limiter != "shared_memory") {
+  } else if (r.limit_shared_memory > 0 || r.fits || r.limiter != Limiter::shared_memory) {
     steps.push_back(fmt::format("shared memory: {} per block; {}: floor({} / {}) = {}", block_text, carveout_text,
                                 size_text(r.shared_memory_per_sm), size_text(r.shared_memory_per_block),
                                 blocks_text(r.limit_shared_memory)));
   } else {
-    steps.push_back(fmt::format("shared memory: {} per block: {}", block_text, r.does_not_fit));
+    steps.push_back(fmt::format("shared memory: {} per block: {}", block_text, does_not_fit_text(in, r, g)));
   }
   const int max_warps = g.max_threads_per_sm / g.warp_size;
   if (in.threads % g.warp_size == 0) {
@@ -268,7 +270,7 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   report.explain.push_back(fmt::format("clusters resident at once: {} ({} blocks of {} threads)", c.active_clusters,
                                        format_number(c.active_blocks), format_number(r.threads_per_sm > 0 && r.blocks_per_sm > 0 ? r.threads_per_sm / r.blocks_per_sm : 0)));
   add_cluster_range(report, c, gpu, p != gpu.provenance.end() && p->second.kind == "derived");
-  if (c.limiter == "gpc") {
+  if (c.limiter == ClusterLimiter::gpc) {
     report.notes.push_back(fmt::format("no GPC holds a cluster of {}: a cluster's blocks run on distinct SMs, and the largest GPC has {} SMs",
                                        size, *std::max_element(gpu.gpc_sms.begin(), gpu.gpc_sms.end())));
   }
@@ -296,7 +298,7 @@ void run(const Args& args, const Gpu& gpu, Report& report) {
     report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
   }
   if (args.given(kCluster)) add_clusters(report, r, args, gpu);
-  if (!r.fits && args.for_people()) report.notes.push_back("not even one block fits: " + r.does_not_fit);
+  if (!r.fits && args.for_people()) report.notes.push_back("not even one block fits: " + does_not_fit_text(in, r, gpu));
   if (args.for_people()) add_other_model_note(report, in, r, gpu);
 
   // The smallest change of each input that raises the occupancy.
@@ -349,8 +351,13 @@ void run_suggest(const Args& args, const Gpu& gpu, Report& report) {
                                          size_text(smem_at(s.block_size > 0 ? s.block_size : limit))));
   }
   if (s.block_size == 0) {
-    report.explain.push_back("no block size fits: " + s.at.does_not_fit);
-    report.notes.push_back("no block size fits (cudaOccupancyMaxPotentialBlockSize returns block size 0): " + s.at.does_not_fit);
+    // What the largest size tried (the first) does not fit by.
+    OccupancyInput tried;
+    tried.threads = std::min(limit, first);
+    tried.registers = in.registers;
+    const std::string why = does_not_fit_text(tried, s.at, gpu);
+    report.explain.push_back("no block size fits: " + why);
+    report.notes.push_back("no block size fits (cudaOccupancyMaxPotentialBlockSize returns block size 0): " + why);
     return;
   }
   report.explain.push_back(fmt::format(
@@ -532,7 +539,12 @@ void check_kernels_fit(const std::vector<KernelResources>& kernels, const Gpu& g
 void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kFrom);
   std::vector<std::string> notes;
-  std::vector<KernelResources> kernels = parse_resource_usage(read_kernel_text(path, in), path);
+  std::vector<KernelResources> kernels;
+  try {
+    kernels = parse_resource_usage(read_kernel_text(path, in), "--from " + path);
+  } catch (const ResourceUsageError& e) {
+    throw InputError(resource_usage_problem(e));
+  }
   if (kernels.empty()) {
     throw InputError("--from", path,
                      "text with at least one kernel: the output of nvcc -Xptxas -v (ptxas info : Compiling entry function "
@@ -556,6 +568,7 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
     if (&k == &kernels.front()) report.notes = notes;  // the file's notes, once, before the row's own
     OccupancyResult r;
     int block = threads;
+    int tried = threads;  // the block the row's occupancy is of (suggest: the size it shows when none fits)
     std::int64_t smem = 0;
     if (suggest) {
       SuggestInput s;
@@ -568,6 +581,7 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
       s.max_threads = std::min(s.max_threads, gpu.max_threads_per_block);
       s.carveout_percent = carveout;
       Suggestion best = suggest_block_size(s, gpu);
+      tried = s.max_threads == 0 ? gpu.max_threads_per_block : s.max_threads;  // the first size tried
       r = best.at;
       block = best.block_size;
       smem = best.shared_memory;
@@ -584,15 +598,20 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
         r.blocks_per_sm = r.warps_per_sm = r.threads_per_sm = 0;
         r.occupancy = 0;
         r.fits = false;
-        r.limiter = "launch_bounds";
-        r.does_not_fit = fmt::format("launch bounds: the kernel allows at most {} threads per block", k.max_threads);
+        r.limiter = r.does_not_fit = Limiter::launch_bounds;
+        r.allowed = k.max_threads;
       }
     }
     put_results(r, gpu.cc_major >= 9, report);
     if (block > 0) report.num("block_size", block);
     report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
     put_kernel(k, report);
-    if (!r.fits) report.notes.push_back(fmt::format("{}: not even one block fits: {}", report.label, r.does_not_fit));
+    if (!r.fits) {
+      OccupancyInput at;
+      at.threads = block > 0 ? block : tried;
+      at.registers = std::max(k.registers, 1);
+      report.notes.push_back(fmt::format("{}: not even one block fits: {}", report.label, does_not_fit_text(at, r, gpu)));
+    }
     if (k.spill_stores > 0 || k.spill_loads > 0) {
       report.notes.push_back(fmt::format("{} spills: {} bytes stored, {} loaded per thread", report.label,
                                          std::max<std::int64_t>(k.spill_stores, 0), std::max<std::int64_t>(k.spill_loads, 0)));
@@ -605,7 +624,7 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
                                          std::max(k.registers, 0), size_text(k.shared_memory),
                                          k.max_threads > 0 ? fmt::format(", at most {} threads per block", k.max_threads) : "",
                                          k.line, path, k.source));
-    if (block > 0 && r.limiter != "launch_bounds") {
+    if (block > 0 && r.limiter != Limiter::launch_bounds) {
       OccupancyInput at;
       at.threads = block;
       at.registers = std::max(k.registers, 1);
@@ -738,7 +757,26 @@ const Calculator& occupancy_command() {
       .chart_needs_sweep = true,
       .rows_option = "from",
       .run_rows = run_from,
-      .rows_columns = {"kernel.name", "kernel.arch", "kernel.registers", "kernel.shared_memory", "kernel.spill_stores", "block_size"}};
+      .rows_columns = {"kernel.name", "kernel.arch", "kernel.registers", "kernel.shared_memory", "kernel.spill_stores", "block_size"},
+      .reasons = options::joined(
+          options::occupancy_reasons(),
+          {{"smem_per_thread", Rule::in_range, "{rule} per thread"},
+           {"max_threads", Rule::in_range, "{rule} (threads per block on {gpu})"},
+           {"target_blocks", Rule::in_range,
+            "a whole number from 1 to {hi} (the blocks of {threads} threads x {regs} registers that fit without dynamic shared "
+            "memory, limited by {limiter})"},
+           {"target_blocks", Rule::in_range,
+            "a whole number from 1 to {hi} (the blocks of {threads} threads x {regs} registers with {static} bytes static that "
+            "fit without dynamic shared memory, limited by {limiter})",
+            "static"},
+           {"target_blocks", Rule::in_range, "a kernel that fits: not even one block does without dynamic shared memory", "none_fits"},
+           {"cluster", Rule::needs_capability, "a GPU of compute capability 9.0 or later (thread-block clusters); {gpu} is {cc}"},
+           {"cluster", Rule::in_range, "a cluster size from 1 to {hi} (non-portable)", "non_portable"},
+           {"cluster", Rule::in_range, "a cluster size from 1 to {hi} (portable; up to {non_portable_most} with --non-portable)",
+            "portable"},
+           {"cluster", Rule::needs_profile,
+            "a profile with its GPC layout (gpc_sms, SMs per GPC): {gpu} has none; 'gpucalc measure calibrate' finds it on the "
+            "GPU and writes it, then --gpu FILE.toml"}})};
   return calc;
 }
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -19,19 +20,59 @@ std::string size_text(std::int64_t bytes) {
 // "1 block", "4 blocks".
 std::string blocks_text(int n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
 
-std::string limiter_words(const std::string& limiter) { return limiter == "shared_memory" ? "shared memory" : limiter; }
+std::string limiter_words(Limiter limiter) {
+  std::string words = limiter_word(limiter);
+  std::replace(words.begin(), words.end(), '_', ' ');
+  return words;
+}
+
+std::string does_not_fit_text(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
+  switch (r.does_not_fit) {
+    case Limiter::registers: {
+      if (in.model == OccupancyModel::simple) {
+        return fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM", format_number(in.threads),
+                           in.registers, format_number(static_cast<double>(r.needed)), format_number(static_cast<double>(r.allowed)));
+      }
+      // Per warp as allocated; the warps as the hardware counts them, spread over the sub-partitions.
+      const int warps = (in.threads + g.warp_size - 1) / g.warp_size;
+      const std::int64_t raw = std::int64_t{in.registers} * g.warp_size;
+      const std::int64_t per_warp = r.registers_per_block / warps;
+      const std::int64_t counted = r.needed / per_warp;
+      return fmt::format(
+          "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use", in.registers,
+          g.warp_size, format_number(static_cast<double>(raw)),
+          per_warp == raw ? std::string() : fmt::format(", rounded up to {}", format_number(static_cast<double>(per_warp))),
+          warps,
+          counted == warps ? std::string()
+                           : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)", counted,
+                                         g.register_sub_partitions),
+          format_number(static_cast<double>(per_warp)), format_number(static_cast<double>(r.needed)),
+          format_number(static_cast<double>(r.allowed)));
+    }
+    case Limiter::shared_memory:
+      // Against the block limit as allocated (the reserved part, the allocation unit), or as asked
+      // against the opt-in maximum (a launch's dynamic shared memory).
+      return fmt::format("shared memory: {} bytes per block{}, more than the {} a block may use",
+                         format_number(static_cast<double>(r.needed)),
+                         r.allowed == g.shared_memory_per_block_optin + g.shared_memory_reserved_per_block ? " as allocated" : "",
+                         format_number(static_cast<double>(r.allowed)));
+    case Limiter::launch_bounds:
+      return fmt::format("launch bounds: the kernel allows at most {} threads per block", format_number(static_cast<double>(r.allowed)));
+    default: return {};
+  }
+}
 
 namespace {
 
 // Why the exact model's limit of one resource differs from the lessons' formula, from the
 // case's numbers and the profile's rules (what the exact model adds that applies here).
-std::string exact_rules(const std::string& resource, const OccupancyInput& in, const OccupancyResult& e, const Gpu& g) {
+std::string exact_rules(Limiter resource, const OccupancyInput& in, const OccupancyResult& e, const Gpu& g) {
   const int warps = (in.threads + g.warp_size - 1) / g.warp_size;
   std::vector<std::string> why;
-  if (in.threads % g.warp_size != 0 && resource != "shared_memory") {
+  if (in.threads % g.warp_size != 0 && resource != Limiter::shared_memory) {
     why.push_back(fmt::format("a block of {} threads takes {} whole warps", format_number(in.threads), warps));
   }
-  if (resource == "registers") {
+  if (resource == Limiter::registers) {
     const std::int64_t raw = std::int64_t{in.registers} * g.warp_size;
     const std::int64_t per_warp = e.registers_per_block / warps;
     if (per_warp != raw) {
@@ -44,7 +85,7 @@ std::string exact_rules(const std::string& resource, const OccupancyInput& in, c
       why.push_back(fmt::format("whole warps in each of {} sub-partitions of {} registers ({} warps each)", g.register_sub_partitions,
                                 format_number(static_cast<double>(per_partition)), per_partition / per_warp));
     }
-  } else if (resource == "shared_memory") {
+  } else if (resource == Limiter::shared_memory) {
     if (g.shared_memory_reserved_per_block > 0) {
       why.push_back(fmt::format("{} reserved per block", size_text(g.shared_memory_reserved_per_block)));
     }
@@ -83,16 +124,16 @@ void add_other_model_note(Report& report, const OccupancyInput& in, const Occupa
   const OccupancyResult& s = exact_asked ? o : r;
   // The limits that differ and set the count in either model.
   std::vector<std::string> reasons;
-  auto compare = [&](const char* resource, int exact_limit, int simple_limit) {
+  auto compare = [&](Limiter resource, int exact_limit, int simple_limit) {
     if (exact_limit == simple_limit || (exact_limit != e.blocks_per_sm && simple_limit != s.blocks_per_sm)) return;
     auto text = [](int limit) { return limit == kNoLimit ? std::string("no limit") : fmt::format("{}", limit); };
     reasons.push_back(fmt::format("{}: {} in the exact model, {} in the simple: {}", limiter_words(resource),
                                   exact_limit == kNoLimit ? std::string("no limit") : blocks_text(exact_limit),
                                   text(simple_limit), exact_rules(resource, in, e, gpu)));
   };
-  compare("registers", e.limit_registers, s.limit_registers);
-  compare("shared_memory", e.limit_shared_memory, s.limit_shared_memory);
-  compare("threads", e.limit_threads, s.limit_threads);
+  compare(Limiter::registers, e.limit_registers, s.limit_registers);
+  compare(Limiter::shared_memory, e.limit_shared_memory, s.limit_shared_memory);
+  compare(Limiter::threads, e.limit_threads, s.limit_threads);
   if (e.limit_barriers != s.limit_barriers && e.limit_barriers == e.blocks_per_sm) {
     reasons.push_back(fmt::format("barriers: {} in the exact model, one of the SM's {} a block", blocks_text(e.limit_barriers), gpu.barriers_per_sm));
   }
@@ -114,7 +155,6 @@ void add_one_more_block_note(Report& report, const OccupancyInput& in, std::int6
     c.threads = threads;
     c.registers = registers;
     c.shared_memory = smem + per_thread * threads;
-    c.for_people = false;
     return occupancy(c, gpu);
   };
   const std::string now = resident_text(in, r.warps_per_sm, r.threads_per_sm);

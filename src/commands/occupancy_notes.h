@@ -15,8 +15,12 @@ namespace gpucalc::occupancy_notes {
 std::string size_text(std::int64_t bytes);
 /// "1 block", "4 blocks".
 std::string blocks_text(int n);
-/// A limiter key in words: "shared memory" for shared_memory.
-std::string limiter_words(const std::string& limiter);
+/// A limiter in words: "shared memory" for shared_memory, "launch bounds" for launch_bounds.
+std::string limiter_words(Limiter limiter);
+/// Why not even one block of `in` fits (r.does_not_fit), with the numbers: "registers: 255 x 32
+/// = 8,160 per warp, rounded up to 8,192; 32 warps x 8,192 = 262,144, more than the 65,536 a
+/// block may use". Empty when a block fits.
+std::string does_not_fit_text(const OccupancyInput& in, const OccupancyResult& r, const Gpu& gpu);
 
 /// When the other model gives another count: its count, and which of the exact model's rules
 /// (allocation units, sub-partitions, reserved bytes, carveout, whole warps) make the difference.

@@ -39,6 +39,20 @@ OptionSpec bandwidth() {
   return number_option("bandwidth", "memory bandwidth (default: the profile's)", Unit::bytes_per_second).above(0);
 }
 
+std::vector<FieldReason> occupancy_reasons() {
+  return {
+      {"threads", Rule::in_range, "{rule} (threads per block on {gpu})"},
+      {"regs", Rule::in_range, "{rule} (registers per thread on {gpu})"},
+      {"smem", Rule::in_range, "{rule}: the opt-in maximum per block on {gpu}"},
+      {"carveout", Rule::in_range, "a percentage from 0 to 100"},
+  };
+}
+
+std::vector<FieldReason> joined(std::vector<FieldReason> a, const std::vector<FieldReason>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 }  // namespace gpucalc::options
 
 namespace gpucalc::options {

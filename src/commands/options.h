@@ -18,6 +18,12 @@ OptionSpec dtype(std::string fallback, bool sub_byte = false);
 /// --bandwidth: a memory bandwidth override (default: the profile's).
 OptionSpec bandwidth();
 
+/// The reasons of the occupancy model's refusals (threads, regs, smem, carveout), for every
+/// calculator that runs it.
+std::vector<FieldReason> occupancy_reasons();
+/// `a` then `b`: a calculator's own reasons after those it shares.
+std::vector<FieldReason> joined(std::vector<FieldReason> a, const std::vector<FieldReason>& b);
+
 /// An --explain step for a time option written in cycles ("--latency 672cyc: cycles at the
 /// profile's boost clock 1,980 MHz (boost_clock), 1 cycle = 505 ps: 339 ns"), or a cycles option
 /// written as a time; "" otherwise.

@@ -167,7 +167,7 @@ void put_results(const PipelineResult& r, Report& report) {
   report.num("smem_per_block", static_cast<double>(r.smem_per_block), Unit::onchip_bytes);
   report.num("blocks_per_sm", r.blocks_per_sm);
   report.num("occupancy", r.occupancy, Unit::fraction);
-  report.word("limiter", r.limiter);
+  report.word("limiter", limiter_word(r.limiter));
   if (r.arch == 90) report.num("accumulator_registers", r.accumulator_registers);
   report.num("registers_per_block", static_cast<double>(r.registers_per_block));
   report.boolean("fits_registers", r.fits_registers);
@@ -292,9 +292,8 @@ PipelineResult run_model(const Args& a, const PipelineInput& in, const Gpu& gpu)
   try {
     return pipeline(in, gpu);
   } catch (const FieldError& e) {
-    if (e.field() == "gpu") throw InputError("--gpu", e.value(), e.accepted());
     if ((e.field() == "dtype_a" && !a.given(kDtypeA)) || (e.field() == "dtype_b" && !a.given(kDtypeB))) {
-      throw InputError("--dtype", e.value(), e.accepted());
+      throw InputError("--dtype", e.value(), accepted_form(e, &pipeline_command(), &gpu));
     }
     throw;
   }
@@ -322,6 +321,10 @@ OptionSpec dtype_of(const char* name, const char* what, const char* fallback, bo
 }
 
 }  // namespace
+
+// The reasons both operands' types share.
+constexpr const char* kNoFp64 = "a tensor-core type of wgmma/tcgen05.mma: fp64 has no warpgroup MMA (PTX ISA)";
+constexpr const char* kNoFp4 = "a type wgmma takes on sm_90 ({choices}): fp4 needs sm_100's tcgen05.mma";
 
 const Calculator& pipeline_command() {
   static const Calculator calc{
@@ -394,7 +397,73 @@ const Calculator& pipeline_command() {
                   {"box_b", Unit::text},
                   {"tma_loads_per_stage", Unit::count},
                   {"l2_bytes_per_stage", Unit::onchip_bytes}},
-      .run = run};
+      .run = run,
+      .reasons = options::joined(options::occupancy_reasons(), {
+          {"dtype_a", Rule::one_of, kNoFp64, "fp64"},
+          {"dtype_b", Rule::one_of, kNoFp64, "fp64"},
+          {"dtype_a", Rule::one_of, kNoFp4, "fp4"},
+          {"dtype_b", Rule::one_of, kNoFp4, "fp4"},
+          {"dtype_b", Rule::one_of,
+           "the type of A's MMA kind ({dtype_a}): wgmma and tcgen05.mma take A and B of one kind (bf16 with bf16, fp16 with "
+           "fp16, tf32, fp8/fp4 mixed, int8)",
+           "kind"},
+          {"acc", Rule::one_of, "int32: int8 operands accumulate in s32 (PTX ISA)", "int8"},
+          {"acc", Rule::one_of, "fp32 (or fp16 for fp16/fp8 operands): int32 is for int8 operands", "int32"},
+          {"acc", Rule::one_of, "fp32: {dtype_a} operands accumulate in f32 only (PTX ISA)", "fp16"},
+          {"tile", Rule::multiple_of,
+           "M a multiple of 64 per consumer warpgroup (wgmma is m64nNkK; {consumers} consumers split M): M = 64, 128, 192, 256", "m"},
+          {"tile", Rule::multiple_of,
+           "M a multiple of 64 per consumer warpgroup (wgmma is m64nNkK; {consumers} consumers each own a tile): M = 64, 128, "
+           "192, 256",
+           "m_pingpong"},
+          {"tile", Rule::one_of, "M = {rule} for tcgen05.mma cta_group::{cta_group} (PTX ISA; the MMA tile is the pair's on cta_group::2)",
+           "m_sm100"},
+          {"tile", Rule::at_most, "N at most 256 on sm_100: one tcgen05.mma covers the MMA tile (N 8 to 256; CUTLASS's MmaTileShape)",
+           "n_sm100"},
+          {"tile", Rule::multiple_of, "N a multiple of 16 (tcgen05.mma cta_group::2: N 16 to 256 in steps of 16)", "n_pair"},
+          {"tile", Rule::multiple_of, "N a multiple of 8 (tcgen05.mma cta_group::1: N 8 to 256 in steps of 8)", "n_sm100"},
+          {"tile", Rule::multiple_of, "N a multiple of 16, or 8 or 24 (wgmma s8: N = 8, 16, 24, 32, 48, ..., 256)", "n_s8"},
+          {"tile", Rule::multiple_of, "N a multiple of 8 (wgmma: N 8 to 256 in steps of 8)", "n"},
+          {"tile", Rule::multiple_of, "K a multiple of {step}: one {kind} MMA takes K = 32 bytes of the operand ({step} elements)", "k"},
+          {"tile", Rule::at_most,
+           "a tile of which 2 stages fit (the mainloop needs 2 or more): a stage is {stage_bytes} B, and {left} B of {capacity} B "
+           "are left beside the epilogue",
+           "stages"},
+          {"tile", Rule::at_most, "N at most {hi}: one accumulator stage of N columns must fit the {columns} columns of tensor memory",
+           "n_tmem"},
+          {"epilogue_tile", Rule::divisor_of, "a tile dividing the CTA's {cta_m}x{cta_n} output tile"},
+          {"epilogue_tile", Rule::at_most, "an epilogue within the {room} B the block may have (this one takes {bytes} B)"},
+          {"epilogue_smem", Rule::at_most, "an epilogue within the {room} B the block may have (this one takes {bytes} B)"},
+          {"stages", Rule::in_range,
+           "auto or 2 to {hi}: {value} stages of {stage_bytes} B need {bytes} B, more than the {left} B left beside the epilogue"},
+          {"regs", Rule::in_range, "P,C: setmaxnreg counts of 24 to 256 in steps of 8 (PTX ISA, setmaxnreg), such as 40,232",
+           "setmaxnreg"},
+          {"launch_regs", Rule::at_most,
+           "at most {hi} registers a thread for {threads} threads (the register file, 8 registers a thread at a time)"},
+          {"gpu", Rule::needs_profile, "an sm_100 profile with its tensor memory (tensor_memory_per_sm, as hw/b200.toml gives it)"},
+          {"acc_stages", Rule::in_range,
+           "1 to {hi}: each accumulator stage takes {per_stage} of the {columns} tensor-memory columns (128 lanes x 32 bits; "
+           "tcgen05.alloc takes at most 512)"},
+          {"box", Rule::in_range, "INNERxOUTER elements, each 1 to 256 (cuTensorMapEncodeTiled: boxDim[i] <= 256)"},
+          {"box", Rule::multiple_of,
+           "an inner box of a multiple of 16 bytes (cuTensorMapEncodeTiled: boxDim[0] x element size); {elements} elements of "
+           "{bits} bits are {bytes} bytes",
+           "inner"},
+          {"box", Rule::at_most,
+           "an inner box of at most {hi} bytes with {hi}-byte swizzle (cuTensorMapEncodeTiled); {elements} elements of {bits} "
+           "bits are {bytes} bytes",
+           "inner"},
+          {"gpu", Rule::one_of, "an sm_90 (H100, H200) or sm_100 (B200) profile: wgmma and tcgen05.mma need one ({gpu} is {arch})"},
+          {"cta_group", Rule::one_of, "1 on sm_90: a CTA pair (cta_group::2) is tcgen05's, sm_100"},
+          {"schedule", Rule::one_of,
+           "cooperative on sm_100: the accumulator is in tensor memory, the epilogue warpgroups read it (ping-pong is sm_90's "
+           "register-accumulator schedule)"},
+          {"acc_stages", Rule::needs_capability, "no value on sm_90: the accumulator is in registers; tensor memory is sm_100's"},
+          {"cluster", Rule::multiple_of, "a cluster M that is a multiple of 2 with cta_group::2 (the pair is two CTAs of the cluster)"},
+          {"cluster", Rule::at_most, "at most 16 CTAs a cluster (8 portable; 16 with cudaFuncAttributeNonPortableClusterSizeAllowed)"},
+          {"warpgroups", Rule::at_most, "at most {hi} warpgroups in all ({threads} threads a block)"},
+          {"swizzle", Rule::one_of, "0 (none), 32, 64 or 128 bytes (CUtensorMapSwizzle)"},
+      })};
   return calc;
 }
 

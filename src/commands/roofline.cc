@@ -43,7 +43,7 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
   report.num("peak_fraction", r.peak_fraction, Unit::fraction);
   report.num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction);
   if (r.has_achieved_fraction) report.num("achieved_fraction", r.achieved_fraction, Unit::fraction);
-  report.word("nearer_bound", r.nearer_bound);
+  report.word("nearer_bound", roofline_bound_word(r.nearer_bound));
   const std::string cycles = options::cycles_step(a, "time", gpu);
   if (!cycles.empty()) report.explain.push_back(cycles);
   const std::string t = format_quantity(in.time, Unit::seconds);
@@ -69,11 +69,12 @@ void add_achieved(Report& report, const Args& a, const RooflineInput& in, const 
                                        format_quantity(r.bandwidth_fraction, Unit::fraction),
                                        format_quantity(r.time, Unit::seconds), t));
   }
-  report.explain.push_back(fmt::format("nearer the {} bound: {} of the {} against {} of the {}", r.nearer_bound,
+  const bool compute = r.nearer_bound == RooflineBound::compute;
+  report.explain.push_back(fmt::format("nearer the {} bound: {} of the {} against {} of the {}", roofline_bound_word(r.nearer_bound),
                                        format_quantity(std::max(r.peak_fraction, r.bandwidth_fraction), Unit::fraction),
-                                       r.nearer_bound == "compute" ? "peak" : "bandwidth",
+                                       compute ? "peak" : "bandwidth",
                                        format_quantity(std::min(r.peak_fraction, r.bandwidth_fraction), Unit::fraction),
-                                       r.nearer_bound == "compute" ? "bandwidth" : "peak"));
+                                       compute ? "bandwidth" : "peak"));
   if (r.achieved_fraction > 1) {
     report.notes.push_back(fmt::format("the measured {} is below the roofline's floor {}: the caches served part of "
                                        "--bytes, or --flops, --bytes or the ceilings are not what the kernel ran",
@@ -128,7 +129,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     report.num("intensity", r.intensity, Unit::flop_per_byte);
     report.num("ridge", r.ridge, Unit::flop_per_byte);
     report.num("attainable", r.attainable, Unit::flops_per_second);
-    report.word("bound", r.bound);
+    report.word("bound", roofline_bound_word(r.bound));
     report.num("peak", r.peak, Unit::flops_per_second);
     report.num("bandwidth", r.bandwidth, Unit::bytes_per_second);
     if (a.has(kElem)) {
@@ -190,7 +191,7 @@ void explain(const RooflineInput& in, const RooflineResult& r, const char* unit_
                                          format_quantity(r.bandwidth, Unit::bytes_per_second),
                                          format_quantity(r.attainable, Unit::flops_per_second)));
     report.explain.push_back(fmt::format("intensity {} {} ridge {} FLOP/byte: {}-bound", format_number(r.intensity),
-                                         r.intensity < r.ridge ? "<" : ">=", format_number(r.ridge), r.bound));
+                                         r.intensity < r.ridge ? "<" : ">=", format_number(r.ridge), roofline_bound_word(r.bound)));
     if (r.has_times) {
       report.explain.push_back(fmt::format("compute time = {} / {} = {}", format_quantity(in.flops, Unit::flops),
                                            format_quantity(r.peak, Unit::flops_per_second),
@@ -275,7 +276,24 @@ const Calculator& roofline_command() {
       .run = run,
       .chart_axis = nullptr,
       .chart = chart,
-      .chart_needs_sweep = false};
+      .chart_needs_sweep = false,
+      .reasons = {
+          {"dtype", Rule::one_of, "a dtype the {unit} cores of {gpu} ({gpu_name}) run: {choices} (the profile has no {unit} peak for {value})"},
+          {"dtype", Rule::one_of,
+           "a dtype the {unit} cores of {gpu} ({gpu_name}) run: {choices} (the profile has no {unit} peak for {value}; --unit "
+           "{other_unit} has one)",
+           "other_unit"},
+          {"sparse", Rule::needs, "--unit tensor: 2:4 structured sparsity doubles the tensor cores' rate; the CUDA cores have no sparse path"},
+          {"sparse", Rule::not_with, "either --sparse (twice the profile's dense peak) or --peak (the rate itself), not both"},
+          {"sparse", Rule::needs_capability, "a GPU with sparse tensor cores (compute capability 8.0 and later; {gpu} is {cc})"},
+          {"sparse", Rule::not_with, "a dtype with a sparse tensor path (FP64 tensor cores have none)", "fp64"},
+          {"op", Rule::needs, "fma, add or mul with --unit cuda only: tensor cores run matrix FMAs, their peak has no add or mul form"},
+          {"flops", Rule::at_least, "{rule} (0 for a copy kernel), with --bytes"},
+          {"bytes", Rule::above,
+           "{rule}, with --flops (with no HBM traffic the roofline has nothing to compare: the time is --flops / peak)"},
+          {"intensity", Rule::above, "{rule}, or --flops and --bytes"},
+          {"time", Rule::needs, "a measured time with --flops and --bytes"},
+      }};
   return calc;
 }
 

@@ -226,7 +226,7 @@ void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
   report.num("sweep_l2_bytes", s.l2_bytes, Unit::bytes);
   report.num("sweep_dram_bytes", s.dram_bytes, Unit::bytes);
   report.num("sweep_time", s.time, Unit::seconds);
-  report.word("sweep_bound", s.bound);
+  report.word("sweep_bound", sweep_bound_word(s.bound));
   report.num("sweep_dram_rate", s.dram_rate, Unit::bytes_per_second);
   if (s.reuse_range) report.num("sweep_time_all_miss", s.time_all_miss, Unit::seconds);
   if (!a.for_people()) return;
@@ -242,7 +242,7 @@ void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
       "time = max(HBM {} / {} = {}, L2 {} / {} = {}) = {} ({}-bound)", format_quantity(s.dram_bytes, Unit::bytes),
       format_quantity(s.dram_rate, Unit::bytes_per_second), format_quantity(s.dram_time, Unit::seconds),
       format_quantity(s.l2_bytes, Unit::bytes), format_quantity(s.l2_rate, Unit::bytes_per_second),
-      format_quantity(s.l2_time, Unit::seconds), format_quantity(s.time, Unit::seconds), s.bound));
+      format_quantity(s.l2_time, Unit::seconds), format_quantity(s.time, Unit::seconds), sweep_bound_word(s.bound)));
   if (!s.l2_rate_measured) {
     report.notes.push_back(fmt::format("{} has no l2_sector_bandwidth (the L2's rate for one sector per line, measure "
                                        "calibrate): the L2 bound uses l2_bandwidth, a full-line rate, so the time is a lower bound",
@@ -374,7 +374,14 @@ const Calculator& sectors_command() {
            {"sweep_bound", Unit::text},
            {"sweep_dram_rate", Unit::bytes_per_second},
            {"sweep_time_all_miss", Unit::seconds}},
-      .run = run};
+      .run = run,
+      .reasons = {
+          {"elem", Rule::one_of, "an element size in bytes: {rule} (16 = float4, one LDG.128 per lane)"},
+          {"addresses", Rule::at_least, "byte addresses of 0 or more"},
+          {"active", Rule::at_least, "at least one active lane (--active 1..32 or a non-zero --mask)"},
+          {"rows", Rule::at_least, "1 or more rows"},
+          {"cols", Rule::at_least, "1 or more columns"},
+      }};
   return calc;
 }
 

@@ -20,7 +20,7 @@ auto as_calculator(const Calculator& calc, const WarpOptions& options, const Gpu
     refuse_unused(calc, args, "");
     return form;
   } catch (const FieldError& e) {
-    rethrow_for_option(calc, e);
+    rethrow_for_option(calc, e, gpu);
   }
 }
 

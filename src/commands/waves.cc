@@ -9,6 +9,7 @@
 
 #include "commands/chart.h"
 #include "commands/commands.h"
+#include "commands/occupancy_notes.h"
 #include "commands/options.h"
 #include "core/error.h"
 #include "core/occupancy.h"
@@ -145,13 +146,15 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     occ.registers = a.count(kRegs);
     occ.shared_memory = a.integer(kSmem);
     OccupancyResult r = occupancy(occ, gpu);
-    if (!r.fits) throw InputError("--threads", a.text(kThreads), "a block that fits on one SM (" + r.does_not_fit + ")");
+    if (!r.fits) {
+      throw InputError("--threads", a.text(kThreads), "a block that fits on one SM (" + occupancy_notes::does_not_fit_text(occ, r, gpu) + ")");
+    }
     in.blocks_per_sm = r.blocks_per_sm;
     report.inputs.push_back(Value::num("blocks_per_sm", r.blocks_per_sm));
     report.explain.push_back(fmt::format(
         "occupancy of {} threads, {} registers, {} of shared memory: {} blocks per SM, limited by {}", format_number(threads),
         occ.registers, format_quantity(static_cast<double>(occ.shared_memory), Unit::onchip_bytes), r.blocks_per_sm,
-        r.limiter == "shared_memory" ? "shared memory" : r.limiter));
+        occupancy_notes::limiter_words(r.limiter)));
   } else if (is_gemm) {
     // The guide's A100 example: one 256x128 tile per SM. Said, not hidden.
     in.blocks_per_sm = 1;
@@ -295,7 +298,13 @@ const Calculator& waves_command() {
            {"executed_flops", Unit::flops}},
       .run = run,
       .chart_axis = "blocks",
-      .chart = chart};
+      .chart = chart,
+      .reasons = options::joined(
+          options::occupancy_reasons(),
+          {{"gemm", Rule::in_range, "M,N or M,N,K: whole numbers from 1 to 2^40 (1,099,511,627,776), such as 4096,4096,4096"},
+           {"tile", Rule::in_range, "TMxTN with each side a whole number from 1 to 1,048,576, such as 128x256"},
+           {"split_k", Rule::in_range, "a whole number from 1 to K = {hi}"},
+           {"gemm", Rule::at_most, "a GEMM of at most 10^12 tiles (this one has {tiles}: use larger tiles)", "tiles"}})};
   return calc;
 }
 

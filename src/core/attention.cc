@@ -1,6 +1,5 @@
 #include "core/attention.h"
 
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,40 +15,31 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 void check_inputs(const AttentionInput& in, const Gpu& gpu) {
   auto positive = [](const char* field, std::int64_t v) {
-    if (v < 1) throw FieldError(field, fmt::format("{}", v), "a whole number of at least 1");
+    if (v < 1) throw FieldError(field, static_cast<double>(v), Rule::at_least).lo(1);
   };
   positive("batch", in.batch);
   positive("heads", in.heads);
   positive("seq_q", in.seq_q);
   positive("seq_kv", in.seq_kv);
   if (in.kv_heads != 0 && (in.kv_heads < 1 || in.heads % in.kv_heads != 0)) {
-    throw FieldError("kv_heads", fmt::format("{}", in.kv_heads),
-                     fmt::format("a divisor of the {} query heads (each KV head serves heads / kv-heads query heads: "
-                                 "{} for MHA, 1 for MQA)",
-                                 in.heads, in.heads));
+    throw FieldError("kv_heads", static_cast<double>(in.kv_heads), Rule::divisor_of).hi(static_cast<double>(in.heads)).other("heads");
   }
   // The QK^T matmul's K dimension is the head dimension: tensor-core rows of 16 bytes (8 bf16).
   auto dim = [](const char* field, std::int64_t v) {
-    if (v < 8 || v > 512 || v % 8 != 0) {
-      throw FieldError(field, fmt::format("{}", v),
-                       "a multiple of 8 from 8 to 512 (tensor-core operands are rows of 16 bytes: 8 bf16; "
-                       "FlashAttention 2 takes up to 256, FlashAttention 3 64, 96, 128, 192, 256)");
-    }
+    if (v < 8 || v > 512 || v % 8 != 0) throw FieldError(field, static_cast<double>(v), Rule::in_range).range(8, 512).step(8);
   };
   dim("head_dim", in.head_dim);
   if (in.v_dim != 0) dim("v_dim", in.v_dim);
+  // Tensor-core MMA tiles have 16 rows.
   auto tile = [](const char* field, int v) {
-    if (v < 16 || v > 256 || v % 16 != 0) {
-      throw FieldError(field, fmt::format("{}", v), "a multiple of 16 from 16 to 256 (tensor-core MMA tiles have 16 rows)");
-    }
+    if (v < 16 || v > 256 || v % 16 != 0) throw FieldError(field, v, Rule::in_range).range(16, 256).step(16);
   };
   tile("tile_q", in.tile_q);
   tile("tile_kv", in.tile_kv);
-  if (in.stages < 1 || in.stages > 8) throw FieldError("stages", fmt::format("{}", in.stages), "1 to 8 buffers");
+  if (in.stages < 1 || in.stages > 8) throw FieldError("stages", in.stages, Rule::in_range).range(1, 8);
   if (in.warps < 1 || in.warps * gpu.warp_size > gpu.max_threads_per_block) {
-    throw FieldError("warps", fmt::format("{}", in.warps),
-                     fmt::format("1 to {} warps ({} threads a block on {})", gpu.max_threads_per_block / gpu.warp_size,
-                                 gpu.max_threads_per_block, gpu.key));
+    throw FieldError("warps", in.warps, Rule::in_range).range(1, gpu.max_threads_per_block / gpu.warp_size)
+        .fact("threads", gpu.max_threads_per_block);
   }
 }
 
@@ -181,6 +171,15 @@ double attention_pairs(std::int64_t seq_q, std::int64_t seq_kv, bool causal) {
   return sk * (sk + 1) / 2;
 }
 
+const char* attention_bound_word(AttentionBound bound) {
+  switch (bound) {
+    case AttentionBound::tensor: return "tensor";
+    case AttentionBound::memory: return "memory";
+    case AttentionBound::special_function: return "special_function";
+  }
+  return "";
+}
+
 AttentionResult attention(const AttentionInput& in, const Gpu& gpu) {
   check_inputs(in, gpu);
   AttentionResult r;
@@ -190,9 +189,7 @@ AttentionResult attention(const AttentionInput& in, const Gpu& gpu) {
   r.element_bytes = dtype.bytes;
   r.tensor_peak = gpu.peak(ComputeUnit::tensor, in.dtype);
   if (!(r.tensor_peak > 0) || dtype.bytes < 1) {
-    throw FieldError("dtype", in.dtype,
-                     fmt::format("a dtype the tensor cores of {} run for attention: {}", gpu.key,
-                                 fmt::join(gpu.dtypes_with_peak(ComputeUnit::tensor), ", ")));
+    throw FieldError("dtype", in.dtype, Rule::one_of).choices(gpu.dtypes_with_peak(ComputeUnit::tensor));
   }
   const double b = static_cast<double>(in.batch), h = static_cast<double>(in.heads);
   const double d = static_cast<double>(in.head_dim), dv = static_cast<double>(r.v_dim);
@@ -217,7 +214,7 @@ AttentionResult attention(const AttentionInput& in, const Gpu& gpu) {
   r.memory_time = r.hbm_bytes / r.bandwidth;
   r.sfu_time = r.sfu_rate > 0 ? r.exps / r.sfu_rate : 0;
   r.time = std::max({r.tensor_time, r.memory_time, r.sfu_time});
-  r.bound = r.time == r.tensor_time ? "tensor" : r.time == r.memory_time ? "memory" : "special_function";
+  r.bound = r.time == r.tensor_time ? AttentionBound::tensor : r.time == r.memory_time ? AttentionBound::memory : AttentionBound::special_function;
   r.standard_memory_time = r.hbm_bytes_standard / r.bandwidth;
   return r;
 }

@@ -38,6 +38,11 @@ enum class KvReuse {
   per_query_tile,  // neither: once per query tile, as the FlashAttention papers count
 };
 
+/// What bounds attention's time. Its word in results: attention_bound_word.
+enum class AttentionBound : std::uint8_t { tensor, memory, special_function };
+/// "tensor", "memory", "special_function".
+const char* attention_bound_word(AttentionBound bound);
+
 struct AttentionResult {
   std::int64_t kv_heads = 0, v_dim = 0;
   int element_bytes = 0;
@@ -50,7 +55,7 @@ struct AttentionResult {
   double tensor_peak = 0, sfu_rate = 0, bandwidth = 0;
   double tensor_time = 0, sfu_time = 0, memory_time = 0, time = 0;
   double standard_memory_time = 0;  // standard attention's bytes at the bandwidth
-  std::string bound;          // tensor, memory or special_function
+  AttentionBound bound = AttentionBound::tensor;
   KvReuse reuse = KvReuse::per_query_tile;      // forward's K,V
   KvReuse bwd_reuse = KvReuse::per_query_tile;  // backward's Q, dO (streamed per key tile)
   std::int64_t query_tiles = 0;    // per head (per KV head when packed_gqa)

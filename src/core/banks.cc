@@ -1,7 +1,5 @@
 #include "core/banks.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <string>
 
@@ -11,8 +9,7 @@ namespace gpucalc {
 
 void check_element_bytes(int element_bytes) {
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
-    throw FieldError("elem", std::to_string(element_bytes),
-                     "an element size in bytes of 1, 2, 4, 8 or 16 (char, half, float, double or float2, float4)");
+    throw FieldError("elem", element_bytes, Rule::one_of).choices({"1", "2", "4", "8", "16"});
   }
 }
 
@@ -36,7 +33,7 @@ std::int64_t tile_index(const Tile& tile, std::int64_t r, std::int64_t c) {
 SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, std::int64_t col) {
   check_element_bytes(tile.element_bytes);
   if (tile.swizzle && !power_of_two(tile.width)) {
-    throw FieldError("swizzle", "xor", fmt::format("a --width that is a power of two (got {}) for the xor swizzle", tile.width));
+    throw FieldError("width", static_cast<double>(tile.width), Rule::power_of_two).aspect("swizzle");
   }
   SharedAccess access;
   access.element_bytes = tile.element_bytes;
@@ -53,36 +50,37 @@ SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, st
     access.element[t] = tile_index(tile, r, c);
   }
   // The elements must lie inside the tile; a tile smaller than one warp's access cannot hold it.
-  if (kind == TileAccess::row && (lanes - 1) / tile.width >= tile.rows) {
-    throw FieldError("rows", std::to_string(tile.rows),
-                     fmt::format("at least {} rows: a warp's row read of 32 elements spans {} row(s) of {} elements",
-                                 (lanes - 1) / tile.width + 1, (lanes - 1) / tile.width + 1, tile.width));
+  // A row read spans (32 - 1) / width + 1 rows, a column read (32 - 1) / rows + 1 columns.
+  const std::int64_t rows_read = (lanes - 1) / tile.width + 1, columns_read = (lanes - 1) / tile.rows + 1;
+  if (kind == TileAccess::row && rows_read > tile.rows) {
+    throw FieldError("rows", static_cast<double>(tile.rows), Rule::at_least).lo(static_cast<double>(rows_read))
+        .fact("width", static_cast<double>(tile.width));
   }
-  if (kind == TileAccess::column && (lanes - 1) / tile.rows >= tile.width) {
-    throw FieldError("width", std::to_string(tile.width),
-                     fmt::format("at least {} columns: a warp's column read of 32 elements spans {} column(s) of {} rows",
-                                 (lanes - 1) / tile.rows + 1, (lanes - 1) / tile.rows + 1, tile.rows));
+  if (kind == TileAccess::column && columns_read > tile.width) {
+    throw FieldError("width", static_cast<double>(tile.width), Rule::at_least).lo(static_cast<double>(columns_read))
+        .fact("rows", static_cast<double>(tile.rows));
   }
-  if (kind == TileAccess::row && row + (lanes - 1) / tile.width >= tile.rows) {
-    throw FieldError("row", std::to_string(row),
-                     fmt::format("a row from 0 to {} (a warp reads {} row(s) of {} elements; the tile has {} rows)",
-                                 tile.rows - (lanes - 1) / tile.width - 1, (lanes - 1) / tile.width + 1, tile.width,
-                                 tile.rows));
+  if (kind == TileAccess::row && row + rows_read > tile.rows) {
+    throw FieldError("row", static_cast<double>(row), Rule::in_range).range(0, static_cast<double>(tile.rows - rows_read))
+        .fact("rows_read", static_cast<double>(rows_read)).fact("width", static_cast<double>(tile.width))
+        .fact("rows", static_cast<double>(tile.rows));
   }
-  if (kind == TileAccess::column && col + (lanes - 1) / tile.rows >= tile.width) {
-    throw FieldError("col", std::to_string(col),
-                     fmt::format("a column from 0 to {} (a warp reads {} column(s) of {} rows; the tile has {} columns)",
-                                 tile.width - (lanes - 1) / tile.rows - 1, (lanes - 1) / tile.rows + 1, tile.rows,
-                                 tile.width));
+  if (kind == TileAccess::column && col + columns_read > tile.width) {
+    throw FieldError("col", static_cast<double>(col), Rule::in_range).range(0, static_cast<double>(tile.width - columns_read))
+        .fact("columns_read", static_cast<double>(columns_read)).fact("rows", static_cast<double>(tile.rows))
+        .fact("width", static_cast<double>(tile.width));
   }
+  // The diagonal: lane t reads (t, t), so a tile of at least 32 x 32.
   if (kind == TileAccess::diagonal && (tile.rows < lanes || tile.width < lanes)) {
-    throw FieldError("access", "diagonal",
-                     fmt::format("a tile of at least 32 rows and 32 columns for the diagonal (got [{}][{}])", tile.rows,
-                                 tile.width));
+    const bool rows = tile.rows < lanes;
+    throw FieldError(rows ? "rows" : "width", static_cast<double>(rows ? tile.rows : tile.width), Rule::at_least)
+        .lo(static_cast<double>(lanes)).aspect("diagonal");
   }
   if (kind == TileAccess::word && (row >= tile.rows || col >= tile.width)) {
-    throw FieldError(row >= tile.rows ? "row" : "col", std::to_string(row >= tile.rows ? row : col),
-                     fmt::format("an element inside the tile [{}][{}]", tile.rows, tile.width));
+    const bool rows = row >= tile.rows;
+    throw FieldError(rows ? "row" : "col", static_cast<double>(rows ? row : col), Rule::in_range)
+        .range(0, static_cast<double>(rows ? tile.rows - 1 : tile.width - 1)).aspect("word")
+        .fact("rows", static_cast<double>(tile.rows)).fact("width", static_cast<double>(tile.width));
   }
   return access;
 }
@@ -109,9 +107,7 @@ void count_phases(const SharedAccess& access, int words_per_element, BanksResult
     words.reserve(32);
     for (int t = phase.first_lane; t < phase.first_lane + lanes_per_phase; ++t) {
       if (!access.active[t]) continue;
-      if (access.element[t] < 0) {
-        throw FieldError("words", std::to_string(access.element[t]), "element indices of 0 or more");
-      }
+      if (access.element[t] < 0) throw FieldError("words", static_cast<double>(access.element[t]), Rule::at_least).lo(0);
       ++r.active_lanes;
       // The element covers words first .. first + words_per_element - 1, first = floor(byte / 4): lanes
       // reading bytes or halves of one word read that word once.
@@ -164,11 +160,9 @@ int ways_over(const SharedAccess& access, int words_per_element, int first, int 
   return *std::max_element(per_bank.begin(), per_bank.end());
 }
 
-// The wavefronts and ways from the phases, neighbouring phases merged where the quads pair;
-// returns the terms of the sum, for the derivation.
-std::vector<std::string> add_wavefronts(const SharedAccess& access, int words_per_element, bool paired, BanksResult& r) {
+// The wavefronts and ways from the phases, neighbouring phases merged where the quads pair.
+void add_wavefronts(const SharedAccess& access, int words_per_element, bool paired, BanksResult& r) {
   const int lanes_per_phase = 32 / r.phases;
-  std::vector<std::string> terms;
   for (int p = 0; p < r.phases;) {
     const BankPhase& a = r.phase[static_cast<std::size_t>(p)];
     if (r.phases > 1 && p + 1 < r.phases && a.ways > 0 && r.phase[static_cast<std::size_t>(p + 1)].ways > 0 && paired) {
@@ -177,46 +171,14 @@ std::vector<std::string> add_wavefronts(const SharedAccess& access, int words_pe
       // a merged pair costs max(1, ways over both phases)
       r.wavefronts += std::max(1, m.ways);
       r.ways = std::max(r.ways, m.ways);
-      terms.push_back(fmt::format("{} (lanes {}-{} together)", std::max(1, m.ways), m.first_lane, m.first_lane + m.lanes - 1));
       p += 2;
       continue;
     }
     // wavefronts = sum over phases of max(1, ways); a phase with no active lane costs nothing
-    if (a.ways > 0) {
-      r.wavefronts += std::max(1, a.ways);
-      terms.push_back(r.phases > 1 ? fmt::format("{} (lanes {}-{})", std::max(1, a.ways), a.first_lane, a.first_lane + a.lanes - 1)
-                                   : fmt::format("{}", std::max(1, a.ways)));
-    }
+    if (a.ways > 0) r.wavefronts += std::max(1, a.ways);
     r.ways = std::max(r.ways, a.ways);
     ++p;
   }
-  return terms;
-}
-
-// The derivation's lines on phases and sub-word elements, then the sum of wavefronts.
-void explain_banks(const SharedAccess& access, bool paired, const std::vector<std::string>& terms, BanksResult& r) {
-  const int lanes_per_phase = 32 / r.phases;
-  if (r.phases > 1) {
-    r.explain.push_back(fmt::format(
-        "{}-byte elements: {} phases of {} lanes; two neighbouring phases are served together when every quad of "
-        "lanes in the warp (4k..4k+3) reads in pairs: lanes t and t^1 read the same element, or lanes t and t^2 do "
-        "(counted on an H200){}",
-        access.element_bytes, r.phases, lanes_per_phase, paired ? "; here every quad does" : "; here some quad does not"));
-    for (const MergedPhases& m : r.merged) {
-      r.explain.push_back(fmt::format("lanes {}-{}: their two phases go together: {}-way over both, {} wavefront(s) "
-                                      "instead of {}",
-                                      m.first_lane, m.first_lane + m.lanes - 1, m.ways, std::max(1, m.ways),
-                                      std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase)].ways) +
-                                          std::max(1, r.phase[static_cast<std::size_t>(m.first_lane / lanes_per_phase + 1)].ways)));
-    }
-  }
-  if (access.element_bytes < kBankWordBytes) {
-    r.explain.push_back(fmt::format(
-        "{}-byte elements: word = floor(index x {} / 4), so {} neighbouring elements share a word; lanes reading the same "
-        "word are served by one read of it (a broadcast), never a conflict",
-        access.element_bytes, access.element_bytes, kBankWordBytes / access.element_bytes));
-  }
-  r.explain.push_back(fmt::format("wavefronts = {} = {}", fmt::join(terms, " + "), r.wavefronts));
 }
 
 }  // namespace
@@ -232,10 +194,9 @@ BanksResult banks(const SharedAccess& access) {
   std::vector<std::int64_t> read;  // every word a lane reads, once per lane
   read.reserve(4 * 32);
   count_phases(access, words_per_element, r, banks_used, read);
-  if (r.active_lanes == 0) throw FieldError("words", "", "at least one active lane");
-  const bool paired = quads_pair(access);
-  const std::vector<std::string> terms = add_wavefronts(access, words_per_element, paired, r);
-  explain_banks(access, paired, terms, r);
+  if (r.active_lanes == 0) throw FieldError("active", 0, Rule::at_least).lo(1);
+  r.quads_paired = quads_pair(access);
+  add_wavefronts(access, words_per_element, r.quads_paired, r);
   r.banks_used = static_cast<int>(std::count(banks_used.begin(), banks_used.end(), true));
   // A broadcast: some word read by more than one lane.
   std::sort(read.begin(), read.end());
@@ -243,19 +204,21 @@ BanksResult banks(const SharedAccess& access) {
   return r;
 }
 
+const char* cost_bound_word(CostBound bound) { return bound == CostBound::shared ? "shared" : "issue"; }
+
 AccessCost access_cost(int wavefronts, int base_wavefronts, const AccessLoop& loop) {
   if (!(loop.lds_per_access > 0) || loop.lds_per_access > 1e6) {
-    throw FieldError("lds_per_access", fmt::format("{}", loop.lds_per_access), "shared loads per access above 0, at most 1e6");
+    throw FieldError("lds_per_access", loop.lds_per_access, Rule::above).lo(0).hi(1e6);
   }
   if (!(loop.instructions_per_access >= loop.lds_per_access) || loop.instructions_per_access > 1e6) {
-    throw FieldError("instructions_per_access", fmt::format("{}", loop.instructions_per_access),
-                     "instructions per access of at least the shared loads per access, at most 1e6");
+    throw FieldError("instructions_per_access", loop.instructions_per_access, Rule::in_range)
+        .range(loop.lds_per_access, 1e6).other("lds_per_access");
   }
   if (!(loop.integer_per_access >= 0) || loop.integer_per_access > loop.instructions_per_access) {
-    throw FieldError("integer_per_access", fmt::format("{}", loop.integer_per_access),
-                     "integer instructions per access from 0 to the instructions per access");
+    throw FieldError("integer_per_access", loop.integer_per_access, Rule::in_range)
+        .range(0, loop.instructions_per_access).other("instructions_per_access");
   }
-  if (wavefronts < 1 || base_wavefronts < 1) throw FieldError("wavefronts", std::to_string(wavefronts), "1 or more");
+  if (wavefronts < 1 || base_wavefronts < 1) throw FieldError("wavefronts", wavefronts, Rule::at_least).lo(1);
   AccessCost c;
   // shared pipe: lds x wavefronts / (1 per clock); issue: instructions / (4 per clock)
   c.shared_cycles = loop.lds_per_access * wavefronts / kWavefrontsPerClock;
@@ -268,7 +231,7 @@ AccessCost access_cost(int wavefronts, int base_wavefronts, const AccessLoop& lo
   c.serial_cycles = c.shared_cycles + c.issue_cycles;
   c.base_serial_cycles = loop.lds_per_access * base_wavefronts / kWavefrontsPerClock + c.issue_cycles;
   c.time_ratio_serial = c.serial_cycles / c.base_serial_cycles;
-  c.bound = c.shared_cycles >= c.issue_cycles ? "shared" : "issue";
+  c.bound = c.shared_cycles >= c.issue_cycles ? CostBound::shared : CostBound::issue;
   return c;
 }
 

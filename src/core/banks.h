@@ -46,8 +46,8 @@ enum class TileAccess {
   word,      // every lane reads (row, col): a broadcast
 };
 
-/// The warp's access of `tile` by `kind`. Throws InputError naming the option when the access falls
-/// outside the tile, or for a swizzle of a width that is not a power of two.
+/// The warp's access of `tile` by `kind`. Throws FieldError when the access falls outside the
+/// tile (rows, width, row or col), or for a swizzle of a width that is not a power of two (width).
 SharedAccess tile_access(const Tile& tile, TileAccess kind, std::int64_t row, std::int64_t col);
 
 /// What one phase (a group of lanes served together) costs.
@@ -74,7 +74,7 @@ struct BanksResult {
   int active_lanes = 0;
   std::vector<BankPhase> phase;
   std::vector<MergedPhases> merged;  // pairs of phases served as one (empty for 4-byte elements)
-  std::vector<std::string> explain;  // the derivation, one line each, for --explain
+  bool quads_paired = false;  // every quad of lanes reads in pairs (neighbouring phases may go together)
 };
 
 /// Ways and wavefronts of one access. A 1- or 2-byte element lies in word floor(byte / 4); lanes
@@ -85,7 +85,8 @@ struct BanksResult {
 /// pairs: lanes t and t^1 read the same element, or lanes t and t^2 do (inactive lanes match
 /// anything). The pair then costs max(1, its ways over both phases together) instead of the sum
 /// of the two (the rule the H200's counters show, docs/counters-h200.md).
-/// Throws InputError for an element size other than 1, 2, 4, 8, 16, a negative index or no active lane.
+/// Throws FieldError for an element size other than 1, 2, 4, 8, 16 (elem), a negative index
+/// (words) or no active lane (active).
 BanksResult banks(const SharedAccess& access);
 
 /// The loop an access sits in, per warp access: what the SM does besides the wavefronts.
@@ -94,6 +95,12 @@ struct AccessLoop {
   double instructions_per_access = 1;  // every warp instruction per access, the loads included
   double integer_per_access = 0;       // of those, integer-pipe instructions (IADD3, LOP3) per access
 };
+
+/// What bounds an access's cost: the shared pipe's wavefronts or the issue rate. Its word in
+/// results: cost_bound_word.
+enum class CostBound : std::uint8_t { shared, issue };
+/// "shared", "issue".
+const char* cost_bound_word(CostBound bound);
 
 /// The real cost of an access repeated in a loop by many warps of one SM: wavefronts pipelined
 /// against the issue rate.
@@ -106,7 +113,7 @@ struct AccessCost {
   double serial_cycles = 0;       // shared + issue: the other instructions never overlap the wavefronts
   double base_serial_cycles = 0;  // the same for the conflict-free access
   double time_ratio_serial = 0;   // serial / base serial: the other end of the range
-  std::string bound;         // "shared" (wavefronts) or "issue"
+  CostBound bound = CostBound::shared;
 };
 
 /// cost = max(lds x wavefronts / 1, instructions / 4, integer / 2) SM cycles per warp access (the schedulers

@@ -1,6 +1,5 @@
 #include "core/clusters.h"
 
-#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -61,24 +60,13 @@ int clusters_on_layout(const std::vector<std::int64_t>& gpc_sms, int blocks_per_
 }
 
 ClusterResult clusters(const OccupancyResult& block, int cluster_size, bool non_portable, const Gpu& gpu) {
-  if (gpu.cc_major < 9) {
-    throw FieldError("cluster", std::to_string(cluster_size),
-                     fmt::format("a GPU of compute capability 9.0 or later (thread-block clusters); {} is {}.{}", gpu.key,
-                                 gpu.cc_major, gpu.cc_minor));
-  }
+  if (gpu.cc_major < 9) throw FieldError("cluster", cluster_size, Rule::needs_capability).lo(9.0);
   const int most = non_portable ? kNonPortableClusterSize : kPortableClusterSize;
   if (cluster_size < 1 || cluster_size > most) {
-    throw FieldError("cluster", std::to_string(cluster_size),
-                     non_portable ? fmt::format("a cluster size from 1 to {} (non-portable)", most)
-                                  : fmt::format("a cluster size from 1 to {} (portable; up to {} with --non-portable)", most,
-                                                kNonPortableClusterSize));
+    throw FieldError("cluster", cluster_size, Rule::in_range).range(1, most).aspect(non_portable ? "non_portable" : "portable")
+        .fact("non_portable_most", kNonPortableClusterSize);
   }
-  if (gpu.gpc_sms.empty()) {
-    throw FieldError("cluster", std::to_string(cluster_size),
-                     fmt::format("a profile with its GPC layout (gpc_sms, SMs per GPC): {} has none; 'gpucalc measure "
-                                 "calibrate' finds it on the GPU and writes it, then --gpu FILE.toml",
-                                 gpu.key));
-  }
+  if (gpu.gpc_sms.empty()) throw FieldError("cluster", cluster_size, Rule::needs_profile).other("gpc_sms");
   ClusterResult r;
   r.cluster_size = cluster_size;
   r.blocks_per_sm = block.blocks_per_sm;
@@ -108,9 +96,9 @@ ClusterResult clusters(const OccupancyResult& block, int cluster_size, bool non_
     }
   }
   if (block.blocks_per_sm == 0) {
-    r.limiter = "blocks";
+    r.limiter = ClusterLimiter::blocks;
   } else if (!any_room) {
-    r.limiter = "gpc";
+    r.limiter = ClusterLimiter::gpc;
   }
   return r;
 }

@@ -18,6 +18,9 @@ inline constexpr int kNonPortableClusterSize = 16;
 /// 8 blocks of 128 threads per SM in clusters where 12 fit without (docs/device-runs/occupancy-2026-11-30).
 inline constexpr int kClusterBlocksPerSm = 8;
 
+/// What keeps clusters from running: no block fits, or no GPC has as many SMs as a cluster has blocks.
+enum class ClusterLimiter : std::uint8_t { none, blocks, gpc };
+
 struct ClusterResult {
   int cluster_size = 0;
   int blocks_per_sm = 0;        // the block's occupancy
@@ -28,7 +31,7 @@ struct ClusterResult {
   int per_gpc_min = 0, per_gpc_max = 0;  // clusters in the GPC that holds the fewest, the most
   int idle_slots = 0;           // block slots (SMs x cluster_blocks_per_sm) no whole cluster can use
   std::vector<int> per_gpc;     // clusters resident in each GPC, in the profile's order
-  std::string limiter;          // "blocks" (no block fits), "gpc" (no GPC has as many SMs as a cluster has blocks), "" otherwise
+  ClusterLimiter limiter = ClusterLimiter::none;
   // Over plausible_gpc_layouts(): the fewest and the most clusters another chip of the same die
   // and SM count may hold (the profile's own layout among them); 0 layouts: no die known.
   int active_min = 0, active_max = 0;

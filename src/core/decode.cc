@@ -1,6 +1,5 @@
 #include "core/decode.h"
 
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,40 +32,40 @@ double touched_fraction(const DecodeModel& m, double tokens) {
 
 void check_model(const DecodeModel& m) {
   auto positive = [](const char* field, double v) {
-    if (!(v >= 1) || !std::isfinite(v)) throw FieldError(field, fmt::format("{}", v), "a number of at least 1");
+    if (!(v >= 1) || !std::isfinite(v)) throw FieldError(field, v, Rule::at_least).lo(1);
   };
   positive("params", m.params);
   positive("layers", static_cast<double>(m.layers));
   positive("heads", static_cast<double>(m.heads));
   positive("head_dim", static_cast<double>(m.head_dim));
   if (m.kv_heads != 0 && (m.kv_heads < 1 || m.heads % m.kv_heads != 0)) {
-    throw FieldError("kv_heads", fmt::format("{}", m.kv_heads),
-                     fmt::format("a divisor of the {} query heads ({} for MHA, 1 for MQA)", m.heads, m.heads));
+    throw FieldError("kv_heads", static_cast<double>(m.kv_heads), Rule::divisor_of).hi(static_cast<double>(m.heads)).other("heads");
   }
   if (m.active_params != 0 && !(m.active_params <= m.params)) {
-    throw FieldError("active_params", fmt::format("{}", m.active_params),
-                     fmt::format("at most the {} parameters in all", m.params));
+    throw FieldError("active_params", m.active_params, Rule::at_most).hi(m.params).other("params");
   }
-  if (!(m.embedding_params < (m.active_params != 0 ? m.active_params : m.params))) {
-    throw FieldError("embedding_params", fmt::format("{}", m.embedding_params), "fewer than the active parameters");
+  const bool moe_active = m.active_params != 0;
+  if (!(m.embedding_params < (moe_active ? m.active_params : m.params))) {
+    throw FieldError("embedding_params", m.embedding_params, Rule::below)
+        .hi(moe_active ? m.active_params : m.params)
+        .other(moe_active ? "active_params" : "params");
   }
-  if ((m.experts == 0) != (m.experts_per_token == 0) || m.experts_per_token >= std::max<std::int64_t>(m.experts, 1)) {
-    throw FieldError("experts_per_token", fmt::format("{}", m.experts_per_token),
-                     fmt::format("1 to {} routed experts a token (fewer than --experts), given with --experts: both, or "
-                                 "neither for a dense model",
-                                 std::max<std::int64_t>(m.experts - 1, 1)));
+  // Routed experts: a token's k of n (fewer than n), both given or neither (a dense model).
+  if (m.experts == 0 && m.experts_per_token != 0) {
+    throw FieldError("experts_per_token", static_cast<double>(m.experts_per_token), Rule::needs).other("experts");
   }
-  if (m.experts > 0 && m.active_params == 0) {
-    throw FieldError("active_params", "", "the parameters a token uses, for a model with --experts");
+  if (m.experts != 0 && (m.experts_per_token < 1 || m.experts_per_token >= m.experts)) {
+    throw FieldError("experts_per_token", static_cast<double>(m.experts_per_token), Rule::in_range)
+        .range(1, static_cast<double>(std::max<std::int64_t>(m.experts - 1, 1)))
+        .other("experts");
   }
-  if (m.rope_dim != 0 && m.latent == 0) {
-    throw FieldError("rope_dim", fmt::format("{}", m.rope_dim), "with --latent (MLA caches the latent and the RoPE key)");
-  }
+  if (m.experts > 0 && m.active_params == 0) throw FieldError("active_params", "", Rule::required).other("experts");
+  if (m.rope_dim != 0 && m.latent == 0) throw FieldError("rope_dim", static_cast<double>(m.rope_dim), Rule::needs).other("latent");
 }
 
 double dtype_bytes(const std::string& name, const char* field) {
   const Dtype& d = dtype_by_name(name, field);
-  if (d.bytes < 1) throw FieldError(field, name, "a dtype of at least a byte");
+  if (d.bytes < 1) throw FieldError(field, name, Rule::one_of).choices(whole_byte_dtype_names());
   return d.bytes;
 }
 
@@ -140,9 +139,7 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   const double kvbytes = dtype_bytes(in.kv_dtype, "kv_dtype");
   r.peak = in.peak > 0 ? in.peak : gpu.peak(ComputeUnit::tensor, in.compute_dtype);
   if (!(r.peak > 0)) {
-    throw FieldError("compute_dtype", in.compute_dtype,
-                     fmt::format("a dtype the tensor cores of {} run: {}", gpu.key,
-                                 fmt::join(gpu.dtypes_with_peak(ComputeUnit::tensor), ", ")));
+    throw FieldError("compute_dtype", in.compute_dtype, Rule::one_of).choices(gpu.dtypes_with_peak(ComputeUnit::tensor));
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
   r.memory = in.memory > 0 ? in.memory : static_cast<double>(gpu.memory_size);
@@ -168,7 +165,7 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   r.linear_time = std::max(r.linear_flops / r.peak, r.step_weight_bytes / r.bandwidth);
   r.attention_time = std::max(r.attention_flops / r.peak, r.step_kv_bytes / r.bandwidth);
   r.step_time = r.linear_time + r.attention_time;
-  r.bound = r.linear_flops / r.peak > r.step_weight_bytes / r.bandwidth ? "compute" : "memory";
+  r.bound = r.linear_flops / r.peak > r.step_weight_bytes / r.bandwidth ? RooflineBound::compute : RooflineBound::memory;
   r.tokens_per_second = b / r.step_time;
   r.tokens_per_second_per_sequence = 1 / r.step_time;
   r.compute_bound_batch = compute_bound_batch(m, wbytes, active_body, r);

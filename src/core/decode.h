@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/gpu.h"
+#include "core/roofline.h"
 
 namespace gpucalc {
 
@@ -63,7 +64,7 @@ struct DecodeResult {
   double step_bytes = 0;
   double linear_flops = 0, attention_flops = 0, step_flops = 0;
   double linear_time = 0, attention_time = 0, step_time = 0;
-  std::string bound;               // of the weights' matmuls: memory or compute
+  RooflineBound bound = RooflineBound::memory;  // of the weights' matmuls
   double tokens_per_second = 0;    // all sequences
   double tokens_per_second_per_sequence = 0;
   double compute_bound_batch = 0;  // the batch where the matmuls' FLOPs take as long as the weights' bytes

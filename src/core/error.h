@@ -1,8 +1,10 @@
 // Errors a user can cause. The core throws them; only main decides the exit code.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace gpucalc {
 
@@ -55,13 +57,84 @@ class InputError : public std::runtime_error {
   std::string option_, value_, accepted_;
 };
 
-/// Bad input found by a model: names the model's field (bytes_per_load), never a flag. The
-/// engine maps the field to the option that fills it.
+/// The rule a value broke, as data: the engine writes it in words (naming a related field by its
+/// option), the command adds what only it can say (its reasons, keyed by field and rule).
+enum class Rule : std::uint8_t {
+  at_least,          // >= lo
+  above,             // > lo
+  at_most,           // <= hi
+  below,             // < hi
+  in_range,          // lo to hi; with a step, a multiple of it from lo to hi
+  multiple_of,       // a multiple of step
+  divisor_of,        // divides hi
+  power_of_two,      // 1, 2, 4, 8, ...
+  one_of,            // one of choices
+  needs,             // given only with `other` given
+  required,          // must be given, `other` being given
+  not_with,          // not given with `other`
+  needs_capability,  // a GPU of compute capability lo or later
+  needs_profile,     // a profile that gives its field `other`
+  stated,            // the accepted form as text: a file not yet converted (its list: tests/unit/core_speaks_test.cc)
+};
+
+/// The rule's name, for what() where no one renders it (the engine's words are the user's).
+const char* rule_name(Rule rule);
+
+/// Bad input found by a model: names the model's field (bytes_per_load), never a flag, and the
+/// rule its value broke, with the rule's numbers and the related field. The engine maps the
+/// field to the option that fills it and writes the rule in words (engine/field_error.cc).
 class FieldError : public InputError {
  public:
+  /// A number the command's reason may quote by name (a stage's bytes, a tile's rows).
+  struct Fact {
+    std::string name;
+    double number = 0;
+    std::string text;  // a word instead of a number, when not empty
+  };
+
+  FieldError(std::string field, std::string value, Rule rule)
+      : InputError(field + ": invalid value '" + printable(value) + "': breaks the rule " + rule_name(rule)),
+        field_(std::move(field)), value_(std::move(value)), rule_(rule) {}
+  FieldError(std::string field, double value, Rule rule) : FieldError(std::move(field), number_text(value), rule) {}
+  /// A rule in words (Rule::stated), from a core file not yet converted.
   FieldError(std::string field, std::string value, std::string accepted)
-      : InputError(field, std::move(value), std::move(accepted)) {}
-  const std::string& field() const { return option(); }
+      : InputError(field, value, accepted), field_(std::move(field)), value_(std::move(value)), rule_(Rule::stated),
+        stated_(std::move(accepted)) {}
+
+  // The rule's numbers and related fields, set where thrown: FieldError("warps", 0, Rule::in_range).range(1, 32).
+  FieldError& range(double lo, double hi) { lo_ = lo, hi_ = hi; return *this; }
+  FieldError& lo(double v) { lo_ = v; return *this; }
+  FieldError& hi(double v) { hi_ = v; return *this; }
+  FieldError& step(double v) { step_ = v; return *this; }
+  FieldError& other(std::string field) { other_ = std::move(field); return *this; }
+  FieldError& choices(std::vector<std::string> words) { choices_ = std::move(words); return *this; }
+  /// Which reason of several for one field and rule (a tile's "n" against its "k").
+  FieldError& aspect(std::string name) { aspect_ = std::move(name); return *this; }
+  FieldError& fact(std::string name, double number) { facts_.push_back({std::move(name), number, {}}); return *this; }
+  FieldError& fact(std::string name, std::string text) { facts_.push_back({std::move(name), 0, std::move(text)}); return *this; }
+
+  const std::string& field() const { return field_; }
+  const std::string& value() const { return value_; }
+  Rule rule() const { return rule_; }
+  double lo() const { return lo_; }
+  double hi() const { return hi_; }
+  double step() const { return step_; }
+  const std::string& other() const { return other_; }
+  const std::vector<std::string>& choices() const { return choices_; }
+  const std::string& aspect() const { return aspect_; }
+  const std::vector<Fact>& facts() const { return facts_; }
+  const std::string& stated() const { return stated_; }
+
+  /// A number as a value is quoted: 1048576, 0.5, 1e+20.
+  static std::string number_text(double v);
+
+ private:
+  std::string field_, value_;
+  Rule rule_;
+  double lo_ = 0, hi_ = 0, step_ = 0;
+  std::string other_, aspect_, stated_;
+  std::vector<std::string> choices_;
+  std::vector<Fact> facts_;
 };
 
 /// measure cannot run here: no CUDA build or no device (exit code 3).

@@ -1,7 +1,5 @@
 #include "core/little.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
@@ -10,22 +8,23 @@
 namespace gpucalc {
 
 LittleResult little(const LittleInput& in, const Gpu& gpu) {
-  if (!(in.bandwidth > 0)) throw FieldError("bandwidth", fmt::format("{}", in.bandwidth), "a bandwidth > 0 such as 3.35TB/s");
+  if (!(in.bandwidth > 0)) throw FieldError("bandwidth", in.bandwidth, Rule::above).lo(0);
   const bool scheduler = in.warps > 0 || in.issue_cycles > 0 || in.wait_cycles > 0;
   // A latency of 0 is the scheduler form's L = 0 (bytes in flight from --wait-cycles): nothing waits.
   if (!(in.latency > 0) && !(scheduler && in.latency == 0 && in.wait_cycles == 0)) {
-    throw FieldError("latency", fmt::format("{}", in.latency), "a time > 0 such as 400ns");
+    throw FieldError("latency", in.latency, Rule::above).lo(0);
   }
-  if (!(in.bytes_per_load > 0)) throw FieldError("bytes_per_load", fmt::format("{}", in.bytes_per_load), "a size > 0 such as 128 or 512");
+  if (!(in.bytes_per_load > 0)) throw FieldError("bytes_per_load", in.bytes_per_load, Rule::above).lo(0);
   LittleResult r;
   // data in flight [B] = bandwidth [B/s] x latency [s]
   r.bytes_in_flight = in.bandwidth * in.latency;
   r.bytes_in_flight_per_sm = r.bytes_in_flight / gpu.sm_count;
   r.loads_in_flight_per_sm = r.bytes_in_flight_per_sm / in.bytes_per_load;
   if (scheduler) {
-    if (!(in.warps > 0)) throw FieldError("warps", fmt::format("{}", in.warps), "a number of warps > 0 (with --issue-cycles and --wait-cycles)");
-    if (!(in.issue_cycles > 0)) throw FieldError("issue_cycles", fmt::format("{}", in.issue_cycles), "a number of cycles > 0 (with --warps and --wait-cycles)");
-    if (in.wait_cycles < 0) throw FieldError("wait_cycles", fmt::format("{}", in.wait_cycles), "a number of cycles >= 0");
+    // The scheduler form: warps, issue cycles and wait cycles together.
+    if (!(in.warps > 0)) throw FieldError("warps", in.warps, Rule::above).lo(0).aspect("scheduler");
+    if (!(in.issue_cycles > 0)) throw FieldError("issue_cycles", in.issue_cycles, Rule::above).lo(0).aspect("scheduler");
+    if (in.wait_cycles < 0) throw FieldError("wait_cycles", in.wait_cycles, Rule::at_least).lo(0);
     r.has_scheduler = true;
     const double period = in.issue_cycles + in.wait_cycles;
     // utilisation = min(1, k c / (c + L)); warps needed = ceil((c + L) / c), a whole number of warps
@@ -48,17 +47,20 @@ namespace {
 // The queue's wait at utilisation rho: s rho / (1 - rho) (M/M/1's, in units of s).
 double queue_wait(double rho, double s) { return s * rho / (1 - rho); }
 
-void check_positive(const char* field, double v, const char* accepted) {
-  if (!(v > 0) || !std::isfinite(v)) throw FieldError(field, fmt::format("{}", v), accepted);
+void check_positive(const char* field, double v) {
+  if (!(v > 0) || !std::isfinite(v)) throw FieldError(field, v, Rule::above).lo(0);
 }
 
 }  // namespace
 
 LoadedModel loaded_model(const Gpu& gpu) {
-  const char* accepted = "a profile with the loaded-latency fields (the h200's, or one gpucalc measure calibrate wrote)";
-  if (!(gpu.memory_read_bandwidth > 0)) throw FieldError("memory_read_bandwidth", "not in the profile", accepted);
-  if (!(gpu.latency_queue_time > 0)) throw FieldError("latency_queue_time", "not in the profile", accepted);
-  if (!(gpu.warp_return_bandwidth > 0)) throw FieldError("warp_return_bandwidth", "not in the profile", accepted);
+  // The loaded-latency fields, which only some profiles have (measure calibrate writes them).
+  auto need = [&](double v, const char* field) {
+    if (!(v > 0)) throw FieldError("gpu", gpu.key, Rule::needs_profile).other(field).aspect("loaded");
+  };
+  need(gpu.memory_read_bandwidth, "memory_read_bandwidth");
+  need(gpu.latency_queue_time, "latency_queue_time");
+  need(gpu.warp_return_bandwidth, "warp_return_bandwidth");
   LoadedModel m;
   // L0 [s] = latency_hbm_cycles / boost clock [Hz]
   m.idle_latency = gpu.latency_hbm_cycles / gpu.boost_clock;
@@ -80,14 +82,14 @@ double loaded_throughput(double bytes_in_flight, double base_latency, double rea
 }
 
 LoadResult loaded(const LoadInput& in, const LoadedModel& m) {
-  check_positive("warps_per_sm", in.warps_per_sm, "a number of warps per SM > 0 such as 16");
-  check_positive("loads_per_warp", in.loads_per_warp, "a number of loads > 0 such as 4");
-  check_positive("bytes_per_lane", in.bytes_per_lane, "a size > 0 such as 4, 8 or 16");
-  check_positive("idle_latency", m.idle_latency, "a time > 0 such as 340ns");
-  check_positive("read_bandwidth", m.read_bandwidth, "a bandwidth > 0 such as 4.57TB/s");
-  check_positive("queue_time", m.queue_time, "a time > 0 such as 43ns");
-  check_positive("warp_return_bandwidth", m.warp_return_bandwidth, "a bandwidth > 0 such as 11.8GB/s");
-  if (m.sm_count < 1) throw FieldError("sm_count", fmt::format("{}", m.sm_count), "a number of SMs >= 1");
+  check_positive("warps_per_sm", in.warps_per_sm);
+  check_positive("loads_per_warp", in.loads_per_warp);
+  check_positive("bytes_per_lane", in.bytes_per_lane);
+  check_positive("idle_latency", m.idle_latency);
+  check_positive("read_bandwidth", m.read_bandwidth);
+  check_positive("queue_time", m.queue_time);
+  check_positive("warp_return_bandwidth", m.warp_return_bandwidth);
+  if (m.sm_count < 1) throw FieldError("sm_count", m.sm_count, Rule::at_least).lo(1);
   LoadResult r;
   const double burst = in.loads_per_warp * m.warp_size * in.bytes_per_lane;  // one warp's bytes in flight
   // D [B] = W x U x 32 lanes x b; N = D x SMs
@@ -111,9 +113,9 @@ LoadResult loaded(const LoadInput& in, const LoadedModel& m) {
 }
 
 LoadFit fit_loaded(const std::vector<LoadPoint>& points, double idle_latency, double read_bandwidth, int sm_count) {
-  check_positive("idle_latency", idle_latency, "a time > 0 such as 340ns");
-  check_positive("read_bandwidth", read_bandwidth, "a bandwidth > 0 such as 4.57TB/s");
-  if (sm_count < 1) throw FieldError("sm_count", fmt::format("{}", sm_count), "a number of SMs >= 1");
+  check_positive("idle_latency", idle_latency);
+  check_positive("read_bandwidth", read_bandwidth);
+  if (sm_count < 1) throw FieldError("sm_count", sm_count, Rule::at_least).lo(1);
   // Normal equations of T - L0 = c q + g s, weights 1 / T^2 (c: a warp's bytes, g = rho / (1 - rho))
   double cc = 0, cg = 0, gg = 0, ca = 0, ga = 0;
   LoadFit f;
@@ -132,12 +134,13 @@ LoadFit fit_loaded(const std::vector<LoadPoint>& points, double idle_latency, do
   }
   const double det = cc * gg - cg * cg;
   if (f.points < 2 || !(det > 1e-12 * cc * gg)) {
-    throw FieldError("points", fmt::format("{} usable", f.points),
-                     "at least two points below 99.5% of the read bandwidth, at two utilisations");
+    // Points below 99.5% of the read bandwidth, at two utilisations at least.
+    throw FieldError("points", f.points, Rule::at_least).lo(2);
   }
   const double q = (ca * gg - ga * cg) / det, s = (ga * cc - ca * cg) / det;
   if (!(q > 0) || !(s > 0)) {
-    throw FieldError("points", fmt::format("a fit of q {} s/B, s {} s", q, s), "a sweep whose latencies rise with burst and load");
+    // A sweep whose latencies do not rise with burst and load: the fit's q (s/B) or s (s) is not above 0.
+    throw FieldError(s > 0 ? "warp_return_bandwidth" : "latency_queue_time", s > 0 ? 1 / q : s, Rule::above).lo(0);
   }
   f.queue_time = s;
   f.warp_return_bandwidth = 1 / q;

@@ -47,7 +47,7 @@ struct LoadedModel {
 };
 
 /// The profile's loaded-latency constants (L0 from latency_hbm_cycles at the boost clock);
-/// throws FieldError naming the first optional field the profile lacks.
+/// throws FieldError("gpu", Rule::needs_profile) naming the first such field the profile lacks.
 LoadedModel loaded_model(const Gpu& gpu);
 
 struct LoadInput {

@@ -15,14 +15,13 @@ double value_or(const NcuKernel& k, NcuField f, double fallback) { return k.has(
 
 // A size ncu printed rounded (29.82 Kbyte: to 10 bytes) as a whole number of bytes: the multiple
 // of 128 (the allocation unit) within the rounding, else of 16, else the nearest byte.
-std::int64_t whole_bytes(const NcuKernel& k, NcuField f, const char* what, std::vector<std::string>& notes) {
+std::int64_t whole_bytes(const NcuKernel& k, NcuField f, std::vector<NcuRounded>& rounded) {
   const double v = k.get(f), step = k.resolution(f);
   if (step <= 1) return std::llround(v);
   for (double unit : {128.0, 16.0}) {
     const double m = std::round(v / unit) * unit;
     if (std::fabs(m - v) <= step / 2) {
-      notes.push_back(fmt::format("{}: the report gives {} bytes, rounded to {} bytes; taken as {} bytes (a multiple of {})", what,
-                                  format_number(v), format_number(step), format_number(m), format_number(unit)));
+      rounded.push_back({f, v, step, m, unit});
       return std::llround(m);
     }
   }
@@ -39,9 +38,7 @@ void read_carveout(const NcuKernel& k, const Gpu& gpu, NcuLaunch& l) {
     if (std::fabs(static_cast<double>(size) - v) <= step / 2 + 0.5) l.carveout = size;
   }
   if (l.carveout < 0) {
-    l.notes.push_back(fmt::format("Shared Memory Configuration Size {} bytes is none of {}'s carveouts ({}): the model "
-                                  "takes the driver's default",
-                                  format_number(v), gpu.key, fmt::join(gpu.shared_memory_carveouts, ", ")));
+    l.carveout_unmatched = v;  // the model takes the driver's default
     return;
   }
   for (int p = 0; p <= 100; ++p) {
@@ -62,14 +59,11 @@ void read_carveout(const NcuKernel& k, const Gpu& gpu, NcuLaunch& l) {
 
 // Two block limits are the same when equal, or when both reach the block limit (neither binds:
 // ncu prints some limits capped there, gpucalc says unlimited or the resource's own count).
-NcuFigure limit_figure(const char* what, int gpucalc, const NcuKernel& k, NcuField f, int cap) {
-  NcuFigure fig{what, gpucalc == kNoLimit ? std::numeric_limits<double>::infinity() : gpucalc, k.get(f), true, ""};
+NcuFigure limit_figure(NcuField f, int gpucalc, const NcuKernel& k, int cap) {
+  NcuFigure fig{f, gpucalc == kNoLimit ? std::numeric_limits<double>::infinity() : gpucalc, k.get(f), true, false};
   if (fig.gpucalc == fig.ncu) return fig;
-  if (fig.gpucalc >= cap && fig.ncu >= cap) {
-    fig.why = fmt::format("both at or above the {} blocks an SM holds: neither limits", cap);
-    return fig;
-  }
-  fig.equal = false;
+  fig.both_capped = fig.gpucalc >= cap && fig.ncu >= cap;
+  fig.equal = fig.both_capped;
   return fig;
 }
 
@@ -78,69 +72,33 @@ void compare_occupancy(const NcuKernel& k, const Gpu& gpu, NcuCheck& c) {
   const int cap = gpu.max_blocks_per_sm;
   auto add = [&](NcuFigure f) {
     if (!f.equal) ++c.differences;
-    c.figures.push_back(std::move(f));
+    c.figures.push_back(f);
   };
-  if (k.has(NcuField::limit_sm)) add(limit_figure("Block Limit SM", r.limit_blocks, k, NcuField::limit_sm, cap));
-  if (k.has(NcuField::limit_registers)) {
-    NcuFigure f = limit_figure("Block Limit Registers", r.limit_registers, k, NcuField::limit_registers, cap);
-    if (!f.equal && k.has(NcuField::registers)) {
-      f.why = fmt::format("{} registers per thread, allocated per warp in units of {} over {} sub-partitions of {} registers",
-                          c.launch.registers, gpu.register_allocation_unit, gpu.register_sub_partitions,
-                          gpu.registers_per_sm / gpu.register_sub_partitions);
-    }
-    add(std::move(f));
-  }
-  if (k.has(NcuField::limit_smem)) {
-    NcuFigure f = limit_figure("Block Limit Shared Mem", r.limit_shared_memory, k, NcuField::limit_smem, cap);
-    if (!f.equal) {
-      f.why = fmt::format("{} bytes per block as allocated against a carveout of {} bytes{}", r.shared_memory_per_block,
-                          r.shared_memory_per_sm,
-                          c.launch.shared_memory_driver >= 0 && c.launch.shared_memory_driver != gpu.shared_memory_reserved_per_block
-                              ? fmt::format("; the report's driver shared memory is {} bytes, the profile reserves {}",
-                                            c.launch.shared_memory_driver, gpu.shared_memory_reserved_per_block)
-                              : "");
-    }
-    add(std::move(f));
-  }
-  if (k.has(NcuField::limit_warps)) add(limit_figure("Block Limit Warps", r.limit_threads, k, NcuField::limit_warps, cap));
-  if (k.has(NcuField::limit_barriers)) {
-    NcuFigure f = limit_figure("Block Limit Barriers", r.limit_barriers, k, NcuField::limit_barriers, cap);
-    if (!f.equal && f.ncu > 0 && r.limit_barriers != kNoLimit) {
-      // ncu counts the kernel's named barriers (CUTLASS uses several); the report gives no count.
-      f.why = fmt::format("gpucalc counts one barrier a block ({} per SM); ncu's {} blocks means about {} barriers a block "
-                          "(the kernel's named barriers; the report gives no count)",
-                          gpu.barriers_per_sm, format_number(f.ncu), gpu.barriers_per_sm / static_cast<int>(f.ncu));
-    }
-    add(std::move(f));
-  }
+  if (k.has(NcuField::limit_sm)) add(limit_figure(NcuField::limit_sm, r.limit_blocks, k, cap));
+  if (k.has(NcuField::limit_registers)) add(limit_figure(NcuField::limit_registers, r.limit_registers, k, cap));
+  if (k.has(NcuField::limit_smem)) add(limit_figure(NcuField::limit_smem, r.limit_shared_memory, k, cap));
+  if (k.has(NcuField::limit_warps)) add(limit_figure(NcuField::limit_warps, r.limit_threads, k, cap));
+  if (k.has(NcuField::limit_barriers)) add(limit_figure(NcuField::limit_barriers, r.limit_barriers, k, cap));
   if (k.has(NcuField::warps_theoretical)) {
-    NcuFigure f{"Theoretical Active Warps per SM", static_cast<double>(r.warps_per_sm), k.get(NcuField::warps_theoretical), true, ""};
+    NcuFigure f{NcuField::warps_theoretical, static_cast<double>(r.warps_per_sm), k.get(NcuField::warps_theoretical), true, false};
     f.equal = std::fabs(f.gpucalc - f.ncu) <= std::max(0.5, k.resolution(NcuField::warps_theoretical));
-    add(std::move(f));
+    add(f);
   }
   if (k.has(NcuField::occupancy_theoretical)) {
-    NcuFigure f{"Theoretical Occupancy", r.occupancy, k.get(NcuField::occupancy_theoretical), true, ""};
+    NcuFigure f{NcuField::occupancy_theoretical, r.occupancy, k.get(NcuField::occupancy_theoretical), true, false};
     // ncu prints a percentage to two decimals: 33.33 for 1/3.
     f.equal = std::fabs(f.gpucalc - f.ncu) <= std::max(1e-4, k.resolution(NcuField::occupancy_theoretical)) * 0.51 + 1e-9;
-    add(std::move(f));
+    add(f);
   }
 }
 
 void compare_waves(const NcuKernel& k, NcuCheck& c) {
   if (!k.has(NcuField::waves) || c.occupancy.blocks_per_sm == 0) return;
-  NcuFigure f{"Waves Per SM", c.waves, k.get(NcuField::waves), true, ""};
+  NcuFigure f{NcuField::waves, c.waves.waves_exact, k.get(NcuField::waves), true, false};
   const double step = std::max(0.01, k.resolution(NcuField::waves));
   f.equal = std::fabs(f.gpucalc - f.ncu) <= step * 0.51 + 1e-9;
-  if (!f.equal) {
-    // The SMs ncu's figure implies: blocks / (waves x blocks per SM).
-    const double implied = static_cast<double>(c.launch.blocks) / (f.ncu * c.occupancy.blocks_per_sm);
-    f.why = fmt::format("{} blocks / ({} blocks per SM x {} SMs{}); ncu's {} implies {} SMs", c.launch.blocks,
-                        c.occupancy.blocks_per_sm, c.launch.sm_count,
-                        k.has(NcuField::sm_count) ? "" : ", the profile's: the report gives no SM count (# SMs)",
-                        format_number(f.ncu), f.ncu > 0 ? format_number(std::round(implied)) : "no");
-    ++c.differences;
-  }
-  c.figures.push_back(std::move(f));
+  if (!f.equal) ++c.differences;
+  c.figures.push_back(f);
 }
 
 // A count of the report: the total when it has it, else the rate per elapsed SMSP cycle times
@@ -232,61 +190,6 @@ void add_access(const NcuKernel& k, NcuCheck& c) {
   c.shared_excess_bytes = conflicts * 128;
 }
 
-std::string blocks_words(std::int64_t n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
-
-// A limiter key in words: shared_memory -> shared memory.
-std::string words(std::string key) {
-  if (key == "blocks") return "the SM's block limit";
-  if (key == "threads") return "the SM's warps";
-  std::replace(key.begin(), key.end(), '_', ' ');
-  return key;
-}
-
-std::string verdict(const NcuKernel& k, const Gpu& gpu, const NcuCheck& c) {
-  const OccupancyResult& r = c.occupancy;
-  std::vector<std::string> parts;
-  if (!r.fits) return fmt::format("does not fit on {}: {}", gpu.key, words(r.limiter));
-  const bool full = r.warps_per_sm * gpu.warp_size >= gpu.max_threads_per_sm;
-  std::string occ = fmt::format("occupancy {} ({} per SM, {})", format_quantity(r.occupancy, Unit::fraction),
-                                blocks_words(r.blocks_per_sm), full ? "the most the SM holds" : "limited by " + words(r.limiter));
-  if (k.has(NcuField::occupancy_achieved)) {
-    occ += fmt::format(", achieved {}", format_quantity(k.get(NcuField::occupancy_achieved), Unit::fraction));
-  }
-  parts.push_back(occ);
-  if (c.waves > 0 && c.waves < 1) {
-    parts.push_back(fmt::format("{} waves: the grid of {} blocks fills {} of the GPU", format_number(std::round(c.waves * 100) / 100),
-                                c.launch.blocks, format_quantity(c.waves, Unit::fraction)));
-  } else if (c.tail_share > 0) {
-    parts.push_back(fmt::format("{} full waves and a last of {} ({} full) that may cost up to {} of the time",
-                                c.whole.waves - 1, blocks_words(c.whole.last_wave_blocks), format_quantity(c.whole.last_wave_utilization, Unit::fraction),
-                                format_quantity(c.tail_share, Unit::fraction)));
-  }
-  if (c.has_roofline) {
-    parts.push_back(fmt::format("{} bound at {} of the attainable {} {}", c.roofline.bound,
-                                format_quantity(c.roofline.achieved_fraction, Unit::fraction), c.dtype,
-                                c.unit == ComputeUnit::tensor ? "tensor FLOP/s" : "FLOP/s"));
-  }
-  // What buys the most, as the models see it.
-  std::string advice;
-  if (c.waves > 0 && c.waves < 1) {
-    advice = fmt::format("a grid of at least a wave ({} blocks) fills the GPU", c.whole.blocks_per_wave);
-  } else if (c.tail_share >= 0.2) {
-    advice = fmt::format("a grid of a whole number of waves ({} blocks a wave)", c.whole.blocks_per_wave);
-  } else if (!full && c.one_more.registers > 0 && r.limiter == "registers") {
-    advice = fmt::format("{} registers per thread (from {}) buys a block", c.one_more.registers, c.launch.registers);
-  } else if (!full && c.one_more.shared_memory >= 0 && r.limiter == "shared_memory") {
-    advice = fmt::format("{} bytes of shared memory per block (from {}) buys a block", c.one_more.shared_memory, c.launch.shared_memory);
-  } else if (!full && c.one_more.threads > 0) {
-    advice = fmt::format("blocks of {} threads (from {}) raise the occupancy", c.one_more.threads, c.launch.threads);
-  }
-  std::string line = fmt::format("{}", fmt::join(parts, "; "));
-  if (!advice.empty()) line += "; the models say: " + advice;
-  if (c.differences > 0) {
-    line += fmt::format("; {} figure{} from ncu's", c.differences, c.differences == 1 ? " differs" : "s differ");
-  }
-  return line;
-}
-
 // The raw page's launch__barrier_count: each block takes that many of the SM's barriers, so they
 // allow floor(barriers per SM / count) blocks (cuda_occupancy.h counts one a block).
 void apply_barrier_count(const NcuKernel& k, const Gpu& gpu, OccupancyResult& r) {
@@ -299,7 +202,7 @@ void apply_barrier_count(const NcuKernel& k, const Gpu& gpu, OccupancyResult& r)
   r.warps_per_sm = r.blocks_per_sm * warps_per_block;
   r.threads_per_sm = r.warps_per_sm * gpu.warp_size;
   r.occupancy = static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
-  r.limiter = "barriers";
+  r.limiter = Limiter::barriers;
   r.fits = r.blocks_per_sm > 0;
 }
 
@@ -307,30 +210,28 @@ void apply_barrier_count(const NcuKernel& k, const Gpu& gpu, OccupancyResult& r)
 
 NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu) {
   NcuLaunch l;
-  auto need = [&](NcuField f, const char* what) {
-    if (!k.has(f)) {
-      throw FieldError(what, "(not in the report)",
-                       "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)");
-    }
+  // The Launch Statistics section's figures (ncu's default set has it).
+  auto need = [&](NcuField f) {
+    if (!k.has(f)) throw FieldError(std::string(ncu_field_name(f)), "", Rule::required);
     return k.get(f);
   };
-  const double threads = k.block.total > 0 ? static_cast<double>(k.block.total) : need(NcuField::block_size, "Block Size");
-  const double blocks = k.grid.total > 0 ? static_cast<double>(k.grid.total) : need(NcuField::grid_size, "Grid Size");
-  const double registers = need(NcuField::registers, "Registers Per Thread");
+  const double threads = k.block.total > 0 ? static_cast<double>(k.block.total) : need(NcuField::block_size);
+  const double blocks = k.grid.total > 0 ? static_cast<double>(k.grid.total) : need(NcuField::grid_size);
+  const double registers = need(NcuField::registers);
+  auto refuse = [](NcuField f, double v, Rule rule) { return FieldError(std::string(ncu_field_name(f)), format_number(v), rule); };
   if (threads < 1 || threads > gpu.max_threads_per_block) {
-    throw FieldError("Block Size", format_number(threads), fmt::format("1 to {} threads on {}", gpu.max_threads_per_block, gpu.key));
+    throw refuse(NcuField::block_size, threads, Rule::in_range).range(1, gpu.max_threads_per_block);
   }
-  if (blocks < 1) throw FieldError("Grid Size", format_number(blocks), "at least 1 block");
+  if (blocks < 1) throw refuse(NcuField::grid_size, blocks, Rule::at_least).lo(1);
   if (registers < 0 || registers > gpu.max_registers_per_thread) {
-    throw FieldError("Registers Per Thread", format_number(registers),
-                     fmt::format("0 to {} registers on {}", gpu.max_registers_per_thread, gpu.key));
+    throw refuse(NcuField::registers, registers, Rule::in_range).range(0, gpu.max_registers_per_thread);
   }
   l.threads = static_cast<int>(threads);
   l.blocks = static_cast<std::int64_t>(blocks);
   l.registers = static_cast<int>(registers);
-  if (k.has(NcuField::smem_static)) l.shared_memory_static = whole_bytes(k, NcuField::smem_static, "Static Shared Memory Per Block", l.notes);
-  if (k.has(NcuField::smem_dynamic)) l.shared_memory_dynamic = whole_bytes(k, NcuField::smem_dynamic, "Dynamic Shared Memory Per Block", l.notes);
-  if (k.has(NcuField::smem_driver)) l.shared_memory_driver = whole_bytes(k, NcuField::smem_driver, "Driver Shared Memory Per Block", l.notes);
+  if (k.has(NcuField::smem_static)) l.shared_memory_static = whole_bytes(k, NcuField::smem_static, l.rounded);
+  if (k.has(NcuField::smem_dynamic)) l.shared_memory_dynamic = whole_bytes(k, NcuField::smem_dynamic, l.rounded);
+  if (k.has(NcuField::smem_driver)) l.shared_memory_driver = whole_bytes(k, NcuField::smem_driver, l.rounded);
   l.shared_memory = std::max<std::int64_t>(l.shared_memory_static, 0) + std::max<std::int64_t>(l.shared_memory_dynamic, 0);
   read_carveout(k, gpu, l);
   l.sm_count = k.has(NcuField::sm_count) ? static_cast<int>(k.get(NcuField::sm_count)) : gpu.sm_count;
@@ -338,7 +239,7 @@ NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu) {
   return l;
 }
 
-NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu, bool for_people) {
+NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu) {
   NcuCheck c;
   c.launch = ncu_launch(k, gpu);
   OccupancyInput in;
@@ -346,7 +247,6 @@ NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu, bool for_people) {
   in.registers = c.launch.registers;
   in.shared_memory = c.launch.shared_memory;
   in.carveout_percent = c.launch.carveout_percent;
-  in.for_people = for_people;
   c.occupancy = launch_occupancy(in, gpu);
   apply_barrier_count(k, gpu, c.occupancy);
   if (c.occupancy.fits) {
@@ -355,23 +255,14 @@ NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu, bool for_people) {
   }
   compare_occupancy(k, gpu, c);
   if (c.occupancy.blocks_per_sm > 0) {
-    // waves = blocks / (blocks per SM x SMs), ncu's Waves Per SM; whole waves = its ceiling.
-    const double per_wave = static_cast<double>(c.occupancy.blocks_per_sm) * c.launch.sm_count;
-    c.waves = static_cast<double>(c.launch.blocks) / per_wave;
-    // Whole waves, as the waves calculator counts them (waves.h), at the report's SM count.
-    const std::int64_t per = static_cast<std::int64_t>(c.occupancy.blocks_per_sm) * c.launch.sm_count;
-    c.whole.blocks_per_wave = per;
-    c.whole.waves = (c.launch.blocks + per - 1) / per;
-    c.whole.last_wave_blocks = c.launch.blocks - (c.whole.waves - 1) * per;
-    c.whole.last_wave_utilization = static_cast<double>(c.whole.last_wave_blocks) / static_cast<double>(per);
-    c.whole.efficiency = static_cast<double>(c.launch.blocks) / static_cast<double>(c.whole.waves * per);
+    // Waves at the report's SM count: waves_exact is ncu's Waves Per SM.
+    c.waves = waves({c.launch.blocks, c.occupancy.blocks_per_sm, 0, c.launch.sm_count}, gpu);
     // A uniform partial last wave takes as long as a full one: up to 1 / waves of the time.
-    c.tail_share = c.whole.last_wave_blocks < per && c.whole.waves > 1 ? 1.0 / static_cast<double>(c.whole.waves) : 0;
+    c.tail_share = c.waves.last_wave_blocks < c.waves.blocks_per_wave && c.waves.waves > 1 ? 1.0 / static_cast<double>(c.waves.waves) : 0;
   }
   compare_waves(k, c);
   add_roofline(k, gpu, c);
   add_access(k, c);
-  c.verdict = verdict(k, gpu, c);
   return c;
 }
 

@@ -15,6 +15,15 @@
 
 namespace gpucalc {
 
+/// A size the report printed rounded (29.82 Kbyte), as the launch takes it: a whole number of bytes.
+struct NcuRounded {
+  NcuField field = NcuField::smem_static;
+  double reported = 0;  // bytes, as printed
+  double step = 0;      // the resolution it was printed at
+  double taken = 0;     // the whole bytes taken
+  double unit = 0;      // taken is a multiple of this (128: the allocation unit, or 16)
+};
+
 /// The launch as the occupancy model takes it, from the report.
 struct NcuLaunch {
   int threads = 0;                   // per block
@@ -24,26 +33,26 @@ struct NcuLaunch {
   std::int64_t shared_memory_static = -1, shared_memory_dynamic = -1, shared_memory_driver = -1;  // -1: not in the report
   std::int64_t carveout = -1;        // Shared Memory Configuration Size as one of the profile's sizes (-1: not given)
   int carveout_percent = -1;         // the preference that gives the model that carveout (-1: the driver's default)
+  double carveout_unmatched = -1;    // a Shared Memory Configuration Size none of the profile's sizes is (-1: none)
   int sm_count = 0;                  // the report's # SMs, else the profile's
-  std::vector<std::string> notes;    // what reading the launch took (a rounded size, a carveout between sizes)
+  std::vector<NcuRounded> rounded;   // the sizes read from rounded figures
 };
 
-/// One figure gpucalc computes beside ncu's.
+/// One figure gpucalc computes beside ncu's (ncu_field_name names it).
 struct NcuFigure {
-  std::string what;  // "Block Limit Registers"
+  NcuField field = NcuField::limit_sm;
   double gpucalc = 0;
   double ncu = 0;
   bool equal = true;
-  std::string why;   // when they differ: what the difference comes from, as far as gpucalc knows
+  bool both_capped = false;  // two block limits that differ, both at or above the SM's block limit: neither limits
 };
 
 struct NcuCheck {
   NcuLaunch launch;
   OccupancyResult occupancy;
   OneMoreBlock one_more;
-  double waves = 0;  // blocks / (blocks per SM x SMs), as ncu's Waves Per SM
-  WavesResult whole;  // whole waves, the last one's fill
-  double tail_share = 0;  // the share of the time a uniform partial last wave may cost: 1 / whole waves (0: no partial)
+  WavesResult waves;        // at the report's SM count; waves_exact is ncu's Waves Per SM (when blocks_per_sm > 0)
+  double tail_share = 0;    // the share of the time a uniform partial last wave may cost: 1 / whole waves (0: no partial)
   std::vector<NcuFigure> figures;  // every figure compared, in the order of ncu's sections
   int differences = 0;
   // The roofline, with the counters (has_roofline).
@@ -59,15 +68,14 @@ struct NcuCheck {
   double load_excess = -1, load_excess_bytes = -1, store_excess = -1, store_excess_bytes = -1;
   double shared_excess = -1;        // bank-conflict wavefronts / all wavefronts (-1: not counted)
   double shared_excess_bytes = -1;  // the excess wavefronts x 128 bytes
-  std::string verdict;
-  std::vector<std::string> explain;
 };
 
 /// Reads the launch of `k` for the model on `gpu`. Throws FieldError naming the report's figure
-/// (Block Size, Registers Per Thread, ...) when one the model needs is missing or out of range.
+/// (Block Size, Registers Per Thread, ...) when one the model needs is missing (Rule::required)
+/// or out of range.
 NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu);
 
 /// The models beside the report, for one kernel.
-NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu, bool for_people);
+NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu);
 
 }  // namespace gpucalc

@@ -177,16 +177,16 @@ bool unit_factor(std::string_view unit, Family family, double& factor) {
   return false;
 }
 
-// Appended piece by piece: GCC 12 at -O3 warns falsely (-Wstringop-overflow) on "'" + std::string.
-std::string quoted(std::string_view s) {
-  std::string out(1, '\'');
-  out += InputError::printable(std::string(s.substr(0, 120)));
-  out += '\'';
-  return out;
+// A report's problem at `line`; `text` (what was found) kept to 120 characters.
+NcuReportError problem_at(long line, NcuProblem problem, std::string_view text = {}) {
+  NcuReportError e(line, problem);
+  e.text = std::string(text.substr(0, 120));
+  return e;
 }
 
-[[noreturn]] void refuse_line(long line, const std::string& what) {
-  throw InputError(fmt::format("line {}: {}", line, what));
+// The family's name in a problem: bytes, time, fraction, or "" (any number).
+const char* family_word(Family f) {
+  return f == Family::bytes ? "bytes" : f == Family::time ? "time" : f == Family::fraction ? "fraction" : "";
 }
 
 // "9.0" -> 9, 0.
@@ -235,12 +235,11 @@ void put_metric(NcuKernel& k, NcuField f, std::string_view name, std::string_vie
   if (!ncu_value(value, trim(unit), f, v, step)) {
     // "Memory Throughput" in %: the first section's, not the rate.
     if (f == NcuField::dram_throughput && trim(unit) == "%") return;
-    refuse_line(line, fmt::format("{} {}{}: expected a number{}", name, quoted(value),
-                                  unit.empty() ? "" : fmt::format(" in {}", quoted(trim(unit))),
-                                  name_of(f).family == Family::bytes ? " of bytes (byte, Kbyte, Mbyte, ...)"
-                                  : name_of(f).family == Family::time ? " of time (nsecond, usecond, msecond, second)"
-                                  : name_of(f).family == Family::fraction ? " in %"
-                                                                          : ""));
+    NcuReportError e = problem_at(line, NcuProblem::bad_value, value);
+    e.name = std::string(name);
+    e.unit = std::string(trim(unit).substr(0, 120));
+    e.family = family_word(name_of(f).family);
+    throw e;
   }
   k.value[static_cast<std::size_t>(f)] = v;
   k.step[static_cast<std::size_t>(f)] = step;
@@ -259,7 +258,10 @@ class Lines {
     ++number_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.size() > kNcuMaxLineBytes) {
-      refuse_line(number_, fmt::format("{} bytes, more than the {} a line of a report may have", line.size(), kNcuMaxLineBytes));
+      NcuReportError e = problem_at(number_, NcuProblem::long_line);
+      e.count = static_cast<double>(line.size());
+      e.limit = static_cast<double>(kNcuMaxLineBytes);
+      throw e;
     }
     return true;
   }
@@ -284,13 +286,9 @@ std::string NcuDim::text() const {
   return fmt::format("{}", total);
 }
 
-const char* ncu_format_name(NcuFormat format) {
-  switch (format) {
-    case NcuFormat::details_csv: return "ncu --csv (details page)";
-    case NcuFormat::raw_csv: return "ncu --csv --page raw";
-    case NcuFormat::text: return "ncu's text report";
-  }
-  return "";
+std::string_view ncu_field_name(NcuField f) {
+  const FieldName& n = name_of(f);
+  return n.details.empty() ? n.raw.front() : n.details.front();
 }
 
 bool ncu_value(std::string_view value, std::string_view unit, NcuField field, double& out, double& step) {
@@ -329,7 +327,10 @@ struct Columns {
 
 Columns read_header(const std::vector<std::string_view>& cells, long line) {
   if (cells.size() > kNcuMaxColumns) {
-    refuse_line(line, fmt::format("a header of {} columns, more than the {} a report may have", cells.size(), kNcuMaxColumns));
+    NcuReportError e = problem_at(line, NcuProblem::many_columns);
+    e.count = static_cast<double>(cells.size());
+    e.limit = static_cast<double>(kNcuMaxColumns);
+    throw e;
   }
   Columns c;
   const auto& raw = by_name(true);
@@ -350,11 +351,10 @@ Columns read_header(const std::vector<std::string_view>& cells, long line) {
     else if (auto f = raw.find(h); f != raw.end()) c.metrics.emplace_back(at, f->second);
   }
   if (c.id < 0 || c.name < 0) {
-    refuse_line(line, "a CSV header without the columns \"ID\" and \"Kernel Name\": expected the header ncu --csv writes "
-                      "(\"ID\",\"Process ID\",...,\"Kernel Name\",...)");
+    throw problem_at(line, NcuProblem::no_kernel_columns);
   }
   if ((c.metric_name >= 0) != (c.metric_value >= 0)) {
-    refuse_line(line, "a details-page header needs both \"Metric Name\" and \"Metric Value\" columns (ncu --csv)");
+    throw problem_at(line, NcuProblem::half_metric_columns);
   }
   return c;
 }
@@ -371,19 +371,25 @@ void identify(NcuKernel& k, const Columns& c, const std::vector<std::string_view
   k.device = std::string(cell(cells, c.device));
   k.device_name = std::string(cell(cells, c.device_name));
   if (c.cc >= 0 && !cell(cells, c.cc).empty() && !parse_cc(cell(cells, c.cc), k.cc_major, k.cc_minor)) {
-    refuse_line(line, fmt::format("CC {}: expected a compute capability such as 9.0", quoted(cell(cells, c.cc))));
+    throw problem_at(line, NcuProblem::bad_capability, cell(cells, c.cc));
   }
   if (c.block >= 0 && !cell(cells, c.block).empty() && !parse_dim(cell(cells, c.block), k.block)) {
-    refuse_line(line, fmt::format("Block Size {}: expected (x, y, z)", quoted(cell(cells, c.block))));
+    NcuReportError e = problem_at(line, NcuProblem::bad_dimension, cell(cells, c.block));
+    e.name = "Block Size";
+    throw e;
   }
   if (c.grid >= 0 && !cell(cells, c.grid).empty() && !parse_dim(cell(cells, c.grid), k.grid)) {
-    refuse_line(line, fmt::format("Grid Size {}: expected (x, y, z)", quoted(cell(cells, c.grid))));
+    NcuReportError e = problem_at(line, NcuProblem::bad_dimension, cell(cells, c.grid));
+    e.name = "Grid Size";
+    throw e;
   }
 }
 
 void add_kernel(NcuReport& report, NcuKernel&& k, long line) {
   if (report.kernels.size() >= kNcuMaxKernels) {
-    refuse_line(line, fmt::format("more than {} kernels: split the report (ncu --launch-count, --kernel-name)", kNcuMaxKernels));
+    NcuReportError e = problem_at(line, NcuProblem::many_kernels);
+    e.limit = static_cast<double>(kNcuMaxKernels);
+    throw e;
   }
   report.kernels.push_back(std::move(k));
 }
@@ -393,7 +399,7 @@ void read_csv(Lines& lines, std::string_view header_line, NcuReport& report) {
   std::string unquoted;
   auto split = [&](std::string_view line) {
     const std::string_view wrong = split_csv_record(line, cells, unquoted);
-    if (!wrong.empty()) refuse_line(lines.number(), fmt::format("not a CSV record: {}", wrong));
+    if (!wrong.empty()) throw problem_at(lines.number(), NcuProblem::not_csv, wrong);
   };
   split(header_line);
   const Columns c = read_header(cells, lines.number());
@@ -414,8 +420,10 @@ void read_csv(Lines& lines, std::string_view header_line, NcuReport& report) {
       continue;
     }
     if (static_cast<int>(cells.size()) <= needed) {
-      refuse_line(at, fmt::format("a record of {} cells where the header has {} (a truncated or cut line?)", cells.size(),
-                                  needed + 1));
+      NcuReportError e = problem_at(at, NcuProblem::short_record);
+      e.count = static_cast<double>(cells.size());
+      e.limit = needed + 1;
+      throw e;
     }
     if (report.format == NcuFormat::raw_csv) {
       NcuKernel k;
@@ -582,9 +590,9 @@ void read_text(Lines& lines, std::string_view first, NcuReport& report) {
       }
       std::string_view name, unit, value;
       if (!table_row(line, spans, name, unit, value)) {
-        refuse_line(at, fmt::format("a row of a metrics table {} that is not NAME UNIT VALUE", quoted(t)));
+        throw problem_at(at, NcuProblem::bad_table_row, t);
       }
-      if (report.kernels.empty()) refuse_line(at, "a metrics table before any kernel's first line (NAME (grid)x(block), ...)");
+      if (report.kernels.empty()) throw problem_at(at, NcuProblem::table_before_kernel);
       if (auto f = details.find(name); f != details.end()) put_metric(report.kernels.back(), f->second, name, unit, value, at);
       continue;
     }
@@ -599,8 +607,7 @@ void read_text(Lines& lines, std::string_view first, NcuReport& report) {
     }
     if (state == State::header_next && starts_with(t, "Metric Name")) {
       if (t.find("Average") != std::string_view::npos || t.find("Minimum") != std::string_view::npos) {
-        refuse_line(at, "a summary table (Minimum, Maximum, Average: ncu --print-summary): gpucalc reads a row per launch, "
-                        "the report without --print-summary");
+        throw problem_at(at, NcuProblem::summary_table);
       }
       state = State::header_seen;
       continue;
@@ -658,10 +665,9 @@ NcuReport parse_ncu_report(std::string_view text) {
   }
   report.lines = lines.number();
   if (report.kernels.empty()) {
-    throw InputError(fmt::format("no kernel in its {} lines: expected what ncu writes: ncu --csv (\"ID\",...,\"Kernel Name\",... "
-                                 "\"Metric Name\",\"Metric Unit\",\"Metric Value\"), ncu --csv --page raw, or the text report "
-                                 "(a line NAME (grid)x(block), Context N, Stream N, Device N, CC X.Y, then Section: tables)",
-                                 report.lines));
+    NcuReportError e(0, NcuProblem::no_kernel);
+    e.count = static_cast<double>(report.lines);
+    throw e;
   }
   return report;
 }

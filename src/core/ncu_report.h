@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.h"
+
 namespace gpucalc {
 
 /// The figures gpucalc reads from a kernel's report, each in base units (bytes, seconds, a
@@ -67,8 +69,10 @@ struct NcuKernel {
   double resolution(NcuField f) const { return step[static_cast<std::size_t>(f)]; }
 };
 
+/// A figure as ncu names it: the details page's name (Block Size), else the raw page's metric.
+std::string_view ncu_field_name(NcuField field);
+
 enum class NcuFormat { details_csv, raw_csv, text };
-const char* ncu_format_name(NcuFormat format);
 
 struct NcuReport {
   NcuFormat format = NcuFormat::text;
@@ -81,7 +85,38 @@ inline constexpr std::size_t kNcuMaxLineBytes = 4 * 1024 * 1024;  // a raw-page 
 inline constexpr std::size_t kNcuMaxKernels = 1'000'000;
 inline constexpr std::size_t kNcuMaxColumns = 100'000;
 
-/// Reads a report. Throws InputError "line N: ..." for a malformed line, a CSV without the
+/// What is wrong with a report, as data (commands/ncu_words.cc writes it).
+enum class NcuProblem : std::uint8_t {
+  long_line,            // a line of `count` bytes, more than `limit`
+  many_columns,         // a header of `count` columns, more than `limit`
+  no_kernel_columns,    // a CSV header without the columns ID and Kernel Name
+  half_metric_columns,  // Metric Name without Metric Value, or Metric Value without Metric Name
+  bad_capability,       // the CC cell `text` is no compute capability
+  bad_dimension,        // the `name` cell (Block Size, Grid Size) `text` is no (x, y, z)
+  many_kernels,         // more than `limit` kernels
+  not_csv,              // the record is no CSV record: `text` says where
+  short_record,         // a record of `count` cells where the header has `limit`
+  bad_value,            // metric `name`'s value `text` (unit `unit`) is no number of its family `family`
+  bad_table_row,        // the row `text` of a metrics table is not NAME UNIT VALUE
+  table_before_kernel,  // a metrics table before any kernel's first line
+  summary_table,        // ncu's summary table (Minimum, Maximum, Average), not a row per launch
+  no_kernel,            // no kernel in the report's `count` lines
+};
+
+/// A report gpucalc cannot read: the line, the problem and what it found.
+class NcuReportError : public InputError {
+ public:
+  NcuReportError(long at, NcuProblem what)
+      : InputError("line " + std::to_string(at) + ": unreadable report (problem " + std::to_string(static_cast<int>(what)) + ")"),
+        line(at), problem(what) {}
+  long line;
+  NcuProblem problem;
+  std::string name, text, unit;
+  std::string family;  // bad_value: bytes, time, fraction or "" (any number)
+  double count = 0, limit = 0;
+};
+
+/// Reads a report. Throws NcuReportError for a malformed line, a CSV without the
 /// columns it needs, a value of a known metric that is not a number of its unit, a line or a
 /// header past the bounds, and text that is no ncu report at all (no kernel found).
 NcuReport parse_ncu_report(std::string_view text);

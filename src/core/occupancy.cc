@@ -21,24 +21,19 @@ int blocks_allowed(std::int64_t resource, std::int64_t per_block) {
   return static_cast<int>(std::min<std::int64_t>(resource / per_block, kNoLimit));
 }
 
-// The message of an input out of range: only when one is (a hot path checks and calls nothing).
+// The error of an input out of range: only when one is (a hot path checks and calls nothing).
 [[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse_input(const OccupancyInput& in, const Gpu& gpu) {
   if (in.threads < 1 || in.threads > gpu.max_threads_per_block) {
-    throw FieldError("threads", std::to_string(in.threads),
-                     fmt::format("a whole number from 1 to {} (threads per block on {})", format_number(gpu.max_threads_per_block), gpu.key));
+    throw FieldError("threads", in.threads, Rule::in_range).range(1, gpu.max_threads_per_block);
   }
   if (in.registers < 1 || in.registers > gpu.max_registers_per_thread) {
-    throw FieldError("regs", std::to_string(in.registers),
-                     fmt::format("a whole number from 1 to {} (registers per thread on {})", gpu.max_registers_per_thread, gpu.key));
+    throw FieldError("regs", in.registers, Rule::in_range).range(1, gpu.max_registers_per_thread);
   }
   if (in.shared_memory < 0 || in.shared_memory > gpu.shared_memory_per_block_optin) {
-    throw FieldError("smem", std::to_string(in.shared_memory),
-                     fmt::format("a size from 0 to {} bytes ({}, the opt-in maximum per block on {})",
-                                 format_number(static_cast<double>(gpu.shared_memory_per_block_optin)),
-                                 format_quantity(static_cast<double>(gpu.shared_memory_per_block_optin), Unit::onchip_bytes),
-                                 gpu.key));
+    throw FieldError("smem", static_cast<double>(in.shared_memory), Rule::in_range)
+        .range(0, static_cast<double>(gpu.shared_memory_per_block_optin));
   }
-  throw FieldError("carveout", std::to_string(in.carveout_percent), "a percentage from 0 to 100");
+  throw FieldError("carveout", in.carveout_percent, Rule::in_range).range(0, 100);
 }
 
 void check_input(const OccupancyInput& in, const Gpu& gpu) {
@@ -116,33 +111,6 @@ int exact_threads_limit(int warps_per_block, const Gpu& gpu) {
   return gpu.max_threads_per_sm / gpu.warp_size / warps_per_block;
 }
 
-// The sentences of a block that does not fit, written only for people (kept off the common path).
-[[gnu::cold]] [[gnu::noinline]] std::string registers_do_not_fit(int registers, int warps, const RegisterUse& regs, const Gpu& gpu) {
-  const std::int64_t regs_per_warp = regs.per_warp;
-  const std::int64_t counted = round_up(warps, gpu.register_sub_partitions);
-  return fmt::format(
-      "registers: {} x {} = {} per warp{}; {} warps{} x {} = {}, more than the {} a block may use",
-      registers, gpu.warp_size, format_number(registers * gpu.warp_size),
-      regs_per_warp == registers * gpu.warp_size
-          ? std::string()
-          : fmt::format(", rounded up to {}", format_number(static_cast<double>(regs_per_warp))),
-      warps,
-      counted == warps ? std::string()
-                       : fmt::format(" (counted as {}: the hardware spreads a block over {} sub-partitions)",
-                                     counted, gpu.register_sub_partitions),
-      format_number(static_cast<double>(regs_per_warp)), format_number(static_cast<double>(std::max(regs.assumed, regs.per_block))),
-      format_number(gpu.registers_per_block));
-}
-[[gnu::cold]] [[gnu::noinline]] std::string shared_memory_does_not_fit(const SharedMemoryUse& smem) {
-  return fmt::format("shared memory: {} bytes per block as allocated, more than the {} a block may use",
-                     format_number(static_cast<double>(smem.per_block)), format_number(static_cast<double>(smem.block_limit)));
-}
-[[gnu::cold]] [[gnu::noinline]] std::string simple_registers_do_not_fit(const OccupancyInput& in, const Gpu& gpu) {
-  return fmt::format("registers: {} threads x {} registers = {}, more than the {} of an SM", format_number(in.threads),
-                     in.registers, format_number(static_cast<double>(std::int64_t{in.threads} * in.registers)),
-                     format_number(gpu.registers_per_sm));
-}
-
 [[gnu::always_inline]] inline void exact(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   const int warps = warps_per_block(in.threads, gpu);
   r.limit_threads = exact_threads_limit(warps, gpu);
@@ -153,7 +121,9 @@ int exact_threads_limit(int warps_per_block, const Gpu& gpu) {
   r.limit_registers = regs.limit;
   if (regs.limit == 0) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = registers_do_not_fit(in.registers, warps, regs, gpu);
+    r.does_not_fit = Limiter::registers;
+    r.needed = std::max(regs.assumed, regs.per_block);
+    r.allowed = gpu.registers_per_block;
   }
 
   const SharedMemoryUse smem = exact_shared_memory(in.shared_memory, in.carveout_percent, gpu);
@@ -162,7 +132,9 @@ int exact_threads_limit(int warps_per_block, const Gpu& gpu) {
   r.limit_shared_memory = smem.limit;
   if (smem.per_block > smem.block_limit) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = shared_memory_does_not_fit(smem);
+    r.does_not_fit = Limiter::shared_memory;
+    r.needed = smem.per_block;
+    r.allowed = smem.block_limit;
   }
 
   // Barriers (sm_90): each block uses one of the SM's named barriers.
@@ -188,7 +160,9 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
   r.shared_memory_per_sm = gpu.shared_memory_per_sm;
   if (r.limit_registers == 0) {
     r.fits = false;
-    if (in.for_people) r.does_not_fit = simple_registers_do_not_fit(in, gpu);
+    r.does_not_fit = Limiter::registers;
+    r.needed = r.registers_per_block;
+    r.allowed = gpu.registers_per_sm;
   }
 }
 
@@ -196,21 +170,21 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
 [[gnu::always_inline]] inline void finish(OccupancyResult& r, const OccupancyInput& input, const Gpu& gpu) {
   // The tightest resource sets the count; ties name the first of registers, shared memory,
   // threads, blocks, barriers (no resource below "no limit": no limiter).
-  std::string_view limiter;  // none yet
+  Limiter limiter = Limiter::none;
   int blocks = kNoLimit;
-  auto tighter = [&](int limit, std::string_view name) {
+  auto tighter = [&](int limit, Limiter name) {
     if (limit < blocks) {
       blocks = limit;
       limiter = name;
     }
   };
-  tighter(r.limit_registers, "registers");
-  tighter(r.limit_shared_memory, "shared_memory");
-  tighter(r.limit_threads, "threads");
-  tighter(r.limit_blocks, "blocks");
-  tighter(r.limit_barriers, "barriers");
+  tighter(r.limit_registers, Limiter::registers);
+  tighter(r.limit_shared_memory, Limiter::shared_memory);
+  tighter(r.limit_threads, Limiter::threads);
+  tighter(r.limit_blocks, Limiter::blocks);
+  tighter(r.limit_barriers, Limiter::barriers);
   r.blocks_per_sm = blocks;
-  if (!limiter.empty()) r.limiter = limiter;
+  if (limiter != Limiter::none) r.limiter = limiter;
   r.warps_per_sm = r.blocks_per_sm * warps_per_block(input.threads, gpu);
   r.threads_per_sm = r.blocks_per_sm * input.threads;
   // occupancy = resident warps / max warps per SM; the simple model counts t/32 warps a block, as
@@ -446,9 +420,9 @@ OccupancyResult exact_or_none(int threads, int registers, std::int64_t shared_me
   if (shared_memory > gpu.shared_memory_per_block_optin) {
     r.limit_shared_memory = 0;
     r.fits = false;
-    r.does_not_fit = fmt::format("shared memory: {} bytes per block, more than the {} a block may use",
-                                 format_number(static_cast<double>(shared_memory)),
-                                 format_number(static_cast<double>(gpu.shared_memory_per_block_optin)));
+    r.does_not_fit = Limiter::shared_memory;
+    r.needed = shared_memory;
+    r.allowed = gpu.shared_memory_per_block_optin;
   }
   finish(r, in, gpu);
   return r;
@@ -464,6 +438,20 @@ void check_registers_and_carveout(int registers, int carveout, const Gpu& gpu) {
 
 }  // namespace
 
+const char* limiter_word(Limiter limiter) {
+  switch (limiter) {
+    case Limiter::none: return "";
+    case Limiter::registers: return "registers";
+    case Limiter::shared_memory: return "shared_memory";
+    case Limiter::threads: return "threads";
+    case Limiter::blocks: return "blocks";
+    case Limiter::barriers: return "barriers";
+    case Limiter::launch_bounds: return "launch_bounds";
+    case Limiter::tensor_memory: return "tensor_memory";
+  }
+  return "";
+}
+
 OccupancyResult launch_occupancy(const OccupancyInput& input, const Gpu& gpu) {
   const int registers = std::max(input.registers, 1);
   check_registers_and_carveout(registers, input.carveout_percent, gpu);
@@ -478,16 +466,13 @@ Suggestion suggest_block_size(const SuggestInput& in, const Gpu& gpu) {
   check_registers_and_carveout(in.registers, in.carveout_percent, gpu);
   const std::int64_t optin = gpu.shared_memory_per_block_optin;
   if (in.shared_memory < 0 || in.shared_memory > optin) {
-    throw FieldError("smem", std::to_string(in.shared_memory),
-                     fmt::format("a size from 0 to {} bytes (the opt-in maximum per block on {})", format_number(static_cast<double>(optin)), gpu.key));
+    throw FieldError("smem", static_cast<double>(in.shared_memory), Rule::in_range).range(0, static_cast<double>(optin));
   }
   if (in.shared_memory_per_thread < 0 || in.shared_memory_per_thread > optin) {
-    throw FieldError("smem_per_thread", std::to_string(in.shared_memory_per_thread),
-                     fmt::format("a size from 0 to {} bytes per thread", format_number(static_cast<double>(optin))));
+    throw FieldError("smem_per_thread", static_cast<double>(in.shared_memory_per_thread), Rule::in_range).range(0, static_cast<double>(optin));
   }
   if (in.max_threads < 0 || in.max_threads > gpu.max_threads_per_block) {
-    throw FieldError("max_threads", std::to_string(in.max_threads),
-                     fmt::format("a whole number from 1 to {} (threads per block on {})", format_number(gpu.max_threads_per_block), gpu.key));
+    throw FieldError("max_threads", in.max_threads, Rule::in_range).range(1, gpu.max_threads_per_block);
   }
   // blockSizeLimit = min(the device's, the kernel's); sizes from it rounded up to a warp, down by a warp.
   const int limit = in.max_threads == 0 ? gpu.max_threads_per_block : in.max_threads;
@@ -531,14 +516,14 @@ AvailableSmem available_dynamic_smem(const AvailableSmemInput& in, const Gpu& gp
   base.carveout_percent = in.carveout_percent;
   const OccupancyResult without = occupancy(base, gpu);
   if (in.blocks_per_sm < 1 || in.blocks_per_sm > without.blocks_per_sm) {
-    throw FieldError("target_blocks", std::to_string(in.blocks_per_sm),
-                     without.blocks_per_sm == 0
-                         ? std::string("a kernel that fits: not even one block does without dynamic shared memory")
-                         : fmt::format("a whole number from 1 to {} (the blocks of {} threads x {} registers{} that fit "
-                                       "without dynamic shared memory, limited by {})",
-                                       without.blocks_per_sm, in.threads, in.registers,
-                                       in.static_shared_memory > 0 ? fmt::format(" with {} bytes static", in.static_shared_memory) : "",
-                                       without.limiter));
+    // The blocks that fit without dynamic shared memory, and what limits them.
+    throw FieldError("target_blocks", in.blocks_per_sm, Rule::in_range)
+        .range(1, without.blocks_per_sm)
+        .aspect(without.blocks_per_sm == 0 ? "none_fits" : in.static_shared_memory > 0 ? "static" : "")
+        .fact("threads", in.threads)
+        .fact("regs", in.registers)
+        .fact("static", static_cast<double>(in.static_shared_memory))
+        .fact("limiter", limiter_word(without.limiter));
   }
   AvailableSmem out;
   const std::int64_t unit = gpu.shared_memory_allocation_unit;

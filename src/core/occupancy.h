@@ -20,8 +20,22 @@ struct OccupancyInput {
   std::int64_t shared_memory = 0;  // bytes per block, static plus dynamic
   int carveout_percent = -1;       // preferred shared-memory carveout; -1: the driver's default
   OccupancyModel model = OccupancyModel::exact;
-  bool for_people = true;  // write does_not_fit's sentence (many rows without --explain print none)
 };
+
+/// What limits the blocks an SM holds (or of which not even one block fits). Its word in results:
+/// limiter_word.
+enum class Limiter : std::uint8_t {
+  none,
+  registers,
+  shared_memory,
+  threads,
+  blocks,
+  barriers,
+  launch_bounds,  // a kernel's __launch_bounds__ below the block (occupancy --from)
+  tensor_memory,  // sm_100's accumulators (pipeline)
+};
+/// The word a result key gives a limiter: registers, shared_memory, threads, ... ("" for none).
+const char* limiter_word(Limiter limiter);
 
 /// "No limit" for a resource the kernel does not use.
 inline constexpr int kNoLimit = std::numeric_limits<int>::max();
@@ -31,7 +45,7 @@ struct OccupancyResult {
   int warps_per_sm = 0;
   int threads_per_sm = 0;
   double occupancy = 0;            // resident warps / max warps, 0..1
-  std::string limiter;             // registers, shared_memory, threads, blocks (or barriers)
+  Limiter limiter = Limiter::none;  // registers, shared_memory, threads, blocks (or barriers)
   int limit_registers = 0;         // blocks each resource allows
   int limit_shared_memory = 0;
   int limit_threads = 0;
@@ -41,10 +55,14 @@ struct OccupancyResult {
   std::int64_t shared_memory_per_block = 0;  // as allocated, reserved part included
   std::int64_t shared_memory_per_sm = 0;     // the carveout this configuration runs with
   bool fits = true;
-  std::string does_not_fit;  // which resource, when not even one block fits (input.for_people)
+  // When not even one block fits: the resource (registers or shared_memory), what one block
+  // needs of it (registers as the hardware checks them, bytes as allocated or asked) and what a
+  // block may have.
+  Limiter does_not_fit = Limiter::none;
+  std::int64_t needed = 0, allowed = 0;
 };
 
-/// Resident blocks per SM. Throws InputError for threads, registers or shared memory out of
+/// Resident blocks per SM. Throws FieldError for threads, registers or shared memory out of
 /// the profile's range.
 OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu);
 

@@ -24,7 +24,16 @@ const Dtype& dtype_named(const std::string& name, const char* field) {
   for (const Dtype& d : known_dtypes()) {
     if (d.name == name) return d;
   }
-  throw FieldError(field, name, "one of fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, fp4, int8");
+  std::vector<std::string> names;
+  for (const Dtype& d : known_dtypes()) names.push_back(d.name);
+  throw FieldError(field, name, Rule::one_of).choices(std::move(names));
+}
+
+/// The operand types a warpgroup MMA takes: wgmma's on sm_90, tcgen05.mma's (fp4 too) on sm_100.
+std::vector<std::string> mma_types(int arch) {
+  std::vector<std::string> names = {"tf32", "bf16", "fp16", "fp8", "int8"};
+  if (arch == 100) names.push_back("fp4");
+  return names;
 }
 
 /// The MMA kind both operands run as, and its instruction K: 256 bits of the operand (32 bytes),
@@ -48,11 +57,12 @@ Kind mma_kind(const Dtype& a, const Dtype& b, const std::string& acc, int arch) 
   const std::string fa = family(a), fb = family(b);
   const bool low_a = fa == "fp8" || fa == "fp4", low_b = fb == "fp8" || fb == "fp4";
   Kind k;
+  // fp64 has no warpgroup MMA (PTX ISA); fp4 is sm_100's tcgen05.mma only.
   if (fa == "fp64" || fb == "fp64") {
-    throw FieldError("dtype_a", "fp64", "a tensor-core type of wgmma/tcgen05.mma: fp64 has no warpgroup MMA (PTX ISA)");
+    throw FieldError(fa == "fp64" ? "dtype_a" : "dtype_b", "fp64", Rule::one_of).choices(mma_types(arch)).aspect("fp64");
   }
   if (arch == 90 && (fa == "fp4" || fb == "fp4")) {
-    throw FieldError("dtype_a", "fp4", "a type wgmma takes on sm_90 (tf32, bf16, fp16, fp8, int8): fp4 needs sm_100's tcgen05.mma");
+    throw FieldError(fa == "fp4" ? "dtype_a" : "dtype_b", "fp4", Rule::one_of).choices(mma_types(arch)).aspect("fp4");
   }
   if (low_a && low_b) {
     k.name = arch == 100 ? (fa == "fp4" && fb == "fp4" ? "mxf4" : "f8f6f4") : "e4m3/e5m2";
@@ -66,17 +76,17 @@ Kind mma_kind(const Dtype& a, const Dtype& b, const std::string& acc, int arch) 
     k.smem_bits_b = b.bits;
     k.int8 = fa == "int8";
   } else {
-    throw FieldError("dtype_b", b.name,
-                     fmt::format("the type of A's MMA kind ({}): wgmma and tcgen05.mma take A and B of one kind (bf16 with bf16, "
-                                 "fp16 with fp16, tf32, fp8/fp4 mixed, int8)",
-                                 a.name));
+    // wgmma and tcgen05.mma take A and B of one kind.
+    throw FieldError("dtype_b", b.name, Rule::one_of).aspect("kind").fact("dtype_a", a.name);
   }
   const bool f16_acc_ok = fa == "fp16" || fa == "fp8" || fa == "fp4";
-  if (k.int8 && acc != "int32") throw FieldError("acc", acc, "int32: int8 operands accumulate in s32 (PTX ISA)");
-  if (!k.int8 && acc == "int32") throw FieldError("acc", acc, "fp32 (or fp16 for fp16/fp8 operands): int32 is for int8 operands");
-  if (acc == "fp16" && !f16_acc_ok) {
-    throw FieldError("acc", acc, fmt::format("fp32: {} operands accumulate in f32 only (PTX ISA)", a.name));
+  // int8 accumulates in s32; fp16 accumulates only fp16, fp8 and fp4 operands (PTX ISA).
+  if (k.int8 && acc != "int32") throw FieldError("acc", acc, Rule::one_of).choices({"int32"}).aspect("int8");
+  if (!k.int8 && acc == "int32") {
+    throw FieldError("acc", acc, Rule::one_of).choices(f16_acc_ok ? std::vector<std::string>{"fp32", "fp16"} : std::vector<std::string>{"fp32"})
+        .aspect("int32");
   }
+  if (acc == "fp16" && !f16_acc_ok) throw FieldError("acc", acc, Rule::one_of).choices({"fp32"}).aspect("fp16").fact("dtype_a", a.name);
   return k;
 }
 
@@ -96,21 +106,18 @@ void mma_shape(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
     // One wgmma is m64: each consumer warpgroup's rows are a multiple of 64.
     const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / in.consumers;
     if (in.tile_m % (in.schedule == PipelineSchedule::pingpong ? 1 : in.consumers) != 0 || rows % 64 != 0) {
-      throw FieldError("tile", tile,
-                       fmt::format("M a multiple of 64 per consumer warpgroup (wgmma is m64nNkK; {} consumers {}): M = 64, 128, 192, 256",
-                                   in.consumers, in.schedule == PipelineSchedule::pingpong ? "each own a tile" : "split M"));
+      throw FieldError("tile", tile, Rule::multiple_of).step(64).aspect(in.schedule == PipelineSchedule::pingpong ? "m_pingpong" : "m")
+          .fact("consumers", in.consumers);
     }
     r.mma_m = 64;
   } else {
     const std::int64_t ok1 = in.cta_group == 1 ? 64 : 128, ok2 = in.cta_group == 1 ? 128 : 256;
     if (in.tile_m != ok1 && in.tile_m != ok2) {
-      throw FieldError("tile", tile, fmt::format("M = {} or {} for tcgen05.mma cta_group::{} (PTX ISA; the MMA tile is the pair's on cta_group::2)",
-                                                 ok1, ok2, in.cta_group));
+      throw FieldError("tile", tile, Rule::one_of).choices({std::to_string(ok1), std::to_string(ok2)}).aspect("m_sm100")
+          .fact("cta_group", in.cta_group);
     }
     r.mma_m = static_cast<int>(in.tile_m);
-    if (in.tile_n > 256) {
-      throw FieldError("tile", tile, "N at most 256 on sm_100: one tcgen05.mma covers the MMA tile (N 8 to 256; CUTLASS's MmaTileShape)");
-    }
+    if (in.tile_n > 256) throw FieldError("tile", tile, Rule::at_most).hi(256).aspect("n_sm100");
   }
   for (int n = 256; n >= 8; n -= 8) {
     if (in.tile_n % n == 0 && legal_n(n, r.arch, kind.int8, in.cta_group)) {
@@ -119,16 +126,15 @@ void mma_shape(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
     }
   }
   if (r.mma_n == 0) {
-    const char* rule = r.arch == 100 ? (in.cta_group == 2 ? "a multiple of 16 (tcgen05.mma cta_group::2: N 16 to 256 in steps of 16)"
-                                                          : "a multiple of 8 (tcgen05.mma cta_group::1: N 8 to 256 in steps of 8)")
-                       : kind.int8 ? "a multiple of 16, or 8 or 24 (wgmma s8: N = 8, 16, 24, 32, 48, ..., 256)"
-                                   : "a multiple of 8 (wgmma: N 8 to 256 in steps of 8)";
-    throw FieldError("tile", tile, fmt::format("N {}", rule));
+    // N: wgmma 8 to 256 in steps of 8 (s8: 8, 16, 24, then steps of 16); tcgen05.mma cta_group::1
+    // steps of 8, cta_group::2 steps of 16.
+    const bool by16 = r.arch == 100 ? in.cta_group == 2 : kind.int8;
+    throw FieldError("tile", tile, Rule::multiple_of).step(by16 ? 16 : 8)
+        .aspect(r.arch == 100 ? (in.cta_group == 2 ? "n_pair" : "n_sm100") : kind.int8 ? "n_s8" : "n");
   }
   r.mma_k = kind.k;
   if (in.tile_k % kind.k != 0) {
-    throw FieldError("tile", tile, fmt::format("K a multiple of {}: one {} MMA takes K = 32 bytes of the operand ({} elements)",
-                                               kind.k, kind.name, kind.k));
+    throw FieldError("tile", tile, Rule::multiple_of).step(kind.k).aspect("k").fact("kind", kind.name);
   }
   r.mmas_per_stage = (in.tile_m / r.mma_m) * (in.tile_n / r.mma_n) * (in.tile_k / r.mma_k);
   r.mma = r.arch == 90 ? fmt::format("wgmma m64n{}k{}", r.mma_n, r.mma_k)
@@ -142,7 +148,7 @@ std::int64_t epilogue_bytes(const PipelineInput& in, std::int64_t cta_m) {
   if (in.epilogue_tile_m == 0) return in.epilogue_smem;
   const std::string tile = fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n);
   if (cta_m % in.epilogue_tile_m != 0 || in.tile_n % in.epilogue_tile_n != 0) {
-    throw FieldError("epilogue_tile", tile, fmt::format("a tile dividing the CTA's {}x{} output tile", cta_m, in.tile_n));
+    throw FieldError("epilogue_tile", tile, Rule::divisor_of).fact("cta_m", static_cast<double>(cta_m)).fact("cta_n", static_cast<double>(in.tile_n));
   }
   const Dtype& d = dtype_named(in.epilogue_dtype, "epilogue_dtype");
   const std::int64_t tiles = (cta_m / in.epilogue_tile_m) * (in.tile_n / in.epilogue_tile_n);
@@ -185,26 +191,26 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
   if (r.kernel_carveout + r.epilogue_bytes > r.capacity) {
     const bool tile = in.epilogue_tile_m > 0;
     throw FieldError(tile ? "epilogue_tile" : "epilogue_smem",
-                     tile ? fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n) : std::to_string(in.epilogue_smem),
-                     fmt::format("an epilogue within the {} B the block may have (this one takes {} B)",
-                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout)),
-                                 format_number(static_cast<double>(r.epilogue_bytes))));
+                     tile ? fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n) : std::to_string(in.epilogue_smem), Rule::at_most)
+        .hi(static_cast<double>(r.capacity - r.kernel_carveout))
+        .fact("room", static_cast<double>(r.capacity - r.kernel_carveout))
+        .fact("bytes", static_cast<double>(r.epilogue_bytes));
   }
   r.max_stages = static_cast<int>((r.capacity - r.kernel_carveout - r.epilogue_bytes) / r.stage_bytes);
   if (r.max_stages < 2) {
-    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
-                     fmt::format("a tile of which 2 stages fit (the mainloop needs 2 or more): a stage is {} B, and {} B of {} B "
-                                 "are left beside the epilogue",
-                                 format_number(static_cast<double>(r.stage_bytes)),
-                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes)),
-                                 format_number(static_cast<double>(r.capacity))));
+    // The mainloop needs 2 stages or more.
+    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k), Rule::at_most)
+        .hi(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes) / 2)
+        .aspect("stages")
+        .fact("stage_bytes", static_cast<double>(r.stage_bytes))
+        .fact("left", static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes))
+        .fact("capacity", static_cast<double>(r.capacity));
   }
   if (in.stages > r.max_stages) {
-    throw FieldError("stages", std::to_string(in.stages),
-                     fmt::format("auto or 2 to {}: {} stages of {} B need {} B, more than the {} B left beside the epilogue",
-                                 r.max_stages, in.stages, format_number(static_cast<double>(r.stage_bytes)),
-                                 format_number(static_cast<double>(in.stages * r.stage_bytes)),
-                                 format_number(static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes))));
+    throw FieldError("stages", in.stages, Rule::in_range).range(2, r.max_stages)
+        .fact("stage_bytes", static_cast<double>(r.stage_bytes))
+        .fact("bytes", static_cast<double>(in.stages * r.stage_bytes))
+        .fact("left", static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes));
   }
   r.stages = in.stages > 0 ? in.stages : r.max_stages;
   r.smem_per_block = r.stages * r.stage_bytes + r.kernel_carveout + r.epilogue_bytes;
@@ -214,17 +220,17 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
 void registers(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
   for (int regs : {in.regs_producer, in.regs_consumer}) {
     if (regs != 0 && !legal_setmaxnreg(regs)) {
-      throw FieldError("regs", fmt::format("{},{}", in.regs_producer, in.regs_consumer),
-                       "P,C: setmaxnreg counts of 24 to 256 in steps of 8 (PTX ISA, setmaxnreg), such as 40,232");
+      throw FieldError("regs", fmt::format("{},{}", in.regs_producer, in.regs_consumer), Rule::in_range)
+          .range(24, 256)
+          .step(8)
+          .aspect("setmaxnreg");
     }
   }
   // At most what the register file gives each thread, in the allocation's steps of 8 (256 a warp).
   const int most = launch_registers(r.threads, gpu);
   r.launch_registers = in.launch_regs > 0 ? in.launch_regs : most;
   if (r.launch_registers > most) {
-    throw FieldError("launch_regs", std::to_string(r.launch_registers),
-                     fmt::format("at most {} registers a thread for {} threads (the register file, 8 registers a thread at a time)",
-                                 most, r.threads));
+    throw FieldError("launch_regs", r.launch_registers, Rule::at_most).hi(most).fact("threads", r.threads);
   }
   r.regs_producer = in.regs_producer > 0 ? in.regs_producer : r.launch_registers;
   r.regs_consumer = in.regs_consumer > 0 ? in.regs_consumer : r.launch_registers;
@@ -257,23 +263,23 @@ void tensor_memory(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
   // columns of the SM's tensor memory: bytes / (128 lanes x 4 bytes)
   const int capacity = static_cast<int>(gpu.tensor_memory_per_sm / (128 * 4));
   if (capacity < 32) {
-    throw FieldError("gpu", gpu.key, "an sm_100 profile with its tensor memory (tensor_memory_per_sm, as hw/b200.toml gives it)");
+    throw FieldError("gpu", gpu.key, Rule::needs_profile).other("tensor_memory_per_sm");
   }
   const std::int64_t cta_m = in.tile_m / in.cta_group;
   r.acc_stages = in.acc_stages > 0 ? in.acc_stages : cutlass_acc_stages(cta_m, in.tile_n, in.cta_group);
   // columns = stages x N (128 lanes); a one-SM M = 64 accumulator packs into N/2
   const std::int64_t per_stage = cta_m > 64 || in.cta_group == 2 ? in.tile_n : in.tile_n / 2;
   if (per_stage > capacity) {
-    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k),
-                     fmt::format("N at most {}: one accumulator stage of N columns must fit the {} columns of tensor memory",
-                                 cta_m > 64 || in.cta_group == 2 ? capacity : 2 * capacity, capacity));
+    throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k), Rule::at_most)
+        .hi(cta_m > 64 || in.cta_group == 2 ? capacity : 2 * capacity)
+        .aspect("n_tmem")
+        .fact("columns", capacity);
   }
   const std::int64_t columns = r.acc_stages * per_stage;
   if (r.acc_stages < 1 || columns > capacity) {
-    throw FieldError("acc_stages", std::to_string(r.acc_stages),
-                     fmt::format("1 to {}: each accumulator stage takes {} of the {} tensor-memory columns (128 lanes x 32 bits; "
-                                 "tcgen05.alloc takes at most 512)",
-                                 capacity / per_stage, per_stage, capacity));
+    throw FieldError("acc_stages", r.acc_stages, Rule::in_range).range(1, static_cast<double>(capacity / per_stage))
+        .fact("per_stage", static_cast<double>(per_stage))
+        .fact("columns", capacity);
   }
   r.tmem_columns = static_cast<int>(columns);
   r.tmem_allocated = tmem_allocation(r.tmem_columns);
@@ -289,17 +295,16 @@ void tma(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
     inner = in.box_inner > 0 ? in.box_inner : std::min<std::int64_t>({in.tile_k, span * 8 / bits, kTmaBoxMax});
     outer = in.box_outer > 0 ? in.box_outer : std::min<std::int64_t>(rows, kTmaBoxMax);
     const std::string text = fmt::format("{}x{}", inner, outer);
-    if (inner > kTmaBoxMax || outer > kTmaBoxMax) {
-      throw FieldError("box", text, "INNERxOUTER elements, each 1 to 256 (cuTensorMapEncodeTiled: boxDim[i] <= 256)");
-    }
+    // cuTensorMapEncodeTiled: boxDim[i] <= 256; boxDim[0] x element size a multiple of 16 bytes,
+    // and at most the swizzle's span.
+    if (inner > kTmaBoxMax || outer > kTmaBoxMax) throw FieldError("box", text, Rule::in_range).range(1, kTmaBoxMax);
     if (inner * bits % (16 * 8) != 0) {
-      throw FieldError("box", text, fmt::format("an inner box of a multiple of 16 bytes (cuTensorMapEncodeTiled: boxDim[0] x element "
-                                                "size); {} elements of {} bits are {} bytes", inner, bits, static_cast<double>(inner * bits) / 8));
+      throw FieldError("box", text, Rule::multiple_of).step(16).aspect("inner")
+          .fact("elements", static_cast<double>(inner)).fact("bits", bits).fact("bytes", static_cast<double>(inner * bits) / 8);
     }
     if (in.swizzle > 0 && inner * bits > in.swizzle * 8) {
-      throw FieldError("box", text, fmt::format("an inner box of at most {} bytes with {}-byte swizzle (cuTensorMapEncodeTiled); "
-                                                "{} elements of {} bits are {} bytes", in.swizzle, in.swizzle, inner, bits,
-                                                inner * bits / 8));
+      throw FieldError("box", text, Rule::at_most).hi(in.swizzle).aspect("inner")
+          .fact("elements", static_cast<double>(inner)).fact("bits", bits).fact("bytes", static_cast<double>(inner * bits) / 8);
     }
     return ((in.tile_k + inner - 1) / inner) * ((rows + outer - 1) / outer);
   };
@@ -317,35 +322,33 @@ void check_input(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
   } else if (gpu.cc_major == 10) {
     r.arch = 100;
   } else {
-    throw FieldError("gpu", gpu.key, fmt::format("an sm_90 (H100, H200) or sm_100 (B200) profile: wgmma and tcgen05.mma need one "
-                                                 "({} is sm_{}{})", gpu.key, gpu.cc_major, gpu.cc_minor));
+    throw FieldError("gpu", gpu.key, Rule::one_of)
+        .choices({"sm_90", "sm_100"})
+        .fact("arch", fmt::format("sm_{}{}", gpu.cc_major, gpu.cc_minor));
   }
   if (r.arch == 90 && in.cta_group != 1) {
-    throw FieldError("cta_group", std::to_string(in.cta_group), "1 on sm_90: a CTA pair (cta_group::2) is tcgen05's, sm_100");
+    throw FieldError("cta_group", in.cta_group, Rule::one_of).choices({"1"});
   }
   if (r.arch == 100 && in.schedule == PipelineSchedule::pingpong) {
-    throw FieldError("schedule", "pingpong", "cooperative on sm_100: the accumulator is in tensor memory, the epilogue warpgroups "
-                                             "read it (ping-pong is sm_90's register-accumulator schedule)");
+    throw FieldError("schedule", "pingpong", Rule::one_of).choices({"cooperative"});
   }
   if (r.arch == 90 && in.acc_stages > 0) {
-    throw FieldError("acc_stages", std::to_string(in.acc_stages), "no value on sm_90: the accumulator is in registers; tensor memory is sm_100's");
+    throw FieldError("acc_stages", in.acc_stages, Rule::needs_capability).lo(10.0);
   }
   if (in.cluster_m % in.cta_group != 0) {
-    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n),
-                     "a cluster M that is a multiple of 2 with cta_group::2 (the pair is two CTAs of the cluster)");
+    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n), Rule::multiple_of).step(in.cta_group);
   }
   if (in.cluster_m * in.cluster_n > 16) {
-    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n),
-                     "at most 16 CTAs a cluster (8 portable; 16 with cudaFuncAttributeNonPortableClusterSizeAllowed)");
+    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n), Rule::at_most).hi(16);
   }
   r.threads = kWarpgroup * (in.producers + in.consumers);
   if (r.threads > gpu.max_threads_per_block) {
-    throw FieldError("warpgroups", fmt::format("{}+{}", in.producers, in.consumers),
-                     fmt::format("at most {} warpgroups in all ({} threads a block)", gpu.max_threads_per_block / kWarpgroup,
-                                 gpu.max_threads_per_block));
+    throw FieldError("warpgroups", fmt::format("{}+{}", in.producers, in.consumers), Rule::at_most)
+        .hi(gpu.max_threads_per_block / kWarpgroup)
+        .fact("threads", gpu.max_threads_per_block);
   }
   if (in.swizzle != 0 && in.swizzle != 32 && in.swizzle != 64 && in.swizzle != 128) {
-    throw FieldError("swizzle", std::to_string(in.swizzle), "0 (none), 32, 64 or 128 bytes (CUtensorMapSwizzle)");
+    throw FieldError("swizzle", in.swizzle, Rule::one_of).choices({"0", "32", "64", "128"});
   }
 }
 
@@ -377,13 +380,12 @@ PipelineResult pipeline(const PipelineInput& in, const Gpu& gpu) {
   occ.threads = r.threads;
   occ.registers = r.launch_registers;
   occ.shared_memory = r.smem_per_block;
-  occ.for_people = false;
   const OccupancyResult o = occupancy(occ, gpu);
   r.blocks_per_sm = o.blocks_per_sm;
   r.limiter = o.limiter;
   if (r.arch == 100 && r.tmem_blocks_per_sm < r.blocks_per_sm) {
     r.blocks_per_sm = r.tmem_blocks_per_sm;
-    r.limiter = "tensor_memory";
+    r.limiter = Limiter::tensor_memory;
   }
   r.occupancy = static_cast<double>(r.blocks_per_sm * r.threads) / gpu.max_threads_per_sm;
   // Little's law: bytes in flight per SM = bandwidth / SMs x latency; a stage brings A + B

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/gpu.h"
+#include "core/occupancy.h"
 
 namespace gpucalc {
 
@@ -70,7 +71,7 @@ struct PipelineResult {
   // Occupancy.
   int blocks_per_sm = 0;
   double occupancy = 0;
-  std::string limiter;
+  Limiter limiter = Limiter::none;
   // TMA.
   std::int64_t box_a_inner = 0, box_a_outer = 0, box_b_inner = 0, box_b_outer = 0;
   std::int64_t tma_loads_per_stage = 0;

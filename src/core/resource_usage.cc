@@ -1,7 +1,6 @@
 #include "core/resource_usage.h"
 
 #include <cxxabi.h>
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -11,7 +10,6 @@
 #include <unordered_set>
 
 #include "core/error.h"
-#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {
@@ -36,48 +34,42 @@ constexpr std::int64_t kMaxCount = 65536;
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxBound = std::int64_t{1} << 24;
 
-// The forms a line is read in, for messages.
-constexpr const char* kUsedForm =
-    "ptxas's 'Used N registers, used N barriers, N bytes smem, N bytes cmem[B], N bytes lmem, N bytes cumulative stack "
-    "size' (the parts after the registers optional) with whole numbers N";
-constexpr const char* kPropertiesForm =
-    "ptxas's 'N bytes stack frame, N bytes spill stores, N bytes spill loads' with whole numbers N";
-constexpr const char* kCuobjdumpForm =
-    "cuobjdump's 'REG:N STACK:N SHARED:N LOCAL:N CONSTANT[B]:N ...' with whole numbers N";
-constexpr const char* kBoundForm =
-    "PTX's '.maxntid X[, Y[, Z]]' or '.reqntid X[, Y[, Z]]', whole numbers of threads whose product is 1 to 16,777,216";
-constexpr const char* kMinBlocksForm = "PTX's '.minnctapersm N' with a whole number N from 1 to 16,777,216";
-
 struct Reader {
   std::string origin;
   long line = 0;
 
-  [[noreturn]] void fail(const std::string& what, std::string_view expected) const {
-    throw InputError(fmt::format("--from {}: line {}: {}: expected {}", origin, line, what, expected));
+  // The problem at this line; `text` kept to 80 characters.
+  ResourceUsageError problem(UsageProblem what, UsageForm form, std::string_view text = {}, std::string_view name = {}) const {
+    ResourceUsageError e(origin, line, what, form);
+    e.text = std::string(text.substr(0, 80));
+    e.name = std::string(name.substr(0, 40));
+    return e;
   }
-  // `token`, a whole number from `min` to `max`; `name` says what it counts in the message.
-  std::int64_t number(std::string_view token, std::int64_t min, std::int64_t max, std::string_view name,
-                      std::string_view form) const {
+  // `token`, a whole number from `min` to `max`; `name` says what it counts.
+  std::int64_t number(std::string_view token, std::int64_t min, std::int64_t max, std::string_view name, UsageForm form) const {
     token = trim(token);
-    const std::string shown = InputError::printable(std::string(token.substr(0, 40)));
-    if (token.empty()) fail(fmt::format("no number for {}", name), form);
+    if (token.empty()) throw problem(UsageProblem::no_number, form, {}, name);
     std::int64_t v = 0;
     for (char c : token) {
-      if (!is_digit(c)) fail(fmt::format("'{}' is not a whole number ({})", shown, name), form);
+      if (!is_digit(c)) throw problem(UsageProblem::not_whole, form, token.substr(0, 40), name);
       if (v <= max) v = v * 10 + (c - '0');  // past max it only grows; max < 2^62 keeps it from overflow
     }
     if (v < min || v > max) {
-      fail(fmt::format("{} {} is out of range", shown, name),
-           fmt::format("{} from {} to {}", name, format_number(static_cast<double>(min)), format_number(static_cast<double>(max))));
+      ResourceUsageError e = problem(UsageProblem::out_of_range, form, token.substr(0, 40), name);
+      e.lo = static_cast<double>(min);
+      e.hi = static_cast<double>(max);
+      throw e;
     }
     return v;
   }
   // `total` + `n` where `total` < 0 means none yet, refused past kMaxBytes (constant banks added up).
-  std::int64_t add_bytes(std::int64_t total, std::int64_t n) const {
+  std::int64_t add_bytes(std::int64_t total, std::int64_t n, UsageForm form) const {
     const std::int64_t sum = (total < 0 ? 0 : total) + n;  // each at most 2^40: no overflow
     if (sum > kMaxBytes) {
-      fail(fmt::format("constant memory of {} bytes in all is out of range", sum),
-           fmt::format("constant memory from 0 to {} bytes in all", format_number(static_cast<double>(kMaxBytes))));
+      ResourceUsageError e = problem(UsageProblem::constant_too_large, form);
+      e.value = static_cast<double>(sum);
+      e.hi = static_cast<double>(kMaxBytes);
+      throw e;
     }
     return sum;
   }
@@ -101,7 +93,7 @@ Part split_part(std::string_view part) {
 // what it counts. A part whose count gpucalc does not read (textures on old GPUs) is skipped;
 // a number that is not a whole one is refused.
 void read_used(std::string_view text, KernelResources& k, const Reader& r) {
-  const std::string line = InputError::printable(std::string(trim(text).substr(0, 80)));
+  const std::string_view line = trim(text).substr(0, 80);
   std::size_t start = 0;
   bool first = true;
   while (start <= text.size()) {
@@ -112,24 +104,24 @@ void read_used(std::string_view text, KernelResources& k, const Reader& r) {
     if (starts_with(part, "Used ") || starts_with(part, "used ")) part.remove_prefix(5);
     const Part p = split_part(part);
     if (first) {
-      if (p.what != "registers") r.fail(fmt::format("'{}' is not a usage line", line), kUsedForm);
-      k.registers = static_cast<int>(r.number(p.number, 0, kMaxCount, "registers", kUsedForm));
+      if (p.what != "registers") throw r.problem(UsageProblem::not_usage_line, UsageForm::used, line);
+      k.registers = static_cast<int>(r.number(p.number, 0, kMaxCount, "registers", UsageForm::used));
       first = false;
       continue;
     }
     if (p.number.empty()) continue;  // a part ptxas may add that is not a count
-    if (p.what.empty()) r.fail(fmt::format("'{}' in '{}' counts nothing", InputError::printable(std::string(part)), line), kUsedForm);
+    if (p.what.empty()) throw r.problem(UsageProblem::counts_nothing, UsageForm::used, line, part);
     if (p.what == "barriers") {
-      k.barriers = static_cast<int>(r.number(p.number, 0, kMaxCount, "barriers", kUsedForm));
+      k.barriers = static_cast<int>(r.number(p.number, 0, kMaxCount, "barriers", UsageForm::used));
       continue;
     }
-    const std::int64_t n = r.number(p.number, 0, kMaxBytes, InputError::printable(std::string(p.what.substr(0, 40))), kUsedForm);
+    const std::int64_t n = r.number(p.number, 0, kMaxBytes, p.what, UsageForm::used);
     if (p.what == "bytes smem") {
       k.shared_memory = n;
     } else if (p.what == "bytes lmem") {
       k.local_memory = n;
     } else if (starts_with(p.what, "bytes cmem[")) {
-      k.constant_memory = r.add_bytes(k.constant_memory, n);
+      k.constant_memory = r.add_bytes(k.constant_memory, n, UsageForm::used);
     } else if (p.what == "bytes cumulative stack size") {
       if (k.stack_frame < 0) k.stack_frame = n;
     }
@@ -147,7 +139,7 @@ bool read_properties(std::string_view text, KernelResources& k, const Reader& r)
     const Part p = split_part(text.substr(start, comma - start));
     start = comma + 1;
     if (p.number.empty()) continue;
-    const std::int64_t n = r.number(p.number, 0, kMaxBytes, InputError::printable(std::string(p.what.substr(0, 40))), kPropertiesForm);
+    const std::int64_t n = r.number(p.number, 0, kMaxBytes, p.what, UsageForm::properties);
     if (p.what == "bytes stack frame") k.stack_frame = n;
     if (p.what == "bytes spill stores") k.spill_stores = n;
     if (p.what == "bytes spill loads") k.spill_loads = n;
@@ -167,12 +159,11 @@ void read_cuobjdump_usage(std::string_view text, KernelResources& k, const Reade
     const std::size_t colon = token.rfind(':');
     if (colon == std::string_view::npos) continue;
     std::string_view key = token.substr(0, colon);
-    const std::string name = InputError::printable(std::string(key.substr(0, 40)));
     if (key == "REG") {
-      k.registers = static_cast<int>(r.number(token.substr(colon + 1), 0, kMaxCount, "REG (registers)", kCuobjdumpForm));
+      k.registers = static_cast<int>(r.number(token.substr(colon + 1), 0, kMaxCount, "REG (registers)", UsageForm::cuobjdump));
       continue;
     }
-    const std::int64_t n = r.number(token.substr(colon + 1), 0, kMaxBytes, name, kCuobjdumpForm);
+    const std::int64_t n = r.number(token.substr(colon + 1), 0, kMaxBytes, key, UsageForm::cuobjdump);
     if (key == "STACK") {
       k.stack_frame = n;
     } else if (key == "SHARED") {
@@ -180,7 +171,7 @@ void read_cuobjdump_usage(std::string_view text, KernelResources& k, const Reade
     } else if (key == "LOCAL") {
       k.local_memory = n;
     } else if (starts_with(key, "CONSTANT")) {
-      k.constant_memory = r.add_bytes(k.constant_memory, n);
+      k.constant_memory = r.add_bytes(k.constant_memory, n, UsageForm::cuobjdump);
     }
   }
 }
@@ -198,16 +189,20 @@ std::string_view quoted(std::string_view s, std::size_t from = 0) {
 // checked before it is formed.
 int thread_product(std::string_view list, const Reader& r) {
   list = trim(list);
-  if (list.empty()) r.fail("a launch bound without its threads", kBoundForm);
+  if (list.empty()) throw r.problem(UsageProblem::bound_without_threads, UsageForm::bound);
   std::int64_t product = 1;
   std::size_t start = 0;
   for (int parts = 0; start <= list.size(); ++parts) {
-    if (parts == 3) r.fail(fmt::format("'{}' has more than 3 dimensions", InputError::printable(std::string(list.substr(0, 80)))), kBoundForm);
+    if (parts == 3) throw r.problem(UsageProblem::bound_dimensions, UsageForm::bound, list);
     std::size_t comma = list.find(',', start);
     if (comma == std::string_view::npos) comma = list.size();
-    const std::int64_t n = r.number(list.substr(start, comma - start), 1, kMaxBound, "threads", kBoundForm);
+    const std::int64_t n = r.number(list.substr(start, comma - start), 1, kMaxBound, "threads", UsageForm::bound);
     start = comma + 1;
-    if (n > kMaxBound / product) r.fail(fmt::format("a launch bound of more than {} threads", format_number(static_cast<double>(kMaxBound))), kBoundForm);
+    if (n > kMaxBound / product) {
+      ResourceUsageError e = r.problem(UsageProblem::bound_too_large, UsageForm::bound);
+      e.hi = static_cast<double>(kMaxBound);
+      throw e;
+    }
     product *= n;
   }
   return static_cast<int>(product);
@@ -285,7 +280,7 @@ void read_ptx_line(std::string_view t, std::string& ptx_entry, std::map<std::str
   if (starts_with(t, ".maxntid") || starts_with(t, ".reqntid")) {
     bounds[ptx_entry].max_threads = thread_product(t.substr(8), r);
   } else if (starts_with(t, ".minnctapersm")) {
-    bounds[ptx_entry].min_blocks = static_cast<int>(r.number(t.substr(13), 1, kMaxBound, "blocks", kMinBlocksForm));
+    bounds[ptx_entry].min_blocks = static_cast<int>(r.number(t.substr(13), 1, kMaxBound, "blocks", UsageForm::min_blocks));
   } else if (starts_with(t, "{")) {
     ptx_entry.clear();
   }
@@ -351,8 +346,9 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
   std::string ptx_entry;
   auto add = [&](KernelResources k) {
     if (kernels.size() >= kMaxKernels) {
-      r.fail(fmt::format("more than {} kernels", format_number(static_cast<double>(kMaxKernels))),
-             fmt::format("at most {} kernels in one file (split the log)", format_number(static_cast<double>(kMaxKernels))));
+      ResourceUsageError e = r.problem(UsageProblem::many_kernels, UsageForm::any);
+      e.hi = static_cast<double>(kMaxKernels);
+      throw e;
     }
     parse_arch(k.arch, k.cc_major, k.cc_minor);
     k.line = r.line;
@@ -367,8 +363,9 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
     pos = end + 1;
     ++r.line;
     if (line.size() > kMaxResourceLineBytes) {
-      r.fail(fmt::format("a line of more than {} bytes", kMaxResourceLineBytes),
-             "the text of ptxas -v or cuobjdump --dump-resource-usage");
+      ResourceUsageError e = r.problem(UsageProblem::long_line, UsageForm::any);
+      e.hi = static_cast<double>(kMaxResourceLineBytes);
+      throw e;
     }
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
 
@@ -386,7 +383,7 @@ std::vector<KernelResources> parse_resource_usage(std::string_view text, const s
         k.name = std::string(name);
         k.arch = after == std::string_view::npos ? "" : std::string(quoted(rest, after + 5));
         k.source = "ptxas";
-        if (k.name.empty()) r.fail("a Compiling entry function line without a name", "ptxas's Compiling entry function 'NAME' for 'sm_XY'");
+        if (k.name.empty()) throw r.problem(UsageProblem::entry_without_name, UsageForm::entry);
         entry = add(std::move(k));
         properties_of.clear();
       } else if (starts_with(rest, "Function properties for ")) {

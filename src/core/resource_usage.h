@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.h"
+
 namespace gpucalc {
 
 /// One kernel compiled for one architecture. A count the text does not give is -1.
@@ -40,10 +42,53 @@ inline constexpr std::int64_t kCuobjdumpReservedShared = 1024;
 inline constexpr std::size_t kMaxResourceLineBytes = 256 * 1024;
 inline constexpr std::size_t kMaxKernels = 100000;
 
+/// What is wrong with a line of toolchain output, as data (commands/resource_words.cc writes it).
+enum class UsageProblem : std::uint8_t {
+  no_number,              // no number for `name`
+  not_whole,              // `text` is not a whole number (of `name`)
+  out_of_range,           // `text` `name` is out of range: lo to hi
+  constant_too_large,     // the constant banks add up to `value` bytes, more than hi
+  not_usage_line,         // `text` is not a usage line
+  counts_nothing,         // the part `name` of the line `text` counts nothing
+  bound_without_threads,  // a launch bound without its threads
+  bound_dimensions,       // the bound `text` has more than 3 dimensions
+  bound_too_large,        // a launch bound of more than hi threads
+  many_kernels,           // more than hi kernels
+  long_line,              // a line of more than hi bytes
+  entry_without_name,     // a Compiling entry function line without a name
+};
+
+/// The form the line was read in: what the message says is expected.
+enum class UsageForm : std::uint8_t {
+  used,        // ptxas's Used line
+  properties,  // ptxas's Function properties line
+  cuobjdump,   // cuobjdump's REG:N STACK:N ... line
+  bound,       // PTX's .maxntid / .reqntid
+  min_blocks,  // PTX's .minnctapersm
+  entry,       // ptxas's Compiling entry function line
+  any,         // any line of the text
+};
+
+/// Toolchain output gpucalc cannot read: where it came from (as the caller named it), the line,
+/// the problem, the form expected and what was found.
+class ResourceUsageError : public InputError {
+ public:
+  ResourceUsageError(std::string from, long at, UsageProblem what, UsageForm expected)
+      : InputError(from + ": line " + std::to_string(at) + ": unreadable (problem " + std::to_string(static_cast<int>(what)) + ")"),
+        origin(std::move(from)), line(at), problem(what), form(expected) {}
+  std::string origin;
+  long line;
+  UsageProblem problem;
+  UsageForm form;
+  std::string text, name;  // what was found (at most 80 characters), what it counts
+  double value = 0, lo = 0, hi = 0;
+};
+
 /// Every kernel of `text`, in the order given; an exact repeat of a kernel for the same
 /// architecture (one log holding a file twice) is kept once. Lines that are neither (nvcc's
-/// other messages, warnings, PTX) are skipped. Throws InputError (naming `origin` and the line)
-/// for a line over kMaxResourceLineBytes, a number that is not one, or more than kMaxKernels.
+/// other messages, warnings, PTX) are skipped. Throws ResourceUsageError (naming `origin`, where
+/// the text came from as the caller names it, and the line) for a line over
+/// kMaxResourceLineBytes, a number that is not one, or more than kMaxKernels.
 std::vector<KernelResources> parse_resource_usage(std::string_view text, const std::string& origin);
 
 /// `name` demangled (abi::__cxa_demangle); `name` itself when it is not a mangled C++ name.

@@ -1,6 +1,7 @@
 // The roofline: attainable FLOP/s for an arithmetic intensity, and which resource bounds it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -25,13 +26,19 @@ struct RooflineInput {
   double time = 0;       // a measured time in seconds (0: none), with flops and bytes
 };
 
+/// Which roof bounds a kernel: the bandwidth's slope or the peak. Its word in results:
+/// roofline_bound_word.
+enum class RooflineBound : std::uint8_t { memory, compute };
+/// "memory", "compute".
+const char* roofline_bound_word(RooflineBound bound);
+
 struct RooflineResult {
   double peak = 0;       // FLOP/s of the unit and dtype
   double bandwidth = 0;  // bytes/s
   double intensity = 0;  // FLOP/byte
   double ridge = 0;      // peak / bandwidth
   double attainable = 0;  // min(peak, I x bandwidth)
-  std::string bound;     // memory or compute
+  RooflineBound bound = RooflineBound::memory;
   bool has_times = false;
   double compute_time = 0;  // FLOP / peak
   double memory_time = 0;   // bytes / bandwidth
@@ -45,10 +52,10 @@ struct RooflineResult {
   double bandwidth_fraction = 0;   // achieved_bandwidth / bandwidth
   bool has_achieved_fraction = false;  // false at 0 FLOP: achieved / attainable is 0 / 0 there
   double achieved_fraction = 0;    // achieved / attainable at the intensity = time floor / measured time
-  std::string nearer_bound;        // compute or memory: the larger of the two fractions
+  RooflineBound nearer_bound = RooflineBound::memory;  // the larger of the two fractions
 };
 
-/// Throws InputError when the unit has no path for the dtype on this GPU (naming the dtypes it
+/// Throws FieldError when the unit has no path for the dtype on this GPU (naming the dtypes it
 /// has), when sparsity is asked of a unit, dtype or GPU without it, or inputs are missing, not
 /// finite, or not positive (flops may be 0: a copy kernel).
 RooflineResult roofline(const RooflineInput& input, const Gpu& gpu);

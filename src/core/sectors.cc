@@ -1,6 +1,5 @@
 #include "core/sectors.h"
 
-#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,8 +13,7 @@ namespace {
 
 void check_element_bytes(int element_bytes) {
   if (element_bytes != 1 && element_bytes != 2 && element_bytes != 4 && element_bytes != 8 && element_bytes != 16) {
-    throw FieldError("elem", std::to_string(element_bytes),
-                     "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, one LDG.128 per lane)");
+    throw FieldError("elem", element_bytes, Rule::one_of).choices({"1", "2", "4", "8", "16"});
   }
 }
 
@@ -78,14 +76,14 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   for (int t = 0; t < kWarpLanes; ++t) {
     if (!load.active[t]) continue;
     const std::int64_t a = load.address[t];
-    if (a < 0) throw FieldError("addresses", std::to_string(a), "byte addresses of 0 or more");
+    if (a < 0) throw FieldError("addresses", static_cast<double>(a), Rule::at_least).lo(0);
     ++r.active_lanes;
     if (a % e != 0) r.misaligned = true;
     // The lane reads bytes a .. a + e - 1: sectors a / 32 .. (a + e - 1) / 32 (two when it straddles).
     for (std::int64_t s = a / kSectorBytes; s <= (a + e - 1) / kSectorBytes; ++s) touches.emplace_back(s, t);
     ranges.emplace_back(a, a + e);
   }
-  if (r.active_lanes == 0) throw FieldError("active", "0", "at least one active lane (--active 1..32 or a non-zero --mask)");
+  if (r.active_lanes == 0) throw FieldError("active", 0, Rule::at_least).lo(1);
 
   // Distinct bytes requested: the union of the lanes' byte ranges (lanes reading the same bytes count once).
   std::sort(ranges.begin(), ranges.end());
@@ -132,11 +130,13 @@ SectorsResult sectors(const WarpLoad& load, const Gpu& gpu) {
   return r;
 }
 
+const char* sweep_bound_word(SweepBound bound) { return bound == SweepBound::l2 ? "L2" : "HBM"; }
+
 ColumnSweep column_sweep(std::int64_t rows, std::int64_t cols, int element_bytes, double bandwidth, const Gpu& gpu) {
   check_element_bytes(element_bytes);
-  if (rows < 1) throw FieldError("rows", std::to_string(rows), "1 or more rows");
-  if (cols < 1) throw FieldError("cols", std::to_string(cols), "1 or more columns");
-  if (!(bandwidth > 0)) throw FieldError("bandwidth", "", "a bandwidth greater than 0");
+  if (rows < 1) throw FieldError("rows", static_cast<double>(rows), Rule::at_least).lo(1);
+  if (cols < 1) throw FieldError("cols", static_cast<double>(cols), Rule::at_least).lo(1);
+  if (!(bandwidth > 0)) throw FieldError("bandwidth", bandwidth, Rule::above).lo(0);
   const SectorsResult w = sectors(matrix_load(cols, MatrixAccess::column, 0, element_bytes, 0, 0xFFFFFFFFu), gpu);
   const double e = element_bytes, r = static_cast<double>(rows), c = static_cast<double>(cols);
   ColumnSweep s;
@@ -170,7 +170,7 @@ ColumnSweep column_sweep(std::int64_t rows, std::int64_t cols, int element_bytes
   s.dram_time = s.dram_bytes / s.dram_rate;
   s.l2_time = s.l2_rate > 0 ? s.l2_bytes / s.l2_rate : 0;
   s.time = std::max(s.dram_time, s.l2_time);
-  s.bound = s.l2_time > s.dram_time ? "L2" : "HBM";
+  s.bound = s.l2_time > s.dram_time ? SweepBound::l2 : SweepBound::hbm;
   // the range's other end: every reuse misses, each request's granules at the scattered rate
   s.dram_time_all_miss = s.reuse_range ? s.dram_bytes_all_miss / (apart ? scattered_rate : bandwidth) : s.dram_time;
   s.time_all_miss = std::max(s.dram_time_all_miss, s.l2_time);

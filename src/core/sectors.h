@@ -69,12 +69,17 @@ inline constexpr std::int64_t kL1ExactLines = 8;
 /// `dram_bytes_streaming` is the share per warp when neighbouring warps read the neighbouring bytes
 /// (a streaming sweep: each granule crosses once, so a warp costs its own bytes). L1 wavefronts
 /// model the L1TEX tag stage resolving up to 4 cache lines (4 sets x 4 sectors) per cycle, as
-/// NVIDIA describes it for Volta and later: exact up to kL1ExactLines lines on the H200, the fewest beyond. Throws InputError for an element size other than 1, 2, 4, 8, 16, a
+/// NVIDIA describes it for Volta and later: exact up to kL1ExactLines lines on the H200, the fewest beyond. Throws FieldError for an element size other than 1, 2, 4, 8, 16, a
 /// negative address or a load with no active lane.
 SectorsResult sectors(const WarpLoad& load, const Gpu& gpu);
 
 /// A whole rows x cols row-major matrix read column by column: warp requests walk down column 0,
 /// then column 1, ..., lane t reading row 32 q + t of request q.
+/// What bounds a column sweep's time: HBM or L2. Its word in results: sweep_bound_word.
+enum class SweepBound : std::uint8_t { hbm, l2 };
+/// "HBM", "L2".
+const char* sweep_bound_word(SweepBound bound);
+
 struct ColumnSweep {
   double requests = 0;        // warp requests: ceil(rows / 32) x cols
   double l2_bytes = 0;        // L2 -> SM: requests x sectors per request x 32
@@ -95,7 +100,7 @@ struct ColumnSweep {
   double dram_time = 0;       // dram bytes / dram rate
   double l2_time = 0;         // l2 bytes / l2 rate
   double time = 0;            // max(dram_time, l2_time)
-  std::string bound;          // "HBM" or "L2"
+  SweepBound bound = SweepBound::hbm;
   // reuse_range: the other end, every reuse missed (both partitions holding a copy of each line):
   // HBM moves dram_bytes_all_miss at the scattered rate; time_all_miss = max(that, l2_time).
   // Outside the range both equal dram_time and time.

@@ -11,10 +11,12 @@ struct WavesInput {
   std::int64_t blocks = 0;  // blocks in the grid
   int blocks_per_sm = 0;    // resident blocks per SM
   double block_time = 0;    // seconds one block runs (0: unknown)
+  int sm_count = 0;         // SMs the grid runs on (0: the profile's)
 };
 
 struct WavesResult {
-  std::int64_t waves = 0;
+  std::int64_t waves = 0;            // whole waves: ceil(waves_exact)
+  double waves_exact = 0;            // blocks / blocks per wave (ncu's Waves Per SM)
   std::int64_t blocks_per_wave = 0;
   std::int64_t last_wave_blocks = 0;
   double last_wave_utilization = 0;  // last-wave blocks / blocks per wave
@@ -22,7 +24,7 @@ struct WavesResult {
   double time = 0;                   // waves x block time, when the block time is given
 };
 
-/// Throws InputError for blocks < 1 or blocks_per_sm < 1.
+/// Throws FieldError for blocks < 1 or blocks_per_sm outside 1 to the profile's block limit.
 WavesResult waves(const WavesInput& input, const Gpu& gpu);
 
 /// A GEMM C = A B (C is M x N, inner dimension K) cut into output tiles of tile_m x tile_n, each
@@ -46,7 +48,7 @@ struct GemmTiles {
   double executed_flops = 0;              // 2 padded M padded N K: what the tiles compute
 };
 
-/// Throws InputError (naming gemm, tile or split_k) for a side below 1 or above 2^40, a tile side
+/// Throws FieldError (naming gemm, tile or split_k) for a side below 1 or above 2^40, a tile side
 /// above 2^20, split-K below 1 or above K, or more than 10^12 tiles.
 GemmTiles gemm_tiles(const GemmShape& shape);
 

@@ -21,19 +21,6 @@ namespace gpucalc {
 
 namespace {
 
-// A model's error names its field (bytes_per_load); the user typed an option (--bytes-per-load).
-// The value is the text the user typed for it where `args` has one: a model quotes a number it
-// read (1048576 for 2^20), not what was typed.
-InputError for_option(const Calculator& calc, const FieldError& e, const Args* args) {
-  for (const OptionSpec& o : calc.options) {
-    if ((o.field.empty() ? o.key() : o.field) != e.field()) continue;
-    const Args::Entry* typed = args != nullptr ? args->find(o.name) : nullptr;
-    const bool has_text = typed != nullptr && typed->given && (!typed->text.empty() || !typed->items.empty());
-    return InputError(o.flag(), has_text ? typed->text : e.value(), e.accepted());
-  }
-  return InputError(e.what());
-}
-
 // An error of the option a sweep sets, as the sweep's: the user typed --sweep AXIS, not the
 // point's value (--blocks 1 for --sweep blocks).
 InputError for_sweep(const InputError& e, const std::string& swept) {
@@ -43,7 +30,9 @@ InputError for_sweep(const InputError& e, const std::string& swept) {
 
 }  // namespace
 
-[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e) { throw for_option(calc, e, nullptr); }
+[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e, const Gpu& gpu) {
+  throw field_input_error(e, &calc, &gpu);
+}
 
 void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept) {
   for (const Args::Entry& e : args.entries()) {
@@ -126,7 +115,7 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   try {
     calc.run(args, gpu, report);
   } catch (const FieldError& e) {
-    throw for_sweep(for_option(calc, e, &args), swept);
+    throw for_sweep(field_input_error(e, &calc, &gpu, &args), swept);
   } catch (const InputError& e) {
     if (!swept.empty() && e.option() == "--" + swept) throw for_sweep(e, swept);
     throw;
@@ -171,7 +160,7 @@ void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std
   try {
     calc.run_rows(args, gpu, in, Report(calc.results), finishing);
   } catch (const FieldError& e) {
-    throw for_option(calc, e, &args);
+    throw field_input_error(e, &calc, &gpu, &args);
   }
 }
 

@@ -49,8 +49,15 @@ void parse_args(const Calculator& calc, const GivenOptions& given, const Gpu& gp
 void parse_args(const Calculator& calc, const GivenOptions& given, const std::vector<std::string_view>& cells,
                 const std::vector<std::size_t>& changed, const Gpu& gpu, const std::string& swept, Args& args);
 
-/// A model's FieldError (it names its field) as the InputError of the option that sets the field.
-[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e);
+/// A model's FieldError in words (field_error.cc): its rule, its related field named by the
+/// option of `calc` that fills it, and the reason `calc` declares for its field and rule. Null
+/// `calc` or `gpu`: the rule alone, fields by their names.
+std::string accepted_form(const FieldError& e, const Calculator* calc, const Gpu* gpu);
+/// The same as the InputError of the option that fills the field (--gpu for the profile; the
+/// field itself when no option does), quoting the text typed for it in `args` where there is one.
+InputError field_input_error(const FieldError& e, const Calculator* calc, const Gpu* gpu, const Args* args = nullptr);
+/// field_input_error, thrown.
+[[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e, const Gpu& gpu);
 /// Throws InputError for an option given but never read by the case (or the sweep's axis
 /// `swept`, when the case does not use it): "--x: 'v' is not used by this NAME case".
 void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept);

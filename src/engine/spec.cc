@@ -17,16 +17,12 @@ std::string OptionSpec::key() const {
   return k;
 }
 
-namespace {
-
 std::string bound_text(double v, Unit unit) {
   if (unit == Unit::onchip_bytes && v >= 1024) {
     return fmt::format("{} ({} bytes)", format_quantity(v, unit), format_number(v));
   }
   return unit == Unit::count ? format_number(v) : format_quantity(v, unit);
 }
-
-}  // namespace
 
 namespace {
 

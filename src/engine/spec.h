@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.h"
 #include "core/gpu.h"
 #include "core/quantity.h"
 #include "report/value.h"
@@ -76,6 +77,9 @@ struct OptionSpec {
   /// (h100)"; its examples only those inside the range, none without `with_examples`.
   std::string accepted(const Gpu* gpu, bool with_examples = true) const;
 };
+
+/// A bound as messages write it in `unit`: 256, 3.35 TB/s, 227 KiB (232,448 bytes).
+std::string bound_text(double v, Unit unit);
 
 OptionSpec integer_option(std::string name, std::string what, Unit unit = Unit::count);
 OptionSpec number_option(std::string name, std::string what, Unit unit);
@@ -259,6 +263,19 @@ class RowSink {
   virtual void profile(const Gpu& gpu) { (void)gpu; }
 };
 
+/// What a rule cannot say: a command's reason for one of its model's fields breaking one rule,
+/// a template the engine fills. {rule} is the rule in words ("a whole number from 1 to 32");
+/// {value}, {lo}, {hi}, {step}, {choices} (a, b, c), {other} (the related field's option), {gpu} and
+/// {gpu_name} (the profile's key and name), {cc} (its compute capability) and the error's facts
+/// by name. A reason with
+/// an aspect serves only the errors of that aspect (a tile's "n").
+struct FieldReason {
+  std::string_view field;
+  Rule rule;
+  std::string_view text;
+  std::string_view aspect = {};
+};
+
 struct Calculator {
   const char* name;  // the help line is in the command table (commands.h)
   std::vector<OptionSpec> options;
@@ -277,6 +294,8 @@ struct Calculator {
   std::vector<std::string> rows_columns = {};
   /// An option that may also be given as the first plain argument (gpucalc ncu FILE): null, none.
   const char* positional = nullptr;
+  /// The reasons its model's refusals carry beyond their rules (field_error.cc writes the rule).
+  std::vector<FieldReason> reasons = {};
 };
 
 }  // namespace gpucalc

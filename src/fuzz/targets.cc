@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "commands/ncu_words.h"
 #include "engine/engine.h"
 #include "core/csv.h"
 #include "core/error.h"
@@ -359,11 +360,11 @@ int fuzz_ncu(const std::uint8_t* data, std::size_t size) {
   for (const NcuKernel& k : report.kernels) {
     for (const Gpu& gpu : gpus) {
       try {
-        const NcuCheck c = check_ncu_kernel(k, gpu, true);
+        const NcuCheck c = check_ncu_kernel(k, gpu);
         expect(c.occupancy.blocks_per_sm >= 0 && c.occupancy.blocks_per_sm <= gpu.max_blocks_per_sm, "blocks per SM out of range", text);
         expect(c.occupancy.occupancy >= 0 && c.occupancy.occupancy <= 1, "occupancy out of 0..1", text);
-        expect(!(c.waves < 0) && !std::isnan(c.waves), "waves not a count", text);
-        expect(!c.verdict.empty(), "no verdict", text);
+        expect(!(c.waves.waves_exact < 0) && !std::isnan(c.waves.waves_exact), "waves not a count", text);
+        expect(!ncu_words::verdict(k, c, gpu).empty(), "no verdict", text);
       } catch (const InputError&) {
         // A launch the model refuses (no Launch Statistics, a block too large): the expected answer.
       }

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include "commands/commands.h"
 #include "core/attention.h"
 #include "core/error.h"
 #include "core/quantity.h"
 #include "measure/attention_time.h"
+#include "engine/engine.h"
 #include "measure/cases.h"
 #include "measure/kernel_mix.h"
 
@@ -83,7 +85,8 @@ AttentionResult model_for(const attn::Shape& s, int registers, const Gpu& gpu) {
   try {
     return attention(in, gpu);
   } catch (const FieldError& e) {
-    throw UnavailableError(fmt::format("measure attention: the attention model does not run on the profile {}: {}", gpu.key, e.what()));
+    throw UnavailableError(fmt::format("measure attention: the attention model does not run on the profile {}: {}", gpu.key,
+                                       field_input_error(e, &attention_command(), &gpu).what()));
   }
 }
 
@@ -118,7 +121,7 @@ void attention_notes(MeasureTable& t, const attn::Shape& s, const AttentionResul
                                 "model's time at the bf16 tensor peak {} is {} ({}-bound)",
                                 run.registers, format_quantity(static_cast<double>(run.smem_per_block), Unit::onchip_bytes),
                                 run.blocks_per_sm, format_quantity(m.tensor_peak, Unit::flops_per_second),
-                                format_quantity(m.time, Unit::seconds), m.bound));
+                                format_quantity(m.time, Unit::seconds), attention_bound_word(m.bound)));
   const double exps = s.batch * double(s.heads) * attn::computed_pairs(s) * (attn::kTileKv + 1.0) / attn::kTileKv;
   t.notes.push_back(fmt::format("the kernel's exp2f: {} (one a computed score, one a row a tile for the rescale) against "
                                 "the model's {}; the predicted time leaves them and the softmax's other instructions "

@@ -48,7 +48,13 @@ void fit_loaded_latency(const DeviceInfo& device, Calibration& c) {
     c.warp_return_bandwidth = fit.warp_return_bandwidth;
     c.loaded_worst_ratio = fit.worst_ratio;
   } catch (const FieldError& e) {
-    c.loaded_skipped = e.what();
+    // Too few points (below 99.5% of the read bandwidth, at two utilisations), or a sweep whose
+    // latencies do not rise with burst and load (a fit's s or 1 / q not above 0).
+    c.loaded_skipped = e.field() == "points"
+                           ? fmt::format("{} usable points: the fit needs at least two below 99.5% of the read bandwidth, at two "
+                                         "utilisations", e.value())
+                           : fmt::format("the fit gives {} {}: the sweep's latencies do not rise with burst and load", e.field(),
+                                         e.value());
   }
 }
 

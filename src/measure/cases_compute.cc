@@ -493,7 +493,7 @@ MeasureTable run_roofline_case(Context& ctx, const RooflinePlan& p) {
     RooflineResult r = roofline(in, gpu);
     const double seconds = dev::run_roofline(n, f);
     const double achieved = 2.0 * f * static_cast<double>(n) / seconds;
-    t.rows.push_back(row(fmt::format("FLOP/s at {} FLOP/B ({}-bound)", format_number(in.intensity), r.bound),
+    t.rows.push_back(row(fmt::format("FLOP/s at {} FLOP/B ({}-bound)", format_number(in.intensity), roofline_bound_word(r.bound)),
                          Unit::flops_per_second, r.attainable, achieved));
     if (t.summary.empty() || f == p.fmas.back()) t.summary.push_back(t.rows.back().quantity);
     if (t.notes.empty()) {

@@ -526,7 +526,7 @@ void bank_cost_rows(MeasureTable& t, const Gpu& gpu, const BanksPlan& p, double 
     if (measured == t.rows.end()) continue;
     const double ratio = measured->achieved;  // read before the rows below move the table
     const double seconds = ratio * row_time;
-    t.rows.push_back(range_or_bounds_row(fmt::format("{}: time, access cost model ({}-bound; pipelined to serial)", name, c.bound),
+    t.rows.push_back(range_or_bounds_row(fmt::format("{}: time, access cost model ({}-bound; pipelined to serial)", name, cost_bound_word(c.bound)),
                                          Unit::seconds, c.cost_cycles * per_clock, c.serial_cycles * per_clock, seconds));
     if (a.access == dev::BankAccess::column && a.width == 32) t.summary.push_back(t.rows.back().quantity);
     // the ratio's range: this access pipelined over the row read serial, to serial over pipelined

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "commands/occupancy_notes.h"
 #include "core/clusters.h"
 #include "core/error.h"
 #include "core/occupancy.h"
@@ -92,8 +93,9 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
     t.notes.push_back(fmt::format("{} blocks of {} us each ran on {} SMs; {} of them held {} blocks at once", blocks,
                                   kSpinNs / 1000, sms.size(), sms_at_max, achieved));
   } else {
+    const std::string why = occupancy_notes::does_not_fit_text(in, model, gpu);
     t.notes.push_back(fmt::format("not even one block fits ({}); nothing was launched",
-                                  model.does_not_fit.empty() ? "the runtime says 0 blocks per SM" : model.does_not_fit));
+                                  why.empty() ? "the runtime says 0 blocks per SM" : why));
   }
   t.rows.push_back(row("blocks per SM, resident at once (measured)", Unit::count, model.blocks_per_sm, achieved));
   t.rows.push_back(row("blocks per SM, cudaOccupancyMaxActiveBlocksPerMultiprocessor", Unit::count, model.blocks_per_sm,
@@ -113,7 +115,7 @@ MeasureTable run_occupancy_case(Context& ctx, const OccupancyPlan& p) {
                                   "more warps than a right model allows)",
                                   100 * kOccupancyBelow, 100 * kOccupancyAbove));
   }
-  if (model.fits) t.notes.push_back(fmt::format("the model's limiter: {}", model.limiter));
+  if (model.fits) t.notes.push_back(fmt::format("the model's limiter: {}", limiter_word(model.limiter)));
   return t;
 }
 

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <limits>
 
+#include "commands/commands.h"
 #include "core/error.h"
-#include "core/quantity.h"
 #include "core/pipeline_stream.h"
+#include "core/quantity.h"
 #include "core/roofline.h"
+#include "engine/engine.h"
 #include "measure/cases.h"
 #include "measure/pipeline_measure.h"
 
@@ -97,7 +99,8 @@ PipelineMeasurePlan pipeline_measure_plan(const std::string& tile, const std::st
   try {
     auto_model = pipeline(pipeline_measure_input(p, 0, 0, 0), gpu);
   } catch (const FieldError& e) {
-    throw InputError("--gpu", gpu.key, fmt::format("an sm_90 profile whose opt-in shared memory fits 2 stages ({})", e.what()));
+    throw InputError("--gpu", gpu.key, fmt::format("an sm_90 profile whose opt-in shared memory fits 2 stages ({})",
+                                                   field_input_error(e, &pipeline_command(), &gpu).what()));
   }
   p.max_stages = auto_model.max_stages;
   p.stage_bytes = auto_model.stage_bytes;
@@ -153,7 +156,8 @@ void stage_rows(MeasureTable& t, const Gpu& gpu, const PipelineMeasurePlan& p, i
   } catch (const FieldError& e) {
     // a profile without the loaded-latency fields: no prediction (measure calibrate writes them)
     low.bandwidth = high.bandwidth = none;
-    t.notes.push_back(fmt::format("S = {}: no stage-cycle prediction: {} (gpucalc measure calibrate writes the fields)", s, e.what()));
+    t.notes.push_back(fmt::format("S = {}: no stage-cycle prediction: {} (gpucalc measure calibrate writes the fields)", s,
+                                  field_input_error(e, nullptr, &gpu).what()));
   }
   // FLOP per byte of a stage: 2 BM BN BK / (A + B)
   const double intensity = 2.0 * p.tile_m * p.tile_n * p.tile_k / static_cast<double>(p.data_bytes);
@@ -197,7 +201,7 @@ void stage_rows(MeasureTable& t, const Gpu& gpu, const PipelineMeasurePlan& p, i
     t.notes.push_back(fmt::format("the model at S = {}: bytes_in_flight_needed {} per SM, stages_in_flight_needed {}, hides_latency {} "
                                   "({} registers a thread, limiter {})",
                                   s, format_quantity(m.bytes_in_flight_needed, Unit::onchip_bytes), format_number(m.stages_in_flight_needed),
-                                  m.hides_latency ? "yes" : "no", run.num_regs, m.limiter));
+                                  m.hides_latency ? "yes" : "no", run.num_regs, limiter_word(m.limiter)));
   }
 }
 

@@ -58,13 +58,13 @@ TEST_CASE("clusters per GPC: floor(SMs x blocks per SM / cluster size) when the 
   // No block fits: no cluster.
   c = clusters(block(gpu, 1024, 65), 2, false, gpu);
   CHECK(c.active_clusters == 0);
-  CHECK(c.limiter == "blocks");
+  CHECK(c.limiter == ClusterLimiter::blocks);
   // A GPC too small for one cluster: on a layout of one-SM GPCs, a cluster of 2 at 1 block per SM.
   Gpu tiny = gpu;
   tiny.gpc_sms = std::vector<std::int64_t>(132, 1);
   c = clusters(block(tiny, 1024, 64), 2, false, tiny);
   CHECK(c.active_clusters == 0);
-  CHECK(c.limiter == "gpc");
+  CHECK(c.limiter == ClusterLimiter::gpc);
 }
 
 TEST_CASE("a cluster's blocks run on distinct SMs, and an SM holds at most 8 blocks of a cluster launch") {
@@ -79,7 +79,7 @@ TEST_CASE("a cluster's blocks run on distinct SMs, and an SM holds at most 8 blo
   CHECK(c.per_gpc.back() == 0);
   CHECK(c.active_clusters == 7 * 21 + 24);  // floor(64 / 3), floor(72 / 3)
   CHECK(c.idle_slots == 7 * 1 + 0 + 8);
-  CHECK(c.limiter.empty());
+  CHECK(c.limiter == ClusterLimiter::none);
   // The cap: 128 threads at 32 registers fit 16 blocks per SM, a cluster launch holds 8.
   const OccupancyResult sixteen = block(gpu, 128, 32);
   REQUIRE(sixteen.blocks_per_sm == 16);

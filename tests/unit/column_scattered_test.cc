@@ -43,7 +43,7 @@ TEST_CASE("column sweep: a measured dram_scattered_bandwidth sets the HBM time o
     CHECK(s.dram_bytes == doctest::Approx(kMiss));
     CHECK(s.dram_time == doctest::Approx(kMiss / 2.4e12));
     CHECK(s.time == doctest::Approx(7.158278826666667e-3));
-    CHECK(s.bound == "HBM");
+    CHECK(s.bound == SweepBound::hbm);
   }
 }
 

@@ -91,7 +91,7 @@ TEST_CASE("the scaling book's LLaMA 2-13B tables: KV cache, step time, throughpu
     const DecodeResult r = decode(scaling_book_13b(row.batch, 40), h100);
     CHECK(r.step_time * 1e3 == doctest::Approx(row.step_ms).epsilon(0.003));
     CHECK(r.tokens_per_second == doctest::Approx(row.tokens_per_second).epsilon(0.003));
-    CHECK(r.bound == "memory");
+    CHECK(r.bound == RooflineBound::memory);
   }
   for (const Row& row : {Row{1, 4.17, 239.94}, Row{8, 5.60, 1429.19}, Row{64, 17.04, 3756.62}, Row{240, 52.99, 4529.34}}) {
     CAPTURE(row.batch);
@@ -125,7 +125,7 @@ TEST_CASE("the scaling book's pop quiz: 30B int8 on 16 TPU v5e, 100 kB a token a
   const DecodeResult r = decode(in, h100);
   CHECK(r.step_time == doctest::Approx(256 * 819.2e6 / (16 * 8.1e11) + 2 * 256 * 30e9 / (16 * 1.97e14)).epsilon(1e-3));
   CHECK(r.step_time * 1e3 == doctest::Approx(21).epsilon(0.01));
-  CHECK(r.bound == "compute");
+  CHECK(r.bound == RooflineBound::compute);
 }
 
 TEST_CASE("the batch where decode turns compute-bound: B_crit 240 on a TPU v5e in bf16, 120 with int8 weights") {

@@ -27,7 +27,7 @@ TEST_CASE("column sweep: 65536 x 4096 fp32 hits in the L2, 8 GiB of sectors to t
   // h200's l2_sector_bandwidth, measured by calibrate: 8.59 GB / 4.018 TB/s = 2.138 ms > 1 GiB / 4.29 TB/s (run c)
   CHECK(s.l2_rate_measured);
   CHECK(s.l2_time == doctest::Approx(8589934592.0 / 4.018e12));
-  CHECK(s.bound == "L2");
+  CHECK(s.bound == SweepBound::l2);
   // without it, the full-line 5.5 TB/s: 8.59 GB / 5.5 TB/s = 1.5618 ms, a lower bound
   Gpu without = h200();
   without.l2_sector_bandwidth = 0;
@@ -46,7 +46,7 @@ TEST_CASE("column sweep: the reuse distance against the L2, below, between the h
   CHECK_FALSE(far.reuse_hits);
   // every request moves 32 granules of 64 B: 2^28 / 32 requests x 2048 B = 16 GiB
   CHECK(far.dram_bytes == doctest::Approx(17179869184.0));
-  CHECK(far.bound == "HBM");
+  CHECK(far.bound == SweepBound::hbm);
   CHECK(far.time == doctest::Approx(17179869184.0 / 4.29e12));
 }
 
@@ -77,7 +77,7 @@ TEST_CASE("bank access cost: a lone LDS per access costs its wavefronts") {
   const AccessCost c = access_cost(32, 1, AccessLoop{1, 1});
   CHECK(c.cost_cycles == 32);
   CHECK(c.time_ratio == 32);
-  CHECK(c.bound == "shared");
+  CHECK(c.bound == CostBound::shared);
   CHECK(c.time_ratio_serial == doctest::Approx(32.25 / 1.25));
 }
 
@@ -126,7 +126,7 @@ TEST_CASE("bank access cost: an issue-bound loop hides part of a conflict") {
   // max(1, 2) = 2: 8x, not 16x; a 2-way one costs nothing: max(2, 2) / 2 = 1
   CHECK(access_cost(16, 1, AccessLoop{1, 8}).time_ratio == doctest::Approx(8));
   CHECK(access_cost(2, 1, AccessLoop{1, 8}).time_ratio == doctest::Approx(1));
-  CHECK(access_cost(1, 1, AccessLoop{1, 8}).bound == "issue");
+  CHECK(access_cost(1, 1, AccessLoop{1, 8}).bound == CostBound::issue);
 }
 
 TEST_CASE("bank access cost: bad loops name the field") {

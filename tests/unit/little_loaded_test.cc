@@ -159,7 +159,15 @@ TEST_CASE("under load: bad input names the field") {
   no_queue.queue_time = 0;
   CHECK_THROWS_WITH_AS(loaded({1, 1, 16}, no_queue), doctest::Contains("queue_time"), FieldError);
   // A profile without the constants: the first one missing is named.
-  CHECK_THROWS_WITH_AS(loaded_model(load_gpu("h100")), doctest::Contains("memory_read_bandwidth"), FieldError);
+  // The profile lacks the loaded-latency fields: the first one named.
+  try {
+    (void)loaded_model(load_gpu("h100"));
+    FAIL("h100 has no loaded-latency fields");
+  } catch (const FieldError& e) {
+    CHECK(e.field() == "gpu");
+    CHECK(e.rule() == Rule::needs_profile);
+    CHECK(e.other() == "memory_read_bandwidth");
+  }
   // A fit needs two usable points: one, or points at B, are refused.
   CHECK_THROWS_AS(fit_loaded({{1, 1, 16, 1e11}}, 300e-9, 4e12, 100), FieldError);
   CHECK_THROWS_AS(fit_loaded({{1, 1, 16, 4e12}, {2, 1, 16, 4.1e12}}, 300e-9, 4e12, 100), FieldError);

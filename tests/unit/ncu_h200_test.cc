@@ -12,6 +12,7 @@
 #include "core/gpu.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
+#include "commands/ncu_words.h"
 #include "../file_text.h"
 
 namespace gpucalc {
@@ -53,17 +54,19 @@ TEST_CASE("ncu on the H200: every kernel's block limits, theoretical occupancy a
         const NcuKernel& k = r.kernels[i];
         CAPTURE(k.name);
         CHECK(k.cc_major == 9);
-        const NcuCheck c = check_ncu_kernel(k, h200_for(k), true);
+        const Gpu gpu = h200_for(k);
+        const NcuCheck c = check_ncu_kernel(k, gpu);
         if (blocks.size() <= i) blocks.push_back(c.occupancy.blocks_per_sm);
         CHECK(blocks[i] == c.occupancy.blocks_per_sm);
         // Every section of the default set was captured: all eight figures are compared.
         CHECK(c.figures.size() == 8);
         for (const NcuFigure& f : c.figures) {
-          CAPTURE(f.what);
+          const std::string what(ncu_field_name(f.field));
+          CAPTURE(what);
           CAPTURE(f.gpucalc);
           CAPTURE(f.ncu);
-          CHECK((f.equal || !f.why.empty()));
-          if (!f.equal) ++flagged[file + " " + f.what];
+          CHECK((f.equal || !ncu_words::why(f, k, c, gpu).empty()));
+          if (!f.equal) ++flagged[file + " " + what];
           ++compared;
         }
         ++kernels;
@@ -85,26 +88,26 @@ TEST_CASE("ncu on the H200: every kernel's block limits, theoretical occupancy a
 TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEMM at 188.6 KB, as ncu counted them") {
   // occupancy: residency_kernel<72> (68 registers as compiled, 256 threads, 1,188 blocks).
   const NcuReport occ = parse_ncu_report(read(kH200 + "occupancy.raw.csv"));
-  const NcuCheck o = check_ncu_kernel(occ.kernels[0], h200_for(occ.kernels[0]), true);
+  const NcuCheck o = check_ncu_kernel(occ.kernels[0], h200_for(occ.kernels[0]));
   CHECK(o.launch.registers == 68);
   CHECK(o.occupancy.limit_registers == 3);  // 72 x 32 = 2,304 a warp; floor(16,384 / 2,304) = 7 a quarter, 28 warps, 3 blocks
   CHECK(o.occupancy.blocks_per_sm == 3);
   CHECK(o.occupancy.occupancy == doctest::Approx(0.375));
-  CHECK(o.waves == doctest::Approx(3.0));  // 1,188 / (3 x 132)
+  CHECK(o.waves.waves_exact == doctest::Approx(3.0));  // 1,188 / (3 x 132)
   CHECK(o.tail_share == 0);
   // gemm: nvjet_sm90 cluster-of-2 kernel, 384 threads, 168 registers, 188,636 B dynamic, 200.7 KB carveout.
   const NcuReport gemm = parse_ncu_report(read(kH200 + "full-gemm.raw.csv"));
   const NcuKernel& g = gemm.kernels[0];
   CHECK(g.device_name == "NVIDIA H200");
   CHECK(g.get(NcuField::cluster_size) == 2);
-  const NcuCheck c = check_ncu_kernel(g, h200_for(g), true);
+  const NcuCheck c = check_ncu_kernel(g, h200_for(g));
   CHECK(c.launch.shared_memory == 188636);
   CHECK(c.launch.carveout == 200704);
   CHECK(c.occupancy.limit_shared_memory == 1);
   CHECK(c.occupancy.limit_registers == 1);
   CHECK(c.occupancy.limit_barriers == 21);  // floor(64 / 3): launch__barrier_count 3
   CHECK(c.occupancy.occupancy == doctest::Approx(0.1875));
-  CHECK(c.waves == doctest::Approx(1.0));
+  CHECK(c.waves.waves_exact == doctest::Approx(1.0));
   // Tensor-core work: the bf16 tensor operations, 2 x 8,320 x 8,192 x 8,192 (an 8192^3 GEMM in
   // 320-row tiles: 26 x 320 = 8,320 rows executed), in 1.631168 ms; DRAM 1.249936 GB + 130.3552 MB.
   REQUIRE(c.has_roofline);
@@ -113,7 +116,7 @@ TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEM
   CHECK(c.flops == 2.0 * 8320 * 8192 * 8192);
   CHECK(c.dram_bytes == doctest::Approx(1.249936e9 + 130.3552e6));
   CHECK(c.roofline.achieved == doctest::Approx(2.0 * 8320 * 8192 * 8192 / 1.631168e-3));  // 684.6 TFLOP/s
-  CHECK(c.roofline.bound == "compute");
+  CHECK(c.roofline.bound == RooflineBound::compute);
   CHECK(c.roofline.achieved_fraction == doctest::Approx(684.6e12 / 989.4e12).epsilon(1e-3));  // 69% of the H200's dense bf16
   // Shared-memory bank conflicts: (2,289 + 222,381) of (43,648,727 + 9,942,316) wavefronts.
   CHECK(c.shared_excess == doctest::Approx((2289.0 + 222381) / (43648727.0 + 9942316)));
@@ -122,14 +125,14 @@ TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEM
 TEST_CASE("ncu on the H200 --set full: the roofline of the residency kernel from the per-cycle FMA counts") {
   const NcuReport r = parse_ncu_report(read(kH200 + "full-occupancy.raw.csv"));
   const NcuKernel& k = r.kernels[0];
-  const NcuCheck c = check_ncu_kernel(k, h200_for(k), true);
+  const NcuCheck c = check_ncu_kernel(k, h200_for(k));
   REQUIRE(c.has_roofline);
   CHECK(c.dtype == "fp32");
   // FLOP = (fadd + fmul + 2 ffma) per elapsed SMSP cycle x smsp__cycles_elapsed.avg.
   const double cycles = k.get(NcuField::smsp_cycles);
   CHECK(c.flops == doctest::Approx((k.get(NcuField::fadd_rate) + 2 * k.get(NcuField::ffma_rate)) * cycles));
   CHECK(c.dram_bytes == doctest::Approx(k.get(NcuField::dram_read_bytes) + k.get(NcuField::dram_write_bytes)));
-  CHECK(c.roofline.bound == "compute");
+  CHECK(c.roofline.bound == RooflineBound::compute);
   CHECK(c.load_sectors_per_request == -1);  // no global loads: 0 requests
   CHECK(c.store_sectors_per_request == doctest::Approx(1.0));  // 3,564 sectors in 3,564 requests
 }
@@ -141,13 +144,13 @@ TEST_CASE("ncu on the H200 --set full: the uint4 copy kernel's sectors, fully us
   REQUIRE(r.kernels.size() == 2);
   const NcuKernel& k = r.kernels[1];
   CHECK(k.name.find("copy_kernel") != std::string::npos);
-  const NcuCheck c = check_ncu_kernel(k, h200_for(k), true);
+  const NcuCheck c = check_ncu_kernel(k, h200_for(k));
   CHECK(c.load_sectors_per_request == 16);
   CHECK(c.store_sectors_per_request == 16);
   CHECK(c.load_excess == 0);
   CHECK(c.load_excess_bytes == 0);
   REQUIRE(c.has_roofline);
-  CHECK(c.roofline.bound == "memory");
+  CHECK(c.roofline.bound == RooflineBound::memory);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "core/gpu.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
+#include "commands/ncu_words.h"
 
 #include <cstdio>
 #include <string>
@@ -27,16 +28,19 @@ std::string read(const std::string& path) {
 
 const NcuFigure* figure(const NcuCheck& c, const std::string& what) {
   for (const NcuFigure& f : c.figures) {
-    if (f.what == what) return &f;
+    if (ncu_field_name(f.field) == what) return &f;
   }
   return nullptr;
 }
 
+// Why a figure differs from ncu's (or why two that differ are the same), as gpucalc ncu says it.
+std::string why(const NcuFigure* f, const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) { return ncu_words::why(*f, k, c, gpu); }
+
 // Every figure that ncu gives and gpucalc computes: equal, or the difference explained.
-void check_all_agree_or_explained(const NcuCheck& c, const std::string& kernel) {
+void check_all_agree_or_explained(const NcuCheck& c, const NcuKernel& k, const Gpu& gpu) {
   for (const NcuFigure& f : c.figures) {
-    INFO(kernel << ": " << f.what << " gpucalc " << f.gpucalc << " ncu " << f.ncu);
-    CHECK((f.equal || !f.why.empty()));
+    INFO(k.name << ": " << ncu_field_name(f.field) << " gpucalc " << f.gpucalc << " ncu " << f.ncu);
+    CHECK((f.equal || !why(&f, k, c, gpu).empty()));
   }
 }
 
@@ -55,7 +59,8 @@ TEST_CASE("ncu text report pasted in Markdown: the H100 kernel of ScalingElectio
   CHECK(k.get(NcuField::smem_static) == doctest::Approx(12290));
   CHECK(k.get(NcuField::sm_count) == 132);
   CHECK(k.get(NcuField::occupancy_achieved) == doctest::Approx(0.9297));
-  const NcuCheck c = check_ncu_kernel(k, load_gpu("h100"), true);
+  const Gpu h100 = load_gpu("h100");
+  const NcuCheck c = check_ncu_kernel(k, h100);
   CHECK(c.launch.shared_memory == 12288);  // 12.29 Kbyte: 12 KiB, the multiple of 128 within 5 bytes
   CHECK(c.launch.carveout == 32768);       // 32.77 Kbyte: the 32 KiB carveout the driver chose
   CHECK(c.occupancy.limit_registers == 2);
@@ -63,14 +68,14 @@ TEST_CASE("ncu text report pasted in Markdown: the H100 kernel of ScalingElectio
   CHECK(c.occupancy.limit_threads == 2);
   CHECK(c.occupancy.blocks_per_sm == 2);
   CHECK(c.occupancy.occupancy == 1.0);
-  CHECK(c.waves == doctest::Approx(16384.0 / 264));  // 62.06
+  CHECK(c.waves.waves_exact == doctest::Approx(16384.0 / 264));  // 62.06
   CHECK(c.differences == 0);
   // ncu's Block Limit Barriers is 32 (the SM's block limit); gpucalc's 64 barriers allow 64.
   const NcuFigure* barriers = figure(c, "Block Limit Barriers");
   REQUIRE(barriers != nullptr);
   CHECK(barriers->equal);
-  CHECK(barriers->why.find("neither limits") != std::string::npos);
-  check_all_agree_or_explained(c, k.name);
+  CHECK(why(barriers, k, c, h100).find("neither limits") != std::string::npos);
+  check_all_agree_or_explained(c, k, h100);
 }
 
 TEST_CASE("ncu raw page: the same kernel from metric-name columns and a units row") {
@@ -82,7 +87,7 @@ TEST_CASE("ncu raw page: the same kernel from metric-name columns and a units ro
   CHECK(k.get(NcuField::block_size) == 1024);  // "1,024"
   CHECK(k.get(NcuField::grid_size) == 16384);
   CHECK(k.get(NcuField::duration) == doctest::Approx(205.22e-6));
-  const NcuCheck c = check_ncu_kernel(k, load_gpu("h100"), true);
+  const NcuCheck c = check_ncu_kernel(k, load_gpu("h100"));
   CHECK(c.occupancy.blocks_per_sm == 2);
   CHECK(c.differences == 0);
 }
@@ -102,7 +107,7 @@ TEST_CASE("ncu text report of an sm_86 GPU without # SMs: block limits as ncu's,
   // The report's Occupancy sections: Block Limit Registers / Shared Mem / Warps, blocks, theoretical.
   const Expected want[] = {{3, 8, 3, 3, 1.0}, {5, 5, 3, 3, 1.0}, {84, 28, 48, 16, 1.0 / 3}};
   for (int i = 0; i < 3; ++i) {
-    const NcuCheck c = check_ncu_kernel(r.kernels[i], a10, true);
+    const NcuCheck c = check_ncu_kernel(r.kernels[i], a10);
     INFO(r.kernels[i].name);
     CHECK(c.occupancy.limit_registers == want[i].registers);
     CHECK(c.occupancy.limit_shared_memory == want[i].smem);
@@ -113,14 +118,14 @@ TEST_CASE("ncu text report of an sm_86 GPU without # SMs: block limits as ncu's,
     const NcuFigure* waves = figure(c, "Waves Per SM");
     REQUIRE(waves != nullptr);
     CHECK_FALSE(waves->equal);
-    CHECK(waves->why.find("the report gives no SM count") != std::string::npos);
+    CHECK(why(waves, r.kernels[i], c, a10).find("the report gives no SM count") != std::string::npos);
     // 59.36 and 11.13 waves (to 0.01) imply 46 SMs (an RTX 3070's count); the 16 blocks' 0.12 waves, 44.
-    CHECK(waves->why.find(i == 0 ? "implies 44 SMs" : "implies 46 SMs") != std::string::npos);
+    CHECK(why(waves, r.kernels[i], c, a10).find(i == 0 ? "implies 44 SMs" : "implies 46 SMs") != std::string::npos);
     CHECK(c.differences == 1);
-    check_all_agree_or_explained(c, r.kernels[i].name);
+    check_all_agree_or_explained(c, r.kernels[i], a10);
   }
   // The second kernel's 2.05 Kbyte of dynamic shared memory is 2 KiB (the multiple of 128 within 5 bytes).
-  CHECK(check_ncu_kernel(r.kernels[1], a10, true).launch.shared_memory == 2048);
+  CHECK(check_ncu_kernel(r.kernels[1], a10).launch.shared_memory == 2048);
 }
 
 TEST_CASE("ncu --csv of a CUTLASS sm100 GEMM: limits and waves as ncu's, Block Limit Barriers flagged") {
@@ -134,23 +139,23 @@ TEST_CASE("ncu --csv of a CUTLASS sm100 GEMM: limits and waves as ncu's, Block L
   CHECK(k.get(NcuField::duration) == doctest::Approx(406240e-9));  // ns
   Gpu b200 = load_gpu("b200");
   b200.sm_count = 152;  // the report's # SMs, as gpucalc ncu takes it
-  const NcuCheck c = check_ncu_kernel(k, b200, true);
+  const NcuCheck c = check_ncu_kernel(k, b200);
   CHECK(c.occupancy.limit_registers == 1);
   CHECK(c.occupancy.limit_shared_memory == 1);
   CHECK(c.occupancy.limit_threads == 5);
   CHECK(c.occupancy.warps_per_sm == 12);
   CHECK(c.occupancy.occupancy == doctest::Approx(0.1875));
-  CHECK(c.waves == doctest::Approx(288.0 / 152));
-  CHECK(c.whole.waves == 2);
-  CHECK(c.whole.last_wave_blocks == 136);  // ncu's rule: "a partial wave of 136 thread blocks"
+  CHECK(c.waves.waves_exact == doctest::Approx(288.0 / 152));
+  CHECK(c.waves.waves == 2);
+  CHECK(c.waves.last_wave_blocks == 136);  // ncu's rule: "a partial wave of 136 thread blocks"
   CHECK(c.tail_share == doctest::Approx(0.5));  // ncu's rule: "up to 50.0% of the total runtime"
   // ncu's 9: the kernel's named barriers (64 / 9 = 7 a block); gpucalc counts one a block.
   const NcuFigure* barriers = figure(c, "Block Limit Barriers");
   REQUIRE(barriers != nullptr);
   CHECK_FALSE(barriers->equal);
-  CHECK(barriers->why.find("barriers a block") != std::string::npos);
+  CHECK(why(barriers, k, c, b200).find("barriers a block") != std::string::npos);
   CHECK(c.differences == 1);
-  check_all_agree_or_explained(c, k.name);
+  check_all_agree_or_explained(c, k, b200);
 }
 
 TEST_CASE("ncu --csv of 2020 (a Kernel Time column, no CC): the V100's limits as ncu's with --gpu v100") {
@@ -159,12 +164,12 @@ TEST_CASE("ncu --csv of 2020 (a Kernel Time column, no CC): the V100's limits as
   const NcuKernel& k = r.kernels[0];
   CHECK(k.cc_major == 0);
   CHECK(k.name == "cuda_compute_step_factor(int,float*,float*,float*)");
-  const NcuCheck c = check_ncu_kernel(k, load_gpu("v100"), true);
+  const NcuCheck c = check_ncu_kernel(k, load_gpu("v100"));
   CHECK(c.occupancy.limit_registers == 14);
   CHECK(c.occupancy.limit_threads == 10);
   CHECK(c.occupancy.warps_per_sm == 60);
   CHECK(c.occupancy.occupancy == doctest::Approx(0.9375));
-  CHECK(c.waves == doctest::Approx(506.0 / 800));
+  CHECK(c.waves.waves_exact == doctest::Approx(506.0 / 800));
   CHECK(c.differences == 0);  // shared memory: none used, gpucalc unlimited, ncu the 32 blocks of the SM
 }
 
@@ -261,7 +266,7 @@ TEST_CASE("ncu text report of 2020: a launch time in the kernel's line, no grid 
       "    -------------------------- --------------- ------------\n";
   const NcuReport r = parse_ncu_report(with_header);
   REQUIRE(r.kernels.size() == 1);
-  const NcuCheck c = check_ncu_kernel(r.kernels[0], load_gpu("v100"), true);
+  const NcuCheck c = check_ncu_kernel(r.kernels[0], load_gpu("v100"));
   CHECK(c.launch.threads == 192);
   CHECK(c.launch.blocks == 506);
   CHECK(c.occupancy.limit_registers == 14);  // as ncu's Block Limit Registers in the CSV of that run

@@ -51,7 +51,6 @@ struct Draws {
   /// under the simple model, a quarter with shared memory per thread.
   Case next(const Gpu& gpu) {
     Case c;
-    c.in.for_people = false;
     const std::int64_t warps = gpu.max_threads_per_block / gpu.warp_size;
     c.in.threads = static_cast<int>(between(0, 2) != 0 ? gpu.warp_size * between(1, warps) : between(1, gpu.max_threads_per_block));
     c.in.registers = static_cast<int>(between(0, 3) == 0 ? 8 * between(1, gpu.max_registers_per_thread / 8)
@@ -180,7 +179,6 @@ TEST_CASE("every occupancy advice raises the occupancy at every block size and r
         c.in.threads = threads;
         c.in.registers = regs;
         c.in.shared_memory = (threads * regs) % 5 == 0 ? 0 : 12 * 1024 + 1;
-        c.in.for_people = false;
         check_advice(c, gpu, tally);
       }
     }

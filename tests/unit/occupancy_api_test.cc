@@ -69,7 +69,7 @@ TEST_CASE("suggest: worked examples on the h100 (derived by hand)") {
   CHECK(s.block_size == 896);
   CHECK(s.at.blocks_per_sm == 1);
   CHECK(s.shared_memory == 896 * 256);
-  CHECK(s.at.limiter == "shared_memory");
+  CHECK(s.at.limiter == Limiter::shared_memory);
   // The block size limit: --max-threads 1000 tries 1,000 first (not a multiple of the warp: 32
   // warps, 2 blocks, 2,000 threads); 992 down to 544 give fewer; 512 x 4 = 2,048 fills the SM.
   s = suggest(h100, 32, 0, 0, 1000);

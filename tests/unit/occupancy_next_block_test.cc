@@ -74,7 +74,6 @@ struct Configurations {
   std::int64_t between(std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); }
   OccupancyInput next(const Gpu& gpu) {
     OccupancyInput in;
-    in.for_people = false;
     const std::int64_t warps = gpu.max_threads_per_block / gpu.warp_size;
     in.threads = static_cast<int>(between(0, 2) == 0 ? gpu.warp_size * between(1, warps) : between(1, gpu.max_threads_per_block));
     in.registers = static_cast<int>(between(0, 3) == 0 ? 8 * between(1, gpu.max_registers_per_thread / 8)
@@ -147,8 +146,7 @@ TEST_CASE("one_more_block equals the binary search at every block size and regis
           in.threads = threads;
           in.registers = regs;
           in.shared_memory = smem;
-          in.for_people = false;
-          check_equal(in, gpu, tally);
+                check_equal(in, gpu, tally);
         }
       }
     }
@@ -167,8 +165,7 @@ TEST_CASE("one_more_block equals the binary search at every shared memory size u
       in.registers = 16;
       in.shared_memory = smem;
       in.carveout_percent = carveout;
-      in.for_people = false;
-      check_equal(in, a100, tally);
+        check_equal(in, a100, tally);
     }
   }
   CHECK(tally.shared_memory > 10000);

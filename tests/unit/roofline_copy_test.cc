@@ -24,7 +24,7 @@ TEST_CASE("0 FLOP with --time: achieved bandwidth and its fraction, intensity 0,
   in.time = 1e-3;
   const RooflineResult r = roofline(in, h100);
   CHECK(r.intensity == 0);
-  CHECK(r.bound == "memory");
+  CHECK(r.bound == RooflineBound::memory);
   CHECK(r.attainable == 0);
   CHECK(r.compute_time == 0);
   CHECK(r.memory_time == doctest::Approx(1e9 / 3.35e12));
@@ -34,7 +34,7 @@ TEST_CASE("0 FLOP with --time: achieved bandwidth and its fraction, intensity 0,
   CHECK(r.peak_fraction == 0);
   CHECK(r.bandwidth_fraction == doctest::Approx(1 / 3.35));
   CHECK_FALSE(r.has_achieved_fraction);  // FLOP/s against a 0 FLOP/s roof: 0 / 0
-  CHECK(r.nearer_bound == "memory");
+  CHECK(r.nearer_bound == RooflineBound::memory);
   for (double x : {r.intensity, r.ridge, r.attainable, r.compute_time, r.memory_time, r.time, r.achieved,
                    r.achieved_bandwidth, r.peak_fraction, r.bandwidth_fraction, r.achieved_fraction}) {
     CHECK(std::isfinite(x));

@@ -31,7 +31,7 @@ TEST_CASE("vector add: 201 MB take 60 us against 0.25 us of arithmetic") {
     CHECK(r.memory_time == doctest::Approx(60.09e-6).epsilon(1e-3));
     CHECK(r.compute_time == doctest::Approx(0.25e-6).epsilon(0.01));
     CHECK(r.time == r.memory_time);
-    CHECK(r.bound == "memory");
+    CHECK(r.bound == RooflineBound::memory);
     CHECK(r.intensity == doctest::Approx(1.0 / 12));
     CHECK(r.memory_time / r.compute_time == doctest::Approx(240).epsilon(0.01));
   }
@@ -43,7 +43,7 @@ TEST_CASE("lesson check 6: 1 GB read + 1 GB written and 1e9 FLOP fp32 -> 597 us 
   CHECK(r.memory_time == doctest::Approx(597e-6).epsilon(1e-3));
   CHECK(r.compute_time == doctest::Approx(15e-6).epsilon(0.01));
   CHECK(r.time == doctest::Approx(0.597e-3).epsilon(1e-3));
-  CHECK(r.bound == "memory");
+  CHECK(r.bound == RooflineBound::memory);
 }
 
 TEST_CASE("ridge, attainable and the bound, the dtype picks the unit's peak") {
@@ -56,11 +56,11 @@ TEST_CASE("ridge, attainable and the bound, the dtype picks the unit's peak") {
   CHECK(r.peak == 989.4e12);
   CHECK(r.ridge == doctest::Approx(989.4e12 / 3.35e12));
   CHECK(r.attainable == r.peak);
-  CHECK(r.bound == "compute");
+  CHECK(r.bound == RooflineBound::compute);
   in.intensity = 64;
   r = roofline(in, h100);
   CHECK(r.attainable == doctest::Approx(64 * 3.35e12));
-  CHECK(r.bound == "memory");
+  CHECK(r.bound == RooflineBound::memory);
   in.unit = ComputeUnit::cuda;
   in.dtype = "fp8";  // no CUDA-core fp8 path
   CHECK_THROWS_AS(roofline(in, h100), InputError);

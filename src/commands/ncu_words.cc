@@ -1,0 +1,180 @@
+// The sentences of gpucalc ncu, from the check's figures (core/ncu_check.h).
+#include "commands/ncu_words.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/quantity.h"
+
+namespace gpucalc::ncu_words {
+namespace {
+
+std::string blocks_words(std::int64_t n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
+
+// A limiter in words: shared_memory -> shared memory, blocks -> the SM's block limit.
+std::string words(Limiter limiter) {
+  if (limiter == Limiter::blocks) return "the SM's block limit";
+  if (limiter == Limiter::threads) return "the SM's warps";
+  std::string key = limiter_word(limiter);
+  std::replace(key.begin(), key.end(), '_', ' ');
+  return key;
+}
+
+}  // namespace
+
+const char* format_name(NcuFormat format) {
+  switch (format) {
+    case NcuFormat::details_csv: return "ncu --csv (details page)";
+    case NcuFormat::raw_csv: return "ncu --csv --page raw";
+    case NcuFormat::text: return "ncu's text report";
+  }
+  return "";
+}
+
+std::string report_problem(const NcuReportError& e) {
+  // Appended piece by piece: GCC 12 at -O3 warns falsely (-Wstringop-overflow) on "'" + std::string.
+  std::string quoted(1, '\'');
+  quoted += InputError::printable(e.text);
+  quoted += '\'';
+  const auto count = static_cast<long long>(e.count), limit = static_cast<long long>(e.limit);
+  std::string what;
+  switch (e.problem) {
+    case NcuProblem::long_line: what = fmt::format("{} bytes, more than the {} a line of a report may have", count, limit); break;
+    case NcuProblem::many_columns: what = fmt::format("a header of {} columns, more than the {} a report may have", count, limit); break;
+    case NcuProblem::no_kernel_columns:
+      what = "a CSV header without the columns \"ID\" and \"Kernel Name\": expected the header ncu --csv writes "
+             "(\"ID\",\"Process ID\",...,\"Kernel Name\",...)";
+      break;
+    case NcuProblem::half_metric_columns:
+      what = "a details-page header needs both \"Metric Name\" and \"Metric Value\" columns (ncu --csv)";
+      break;
+    case NcuProblem::bad_capability: what = fmt::format("CC {}: expected a compute capability such as 9.0", quoted); break;
+    case NcuProblem::bad_dimension: what = fmt::format("{} {}: expected (x, y, z)", e.name, quoted); break;
+    case NcuProblem::many_kernels:
+      what = fmt::format("more than {} kernels: split the report (ncu --launch-count, --kernel-name)", limit);
+      break;
+    case NcuProblem::not_csv: what = fmt::format("not a CSV record: {}", e.text); break;
+    case NcuProblem::short_record:
+      what = fmt::format("a record of {} cells where the header has {} (a truncated or cut line?)", count, limit);
+      break;
+    case NcuProblem::bad_value:
+      what = fmt::format("{} {}{}: expected a number{}", e.name, quoted,
+                         e.unit.empty() ? "" : fmt::format(" in '{}'", InputError::printable(e.unit)),
+                         e.family == "bytes"      ? " of bytes (byte, Kbyte, Mbyte, ...)"
+                         : e.family == "time"     ? " of time (nsecond, usecond, msecond, second)"
+                         : e.family == "fraction" ? " in %"
+                                                  : "");
+      break;
+    case NcuProblem::bad_table_row: what = fmt::format("a row of a metrics table {} that is not NAME UNIT VALUE", quoted); break;
+    case NcuProblem::table_before_kernel: what = "a metrics table before any kernel's first line (NAME (grid)x(block), ...)"; break;
+    case NcuProblem::summary_table:
+      what = "a summary table (Minimum, Maximum, Average: ncu --print-summary): gpucalc reads a row per launch, the report "
+             "without --print-summary";
+      break;
+    case NcuProblem::no_kernel:
+      return fmt::format("no kernel in its {} lines: expected what ncu writes: ncu --csv (\"ID\",...,\"Kernel Name\",... "
+                         "\"Metric Name\",\"Metric Unit\",\"Metric Value\"), ncu --csv --page raw, or the text report (a line "
+                         "NAME (grid)x(block), Context N, Stream N, Device N, CC X.Y, then Section: tables)",
+                         count);
+  }
+  return fmt::format("line {}: {}", e.line, what);
+}
+
+std::string verdict(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
+  const OccupancyResult& r = c.occupancy;
+  std::vector<std::string> parts;
+  if (!r.fits) return fmt::format("does not fit on {}: {}", gpu.key, words(r.limiter));
+  const bool full = r.warps_per_sm * gpu.warp_size >= gpu.max_threads_per_sm;
+  const WavesResult& w = c.waves;
+  std::string occ = fmt::format("occupancy {} ({} per SM, {})", format_quantity(r.occupancy, Unit::fraction),
+                                blocks_words(r.blocks_per_sm), full ? "the most the SM holds" : "limited by " + words(r.limiter));
+  if (k.has(NcuField::occupancy_achieved)) {
+    occ += fmt::format(", achieved {}", format_quantity(k.get(NcuField::occupancy_achieved), Unit::fraction));
+  }
+  parts.push_back(occ);
+  if (w.waves_exact > 0 && w.waves_exact < 1) {
+    parts.push_back(fmt::format("{} waves: the grid of {} blocks fills {} of the GPU", format_number(std::round(w.waves_exact * 100) / 100),
+                                c.launch.blocks, format_quantity(w.waves_exact, Unit::fraction)));
+  } else if (c.tail_share > 0) {
+    parts.push_back(fmt::format("{} full waves and a last of {} ({} full) that may cost up to {} of the time", w.waves - 1,
+                                blocks_words(w.last_wave_blocks), format_quantity(w.last_wave_utilization, Unit::fraction),
+                                format_quantity(c.tail_share, Unit::fraction)));
+  }
+  if (c.has_roofline) {
+    parts.push_back(fmt::format("{} bound at {} of the attainable {} {}", roofline_bound_word(c.roofline.bound),
+                                format_quantity(c.roofline.achieved_fraction, Unit::fraction), c.dtype,
+                                c.unit == ComputeUnit::tensor ? "tensor FLOP/s" : "FLOP/s"));
+  }
+  // What buys the most, as the models see it.
+  std::string advice;
+  if (w.waves_exact > 0 && w.waves_exact < 1) {
+    advice = fmt::format("a grid of at least a wave ({} blocks) fills the GPU", w.blocks_per_wave);
+  } else if (c.tail_share >= 0.2) {
+    advice = fmt::format("a grid of a whole number of waves ({} blocks a wave)", w.blocks_per_wave);
+  } else if (!full && c.one_more.registers > 0 && r.limiter == Limiter::registers) {
+    advice = fmt::format("{} registers per thread (from {}) buys a block", c.one_more.registers, c.launch.registers);
+  } else if (!full && c.one_more.shared_memory >= 0 && r.limiter == Limiter::shared_memory) {
+    advice = fmt::format("{} bytes of shared memory per block (from {}) buys a block", c.one_more.shared_memory, c.launch.shared_memory);
+  } else if (!full && c.one_more.threads > 0) {
+    advice = fmt::format("blocks of {} threads (from {}) raise the occupancy", c.one_more.threads, c.launch.threads);
+  }
+  std::string line = fmt::format("{}", fmt::join(parts, "; "));
+  if (!advice.empty()) line += "; the models say: " + advice;
+  if (c.differences > 0) {
+    line += fmt::format("; {} figure{} from ncu's", c.differences, c.differences == 1 ? " differs" : "s differ");
+  }
+  return line;
+}
+
+std::string why(const NcuFigure& f, const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
+  const OccupancyResult& r = c.occupancy;
+  if (f.both_capped) return fmt::format("both at or above the {} blocks an SM holds: neither limits", gpu.max_blocks_per_sm);
+  if (f.equal) return {};
+  switch (f.field) {
+    case NcuField::limit_registers:
+      if (!k.has(NcuField::registers)) return {};
+      return fmt::format("{} registers per thread, allocated per warp in units of {} over {} sub-partitions of {} registers",
+                         c.launch.registers, gpu.register_allocation_unit, gpu.register_sub_partitions,
+                         gpu.registers_per_sm / gpu.register_sub_partitions);
+    case NcuField::limit_smem:
+      return fmt::format("{} bytes per block as allocated against a carveout of {} bytes{}", r.shared_memory_per_block,
+                         r.shared_memory_per_sm,
+                         c.launch.shared_memory_driver >= 0 && c.launch.shared_memory_driver != gpu.shared_memory_reserved_per_block
+                             ? fmt::format("; the report's driver shared memory is {} bytes, the profile reserves {}",
+                                           c.launch.shared_memory_driver, gpu.shared_memory_reserved_per_block)
+                             : "");
+    case NcuField::limit_barriers:
+      // ncu counts the kernel's named barriers (CUTLASS uses several); the report gives no count.
+      if (!(f.ncu > 0) || r.limit_barriers == kNoLimit) return {};
+      return fmt::format("gpucalc counts one barrier a block ({} per SM); ncu's {} blocks means about {} barriers a block "
+                         "(the kernel's named barriers; the report gives no count)",
+                         gpu.barriers_per_sm, format_number(f.ncu), gpu.barriers_per_sm / static_cast<int>(f.ncu));
+    case NcuField::waves: {
+      // The SMs ncu's figure implies: blocks / (waves x blocks per SM).
+      const double implied = static_cast<double>(c.launch.blocks) / (f.ncu * r.blocks_per_sm);
+      return fmt::format("{} blocks / ({} blocks per SM x {} SMs{}); ncu's {} implies {} SMs", c.launch.blocks, r.blocks_per_sm,
+                         c.launch.sm_count, k.has(NcuField::sm_count) ? "" : ", the profile's: the report gives no SM count (# SMs)",
+                         format_number(f.ncu), f.ncu > 0 ? format_number(std::round(implied)) : "no");
+    }
+    default: return {};
+  }
+}
+
+std::vector<std::string> launch_notes(const NcuCheck& c, const Gpu& gpu) {
+  std::vector<std::string> notes;
+  for (const NcuRounded& s : c.launch.rounded) {
+    notes.push_back(fmt::format("{}: the report gives {} bytes, rounded to {} bytes; taken as {} bytes (a multiple of {})",
+                                ncu_field_name(s.field), format_number(s.reported), format_number(s.step), format_number(s.taken),
+                                format_number(s.unit)));
+  }
+  if (c.launch.carveout_unmatched >= 0) {
+    notes.push_back(fmt::format("Shared Memory Configuration Size {} bytes is none of {}'s carveouts ({}): the model "
+                                "takes the driver's default",
+                                format_number(c.launch.carveout_unmatched), gpu.key, fmt::join(gpu.shared_memory_carveouts, ", ")));
+  }
+  return notes;
+}
+
+}  // namespace gpucalc::ncu_words
