@@ -39,21 +39,6 @@ const char* kMethod =
     "non-zero; outputs poisoned (0xFF bytes) before the runs and every element checked against a host reference; "
     "memory working sets several times the L2";
 
-std::string unit_name(Unit u) {
-  switch (u) {
-    case Unit::bytes:
-    case Unit::onchip_bytes: return "B";
-    case Unit::seconds: return "s";
-    case Unit::bytes_per_second: return "B/s";
-    case Unit::flops: return "FLOP";
-    case Unit::flops_per_second: return "FLOP/s";
-    case Unit::fraction: return "fraction";
-    case Unit::flop_per_byte: return "FLOP/B";
-    case Unit::cycles: return "cycles";
-    default: return "count";
-  }
-}
-
 std::string cell(double x, Unit u) {
   if (!std::isfinite(x)) return "-";
   if (u == Unit::count && x != std::floor(x)) return fmt::format("{:.2f}", x);
@@ -171,7 +156,7 @@ void print_table(Printer& printer, const MeasureTable& t, bool for_people) {
     const bool in_summary = std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end();
     const Value cells[] = {Value::word("case", t.key),
                            Value::word("quantity", r.quantity),
-                           Value::word("unit", unit_name(r.unit)),
+                           Value::word("unit", unit_info(r.unit).symbol),
                            Value::word("predicted", shown[1]),
                            Value::num("predicted", r.predicted, r.unit),
                            Value::num("predicted_low", r.predicted_low, r.unit),
