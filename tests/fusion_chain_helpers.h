@@ -12,6 +12,7 @@
 #include "core/fusion.h"
 #include "core/gpu.h"
 #include "core/occupancy.h"
+#include "engine/profiles.h"
 
 namespace gpucalc::fusion_chains {
 

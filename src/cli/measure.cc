@@ -19,6 +19,7 @@
 #include "commands/commands.h"
 #include "report/printer.h"
 #include "core/error.h"
+#include "core/profile_toml.h"
 
 namespace gpucalc {
 namespace {
@@ -344,7 +345,8 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
   }
 
   const DeviceInfo device = open_device();
-  DeviceProfile recognised = profile_for_device(device);
+  // The device's own profile only where --gpu names none: a device no profile matches is then no matter.
+  const DeviceProfile recognised = named ? DeviceProfile{*named, ""} : profile_for_device(device);
   MeasurePrintout out;
   out.what = what;
   out.device = &device;

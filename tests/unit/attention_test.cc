@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "core/error.h"
+#include "engine/profiles.h"
 
 #include <cmath>
 #include <cstdio>

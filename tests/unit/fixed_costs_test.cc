@@ -7,6 +7,7 @@
 #include "core/fusion.h"
 #include "core/gpu.h"
 #include "core/sectors.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "core/fusion.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -13,6 +13,7 @@
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
 #include "../file_text.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "engine/profiles.h"
 
 #include <cstdio>
 
