@@ -8,7 +8,7 @@ list(SORT GPUCALC_PROFILES)
 add_executable(gpucalc_embed_profiles
   src/tools/embed_profiles.cc
   $<TARGET_OBJECTS:gpucalc_profile_reader>)
-target_link_libraries(gpucalc_embed_profiles PRIVATE gpucalc_profile_reader)
+target_link_libraries(gpucalc_embed_profiles PRIVATE gpucalc_profile_reader gpucalc_io)
 target_compile_options(gpucalc_embed_profiles PRIVATE ${GPUCALC_WARNINGS})
 add_custom_command(
   OUTPUT ${CMAKE_BINARY_DIR}/generated/builtin_profiles.cc

@@ -17,6 +17,8 @@
 #include "core/fusion.h"
 #include "core/gpu.h"
 #include "recorded_runs.h"
+#include "core/occupancy.h"
+#include "engine/profiles.h"
 
 namespace gpucalc::fusion_chains {
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/gpu.h"
+#include "engine/profiles.h"
 #include "file_text.h"
 
 #include <doctest/doctest.h>

@@ -16,6 +16,8 @@
 #include "commands/commands.h"
 #include "commands/describe.h"
 #include "core/error.h"
+#include "core/profile_toml.h"
+#include "core/text.h"
 #include "engine/engine.h"
 #include "measure/measure.h"
 

@@ -19,6 +19,7 @@
 #include "commands/commands.h"
 #include "report/printer.h"
 #include "core/error.h"
+#include "core/profile_toml.h"
 
 namespace gpucalc {
 namespace {
@@ -38,21 +39,6 @@ const char* kMethod =
     "5 timed batches, and 201 launch + synchronize round trips by the host clock, the first dropped); inputs random and "
     "non-zero; outputs poisoned (0xFF bytes) before the runs and every element checked against a host reference; "
     "memory working sets several times the L2";
-
-std::string unit_name(Unit u) {
-  switch (u) {
-    case Unit::bytes:
-    case Unit::onchip_bytes: return "B";
-    case Unit::seconds: return "s";
-    case Unit::bytes_per_second: return "B/s";
-    case Unit::flops: return "FLOP";
-    case Unit::flops_per_second: return "FLOP/s";
-    case Unit::fraction: return "fraction";
-    case Unit::flop_per_byte: return "FLOP/B";
-    case Unit::cycles: return "cycles";
-    default: return "count";
-  }
-}
 
 std::string cell(double x, Unit u) {
   if (!std::isfinite(x)) return "-";
@@ -171,7 +157,7 @@ void print_table(Printer& printer, const MeasureTable& t, bool for_people) {
     const bool in_summary = std::find(t.summary.begin(), t.summary.end(), r.quantity) != t.summary.end();
     const Value cells[] = {Value::word("case", t.key),
                            Value::word("quantity", r.quantity),
-                           Value::word("unit", unit_name(r.unit)),
+                           Value::word("unit", unit_info(r.unit).symbol),
                            Value::word("predicted", shown[1]),
                            Value::num("predicted", r.predicted, r.unit),
                            Value::num("predicted_low", r.predicted_low, r.unit),
@@ -359,7 +345,8 @@ int run_measure(const MeasureOptions& o, const std::string& format_text) {
   }
 
   const DeviceInfo device = open_device();
-  DeviceProfile recognised = profile_for_device(device);
+  // The device's own profile only where --gpu names none: a device no profile matches is then no matter.
+  const DeviceProfile recognised = named ? DeviceProfile{*named, ""} : profile_for_device(device);
   MeasurePrintout out;
   out.what = what;
   out.device = &device;

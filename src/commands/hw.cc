@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
+#include "core/profile_toml.h"
 #include "report/printer.h"
 #include "core/error.h"
 

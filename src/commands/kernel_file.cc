@@ -18,6 +18,7 @@
 
 #include "core/error.h"
 #include "core/quantity.h"
+#include "io/read.h"
 
 extern char** environ;
 
@@ -28,52 +29,6 @@ const std::string kAccepted = fmt::format(
     "a file (or - for standard input) of at most {} MiB: the output of nvcc -Xptxas -v, nvcc --resource-usage, "
     "ptxas -v or cuobjdump --dump-resource-usage, or a CUDA binary (cubin, fatbin, object, executable)",
     kMaxKernelFileBytes / (1024 * 1024));
-
-// Reads `fd` to its end, at most kMaxKernelFileBytes; false when there is more.
-bool read_all(int fd, std::string& out) {
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) return true;
-    if (out.size() + static_cast<std::size_t>(n) > kMaxKernelFileBytes) return false;
-    out.append(buffer, static_cast<std::size_t>(n));
-  }
-}
-
-std::string read_file(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) throw InputError("--from", path, kAccepted + " (this one cannot be opened)");
-  if (S_ISDIR(st.st_mode)) throw InputError("--from", path, kAccepted + " (this is a directory)");
-  if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > kMaxKernelFileBytes) {
-    throw InputError("--from", path, fmt::format("{} (this one has {} bytes)", kAccepted, st.st_size));
-  }
-  // O_NONBLOCK: a FIFO without a writer must not hang open(); reads block again afterwards, so a
-  // pipe with a writer (<(nvcc ...)) is read to its end, and one without reads as empty.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw InputError("--from", path, kAccepted + " (this one cannot be opened)");
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  std::string text;
-  if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));  // no slack from growing
-  const bool whole = read_all(fd, text);
-  ::close(fd);
-  if (!whole) throw InputError("--from", path, kAccepted + " (reading stopped: it is larger, or unreadable)");
-  return text;
-}
-
-std::string read_stream(std::istream& in) {
-  std::string text;
-  char buffer[65536];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxKernelFileBytes) {
-      throw InputError("--from", "-", kAccepted + " (standard input has more)");
-    }
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-  }
-  return text;
-}
 
 /// What one run of a program gave: its exit status (-1: killed or not run), whether its output
 /// fit in kMaxKernelFileBytes, whether it ran out of time.
@@ -223,8 +178,12 @@ std::string find_on_path(const std::string& program) {
 }
 
 std::string read_kernel_text(const std::string& path, std::istream& in) {
-  std::string text = path == "-" ? read_stream(in) : read_file(path);
-  if (text.empty()) throw InputError("--from", path, kAccepted + " (this one is empty)");
+  std::string text;
+  try {
+    text = io::read_text(path, {.max_bytes = kMaxKernelFileBytes, .empty_ok = false}, in);
+  } catch (const io::ReadError& e) {
+    throw io::input_error(e, "--from", kAccepted);
+  }
   if (text.compare(0, 4, "\x7f" "ELF") != 0) return text;
   // A CUDA binary: cuobjdump reads it.
   if (path == "-") {

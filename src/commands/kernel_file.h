@@ -11,9 +11,10 @@ namespace gpucalc {
 /// At most this many bytes are read from a file, standard input or cuobjdump.
 inline constexpr std::size_t kMaxKernelFileBytes = 64 * 1024 * 1024;
 
-/// The text of `path` ("-": `in`), at most kMaxKernelFileBytes. A file that starts with the ELF
-/// magic is handed to cuobjdump (--dump-resource-usage, then --dump-ptx for the launch bounds).
-/// Throws InputError naming --from for a missing, unreadable, oversized or empty input, a binary
+/// The text of `path` ("-": `in`), at most kMaxKernelFileBytes, read by io::read_text (a FIFO's
+/// writer waited for 2 s, a pipe for GPUCALC_READ_TIMEOUT). A file that starts with the ELF magic
+/// is handed to cuobjdump (--dump-resource-usage, then --dump-ptx for the launch bounds).
+/// Throws InputError naming --from for a missing, unreadable, oversized, empty or endless input, a binary
 /// on standard input, cuobjdump failing on the file, or a GPUCALC_CUOBJDUMP_TIMEOUT that is not a
 /// number of seconds; UnavailableError when the file is a binary and cuobjdump is not on PATH, or
 /// a cuobjdump run takes longer than GPUCALC_CUOBJDUMP_TIMEOUT seconds (default 60): it is then

@@ -64,36 +64,7 @@ std::string placeholder(const OptionDoc& o) {
   }
   if (o.spec->kind == OptionKind::choice) return fmt::format("{}", fmt::join(o.spec->choices, "|"));
   if (o.spec->kind == OptionKind::text || o.spec->kind == OptionKind::repeated) return "TEXT";
-  switch (o.spec->unit) {
-    case Unit::bytes:
-    case Unit::onchip_bytes: return "SIZE";
-    case Unit::seconds: return "TIME";
-    case Unit::bytes_per_second: return "BANDWIDTH";
-    case Unit::flops: return "FLOP";
-    case Unit::flops_per_second: return "RATE";
-    case Unit::fraction: return "FRACTION";
-    case Unit::flop_per_byte: return "INTENSITY";
-    case Unit::cycles: return "CYCLES";
-    default: return "N";
-  }
-}
-
-// A result's unit as JSON and CSV give it (base units).
-std::string unit_words(Unit unit) {
-  switch (unit) {
-    case Unit::bytes:
-    case Unit::onchip_bytes: return "bytes";
-    case Unit::seconds: return "seconds";
-    case Unit::bytes_per_second: return "bytes/s";
-    case Unit::flops: return "FLOP";
-    case Unit::flops_per_second: return "FLOP/s";
-    case Unit::fraction: return "a fraction, 0 to 1";
-    case Unit::flop_per_byte: return "FLOP/byte";
-    case Unit::cycles: return "cycles";
-    case Unit::text: return "a word";
-    case Unit::boolean: return "true or false";
-    default: return "";
-  }
+  return unit_info(o.spec->unit).placeholder;
 }
 
 void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
@@ -144,7 +115,7 @@ void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
     s += ".PP\nResult keys (JSON and CSV units in parentheses):\n.RS\n.PP\n";
     const std::vector<ResultSpec>& results = c.calculator().results;
     for (std::size_t i = 0; i < results.size(); ++i) {
-      const std::string unit = unit_words(results[i].unit);
+      const std::string unit = unit_info(results[i].unit).words;
       s += bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + (i + 1 < results.size() ? ",\n" : "\n");
     }
     s += ".RE\n";

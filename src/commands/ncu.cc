@@ -1,10 +1,8 @@
 // gpucalc ncu FILE|-: an Nsight Compute report read, a row per kernel launch, gpucalc's models
 // (occupancy, waves, roofline, memory access) beside what ncu counted.
 #include <fmt/format.h>
-#include <sys/stat.h>
 
 #include <algorithm>
-#include <fstream>
 #include <iterator>
 #include <optional>
 #include <regex>
@@ -14,6 +12,8 @@
 #include "core/error.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
+#include "core/profile_match.h"
+#include "io/read.h"
 
 namespace gpucalc {
 namespace {
@@ -29,69 +29,22 @@ const std::string kAccepted = fmt::format(
     kMaxReportBytes / (1024 * 1024));
 
 std::string read_report(const std::string& path, std::istream& in) {
-  std::string text;
-  if (path == "-") {
-    char buffer[65536];
-    while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-      if (text.size() + static_cast<std::size_t>(in.gcount()) > kMaxReportBytes) {
-        throw InputError("--report", "-", kAccepted + " (standard input has more)");
-      }
-      text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    }
-  } else {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) throw InputError("--report", path, kAccepted + " (this one cannot be opened)");
-    if (S_ISDIR(st.st_mode)) throw InputError("--report", path, kAccepted + " (this is a directory)");
-    if (S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > kMaxReportBytes) {
-      throw InputError("--report", path, fmt::format("{} (this one has {} bytes)", kAccepted, st.st_size));
-    }
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw InputError("--report", path, kAccepted + " (this one cannot be opened)");
-    if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
-    char buffer[65536];
-    while (file.read(buffer, sizeof buffer) || file.gcount() > 0) {
-      if (text.size() + static_cast<std::size_t>(file.gcount()) > kMaxReportBytes) {
-        throw InputError("--report", path, kAccepted + " (reading stopped: it is larger)");
-      }
-      text.append(buffer, static_cast<std::size_t>(file.gcount()));
-    }
+  try {
+    return io::read_text(path, {.max_bytes = kMaxReportBytes, .text = true, .empty_ok = false}, in);
+  } catch (const io::ReadError& e) {
+    throw io::input_error(e, "--report", kAccepted);
   }
-  if (text.empty()) throw InputError("--report", path, kAccepted + " (this one is empty)");
-  // A saved report (.ncu-rep) or another binary: text has no NUL byte.
-  if (text.find('\0') != std::string::npos) {
-    throw InputError("--report", path, kAccepted + " (this one is binary: a .ncu-rep? gpucalc reads text only)");
-  }
-  return text;
 }
 
 // --- the profile ---
-
-// The profile a compute capability names when the report does not name the GPU.
-const char* default_profile(int major, int minor) {
-  struct Default {
-    int major, minor;
-    const char* key;
-  };
-  static const Default table[] = {{7, 0, "v100"}, {7, 5, "t4"},   {8, 0, "a100"},  {8, 6, "a10"},     {8, 7, "jetson-agx-orin"},
-                                  {8, 9, "l40s"}, {9, 0, "h100"}, {10, 0, "b200"}, {10, 3, "b300"}, {12, 0, "rtx5090"}};
-  for (const Default& d : table) {
-    if (d.major == major && d.minor == minor) return d.key;
-  }
-  return nullptr;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 struct Chosen {
   Gpu gpu;
   std::vector<std::string> notes;
 };
 
-// The profile of the report's architecture (its device name when a profile has it as an alias),
-// with the report's SM count; --gpu overrides. Mixed architectures are refused.
+// The profile match_profile gives the report's device (its name, compute capability and SM count:
+// docs/profiles.md), with the report's SM count; --gpu overrides. Mixed architectures are refused.
 Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, const std::string& path) {
   const NcuKernel* first = nullptr;
   for (const NcuKernel& k : report.kernels) {
@@ -122,45 +75,24 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
                                  "names no compute capability (ncu before 2020.2 writes none, nor a CSV without the CC column)",
                                  path));
   }
-  const std::string device = lower(first->device_name);
-  std::optional<Gpu> found;
-  if (!device.empty()) {
-    for (const BuiltinProfile& p : builtin_profiles()) {
-      const Gpu brief = p.brief();
-      bool named = lower(brief.name) == device;
-      for (const std::string& a : brief.aliases) named = named || lower(a) == device;
-      if (named && brief.cc_major == first->cc_major && brief.cc_minor == first->cc_minor) found = p.make();
-    }
-  }
-  const char* key = default_profile(first->cc_major, first->cc_minor);
-  if (!found && key != nullptr) found = load_gpu(key);
-  if (!found) {
-    std::vector<std::string> known;
-    for (const BuiltinProfile& p : builtin_profiles()) {
-      const Gpu b = p.brief();
-      known.push_back(fmt::format("{}.{}", b.cc_major, b.cc_minor));
-    }
-    std::sort(known.begin(), known.end());
-    known.erase(std::unique(known.begin(), known.end()), known.end());
+  const std::string device = first->device_name;
+  const ProfileMatch match = match_builtin_profile(
+      {device, first->cc_major, first->cc_minor,
+       first->has(NcuField::sm_count) ? static_cast<int>(first->get(NcuField::sm_count)) : 0});
+  if (match.by == MatchedBy::none) {
     throw InputError(fmt::format("{}: line {}: compute capability {}.{}: gpucalc has no built-in profile of it (it knows {}): "
                                  "give --gpu FILE.toml, a profile of that GPU (gpucalc hw new writes one)",
-                                 path, first->line, first->cc_major, first->cc_minor, fmt::join(known, ", ")));
+                                 path, first->line, first->cc_major, first->cc_minor, fmt::join(builtin_capabilities(), ", ")));
   }
-  c.gpu = std::move(*found);
-  // The other profiles of the architecture: the same SM, other ceilings (the roofline's).
-  std::vector<std::string> others;
-  for (const BuiltinProfile& p : builtin_profiles()) {
-    const Gpu b = p.brief();
-    if (b.cc_major == first->cc_major && b.cc_minor == first->cc_minor && b.key != c.gpu.key) others.push_back(b.key);
-  }
+  c.gpu = find_builtin_profile(match.key)->make();
   c.notes.push_back(fmt::format("profile {} ({}), the built-in profile of compute capability {}.{}{}{}", c.gpu.key, c.gpu.name,
                                 first->cc_major, first->cc_minor,
                                 device.empty() ? " (the report names no device)"
                                                : fmt::format(" (the report's device: {})", InputError::printable(first->device_name)),
-                                others.empty() ? ""
-                                               : fmt::format("; --gpu {} for another GPU of it (the same SM limits, other "
-                                                             "ceilings for the roofline)",
-                                                             fmt::join(others, ", "))));
+                                match.others.empty() ? ""
+                                                     : fmt::format("; --gpu {} for another GPU of it (the same SM limits, "
+                                                                   "other ceilings for the roofline)",
+                                                                   fmt::join(match.others, ", "))));
   if (first->has(NcuField::sm_count) && first->get(NcuField::sm_count) != c.gpu.sm_count) {
     c.notes.push_back(fmt::format("the report's GPU has {} SMs (# SMs), the {} profile {}: the report's count is used",
                                   format_number(first->get(NcuField::sm_count)), c.gpu.key, c.gpu.sm_count));

@@ -13,6 +13,7 @@
 #include "commands/commands.h"
 #include "commands/options.h"
 #include "core/error.h"
+#include "core/text.h"
 
 namespace gpucalc {
 namespace {

@@ -1,4 +1,5 @@
-// Hardware profiles: one value type per GPU, read from TOML (hw/*.toml, compiled in, or a file).
+// Hardware profiles: one value type per GPU, its field table, and the profiles compiled in
+// (hw/*.toml). The TOML text of a profile is read and written by profile_toml.h.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "core/error.h"
+#include "core/dtype.h"
 #include "core/quantity.h"
 
 namespace gpucalc {
@@ -22,25 +23,6 @@ struct Provenance {
   bool operator==(const Provenance&) const = default;
 #endif
 };
-
-/// The units of work a roofline can be drawn for.
-enum class ComputeUnit { cuda, tensor };
-
-/// A data type for peak FLOP/s and element sizes.
-struct Dtype {
-  std::string name;     // fp32, bf16, fp8_e4m3, ...
-  int bytes;            // element size; 0 for a type of less than a byte (fp4)
-  ComputeUnit default_unit;
-  std::string peak_key = "";  // the profile peak it runs at when not its own name: fp8 for fp8_e4m3
-  int bits = 0;               // element size in bits, for the sub-byte types
-};
-
-/// The dtypes gpucalc knows; unknown names are an input error. fp8 is fp8_e4m3 under its old
-/// name: the tensor cores of every GPU here run E4M3 and E5M2 at the same rate.
-const std::vector<Dtype>& known_dtypes();
-const Dtype& dtype_by_name(std::string_view name, const std::string& option);
-/// The names of the dtypes of at least a byte (what commands that count bytes per element accept).
-std::vector<std::string> whole_byte_dtype_names();
 
 /// One GPU. All sizes in bytes, rates in base units (bytes/s, FLOP/s, Hz), times in seconds.
 struct Gpu {
@@ -136,6 +118,12 @@ struct Gpu {
 #endif
 };
 
+/// The largest whole number a count field may hold: 2^24 is far above any real count and keeps
+/// the models' int arithmetic (threads + 31, warps x registers, ...) exact.
+inline constexpr double kProfileMaxCount = 16777216.0;  // 2^24
+/// The largest size in bytes: 2^50 keeps sums and products of sizes inside int64.
+inline constexpr double kProfileMaxSize = 1125899906842624.0;  // 2^50
+
 /// What a profile field holds: how it is read, checked and written.
 enum class FieldKind {
   text,       // a non-empty string
@@ -172,21 +160,6 @@ struct ProfileField {
 };
 const std::vector<ProfileField>& profile_fields();
 
-/// The profile file format profile_toml writes, as its first line `format = N`. A file without
-/// the key is format 1 (every profile gpucalc wrote before the key existed); docs/profiles.md
-/// lists the formats and tests/data/profiles-history/ holds a file of each.
-inline constexpr int kProfileFormat = 2;
-
-/// A profile in the hw/*.toml form: `format = kProfileFormat`, then one line a field (value,
-/// kind, source) in profile_fields() order: parse_gpu gives the same Gpu back (notes aside).
-/// Text is plain ASCII (other characters as \u escapes). A field without provenance is written as
-/// derived by gpucalc. Throws std::invalid_argument for a number that is not finite.
-std::string profile_toml(const Gpu& gpu);
-
-/// `text` for a TOML comment: printable ASCII as it is, a newline, tab or carriage return as \n,
-/// \t, \r, and every other byte as \xNN, so that the comment stays one line that parse_gpu reads.
-std::string comment_text(std::string_view text);
-
 /// A profile compiled into the binary: hw/KEY.toml, parsed and checked when gpucalc was built
 /// (src/tools/embed_profiles.cc), so that using it parses no TOML.
 struct BuiltinProfile {
@@ -199,33 +172,11 @@ struct BuiltinProfile {
 };
 const std::vector<BuiltinProfile>& builtin_profiles();
 
-/// Every problem of a profile at once, one message each ("profile FILE: field 'x': expected ...");
-/// what() joins them with "; " so that a batch row stays one line.
-class ProfileError : public InputError {
- public:
-  explicit ProfileError(std::vector<std::string> problems);
-  const std::vector<std::string>& problems() const { return problems_; }
-
- private:
-  std::vector<std::string> problems_;
-};
-
-/// Parses profile TOML; `origin` names the file in errors. A field that a later format added may
-/// be left out of an older format's file: it takes the value that format meant, and a note in
-/// Gpu::notes says so (profile_defaults.h). Throws ProfileError listing every field that is
-/// missing or malformed and every pair of fields that contradict each other, or InputError when
-/// the text is not TOML, is over 64 KiB or is nested deeper than 4.
-Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
-
-/// Finds a profile by key, alias or path to a .toml file. Unknown names throw InputError
-/// listing the known ones with a "did you mean"; a path that is not a regular file of at most
-/// 64 KiB throws InputError naming --gpu before anything is read.
-Gpu load_gpu(const std::string& name_or_path);
-
 /// Keys of the built-in profiles, sorted.
 std::vector<std::string> builtin_gpu_keys();
 
-/// The closest of `candidates` to `word` by edit distance, or "" when none is close.
-std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+/// The built-in profile whose key or one of whose aliases is `name` (letters compared without
+/// case), or null.
+const BuiltinProfile* find_builtin_profile(std::string_view name);
 
 }  // namespace gpucalc

@@ -1,5 +1,7 @@
 #include "core/profile_defaults.h"
 
+#include "core/profile_toml.h"
+
 #include <fmt/format.h>
 
 namespace gpucalc {

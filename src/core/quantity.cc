@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <span>
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -19,6 +19,30 @@ namespace gpucalc {
 namespace {
 
 using namespace dims;
+
+/// "a size", "a time"; other products of units by their symbols ("a quantity in B^2").
+std::string describe(Dim d) {
+  if (d == kNone) return "a number";
+  if (d == kBytes) return "a size";
+  if (d == kSeconds) return "a time";
+  if (d == kBandwidth) return "a bandwidth";
+  if (d == kFlop) return "a FLOP count";
+  if (d == kFlopRate) return "a FLOP rate";
+  if (d == kIntensity) return "an intensity";
+  if (d == kCycles) return "a number of cycles";
+  std::string num, den;
+  auto put = [&](const char* symbol, int e) {
+    std::string& side = e > 0 ? num : den;
+    if (e == 0) return;
+    side += fmt::format("{}{}{}", side.empty() ? "" : " ", symbol, std::abs(e) > 1 ? fmt::format("^{}", std::abs(e)) : "");
+  };
+  put("B", d.bytes);
+  put("s", d.seconds);
+  put("FLOP", d.flop);
+  put("cycles", d.cycles);
+  return fmt::format("a quantity in {}{}{}", num.empty() ? "1" : num, den.empty() ? "" : "/", den);
+}
+
 
 
 // Which targets a suffix belongs to: every one, or only some (KB is 1024 bytes on chip).
@@ -74,6 +98,17 @@ const std::vector<Suffix>& suffixes() {
     v.push_back({"cycle", 1, kCycles});
     v.push_back({"cycles", 1, kCycles});
     v.push_back({"%", 0.01, kNone, Family::fraction});
+    // Every symbol gpucalc prints a quantity in (the unit table's scales: PB, fs, KFLOP/s, ...)
+    // reads back: what one call prints, the next accepts.
+    for (const UnitInfo& u : units::kTable) {
+      if (u.dimension.none()) continue;  // counts print 10k on charts; a count is typed as a number
+      const Family family = u.unit == Unit::onchip_bytes ? Family::onchip_bytes
+                            : u.unit == Unit::bytes     ? Family::data_bytes
+                                                        : Family::any;
+      for (const UnitScales* steps : {&u.scales, &u.brief_scales}) {
+        for (const UnitScale& step : *steps) v.push_back({step.symbol, step.factor, u.dimension, family});
+      }
+    }
     return v;
   }();
   return all;
@@ -173,7 +208,7 @@ class Parser {
  public:
   Parser(std::string_view text, Unit unit, const QuantityContext& context, const std::string& option,
          const std::string& raw)
-      : text_(text), unit_(unit), want_(dimension(unit)), context_(context), option_(option), raw_(raw) {}
+      : text_(text), unit_(unit), want_(unit_info(unit).dimension), context_(context), option_(option), raw_(raw) {}
 
   Term parse() {
     Term t = sum();
@@ -508,27 +543,28 @@ QuantityError::QuantityError(const std::string& option, const std::string& value
     : InputError(option, value, accepted_forms(unit) + (reason.empty() ? "" : "; " + reason)), reason_(std::move(reason)) {}
 
 std::string accepted_forms(Unit unit) {
-  switch (unit) {
-    case Unit::count: return "a number such as 256, 1e8, 2^24, 3*2^20 or 16,384";
-    case Unit::bytes: return "a size such as 101MB, 2.15GB, 64KiB or 4096 (KB, MB, GB decimal; KiB, MiB, GiB binary)";
-    case Unit::onchip_bytes: return "a size such as 40KB, 40KiB or 40960 (KB = KiB = 1024 bytes)";
-    case Unit::seconds: return "a time with a unit such as 400ns, 3.6us, 3.6\xC2\xB5s, 2ms or 672cyc (at the profile's clock)";
-    case Unit::bytes_per_second: return "a bandwidth with a unit such as 3.35TB/s or 900GB/s";
-    case Unit::flops: return "a FLOP count such as 1.37e11, 137GFLOP or 2*4096^3";
-    case Unit::flops_per_second: return "a rate with a unit such as 989TFLOP/s or 67TFLOPS";
-    case Unit::fraction: return "a fraction such as 0.5 or 50%";
-    case Unit::flop_per_byte: return "an intensity in FLOP/byte such as 64 or 1/4";
-    case Unit::cycles: return "a number of cycles such as 500";
-    case Unit::text: return "a word";
-    case Unit::boolean: return "true or false";
+  return forms_text(unit_info(unit).forms, [](const FormExample&) { return true; });
+}
+
+std::string forms_text(const Forms& forms, const std::function<bool(const FormExample&)>& keep) {
+  std::vector<const char*> kept;
+  for (std::size_t i = 0; i < forms.example_count; ++i) {
+    if (keep(forms.examples[i])) kept.push_back(forms.examples[i].text);
   }
-  return "a value";
+  std::string list;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    list += i == 0 ? "" : i + 1 == kept.size() ? " or " : ", ";
+    list += kept[i];
+  }
+  if (list.empty()) return fmt::format("{}{}", forms.noun, forms.remark);
+  if (forms.listed) return fmt::format("{} ({}){}", forms.noun, list, forms.remark);
+  return fmt::format("{} such as {}{}", forms.noun, list, forms.remark);
 }
 
 Quantity read_quantity(std::string_view raw, Unit unit, const std::string& option, const QuantityContext& context) {
   const std::string raw_text(raw);
   std::string_view text = trim(raw);
-  if (text.empty() || unit == Unit::text || unit == Unit::boolean) throw QuantityError(option, raw_text, unit, "");
+  if (text.empty() || unit_info(unit).kind != ValueKind::number) throw QuantityError(option, raw_text, unit, "");
   if (text.size() > kMaxQuantityLength) {
     throw QuantityError(option, raw_text.substr(0, 40), unit,
                         fmt::format("at most {} characters", format_number(static_cast<double>(kMaxQuantityLength))));
@@ -555,7 +591,7 @@ Quantity read_quantity(std::string_view raw, Unit unit, const std::string& optio
   }
   Parser parser(text, unit, context, option, raw_text);
   Term t = parser.parse();
-  const Dim want = dimension(unit);
+  const Dim want = unit_info(unit).dimension;
   if (t.d != want && !(t.d.none() && takes_bare_number(unit))) {
     if (t.d.none()) parser.fail(fmt::format("{} needs its unit", describe(want)));
     if (t.d.cycles != 0 && context.clock_hz <= 0) {
@@ -640,87 +676,39 @@ std::string significant(double v, int digits) {
   return s;
 }
 
-struct Prefix {
-  double scale;
-  const char* symbol;
-};
-
-// The one spelling of every unit gpucalc prints, largest prefix first; text output
-// (format_quantity) and charts (format_quantity_short) both take their symbols from here.
-constexpr Prefix kSecondPrefixes[] = {{1, "s"}, {1e-3, "ms"}, {1e-6, "us"}, {1e-9, "ns"}, {1e-12, "ps"}, {1e-15, "fs"}};
-constexpr Prefix kBytePrefixes[] = {{1e15, "PB"}, {1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "KB"}, {1, "B"}};
-constexpr Prefix kBinaryBytePrefixes[] = {{1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1, "B"}};
-constexpr Prefix kBandwidthPrefixes[] = {{1e15, "PB/s"}, {1e12, "TB/s"}, {1e9, "GB/s"},
-                                         {1e6, "MB/s"},  {1e3, "KB/s"},  {1, "B/s"}};
-constexpr Prefix kFlopPrefixes[] = {{1e18, "EFLOP"}, {1e15, "PFLOP"}, {1e12, "TFLOP"}, {1e9, "GFLOP"},
-                                    {1e6, "MFLOP"},  {1e3, "KFLOP"},  {1, "FLOP"}};
-constexpr Prefix kFlopRatePrefixes[] = {{1e18, "EFLOP/s"}, {1e15, "PFLOP/s"}, {1e12, "TFLOP/s"}, {1e9, "GFLOP/s"},
-                                        {1e6, "MFLOP/s"},  {1e3, "KFLOP/s"},  {1, "FLOP/s"}};
-constexpr Prefix kCountPrefixes[] = {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
-
-// The prefixes `unit` prints with; empty for units printed as plain numbers.
-std::span<const Prefix> prefixes(Unit unit) {
-  switch (unit) {
-    case Unit::seconds: return kSecondPrefixes;
-    case Unit::bytes: return kBytePrefixes;
-    case Unit::onchip_bytes: return kBinaryBytePrefixes;
-    case Unit::bytes_per_second: return kBandwidthPrefixes;
-    case Unit::flops: return kFlopPrefixes;
-    case Unit::flops_per_second: return kFlopRatePrefixes;
-    case Unit::count:
-    case Unit::fraction:
-    case Unit::flop_per_byte:
-    case Unit::cycles:
-    case Unit::text:
-    case Unit::boolean: return {};
-  }
-  return {};
-}
-
-// `value` in the largest prefix it reaches, written by `number`; below the smallest prefix, in
-// that one. A prefix counts as reached from `threshold` of it on, so that what `number` would
-// round up to 1000 of one prefix prints as 1 of the next (0.9995 for three digits).
+// `value` in the largest scale it reaches, written by `number`; below the smallest scale, in
+// that one. A scale counts as reached from `threshold` of it on, so that what `number` would
+// round up to 1000 of one scale prints as 1 of the next (0.9995 for three digits).
 template <typename Number>
-std::string scaled(double value, std::span<const Prefix> steps, double threshold, std::string_view separator,
-                   Number number) {
+std::string scaled(double value, UnitScales steps, double threshold, std::string_view separator, Number number) {
   double a = std::fabs(value);
-  for (const Prefix& p : steps) {
-    if (a >= p.scale * threshold || &p == &steps.back()) {
-      return number(value / p.scale) + std::string(separator) + p.symbol;
+  for (const UnitScale& p : steps) {
+    if (a >= p.factor * threshold || &p == &steps.back()) {
+      return number(value / p.factor) + std::string(separator) + p.symbol;
     }
   }
   return number(value);
 }
 
-std::string scaled(double value, Unit unit) { return scaled(value, prefixes(unit), 0.9995, " ", three_digits); }
+// Whole, else two decimals: 40, 1.50.
+std::string whole_or_two_decimals(double v) {
+  return v == std::floor(v) ? format_number(v) : fmt::format(FMT_COMPILE("{:.2f}"), v);
+}
 
 }  // namespace
 
 std::string format_quantity(double value, Unit unit) {
   if (!std::isfinite(value)) return format_number(value);
-  switch (unit) {
-    case Unit::bytes:
-      if (std::fabs(value) < 1000) return format_number(value) + " B";
-      return scaled(value, unit);
-    case Unit::onchip_bytes: {
-      double a = std::fabs(value);
-      if (a < 1024) return format_number(value) + " B";
-      if (a < 1048576) {
-        double kib = value / 1024;
-        return (kib == std::floor(kib) ? format_number(kib) : fmt::format(FMT_COMPILE("{:.2f}"), kib)) + " KiB";
-      }
-      double mib = value / 1048576;
-      return (mib == std::floor(mib) ? format_number(mib) : fmt::format(FMT_COMPILE("{:.2f}"), mib)) + " MiB";
-    }
-    case Unit::seconds:
-      if (value == 0) return "0 s";
-      return scaled(value, unit);
-    case Unit::bytes_per_second: return scaled(value, unit);
-    case Unit::flops:
-      if (std::fabs(value) < 1000) return format_number(value) + " FLOP";
-      return scaled(value, unit);
-    case Unit::flops_per_second: return scaled(value, unit);
-    case Unit::fraction: {
+  const UnitInfo& u = unit_info(unit);
+  switch (u.readable) {
+    case Readable::plain: return format_number(value) + u.plain_suffix;
+    case Readable::scaled:
+      if (value == 0 || std::fabs(value) < u.plain_below) return format_number(value) + " " + u.symbol;
+      return scaled(value, u.scales, 0.9995, " ", three_digits);
+    case Readable::binary:
+      if (std::fabs(value) < u.plain_below) return format_number(value) + " " + u.symbol;
+      return scaled(value, u.scales, 1, " ", whole_or_two_decimals);
+    case Readable::percent: {
       // Up to two decimals, as the lessons write them (18.75%, 12.5%, 1.96%); small ones 3 digits.
       double pct = value * 100;
       if (pct == std::floor(pct)) return fmt::format(FMT_COMPILE("{:.0f}%"), pct);
@@ -730,11 +718,6 @@ std::string format_quantity(double value, Unit unit) {
       if (text.back() == '.') text.pop_back();
       return text + "%";
     }
-    case Unit::flop_per_byte: return format_number(value) + " FLOP/B";
-    case Unit::cycles: return format_number(value) + " cycles";
-    case Unit::count:
-    case Unit::text:
-    case Unit::boolean: return format_number(value);
   }
   return format_number(value);
 }
@@ -743,23 +726,15 @@ std::string format_quantity_short(double value, Unit unit, int digits) {
   if (!std::isfinite(value)) return "-";
   const double threshold = 1 - 0.5 * std::pow(10.0, -digits);
   auto number = [digits](double v) { return significant(v, digits); };
-  switch (unit) {
-    case Unit::fraction: return significant(value * 100, digits) + "%";
-    case Unit::seconds:
-    case Unit::bytes:
-    case Unit::onchip_bytes:
-    case Unit::bytes_per_second:
-    case Unit::flops:
-    case Unit::flops_per_second:
+  const UnitInfo& u = unit_info(unit);
+  switch (u.brief) {
+    case Brief::percent: return significant(value * 100, digits) + "%";
+    case Brief::scaled:
       if (value == 0) return "0";
-      return scaled(value, prefixes(unit), threshold, " ", number);
-    case Unit::count:
-    case Unit::cycles:
-    case Unit::flop_per_byte:
-    case Unit::text:
-    case Unit::boolean:
+      return scaled(value, u.brief_scales, threshold, " ", number);
+    case Brief::counted:
       if (std::fabs(value) < 1e4) return significant(value, digits);
-      return scaled(value, kCountPrefixes, threshold, "", number);
+      return scaled(value, u.brief_scales, threshold, "", number);
   }
   return significant(value, digits);
 }

@@ -3,28 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "core/error.h"
+#include "core/units.h"
 
 namespace gpucalc {
-
-/// What a number measures; decides which unit suffixes are accepted and how it prints.
-enum class Unit {
-  count,           // plain number: 1e8, 2^24, 16,384
-  bytes,           // data volume: KB/MB/GB are decimal, KiB/MiB/GiB binary
-  onchip_bytes,    // on-chip size: KB = KiB = 1024 bytes, as NVIDIA's documents use them
-  seconds,         // 400ns, 3.6us, 3.6µs, 2ms, 1s
-  bytes_per_second,  // 3.35TB/s, 900GB/s, 1.5TiB/s
-  flops,           // 1.37e11, 137GFLOP
-  flops_per_second,  // 989TFLOP/s
-  fraction,        // 0.5 or 50%
-  flop_per_byte,   // arithmetic intensity
-  cycles,          // clock cycles
-  text,            // a word such as "registers"
-  boolean,         // true / false
-};
 
 /// What a value may need from outside its text: the clock that turns cycles into time (and
 /// time into cycles). 0: none, and `672cyc` where a time is expected is refused.
@@ -64,9 +50,7 @@ constexpr int kMaxQuantityDepth = 64;
 Quantity read_quantity(std::string_view text, Unit unit, const std::string& option, const QuantityContext& context = {});
 
 /// Whether a bare number stands for the unit itself (--bytes 4096); times and rates need theirs.
-constexpr bool takes_bare_number(Unit unit) {
-  return unit != Unit::seconds && unit != Unit::bytes_per_second && unit != Unit::flops_per_second;
-}
+constexpr bool takes_bare_number(Unit unit) { return unit_info(unit).bare_number; }
 
 /// read_quantity's plain form: 1 to 15 decimal digits and nothing else (256, 40960), where a bare
 /// number is the unit's own; `out` is then what read_quantity reads (exact). The one reader of
@@ -74,7 +58,7 @@ constexpr bool takes_bare_number(Unit unit) {
 /// (most cells of a batch are such numbers). False for any other text or unit. Inline: a batch
 /// reads a few cells a row through it.
 inline bool read_plain_whole(std::string_view text, Unit unit, double& out) {
-  if (unit == Unit::text || unit == Unit::boolean || !takes_bare_number(unit)) return false;
+  if (unit_info(unit).kind != ValueKind::number || !takes_bare_number(unit)) return false;
   if (text.empty() || text.size() > 15) return false;  // 15 digits: exact in a double
   std::uint64_t v = 0;
   for (const char c : text) {
@@ -93,8 +77,13 @@ double parse_quantity(std::string_view text, Unit unit, const std::string& optio
 std::int64_t parse_integer(std::string_view text, Unit unit, const std::string& option,
                            std::int64_t min, std::int64_t max);
 
-/// The accepted forms of a unit, for error messages ("a size such as 40KB, 40KiB or 40960").
+/// The accepted forms of a unit, for error messages ("a size such as 40KB, 40KiB or 40960"):
+/// forms_text of its row in the unit table with every example.
 std::string accepted_forms(Unit unit);
+
+/// `forms` as messages write them, with the examples `keep` keeps: "a size such as 40KB, 40KiB or
+/// 40960 (KB = KiB = 1024 bytes)"; listed: "a whole number (256, 2^24)"; no example: the noun.
+std::string forms_text(const Forms& forms, const std::function<bool(const FormExample&)>& keep);
 
 /// A value in readable units: 1.34 MB, 40 KiB, 60.1 us, 3.35 TB/s, 50%.
 std::string format_quantity(double value, Unit unit);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "engine/profiles.h"
 #include "engine/spec.h"
 #include "report/report.h"
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "io/read.h"
 #include "report/printer.h"
 
 namespace gpucalc {
@@ -33,9 +34,9 @@ void set_axis(Args& args, const OptionSpec& axis, double x);
 RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, const std::vector<std::string>& shown_inputs,
                        const std::vector<std::string>& shown_results = {});
 
-/// How long --batch waits for a FIFO's writer and --plot for a FIFO's reader (open() of a FIFO
-/// waits for its other end: neither waits longer than this).
-constexpr int kPipeWaitMs = 2000;
+/// How long --plot waits for a FIFO's reader (open() of a FIFO waits for its other end), as
+/// long as every input waits for a FIFO's writer (io/read.h).
+using io::kPipeWaitMs;
 
 void check_plot_path(const std::string& path);
 /// Writes the chart of `data` to `path`; without sweep points, sweeps the chart's own axis.

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "engine/engine.h"
 
 namespace gpucalc {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/text.h"
 #include "engine/engine.h"
 
 namespace gpucalc {

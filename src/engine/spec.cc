@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <utility>
 
@@ -26,70 +27,23 @@ std::string bound_text(double v, Unit unit) {
 
 namespace {
 
-/// One example of a form, and the value it reads as in the unit's base unit (cycles: per cycle,
-/// a time at the profile's clock).
-struct Example {
-  const char* text;
-  double value;
-  bool cycles = false;
-};
+/// A whole number's forms: a count that an integer option takes (hexadecimal too).
+constexpr FormExample kWholeNumberForms[] = {{"256", 256}, {"2^24", 16777216}, {"16,384", 16384}, {"0xff", 255}};
+constexpr Forms kWholeNumber{"a whole number", kWholeNumberForms, std::size(kWholeNumberForms), "", true};
 
-/// How a unit's values are written: a noun, examples of its forms, and a remark on the units.
-struct Form {
-  const char* noun;
-  std::vector<Example> examples;
-  const char* remark = "";
-  bool listed = false;  // examples in parentheses after the noun, not "such as"
-};
-
-Form form_of(OptionKind kind, Unit unit) {
-  switch (unit) {
-    case Unit::count:
-      if (kind == OptionKind::integer) {
-        return {"a whole number", {{"256", 256}, {"2^24", 16777216}, {"16,384", 16384}, {"0xff", 255}}, "", true};
-      }
-      return {"a number", {{"256", 256}, {"1e8", 1e8}, {"2^24", 16777216}, {"3*2^20", 3145728}, {"16,384", 16384}}};
-    case Unit::bytes:
-      return {"a size", {{"101MB", 101e6}, {"2.15GB", 2.15e9}, {"64KiB", 65536}, {"4096", 4096}},
-              " (KB, MB, GB decimal; KiB, MiB, GiB binary)"};
-    case Unit::onchip_bytes: return {"a size", {{"40KB", 40960}, {"40KiB", 40960}, {"40960", 40960}}, " (KB = KiB = 1024 bytes)"};
-    case Unit::seconds:
-      return {"a time with a unit",
-              {{"400ns", 400e-9},
-               {"3.6us", 3.6e-6},
-               {"3.6\xC2\xB5s", 3.6e-6},
-               {"2ms", 2e-3},
-               {"672cyc (at the profile's clock)", 672, true}}};
-    case Unit::bytes_per_second: return {"a bandwidth with a unit", {{"3.35TB/s", 3.35e12}, {"900GB/s", 900e9}}};
-    case Unit::flops: return {"a FLOP count", {{"1.37e11", 1.37e11}, {"137GFLOP", 137e9}, {"2*4096^3", 2.0 * 4096 * 4096 * 4096}}};
-    case Unit::flops_per_second: return {"a rate with a unit", {{"989TFLOP/s", 989e12}, {"67TFLOPS", 67e12}}};
-    case Unit::fraction: return {"a fraction", {{"0.5", 0.5}, {"50%", 0.5}}};
-    case Unit::flop_per_byte: return {"an intensity in FLOP/byte", {{"64", 64}, {"1/4", 0.25}}};
-    case Unit::cycles: return {"a number of cycles", {{"500", 500}}};
-    case Unit::text: return {"a word", {}};
-    case Unit::boolean: return {"true or false", {}};
-  }
-  return {"a value", {}};
+/// How an option's values are written: its unit's forms (units.h), a whole number's for an integer count.
+const Forms& forms_of(OptionKind kind, Unit unit) {
+  return kind == OptionKind::integer && unit == Unit::count ? kWholeNumber : unit_info(unit).forms;
 }
 
-/// `form` with those of its examples that lie in [lo, hi] (above lo when `open`): none when
+/// `forms` with those of its examples that lie in [lo, hi] (above lo when `open`): none when
 /// `with_examples` is false (a range error: the form was read, only the value is wrong).
-std::string form_text(const Form& form, double lo, double hi, bool open, double clock_hz, bool with_examples) {
-  std::vector<std::string_view> kept;
-  for (const Example& e : with_examples ? form.examples : std::vector<Example>{}) {
-    if (e.cycles && !(clock_hz > 0)) continue;  // a time only at a known clock
+std::string form_text(const Forms& forms, double lo, double hi, bool open, double clock_hz, bool with_examples) {
+  return forms_text(forms, [&](const FormExample& e) {
+    if (!with_examples || (e.cycles && !(clock_hz > 0))) return false;  // a time only at a known clock
     const double v = e.cycles ? e.value / clock_hz : e.value;
-    if (v < lo || (open && v <= lo) || v > hi) continue;
-    kept.push_back(e.text);
-  }
-  std::string list;
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    list += i == 0 ? "" : i + 1 == kept.size() ? " or " : ", ";
-    list += kept[i];
-  }
-  if (list.empty()) return fmt::format("{}{}", form.noun, form.remark);
-  if (form.listed) return fmt::format("{} ({}){}", form.noun, list, form.remark);
-  return fmt::format("{} such as {}{}", form.noun, list, form.remark);
+    return !(v < lo || (open && v <= lo) || v > hi);
+  });
 }
 
 }  // namespace
@@ -109,7 +63,7 @@ std::string OptionSpec::accepted(const Gpu* gpu, bool with_examples) const {
     range = fmt::format("at most {}", bound_text(hi, unit));
   }
   const bool from_profile = gpu != nullptr && (min.of_gpu != nullptr || max.of_gpu != nullptr);
-  const std::string form = form_text(form_of(kind, unit), lo, hi, min_open, gpu != nullptr ? gpu->boost_clock : 0, with_examples);
+  const std::string form = form_text(forms_of(kind, unit), lo, hi, min_open, gpu != nullptr ? gpu->boost_clock : 0, with_examples);
   return fmt::format("{}{}{}, {}{}", form, range.empty() ? "" : ", ", range, what,
                      from_profile ? fmt::format(" ({})", gpu->key) : "");
 }

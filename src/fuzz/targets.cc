@@ -1,4 +1,5 @@
 #include "fuzz/targets.h"
+#include "core/profile_toml.h"
 
 #include <fmt/format.h>
 

@@ -4,13 +4,15 @@
 
 #include <fmt/format.h>
 
-#include <cctype>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/profile_match.h"
+#include "core/profile_toml.h"
 #include "measure/measure.h"
 
 namespace gpucalc {
@@ -73,46 +75,33 @@ double MeasureRow::ratio() const {
   return achieved / predicted;
 }
 
-namespace {
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-}  // namespace
-
 DeviceProfile profile_for_device(const DeviceInfo& device) {
-  const std::string name = lower(device.name);
-  std::vector<Gpu> builtins;
-  for (const BuiltinProfile& p : builtin_profiles()) {
-    Gpu gpu = p.make();
-    bool named = name.find(lower(gpu.key)) != std::string::npos;
-    for (const std::string& alias : gpu.aliases) named = named || name == lower(alias);
-    if (named && gpu.cc_major == device.cc_major && gpu.cc_minor == device.cc_minor && gpu.sm_count == device.sm_count) {
-      return {gpu, ""};
-    }
-    builtins.push_back(std::move(gpu));
+  const ProfileMatch match = match_builtin_profile({device.name, device.cc_major, device.cc_minor, device.sm_count});
+  if (match.by == MatchedBy::none) {
+    throw InputError("--gpu", "(not given)",
+                     fmt::format("a profile of this GPU, {} (compute capability {}.{}, {} SMs): no built-in profile has "
+                                 "its compute capability (they have {}); give --gpu NAME|FILE.toml (gpucalc hw new "
+                                 "writes one; gpucalc measure calibrate --gpu NAME measures one over it)",
+                                 InputError::printable(device.name), device.cc_major, device.cc_minor, device.sm_count,
+                                 fmt::join(builtin_capabilities(), ", ")));
   }
-  // No match: the device's properties over the closest profile (same compute capability).
-  const Gpu* base = nullptr;
-  for (const Gpu& g : builtins) {
-    if (g.cc_major == device.cc_major && g.cc_minor == device.cc_minor && base == nullptr) base = &g;
+  const Gpu base = find_builtin_profile(match.key)->make();
+  if (match.by == MatchedBy::name && base.sm_count == device.sm_count) return {base, ""};
+  if (match.by == MatchedBy::capability_and_sm_count) {
+    return {base, fmt::format("profile {}: the name {} is no profile's; {} has its compute capability ({}.{}) and SM "
+                              "count ({}){}",
+                              base.key, InputError::printable(device.name), base.key, device.cc_major, device.cc_minor,
+                              device.sm_count,
+                              match.others.empty() ? "" : fmt::format("; --gpu {} for another", fmt::join(match.others, ", ")))};
   }
-  for (const Gpu& g : builtins) {
-    if (g.cc_major == device.cc_major && base == nullptr) base = &g;
-  }
-  for (const Gpu& g : builtins) {
-    if (g.key == "h100" && base == nullptr) base = &g;
-  }
-  if (base == nullptr) base = &builtins.front();
-  Gpu gpu = *base;
+  // Not this GPU as a profile knows it: the device's properties over the profile matched.
+  Gpu gpu = base;
   const std::string source = fmt::format("device properties of {} (cudaGetDeviceProperties)", device.name);
   auto set = [&](const char* field) { gpu.provenance[field] = Provenance{"measured", source}; };
   gpu.key = "device";
   gpu.name = device.name;
   gpu.aliases.clear();
-  gpu.origin = fmt::format("device properties over {}", base->key);
+  gpu.origin = fmt::format("device properties over {}", base.key);
   gpu.cc_major = device.cc_major;
   gpu.cc_minor = device.cc_minor;
   set("name");
@@ -143,7 +132,7 @@ DeviceProfile profile_for_device(const DeviceInfo& device) {
     std::erase_if(carveouts, [&](std::int64_t size) { return size >= gpu.shared_memory_per_sm; });
     carveouts.push_back(gpu.shared_memory_per_sm);
     gpu.provenance["shared_memory_carveouts"] =
-        Provenance{"derived", fmt::format("{}'s carveouts up to the device's shared memory per SM", base->key)};
+        Provenance{"derived", fmt::format("{}'s carveouts up to the device's shared memory per SM", base.key)};
   }
   take(gpu.l2_size, device.l2_bytes, "l2_size");
   take(gpu.memory_size, device.memory_bytes, "memory_size");
@@ -156,7 +145,7 @@ DeviceProfile profile_for_device(const DeviceInfo& device) {
   }
   return {gpu, fmt::format("no built-in profile matches {} (sm_{}{}, {} SMs): predictions use its properties over "
                            "the {} profile (peaks, latencies and the rest are {}'s)",
-                           device.name, device.cc_major, device.cc_minor, device.sm_count, base->key, base->key)};
+                           device.name, device.cc_major, device.cc_minor, device.sm_count, base.key, base.key)};
 }
 
 std::string profile_toml(const Gpu& g, const std::string& header_comment) {

@@ -56,12 +56,13 @@ bool whole_and_exact(double x) {
 
 std::string text_cell(const Value& v) {
   if (v.missing) return "-";
-  switch (v.unit) {
-    case Unit::text: return v.text;
-    case Unit::boolean: return v.flag ? "true" : "false";
+  switch (unit_info(v.unit).kind) {
+    case ValueKind::word: return v.text;
+    case ValueKind::flag: return v.flag ? "true" : "false";
     // -0 (a profile's "-0.0", a product with a negative zero) prints as 0, as JSON and CSV write it
-    default: return format_quantity(v.number == 0 ? 0.0 : v.number, v.unit);
+    case ValueKind::number: break;
   }
+  return format_quantity(v.number == 0 ? 0.0 : v.number, v.unit);
 }
 
 namespace {
@@ -207,13 +208,13 @@ char* put_flag(char* at, bool flag) { return flag ? put(at, "true") : put(at, "f
 // csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
 [[gnu::always_inline]] inline char* write_csv_cell(char* at, const Value& v, NumberMemo* memo = nullptr) {
   if (v.missing) return at;
-  switch (v.unit) {
-    case Unit::text: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
-    case Unit::boolean: return put_flag(at, v.flag);
-    default:
-      if (std::isfinite(v.number)) return write_raw_number(at, v.number, memo);
-      return write_csv_not_finite(at, v.number);
+  switch (unit_info(v.unit).kind) {
+    case ValueKind::word: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
+    case ValueKind::flag: return put_flag(at, v.flag);
+    case ValueKind::number: break;
   }
+  if (std::isfinite(v.number)) return write_raw_number(at, v.number, memo);
+  return write_csv_not_finite(at, v.number);
 }
 
 }  // namespace
@@ -311,14 +312,14 @@ char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
     std::memcpy(at, "null", 4);
     return at + 4;
   }
-  switch (v.unit) {
-    case Unit::text: return write_json_word(at, v.text);
-    case Unit::boolean: return put_flag(at, v.flag);
-    default:
-      if (!std::isfinite(v.number)) return v.number > 0 ? put(at, "\"unlimited\"") : put(at, "null");  // no limit: "unlimited"
-      if (whole_and_exact(v.number)) return write_whole(at, v.number);
-      return write_json_fraction(at, v.number, memo);
+  switch (unit_info(v.unit).kind) {
+    case ValueKind::word: return write_json_word(at, v.text);
+    case ValueKind::flag: return put_flag(at, v.flag);
+    case ValueKind::number: break;
   }
+  if (!std::isfinite(v.number)) return v.number > 0 ? put(at, "\"unlimited\"") : put(at, "null");  // no limit: "unlimited"
+  if (whole_and_exact(v.number)) return write_whole(at, v.number);
+  return write_json_fraction(at, v.number, memo);
 }
 
 void append_json_value(std::string& out, const Value& v) {

@@ -8,7 +8,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -16,6 +15,8 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "core/profile_toml.h"
+#include "io/read.h"
 
 namespace gpucalc {
 
@@ -61,12 +62,22 @@ struct CppValue {
   std::string operator()(double v) const { return fmt::format("static_cast<double>({})", v); }
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// A profile, read as --gpu FILE reads one (a regular file of at most kMaxProfileBytes).
+std::string read_profile(const std::string& path) {
+  try {
+    return io::read_text(path, {.max_bytes = kMaxProfileBytes, .regular_only = true}, std::cin);
+  } catch (const io::ReadError& e) {
+    throw std::runtime_error(fmt::format("cannot read {} ({})", path, e.reason(path)));
+  }
+}
+
+// What an earlier run wrote, or "" when there is none yet.
+std::string written_before(const std::string& path) {
+  try {
+    return io::read_text(path, {.max_bytes = std::size_t{1} << 30, .regular_only = true}, std::cin);
+  } catch (const io::ReadError&) {
+    return "";
+  }
 }
 
 std::string key_of(const std::string& path) {
@@ -121,7 +132,7 @@ int run(int argc, char** argv) {
   std::string table;
   for (int i = 2; i < argc; ++i) {
     const std::string path = argv[i];
-    const Gpu gpu = parse_gpu(read_file(path), key_of(path), path);
+    const Gpu gpu = parse_gpu(read_profile(path), key_of(path), path);
     out += make_function(gpu, static_cast<std::size_t>(i - 2), "make", false);
     out += make_function(gpu, static_cast<std::size_t>(i - 2), "brief", true);
     table += fmt::format("      {{{}, &make_{}, &brief_{}}},\n", cpp_string(gpu.key), i - 2, i - 2);
@@ -130,12 +141,7 @@ int run(int argc, char** argv) {
          "  static const std::vector<BuiltinProfile> profiles = {\n" +
          table + "  };\n  return profiles;\n}\n\n}  // namespace gpucalc\n";
   // Written only when it changed, so that an unchanged profile rebuilds nothing.
-  std::ifstream old(argv[1], std::ios::binary);
-  if (old) {
-    std::ostringstream text;
-    text << old.rdbuf();
-    if (text.str() == out) return 0;
-  }
+  if (written_before(argv[1]) == out) return 0;
   std::ofstream file(argv[1], std::ios::binary);
   file << out;
   return file ? 0 : 1;

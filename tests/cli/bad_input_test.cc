@@ -90,7 +90,7 @@ const std::vector<BadInput>& bad_inputs() {
        "a results key of waves"},
       {{"occupancy", "--threads", "256", "--regs", "64", "--require", "limiter>=3"}, "--require", "== or !="},
       {{"occupancy", "--threads", "256", "--regs", "64", "--gpu", "h10"}, "--gpu", "did you mean 'h100'?"},
-      {{"little", "--gpu", "no_such_profile.toml"}, "--gpu", "a readable profile .toml file"},
+      {{"little", "--gpu", "no_such_profile.toml"}, "--gpu", "a readable profile .toml: a regular file of at most 65536 bytes (this one cannot be opened)"},
       {{"roofline", "--intensity", "64", "--gpu", "tests/data/invalid_toml.toml"}, "tests/data/invalid_toml.toml",
        "not valid TOML"},
       {{"waves", "--blocks", "1", "--blocks-per-sm", "1", "--gpu", "tests/data/negative_number.toml"},

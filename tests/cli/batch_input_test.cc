@@ -15,6 +15,7 @@
 
 #include "commands/commands.h"
 #include "engine/engine.h"
+#include "../temp_dir.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -26,28 +27,7 @@ using testing::Ran;
 using testing::run_shell;
 using testing::shell_quote;
 
-// A temporary folder, removed with what is in it at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/gpucalc_batch_input_XXXXXX";
-    if (::mkdtemp(name) != nullptr) path_ = name;
-  }
-  ~TempDir() {
-    if (!path_.empty()) std::system(("rm -rf " + shell_quote(path_)).c_str());
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name, const std::string& text) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-  std::string path(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 // gpucalc with `args` (shell words), stopped after 60 s: a hang is exit 124, never a stuck test.
 Ran gpucalc(const std::string& args) {
@@ -161,8 +141,8 @@ TEST_CASE("--batch on a FIFO: no writer is refused within seconds, a writer that
   const Ran none = gpucalc("occupancy --batch " + fifo + " --regs 32");
   CHECK(none.code == 2);
   CHECK(none.err == "gpucalc: --batch: invalid value '" + fifo + "': expected a readable CSV file, or - for standard "
-                    "input; a FIFO needs a writer within 2 s (none came: start the writer first, or pipe the rows to "
-                    "--batch -)\n");
+                    "input (a FIFO needs a writer within 2 s: none came; start the writer first, or pipe it to --batch "
+                    "-)\n");
   // gpucalc first, the writer a moment later; and the writer first.
   for (const char* order : {"(sleep 0.5; printf 'threads\\n256\\n' > F) & ", "printf 'threads\\n256\\n' > F & "}) {
     std::string command = order;

@@ -11,6 +11,7 @@
 #include "../verify_helpers.h"
 
 #include "../decode_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -17,6 +17,7 @@
 
 #include "../gpu_helpers.h"
 #include "../profile_edit.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {
@@ -46,7 +47,8 @@ TEST_CASE("--gpu refuses what is not a regular file before reading it") {
   for (const std::string path : {"/dev/zero", "/dev/urandom", "/dev/null"}) {
     CHECK(error_of([&] { load_gpu(path); }) ==
           "--gpu: invalid value '" + path +
-              "': expected a profile .toml: a regular file of at most 65536 bytes (this is a device, pipe or socket)");
+              "': expected a readable profile .toml: a regular file of at most 65536 bytes (this is a device, pipe or "
+              "socket)");
   }
   CHECK(error_of([] { load_gpu(std::string(GPUCALC_SOURCE_DIR) + "/tests/data"); }).find("(this is a directory)") !=
         std::string::npos);
@@ -55,7 +57,7 @@ TEST_CASE("--gpu refuses what is not a regular file before reading it") {
     INFO(path, ": ", r.err);
     CHECK(r.exit_code == 2);
     CHECK(r.err_lines().size() == 1);
-    CHECK(r.err.find("--gpu: invalid value '" + path + "': expected a profile .toml: a regular file") !=
+    CHECK(r.err.find("--gpu: invalid value '" + path + "': expected a readable profile .toml: a regular file") !=
           std::string::npos);
   }
 }
@@ -72,7 +74,7 @@ TEST_CASE("--gpu reads a profile of up to 64 KiB and refuses a larger file witho
   const std::string too_big = temp_profile(padded + "\n");
   CHECK(error_of([&] { load_gpu(too_big); }) ==
         "--gpu: invalid value '" + too_big +
-            "': expected a profile .toml: a regular file of at most 65536 bytes (this one has 65537)");
+            "': expected a readable profile .toml: a regular file of at most 65536 bytes (this one has 65537 bytes)");
   testing::Run r = testing::run_gpucalc({"hw", "show", too_big});
   CHECK(r.exit_code == 2);
   CHECK(r.err_lines().size() == 1);

@@ -16,6 +16,7 @@
 #include "../verify_helpers.h"
 
 #include "../occupancy_from_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {
@@ -231,8 +232,8 @@ TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, ex
   CHECK(binary.err_lines().size() == 1);
   CHECK(binary.err.find("a CUDA binary (ELF); reading it needs cuobjdump (CUDA toolkit), which is not on PATH") !=
         std::string::npos);
-  // Bounded reading: an endless device stops at 64 MiB; a FIFO without a writer reads as empty
-  // rather than hanging.
+  // Bounded reading: an endless device stops at 64 MiB; a FIFO without a writer is refused after
+  // 2 s rather than hanging.
   testing::Run zero = run_gpucalc({"occupancy", "--from", "/dev/zero", "--threads", "256"});
   CHECK(zero.exit_code == 2);
   CHECK(zero.err.find("reading stopped: it is larger") != std::string::npos);
@@ -241,7 +242,8 @@ TEST_CASE("gpucalc occupancy --from: bad input is one line naming the option, ex
   testing::Run unfed = run_gpucalc({"occupancy", "--from", fifo, "--threads", "256"});
   ::unlink(fifo.c_str());
   CHECK(unfed.exit_code == 2);
-  CHECK(unfed.err.find("(this one is empty)") != std::string::npos);
+  CHECK(unfed.err.find("(a FIFO needs a writer within 2 s: none came; start the writer first, or pipe it to --from -)") !=
+        std::string::npos);
   // A binary on standard input: its path is needed.
   testing::Run piped = run_shell("cat " + elf + " | " + GPUCALC_BINARY + " occupancy --from - --threads 256");
   CHECK(piped.exit_code == 2);

@@ -2,6 +2,7 @@
 // (never NaN, never a crash); their axes and tick labels: tests/unit/plot_axes_test.cc.
 //
 // GPUCALC_PLOT_EXAMPLES=DIR writes the example charts (docs/plots/) into DIR.
+#include "engine/profiles.h"
 #include "plot/plot.h"
 
 #include <doctest/doctest.h>

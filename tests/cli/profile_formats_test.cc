@@ -16,6 +16,7 @@
 
 #include "../profile_formats_helpers.h"
 #include "../file_text.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -16,6 +16,7 @@
 #include "../verify_helpers.h"
 
 #include "../profiles_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

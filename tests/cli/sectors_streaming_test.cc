@@ -7,6 +7,7 @@
 #include "core/gpu.h"
 #include "core/sectors.h"
 #include "../verify_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -14,6 +14,7 @@
 #include "../verify_helpers.h"
 
 #include "../tiling_bytes_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -12,6 +12,7 @@
 #include "core/tiling.h"
 #include "../refusal_checks.h"
 #include "../verify_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -8,6 +8,7 @@
 #include "core/gpu.h"
 #include "cli/measure_options.h"
 #include "core/error.h"
+#include "engine/profiles.h"
 #include "measure/measure.h"
 
 namespace gpucalc {

@@ -8,6 +8,7 @@
 #include "../verify_helpers.h"
 
 #include "../waves_gemm_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

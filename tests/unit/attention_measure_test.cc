@@ -11,6 +11,7 @@
 #include "core/attention.h"
 #include "core/error.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 #include "measure/attention_ref.h"
 
 using namespace gpucalc;

@@ -5,6 +5,7 @@
 
 #include "core/gpu.h"
 #include "measure/attention_time.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

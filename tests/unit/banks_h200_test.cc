@@ -9,6 +9,7 @@
 
 #include "commands/warp_access.h"
 #include "core/banks.h"
+#include "engine/profiles.h"
 #include "measure/patterns.h"
 
 using namespace gpucalc;

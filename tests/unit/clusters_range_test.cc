@@ -9,6 +9,7 @@
 #include "core/clusters.h"
 #include "core/gpu.h"
 #include "core/occupancy.h"
+#include "engine/profiles.h"
 
 #include <cmath>
 #include <cstdio>

@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "cli/measure_options.h"
+#include "engine/profiles.h"
 #include "measure/measure.h"
 
 #include <string>

@@ -4,6 +4,7 @@
 
 #include "core/gpu.h"
 #include "core/sectors.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

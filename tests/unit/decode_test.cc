@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "../decode_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

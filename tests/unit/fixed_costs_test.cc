@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/sectors.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -11,6 +11,7 @@
 #include "core/fusion.h"
 #include "core/gpu.h"
 #include "core/little.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

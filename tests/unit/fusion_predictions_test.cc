@@ -13,6 +13,7 @@
 #include "../recorded_runs.h"
 #include "core/fusion.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

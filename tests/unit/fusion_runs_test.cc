@@ -20,6 +20,7 @@
 #include "../recorded_runs.h"
 #include "core/fusion.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "core/gpu.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

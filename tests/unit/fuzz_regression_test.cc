@@ -13,6 +13,7 @@
 #include "core/gpu.h"
 #include "core/occupancy.h"
 #include "core/quantity.h"
+#include "engine/profiles.h"
 #include "fuzz/targets.h"
 
 namespace fs = std::filesystem;

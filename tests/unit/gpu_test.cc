@@ -18,6 +18,7 @@
 
 #include "../gpu_helpers.h"
 #include "../file_text.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -15,6 +15,7 @@
 #include "measure/kernel_mix.h"
 #include "measure/sass.h"
 #include "../file_text.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

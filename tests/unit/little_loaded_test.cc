@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/little.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/tiling.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

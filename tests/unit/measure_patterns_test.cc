@@ -7,6 +7,7 @@
 
 #include "commands/warp_access.h"
 #include "core/error.h"
+#include "engine/profiles.h"
 #include "measure/counters.h"
 #include "cli/measure_options.h"
 #include "measure/measure.h"

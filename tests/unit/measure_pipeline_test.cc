@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 #include "measure/pipeline_measure.h"
 
 using namespace gpucalc;

@@ -12,6 +12,7 @@
 
 #include "cli/measure_print.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 #include "measure/cases.h"
 #include "../measure_device.h"
 

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 #include "measure/counters.h"
 #include "measure/host.h"
 #include "measure/inputs.h"

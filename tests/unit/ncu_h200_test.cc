@@ -14,6 +14,7 @@
 #include "core/ncu_report.h"
 #include "commands/ncu_words.h"
 #include "../file_text.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

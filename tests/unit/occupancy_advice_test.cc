@@ -13,6 +13,7 @@
 
 #include "core/gpu.h"
 #include "core/occupancy.h"
+#include "engine/profiles.h"
 
 #include <cmath>
 #include <cstdio>

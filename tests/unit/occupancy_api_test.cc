@@ -9,6 +9,7 @@
 #include "core/occupancy.h"
 
 #include "../cuda_occupancy_helpers.h"
+#include "engine/profiles.h"
 
 #include <cmath>
 #include <cstdio>

@@ -14,6 +14,7 @@
 
 #include "../cuda_occupancy_helpers.h"
 #include "../occupancy_reference.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

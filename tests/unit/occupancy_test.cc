@@ -13,6 +13,7 @@
 
 #include "../cuda_occupancy_helpers.h"
 #include "../occupancy_reference.h"
+#include "engine/profiles.h"
 
 #include <cmath>
 #include <cstdio>

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/pipeline_stream.h"
+#include "engine/profiles.h"
 #include "measure/pipeline_measure.h"
 
 using namespace gpucalc;

@@ -9,6 +9,7 @@
 #include "commands/commands.h"
 #include "core/error.h"
 #include "../model_refusal.h"
+#include "engine/profiles.h"
 
 #include <cstdio>
 

@@ -21,6 +21,7 @@
 #include "core/sectors.h"
 #include "core/tiling.h"
 #include "core/waves.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -11,6 +11,7 @@
 #include "core/gpu.h"
 
 #include "../profile_formats_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

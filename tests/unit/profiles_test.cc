@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "../profiles_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -22,6 +22,7 @@
 #include "measure/pipeline_measure.h"
 #include "../file_text.h"
 #include "../recorded_runs.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/roofline.h"
+#include "engine/profiles.h"
 
 #include <cstdio>
 

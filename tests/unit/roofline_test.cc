@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "core/error.h"
+#include "engine/profiles.h"
 
 #include <cstdio>
 #include <string>

@@ -15,6 +15,7 @@
 
 #include "core/gpu.h"
 #include "core/expr.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -8,6 +8,7 @@
 #include "core/tiling.h"
 
 #include "../tiling_bytes_helpers.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
+#include "engine/profiles.h"
 
 namespace gpucalc {
 namespace {

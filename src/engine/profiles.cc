@@ -1,0 +1,42 @@
+#include "engine/profiles.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "core/text.h"
+#include "io/read.h"
+
+namespace gpucalc {
+
+namespace {
+
+bool ends_with_toml(const std::string& name) {
+  const std::string lower = ascii_lower(name);
+  return lower.size() > 5 && lower.compare(lower.size() - 5, 5, ".toml") == 0;
+}
+
+}  // namespace
+
+Gpu load_gpu(const std::string& name_or_path) {
+  if (name_or_path.find('/') == std::string::npos && !ends_with_toml(name_or_path)) {
+    if (const BuiltinProfile* p = find_builtin_profile(name_or_path)) return p->make();
+    const std::vector<std::string> names = builtin_gpu_keys();
+    const std::string hint = did_you_mean(ascii_lower(name_or_path), names);
+    throw InputError("--gpu", name_or_path,
+                     fmt::format("one of {} or a path to a profile .toml{}", fmt::join(names, ", "),
+                                 hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
+  }
+  std::string text;
+  try {
+    text = io::read_text(name_or_path, {.max_bytes = kMaxProfileBytes, .regular_only = true}, std::cin);
+  } catch (const io::ReadError& e) {
+    throw io::input_error(e, "--gpu", fmt::format("a readable profile .toml: a regular file of at most {} bytes", kMaxProfileBytes));
+  }
+  std::string key = name_or_path.substr(name_or_path.find_last_of('/') + 1);
+  if (ends_with_toml(key)) key = key.substr(0, key.size() - 5);
+  return parse_gpu(text, key, name_or_path);
+}
+
+}  // namespace gpucalc

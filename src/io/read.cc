@@ -1,0 +1,243 @@
+#include "io/read.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <string_view>
+
+namespace gpucalc::io {
+
+ReadError::ReadError(std::string path, Problem problem, std::size_t max_bytes, double seconds, std::uint64_t size)
+    : std::runtime_error(InputError::one_line(path)), path_(std::move(path)), problem_(problem), max_bytes_(max_bytes),
+      seconds_(seconds), size_(size) {}
+
+namespace {
+
+// Seconds as messages write them: 600, 0.5.
+std::string seconds_text(double s) { return fmt::format("{}", s); }
+
+}  // namespace
+
+std::string ReadError::reason(const std::string& option) const {
+  switch (problem_) {
+    case Problem::cannot_open: return "this one cannot be opened";
+    case Problem::directory: return "this is a directory";
+    case Problem::not_regular: return "this is a device, pipe or socket";
+    case Problem::too_large: return fmt::format("this one has {} bytes", size_);
+    case Problem::larger: return path_ == "-" ? "standard input has more" : "reading stopped: it is larger";
+    case Problem::unreadable: return "reading it failed";
+    case Problem::empty: return "this one is empty";
+    case Problem::binary: return "this one is binary, a NUL byte: gpucalc reads text only";
+    case Problem::no_writer:
+      return fmt::format("a FIFO needs a writer within {} s: none came; start the writer first, or pipe it to {} -",
+                         seconds_text(kPipeWaitMs / 1000.0), option);
+    case Problem::too_slow:
+      return fmt::format("it did not end within {} s: write it to a file first, or allow longer with "
+                         "GPUCALC_READ_TIMEOUT (seconds)",
+                         seconds_text(seconds_));
+  }
+  return "it cannot be read";
+}
+
+InputError input_error(const ReadError& e, const std::string& option, const std::string& accepted) {
+  return InputError(option, e.path(), fmt::format("{} ({})", accepted, e.reason(option)));
+}
+
+double read_seconds() {
+  const char* text = std::getenv("GPUCALC_READ_TIMEOUT");
+  if (text == nullptr) return kDefaultReadSeconds;
+  double seconds = 0;
+  const std::string_view s(text);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seconds);
+  if (ec != std::errc() || end != s.data() + s.size() || !(seconds > 0 && seconds <= 86400)) {
+    throw InputError("GPUCALC_READ_TIMEOUT", std::string(s),
+                     "the seconds a pipe, FIFO or device may take to be read, a number above 0 and at most 86400, "
+                     "such as 600 or 0.5");
+  }
+  return seconds;
+}
+
+namespace {
+
+double now_s() {
+  timespec t{};
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// A file descriptor this reader opened, closed when it goes.
+struct Opened {
+  int fd = -1;
+  Opened() = default;
+  Opened(const Opened&) = delete;
+  Opened& operator=(const Opened&) = delete;
+  ~Opened() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// Waits at most kPipeWaitMs for a FIFO's writer: true when one came (its bytes are there, or it
+// has the FIFO open), with the byte this read, if any, in `first`.
+bool wait_for_writer(int fd, std::optional<char>& first) {
+  pollfd ready{fd, POLLIN, 0};
+  int n = 0;
+  do {
+    n = ::poll(&ready, 1, kPipeWaitMs);
+  } while (n < 0 && errno == EINTR);
+  if (n > 0) return true;  // bytes, or a writer that came and went (poll waits for a first writer)
+  // Nothing yet: read fails with EAGAIN while a writer holds the FIFO open, and finds its end when none does.
+  char c = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(fd, &c, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got == 1) first = c;
+  return got == 1 || (got < 0 && errno == EAGAIN);
+}
+
+// Opens `path` without waiting (a FIFO with no writer blocks open()), after stat has told what it
+// is: a directory, or anything but a regular file where `regular_only`, is refused unopened.
+int open_path(const std::string& path, bool regular_only, struct stat& st, std::size_t max_bytes) {
+  if (::stat(path.c_str(), &st) != 0) throw ReadError(path, Problem::cannot_open, max_bytes, 0);
+  if (S_ISDIR(st.st_mode)) throw ReadError(path, Problem::directory, max_bytes, 0);
+  if (regular_only && !S_ISREG(st.st_mode)) throw ReadError(path, Problem::not_regular, max_bytes, 0);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw ReadError(path, Problem::cannot_open, max_bytes, 0);
+  // What was opened, not what stat saw: the path may have changed between the two.
+  if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || (regular_only && !S_ISREG(st.st_mode))) {
+    ::close(fd);
+    throw ReadError(path, S_ISDIR(st.st_mode) ? Problem::directory : Problem::not_regular, max_bytes, 0);
+  }
+  return fd;
+}
+
+// A regular file, read whole but never more than max_bytes: room for the size fstat gave and one
+// byte more, which tells a file that grew since; a file that grew gets room up to one byte more
+// than the limit, which tells one that no longer fits. (Not the whole limit at once: writing a
+// profile's 64 KiB of zeros touched 16 pages, a tenth of a call.)
+void read_regular(int fd, const std::string& path, std::size_t size, const Limits& limits, std::string& text) {
+  text.assign(std::min(size, limits.max_bytes) + 1, '\0');
+  std::size_t got = 0;
+  for (;;) {
+    if (got == text.size()) {
+      if (text.size() > limits.max_bytes) break;
+      text.resize(limits.max_bytes + 1);
+    }
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ReadError(path, Problem::unreadable, limits.max_bytes, 0);
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (got > limits.max_bytes) throw ReadError(path, Problem::larger, limits.max_bytes, 0);
+  text.resize(got);
+}
+
+// A pipe, FIFO, terminal or device, read to its end: each read waits (poll) no later than the
+// deadline, so a writer that never closes is left after the time limit.
+void read_stream_fd(int fd, const std::string& path, const Limits& limits, double seconds, std::string& text) {
+  const double deadline = now_s() + seconds;
+  char buffer[65536];
+  for (;;) {
+    const double left = deadline - now_s();
+    if (left <= 0) throw ReadError(path, Problem::too_slow, limits.max_bytes, seconds);
+    pollfd ready{fd, POLLIN, 0};
+    const int n = ::poll(&ready, 1, static_cast<int>(std::ceil(std::min(left, 3600.0) * 1000)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw ReadError(path, Problem::unreadable, limits.max_bytes, 0);
+    if (n == 0) continue;  // the deadline is checked above
+    const ssize_t got = ::read(fd, buffer, sizeof buffer);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) throw ReadError(path, Problem::unreadable, limits.max_bytes, 0);
+    if (got == 0) return;
+    if (text.size() + static_cast<std::size_t>(got) > limits.max_bytes) {
+      throw ReadError(path, Problem::larger, limits.max_bytes, 0);
+    }
+    text.append(buffer, static_cast<std::size_t>(got));
+  }
+}
+
+// Standard input given as a stream that is not std::cin (a test's, python's): read to its end.
+void read_istream(std::istream& in, const Limits& limits, std::string& text) {
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    if (text.size() + static_cast<std::size_t>(in.gcount()) > limits.max_bytes) {
+      throw ReadError("-", Problem::larger, limits.max_bytes, 0);
+    }
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+  }
+}
+
+bool is_cin(const std::istream& in) { return in.rdbuf() == std::cin.rdbuf(); }
+
+}  // namespace
+
+std::string read_text(const std::string& path, const Limits& limits, std::istream& in) {
+  std::string text;
+  if (path == "-") {
+    struct stat st {};
+    if (!is_cin(in)) {
+      read_istream(in, limits, text);
+    } else if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode)) {
+      read_regular(STDIN_FILENO, path, static_cast<std::size_t>(st.st_size), limits, text);  // `< file`
+    } else {
+      read_stream_fd(STDIN_FILENO, path, limits, read_seconds(), text);
+    }
+  } else {
+    struct stat st {};
+    Opened file;
+    file.fd = open_path(path, limits.regular_only, st, limits.max_bytes);
+    if (S_ISREG(st.st_mode)) {
+      if (static_cast<std::uint64_t>(st.st_size) > limits.max_bytes) {
+        throw ReadError(path, Problem::too_large, limits.max_bytes, 0, static_cast<std::uint64_t>(st.st_size));
+      }
+      read_regular(file.fd, path, static_cast<std::size_t>(st.st_size), limits, text);
+    } else {
+      const double seconds = read_seconds();
+      std::optional<char> first;
+      if (S_ISFIFO(st.st_mode) && !wait_for_writer(file.fd, first)) {
+        throw ReadError(path, Problem::no_writer, limits.max_bytes, 0);
+      }
+      if (first) text += *first;
+      read_stream_fd(file.fd, path, limits, seconds, text);
+    }
+  }
+  if (text.empty() && !limits.empty_ok) throw ReadError(path, Problem::empty, limits.max_bytes, 0);
+  if (limits.text && std::memchr(text.data(), '\0', text.size()) != nullptr) {
+    throw ReadError(path, Problem::binary, limits.max_bytes, 0);
+  }
+  return text;
+}
+
+Input::~Input() {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+void open_input(const std::string& path, std::istream& in, Input& input) {
+  if (path == "-") {
+    input.fd_ = is_cin(in) ? STDIN_FILENO : -1;
+    return;
+  }
+  struct stat st {};
+  input.fd_ = open_path(path, false, st, 0);
+  input.owned_ = true;
+  if (S_ISFIFO(st.st_mode) && !wait_for_writer(input.fd_, input.first_)) {
+    throw ReadError(path, Problem::no_writer, 0, 0);
+  }
+  // Reads wait again from here on, for rows on a pipe.
+  const int flags = ::fcntl(input.fd_, F_GETFL);
+  if (flags >= 0) ::fcntl(input.fd_, F_SETFL, flags & ~O_NONBLOCK);
+}
+
+}  // namespace gpucalc::io
