@@ -104,6 +104,8 @@ void put_kernel_times(const TilingResult& r, Report& report) {
     report.num("tiled_time_model", r.tiled.time, Unit::seconds);
     report.word("tiled_bound", r.tiled.bound);
   }
+  // the other end of the tiled DRAM bytes: a copy of each line in each L2 partition (equal outside the band)
+  if (t) report.num("tiled_dram_high", r.tiled.dram_bytes_high, Unit::bytes);
 }
 
 /// The results in declared order; without a tile the tile's own keys are left missing.
@@ -301,8 +303,8 @@ void explain_kernel(const char* name, const TilingInput& in, const TilingResult&
       format_quantity(u.a_distance, Unit::onchip_bytes), u.a_distance <= l2 ? "<=" : ">", l2_text,
       u.a_passes == 1 ? std::string("read once") : fmt::format("read once per tile column, {} passes", format_number(u.a_passes))));
   report.explain.push_back(fmt::format(
-      "{}: B's panel reuse distance (the next group of G tile rows, all of B later) = K N b + G Tm K a = {} {} {}: B {}; DRAM "
-      "bytes = {} x {} + {} x {}{} + C written {} = {}",
+      "{}: B's panel reuse distance (the next group of G tile rows, all of B later, both groups' A panels and the group's C "
+      "tiles between) = K N b + 2 G Tm K a + G Tm N c = {} {} {}: B {}; DRAM bytes = {} x {} + {} x {}{} + C written {} = {}",
       name, format_quantity(u.b_distance, Unit::onchip_bytes), u.b_distance <= l2 ? "<=" : ">", l2_text,
       u.b_passes == 1   ? std::string("read once")
       : u.group == 1    ? fmt::format("read once per tile row, {} passes", format_number(u.b_passes))
@@ -312,6 +314,18 @@ void explain_kernel(const char* name, const TilingInput& in, const TilingResult&
       format_number(u.b_passes), format_quantity(static_cast<double>(in.k) * static_cast<double>(in.n) * r.bytes_b, Unit::bytes),
       r.c_reads > 0 ? fmt::format(" + C read {}", format_quantity(r.c_read_bytes, Unit::bytes)) : std::string(),
       format_quantity(r.write_bytes, Unit::bytes), format_quantity(t.dram_bytes, Unit::bytes)));
+  // the tiled kernel's blocks stay in step: the L2's partitions bound its count (the naive kernel's
+  // drifting blocks have their own range, below)
+  if (u.between_halves && &t == &r.tiled) {
+    report.explain.push_back(fmt::format(
+        "{}: a reuse distance between the L2's halves ({}) and the L2 ({}): the L2 is {} partitions, each holding the lines its "
+        "SMs read (NVIDIA A100 whitepaper, L2 cache; the same on H100 and H200), so a line read by SMs on both sides is held "
+        "twice; held once the count above, held in each partition A {} and B {} passes, DRAM {}: which SMs ran which blocks "
+        "decides where a run lies, so these are bounds, not a prediction (H200, fp32, 29 shapes counted: B's uses began to "
+        "miss near half the L2 and all missed past the L2)",
+        name, format_quantity(l2 / kL2Partitions, Unit::onchip_bytes), l2_text, format_number(kL2Partitions),
+        format_number(u.a_passes_high), format_number(u.b_passes_high), format_quantity(t.dram_bytes_high, Unit::bytes)));
+  }
   if (!t.has_time) {
     report.explain.push_back(fmt::format("{}: no time: {}", name,
                                          tm * tn > gpu.max_threads_per_block
@@ -387,6 +401,16 @@ void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
             ? fmt::format("; edge tiles can dip some larger sizes below it, none from n = {} on",
                           format_number(r.compute_bound_from))
             : std::string()));
+  }
+  const PanelReuse& u = r.tiled.reuse;
+  if (u.between_halves) {
+    report.notes.push_back(fmt::format(
+        "tiled_dram_bytes to tiled_dram_high ({} to {}) are bounds, not a prediction: a panel's reuse distance (B's {}, "
+        "A's {}) lies between half the L2 and the L2, and the L2's {} partitions each hold a copy of what their SMs "
+        "read, so which SMs ran which blocks decides (--explain)",
+        format_quantity(r.tiled.dram_bytes, Unit::bytes), format_quantity(r.tiled.dram_bytes_high, Unit::bytes),
+        format_quantity(u.b_distance, Unit::onchip_bytes), format_quantity(u.a_distance, Unit::onchip_bytes),
+        format_number(kL2Partitions)));
   }
   report.notes.push_back(fmt::format(
       "if every tile came from HBM (a bound): {} of traffic against {} of compute, {}-bound (intensity {} against the ridge {}); "
@@ -521,7 +545,8 @@ const Calculator& tiling_command() {
            {"naive_bound", Unit::text},
            {"tiled_chip_time", Unit::seconds},
            {"tiled_time_model", Unit::seconds, true},
-           {"tiled_bound", Unit::text}},
+           {"tiled_bound", Unit::text},
+           {"tiled_dram_high", Unit::bytes}},
       .run = run,
       .chart_axis = "tile",
       .chart = chart};

@@ -37,18 +37,26 @@ PanelReuse panel_reuse(const PanelReuseInput& in) {
   // the G rows' A panels and one B panel's worth: G Tm K a + Tn K b   [bytes]
   r.a_distance = r.group * tm * k * in.bytes_a + tn * k * in.bytes_b;
   // B panel of column j: read by the G rows of one group, then by the next group a whole sweep
-  // later: all of B and the group's A panels come between, K N b + G Tm K a   [bytes]
-  r.b_distance = k * n * in.bytes_b + r.group * tm * k * in.bytes_a;
+  // later: all of B, every A panel of both groups (the first from column j on, the next up to j)
+  // and the C tiles the group writes come between, K N b + 2 G Tm K a + G Tm N c   [bytes]
+  r.b_distance = k * n * in.bytes_b + 2 * r.group * tm * k * in.bytes_a + r.group * tm * n * in.bytes_c;
+  const double b_sweeps = std::ceil(r.tile_rows / r.group);
+  // one copy of each line: the whole L2; a copy in each partition: l2_size / partitions
+  const double half = in.l2_size / kL2Partitions;
   r.a_passes = r.a_distance <= in.l2_size ? 1 : r.tile_cols;
-  r.b_passes = r.b_distance <= in.l2_size ? 1 : std::ceil(r.tile_rows / r.group);
+  r.b_passes = r.b_distance <= in.l2_size ? 1 : b_sweeps;
+  r.a_passes_high = r.a_distance <= half ? 1 : r.tile_cols;
+  r.b_passes_high = r.b_distance <= half ? 1 : b_sweeps;
+  r.between_halves = r.a_passes_high != r.a_passes || r.b_passes_high != r.b_passes;
   // blocks that drift apart: the distance between two uses of a B panel varies about its mean;
   // taken as exponential (the least-informed law of a given mean), a use hits the L2 with
   // probability 1 - exp(-L2 / distance), whether or not the mean fits
-  r.b_passes_drift = std::max(1.0, std::ceil(r.tile_rows / r.group) * std::exp(-in.l2_size / r.b_distance));
+  r.b_passes_drift = std::max(1.0, b_sweeps * std::exp(-in.l2_size / r.b_distance));
   r.a_dram_bytes = m * k * in.bytes_a * r.a_passes;
   r.b_dram_bytes = k * n * in.bytes_b * r.b_passes;
   r.dram_read_bytes = r.a_dram_bytes + r.b_dram_bytes;
   r.dram_read_bytes_drift = r.a_dram_bytes + k * n * in.bytes_b * r.b_passes_drift;
+  r.dram_read_bytes_high = m * k * in.bytes_a * r.a_passes_high + k * n * in.bytes_b * r.b_passes_high;
   // L2 to SM: each block reads its panels once (L1 or shared memory serves the reuse inside it)
   r.l2_read_bytes = m * k * in.bytes_a * r.tile_cols + k * n * in.bytes_b * r.tile_rows;
   return r;

@@ -83,11 +83,14 @@ MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const
                              double wavefronts, double global_wavefronts, double issue) {
   MatmulKernelTime t;
   const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
-  t.reuse = panel_reuse({in.m, in.n, in.k, tm, tn, static_cast<double>(r.bytes_a), static_cast<double>(r.bytes_b),
+  // C's bytes an element through the L2: written, and read first with beta
+  const double c_through = static_cast<double>(r.bytes_c) * (r.c_reads > 0 ? 2 : 1);
+  t.reuse = panel_reuse({in.m, in.n, in.k, tm, tn, static_cast<double>(r.bytes_a), static_cast<double>(r.bytes_b), c_through,
                          in.group_m, static_cast<double>(gpu.l2_size)});
   // DRAM = A and B as the L2 serves them + C read (beta) + C written   [bytes]
   t.dram_bytes = t.reuse.dram_read_bytes + r.c_read_bytes + r.write_bytes;
   t.dram_bytes_drift = t.reuse.dram_read_bytes_drift + r.c_read_bytes + r.write_bytes;
+  t.dram_bytes_high = t.reuse.dram_read_bytes_high + r.c_read_bytes + r.write_bytes;
   t.l2_bytes = t.reuse.l2_read_bytes + r.c_read_bytes + r.write_bytes;
   t.wavefronts_per_fma = wavefronts;
   t.global_wavefronts_per_fma = global_wavefronts;

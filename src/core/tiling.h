@@ -38,6 +38,8 @@ struct MatmulKernelTime {
   PanelReuse reuse{};        // the passes of A and B from DRAM
   double dram_bytes = 0;     // A and B from DRAM + C read (beta) + C written
   double dram_bytes_drift = 0; // the same with B's passes when the blocks drift (PanelReuse::b_passes_drift)
+  double dram_bytes_high = 0;  // the same with a copy of each line in each L2 partition (PanelReuse::*_passes_high):
+                               // above dram_bytes only for a reuse distance between the halves, where both are bounds
   double l2_bytes = 0;       // L2 to the SMs: every block's panels (+ C read and written)
   double wavefronts_per_fma = 0;  // shared / L1 data-path wavefronts per warp FMA instruction
   double global_wavefronts_per_fma = 0;  // of those, the global loads' (hits and fills)

@@ -264,9 +264,10 @@ TilingPlan plan_tiling(const Args& a, const Gpu&) {
   return p;
 }
 
-/// The naive kernel's rows: a range between its blocks in step and drifting (either end the
-/// higher; bounds where they lie more than 1.3x apart), one value when the two agree.
-MeasureRow naive_range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
+/// A row between two ends of the L2 model (the naive kernel's blocks in step and drifting; a reuse
+/// distance between the L2's halves): a range, either end the higher, bounds where they lie more
+/// than 1.3x apart; one value when the two agree.
+MeasureRow value_or_range_row(std::string quantity, Unit unit, double low, double high, double achieved) {
   return low == high ? row(std::move(quantity), unit, high, achieved) : range_or_bounds_row(std::move(quantity), unit, low, high, achieved);
 }
 
@@ -277,7 +278,7 @@ std::string order_name(int group) { return group == 1 ? "row-major" : fmt::forma
 void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
                          const dev::MatmulRun& run) {
   const double flops = naive.flops;
-  t.rows.push_back(naive_range_row(fmt::format("naive time (L1 wavefronts and fills, then the DRAM waits; B's reuse: blocks "
+  t.rows.push_back(value_or_range_row(fmt::format("naive time (L1 wavefronts and fills, then the DRAM waits; B's reuse: blocks "
                                                "in step to drifting; {})",
                                                naive.naive.bound),
                                    Unit::seconds, naive.naive.time_drift, naive.naive.time, run.naive));
@@ -290,7 +291,7 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
                                      order_name(p.groups[i]), tiled[i].tiled.bound),
                          Unit::seconds, tiled[i].tiled.time, run.tiled[i]));
   }
-  t.rows.push_back(naive_range_row("naive FLOP/s (L2 model)", Unit::flops_per_second, flops / naive.naive.time,
+  t.rows.push_back(value_or_range_row("naive FLOP/s (L2 model)", Unit::flops_per_second, flops / naive.naive.time,
                                    flops / naive.naive.time_drift, flops / run.naive));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     t.rows.push_back(row(fmt::format("tiled FLOP/s ({}; L2 model)", order_name(p.groups[i])), Unit::flops_per_second,
@@ -303,13 +304,18 @@ void add_model_time_rows(MeasureTable& t, const TilingPlan& p, const TilingResul
 void add_dram_rows(MeasureTable& t, const TilingPlan& p, const TilingResult& naive, const std::vector<TilingResult>& tiled,
                    const CountingScope& scope, double l2) {
   const double read_naive = scope.range(0).get(Counter::dram_bytes_read).value_or(kNoPrediction);
-  t.rows.push_back(naive_range_row("naive: DRAM bytes read (counted) against the L2 model (blocks in step to drifting)",
+  t.rows.push_back(value_or_range_row("naive: DRAM bytes read (counted) against the L2 model (blocks in step to drifting)",
                                    Unit::bytes, naive.naive.reuse.dram_read_bytes_drift, naive.naive.reuse.dram_read_bytes,
                                    read_naive));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     const double read = scope.range(1 + i).get(Counter::dram_bytes_read).value_or(kNoPrediction);
-    t.rows.push_back(row(fmt::format("tiled {}: DRAM bytes read (counted) against the L2 model", order_name(p.groups[i])),
-                         Unit::bytes, tiled[i].tiled.reuse.dram_read_bytes, read));
+    const PanelReuse& r = tiled[i].tiled.reuse;
+    t.rows.push_back(value_or_range_row(
+        fmt::format("tiled {}: DRAM bytes read (counted) against the L2 model{}", order_name(p.groups[i]),
+                    r.between_halves ? " (a reuse distance between the L2's halves: one copy of each line to a copy in each "
+                                       "partition)"
+                                     : ""),
+        Unit::bytes, r.dram_read_bytes, r.dram_read_bytes_high, read));
     if (std::isfinite(read)) t.summary.push_back(t.rows.back().quantity);
   }
   const double e = naive.element_bytes, c_bytes = static_cast<double>(p.m) * p.n * e;
@@ -341,11 +347,23 @@ void add_tiling_notes(MeasureTable& t, const TilingPlan& p, const TilingResult& 
       format_quantity(naive.naive.onchip_time, Unit::seconds)));
   for (std::size_t i = 0; i < tiled.size(); ++i) {
     const PanelReuse& r = tiled[i].tiled.reuse;
-    t.notes.push_back(fmt::format("L2 model, tiled {}: A {} passes, B {} passes (ceil({} tile rows / G {})) = {} read; on chip "
-                                  "{} shared wavefronts per warp FMA: {}",
-                                  order_name(p.groups[i]), format_number(r.a_passes), format_number(r.b_passes),
-                                  format_number(r.tile_rows), format_number(r.group),
-                                  format_quantity(r.dram_read_bytes, Unit::bytes), format_number(tiled[i].tiled.wavefronts_per_fma),
+    const std::string passes =
+        r.between_halves
+            ? fmt::format("B's reuse distance {} lies between the L2's halves ({}) and the L2 ({}): held once, A {} passes, B "
+                          "{}; held in each partition (NVIDIA's A100 and H100 L2: two partitions, each caching what its SMs "
+                          "read), A {}, B {} (ceil({} tile rows / G {})); which SMs ran which blocks decides, so {} to {} read",
+                          format_quantity(r.b_distance, Unit::onchip_bytes), format_quantity(l2 / kL2Partitions, Unit::onchip_bytes),
+                          format_quantity(l2, Unit::onchip_bytes), format_number(r.a_passes), format_number(r.b_passes),
+                          format_number(r.a_passes_high), format_number(r.b_passes_high), format_number(r.tile_rows),
+                          format_number(r.group), format_quantity(r.dram_read_bytes, Unit::bytes),
+                          format_quantity(r.dram_read_bytes_high, Unit::bytes))
+            : fmt::format("B's reuse distance {} against the L2's half {} and the L2 {}: A {} passes, B {} passes (ceil({} tile "
+                          "rows / G {})) = {} read",
+                          format_quantity(r.b_distance, Unit::onchip_bytes), format_quantity(l2 / kL2Partitions, Unit::onchip_bytes),
+                          format_quantity(l2, Unit::onchip_bytes), format_number(r.a_passes), format_number(r.b_passes),
+                          format_number(r.tile_rows), format_number(r.group), format_quantity(r.dram_read_bytes, Unit::bytes));
+    t.notes.push_back(fmt::format("L2 model, tiled {}: {}; on chip {} shared wavefronts per warp FMA: {}", order_name(p.groups[i]),
+                                  passes, format_number(tiled[i].tiled.wavefronts_per_fma),
                                   format_quantity(tiled[i].tiled.onchip_time, Unit::seconds)));
   }
   const CounterValues cn = scope.range(0);

@@ -79,44 +79,100 @@ TilingResult tiling_of(const MatmulCase& c, int group, const Gpu& h200) {
   return tiling(in, h200);
 }
 
-// The naive kernel: between the blocks in step and drifting (time and time_drift); within 8%
-// of the range's nearer end (3584^3, run l: 1.07 of its high end; 3072^3, run k: 1.03).
-// The tiled kernel: its SASS K step with every load hidden, to an HBM round trip a round of the
-// SM's blocks: within 1% of the nearer end (1024 x 8192 x 4096 row-major: 1.003 of the high end);
-// its row order and a grouped one alike (the order changes the DRAM bytes, not the time's ends).
-TEST_CASE("recorded runs, tiling: the naive and tiled times of 32 H200 runs") {
+// Figures the model still misses, each with its reason; the test holds that they are still
+// outside their tolerance (a miss the model mends must leave this list) and every other figure in.
+struct KnownMiss {
+  const char* case_name;
+  const char* quantity;
+  const char* why;
+};
+constexpr KnownMiss kTilingMisses[] = {
+    // B's reuse distance 0.40-0.43 of the L2, under its half: 0.7-1.5% of B's uses still missed; at
+    // 192-224 tile rows that is 1.4-2.5 passes more than the one the model counts (1.36-2.2x)
+    {"6144x6144x1024 T32 G8 run-l", "tiled_dram_read_g1", "a tail of misses under half the L2, not modelled"},
+    {"2560x2560x2560 T32 G8 run-l", "tiled_dram_read_g1", "a tail of misses under half the L2, not modelled"},
+    {"7168x2048x3072 T32 G8 issue35-run-a", "tiled_dram_read_g1", "a tail of misses under half the L2, not modelled"},
+    // past the L2 (1.22 of it) row-major still found 27% of B's uses in the L2 (grouped: none, as counted)
+    {"6144x3072x6144 T32 G8 run-k", "tiled_dram_read_g1", "row-major hits past the L2, not known why"},
+    // A's panels (18.9 MB a distance, under half the L2) read 7.8 more times than once, or B 3.9 more
+    {"2048x4096x16384 T32 G8 run-k", "tiled_dram_read_g8", "a K of 16384 in groups of 8: more passes than all, not known why"},
+    // the naive kernel's blocks nearer in step than the drifting count at K = 8192 (0.85 of its low end)
+    {"8192x2048x8192 T16 G8 run-k", "naive_dram_read", "fewer misses than the drifting blocks' count"},
+    // on chip + the counted DRAM time is 1.01-1.11 of every naive run (docs/tiling.md); here 1.11
+    {"5120x3072x4096 T32 G4 issue35-run-a", "naive_time", "a term of 1-12% of the on-chip time not modelled"},
+};
+
+const KnownMiss* known_miss(const RecordedFigure& f) {
+  for (const KnownMiss& m : kTilingMisses) {
+    if (f.case_name == m.case_name && f.quantity == m.quantity) return &m;
+  }
+  return nullptr;
+}
+
+// Each figure against its model's range, within a tolerance of the nearer end:
+// - naive time: between the blocks in step and drifting (time and time_drift), within 8% (3584^3,
+//   run l: 1.07 of its high end; 3072^3, run k: 1.03);
+// - tiled time: its SASS K step with every load hidden, to an HBM round trip a round of the SM's
+//   blocks, within 1% (1024 x 8192 x 4096 row-major: 1.003 of the high end); both block orders;
+// - naive DRAM read: the L2 model's B passes in step and drifting, within 10%;
+// - tiled DRAM read: the L2 model's passes, one copy of each line to a copy in each of the L2's
+//   partitions (equal outside the band between the halves; the band's rows are bounds), within 5%
+//   (4096^3 T = 16 row-major: 0.95 of 17.25 GB).
+// The figures held back (predicted before they ran) are counted apart from those the model was chosen on.
+TEST_CASE("recorded runs, tiling: the naive and tiled times and DRAM reads of 38 H200 shapes") {
   const Gpu h200 = load_gpu("h200");
   const RecordedRuns runs = recorded_runs("tiling.csv");
-  int tiled = 0, naive = 0;
+  int tiled = 0, naive = 0, naive_dram = 0, tiled_dram = 0, misses = 0, held_back = 0, held_back_in = 0;
   for (const RecordedFigure& f : runs.figures) {
     INFO(f.case_name << " " << f.quantity << " (line " << f.line << ")");
     const MatmulCase c = matmul_case(f.case_name);
+    double where = 1, tolerance = 0;
     if (f.quantity == "naive_time") {
       const TilingResult r = tiling_of(c, 1, h200);
       const double low = std::min(r.naive.time, r.naive.time_drift), high = std::max(r.naive.time, r.naive.time_drift);
       CHECK(high <= 1.3 * low);  // a range, not a bound: blocks in step to drifting
-      const double where = against(f.measured, low, high);
-      CHECK(where >= 0.92);
-      CHECK(where <= 1.08);
+      where = against(f.measured, low, high);
+      tolerance = 0.08;
       ++naive;
     } else if (f.quantity.rfind("tiled_time_g", 0) == 0) {
       const cases::TiledStep step = cases::tiled_step(fixture_sass(), c.tile, kSm90);
       const cases::TiledTime t = cases::tiled_time(c.m, c.n, c.k, c.tile, step, 2048 / (c.tile * c.tile), h200);
-      const double where = against(f.measured, t.hidden, t.exposed);
-      CHECK(where >= 0.99);
-      CHECK(where <= 1.01);
+      where = against(f.measured, t.hidden, t.exposed);
+      tolerance = 0.01;
       ++tiled;
     } else if (f.quantity == "naive_dram_read") {
-      // the L2 model's B passes in step and drifting: the counted reads within 10% of that range
       const TilingResult r = tiling_of(c, 1, h200);
       const double a = r.naive.reuse.dram_read_bytes_drift, b = r.naive.reuse.dram_read_bytes;
-      const double where = against(f.measured, std::min(a, b), std::max(a, b));
-      CHECK(where >= 0.9);
-      CHECK(where <= 1.1);
+      where = against(f.measured, std::min(a, b), std::max(a, b));
+      tolerance = 0.1;
+      ++naive_dram;
+    } else {
+      REQUIRE(f.quantity.rfind("tiled_dram_read_g", 0) == 0);
+      const int group = std::stoi(f.quantity.substr(std::string("tiled_dram_read_g").size()));
+      const TilingResult r = tiling_of(c, group, h200);
+      where = against(f.measured, r.tiled.reuse.dram_read_bytes, r.tiled.reuse.dram_read_bytes_high);
+      tolerance = 0.05;
+      ++tiled_dram;
+    }
+    const bool in = where >= 1 - tolerance && where <= 1 + tolerance;
+    if (const KnownMiss* m = known_miss(f)) {
+      INFO("a known miss: " << m->why);
+      CHECK_FALSE(in);
+      ++misses;
+    } else {
+      CHECK(in);
+    }
+    if (f.held_back) {
+      ++held_back;
+      held_back_in += in ? 1 : 0;
     }
   }
-  CHECK(tiled == 44);
-  CHECK(naive == 23);
+  CHECK(tiled == 56);
+  CHECK(naive == 28);
+  CHECK(naive_dram == 29);
+  CHECK(tiled_dram == 66);
+  CHECK(misses == static_cast<int>(std::size(kTilingMisses)));
+  MESSAGE("tiling: " << held_back_in << " of " << held_back << " held-back figures within tolerance");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -144,7 +200,7 @@ attn::Shape attention_shape(const std::string& name) {
 
 // The reference kernel's time from its SASS tile and load trips at the boost clock: every run
 // within 5% of the range's nearer end (run l's --causal --head-dim 128 ... 1.04 of its high end).
-TEST_CASE("recorded runs, attention: the reference kernel's time in 14 H200 runs") {
+TEST_CASE("recorded runs, attention: the reference kernel's time in 19 H200 runs") {
   const Gpu h200 = load_gpu("h200");
   const RecordedRuns runs = recorded_runs("attention.csv");
   int checked = 0;
@@ -161,7 +217,7 @@ TEST_CASE("recorded runs, attention: the reference kernel's time in 14 H200 runs
     CHECK(where <= 1.05);
     ++checked;
   }
-  CHECK(checked == 14);
+  CHECK(checked == 19);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -170,7 +226,7 @@ TEST_CASE("recorded runs, attention: the reference kernel's time in 14 H200 runs
 // The access cost model on the read loop of the kernel's SASS, one whole wave of 3 blocks of 256
 // threads an SM, 16,384 reads a thread: each time within 3% of its range (pipelined to serial);
 // the ratios against the row read's range ends.
-TEST_CASE("recorded runs, banks: the access cost model against 9 H200 reads") {
+TEST_CASE("recorded runs, banks: the access cost model against 17 H200 reads") {
   const Gpu h200 = load_gpu("h200");
   const RecordedRuns runs = recorded_runs("banks.csv");
   const double accesses = 3 * 8 * 16384.0;  // warps an SM x reads a warp
@@ -198,7 +254,7 @@ TEST_CASE("recorded runs, banks: the access cost model against 9 H200 reads") {
     }
     ++checked;
   }
-  CHECK(checked == 12);
+  CHECK(checked == 20);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -206,7 +262,7 @@ TEST_CASE("recorded runs, banks: the access cost model against 9 H200 reads") {
 
 // The stage-cycle model between the clock under tensor-core load and the boost clock: every run
 // at 0.90 to 1.03 of the range's nearer end (128x128x64 S = 1: 0.92 of its low end).
-TEST_CASE("recorded runs, pipeline: the stage-cycle model against 9 H200 runs") {
+TEST_CASE("recorded runs, pipeline: the stage-cycle model against 12 H200 runs") {
   const Gpu h200 = load_gpu("h200");
   const RecordedRuns runs = recorded_runs("pipeline.csv");
   int checked = 0;
@@ -227,14 +283,15 @@ TEST_CASE("recorded runs, pipeline: the stage-cycle model against 9 H200 runs") 
     CHECK(where <= 1.03);
     ++checked;
   }
-  CHECK(checked == 9);
+  CHECK(checked == 12);
 }
 
 // ---------------------------------------------------------------------------------------------
 // waves: "N blocks run-x"
 
-// waves x block time (100 us) + 0 to the profile's launch_latency: every run inside the range.
-TEST_CASE("recorded runs, waves: one-per-SM blocks of 100 us in 6 H200 runs") {
+// waves x block time (100 us unless the case names it) + 0 to the profile's launch_latency: every
+// run inside the range (to the figures printed).
+TEST_CASE("recorded runs, waves: one-per-SM blocks in 9 H200 runs") {
   const Gpu h200 = load_gpu("h200");
   const RecordedRuns runs = recorded_runs("waves.csv");
   for (const RecordedFigure& f : runs.figures) {
@@ -242,10 +299,14 @@ TEST_CASE("recorded runs, waves: one-per-SM blocks of 100 us in 6 H200 runs") {
     WavesInput in;
     in.blocks = std::stoll(f.case_name);
     in.blocks_per_sm = 1;
-    in.block_time = 100e-6;
+    const std::size_t us = f.case_name.find("us ");
+    in.block_time = us == std::string::npos ? 100e-6 : std::stod(f.case_name.substr(f.case_name.rfind(' ', us) + 1)) * 1e-6;
     const WavesResult r = waves(in, h200);
     CHECK(r.time + h200.launch_latency <= 1.3 * r.time);
-    CHECK(against(f.measured, r.time, r.time + h200.launch_latency) == 1);
+    // inside, or within the 3 significant figures the run printed (issue35-run-a: 209 us against 208.88)
+    const double where = against(f.measured, r.time, r.time + h200.launch_latency);
+    CHECK(where >= 1 / 1.005);
+    CHECK(where <= 1.005);
   }
 }
 
