@@ -36,14 +36,6 @@ set(GPUCALC_PCH_HEADERS
   <string_view>
   <utility>
   <vector>
-  <array>
-  <charconv>
-  <istream>
-  <ostream>
-  <set>
-  <sstream>
-  <stdexcept>
-  <variant>
   <fmt/format.h>)
 # The libraries share gpucalc_core's (same flags; one header to build, one to map).
 function(gpucalc_precompile target)
