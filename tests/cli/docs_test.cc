@@ -52,35 +52,39 @@ std::vector<std::string> row_cells(const std::string& line) {
   return out;
 }
 
-// The commands of a page's example tables: the first code span of a row's second cell, where it
-// is a call of `calculator`.
-std::vector<std::string> page_examples(const std::string& page, const std::string& calculator) {
-  std::vector<std::string> out;
-  std::istringstream in(page);
-  const std::string prefix = "`gpucalc " + calculator + " ";
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind("| ", 0) != 0 && line.rfind("||", 0) != 0) continue;
-    const std::vector<std::string> cells = row_cells(line);
-    if (cells.size() < 3 || cells[1].rfind(prefix, 0) != 0) continue;
-    const std::size_t close = cells[1].find('`', 1);
-    if (close != std::string::npos) out.push_back(cells[1].substr(1, close - 1));
-  }
-  return out;
-}
-
 // The rows of a page's example tables whose second cell is a call of gpucalc: the command (the
 // cell's first code span) and the row's last cell.
 std::vector<std::pair<std::string, std::string>> example_rows(const std::string& page) {
   std::vector<std::pair<std::string, std::string>> out;
   std::istringstream in(page);
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("| ", 0) != 0) continue;
+    if (line.rfind("| ", 0) != 0 && line.rfind("||", 0) != 0) continue;
     const std::vector<std::string> cells = row_cells(line);
     if (cells.size() < 3 || cells[1].rfind("`gpucalc ", 0) != 0) continue;
     const std::size_t close = cells[1].find('`', 1);
     if (close != std::string::npos) out.emplace_back(cells[1].substr(1, close - 1), cells.back());
   }
   return out;
+}
+
+// The commands of a page's example tables that call `calculator`.
+std::vector<std::string> page_examples(const std::string& page, const std::string& calculator) {
+  std::vector<std::string> out;
+  for (const auto& [command, answer] : example_rows(page)) {
+    if (command.rfind("gpucalc " + calculator + " ", 0) == 0) out.push_back(command);
+  }
+  return out;
+}
+
+/// An example's command run from the source folder with --format json.
+testing::Ran run_example(const std::string& command) {
+  std::string line = "cd ";
+  line += testing::shell_quote(GPUCALC_SOURCE_DIR);
+  line += " && ";
+  line += testing::shell_quote(GPUCALC_BINARY);
+  line += command.substr(std::string("gpucalc").size());
+  line += " --format json";
+  return testing::run_shell(line);
 }
 
 /// Whether `got` is `written` as the page writes it: a number rounded to the digits written
@@ -123,13 +127,7 @@ TEST_CASE("docs: every example in a calculator's page runs") {
     REQUIRE(fs::exists(path));
     for (const std::string& command : page_examples(read_text(path), calculator)) {
       CAPTURE(command);
-      std::string line = "cd ";
-      line += testing::shell_quote(GPUCALC_SOURCE_DIR);
-      line += " && ";
-      line += testing::shell_quote(GPUCALC_BINARY);
-      line += command.substr(std::string("gpucalc").size());
-      line += " --format json";
-      const testing::Ran r = testing::run_shell(line);
+      const testing::Ran r = run_example(command);
       CHECK(r.code == 0);
       CHECK(r.err.empty());
       CHECK(nlohmann::json::parse(r.out.substr(0, r.out.find('\n')), nullptr, false).contains("results"));
@@ -148,13 +146,7 @@ TEST_CASE("docs: every example of the lessons runs and gives the answer the page
   const std::regex checked("`([a-z_.0-9]+) = ([^`]+)`");
   for (const auto& [command, answer] : example_rows(page)) {
     CAPTURE(command);
-    std::string line = "cd ";
-    line += testing::shell_quote(GPUCALC_SOURCE_DIR);
-    line += " && ";
-    line += testing::shell_quote(GPUCALC_BINARY);
-    line += command.substr(std::string("gpucalc").size());
-    line += " --format json";
-    const testing::Ran r = testing::run_shell(line);
+    const testing::Ran r = run_example(command);
     REQUIRE(r.code == 0);
     CHECK(r.err.empty());
     const nlohmann::json doc = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')), nullptr, false);
