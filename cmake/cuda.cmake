@@ -1,6 +1,6 @@
-# gpucalc-measure (GPUCALC_ENABLE_CUDA only): the same program as gpucalc with measure's kernels,
-# the CUDA runtime and CUPTI/cuBLAS through dlopen. `gpucalc measure` checks its input, then
-# execs the gpucalc-measure found beside it (src/measure/no_cuda.cc).
+# measure's kernels in gpucalc-measure (GPUCALC_ENABLE_CUDA only; the program is CMakeLists.txt's),
+# the CUDA runtime and CUPTI/cuBLAS through dlopen. `gpucalc measure` execs the gpucalc-measure
+# found beside it (src/cli/measure_front.cc).
 
 enable_language(CUDA)
 find_package(CUDAToolkit REQUIRED)
@@ -72,9 +72,5 @@ add_custom_command(
   COMMAND_EXPAND_LISTS
   COMMENT "Reading the SASS of measure's modelled kernels (cuobjdump -sass)")
 
-add_executable(gpucalc-measure src/main.cc ${CMAKE_BINARY_DIR}/generated/kernel_sass.cc)
-target_link_libraries(gpucalc-measure PRIVATE gpucalc_measure_cuda gpucalc_measure_sm90a gpucalc_cli)
-target_compile_options(gpucalc-measure PRIVATE ${GPUCALC_WARNINGS})
-if(GPUCALC_STATIC)
-  target_link_options(gpucalc-measure PRIVATE -static-libstdc++ -static-libgcc)
-endif()
+target_sources(gpucalc-measure PRIVATE ${CMAKE_BINARY_DIR}/generated/kernel_sass.cc)
+target_link_libraries(gpucalc-measure PRIVATE gpucalc_measure_cuda gpucalc_measure_sm90a)

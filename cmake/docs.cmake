@@ -35,7 +35,8 @@ endforeach()
 configure_file(src/commands/examples.cc.in ${CMAKE_BINARY_DIR}/generated/examples.cc @ONLY)
 
 # The manual page and the completion scripts are printed by the built binary from the same
-# declarations as its options, then installed with it (cmake/packaging.cmake).
+# declarations as its options, then installed with it (cmake/packaging.cmake): by gpucalc-measure,
+# which knows measure's cases (gpucalc hands `man` and `completion` to it).
 set(GPUCALC_DOCS_DIR ${CMAKE_BINARY_DIR}/share)
 set(GPUCALC_GENERATED_DOCS
   ${GPUCALC_DOCS_DIR}/man/man1/gpucalc.1
@@ -45,11 +46,11 @@ set(GPUCALC_GENERATED_DOCS
 add_custom_command(OUTPUT ${GPUCALC_GENERATED_DOCS}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${GPUCALC_DOCS_DIR}/man/man1 ${GPUCALC_DOCS_DIR}/bash-completion/completions
     ${GPUCALC_DOCS_DIR}/zsh/site-functions ${GPUCALC_DOCS_DIR}/fish/vendor_completions.d
-  COMMAND gpucalc man > ${GPUCALC_DOCS_DIR}/man/man1/gpucalc.1
-  COMMAND gpucalc completion bash > ${GPUCALC_DOCS_DIR}/bash-completion/completions/gpucalc
-  COMMAND gpucalc completion zsh > ${GPUCALC_DOCS_DIR}/zsh/site-functions/_gpucalc
-  COMMAND gpucalc completion fish > ${GPUCALC_DOCS_DIR}/fish/vendor_completions.d/gpucalc.fish
-  DEPENDS gpucalc
-  COMMENT "Printing the manual page and the completion scripts with the built gpucalc"
+  COMMAND gpucalc-measure man > ${GPUCALC_DOCS_DIR}/man/man1/gpucalc.1
+  COMMAND gpucalc-measure completion bash > ${GPUCALC_DOCS_DIR}/bash-completion/completions/gpucalc
+  COMMAND gpucalc-measure completion zsh > ${GPUCALC_DOCS_DIR}/zsh/site-functions/_gpucalc
+  COMMAND gpucalc-measure completion fish > ${GPUCALC_DOCS_DIR}/fish/vendor_completions.d/gpucalc.fish
+  DEPENDS gpucalc-measure
+  COMMENT "Printing the manual page and the completion scripts with the built gpucalc-measure"
   VERBATIM)
 add_custom_target(gpucalc_docs ALL DEPENDS ${GPUCALC_GENERATED_DOCS})

@@ -17,7 +17,7 @@ if(GPUCALC_ENABLE_FUZZ)
   # do not depend on the rest of the CLI.
   target_compile_options(gpucalc_core PRIVATE -fsanitize=fuzzer-no-link ${GPUCALC_FUZZ_SANITIZERS})
   # The ordinary binaries link the same instrumented core.
-  foreach(exe gpucalc gpucalc_tests)
+  foreach(exe gpucalc gpucalc-measure gpucalc_tests)
     if(TARGET ${exe})
       target_link_options(${exe} PRIVATE -fsanitize=fuzzer-no-link ${GPUCALC_FUZZ_SANITIZERS})
     endif()
@@ -26,7 +26,7 @@ if(GPUCALC_ENABLE_FUZZ)
   add_library(gpucalc_fuzz_targets STATIC ${CMAKE_SOURCE_DIR}/src/fuzz/targets.cc ${CMAKE_SOURCE_DIR}/src/report/report.cc
     ${CMAKE_SOURCE_DIR}/src/engine/requirement.cc ${CMAKE_SOURCE_DIR}/src/engine/spec.cc
     ${CMAKE_SOURCE_DIR}/src/commands/ncu_words.cc)
-  target_link_libraries(gpucalc_fuzz_targets PUBLIC gpucalc_core nlohmann_json::nlohmann_json)
+  target_link_libraries(gpucalc_fuzz_targets PUBLIC gpucalc_core gpucalc_builtin_profiles nlohmann_json::nlohmann_json)
   target_compile_options(gpucalc_fuzz_targets PRIVATE ${GPUCALC_WARNINGS} -fsanitize=fuzzer-no-link
                                                       ${GPUCALC_FUZZ_SANITIZERS})
 

@@ -4,10 +4,9 @@
 
 include(GNUInstallDirs)
 install(TARGETS gpucalc RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-if(GPUCALC_ENABLE_CUDA)
-  # Beside gpucalc, where `gpucalc measure` looks for it.
-  install(TARGETS gpucalc-measure RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-endif()
+# Beside gpucalc, where `gpucalc measure` (and `man`, `completion`) look for it: measure's cases,
+# with the kernels in a CUDA build.
+install(TARGETS gpucalc-measure RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${GPUCALC_PROFILES} DESTINATION ${CMAKE_INSTALL_DATADIR}/gpucalc/hw)
 install(FILES ${GPUCALC_DOCS_DIR}/man/man1/gpucalc.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES ${GPUCALC_DOCS_DIR}/bash-completion/completions/gpucalc

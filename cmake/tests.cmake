@@ -1,5 +1,6 @@
 # gpucalc_tests (GPUCALC_BUILD_TESTS): the doctest suite, one ctest test per test case. It links
-# what gpucalc links, and drives the built binaries (tests/verify_helpers.h).
+# what gpucalc-measure links (measure's device functions: none, src/measure/no_cuda.cc), and
+# drives the built binaries (tests/verify_helpers.h).
 
 find_package(doctest REQUIRED)
 enable_testing()
@@ -10,7 +11,7 @@ add_executable(gpucalc_tests
   ${GPUCALC_TEST_SOURCES})
 # The fuzz entry points, replayed over tests/fuzz/ by tests/unit/fuzz_regression_test.cc.
 target_sources(gpucalc_tests PRIVATE src/fuzz/targets.cc)
-target_link_libraries(gpucalc_tests PRIVATE gpucalc_measure_front gpucalc_cli doctest::doctest)
+target_link_libraries(gpucalc_tests PRIVATE gpucalc_measure_command gpucalc_measure_no_cuda gpucalc_builtin_profiles doctest::doctest)
 target_compile_options(gpucalc_tests PRIVATE ${GPUCALC_WARNINGS})
 gpucalc_precompile(gpucalc_tests)
 # cuda_occupancy.h is NVIDIA's reference calculator; it is header-only and needs no GPU.
@@ -32,10 +33,10 @@ set_property(SOURCE tests/cli/ship_test.cc tests/cli/package_test.cc APPEND PROP
 # A bound on memory holds for the release build only (the sanitizers' shadow memory is not the program's).
 set_property(SOURCE tests/cli/from_memory_test.cc APPEND PROPERTY COMPILE_DEFINITIONS
   GPUCALC_SANITIZED=$<BOOL:${GPUCALC_ENABLE_SANITIZERS}>)
-add_dependencies(gpucalc_tests gpucalc gpucalc_docs)
+# The tests run `gpucalc measure`, `man` and `completion`, which gpucalc hands to the
+# gpucalc-measure beside it (with CUDA or not).
+add_dependencies(gpucalc_tests gpucalc gpucalc-measure gpucalc_docs)
 if(GPUCALC_ENABLE_CUDA)
-  # The tests run `gpucalc measure`, which hands valid input to the gpucalc-measure beside it.
-  add_dependencies(gpucalc_tests gpucalc-measure)
   target_compile_definitions(gpucalc_tests PRIVATE GPUCALC_HAVE_CUDA=1)
   # the SASS listing of the gpucalc-measure just built (cmake/cuda.cmake), read by kernel_mix_test.cc
   set_property(SOURCE tests/unit/kernel_mix_test.cc APPEND PROPERTY COMPILE_DEFINITIONS

@@ -41,16 +41,18 @@ const std::vector<Command>& commands() {
         },
         .run = run_measure,
         .words = measure_words,
-        .option_words = measure_option_words}},
+        .option_words = measure_option_words,
+        .plain = plain_measure}},
       {"completion", "print a completion script for bash, zsh or fish", nullptr,
        {.options = [] {
           return std::vector<ToolOption>{
               {.name = "shell", .help = "bash, zsh or fish", .kind = ToolOption::Kind::word, .required = true}};
         },
         .run = run_completion,
-        .words = [] { return std::vector<std::string>{"bash", "zsh", "fish"}; }}},
+        .words = [] { return std::vector<std::string>{"bash", "zsh", "fish"}; },
+        .plain = plain_measure_description}},
       {"man", "print the manual page gpucalc(1) as roff (man -l <(gpucalc man))", nullptr,
-       {.options = [] { return std::vector<ToolOption>{}; }, .run = run_man}},
+       {.options = [] { return std::vector<ToolOption>{}; }, .run = run_man, .plain = plain_measure_description}},
   };
   return table;
 }

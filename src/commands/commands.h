@@ -91,6 +91,10 @@ int run_hw(const ToolValues& values);
 std::function<int()> plain_hw(int argc, char** argv);
 /// measure's options: its own (in the table) and then every case's, from the case table.
 std::vector<ToolOption> measure_options(std::vector<ToolOption> own);
+/// In gpucalc, every call of measure, and of man and completion (which describe measure's cases),
+/// runs in the gpucalc-measure beside it (src/cli/measure_front.cc); in gpucalc-measure, none.
+std::function<int()> plain_measure(int argc, char** argv);
+std::function<int()> plain_measure_description(int argc, char** argv);
 int run_measure(const ToolValues& values);
 std::vector<std::string> measure_words();
 std::vector<std::string> measure_option_words(const std::string& flag);

@@ -73,15 +73,13 @@ TEST_CASE("install into a prefix and a .deb: the binary runs from both, with its
     CAPTURE(wanted);
     CHECK(contains(contents, path));
   }
-#ifdef GPUCALC_HAVE_CUDA
-  // measure's CUDA half, beside gpucalc where `gpucalc measure` looks for it.
+  // measure's cases (and kernels, in a CUDA build), beside gpucalc where `gpucalc measure` looks for it.
   CHECK(contains(contents, "./usr/bin/gpucalc-measure"));
-#endif
   const std::vector<std::string> extracted = field(r.out, "extracted");
   REQUIRE(extracted.size() == 1);
   CHECK(extracted[0] == installed[0]);
 #if GPUCALC_STATIC_BINARY
-  // gpucalc is fully static; gpucalc-measure (a CUDA build) links libstdc++ and libgcc
+  // gpucalc is fully static; gpucalc-measure links libstdc++ and libgcc
   // statically; fmt, toml++, CLI11 and nlohmann-json are header-only: the package depends on
   // the C library alone (nothing when gpucalc is its only binary).
   CHECK(contains(field(r.out, "static"), "gpucalc"));
