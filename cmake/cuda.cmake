@@ -38,8 +38,8 @@ target_compile_options(gpucalc_measure_cuda PRIVATE
   $<$<COMPILE_LANGUAGE:CXX>:${GPUCALC_WARNINGS}>)
 
 # The SASS of the kernels measure models (the tiled matmul, the attention forward, the banks
-# reads), read from their objects with cuobjdump -sass (src/tools/sass_listing.cc): measure counts
-# their instructions from the code it runs (src/measure/kernel_mix.h). cuobjdump (and the nvdisasm
+# reads, the fusion chain's unary and binary kernels), read from their objects with cuobjdump
+# -sass (src/tools/sass_listing.cc): measure counts their instructions from the code it runs (src/measure/kernel_mix.h). cuobjdump (and the nvdisasm
 # it calls) come with the CUDA Toolkit, or from PyPI (nvidia-cuda-cuobjdump, nvidia-cuda-nvdisasm:
 # `scripts/setup --measure` puts them in .venv/ and on the PATH where the toolkit lacks them). Without one, gpucalc-measure builds
 # and says that it has no SASS to count.
@@ -66,7 +66,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
   COMMAND ${CMAKE_COMMAND} -E env NVDISASM_PATH=${GPUCALC_NVDISASM_DIR}
     $<TARGET_FILE:gpucalc_sass_listing> ${CMAKE_BINARY_DIR}/generated/kernel_sass.cc ${GPUCALC_KERNEL_SASS}
-    ${GPUCALC_CUOBJDUMP_RUN} tiled_matmul_kernel,attention_fwd_kernel,banks_kernel
+    ${GPUCALC_CUOBJDUMP_RUN} tiled_matmul_kernel,attention_fwd_kernel,banks_kernel,unary_kernel,binary_kernel
     $<TARGET_OBJECTS:gpucalc_measure_cuda>
   DEPENDS gpucalc_sass_listing $<TARGET_OBJECTS:gpucalc_measure_cuda>
   COMMAND_EXPAND_LISTS

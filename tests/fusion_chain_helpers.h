@@ -1,7 +1,9 @@
 // The fusion chains as `measure fusion` runs them, for the tests that hold the model against
 // recorded runs: each kernel's grid as compute.cu launches it, its threads, registers, shared
 // memory and loads in flight as a recorded run's file describes them (tests/data/runs/fusion.csv,
-// its "# kernel NAME: threads, registers, shared bytes, loads" lines), and the h200 profile.
+// its "# kernel NAME: threads, registers, shared bytes, loads" lines), the unary and binary
+// kernels' instructions a warp read from their captured SASS (tests/data/sass/measure-kernels.sass,
+// by measure's own reader, kernel_mix.h's ops_mix), and the h200 profile.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -17,8 +19,11 @@
 #include "core/fusion.h"
 #include "core/gpu.h"
 #include "recorded_runs.h"
+#include "file_text.h"
 #include "core/occupancy.h"
 #include "engine/profiles.h"
+#include "measure/kernel_mix.h"
+#include "measure/sass.h"
 
 namespace gpucalc::fusion_chains {
 
@@ -77,9 +82,20 @@ inline KernelLaunch launch(const Shapes& shapes, const std::string& name, double
   return grid_launch(g, gpu);
 }
 
+/// A warp's instructions in unary_kernel or binary_kernel (sm_90), from the captured listing.
+inline const cases::OpsMix& captured_ops_mix(const std::string& kernel) {
+  static const std::vector<sass::Function> code =
+      sass::parse(testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/tests/data/sass/measure-kernels.sass"));
+  static std::map<std::string, cases::OpsMix> mixes;
+  if (mixes.count(kernel) == 0) mixes[kernel] = cases::ops_mix(code, kernel, 90);
+  return mixes.at(kernel);
+}
+
 /// The chain of a command with each kernel's launch as compute.cu makes it: unary and binary 256
-/// threads a block, 16 values a thread (N / 4096 blocks); RMSNorm's element-wise kernels N / 8 / 256
-/// blocks, mean and the fused kernel a block a row, + eps and rsqrt at the chain's bandwidth.
+/// threads a block, 16 values a thread (N / 4096 blocks), a warp's instructions for one op
+/// (unfused) or the chain's ops (fused), as measure sets them; RMSNorm's element-wise kernels
+/// N / 8 / 256 blocks, mean and the fused kernel a block a row, + eps and rsqrt at the chain's
+/// bandwidth, no instructions (measure reads none of theirs).
 inline FusionInput measured_chain(const Command& c, const Shapes& shapes, const Gpu& gpu, double bw = 4.29e12) {
   FusionInput in;
   in.bandwidth = bw;
@@ -97,8 +113,12 @@ inline FusionInput measured_chain(const Command& c, const Shapes& shapes, const 
   const bool binary = c.preset == "binary";
   in.chain = binary ? binary_chain(c.ops, c.n) : unary_chain(c.ops, c.n);
   in.element_bytes = 4;
-  const KernelLaunch l = launch(shapes, binary ? "binary_kernel" : "unary_kernel", std::max(1.0, std::ceil(c.n / 4096)), gpu);
+  const std::string kernel = binary ? "binary_kernel" : "unary_kernel";
+  KernelLaunch l = launch(shapes, kernel, std::max(1.0, std::ceil(c.n / 4096)), gpu);
+  const cases::OpsMix& mix = captured_ops_mix(kernel);
+  l.warp_mix = mix.of(1);
   for (FusionKernel& k : in.chain.unfused) k.launch = l;
+  l.warp_mix = mix.of(c.ops);
   for (FusionKernel& k : in.chain.fused) k.launch = l;
   return in;
 }

@@ -94,6 +94,7 @@ KernelLaunch grid_launch(const KernelGrid& g, const Gpu& gpu) {
   l.bytes_per_lane = g.bytes_per_lane;
   l.blocks = g.blocks;
   l.blocks_per_sm = o.blocks_per_sm;
+  l.warp_mix = g.warp_mix;
   return l;
 }
 
@@ -135,6 +136,29 @@ std::int64_t tail_blocks(const KernelLaunch& l, const Gpu& gpu) {
   return w.waves > 1 && w.last_wave_blocks < w.blocks_per_wave ? w.last_wave_blocks : 0;
 }
 
+/// issue [s] = the busiest SM's warps (ceil(blocks / SMs) x warps per block: blocks go round the
+/// SMs) x the clocks one warp's instructions take at the SM's pipes (core/pipes: instructions / 4
+/// schedulers a clock, or a busier pipe) / boost_clock; 0 when the instructions or the grid are not known.
+double issue_time(const KernelLaunch& l, const Gpu& gpu) {
+  if (!(l.warp_mix.instructions > 0) || l.blocks < 1 || gpu.sm_count < 1 || !(gpu.boost_clock > 0)) return 0;
+  const double blocks_on_busiest = std::ceil(static_cast<double>(l.blocks) / gpu.sm_count);
+  return blocks_on_busiest * l.warps_per_block * pipe_clocks(l.warp_mix, gpu).clocks / gpu.boost_clock;
+}
+
+/// rounds = read bytes / the bytes a full wave keeps in flight (W U 32 b SMs), at least 1: how
+/// many times a warp slot waits for its loads (one for a grid whose lanes load all they read at once).
+double load_rounds(double read_bytes, const KernelLaunch& l, const Gpu& gpu) {
+  const double in_flight = l.warps_per_sm * l.loads_per_warp * gpu.warp_size * l.bytes_per_lane * gpu.sm_count;
+  return in_flight > 0 ? std::max(1.0, read_bytes / in_flight) : 1.0;
+}
+
+/// busy after the ramp [s] = max(M, C) + min(M, C) / R: loads (M) and the instructions that use
+/// them (C) are a two-stage pipeline over R rounds; a round's instructions overlap the next round's
+/// loads, not their own, so a kernel of one round pays both (M + C) and one of many the larger.
+double pipelined(double memory, double issue, double rounds) {
+  return std::max(memory, issue) + std::min(memory, issue) / rounds;
+}
+
 struct Rates {
   double bandwidth = 0;      // BW
   double l2_bandwidth = 0;   // 0: not known
@@ -168,14 +192,18 @@ KernelTime kernel_time(const FusionKernel& k, std::size_t at, const std::vector<
   const double paced = t.hbm_bytes + (t.waits_on_hbm ? t.l2_bytes : 0);
   t.bandwidth = loads_bandwidth(k.launch.warps_per_sm, k.launch, rates.bandwidth, rates.loads);
   t.tail_blocks = tail_blocks(k.launch, gpu);
-  // busy = ramp + the full waves' bytes at X + the partial last wave's at its own X
+  // memory = the full waves' bytes at X + the partial last wave's at its own X
   const double tail_share = static_cast<double>(t.tail_blocks) / std::max<double>(1, static_cast<double>(k.launch.blocks));
-  t.busy = rates.ramp + bytes_time((1 - tail_share) * paced, (1 - tail_share) * t.bytes, t.bandwidth, rates.l2_bandwidth);
+  t.memory = bytes_time((1 - tail_share) * paced, (1 - tail_share) * t.bytes, t.bandwidth, rates.l2_bandwidth);
   if (t.tail_blocks > 0) {
     const double tail_warps = static_cast<double>(t.tail_blocks) * k.launch.warps_per_block / gpu.sm_count;
     t.tail_bandwidth = loads_bandwidth(tail_warps, k.launch, rates.bandwidth, rates.loads);
-    t.busy += bytes_time(tail_share * paced, tail_share * t.bytes, t.tail_bandwidth, rates.l2_bandwidth);
+    t.memory += bytes_time(tail_share * paced, tail_share * t.bytes, t.tail_bandwidth, rates.l2_bandwidth);
   }
+  // busy = ramp + the memory and the issue, pipelined over the kernel's rounds of loads
+  t.issue = issue_time(k.launch, gpu);
+  t.rounds = load_rounds(k.read_elements() * e, k.launch, gpu);
+  t.busy = rates.ramp + pipelined(t.memory, t.issue, t.rounds);
   return t;
 }
 

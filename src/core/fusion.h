@@ -3,7 +3,8 @@
 // Two models, one result. The lesson's: each kernel moves its reads and writes through HBM and
 // takes max(o, bytes / BW). The hardware's: each kernel's own time on the GPU is a sum or max of
 // named terms (the first wave's ramp, its bytes at the rate its loads in flight sustain by
-// Little's law, the L2's bandwidth, the partial last wave), its intermediates served by the L2
+// Little's law, the L2's bandwidth, the partial last wave, the issue of its instructions where they
+// are known, pipelined with its loads round by round), its intermediates served by the L2
 // when their reuse distance fits, and the chain's time is the host's launches pipelined against
 // the GPU's kernels (eager mode), or the kernels alone back to back (a CUDA graph).
 #pragma once
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/gpu.h"
+#include "core/pipes.h"
 
 namespace gpucalc {
 
@@ -24,6 +26,7 @@ struct KernelLaunch {
   std::int64_t blocks = 0;     // the grid's blocks; 0: not known (no partial last wave)
   int blocks_per_sm = 0;       // resident blocks per SM (the occupancy)
   double warps_per_block = 0;  // threads per block / warp size
+  InstructionMix warp_mix{};   // the instructions one warp issues over its work; 0: not known (no issue term)
 };
 
 /// A kernel's grid and resources, as it is launched.
@@ -34,6 +37,7 @@ struct KernelGrid {
   std::int64_t shared_bytes = 0;   // per block, static plus dynamic
   double loads_per_warp = 1;       // U
   double bytes_per_lane = 16;      // b
+  InstructionMix warp_mix{};       // a warp's instructions over its work (0: not known)
 };
 
 /// Its loads in flight: blocks per SM from the occupancy model, then W = min(blocks, one wave's)
@@ -95,7 +99,10 @@ struct KernelTime {
   double bandwidth = 0;        // X: bytes/s its loads in flight sustain, at most BW
   std::int64_t tail_blocks = 0;  // blocks of its partial last wave after full ones (0: none)
   double tail_bandwidth = 0;   // X of those blocks' warps
-  double busy = 0;             // its own time on the GPU: ramp + its bytes' time
+  double memory = 0;           // its bytes' time: the full waves' and the tail's
+  double issue = 0;            // its instructions at the busiest SM's pipes (0: not known)
+  double rounds = 1;           // round trips of loads a warp slot waits: read bytes / a full wave's bytes in flight
+  double busy = 0;             // its own time on the GPU: ramp + memory and issue pipelined over the rounds
 };
 
 /// One chain (the unfused kernels, or the fused one).

@@ -43,6 +43,22 @@ void set_launches(std::vector<FusionKernel>& kernels, const std::vector<dev::Fus
   }
 }
 
+/// Each unary or binary kernel's instructions a warp, from its SASS (kernel_mix.h: the straight
+/// code and `ops` times an op's share of the op loops): the unfused kernels one op each, the fused
+/// kernel the chain's. Where the SASS cannot be read, the kernels keep no issue term and the reason
+/// is returned ("" when read). RMSNorm's kernels are not read: they keep none.
+std::string set_warp_mixes(FusionChain& chain, bool binary, int ops, int sm) {
+  OpsMix mix;
+  try {
+    mix = ops_mix(kernel_functions(), binary ? "binary_kernel" : "unary_kernel", sm);
+  } catch (const NoSass& e) {
+    return e.why;
+  }
+  for (FusionKernel& k : chain.unfused) k.launch.warp_mix = mix.of(1);
+  for (FusionKernel& k : chain.fused) k.launch.warp_mix = mix.of(ops);
+  return "";
+}
+
 FusionPlan plan_fusion(const Args& a, const Gpu&) {
   FusionPlan p;
   if (!a.has("preset") && !a.has("ops") && !a.has("n") && !a.has("rows") && !a.has("cols")) {
@@ -102,6 +118,11 @@ void add_bandwidth_note(MeasureTable& t, const std::string& label, const FusionC
         if (k.tail_blocks > 0) {
           part += fmt::format("; its last wave's {} blocks {}", k.tail_blocks, format_quantity(k.tail_bandwidth, Unit::bytes_per_second));
         }
+        if (k.issue > 0) {
+          part += fmt::format("; memory {}, issue {} ({} instructions a warp) over {} rounds",
+                              format_quantity(k.memory, Unit::seconds), format_quantity(k.issue, Unit::seconds),
+                              format_number(l.warp_mix.instructions), format_number(k.rounds));
+        }
         part += ")";
       }
       if (k.l2_bytes > 0) part += fmt::format(", {} from the L2{}", format_quantity(k.l2_bytes, Unit::bytes), k.waits_on_hbm ? " in rounds that wait on HBM" : "");
@@ -151,6 +172,8 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
   const bool loads_known = gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0;
   bool counted_any = false;
+  const int sm = ctx.device.cc_major * 10 + ctx.device.cc_minor;
+  std::string no_issue;
   for (const FusionPlan::Chain& c : p.chains) {
     FusionInput in;
     in.bandwidth = bw;
@@ -177,6 +200,10 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     if (loads_known) {
       set_launches(in.chain.unfused, run.unfused.kernels, gpu);
       set_launches(in.chain.fused, run.fused.kernels, gpu);
+      if (c.preset != "rmsnorm") {
+        const std::string why = set_warp_mixes(in.chain, c.preset == "binary", c.ops, sm);
+        if (!why.empty()) no_issue = why;
+      }
     }
     const FusionResult m = fusion(in, gpu);
     add_model_rows(t, label, in.chain, m, run);
@@ -195,15 +222,18 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
     if (std::isfinite(dram_bytes(cu))) {
       counted_any = true;
       if (!streaming) {
-        t.notes.push_back(fmt::format("{}: the working set fits in L2 ({}), so the counted DRAM bytes are what the first "
-                                      "read and the write-backs moved; the model counts the kernels' operands from HBM but "
-                                      "for the intermediates the L2 holds",
+        t.notes.push_back(fmt::format("{}: the fused chain moves less than 4 L2s ({} each): the one chain counted after a "
+                                      "flush reads its inputs from HBM, but its writes the L2 still holds when the counters "
+                                      "stop are never counted, and the model counts every write: the count is at most the "
+                                      "model's bytes",
                                       label, format_quantity(l2, Unit::onchip_bytes)));
       }
     }
-    t.notes.push_back(fmt::format("{}: timed over R = {} and {} chains; the lesson's count, {} unfused against {} fused (bytes "
-                                  "ratio {}), regime {}; its times max(o, bytes / BW) a kernel: {} against {}, speed-up {}",
-                                  label, run.reps_low, run.reps_high, format_quantity(m.unfused.bytes, Unit::bytes),
+    t.notes.push_back(fmt::format("{}: timed over R = {} and {} chains rotated over {} copies of its {} of buffers; the lesson's "
+                                  "count, {} unfused against {} fused (bytes ratio {}), regime {}; its times max(o, bytes / BW) a "
+                                  "kernel: {} against {}, speed-up {}",
+                                  label, run.reps_low, run.reps_high, run.copies, format_quantity(run.footprint, Unit::bytes),
+                                  format_quantity(m.unfused.bytes, Unit::bytes),
                                   format_quantity(m.fused.bytes, Unit::bytes), format_number(m.traffic_ratio), m.regime,
                                   format_quantity(m.unfused.time, Unit::seconds), format_quantity(m.fused.time, Unit::seconds),
                                   format_number(m.speedup)));
@@ -212,18 +242,24 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
       "method: each variant's chain enqueued R low = 2 and R high times between two events on one stream (R high - R low: "
       "8 to 64, about 2 ms of the unfused chain), and the same repetitions captured in two CUDA graphs; a chain = (T(R high) "
       "- T(R low)) / (R high - R low): the first launch's latency and the events' own cost cancel; the medians of the timed "
-      "runs, the first dropped");
+      "runs, the first dropped. The L2 is flushed before each timed run and the repetitions rotate over copies of every "
+      "buffer of the chain (copies x a chain's bytes >= 3 L2, at most R high), so each chain finds its inputs in HBM, as "
+      "the model reads them; every copy's output poisoned before and checked after");
   t.notes.push_back(fmt::format(
       "the model: a kernel is busy ramp ({}: one HBM latency, the first wave's wait) + max(paced bytes / X, bytes / L2 BW); "
       "an intermediate whose producer and the kernels after it moved at most one L2 of bytes is read from the L2; paced "
       "bytes are a kernel's HBM bytes, and its L2 bytes too where a round of its loads also waits on HBM; X = min(BW, "
-      "W U 32 b SMs / L(X)) (little's loaded latency), a partial last wave after full ones at the X of its own warps. "
+      "W U 32 b SMs / L(X)) (little's loaded latency), a partial last wave after full ones at the X of its own warps; "
+      "where a kernel's instructions are known (unary and binary: their SASS), busy = ramp + max(memory, issue) + "
+      "min(memory, issue) / rounds, issue = the busiest SM's warps x a warp's instructions at the SM's pipes, rounds = its "
+      "read bytes / a full wave's bytes in flight (a round's instructions overlap the next round's loads, not their own). "
       "Replayed from a graph a chain takes the sum of (busy + g), g = {} (launch_overhead_graph: the GPU's own cost "
       "between dependent kernels); launched by the host, max(k o, sum of (busy + g)), o the host's launch cost measured "
       "here (the host clock over the launches), against the profile's launch_overhead in its own row",
       format_quantity(gpu.boost_clock > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0, Unit::seconds),
       gpu.launch_overhead_graph > 0 ? format_quantity(std::min(gpu.launch_overhead_graph, gpu.launch_overhead), Unit::seconds)
                                     : std::string("not in the profile: 0")));
+  if (!no_issue.empty()) t.notes.push_back("no issue term for the unary and binary kernels: " + no_issue);
   if (counted_any) {
     t.notes.push_back(fmt::format("DRAM bytes: dram__bytes_read.sum + dram__bytes_write.sum over one more chain of each "
                                   "variant after its timing, the L2 flushed (a read of 4x its size) before each counter "

@@ -239,4 +239,27 @@ AccessLoop banks_loop(const std::vector<sass::Function>& code, int access, int s
   throw NoSass{kernel + ": no loop of shared loads in its SASS"};
 }
 
+OpsMix ops_mix(const std::vector<sass::Function>& code, const std::string& kernel, int sm) {
+  const sass::Function& f = function_of(code, sm, {kernel}, kernel);
+  std::size_t exit = 0;
+  while (exit < f.code.size() && f.code[exit].base() != "EXIT") ++exit;
+  if (exit == f.code.size()) throw NoSass{kernel + ": no EXIT in its SASS"};
+  OpsMix m;
+  std::size_t at = 0;
+  for (const sass::Loop& l : sass::loops(f)) {
+    if (l.last >= exit) break;
+    // the stretch before the loop, once
+    if (l.first > at) m.straight = m.straight + mix_of(sass::count_shortest(f, at, l.first - 1), moved_wavefronts);
+    // the loop's trip covers `step` ops: its counts / step an op
+    const double step = step_of(l, kernel + " op");
+    m.per_op = m.per_op + (1.0 / step) * mix_of(sass::count(f, l.first, l.last), moved_wavefronts);
+    ++m.loops;
+    at = l.last + 1;
+  }
+  if (m.loops == 0) throw NoSass{kernel + ": no op loop before its first EXIT in its SASS"};
+  if (at <= exit) m.straight = m.straight + mix_of(sass::count_shortest(f, at, exit), moved_wavefronts);
+  m.per_op_instructions = m.per_op.instructions;
+  return m;
+}
+
 }  // namespace gpucalc::cases

@@ -1,6 +1,7 @@
 // What measure's modelled kernels do, read from their own SASS (dev::kernel_sass(), cuobjdump at
 // build time): the tiled matmul's K step, the attention forward's tile (its loops and the straight
-// code between them) and the banks reads' loop, each as a mix of warp instructions for the SM's
+// code between them), the banks reads' loop and the fusion chain's unary and binary kernels (a
+// warp's instructions for k ops), each as a mix of warp instructions for the SM's
 // pipes (core/pipes.h). Loop trips come from the source's range over the loop counter's step in
 // the SASS; each shared access's wavefronts from the banks model (core/banks.h) on the kernel's
 // own addressing. Nothing here is a count typed in by hand.
@@ -83,5 +84,23 @@ AttentionTile attention_tile(const std::vector<sass::Function>& code, int head_d
 
 /// Throws NoSass. `access`: "E0" row, "E1" column, "E2" swizzled (BankAccess's mangled value).
 AccessLoop banks_loop(const std::vector<sass::Function>& code, int access, int sm, sass::Counts* trip = nullptr);
+
+// ---------------------------------------------------------------------------------------------
+// unary_kernel and binary_kernel (compute.cu): a warp's instructions for a chain of ops
+
+/// A warp's instructions in unary_kernel or binary_kernel running `ops` ops: its straight code once
+/// (the shortest way through each stretch between the op loops, which is the way of an op count
+/// that is a multiple of the loops' unrolling) and each op's share of the op loops (every loop
+/// before the first EXIT, a trip's counts over its counter's step; one loop for each float4 of a
+/// lane's kUnroll). The scalar tail after that EXIT runs only in block 0, for n mod 4 lanes: left out.
+struct OpsMix {
+  InstructionMix straight;  // a warp's, once
+  InstructionMix per_op;    // a warp's, each op
+  int loops = 0;            // the op loops read
+  double per_op_instructions = 0;  // per_op.instructions, for the notes
+  InstructionMix of(int ops) const { return straight + static_cast<double>(ops) * per_op; }
+};
+/// `kernel`: "unary_kernel" or "binary_kernel". Throws NoSass.
+OpsMix ops_mix(const std::vector<sass::Function>& code, const std::string& kernel, int sm);
 
 }  // namespace gpucalc::cases

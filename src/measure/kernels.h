@@ -252,11 +252,15 @@ struct FusionTiming {
 };
 
 /// A chain of `ops` elementwise ops over n fp32 elements: `ops` kernels against one fused
-/// kernel. Binary ops read a fresh input each (3 ops N against (2 + ops) N). Every element of
-/// the output checked after each variant's runs.
+/// kernel. Binary ops read a fresh input each (3 ops N against (2 + ops) N). The repetitions
+/// rotate over copies of every buffer of the chain (inputs alike), the L2 flushed before each
+/// timed run, so that each chain finds its inputs in HBM; every element of every copy's output
+/// checked after each variant's runs.
 struct FusionRun {
   FusionTiming unfused, fused;
   int reps_low = 0, reps_high = 0;  // R_low and R_high
+  int copies = 1;                   // copies of the chain's buffers the repetitions rotate over
+  double footprint = 0;             // bytes of one copy: what one chain touches
 };
 FusionRun run_fusion(std::size_t n, int ops, bool binary);
 

@@ -1,6 +1,7 @@
 // Fusion's model of the hardware, term by term: the L2's reuse distance, the rounds that wait on
-// HBM, each kernel's loads in flight (little's loaded latency), the partial last wave, the ramp, and
-// the chain's time launched by the host (eager) and replayed from a graph. Numbers derived by hand
+// HBM, each kernel's loads in flight (little's loaded latency), the partial last wave, the ramp, the
+// issue of its instructions pipelined with its loads, and the chain's time launched by the host
+// (eager) and replayed from a graph. Numbers derived by hand
 // in the comments.
 #include <doctest/doctest.h>
 
@@ -69,6 +70,50 @@ TEST_CASE("fusion model: a kernel's loads in flight set its bandwidth by Little'
   // 64 warps x 4 loads: X near B = 4 TB/s, above BW = 3 TB/s: the kernel moves at 3 TB/s
   in.chain.unfused[0].launch = {64, 4, 16};
   CHECK(fusion(in, g).unfused.kernels[0].bandwidth == doctest::Approx(3e12));
+}
+
+TEST_CASE("fusion model: a kernel's instructions are pipelined with its loads, round by round") {
+  // As above: 10 warps x 1 load x 16 B a SM, N = 512,000 B in flight, X = 2 TB/s; now a grid of 100
+  // blocks of 10 warps (one a SM) whose warps issue 400 instructions each: 100 clocks a warp at 4
+  // a clock, 10 warps = 1,000 clocks = 1 us at 1 GHz on the busiest SM.
+  const Gpu g = hand_gpu();
+  KernelLaunch l;
+  l.warps_per_sm = 10;
+  l.blocks = 100;
+  l.blocks_per_sm = 1;
+  l.warps_per_block = 10;
+  l.warp_mix.instructions = 400;
+  // 1e6 fp32 in, 1e6 out: 4 MB read = 7.8125 rounds of 512,000 B; memory 8 MB / 2 TB/s = 4 us:
+  // busy = 0.1 + max(4, 1) + 1 / 7.8125 = 4.228 us
+  FusionInput big = input_of(custom_chain({{1, 1}}, {1, 1}, 1e6));
+  big.chain.unfused[0].launch = l;
+  const KernelTime b = fusion(big, g).unfused.kernels[0];
+  CHECK(b.issue == doctest::Approx(1e-6));
+  CHECK(b.rounds == doctest::Approx(7.8125));
+  CHECK(b.memory == doctest::Approx(4e-6).epsilon(1e-6));
+  CHECK(b.busy == doctest::Approx(4.228e-6).epsilon(1e-6));
+  // 128,000 elements: 512,000 B read, one round: memory 0.512 us, then the instructions that use
+  // it, nothing to overlap them with: 0.1 + max(0.512, 1) + 0.512 = 1.612 us
+  FusionInput one = input_of(custom_chain({{1, 1}}, {1, 1}, 128000));
+  one.chain.unfused[0].launch = l;
+  const KernelTime o = fusion(one, g).unfused.kernels[0];
+  CHECK(o.rounds == doctest::Approx(1));
+  CHECK(o.busy == doctest::Approx(1.612e-6).epsilon(1e-6));
+  // instructions not known: no issue term, busy = ramp + memory
+  l.warp_mix = {};
+  one.chain.unfused[0].launch = l;
+  const KernelTime none = fusion(one, g).unfused.kernels[0];
+  CHECK(none.issue == 0);
+  CHECK(none.busy == doctest::Approx(0.1e-6 + 0.512e-6).epsilon(1e-6));
+  // 150 blocks on 100 SMs: the busiest SM runs 2 of them (20 warps): 2 us
+  l.warp_mix.instructions = 400;
+  l.blocks = 150;
+  one.chain.unfused[0].launch = l;
+  CHECK(fusion(one, g).unfused.kernels[0].issue == doctest::Approx(2e-6));
+  // grid_launch keeps a kernel's instructions
+  KernelGrid grid{256, 256, 32, 0, 4, 16};
+  grid.warp_mix.instructions = 123;
+  CHECK(grid_launch(grid, h200()).warp_mix.instructions == 123);
 }
 
 TEST_CASE("fusion model: eager mode is paced by the slower of the host's launches and the GPU's kernels") {

@@ -1,10 +1,19 @@
-// The fusion model against the recorded `measure fusion` runs on the H200 (tests/data/runs/fusion.csv:
-// runs h, l and m of docs/device-runs/issue28-2026-12-02). Those runs timed one chain from an idle
-// stream, so their times hold an unknown part D of the first launch's latency (0 to
-// launch_latency - o = 5.52 us on the h200 profile): each time is held against the model's chain
-// at both ends of D. Where those two ends differ by more than 1.3x, the row says nothing about the
-// model (D is most of it) and is left out; measure now times the chain so that D cancels
-// (docs/device-runs/issue35-2026-12-03/predictions-fusion.md predicts that way).
+// The fusion model against the recorded `measure fusion` runs on the H200 (tests/data/runs/fusion.csv).
+//
+// Runs h, l and m of docs/device-runs/issue28-2026-12-02 timed one chain from an idle stream, so
+// their times hold an unknown part D of the first launch's latency (0 to launch_latency - o = 5.52
+// us on the h200 profile): each time is held against the model's chain at both ends of D. Where
+// those two ends differ by more than 1.3x, the row says nothing about the model (D is most of it)
+// and is left out.
+//
+// Run 35a (docs/device-runs/issue35-2026-12-03/run-a) timed each chain by repetition (the slope
+// between R_low and R_high chains, from a CUDA graph and from the host): one value a row. But its
+// repetitions ran over the same buffers, so a chain whose inputs and output fit in the L2 (the fused
+// kernel's bytes at most l2_size: 6 of its 13 chains) found them there, where the model reads them
+// from HBM: a known miss of that method, not of the model (measure now rotates copies of the
+// buffers and flushes the L2 before each timed run). Those rows are held only to what the L2 can
+// do: no slower than the model's cold chain, and the fused kernel's extra ops costing what the
+// issue term says (the same grid and the same L2 state on both sides of the difference).
 //
 // Tolerance: 10%. The same rows across runs h, l and m spread 1-2% (unary x4 2^28 unfused 2086
 // and 2087 us), the copy bandwidth the model takes from the run moved 4.28-4.29 TB/s, and measure
@@ -15,6 +24,8 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../fusion_chain_helpers.h"
 #include "../recorded_runs.h"
@@ -57,6 +68,8 @@ double against(double measured, const Window& w) {
   return 1;
 }
 
+bool issue35(const testing::RecordedFigure& f) { return f.case_name.rfind("35a:", 0) == 0; }
+
 // The rows the model misses by more than 10%, and the mechanism it lacks for each.
 const std::set<std::string> kMissed = {
     // the host's launches: these chains of short kernels ran 4.0-5.1 us a launch where the
@@ -67,12 +80,10 @@ const std::set<std::string> kMissed = {
     "h: measure fusion --preset rmsnorm --rows 256 --cols 8192 unfused_time",
     "m: measure fusion --preset rmsnorm --rows 1320 --cols 4096 unfused_time",
     "m: measure fusion --preset rmsnorm --rows 1400 --cols 4096 unfused_time",
-    // unary x4's unfused chain at 2^23-2^25 ran its kernels 12-17% slower than the same kernel
-    // fused (303 us for 4 x 268 MB, where the fused kernel took 74.1 for one): not modelled
-    "h: measure fusion --ops 2 --n 2^23 unfused_time",
+    // unary x4's unfused chain at 2^25 ran its kernels 17% slower than the same kernel fused (303 us
+    // for 4 x 268 MB, where the fused kernel took 74.1 for one): not modelled. (x2 at 2^23 was a miss
+    // too until the issue term: each kernel's last round of instructions after its loads, 4 waves)
     "h: measure fusion --n 2^25 unfused_time",
-    // binary at many waves: the chain's kernels 11% slower than their loads in flight give
-    "m: measure fusion --preset binary --ops 4 --n 2^23 unfused_time",
     // the fused RMSNorm at 1.55 waves: 13% slower than its loads in flight give
     "m: measure fusion --preset rmsnorm --rows 2048 --cols 8192 fused_time",
 };
@@ -94,6 +105,7 @@ TEST_CASE("fusion runs: one chain from an idle stream, by hand") {
 TEST_CASE("fusion runs: each chain's recorded time against the model at both ends of the first launch's latency") {
   int held = 0, missed = 0, unknown = 0;
   for (const testing::RecordedFigure& f : runs().figures) {
+    if (issue35(f)) continue;
     const bool unfused = f.quantity == "unfused_time";
     if (!unfused && f.quantity != "fused_time") continue;
     const FusionResult m = model_of(f.case_name);
@@ -109,15 +121,16 @@ TEST_CASE("fusion runs: each chain's recorded time against the model at both end
     CHECK_MESSAGE((std::fabs(std::log(r)) > std::log(1.1)) == is_missed, "ratio to the nearer end: " << r);
     (is_missed ? missed : held) += 1;
   }
-  // 37 rows informative (the two ends within 1.3x): 28 held, 9 missed; 21 left out, D most of them
-  CHECK(held == 28);
+  // 38 rows informative (the two ends within 1.3x): 31 held, 7 missed; 20 left out, D most of them
+  // (before the issue term: 37, 28 held and 9 missed; binary x4 2^23's unfused chain is now 1.0996)
+  CHECK(held == 31);
   CHECK(missed == static_cast<int>(kMissed.size()));
-  CHECK(unknown == 21);
+  CHECK(unknown == 20);
 }
 
 TEST_CASE("fusion runs: run l's speed-ups (measure all's summary) at large N") {
   for (const testing::RecordedFigure& f : runs().figures) {
-    if (f.quantity != "speedup") continue;
+    if (issue35(f) || f.quantity != "speedup") continue;
     const FusionResult m = model_of(f.case_name);
     const Window u = window(m.unfused, m), d = window(m.fused, m);
     const double a = u.low / d.low, b = u.high / d.high;
@@ -140,6 +153,7 @@ TEST_CASE("fusion runs: counted DRAM bytes against the model's HBM bytes") {
   const double l2 = static_cast<double>(h200().l2_size);
   int streaming = 0;
   for (const testing::RecordedFigure& f : runs().figures) {
+    if (issue35(f)) continue;
     const bool unfused = f.quantity == "unfused_dram_bytes";
     if (!unfused && f.quantity != "fused_dram_bytes") continue;
     const FusionResult m = model_of(f.case_name);
@@ -171,6 +185,152 @@ TEST_CASE("fusion runs: one binary kernel at 2^22 under Nsight Compute (no launc
     CHECK_MESSAGE(std::fabs(std::log(f.measured / k.busy)) <= std::log(1.05), f.measured);
   }
   CHECK(kernels == 8);
+}
+
+// ---- run 35a: each chain by repetition, over the same buffers
+
+/// The model of a run 35a case, at the bandwidth of its own run's copy kernel.
+FusionResult model_35a(const std::string& case_name) {
+  const double bw = runs().at(case_name, "bandwidth").measured;
+  return fusion(measured_chain(parse_command(case_name), shapes_of(runs()), h200(), bw), h200());
+}
+
+/// The old method's repetitions found the chain in the L2: its inputs and output fit there.
+bool warm(const FusionResult& m) { return m.fused.bytes <= static_cast<double>(h200().l2_size); }
+
+/// The distinct cases of run 35a that time chains.
+std::vector<std::string> cases_35a() {
+  std::vector<std::string> out;
+  for (const testing::RecordedFigure& f : runs().figures) {
+    if (issue35(f) && f.quantity == "unfused_graph") out.push_back(f.case_name);
+  }
+  return out;
+}
+
+TEST_CASE("fusion runs 35a: the chains the L2 could not hold, replayed from a CUDA graph") {
+  // Tolerance 10%, as above. 7 chains: unary x4 and binary x4 and x8 at 2^28, RMSNorm 16384 x
+  // 4096 and 8192 x 2048, binary x2 at 2^25, unary x6 at 2^24 (its unfused chain 1.04 of the
+  // model, 1.08 before the issue term)
+  int cold = 0;
+  for (const std::string& c : cases_35a()) {
+    const FusionResult m = model_35a(c);
+    if (warm(m)) continue;
+    ++cold;
+    for (const auto& [quantity, model] : {std::pair{"unfused_graph", m.unfused.graph}, std::pair{"fused_graph", m.fused.graph}}) {
+      const double ran = runs().at(c, quantity).measured;
+      INFO(c, " ", quantity, ": ran ", ran * 1e6, " us, the model ", model * 1e6, " us");
+      CHECK(std::fabs(std::log(ran / model)) <= std::log(1.1));
+    }
+  }
+  CHECK(cold == 7);
+}
+
+// Launched by the host, a GPU-bound chain ran 1.2 to 2.5 us a kernel longer than replayed from a
+// graph (unary x6 2^24: 219 against 210 us; binary x2 2^25: 191 against 188; RMSNorm 16384 x 4096:
+// 243 against 236): the GPU's own gap between two dependent kernels launched from a stream is more
+// than a graph's g, which the model gives both. Not modelled (no profile field measures it); the
+// chain where it shows past 10%: six kernels, the short + eps and rsqrt among them.
+const std::set<std::string> kMissedHost35 = {"35a: measure fusion --preset rmsnorm --rows 8192 --cols 2048"};
+
+TEST_CASE("fusion runs 35a: launched by the host, the slower of k o and the GPU's chain") {
+  // o: the host's launch cost the run measured for the unfused chain's kernels (host_launch: 4.1
+  // to 6.0 us a launch against the profile's 3.36, a figure of the host that day, which measure
+  // takes from the run as it takes BW). The unfused chain launched by the host: max(k o, the
+  // model's graph time), within 10% wherever the GPU's side is the cold model's or the host's
+  // launches set the pace.
+  int checked = 0, missed = 0;
+  for (const std::string& c : cases_35a()) {
+    const FusionResult m = model_35a(c);
+    const double o = runs().at(c, "host_launch").measured;
+    const double k = static_cast<double>(m.unfused.kernels.size());
+    if (warm(m) && k * o < m.unfused.graph) continue;  // the GPU sets it, and the L2 held its data
+    const double model = eager_time(m.unfused, o, m.gap), ran = runs().at(c, "unfused_host").measured;
+    INFO(c, ": ran ", ran * 1e6, " us, the model ", model * 1e6, " us (k o ", k * o * 1e6, ")");
+    const bool is_missed = kMissedHost35.count(c) == 1;
+    CHECK((std::fabs(std::log(ran / model)) > std::log(1.1)) == is_missed);
+    ++checked;
+    missed += is_missed ? 1 : 0;
+  }
+  CHECK(checked == 12);  // the 7 cold chains; of the warm ones, the 5 whose k o is the larger
+  CHECK(missed == static_cast<int>(kMissedHost35.size()));
+}
+
+TEST_CASE("fusion runs 35a: chains the L2 held, a known miss of the old method") {
+  // No slower than the cold model (+10%): the L2 can only shorten them (binary x3 2^20 ran its
+  // graph chain in 0.58 of the cold model, binary x16 2^18 in 0.60; RMSNorm 512 x 8192's fused
+  // kernel in 0.69). Before the issue term, unary x16 2^16's fused kernel ran 1.30 of the model:
+  // its 16 ops a float4, once a lane's loads are in, nothing to hide them behind.
+  int held = 0;
+  for (const std::string& c : cases_35a()) {
+    const FusionResult m = model_35a(c);
+    if (!warm(m)) continue;
+    ++held;
+    for (const auto& [quantity, model] : {std::pair{"unfused_graph", m.unfused.graph}, std::pair{"fused_graph", m.fused.graph}}) {
+      const double ran = runs().at(c, quantity).measured;
+      INFO(c, " ", quantity, ": ran ", ran * 1e6, " us, the cold model ", model * 1e6, " us");
+      CHECK(ran <= 1.1 * model);
+    }
+  }
+  CHECK(held == 6);
+}
+
+TEST_CASE("fusion runs 35a: what a tiny unary grid's extra ops cost, against the issue term") {
+  // The same grid and the same L2 state on both sides: the fused kernel (k ops) less one unfused
+  // kernel (one op; the chain's k kernels are alike, its graph time / k), both from the L2 in
+  // run 35a; the model's fused kernel less its first unfused one (both reading x from HBM): the
+  // issue of k - 1 more ops, where the grid has one round. Tolerance 0.4 us: the same chain's
+  // fused time moved 1.57 to 1.71 us between two runs of measure all that day (unary x4 2^14,
+  // all-calibrated.json and counted.txt), and each side is a difference of two such times.
+  // By hand, unary x16 2^16: 16 blocks, one an SM of 8 warps, 15 more ops x 47 instructions a
+  // warp (kernel_mix_test: 20 FFMA an op) = 705 x 8 / 4 a clock = 1,410 clocks, 0.71 us at 1.98 GHz.
+  int pairs = 0;
+  for (const std::string& c : cases_35a()) {
+    const Command cmd = parse_command(c);
+    const FusionResult m = model_35a(c);
+    if (cmd.preset != "unary" || !warm(m)) continue;
+    ++pairs;
+    const double k = static_cast<double>(m.unfused.kernels.size());
+    const double ran = runs().at(c, "fused_graph").measured - runs().at(c, "unfused_graph").measured / k;
+    const double model = m.fused.kernels[0].busy - m.unfused.kernels[0].busy;
+    INFO(c, ": the extra ops ran ", ran * 1e6, " us, the model's issue ", model * 1e6, " us");
+    CHECK(model > 0);
+    CHECK(std::fabs(ran - model) <= 0.4e-6);
+  }
+  CHECK(pairs == 3);
+}
+
+TEST_CASE("fusion runs 35a: counted DRAM bytes against the model's HBM bytes") {
+  // As above: streaming chains equal within 2% plus one L2 a kernel, the others at most the model.
+  const double l2 = static_cast<double>(h200().l2_size);
+  int streaming = 0;
+  for (const std::string& c : cases_35a()) {
+    const FusionResult m = model_35a(c);
+    for (const auto& [quantity, chain] : {std::pair{"unfused_dram_bytes", &m.unfused}, std::pair{"fused_dram_bytes", &m.fused}}) {
+      const double counted = runs().at(c, quantity).measured;
+      INFO(c, " ", quantity, ": counted ", counted, " B, the model ", chain->hbm_bytes, " B");
+      CHECK(counted <= chain->hbm_bytes * 1.02);
+      if (m.fused.bytes >= 4 * l2) {
+        ++streaming;
+        CHECK(counted >= chain->hbm_bytes * 0.98 - l2 * static_cast<double>(chain->kernels.size()));
+      }
+    }
+  }
+  CHECK(streaming == 10);  // unary x4, binary x4 and x8 at 2^28, RMSNorm 16384 x 4096, binary x2 at 2^25
+}
+
+TEST_CASE("fusion runs 35a: measure all's speed-ups (all.txt) where the L2 could not hold the chain") {
+  // unary x4 2^14's (graph 3.86 against the cold model's) is the old method's warm chain: out
+  int checked = 0;
+  for (const testing::RecordedFigure& f : runs().figures) {
+    if (!issue35(f) || (f.quantity != "speedup_graph" && f.quantity != "speedup_host")) continue;
+    const FusionResult m = fusion(measured_chain(parse_command(f.case_name), shapes_of(runs()), h200(), 4.27e12), h200());
+    if (warm(m)) continue;
+    const double model = f.quantity == "speedup_graph" ? m.speedup_graph : m.unfused.graph / m.fused.graph;
+    INFO(f.case_name, " ", f.quantity, ": ran ", f.measured, ", the model ", model);
+    CHECK(std::fabs(std::log(f.measured / model)) <= std::log(1.1));
+    ++checked;
+  }
+  CHECK(checked == 6);
 }
 
 }  // namespace

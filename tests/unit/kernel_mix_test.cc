@@ -161,6 +161,28 @@ TEST_CASE("kernel mix: the banks reads' loop from its SASS") {
   }
 }
 
+// unary_kernel and binary_kernel (compute.cu): a lane holds kUnroll = 4 float4s and runs the op
+// loop once for each. An op of unary_kernel is, on each float4, a_k = 0.5 + 0.25 (k mod 4) (one
+// FFMA) and four FFMAs; of binary_kernel, one LDG.128 of x_k and four FFMAs: per op, 20 FFMA
+// (unary), 16 FFMA and 4 LDG.128 (binary). The straight code loads the 4 float4s of t once.
+TEST_CASE("kernel mix: the fusion kernels' instructions a warp, per op and once") {
+  for (const auto& code : listings()) {
+    const cases::OpsMix u = cases::ops_mix(code, "unary_kernel", 90);
+    CHECK(u.loops == 4);
+    CHECK(u.per_op.fp32 == doctest::Approx(20));
+    // the straight code: address arithmetic and the four loads, and more than one op's worth of nothing else
+    CHECK(u.straight.instructions > 20);
+    CHECK(u.straight.instructions < 2 * u.per_op.instructions + 40);
+    const cases::OpsMix b = cases::ops_mix(code, "binary_kernel", 90);
+    CHECK(b.loops == 4);
+    CHECK(b.per_op.fp32 == doctest::Approx(16));
+    // 4 LDG.128 an op, each 512 B a warp: 4 data-path wavefronts each
+    CHECK(b.per_op.wavefronts == doctest::Approx(16));
+    CHECK(u.of(16).instructions == doctest::Approx(u.straight.instructions + 16 * u.per_op.instructions));
+    CHECK_THROWS_AS(cases::ops_mix(code, "no_such_kernel", 90), cases::NoSass);
+  }
+}
+
 TEST_CASE("kernel mix: a build without the kernels' SASS says so") {
   const std::vector<sass::Function> none;
   CHECK_THROWS_AS(cases::tiled_step(none, 32, 90), cases::NoSass);
