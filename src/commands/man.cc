@@ -91,6 +91,16 @@ void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
   s += roff(text) + ".\n";
 }
 
+// A list of result keys under its heading, each with its unit.
+void result_keys(std::string& s, const std::string& heading, const std::vector<ResultSpec>& results) {
+  s += ".PP\n" + roff(heading) + "\n.RS\n.PP\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string unit = unit_info(results[i].unit).words;
+    s += bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + (i + 1 < results.size() ? ",\n" : "\n");
+  }
+  s += ".RE\n";
+}
+
 // One subcommand's section: its synopsis words, options, result keys and examples.
 void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
   const Command& c = *d.command;
@@ -112,13 +122,11 @@ void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
     option_item(s, o, gpu);
   }
   if (c.calculator != nullptr) {
-    s += ".PP\nResult keys (JSON and CSV units in parentheses):\n.RS\n.PP\n";
-    const std::vector<ResultSpec>& results = c.calculator().results;
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const std::string unit = unit_info(results[i].unit).words;
-      s += bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + (i + 1 < results.size() ? ",\n" : "\n");
+    const Calculator& calc = c.calculator();
+    result_keys(s, "Result keys (JSON and CSV units in parentheses):", calc.results);
+    for (const Form& f : calc.forms) {
+      result_keys(s, fmt::format("With --{}, its own result keys:", f.option), f.declaration().results);
     }
-    s += ".RE\n";
   }
   const std::vector<Example> examples = examples_of(c.name);
   if (!examples.empty()) s += ".PP\nExamples (H100 unless named):\n";

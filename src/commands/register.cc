@@ -35,6 +35,31 @@ void add_common_option(CLI::App& sub, const CommonOption& o, CommonOptions& c) {
   }
 }
 
+// The keys of `results` after `heading`, in lines of at most about 100 columns.
+void add_result_keys(std::string& text, const std::string& heading, const std::vector<ResultSpec>& results) {
+  std::string line = heading;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string word = results[i].key + (i + 1 < results.size() ? "," : "");
+    if (line.size() + 1 + word.size() > 100) {
+      text += line + "\n";
+      line = "  " + word;
+    } else {
+      line += " " + word;
+    }
+  }
+  text += line + "\n";
+}
+
+// What --help ends with: the result keys, and each form's own under its option.
+std::string results_footer(const Calculator& calc) {
+  std::string text = "\n";
+  add_result_keys(text, "Result keys:", calc.results);
+  for (const Form& f : calc.forms) {
+    add_result_keys(text, fmt::format("With --{}, its own result keys:", f.option), f.declaration().results);
+  }
+  return text;
+}
+
 }  // namespace
 
 CLI::Option* add_format_option(CLI::App& sub, std::string& format, const char* help) {
@@ -69,10 +94,12 @@ std::function<int()> add_tool(CLI::App& sub, const Tool& tool) {
 
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   r.calc = &calc;
-  r.values.resize(calc.options.size());
+  // The options of every form (occupancy --from's --arch): the engine chooses the form.
+  const std::vector<const OptionSpec*> options = every_option(calc);
+  r.values.resize(options.size());
   bool sweepable = false;
-  for (std::size_t i = 0; i < calc.options.size(); ++i) {
-    const OptionSpec& o = calc.options[i];
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const OptionSpec& o = *options[i];
     r.values[i].first = o.name;
     if (o.kind == OptionKind::flag) {
       r.values[i].second = {"true"};  // what a given flag reads as
@@ -95,6 +122,7 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
     if (o.sweep_only && !sweepable) continue;
     add_common_option(sub, o, c);
   }
+  sub.footer([&calc] { return results_footer(calc); });  // written only for --help
 }
 
 }  // namespace gpucalc
