@@ -2,6 +2,7 @@
 // with their forms, ranges and defaults; result keys with units) and the README's examples.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -112,13 +113,22 @@ void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
     option_item(s, o, gpu);
   }
   if (c.calculator != nullptr) {
-    s += ".PP\nResult keys (JSON and CSV units in parentheses):\n.RS\n.PP\n";
+    s += ".PP\nResult keys (JSON and CSV units in parentheses):\n";
     const std::vector<ResultSpec>& results = c.calculator().results;
+    // Each key with its help, as --help lists them; a declaration without help (occupancy's,
+    // until it declares its results with their help) as one list.
+    const bool helped = std::all_of(results.begin(), results.end(), [](const ResultSpec& r) { return !r.help.empty(); });
+    if (!helped) s += ".RS\n.PP\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
       const std::string unit = unit_info(results[i].unit).words;
-      s += bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + (i + 1 < results.size() ? ",\n" : "\n");
+      const std::string item = bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")");
+      if (helped) {
+        s += ".TP\n" + item + "\n" + roff(results[i].help) + "\n";
+      } else {
+        s += item + (i + 1 < results.size() ? ",\n" : "\n");
+      }
     }
-    s += ".RE\n";
+    if (!helped) s += ".RE\n";
   }
   const std::vector<Example> examples = examples_of(c.name);
   if (!examples.empty()) s += ".PP\nExamples (H100 unless named):\n";

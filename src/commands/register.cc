@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -21,6 +22,20 @@ std::string option_help(const OptionSpec& o) {
   if (o.required) help += " (required)";
   if (o.kind == OptionKind::repeated) help += " (repeatable)";
   return help;
+}
+
+// What --help says of the results, after the options: each key, its unit in JSON and CSV and
+// its help, from the declaration.
+std::string results_help(const Calculator& calc) {
+  std::size_t width = 0;
+  for (const ResultSpec& r : calc.results) width = std::max(width, r.key.size());
+  std::string s = "Results (the keys of --require, json and csv; json and csv units in parentheses):\n";
+  for (const ResultSpec& r : calc.results) {
+    const std::string unit = unit_info(r.unit).words;
+    std::string line = fmt::format("  {:<{}}  {}{}", r.key, width, unit.empty() ? "" : "(" + unit + ") ", r.help);
+    s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+  return s;
 }
 
 void add_common_option(CLI::App& sub, const CommonOption& o, CommonOptions& c) {
@@ -95,6 +110,7 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
     if (o.sweep_only && !sweepable) continue;
     add_common_option(sub, o, c);
   }
+  sub.footer(results_help(calc));
 }
 
 }  // namespace gpucalc

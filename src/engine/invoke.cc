@@ -165,6 +165,7 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
 
 int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
                    std::ostream& err, std::istream& in) {
+  check_declared(calc);
   Plan plan{calc, common, parse_format(common.format), {}};
   for (const std::string& text : common.require) plan.requirements.push_back(parse_requirement(calc, text));
   if (!common.plot.empty()) {
