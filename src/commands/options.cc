@@ -39,9 +39,6 @@ OptionSpec bandwidth(Place place) {
   return number_option(place, "bandwidth", "memory bandwidth (default: the profile's)", Unit::bytes_per_second).above(0);
 }
 
-OptionSpec dtype(std::string fallback, bool sub_byte) { return dtype(kNoPlace, std::move(fallback), sub_byte); }
-OptionSpec bandwidth() { return bandwidth(kNoPlace); }
-
 std::vector<FieldReason> occupancy_reasons() {
   return {
       {"threads", Rule::in_range, "{rule} (threads per block on {gpu})"},

@@ -18,9 +18,6 @@ OptionSpec smem(Place place = kNoPlace);
 OptionSpec dtype(Place place, std::string fallback, bool sub_byte = false);
 /// --bandwidth: a memory bandwidth override (default: the profile's).
 OptionSpec bandwidth(Place place);
-// TRANSITION: without handles, until every calculator declares its own.
-OptionSpec dtype(std::string fallback, bool sub_byte = false);
-OptionSpec bandwidth();
 
 /// The reasons of the occupancy model's refusals (threads, regs, smem, carveout), for every
 /// calculator that runs it.
