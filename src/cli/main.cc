@@ -69,9 +69,10 @@ std::string subcommand_error(const std::string& subcommand) {
 // as before, so its messages and what it accepts stay its own. Fills what main takes from CLI11:
 // the given declared options in their declared order, and the common options.
 bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& raw, CommonOptions& common) {
-  const bool sweepable = std::any_of(calc.options.begin(), calc.options.end(),
-                                     [](const OptionSpec& o) { return o.sweep != nullptr; });
-  std::vector<const char*> values(calc.options.size(), nullptr);
+  // The options of every form (the engine chooses the form).
+  const std::vector<const OptionSpec*> options = every_option(calc);
+  const bool sweepable = std::any_of(options.begin(), options.end(), [](const OptionSpec* o) { return o->sweep != nullptr; });
+  std::vector<const char*> values(options.size(), nullptr);
   std::vector<std::string_view> seen;
   for (int i = 2; i < argc; ++i) {
     const std::string_view arg = argv[i];
@@ -80,8 +81,8 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) return false;
     seen.push_back(name);
     std::size_t k = 0;
-    while (k < calc.options.size() && calc.options[k].name != name) ++k;
-    const bool declared = k < calc.options.size();
+    while (k < options.size() && options[k]->name != name) ++k;
+    const bool declared = k < options.size();
     const CommonOption* common_option = nullptr;
     if (!declared) {
       for (const CommonOption& o : kCommonOptions) {
@@ -92,7 +93,7 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
         return false;
       }
     }
-    const bool flag = declared ? calc.options[k].kind == OptionKind::flag : common_option->flag != nullptr;
+    const bool flag = declared ? options[k]->kind == OptionKind::flag : common_option->flag != nullptr;
     const char* value = "true";
     if (!flag) {
       if (i + 1 >= argc) return false;
@@ -109,7 +110,7 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
     }
   }
   for (std::size_t k = 0; k < values.size(); ++k) {
-    if (values[k] != nullptr) raw.push_back({calc.options[k].name, {values[k]}});
+    if (values[k] != nullptr) raw.push_back({options[k]->name, {values[k]}});
   }
   return true;
 }

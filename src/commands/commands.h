@@ -76,6 +76,9 @@ struct Command {
 const std::vector<Command>& commands();
 
 const Calculator& occupancy_command();
+/// occupancy's other forms (occupancy_command's forms): --from FILE and --cluster N.
+const Calculator& occupancy_from_command();
+const Calculator& occupancy_cluster_command();
 const Calculator& little_command();
 const Calculator& sectors_command();
 const Calculator& banks_command();

@@ -26,10 +26,10 @@ void add_common_values(OptionDoc& d, const Calculator* calc) {
   } else if (d.flag == "--out") {
     d.files = "toml";
   } else if (d.flag == "--require" && calc != nullptr) {
-    for (const ResultSpec& r : calc->results) d.words.push_back(r.key);
+    for (const ResultSpec* r : every_result(*calc)) d.words.push_back(r->key);
   } else if (d.flag == "--sweep" && calc != nullptr) {
-    for (const OptionSpec& o : calc->options) {
-      if (o.sweep != nullptr) d.words.push_back(o.name);
+    for (const OptionSpec* o : every_option(*calc)) {
+      if (o->sweep != nullptr) d.words.push_back(o->name);
     }
   }
 }
@@ -67,11 +67,10 @@ std::vector<CommandDoc> describe_commands() {
       d.repeatable = o->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll ||
                      (o->get_expected_max() > 1 && o->get_multi_option_policy() != CLI::MultiOptionPolicy::TakeLast);
       if (calc != nullptr) {
-        auto it = std::find_if(calc->options.begin(), calc->options.end(),
-                               [&](const OptionSpec& s) { return s.flag() == d.flag; });
-        if (it != calc->options.end()) {
-          d.spec = &*it;
-          d.words = it->choices;
+        for (const OptionSpec* s : every_option(*calc)) {
+          if (s->flag() != d.flag) continue;
+          d.spec = s;
+          d.words = s->choices;
         }
       }
       if (d.spec == nullptr) add_common_values(d, calc);

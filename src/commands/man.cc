@@ -92,6 +92,25 @@ void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
   s += roff(text) + ".\n";
 }
 
+// A list of result keys under its heading, each with its unit and help.
+void result_keys(std::string& s, const std::string& heading, const std::vector<ResultSpec>& results) {
+  s += ".PP\n" + roff(heading) + "\n";
+  // Each key with its help, as --help lists them; a declaration without help (occupancy's, until
+  // it declares its results with their help) as one list.
+  const bool helped = std::all_of(results.begin(), results.end(), [](const ResultSpec& r) { return !r.help.empty(); });
+  if (!helped) s += ".RS\n.PP\n";
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string unit = unit_info(results[i].unit).words;
+    const std::string item = bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")");
+    if (helped) {
+      s += ".TP\n" + item + "\n" + roff(results[i].help) + "\n";
+    } else {
+      s += item + (i + 1 < results.size() ? ",\n" : "\n");
+    }
+  }
+  if (!helped) s += ".RE\n";
+}
+
 // One subcommand's section: its synopsis words, options, result keys and examples.
 void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
   const Command& c = *d.command;
@@ -113,22 +132,11 @@ void subcommand_section(std::string& s, const CommandDoc& d, const Gpu& gpu) {
     option_item(s, o, gpu);
   }
   if (c.calculator != nullptr) {
-    s += ".PP\nResult keys (JSON and CSV units in parentheses):\n";
-    const std::vector<ResultSpec>& results = c.calculator().results;
-    // Each key with its help, as --help lists them; a declaration without help (occupancy's,
-    // until it declares its results with their help) as one list.
-    const bool helped = std::all_of(results.begin(), results.end(), [](const ResultSpec& r) { return !r.help.empty(); });
-    if (!helped) s += ".RS\n.PP\n";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const std::string unit = unit_info(results[i].unit).words;
-      const std::string item = bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")");
-      if (helped) {
-        s += ".TP\n" + item + "\n" + roff(results[i].help) + "\n";
-      } else {
-        s += item + (i + 1 < results.size() ? ",\n" : "\n");
-      }
+    const Calculator& calc = c.calculator();
+    result_keys(s, "Result keys (JSON and CSV units in parentheses):", calc.results);
+    for (const Form& f : calc.forms) {
+      result_keys(s, fmt::format("With --{}, its own result keys:", f.option), f.declaration().results);
     }
-    if (!helped) s += ".RE\n";
   }
   const std::vector<Example> examples = examples_of(c.name);
   if (!examples.empty()) s += ".PP\nExamples (H100 unless named):\n";

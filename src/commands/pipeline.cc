@@ -8,6 +8,8 @@
 #include <charconv>
 #include <cmath>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "commands/commands.h"
@@ -108,6 +110,13 @@ std::vector<std::int64_t> split_numbers(const std::string& text, char sep, std::
   return out;
 }
 
+/// Two whole numbers separated by `sep` ("1+2", "40,232", "2x1"), each 1 to `max`.
+std::pair<int, int> two_numbers(const std::string& text, char sep, std::int64_t max, const char* flag, const char* form) {
+  const auto v = split_numbers(text, sep, 2, max, flag, form);
+  if (v[0] == 0 || v[1] == 0) throw InputError(flag, text, form);
+  return {static_cast<int>(v[0]), static_cast<int>(v[1])};
+}
+
 PipelineInput read_input(const Args& a, const Preset* p, Report& report) {
   PipelineInput in;
   const std::string tile = text_of(a, kTile, p, &Preset::tile, "", report);
@@ -136,17 +145,12 @@ PipelineInput read_input(const Args& a, const Preset* p, Report& report) {
     in.epilogue_smem = a.integer(kEpilogueSmem);
   }
   const std::string groups = text_of(a, kWarpgroups, p, &Preset::warpgroups, "1+2", report);
-  const char* groups_form = "P+C, producer and consumer warpgroups such as 1+2 (P 1 to 8, C 1 to 8)";
-  const auto w = split_numbers(groups, '+', 2, 8, "--warpgroups", groups_form);
-  if (w[0] == 0 || w[1] == 0) throw InputError("--warpgroups", groups, groups_form);
-  in.producers = static_cast<int>(w[0]);
-  in.consumers = static_cast<int>(w[1]);
+  std::tie(in.producers, in.consumers) =
+      two_numbers(groups, '+', 8, "--warpgroups", "P+C, producer and consumer warpgroups such as 1+2 (P 1 to 8, C 1 to 8)");
   const std::string regs = text_of(a, kRegs, p, &Preset::regs, "", report);
   if (!regs.empty()) {
-    const auto r = split_numbers(regs, ',', 2, 1024, "--regs", "P,C: setmaxnreg counts of 24 to 256 in steps of 8, such as 40,232");
-    in.regs_producer = static_cast<int>(r[0]);
-    in.regs_consumer = static_cast<int>(r[1]);
-    if (in.regs_producer == 0 || in.regs_consumer == 0) throw InputError("--regs", regs, "P,C: setmaxnreg counts of 24 to 256 in steps of 8, such as 40,232");
+    std::tie(in.regs_producer, in.regs_consumer) =
+        two_numbers(regs, ',', 1024, "--regs", "P,C: setmaxnreg counts of 24 to 256 in steps of 8, such as 40,232");
   }
   if (a.has(kLaunchRegs)) in.launch_regs = a.count(kLaunchRegs);
   in.schedule = text_of(a, kSchedule, p, &Preset::schedule, "cooperative", report) == "pingpong" ? PipelineSchedule::pingpong
@@ -154,17 +158,12 @@ PipelineInput read_input(const Args& a, const Preset* p, Report& report) {
   if (a.has(kAccStages)) in.acc_stages = a.count(kAccStages);
   in.cta_group = std::stoi(text_of(a, kCtaGroup, p, &Preset::cta_group, "1", report));
   const std::string cluster = text_of(a, kCluster, p, &Preset::cluster, "1x1", report);
-  const char* cluster_form = "MxN CTAs, such as 2x1 (each 1 to 16, at most 16 in all)";
-  const auto c = split_numbers(cluster, 'x', 2, 16, "--cluster", cluster_form);
-  if (c[0] == 0 || c[1] == 0) throw InputError("--cluster", cluster, cluster_form);
-  in.cluster_m = static_cast<int>(c[0]);
-  in.cluster_n = static_cast<int>(c[1]);
+  std::tie(in.cluster_m, in.cluster_n) =
+      two_numbers(cluster, 'x', 16, "--cluster", "MxN CTAs, such as 2x1 (each 1 to 16, at most 16 in all)");
   in.swizzle = std::stoi(a.text(kSwizzle));
   if (a.has(kBox)) {
-    const auto b = split_numbers(a.text(kBox), 'x', 2, 1 << 20, "--box", "INNERxOUTER elements, each 1 to 256, such as 64x256");
-    if (b[0] == 0 || b[1] == 0) throw InputError("--box", a.text(kBox), "INNERxOUTER elements, each 1 to 256, such as 64x256");
-    in.box_inner = b[0];
-    in.box_outer = b[1];
+    std::tie(in.box_inner, in.box_outer) =
+        two_numbers(a.text(kBox), 'x', 1 << 20, "--box", "INNERxOUTER elements, each 1 to 256, such as 64x256");
   }
   if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
   if (a.has(kLatency)) in.latency = a.number(kLatency);

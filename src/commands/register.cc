@@ -24,20 +24,6 @@ std::string option_help(const OptionSpec& o) {
   return help;
 }
 
-// What --help says of the results, after the options: each key, its unit in JSON and CSV and
-// its help, from the declaration.
-std::string results_help(const Calculator& calc) {
-  std::size_t width = 0;
-  for (const ResultSpec& r : calc.results) width = std::max(width, r.key.size());
-  std::string s = "Results (the keys of --require, json and csv; json and csv units in parentheses):\n";
-  for (const ResultSpec& r : calc.results) {
-    const std::string unit = unit_info(r.unit).words;
-    std::string line = fmt::format("  {:<{}}  {}{}", r.key, width, unit.empty() ? "" : "(" + unit + ") ", r.help);
-    s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
-  }
-  return s;
-}
-
 void add_common_option(CLI::App& sub, const CommonOption& o, CommonOptions& c) {
   const std::string flag = std::string("--") + o.name;
   if (o.flag != nullptr) {
@@ -48,6 +34,29 @@ void add_common_option(CLI::App& sub, const CommonOption& o, CommonOptions& c) {
     CLI::Option* opt = sub.add_option(flag, c.*o.text, o.help);
     if (o.shows_default) opt->capture_default_str();
   }
+}
+
+// The keys of `results` after `heading`, a line each: the key, its unit in JSON and CSV, its help
+// (the declaration's).
+void add_result_keys(std::string& text, const std::string& heading, const std::vector<ResultSpec>& results) {
+  std::size_t width = 0;
+  for (const ResultSpec& r : results) width = std::max(width, r.key.size());
+  text += heading + "\n";
+  for (const ResultSpec& r : results) {
+    const std::string unit = unit_info(r.unit).words;
+    const std::string line = fmt::format("  {:<{}}  {}{}", r.key, width, unit.empty() ? "" : "(" + unit + ") ", r.help);
+    text += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+}
+
+// What --help ends with: the result keys, and each form's own under its option.
+std::string results_footer(const Calculator& calc) {
+  std::string text = "\n";
+  add_result_keys(text, "Result keys (the keys of --require, json and csv; json and csv units in parentheses):", calc.results);
+  for (const Form& f : calc.forms) {
+    add_result_keys(text, fmt::format("With --{}, its own result keys:", f.option), f.declaration().results);
+  }
+  return text;
 }
 
 }  // namespace
@@ -84,10 +93,12 @@ std::function<int()> add_tool(CLI::App& sub, const Tool& tool) {
 
 void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   r.calc = &calc;
-  r.values.resize(calc.options.size());
+  // The options of every form (occupancy --from's --arch): the engine chooses the form.
+  const std::vector<const OptionSpec*> options = every_option(calc);
+  r.values.resize(options.size());
   bool sweepable = false;
-  for (std::size_t i = 0; i < calc.options.size(); ++i) {
-    const OptionSpec& o = calc.options[i];
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const OptionSpec& o = *options[i];
     r.values[i].first = o.name;
     if (o.kind == OptionKind::flag) {
       r.values[i].second = {"true"};  // what a given flag reads as
@@ -110,7 +121,7 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
     if (o.sweep_only && !sweepable) continue;
     add_common_option(sub, o, c);
   }
-  sub.footer(results_help(calc));
+  sub.footer([&calc] { return results_footer(calc); });  // written only for --help
 }
 
 }  // namespace gpucalc

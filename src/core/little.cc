@@ -61,15 +61,12 @@ LoadedModel loaded_model(const Gpu& gpu) {
   need(gpu.memory_read_bandwidth, "memory_read_bandwidth");
   need(gpu.latency_queue_time, "latency_queue_time");
   need(gpu.warp_return_bandwidth, "warp_return_bandwidth");
-  LoadedModel m;
-  // L0 [s] = latency_hbm_cycles / boost clock [Hz]
-  m.idle_latency = gpu.latency_hbm_cycles / gpu.boost_clock;
-  m.read_bandwidth = gpu.memory_read_bandwidth;
-  m.queue_time = gpu.latency_queue_time;
-  m.warp_return_bandwidth = gpu.warp_return_bandwidth;
-  m.sm_count = gpu.sm_count;
-  m.warp_size = gpu.warp_size;
-  return m;
+  return {.idle_latency = gpu.latency_hbm_cycles / gpu.boost_clock,  // L0 [s] = latency_hbm_cycles / boost clock [Hz]
+          .read_bandwidth = gpu.memory_read_bandwidth,
+          .queue_time = gpu.latency_queue_time,
+          .warp_return_bandwidth = gpu.warp_return_bandwidth,
+          .sm_count = gpu.sm_count,
+          .warp_size = gpu.warp_size};
 }
 
 double loaded_throughput(double bytes_in_flight, double base_latency, double read_bandwidth, double queue_time) {

@@ -184,6 +184,14 @@ NcuReportError problem_at(long line, NcuProblem problem, std::string_view text =
   return e;
 }
 
+// A report's problem at `line` of a count against its limit (a line's bytes, the columns, a record's cells).
+NcuReportError problem_counted(long line, NcuProblem problem, double count, double limit) {
+  NcuReportError e = problem_at(line, problem);
+  e.count = count;
+  e.limit = limit;
+  return e;
+}
+
 // The family's name in a problem: bytes, time, fraction, or "" (any number).
 const char* family_word(Family f) {
   return f == Family::bytes ? "bytes" : f == Family::time ? "time" : f == Family::fraction ? "fraction" : "";
@@ -258,10 +266,7 @@ class Lines {
     ++number_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.size() > kNcuMaxLineBytes) {
-      NcuReportError e = problem_at(number_, NcuProblem::long_line);
-      e.count = static_cast<double>(line.size());
-      e.limit = static_cast<double>(kNcuMaxLineBytes);
-      throw e;
+      throw problem_counted(number_, NcuProblem::long_line, static_cast<double>(line.size()), static_cast<double>(kNcuMaxLineBytes));
     }
     return true;
   }
@@ -327,10 +332,7 @@ struct Columns {
 
 Columns read_header(const std::vector<std::string_view>& cells, long line) {
   if (cells.size() > kNcuMaxColumns) {
-    NcuReportError e = problem_at(line, NcuProblem::many_columns);
-    e.count = static_cast<double>(cells.size());
-    e.limit = static_cast<double>(kNcuMaxColumns);
-    throw e;
+    throw problem_counted(line, NcuProblem::many_columns, static_cast<double>(cells.size()), static_cast<double>(kNcuMaxColumns));
   }
   Columns c;
   const auto& raw = by_name(true);
@@ -420,10 +422,7 @@ void read_csv(Lines& lines, std::string_view header_line, NcuReport& report) {
       continue;
     }
     if (static_cast<int>(cells.size()) <= needed) {
-      NcuReportError e = problem_at(at, NcuProblem::short_record);
-      e.count = static_cast<double>(cells.size());
-      e.limit = needed + 1;
-      throw e;
+      throw problem_counted(at, NcuProblem::short_record, static_cast<double>(cells.size()), needed + 1);
     }
     if (report.format == NcuFormat::raw_csv) {
       NcuKernel k;

@@ -509,12 +509,11 @@ Suggestion suggest_block_size(const SuggestInput& in, const Gpu& gpu) {
 }
 
 AvailableSmem available_dynamic_smem(const AvailableSmemInput& in, const Gpu& gpu) {
-  OccupancyInput base;
-  base.threads = in.threads;
-  base.registers = in.registers;
-  base.shared_memory = in.static_shared_memory;
-  base.carveout_percent = in.carveout_percent;
-  const OccupancyResult without = occupancy(base, gpu);
+  OccupancyInput at{.threads = in.threads,
+                    .registers = in.registers,
+                    .shared_memory = in.static_shared_memory,
+                    .carveout_percent = in.carveout_percent};
+  const OccupancyResult without = occupancy(at, gpu);
   if (in.blocks_per_sm < 1 || in.blocks_per_sm > without.blocks_per_sm) {
     // The blocks that fit without dynamic shared memory, and what limits them.
     throw FieldError("target_blocks", in.blocks_per_sm, Rule::in_range)
@@ -548,7 +547,6 @@ AvailableSmem available_dynamic_smem(const AvailableSmemInput& in, const Gpu& gp
   const std::int64_t dynamic_max = gpu.shared_memory_per_block_optin - in.static_shared_memory;
   bytes = bytes >= in.static_shared_memory ? std::min(bytes - in.static_shared_memory, dynamic_max) : dynamic_max;
   out.bytes = bytes;
-  OccupancyInput at = base;
   at.shared_memory = std::min(in.static_shared_memory + bytes, gpu.shared_memory_per_block_optin);
   out.blocks_at_bytes = occupancy(at, gpu).blocks_per_sm;
   return out;

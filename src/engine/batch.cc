@@ -31,13 +31,25 @@ struct Columns {
   bool has_gpu = false;
 };
 
+// A header cell as an option's name: --smem_per_thread and smem_per_thread are smem-per-thread.
+std::string header_name(const std::string& cell) {
+  std::string name = cell.rfind("--", 0) == 0 ? cell.substr(2) : cell;
+  for (char& c : name) c = c == '_' ? '-' : c;
+  return name;
+}
+
+std::vector<std::string> header_names(const std::vector<std::string>& cells) {
+  std::vector<std::string> names;
+  for (const std::string& cell : cells) names.push_back(header_name(cell));
+  return names;
+}
+
 Columns read_header(const Calculator& calc, const std::vector<std::string>& cells, long line) {
   Columns cols;
   std::vector<std::string> known = {"gpu"};
   for (const OptionSpec& o : calc.options) known.push_back(o.name);
   for (const std::string& cell : cells) {
-    std::string name = cell.rfind("--", 0) == 0 ? cell.substr(2) : cell;
-    for (char& c : name) c = c == '_' ? '-' : c;
+    const std::string name = header_name(cell);
     const OptionSpec* spec = nullptr;
     for (const OptionSpec& o : calc.options) spec = o.name == name ? &o : spec;
     if (spec == nullptr && name != "gpu") {
@@ -229,8 +241,8 @@ std::string trouble_message(RecordReader::Trouble trouble, long line) {
 
 }  // namespace
 
-int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, Format format,
-              const std::vector<Requirement>& requirements, std::ostream& out, std::ostream& err, std::istream& in) {
+int run_batch(const Calculator& whole, const RawOptions& raw, const CommonOptions& common, Format format,
+              std::ostream& out, std::ostream& err, std::istream& in) {
   io::Input input;
   try {
     io::open_input(common.batch, in, input);
@@ -249,8 +261,15 @@ int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions
     throw InputError("--batch", common.batch, "a CSV file whose first line names options (threads,regs,smem)");
   }
   if (trouble != RecordReader::Trouble::none) throw InputError(trouble_message(trouble, line));
-  Batch b{calc, raw, common, requirements, read_header(calc, parse_csv_record(record, fmt::format("--batch line {}", line)), line),
-          {}, err};
+  const std::vector<std::string> header = parse_csv_record(record, fmt::format("--batch line {}", line));
+  const Calculator& calc = choose_form(whole, raw, header_names(header));
+  if (&calc != &whole && calc.rows_option != nullptr) {  // a form of rows, chosen by a header cell
+    const std::string flag = std::string("--") + calc.rows_option;
+    throw InputError(fmt::format("--batch: not with {}: {} makes its own rows (one per entry of the file)", flag, flag));
+  }
+  std::vector<Requirement> requirements;
+  for (const std::string& text : common.require) requirements.push_back(parse_requirement(calc, text));
+  Batch b{calc, raw, common, requirements, read_header(calc, header, line), {}, err};
   std::vector<std::string> shown;
   for (const OptionSpec* o : b.columns.options) {
     if (o != nullptr) shown.push_back(o->key());

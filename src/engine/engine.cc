@@ -34,6 +34,16 @@ InputError for_sweep(const InputError& e, const std::string& swept) {
   throw field_input_error(e, &calc, &gpu);
 }
 
+namespace {
+
+[[noreturn]] void refuse_not_used(const Calculator& calc, const std::string& flag, const std::string& text) {
+  throw InputError(fmt::format("{}: '{}' is not used by this {} case: drop it, or see 'gpucalc {} --help' for which "
+                               "options go together",
+                               flag, InputError::printable(text), calc.name, calc.name));
+}
+
+}  // namespace
+
 void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept) {
   for (const Args::Entry& e : args.entries()) {
     if (!e.given || e.used) continue;
@@ -42,10 +52,23 @@ void refuse_unused(const Calculator& calc, const Args& args, const std::string& 
                                    "'gpucalc {} --help' for which options go together",
                                    calc.name, swept, calc.name));
     }
-    throw InputError(fmt::format("{}: '{}' is not used by this {} case: drop it, or see 'gpucalc {} --help' for which "
-                                 "options go together",
-                                 e.spec->flag(), InputError::printable(e.text), calc.name, calc.name));
+    refuse_not_used(calc, e.spec->flag(), e.text);
   }
+}
+
+const Calculator& choose_form(const Calculator& calc, const RawOptions& raw, const std::vector<std::string>& also) {
+  if (calc.forms.empty()) return calc;
+  auto given = [&](std::string_view name) {
+    return std::any_of(raw.begin(), raw.end(), [&](const auto& r) { return r.first == name; }) ||
+           std::find(also.begin(), also.end(), name) != also.end();
+  };
+  const Calculator& form = form_for(calc, given);
+  // An option of another form only: as an option the case does not read.
+  for (const auto& [name, values] : raw) {
+    const bool declared = std::any_of(form.options.begin(), form.options.end(), [&](const OptionSpec& o) { return o.name == name; });
+    if (!declared) refuse_not_used(form, "--" + name, values.empty() ? "" : values.back());
+  }
+  return form;
 }
 
 Report::Report(const std::vector<ResultSpec>& declared)

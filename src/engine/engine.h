@@ -63,6 +63,11 @@ InputError field_input_error(const FieldError& e, const Calculator* calc, const 
 /// `swept`, when the case does not use it): "--x: 'v' is not used by this NAME case".
 void refuse_unused(const Calculator& calc, const Args& args, const std::string& swept);
 
+/// The form of `calc` a call runs (form_for): the first form whose option `raw` or `also` (a
+/// batch's header) names. Throws InputError, as refuse_unused, for an option of `raw` that the
+/// form does not declare (another form's).
+const Calculator& choose_form(const Calculator& calc, const RawOptions& raw, const std::vector<std::string>& also = {});
+
 /// Reads one option's text into `entry` (kind, unit, range); throws InputError naming `where`.
 void parse_value(Args::Entry& entry, const std::string& text, const Gpu& gpu, const std::string& where);
 

@@ -42,8 +42,9 @@ void check_plot_path(const std::string& path);
 /// Writes the chart of `data` to `path`; without sweep points, sweeps the chart's own axis.
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path);
 
-/// --batch: one case a CSV row (with the sweep, one row per point).
+/// --batch: one case a CSV row (with the sweep, one row per point), of the form of `calc` that
+/// the command line and the header choose (choose_form); common.require read against it.
 int run_batch(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, Format format,
-              const std::vector<Requirement>& requirements, std::ostream& out, std::ostream& err, std::istream& in);
+              std::ostream& out, std::ostream& err, std::istream& in);
 
 }  // namespace gpucalc

@@ -163,11 +163,15 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
 
 }  // namespace
 
-int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
+int run_calculator(const Calculator& whole, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
                    std::ostream& err, std::istream& in) {
+  const Calculator& calc = choose_form(whole, raw);
   check_declared(calc);
   Plan plan{calc, common, parse_format(common.format), {}};
-  for (const std::string& text : common.require) plan.requirements.push_back(parse_requirement(calc, text));
+  // A batch's header may choose another form: its requirements are read against the batch's.
+  if (common.batch.empty()) {
+    for (const std::string& text : common.require) plan.requirements.push_back(parse_requirement(calc, text));
+  }
   if (!common.plot.empty()) {
     check_plot_path(common.plot);
     if (!common.batch.empty()) {
@@ -187,12 +191,15 @@ int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOp
   const bool many = !common.batch.empty() || !common.sweep.empty() || rows_form;
   // A rows form explains each row after its table (text, md) or in it (json); a sweep or a batch only in json.
   if (common.explain && many && !rows_form && !explains_each_row(plan.format)) {
+    // The form of rows, this one or another of the calculator's, which --explain serves in every format.
+    const char* rows_option = calc.rows_option;
+    for (const Form& f : whole.forms) rows_option = rows_option != nullptr ? rows_option : f.declaration().rows_option;
     throw InputError(fmt::format("--explain: not in {} output of many rows: one case, or --format json (an explain array on "
                                  "every row) with --sweep or --batch{}",
                                  format_name(plan.format),
-                                 calc.rows_option != nullptr ? fmt::format(" (--{} explains each row in every format)", calc.rows_option) : ""));
+                                 rows_option != nullptr ? fmt::format(" (--{} explains each row in every format)", rows_option) : ""));
   }
-  if (!common.batch.empty()) return run_batch(calc, raw, common, plan.format, plan.requirements, out, err, in);
+  if (!common.batch.empty()) return run_batch(whole, raw, common, plan.format, out, err, in);
   Gpu gpu = load_gpu(common.gpu);
   if (rows_form) {
     Args args = parse_args(calc, raw, gpu);

@@ -302,4 +302,33 @@ void Args::inputs(std::vector<Value>& out) const {
   if (n != kept) out.resize(n);
 }
 
+namespace {
+
+// Each of `calc`'s and its forms' items (`of` picks options or results), each name once.
+template <typename T, typename Name>
+std::vector<const T*> every(const Calculator& calc, const std::vector<T>& (*of)(const Calculator&), Name name) {
+  std::vector<const T*> out;
+  auto add = [&](const Calculator& c) {
+    for (const T& item : of(c)) {
+      const bool seen = std::any_of(out.begin(), out.end(), [&](const T* o) { return name(*o) == name(item); });
+      if (!seen) out.push_back(&item);
+    }
+  };
+  add(calc);
+  for (const Form& f : calc.forms) add(f.declaration());
+  return out;
+}
+
+}  // namespace
+
+std::vector<const OptionSpec*> every_option(const Calculator& calc) {
+  return every<OptionSpec>(calc, [](const Calculator& c) -> const std::vector<OptionSpec>& { return c.options; },
+                           [](const OptionSpec& o) -> const std::string& { return o.name; });
+}
+
+std::vector<const ResultSpec*> every_result(const Calculator& calc) {
+  return every<ResultSpec>(calc, [](const Calculator& c) -> const std::vector<ResultSpec>& { return c.results; },
+                           [](const ResultSpec& r) -> const std::string& { return r.key; });
+}
+
 }  // namespace gpucalc

@@ -333,11 +333,20 @@ struct Calculator;
 /// result key is declared twice: run_calculator checks each calculator it runs, a test every one.
 void check_declared(const Calculator& calc);
 
+/// Another form of a calculator, chosen when its option is given (occupancy --from, --cluster):
+/// a declaration of its own under the calculator's name, with its own options, results and run,
+/// which the engine runs in place of the calculator's (form_for).
+struct Form {
+  const char* option;                     // the option that chooses it, without dashes: from
+  const Calculator& (*declaration)();
+};
+
 struct Calculator {
   const char* name;  // the help line is in the command table (commands.h)
   std::vector<OptionSpec> options;
   std::vector<ResultSpec> results;
-  /// The model on one case: puts its results into `report` (made for `results`, restarted).
+  /// The model on one case: puts its results into `report` (made for `results`, restarted);
+  /// null in a form of rows only (its option, rows_option, always given).
   void (*run)(const Args&, const Gpu&, Report& report);
   const char* chart_axis = nullptr;                   // the sweep --plot draws when none is given
   std::string (*chart)(const ChartData&) = nullptr;   // null: no chart
@@ -353,6 +362,24 @@ struct Calculator {
   const char* positional = nullptr;
   /// The reasons its model's refusals carry beyond their rules (field_error.cc writes the rule).
   std::vector<FieldReason> reasons = {};
+  /// Its other forms, each chosen by its option (the first given wins); the calculator itself
+  /// runs when none is given.
+  std::vector<Form> forms = {};
 };
+
+/// The form a call of `calc` runs: the first of calc.forms whose option `given` holds (a name
+/// without dashes), else `calc` itself.
+template <typename Given>
+const Calculator& form_for(const Calculator& calc, const Given& given) {
+  for (const Form& f : calc.forms) {
+    if (given(std::string_view(f.option))) return f.declaration();
+  }
+  return calc;
+}
+/// Every option of `calc` and of its forms, each name once (the calculator's first, then each
+/// form's new ones): what its command line accepts, --help lists and completion offers.
+std::vector<const OptionSpec*> every_option(const Calculator& calc);
+/// The same for its result keys (--require's words for completion).
+std::vector<const ResultSpec*> every_result(const Calculator& calc);
 
 }  // namespace gpucalc

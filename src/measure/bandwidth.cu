@@ -181,19 +181,8 @@ __device__ __forceinline__ uint4 load16(const uint4* p) {
 
 template <int U, ReadHint H>
 __global__ void hbm_read_kernel(const uint4* __restrict__ in, std::size_t n, std::uint32_t* partial) {
-  std::uint32_t acc = 0;
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
-  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
-    uint4 v[U];
-    if (chunk_element(base, U - 1) < n) {
-      // A whole chunk: U unconditional loads in one basic block, all in flight before the sum.
-#pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = load16<H>(in + chunk_element(base, u));
-    } else {
-      load_chunk(v, base, n, [&](std::size_t i) { return load16<H>(in + i); });
-    }
-    add_words(acc, v);
-  }
+  std::uint32_t acc = sum_chunks<U>(in, n, [](const uint4* p) { return load16<H>(p); },
+                                    [&](std::size_t i) { return load16<H>(in + i); });
   for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
   if ((threadIdx.x & 31) == 0) partial[(blockIdx.x * std::size_t(blockDim.x) + threadIdx.x) / 32] = acc;
 }

@@ -63,9 +63,9 @@ struct CaseEntry {
 /// help), without the calculator's default (a case has its own, or runs its suite when nothing
 /// is given); the registry narrows it where the kernels run less than the model covers.
 OptionSpec take(const Calculator& (*calculator)(), const char* name) {
-  for (const OptionSpec& o : calculator().options) {
-    if (o.name != name) continue;
-    OptionSpec s = o;
+  for (const OptionSpec* o : every_option(calculator())) {  // its forms' too (occupancy --cluster)
+    if (o->name != name) continue;
+    OptionSpec s = *o;
     s.fallback.clear();
     s.required = false;
     s.sweep = nullptr;

@@ -191,11 +191,10 @@ void add_mix_time_row(MeasureTable& t, const attn::Shape& s, const dev::Attentio
 MeasureTable run_attention_case(Context& ctx, const AttentionPlan& p) {
   const Gpu& gpu = ctx.gpu;
   const attn::Shape& s = p.shape;
-  MeasureTable t;
-  t.key = "attention";
-  t.title = fmt::format("FlashAttention-style forward, bf16, batch {} x {} heads ({} KV heads) x seq {} x head-dim {}{}: "
-                        "gpucalc's reference kernel (CUDA cores, 64x64 tiles)",
-                        s.batch, s.heads, s.kv_heads, s.seq, s.head_dim, s.causal ? ", causal" : "");
+  MeasureTable t{.key = "attention",
+                 .title = fmt::format("FlashAttention-style forward, bf16, batch {} x {} heads ({} KV heads) x seq {} x head-dim {}{}: "
+                                      "gpucalc's reference kernel (CUDA cores, 64x64 tiles)",
+                                      s.batch, s.heads, s.kv_heads, s.seq, s.head_dim, s.causal ? ", causal" : "")};
   const double bw = ctx.bandwidth(t);
   (void)model_for(s, 0, gpu);  // a profile the model cannot take stops here, before any launch
   CountingScope scope({Counter::dram_bytes_read, Counter::dram_bytes_written});

@@ -135,9 +135,7 @@ Calibration run_calibration(const DeviceInfo& device) {
 }
 
 MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
-  MeasureTable t;
-  t.key = "calibrate";
-  t.title = fmt::format("the ceilings, against the {} profile", base.key);
+  MeasureTable t{.key = "calibrate", .title = fmt::format("the ceilings, against the {} profile", base.key)};
   const double hz = base.boost_clock;
   t.rows = {
       row("cudaMemcpy device to device, bandwidth (read + write)", Unit::bytes_per_second, base.memory_bandwidth, c.memcpy_bandwidth),

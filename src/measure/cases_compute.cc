@@ -165,9 +165,7 @@ void add_model_rows(MeasureTable& t, const std::string& label, const FusionChain
 
 MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   const Gpu& gpu = ctx.gpu;
-  MeasureTable t;
-  t.key = "fusion";
-  t.title = "an elementwise chain: one kernel per op against one fused kernel";
+  MeasureTable t{.key = "fusion", .title = "an elementwise chain: one kernel per op against one fused kernel"};
   const double bw = ctx.bandwidth(t);
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
   const bool loads_known = gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0;
@@ -471,11 +469,10 @@ void add_sass_time_rows(MeasureTable& t, const TilingPlan& p, const dev::MatmulR
 
 MeasureTable run_tiling_case(Context& ctx, const TilingPlan& p) {
   const Gpu& gpu = ctx.gpu;
-  MeasureTable t;
-  t.key = "tiling";
-  t.title = fmt::format("fp32 C = A B, {} x {} x {}: naive (one thread per element) and tiled {} x {} in shared memory, "
-                        "block orders {}",
-                        p.m, p.n, p.k, p.tile, p.tile, fmt::join(p.groups, ", "));
+  MeasureTable t{.key = "tiling",
+                 .title = fmt::format("fp32 C = A B, {} x {} x {}: naive (one thread per element) and tiled {} x {} in shared memory, "
+                                      "block orders {}",
+                                      p.m, p.n, p.k, p.tile, p.tile, fmt::join(p.groups, ", "))};
   const double bw = ctx.bandwidth(t);
   TilingInput in;
   in.m = p.m;

@@ -402,9 +402,8 @@ void column_rows(MeasureTable& t, TimedCounts& tc, const Gpu& gpu, std::int64_t 
 
 MeasureTable run_sectors_case(Context& ctx, const SectorsPlan& p) {
   const Gpu& gpu = ctx.gpu;
-  MeasureTable t;
-  t.key = "sectors";
-  t.title = "out[i] = in[i * stride] over a 1 GiB span (fp32), and a matrix read column by column";
+  MeasureTable t{.key = "sectors",
+                 .title = "out[i] = in[i * stride] over a 1 GiB span (fp32), and a matrix read column by column"};
   if (p.load) {
     sectors_pattern_rows(t, gpu, p);
     if (p.strides.empty() && p.cols == 0) return t;

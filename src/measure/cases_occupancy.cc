@@ -127,10 +127,9 @@ ApiPlan plan_api(const Args&, const Gpu&) { return {}; }
 
 MeasureTable run_api_case(Context& ctx, const ApiPlan&) {
   const Gpu& gpu = ctx.gpu;
-  MeasureTable t;
-  t.key = "occupancy-suggest";
-  t.title = "cudaOccupancyMaxPotentialBlockSize and cudaOccupancyAvailableDynamicSMemPerBlock on probe kernels, against "
-            "gpucalc occupancy --suggest and --target-blocks";
+  MeasureTable t{.key = "occupancy-suggest",
+                 .title = "cudaOccupancyMaxPotentialBlockSize and cudaOccupancyAvailableDynamicSMemPerBlock on probe kernels, against "
+                          "gpucalc occupancy --suggest and --target-blocks"};
   const std::vector<dev::ApiKernel>& kernels = dev::api_kernels();
   struct Config {
     int kernel;
@@ -341,11 +340,10 @@ WavesPlan plan_waves(const Args& a, const Gpu& gpu) {
 
 MeasureTable run_waves_case(Context& ctx, const WavesPlan& p) {
   const Gpu& gpu = ctx.gpu;
-  MeasureTable t;
-  t.key = "waves";
-  t.title = fmt::format("blocks of {} threads that each run {}, {} per SM (pinned by {} of shared memory)", p.threads,
-                        format_quantity(p.block_time, Unit::seconds), p.blocks_per_sm,
-                        format_quantity(static_cast<double>(p.smem), Unit::onchip_bytes));
+  MeasureTable t{.key = "waves",
+                 .title = fmt::format("blocks of {} threads that each run {}, {} per SM (pinned by {} of shared memory)", p.threads,
+                                      format_quantity(p.block_time, Unit::seconds), p.blocks_per_sm,
+                                      format_quantity(static_cast<double>(p.smem), Unit::onchip_bytes))};
   for (std::int64_t g : p.grids) {
     WavesInput in;
     in.blocks = g;

@@ -207,11 +207,10 @@ void stage_rows(MeasureTable& t, const Gpu& gpu, const PipelineMeasurePlan& p, i
 
 MeasureTable run_pipeline_case(Context& ctx, const PipelineMeasurePlan& p) {
   const Gpu& gpu = ctx.gpu;
-  MeasureTable t;
-  t.key = "pipeline";
-  t.title = fmt::format("TMA + wgmma mainloop, tile {}x{}x{} bf16, fp32 accumulators: each CTA streams its own A and B slabs "
-                        "through S stages of {} B",
-                        p.tile_m, p.tile_n, p.tile_k, format_number(static_cast<double>(p.stage_bytes)));
+  MeasureTable t{.key = "pipeline",
+                 .title = fmt::format("TMA + wgmma mainloop, tile {}x{}x{} bf16, fp32 accumulators: each CTA streams its own A and B slabs "
+                                      "through S stages of {} B",
+                                      p.tile_m, p.tile_n, p.tile_k, format_number(static_cast<double>(p.stage_bytes)))};
   if (p.stages.empty()) {
     t.title = fmt::format("skipped: the profile {} is not sm_90 (gpucalc pipeline's model of this kernel needs one)", gpu.key);
     t.notes.push_back(t.title);

@@ -44,11 +44,10 @@ VerifyPlan plan_verify(const Args&, const Gpu& gpu) {
 }
 
 MeasureTable run_verify_case(Context& ctx, const VerifyPlan& p) {
-  MeasureTable t;
-  t.key = "verify";
-  t.title = fmt::format("{} warp access patterns through the generic kernels, counted by CUPTI against gpucalc sectors and "
-                        "gpucalc banks",
-                        p.patterns.size());
+  MeasureTable t{.key = "verify",
+                 .title = fmt::format("{} warp access patterns through the generic kernels, counted by CUPTI against gpucalc sectors and "
+                                      "gpucalc banks",
+                                      p.patterns.size())};
   t.agree = 0;
   t.total = static_cast<int>(p.patterns.size());
   std::vector<std::string> disagree;

@@ -188,6 +188,27 @@ __device__ __forceinline__ void add_words(std::uint32_t& acc, const uint4 (&v)[U
   for (int u = 0; u < U; ++u) acc += v[u].x + v[u].y + v[u].z + v[u].w;
 }
 
+/// The words of in[0, n) in chunks of U 16-byte elements a thread, grid-stride, summed (mod 2^32):
+/// a whole chunk as U loads with no predicate, `whole(p)` each, all issued in order before the
+/// adds (predicated loads let ptxas issue half, add them, then the rest: docs/device-runs/
+/// issue28-2026-12-02/README.md); the chunk past n's end through `tail(i)` (load_chunk).
+template <int U, class Whole, class Tail>
+__device__ __forceinline__ std::uint32_t sum_chunks(const uint4* __restrict__ in, std::size_t n, Whole whole, Tail tail) {
+  std::uint32_t acc = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
+  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
+    uint4 v[U];
+    if (chunk_element(base, U - 1) < n) {
+#pragma unroll
+      for (int u = 0; u < U; ++u) v[u] = whole(in + chunk_element(base, u));
+    } else {
+      load_chunk(v, base, n, tail);
+    }
+    add_words(acc, v);
+  }
+  return acc;
+}
+
 /// The spin of the residency and occupancy-API kernels: A float accumulators a thread (A = R - 16,
 /// at least 8, so that the kernel holds about R registers); thread 0 writes the block's SM and
 /// globaltimer start to records[blockIdx.x], calls on_start(its first accumulator), and after a

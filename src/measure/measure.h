@@ -117,9 +117,9 @@ struct MeasureRow {
 struct MeasureTable {
   std::string key;    // occupancy
   std::string title;  // the configuration in words
-  std::vector<MeasureRow> rows;
-  std::vector<std::string> notes;
-  std::vector<std::string> summary;  // quantities of rows that `measure all` lists
+  std::vector<MeasureRow> rows = {};
+  std::vector<std::string> notes = {};
+  std::vector<std::string> summary = {};  // quantities of rows that `measure all` lists
   int agree = -1, total = -1;  // counted patterns: how many agree with their model, of how many
 };
 

@@ -83,22 +83,8 @@ __device__ __forceinline__ uint4 load_nc_v4(const uint4* p) {
 template <int U>
 __global__ void little_kernel(const uint4* __restrict__ in, std::size_t n, std::uint32_t* partial) {
   extern __shared__ int pin[];
-  std::uint32_t acc = 0;
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x * U;
-  for (std::size_t base = blockIdx.x * std::size_t(blockDim.x) * U + threadIdx.x; base < n; base += stride) {
-    uint4 v[U];
-    if (chunk_element(base, U - 1) < n) {
-      // The whole chunk in range: U loads with no predicate, each an asm volatile ld that ptxas
-      // issues in order before the adds. With predicated loads it issued 4 of 8, added them, then
-      // the other 4 (the SASS of little_kernel<8>, docs/device-runs/issue28-2026-12-02/README.md):
-      // a warp had 4 loads in flight, not 8.
-#pragma unroll
-      for (int u = 0; u < U; ++u) v[u] = load_nc_v4(in + chunk_element(base, u));
-    } else {
-      load_chunk(v, base, n, [&](std::size_t i) { return in[i]; });
-    }
-    add_words(acc, v);
-  }
+  // Each load an asm volatile ld, which ptxas issues in order: a warp has U loads in flight.
+  const std::uint32_t acc = sum_chunks<U>(in, n, load_nc_v4, [&](std::size_t i) { return in[i]; });
   if (threadIdx.x == 0) pin[0] = 0;
   partial[blockIdx.x * std::size_t(blockDim.x) + threadIdx.x] = acc;
 }

@@ -13,7 +13,7 @@ namespace {
 
 // The results a reader of one case wants: a key with no value is left out unless a key of its
 // group has one (one_more_block.smem "-" says shared memory gains no block; a case without
-// --cluster has no clusters.* to show). JSON and CSV keep every key.
+// --target-blocks has no dynamic_smem.* to show). JSON and CSV keep every key.
 std::vector<Value> answered(const std::vector<Value>& results) {
   auto group = [](std::string_view key) { return key.substr(0, key.find('.')); };
   std::vector<Value> out;

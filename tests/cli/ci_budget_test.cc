@@ -31,7 +31,7 @@ TEST_CASE("ci-budget.sh: the example budgets hold, a kernel over budget fails th
   CHECK(holds.err.empty());
   CHECK(holds.out.find("every budget in budgets.txt holds") != std::string::npos);
   // The first kernel's row, as gpucalc prints it: 4 blocks, 32 warps, 50% on the H100.
-  CHECK(holds.out.find("\n2,h100,256,64,40960,,,exact,,,,,,,,4,32,1024,0.5,registers,") != std::string::npos);
+  CHECK(holds.out.find("\n2,h100,256,64,40960,,,exact,,,,4,32,1024,0.5,registers,") != std::string::npos);
 
   // A copy, with a fourth kernel: 128 threads and 64 KB of shared memory, 3 blocks of 4 warps,
   // 12 of 64 warps = 18.75% (the lessons' example), under the 50% budget on both GPUs.

@@ -146,7 +146,14 @@ TEST_CASE("text shows the results the case answers, json and csv keep every key"
   CHECK(text.out.find("dynamic_smem.") == std::string::npos);
   CHECK(text.out.find("  one_more_block.smem      -\n") != std::string::npos);
   testing::Run json = testing::run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--smem", "40KB", "--format", "json"});
-  CHECK(json.out.find("\"clusters\":{\"active\":null") != std::string::npos);
+  // JSON keeps every key of the case's form: dynamic_smem.* (--target-blocks) with no value; the
+  // keys of the other forms (--cluster's clusters.*, --from's kernel.*) are theirs.
+  CHECK(json.out.find("\"dynamic_smem\":{\"available\":null") != std::string::npos);
+  CHECK(json.out.find("\"clusters\"") == std::string::npos);
+  CHECK(json.out.find("\"kernel\"") == std::string::npos);
+  testing::Run cluster = testing::run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--cluster", "2", "--format", "json"});
+  CHECK(cluster.out.find("\"clusters\":{\"active\":") != std::string::npos);
+  CHECK(cluster.out.find("\"dynamic_smem\"") == std::string::npos);
   testing::Run waves = testing::run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1"});
   CHECK(waves.out.find("tiles") == std::string::npos);
   CHECK(waves.out.find("  efficiency             66.92%\n") != std::string::npos);

@@ -133,7 +133,7 @@ TEST_CASE("gpucalc occupancy: a sweep, a batch and single calls agree on every k
     }
   }
   std::filesystem::remove(batch);
-  CHECK(compared > 1500);
+  CHECK(compared > 700);  // the plain form's 21 result keys a row
   CHECK(with_advice > 10);
 }
 

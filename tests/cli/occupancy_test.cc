@@ -10,6 +10,7 @@
 #include "../verify_helpers.h"
 
 #include "../occupancy_reference.h"
+#include "../temp_dir.h"
 
 namespace gpucalc {
 namespace {
@@ -126,11 +127,53 @@ TEST_CASE("gpucalc occupancy --sweep covers the axis") {
   testing::Run r = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--sweep", "regs=16:64:48", "--format",
                                 "csv"});
   REQUIRE(r.exit_code == 0);
-  // Every option and every result key is a column, whatever the case: the header never changes.
-  CHECK(r.out.find("gpu,threads,regs,smem,smem_per_thread,carveout,model,suggest,max_threads,target_blocks,cluster,"
-                   "non_portable,from,arch,blocks_per_sm,warps_per_sm,threads_per_sm,occupancy,limiter,") == 0);
-  CHECK(r.out.find("\nh100,256,16,0,,,exact,,,,,,,,8,64,2048,1,threads,") != std::string::npos);
-  CHECK(r.out.find("\nh100,256,64,0,,,exact,,,,,,,,4,32,1024,0.5,registers,") != std::string::npos);
+  // Every option and every result key of the form is a column, whatever the case: the header
+  // never changes (--cluster and --from are forms of their own, with their own columns).
+  CHECK(r.out.find("gpu,threads,regs,smem,smem_per_thread,carveout,model,suggest,max_threads,target_blocks,"
+                   "blocks_per_sm,warps_per_sm,threads_per_sm,occupancy,limiter,") == 0);
+  CHECK(r.out.find("\nh100,256,16,0,,,exact,,,,8,64,2048,1,threads,") != std::string::npos);
+  CHECK(r.out.find("\nh100,256,64,0,,,exact,,,,4,32,1024,0.5,registers,") != std::string::npos);
+  testing::Run cluster = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--cluster", "2", "--sweep",
+                                      "regs=16:64:48", "--format", "csv"});
+  REQUIRE(cluster.exit_code == 0);
+  CHECK(cluster.out.find("gpu,threads,regs,smem,smem_per_thread,carveout,model,cluster,non_portable,blocks_per_sm,") == 0);
+}
+
+TEST_CASE("gpucalc occupancy's forms: --cluster and --from have their own results, and another form.s option or key is refused") {
+  // A cluster's answer is the plain case's plus clusters.*: the same blocks per SM.
+  const testing::Run plain = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--format", "json"});
+  const testing::Run cluster = run_gpucalc({"occupancy", "--threads", "256", "--regs", "64", "--cluster", "2", "--format", "json"});
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(cluster.exit_code == 0);
+  CHECK(json_number(cluster.out, "blocks_per_sm") == json_number(plain.out, "blocks_per_sm"));
+  CHECK(cluster.out.find("\"clusters\":{\"active\":") != std::string::npos);
+  CHECK(plain.out.find("\"clusters\"") == std::string::npos);
+  // An option of another form, and --require on another form's key: exit 2, one line naming it.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"occupancy", "--threads", "256", "--regs", "64", "--arch", "sm_90"},
+        std::vector<std::string>{"occupancy", "--threads", "256", "--regs", "64", "--cluster", "2", "--suggest"},
+        std::vector<std::string>{"occupancy", "--threads", "256", "--regs", "64", "--require", "clusters.active>=1"}}) {
+    const testing::Run r = run_gpucalc(args);
+    CAPTURE(args.back());
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(args[args.size() - 2] == "--require" ? "--require" : args.back() == "sm_90" ? "--arch" : "--suggest") !=
+          std::string::npos);
+  }
+  // A batch whose header names --cluster runs the cluster form: each row as its single call.
+  testing::TempDir dir;
+  const std::string csv = dir.file("clusters.csv", "threads,regs,cluster\n256,64,2\n128,32,4\n");
+  const testing::Run batch = run_gpucalc({"occupancy", "--batch", csv, "--format", "json"});
+  REQUIRE(batch.exit_code == 0);
+  const testing::Run single = run_gpucalc({"occupancy", "--threads", "128", "--regs", "32", "--cluster", "4", "--format", "json"});
+  REQUIRE(single.exit_code == 0);
+  const std::string second = batch.out.substr(batch.out.find('\n') + 1);
+  CHECK(json_number(second, "clusters.active") == json_number(single.out, "clusters.active"));
+  // --help lists each form's results.
+  const testing::Run help = run_gpucalc({"occupancy", "--help"});
+  CHECK(help.out.find("With --cluster, its own result keys:") != std::string::npos);
+  CHECK(help.out.find("With --from, its own result keys:") != std::string::npos);
+  CHECK(help.out.find("kernel.spill_stores") != std::string::npos);
 }
 
 }  // namespace

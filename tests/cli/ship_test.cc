@@ -245,7 +245,7 @@ TEST_CASE("every calculator's --help and the manual list its result keys with th
     CAPTURE(name);
     const testing::Run help = testing::run_gpucalc({c.name, "--help"});
     REQUIRE(help.exit_code == 0);
-    const std::size_t results = help.out.find("Results (");
+    const std::size_t results = help.out.find("Result keys (");
     REQUIRE(results != std::string::npos);
     for (const ResultSpec& r : c.calculator().results) {
       CAPTURE(r.key);

@@ -1,0 +1,343 @@
+// What occupancy's forms share: the options of a block shape, the results, the derivation of one
+// block shape, the plain case in two halves and the chart (occupancy_case.h).
+#include "commands/occupancy_case.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "commands/chart.h"
+#include "commands/occupancy_notes.h"
+#include "commands/options.h"
+#include "core/error.h"
+
+namespace gpucalc::occupancy_case {
+namespace {
+
+using occupancy_notes::add_one_more_block_note;
+using occupancy_notes::add_other_model_note;
+using occupancy_notes::blocks_text;
+using occupancy_notes::does_not_fit_text;
+using occupancy_notes::limiter_words;
+using occupancy_notes::size_text;
+
+// --threads and --regs are needed by most forms but not all (--suggest has no --threads, --from
+// no --regs): a missing one is refused as parse_args refuses a required option.
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse_missing(const Args& a, std::size_t option, const Gpu& gpu) {
+  const OptionSpec& spec = *a.entries()[option].spec;
+  throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
+}
+
+// A given --carveout as a whole percentage (the check and its message kept off the common path).
+[[gnu::noinline]] int carveout_percent(const Args& a, std::size_t at) {
+  // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
+  const double pct = a.number(at) * 100;
+  if (std::fabs(pct - std::round(pct)) > 1e-9) {
+    throw InputError("--carveout", a.text(at), "a whole percentage from 0% to 100%");
+  }
+  return static_cast<int>(std::lround(pct));
+}
+
+double limit_value(int limit) { return limit == kNoLimit ? std::numeric_limits<double>::infinity() : limit; }
+
+std::string last_step(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
+  const int wpb = (in.threads + g.warp_size - 1) / g.warp_size;
+  const int max_warps = g.max_threads_per_sm / g.warp_size;
+  if (!r.fits) return fmt::format("the minimum is 0 blocks: not even one block fits ({})", limiter_words(r.limiter));
+  return fmt::format("the minimum is {}, limited by {}: {} x {} = {} warps, so occupancy is {} / {} = {}",
+                     blocks_text(r.blocks_per_sm), limiter_words(r.limiter), r.blocks_per_sm, wpb, format_number(r.warps_per_sm),
+                     format_number(r.warps_per_sm), max_warps, format_quantity(r.occupancy, Unit::fraction));
+}
+
+std::vector<std::string> explain_simple(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
+  std::vector<std::string> steps;
+  steps.push_back(fmt::format("registers: floor({} / ({} x {})) = {}", format_number(g.registers_per_sm),
+                              format_number(in.threads), in.registers, blocks_text(r.limit_registers)));
+  if (in.shared_memory == 0) {
+    steps.push_back("shared memory: none used, no limit");
+  } else {
+    steps.push_back(fmt::format("shared memory: floor({} / {}) = {}",
+                                format_quantity(static_cast<double>(g.shared_memory_per_sm), Unit::onchip_bytes),
+                                format_quantity(static_cast<double>(in.shared_memory), Unit::onchip_bytes),
+                                blocks_text(r.limit_shared_memory)));
+  }
+  steps.push_back(fmt::format("threads: floor({} / {}) = {}", format_number(g.max_threads_per_sm),
+                              format_number(in.threads), blocks_text(r.limit_threads)));
+  steps.push_back(fmt::format("block limit: {}", r.limit_blocks));
+  steps.push_back(last_step(in, r, g));
+  return steps;
+}
+
+}  // namespace
+
+void need(const Args& a, std::size_t option, const Gpu& gpu) {
+  if (!a.has(option)) refuse_missing(a, option, gpu);
+}
+
+int read_carveout(const Args& a, std::size_t at) { return a.has(at) ? carveout_percent(a, at) : -1; }
+
+OccupancyInput read_input(const Args& a, const Gpu& gpu) {
+  need(a, kThreads, gpu);
+  need(a, kRegs, gpu);
+  OccupancyInput in;
+  in.threads = a.count(kThreads);
+  in.registers = a.count(kRegs);
+  in.shared_memory = a.integer(kSmem);
+  // Dynamic shared memory per thread adds per_thread x threads to the block's.
+  if (a.given(kSmemPerThread)) {
+    const std::int64_t extra = a.integer(kSmemPerThread) * in.threads;
+    if (extra > gpu.shared_memory_per_block_optin - in.shared_memory) {
+      throw InputError("--smem-per-thread", a.text(kSmemPerThread),
+                       fmt::format("at most {} bytes per thread with --smem {} at {} threads (the opt-in maximum per block, {} bytes on {})",
+                                   (gpu.shared_memory_per_block_optin - in.shared_memory) / in.threads, a.text(kSmem), in.threads,
+                                   format_number(static_cast<double>(gpu.shared_memory_per_block_optin)), gpu.key));
+    }
+    in.shared_memory += extra;
+  }
+  in.carveout_percent = read_carveout(a, kCarveout);
+  // A string_view of known length: no strlen of the literal each row.
+  in.model = a.text(kModel) == std::string_view("exact") ? OccupancyModel::exact : OccupancyModel::simple;
+  return in;
+}
+
+void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
+  report.num("blocks_per_sm", r.blocks_per_sm);
+  report.num("warps_per_sm", r.warps_per_sm);
+  report.num("threads_per_sm", r.threads_per_sm);
+  report.num("occupancy", r.occupancy, Unit::fraction);
+  report.word("limiter", limiter_word(r.limiter));
+  report.num("limits.registers", limit_value(r.limit_registers));
+  report.num("limits.shared_memory", limit_value(r.limit_shared_memory));
+  report.num("limits.threads", limit_value(r.limit_threads));
+  report.num("limits.blocks", limit_value(r.limit_blocks));
+  // No barrier limit before sm_90: the key stays, empty.
+  if (with_barriers) report.num("limits.barriers", limit_value(r.limit_barriers));
+  report.num("registers_per_block", static_cast<double>(r.registers_per_block));
+  report.num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes);
+  report.num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes);
+  report.boolean("fits", r.fits);
+}
+std::vector<std::string> explain_exact(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
+  const int wpb = (in.threads + g.warp_size - 1) / g.warp_size;
+  const std::int64_t per_warp = r.registers_per_block / wpb;
+  const int raw_per_warp = in.registers * g.warp_size;
+  std::vector<std::string> steps;
+  steps.push_back(fmt::format("warps per block: ceil({} / {}) = {}", format_number(in.threads), g.warp_size, wpb));
+  // Registers, allocated per warp and per sub-partition.
+  std::string per_warp_text =
+      per_warp == raw_per_warp
+          ? fmt::format("{} x {} = {} per warp (a multiple of {})", in.registers, g.warp_size, format_number(raw_per_warp),
+                        g.register_allocation_unit)
+          : fmt::format("{} x {} = {} per warp, rounded up to a multiple of {}: {}", in.registers, g.warp_size,
+                        format_number(raw_per_warp), g.register_allocation_unit, format_number(static_cast<double>(per_warp)));
+  if (r.limit_registers > 0) {
+    const std::int64_t per_partition = g.registers_per_sm / g.register_sub_partitions;
+    const std::int64_t warps_each = per_partition / per_warp;
+    steps.push_back(fmt::format(
+        "registers: {}; each of the {} sub-partitions holds floor({} / {}) = {} warps, {} per SM: floor({} / {}) = {}",
+        per_warp_text, g.register_sub_partitions, format_number(static_cast<double>(per_partition)),
+        format_number(static_cast<double>(per_warp)), warps_each, warps_each * g.register_sub_partitions,
+        warps_each * g.register_sub_partitions, wpb, blocks_text(r.limit_registers)));
+  } else {
+    // The sentence after its per-warp part, which per_warp_text says.
+    const std::string why = does_not_fit_text(in, r, g);
+    steps.push_back(fmt::format("registers: {}; {}: 0 blocks", per_warp_text, why.substr(why.find("; ") + 2)));
+  }
+  // Shared memory: the block's bytes plus the reserved part, in allocation units, against the carveout.
+  const std::int64_t used = in.shared_memory + g.shared_memory_reserved_per_block;
+  // Nothing reserved (sm_70): no "+ 0 B".
+  std::string block_text = g.shared_memory_reserved_per_block == 0
+                               ? fmt::format("{}, nothing reserved", size_text(in.shared_memory))
+                               : fmt::format("{} + {} reserved = {}", size_text(in.shared_memory),
+                                             size_text(g.shared_memory_reserved_per_block), size_text(used));
+  if (r.shared_memory_per_block != used) {
+    block_text += fmt::format(", rounded up to a multiple of {} B: {}", g.shared_memory_allocation_unit,
+                              size_text(r.shared_memory_per_block));
+  }
+  std::string carveout_text;
+  if (in.carveout_percent >= 0) {
+    const std::int64_t preference = in.carveout_percent * g.shared_memory_per_sm / 100;
+    carveout_text = fmt::format("carveout {}% of {} = {}", in.carveout_percent, size_text(g.shared_memory_per_sm),
+                                size_text(preference));
+    if (r.shared_memory_per_sm != preference) {
+      carveout_text += fmt::format(", rounded up to {} ({})", size_text(r.shared_memory_per_sm),
+                                   r.shared_memory_per_sm > preference && preference < r.shared_memory_per_block &&
+                                           r.shared_memory_per_sm >= r.shared_memory_per_block
+                                       ? "the driver takes the next size that holds one block"
+                                       : "the next size the SM offers");
+    }
+  } else {
+    carveout_text = fmt::format("carveout {}", size_text(r.shared_memory_per_sm));
+  }
+  if (r.shared_memory_per_block == 0) {
+    // No bytes a block: shared memory limits nothing (the results say unlimited).
+    steps.push_back(fmt::format("shared memory: {} per block: no limit (unlimited)", block_text));
+  } else if (r.limit_shared_memory > 0 || r.fits || r.limiter != Limiter::shared_memory) {
+    steps.push_back(fmt::format("shared memory: {} per block; {}: floor({} / {}) = {}", block_text, carveout_text,
+                                size_text(r.shared_memory_per_sm), size_text(r.shared_memory_per_block),
+                                blocks_text(r.limit_shared_memory)));
+  } else {
+    steps.push_back(fmt::format("shared memory: {} per block: {}", block_text, does_not_fit_text(in, r, g)));
+  }
+  const int max_warps = g.max_threads_per_sm / g.warp_size;
+  if (in.threads % g.warp_size == 0) {
+    steps.push_back(fmt::format("threads: floor({} / {}) = {}", format_number(g.max_threads_per_sm),
+                                format_number(in.threads), blocks_text(r.limit_threads)));
+  } else {
+    steps.push_back(fmt::format("threads: a block takes whole warps: floor({} / {}) = {}", max_warps, wpb,
+                                blocks_text(r.limit_threads)));
+  }
+  steps.push_back(fmt::format("block limit: {}", r.limit_blocks));
+  if (r.limit_barriers != kNoLimit) {
+    steps.push_back(fmt::format("barriers: {} per SM, one per block: {}", g.barriers_per_sm, blocks_text(r.limit_barriers)));
+  }
+  steps.push_back(last_step(in, r, g));
+  return steps;
+}
+
+
+OccupancyResult begin_case(const Args& args, const Gpu& gpu, const OccupancyInput& in, Report& report) {
+  report.model = in.model == OccupancyModel::exact ? "exact" : "simple";
+  OccupancyResult r = occupancy(in, gpu);
+  put_results(r, in.model == OccupancyModel::exact && gpu.cc_major >= 9, report);
+  if (args.for_people()) {
+    report.explain = in.model == OccupancyModel::exact ? explain_exact(in, r, gpu) : explain_simple(in, r, gpu);
+  }
+  return r;
+}
+
+void end_case(const Args& args, const Gpu& gpu, const OccupancyInput& in, const OccupancyResult& r, Report& report) {
+  if (!r.fits && args.for_people()) report.notes.push_back("not even one block fits: " + does_not_fit_text(in, r, gpu));
+  if (args.for_people()) add_other_model_note(report, in, r, gpu);
+
+  // The smallest change of each input that raises the occupancy.
+  if (r.fits) {
+    const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
+    const OneMoreBlock next = one_more_block(in, r, gpu, per_thread);
+    // A resource whose change raises no occupancy has no value (it stays missing): null in JSON, empty in CSV.
+    if (next.registers > 0) report.num("one_more_block.regs", next.registers);
+    if (next.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(next.shared_memory), Unit::onchip_bytes);
+    if (next.threads > 0) report.num("one_more_block.threads", next.threads);
+    // Many rows without --explain: the values alone, the note in words is read by no one.
+    if (args.for_people()) add_one_more_block_note(report, in, per_thread, r, next, gpu);
+  }
+  report.num("block_size", in.threads);
+  report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
+}
+
+// Occupancy over the swept axis, the case itself marked.
+std::string chart(const ChartData& d) {
+  const std::string& axis = d.axis;
+  const char* axis_words = axis == "regs" ? "registers per thread" : axis == "smem" ? "shared memory per block" : "threads per block";
+  auto base = [&](const char* key) { return find_value(d.base.results, key)->number; };
+  auto input = [&](const char* key) {
+    const Value* v = find_value(d.base.inputs, key);
+    return v != nullptr ? v->number : 0.0;
+  };
+  plot::Chart c;
+  c.title = fmt::format("Occupancy against {}", axis_words);
+  c.subtitle = fmt::format("{} ({}); {} threads, {} registers, {} shared memory; {} model", d.gpu->name, d.gpu->key,
+                           format_number(input("threads")), format_number(input("regs")),
+                           format_quantity(input("smem"), Unit::onchip_bytes), d.base_report.model);
+  c.x_label = axis_words;
+  c.x_unit = axis == "smem" ? Unit::onchip_bytes : Unit::count;
+  if (axis == "regs") c.x_ticks = {0, 32, 64, 96, 128, 160, 192, 224, 256};
+  c.y_label = "occupancy (resident warps / max warps)";
+  c.y_unit = Unit::fraction;
+  c.y_min = 0;
+  c.y_max = 1;
+  c.series.push_back(column(d, "occupancy", "occupancy", "step thick"));
+  c.markers.push_back({input(axis.c_str()), base("occupancy"),
+                       fmt::format("this kernel: {} blocks, {}", format_number(base("blocks_per_sm")),
+                                   format_quantity(base("occupancy"), Unit::fraction))});
+  return plot::render_svg(c);
+}
+
+
+// ---- the declarations the forms share ----
+
+OptionSpec threads_option() {
+  return options::threads().sweepable([](const Gpu& g) {
+    return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
+                      static_cast<double>(g.warp_size)};
+  });
+}
+
+OptionSpec smem_option() {
+  return options::smem().sweepable([](const Gpu& g) {
+    return SweepRange{0, static_cast<double>(g.shared_memory_per_block_optin), 1024};
+  });
+}
+
+OptionSpec smem_per_thread_option() {
+  return integer_option("smem-per-thread", "dynamic shared memory per thread of the block, added to --smem (the block-size-to-dynamic-smem function of cudaOccupancyMaxPotentialBlockSizeVariableSMem, linear)",
+                        Unit::onchip_bytes)
+      .at_least(0)
+      .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); });
+}
+
+OptionSpec carveout_option() {
+  return number_option("carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
+                       Unit::fraction)
+      .at_least(0)
+      .at_most(1);
+}
+
+OptionSpec suggest_option() {
+  return flag_option("suggest", "the block size with the highest occupancy and the smallest grid that fills the GPU, as cudaOccupancyMaxPotentialBlockSize (no --threads)");
+}
+
+OptionSpec max_threads_option() {
+  return integer_option("max-threads", "with --suggest: the largest block to consider (cudaOccupancyMaxPotentialBlockSize's blockSizeLimit, or the kernel's __launch_bounds__)")
+      .at_least(1)
+      .at_most([](const Gpu& g) { return static_cast<double>(g.max_threads_per_block); });
+}
+
+std::vector<OptionSpec> shape_options() {
+  return declared_in_order(
+      {threads_option(),
+       options::regs().sweepable([](const Gpu& g) { return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1}; }),
+       smem_option(), smem_per_thread_option(), carveout_option(),
+       choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
+                     {"exact", "simple"})
+           .or_else("exact")},
+      {"threads", "regs", "smem", "smem-per-thread", "carveout", "model"});
+}
+
+std::vector<ResultSpec> shape_results() {
+  return {{"blocks_per_sm", Unit::count, true},
+          {"warps_per_sm", Unit::count, true},
+          {"threads_per_sm"},
+          {"occupancy", Unit::fraction, true},
+          {"limiter", Unit::text, true},
+          {"limits.registers"},
+          {"limits.shared_memory"},
+          {"limits.threads"},
+          {"limits.blocks"},
+          {"limits.barriers"},
+          {"registers_per_block"},
+          {"shared_memory_per_block", Unit::onchip_bytes},
+          {"shared_memory_per_sm", Unit::onchip_bytes},
+          {"fits", Unit::boolean}};
+}
+
+std::vector<ResultSpec> one_more_block_results() {
+  return {{"one_more_block.regs"}, {"one_more_block.smem", Unit::onchip_bytes}, {"one_more_block.threads"}};
+}
+
+std::vector<ResultSpec> launch_results() { return {{"block_size"}, {"min_grid_size"}}; }
+
+std::vector<ResultSpec> results(std::initializer_list<std::vector<ResultSpec>> lists) {
+  std::vector<ResultSpec> all;
+  for (const std::vector<ResultSpec>& list : lists) all.insert(all.end(), list.begin(), list.end());
+  return all;
+}
+
+std::vector<FieldReason> reasons(const std::vector<FieldReason>& more) {
+  return options::joined(options::joined(options::occupancy_reasons(), {{"smem_per_thread", Rule::in_range, "{rule} per thread"}}),
+                         more);
+}
+
+}  // namespace gpucalc::occupancy_case
