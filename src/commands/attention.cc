@@ -18,9 +18,15 @@ namespace {
 
 constexpr double kMaxSeq = double(std::int64_t{1} << 24);
 
-// The options by their place in the declaration (attention_command checks the order).
-enum : std::size_t {
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place {
   kBatchSize, kHeads, kKvHeads, kSeq, kSeqQ, kSeqKv, kHeadDim, kVDim, kDtype, kCausal, kPass, kTile, kStages, kWarps, kRegs
+};
+enum Result : Place {
+  kFlops, kExps, kHbmBytes, kHbmBytesStandard, kIntensity, kTime, kBound, kTensorTime, kMemoryTime,
+  kSpecialFunctionTime, kStandardMemoryTime, kKvReuse, kSmemPerBlock, kAccumulatorRegisters,
+  kAccumulatorRegistersPerThread, kBlocksPerSm, kOccupancy, kLimiter,
 };
 
 
@@ -194,24 +200,24 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   const AttentionInput in = read_input(a);
   const AttentionResult r = attention(in, gpu);
   if (!a.has(kKvHeads)) report.inputs.push_back(Value::num("kv_heads", static_cast<double>(r.kv_heads)));
-  report.num("flops", r.flops, Unit::flops);
-  report.num("exps", r.exps);
-  report.num("hbm_bytes", r.hbm_bytes, Unit::bytes);
-  report.num("hbm_bytes_standard", r.hbm_bytes_standard, Unit::bytes);
-  report.num("intensity", r.intensity, Unit::flop_per_byte);
-  report.num("time", r.time, Unit::seconds);
-  report.word("bound", attention_bound_word(r.bound));
-  report.num("tensor_time", r.tensor_time, Unit::seconds);
-  report.num("memory_time", r.memory_time, Unit::seconds);
-  if (r.sfu_rate > 0) report.num("special_function_time", r.sfu_time, Unit::seconds);
-  report.num("standard_memory_time", r.standard_memory_time, Unit::seconds);
-  report.word("kv_reuse", reuse_word(in.pass == AttentionPass::bwd ? r.bwd_reuse : r.reuse));
-  report.num("smem_per_block", static_cast<double>(r.smem_per_block), Unit::onchip_bytes);
-  report.num("accumulator_registers", static_cast<double>(r.accumulator_registers));
-  report.num("accumulator_registers_per_thread", r.accumulator_registers_per_thread);
-  report.num("blocks_per_sm", r.occupancy.blocks_per_sm);
-  report.num("occupancy", r.occupancy.occupancy, Unit::fraction);
-  report.word("limiter", r.occupancy.fits ? limiter_word(r.occupancy.limiter) : "does_not_fit");
+  report.num(kFlops, r.flops);
+  report.num(kExps, r.exps);
+  report.num(kHbmBytes, r.hbm_bytes);
+  report.num(kHbmBytesStandard, r.hbm_bytes_standard);
+  report.num(kIntensity, r.intensity);
+  report.num(kTime, r.time);
+  report.word(kBound, attention_bound_word(r.bound));
+  report.num(kTensorTime, r.tensor_time);
+  report.num(kMemoryTime, r.memory_time);
+  if (r.sfu_rate > 0) report.num(kSpecialFunctionTime, r.sfu_time);
+  report.num(kStandardMemoryTime, r.standard_memory_time);
+  report.word(kKvReuse, reuse_word(in.pass == AttentionPass::bwd ? r.bwd_reuse : r.reuse));
+  report.num(kSmemPerBlock, static_cast<double>(r.smem_per_block));
+  report.num(kAccumulatorRegisters, static_cast<double>(r.accumulator_registers));
+  report.num(kAccumulatorRegistersPerThread, r.accumulator_registers_per_thread);
+  report.num(kBlocksPerSm, r.occupancy.blocks_per_sm);
+  report.num(kOccupancy, r.occupancy.occupancy);
+  report.word(kLimiter, r.occupancy.fits ? limiter_word(r.occupancy.limiter) : "does_not_fit");
   if (a.for_people()) {
     explain(in, r, gpu, report);
     add_notes(in, r, gpu, a, report);
@@ -251,44 +257,52 @@ constexpr const char* kTileRows = "{rule} (tensor-core MMA tiles have 16 rows)";
 const Calculator& attention_command() {
   static const Calculator calc{
       .name = "attention",
-      .options = declared_in_order(
-          {integer_option("batch-size", "sequences in the batch").at_least(1).at_most(1 << 20).or_else("1").fills("batch")
+      .options =
+          {integer_option(kBatchSize, "batch-size", "sequences in the batch").at_least(1).at_most(1 << 20).or_else("1").fills("batch")
                .sweepable([](const Gpu&) { return SweepRange{1, 256, 2, true}; }),
-           integer_option("heads", "query heads").at_least(1).at_most(1024).needed(),
-           integer_option("kv-heads", "key/value heads: a divisor of --heads (default: --heads, MHA; 1: MQA)").at_least(1).at_most(1024),
-           integer_option("seq", "query and key length alike (self-attention)").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
-           integer_option("seq-q", "query length, with --seq-kv").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
-           integer_option("seq-kv", "key/value length, with --seq-q").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
-           integer_option("head-dim", "head dimension of Q and K: a multiple of 8").at_least(8).at_most(512).needed()
+           integer_option(kHeads, "heads", "query heads").at_least(1).at_most(1024).needed(),
+           integer_option(kKvHeads, "kv-heads", "key/value heads: a divisor of --heads (default: --heads, MHA; 1: MQA)").at_least(1).at_most(1024),
+           integer_option(kSeq, "seq", "query and key length alike (self-attention)").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
+           integer_option(kSeqQ, "seq-q", "query length, with --seq-kv").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
+           integer_option(kSeqKv, "seq-kv", "key/value length, with --seq-q").at_least(1).at_most(kMaxSeq).sweepable(seq_range),
+           integer_option(kHeadDim, "head-dim", "head dimension of Q and K: a multiple of 8").at_least(8).at_most(512).needed()
                .sweepable([](const Gpu&) { return SweepRange{32, 256, 32, false}; }),
-           integer_option("v-dim", "head dimension of V and O where it differs (default: --head-dim)").at_least(8).at_most(512),
-           choice_option("dtype", "the element type of Q, K, V and O", {"bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "fp8"}).or_else("bf16"),
-           flag_option("causal", "causal mask; for unequal lengths aligned bottom-right, as FlashAttention 2 aligns it"),
-           choice_option("pass", "forward, backward or both", {"fwd", "bwd", "fwd+bwd"}).or_else("fwd"),
-           text_option("tile", "BRxBC: query rows a block holds x key rows a step takes (128x64)").or_else("128x64"),
-           integer_option("stages", "buffers of the streamed tile (K,V forward; Q,dO backward)").at_least(1).at_most(8).or_else("1"),
-           integer_option("warps", "warps per block").at_least(1).at_most(32).or_else("4"),
-           options::regs().fills("registers")},
-          {"batch-size", "heads", "kv-heads", "seq", "seq-q", "seq-kv", "head-dim", "v-dim", "dtype", "causal", "pass", "tile",
-           "stages", "warps", "regs"}),
-      .results = {{"flops", Unit::flops, true},
-                  {"exps", Unit::count, true},
-                  {"hbm_bytes", Unit::bytes, true},
-                  {"hbm_bytes_standard", Unit::bytes, true},
-                  {"intensity", Unit::flop_per_byte, true},
-                  {"time", Unit::seconds, true},
-                  {"bound", Unit::text, true},
-                  {"tensor_time", Unit::seconds},
-                  {"memory_time", Unit::seconds},
-                  {"special_function_time", Unit::seconds},
-                  {"standard_memory_time", Unit::seconds},
-                  {"kv_reuse", Unit::text},
-                  {"smem_per_block", Unit::onchip_bytes},
-                  {"accumulator_registers", Unit::count},
-                  {"accumulator_registers_per_thread", Unit::count},
-                  {"blocks_per_sm", Unit::count},
-                  {"occupancy", Unit::fraction},
-                  {"limiter", Unit::text}},
+           integer_option(kVDim, "v-dim", "head dimension of V and O where it differs (default: --head-dim)").at_least(8).at_most(512),
+           choice_option(kDtype, "dtype", "the element type of Q, K, V and O", {"bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "fp8"}).or_else("bf16"),
+           flag_option(kCausal, "causal", "causal mask; for unequal lengths aligned bottom-right, as FlashAttention 2 aligns it"),
+           choice_option(kPass, "pass", "forward, backward or both", {"fwd", "bwd", "fwd+bwd"}).or_else("fwd"),
+           text_option(kTile, "tile", "BRxBC: query rows a block holds x key rows a step takes (128x64)").or_else("128x64"),
+           integer_option(kStages, "stages", "buffers of the streamed tile (K,V forward; Q,dO backward)").at_least(1).at_most(8).or_else("1"),
+           integer_option(kWarps, "warps", "warps per block").at_least(1).at_most(32).or_else("4"),
+           options::regs(kRegs).fills("registers")},
+      .results =
+          {result(kFlops, "flops", Unit::flops, "the matmuls' FLOP of the passes run").in_rows(),
+           result(kExps, "exps", Unit::count,
+                  "exponentials: one a score forward, one again backward (P recomputed)").in_rows(),
+           result(kHbmBytes, "hbm_bytes", Unit::bytes,
+                  "FlashAttention's HBM bytes: Q read, O and the log-sum-exp written, K and V as kv_reuse says").in_rows(),
+           result(kHbmBytesStandard, "hbm_bytes_standard", Unit::bytes,
+                  "standard attention's HBM bytes: S and P written and read back").in_rows(),
+           result(kIntensity, "intensity", Unit::flop_per_byte, "FlashAttention's FLOP per HBM byte").in_rows(),
+           result(kTime, "time", Unit::seconds,
+                  "the largest of the tensor, memory and special-function times").in_rows(),
+           result(kBound, "bound", Unit::text,
+                  "which time is the largest: tensor, memory or special_function").in_rows(),
+           result(kTensorTime, "tensor_time", Unit::seconds, "FLOP / the tensor-core peak"),
+           result(kMemoryTime, "memory_time", Unit::seconds, "HBM bytes / bandwidth"),
+           result(kSpecialFunctionTime, "special_function_time", Unit::seconds,
+                  "exps / the special-function units' rate (empty on a profile without one)"),
+           result(kStandardMemoryTime, "standard_memory_time", Unit::seconds,
+                  "standard attention's HBM bytes / bandwidth"),
+           result(kKvReuse, "kv_reuse", Unit::text, "where K and V come from: all_in_l2, head_in_l2 or per_query_tile"),
+           result(kSmemPerBlock, "smem_per_block", Unit::onchip_bytes,
+                  "shared memory of a block of the kernel described (forward, or backward with --pass bwd)"),
+           result(kAccumulatorRegisters, "accumulator_registers", Unit::count, "fp32 accumulator registers a block"),
+           result(kAccumulatorRegistersPerThread, "accumulator_registers_per_thread", Unit::count,
+                  "fp32 accumulator registers a thread"),
+           result(kBlocksPerSm, "blocks_per_sm", Unit::count, "resident blocks per SM, by the occupancy model"),
+           result(kOccupancy, "occupancy", Unit::fraction, "resident warps over the SM's maximum"),
+           result(kLimiter, "limiter", Unit::text, "the resource that limits blocks per SM")},
       .run = run,
       .chart_axis = "seq",
       .chart = chart,

@@ -16,9 +16,13 @@
 namespace gpucalc {
 namespace {
 
-// The options by their place in the declaration (banks_command checks the order): a run asks
-// for each by place, without a lookup of its name.
-enum : std::size_t { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask, kLds, kInstructions, kInteger };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kWidth, kRows, kElem, kAccess, kRow, kCol, kWords, kPad, kSwizzle, kActive, kMask, kLds, kInstructions, kInteger };
+enum Result : Place {
+  kWays, kWavefronts, kBanksUsed, kBroadcast, kBank, kCostCycles, kTimeRatio, kCostBound, kCostCyclesSerial,
+  kTimeRatioSerial,
+};
 
 constexpr std::int64_t kMaxIndex = std::int64_t{1} << 40;
 
@@ -339,12 +343,12 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   const AccessForm form = banks_access(a, gpu, report);
 
   const BanksResult r = banks(form.access);
-  report.num("ways", r.ways);
-  report.num("wavefronts", r.wavefronts);
-  report.num("banks_used", r.banks_used);
-  report.boolean("broadcast", r.broadcast);
+  report.num(kWays, r.ways);
+  report.num(kWavefronts, r.wavefronts);
+  report.num(kBanksUsed, r.banks_used);
+  report.boolean(kBroadcast, r.broadcast);
   const int single_bank = single_bank_of(form.access, r, e);
-  if (r.banks_used == 1) report.num("bank", single_bank);
+  if (r.banks_used == 1) report.num(kBank, single_bank);
   AccessLoop loop;
   if (a.has(kLds)) loop.lds_per_access = a.number(kLds);
   loop.instructions_per_access = a.has(kInstructions) ? a.number(kInstructions) : loop.lds_per_access;
@@ -362,11 +366,11 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     }
   }
   const AccessCost cost = access_cost(r.wavefronts, std::min(r.phases, r.wavefronts), loop);
-  report.num("cost_cycles", cost.cost_cycles, Unit::cycles);
-  report.num("time_ratio", cost.time_ratio);
-  report.word("cost_bound", cost_bound_word(cost.bound));
-  report.num("cost_cycles_serial", cost.serial_cycles, Unit::cycles);
-  report.num("time_ratio_serial", cost.time_ratio_serial);
+  report.num(kCostCycles, cost.cost_cycles);
+  report.num(kTimeRatio, cost.time_ratio);
+  report.word(kCostBound, cost_bound_word(cost.bound));
+  report.num(kCostCyclesSerial, cost.serial_cycles);
+  report.num(kTimeRatioSerial, cost.time_ratio_serial);
 
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
   report.explain.push_back(fmt::format(
@@ -413,56 +417,59 @@ const Calculator& banks_command() {
   static const Calculator calc{
       .name = "banks",
       .options =
-          declared_in_order(
-          {integer_option("width", "elements per row of the tile [rows][width]")
+          {integer_option(kWidth, "width", "elements per row of the tile [rows][width]")
                .at_least(1)
                .at_most(1 << 20)
                .or_else("32")
                .sweepable([](const Gpu&) { return SweepRange{32, 64, 1}; }),
-           integer_option("rows", "rows of the tile").at_least(1).at_most(1 << 20).or_else("32"),
-           integer_option("elem",
+           integer_option(kRows, "rows", "rows of the tile").at_least(1).at_most(1 << 20).or_else("32"),
+           integer_option(kElem, "elem",
                           "an element size in bytes: 1 or 2 (lanes in one 32-bit word share it), 4, 8 (2 phases of 16 lanes) "
                           "or 16 (4 phases of 8)",
                           Unit::onchip_bytes)
                .at_least(1)
                .at_most(16)
                .or_else("4"),
-           choice_option("access", "the warp reads a row, a column, the diagonal, or one word (every lane one element)",
+           choice_option(kAccess, "access", "the warp reads a row, a column, the diagonal, or one word (every lane one element)",
                          {"row", "column", "diagonal", "word"}),
-           integer_option("row", "the row a row or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
-           integer_option("col", "the column a column or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
-           text_option("words", "element index per lane: an expression in t such as '33*t+5', or a list 0,33,66"),
-           integer_option("pad", "extra elements at the end of each row (the same as --width + pad)")
+           integer_option(kRow, "row", "the row a row or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
+           integer_option(kCol, "col", "the column a column or word access reads").at_least(0).at_most(1 << 20).or_else("0"),
+           text_option(kWords, "words", "element index per lane: an expression in t such as '33*t+5', or a list 0,33,66"),
+           integer_option(kPad, "pad", "extra elements at the end of each row (the same as --width + pad)")
                .at_least(0)
                .at_most(1024)
                .sweepable([](const Gpu&) { return SweepRange{0, 8, 1}; }),
-           choice_option("swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
-           integer_option("active", "the first N lanes are active").at_least(1).at_most(32),
-           integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
+           choice_option(kSwizzle, "swizzle", "xor: element (r, c) stored at column c xor r of its row", {"xor", "none"}),
+           integer_option(kActive, "active", "the first N lanes are active").at_least(1).at_most(32),
+           integer_option(kMask, "mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
                .at_least(1)
                .at_most(static_cast<double>(0xffffffffu)),
-           number_option("lds", "shared-load instructions per access in the loop around it (1; below 1 when the compiler keeps repeated loads)", Unit::count)
+           number_option(kLds, "lds", "shared-load instructions per access in the loop around it (1; below 1 when the compiler keeps repeated loads)", Unit::count)
                .at_least(0.001)
                .at_most(1e6),
-           number_option("instructions", "warp instructions per access in the loop, the loads included (default: --lds)", Unit::count)
+           number_option(kInstructions, "instructions", "warp instructions per access in the loop, the loads included (default: --lds)", Unit::count)
                .at_least(0.001)
                .at_most(1e6),
-           number_option("integer", "of those, integer-pipe instructions (IADD3, LOP3) per access, 2 a clock an SM (0)", Unit::count)
+           number_option(kInteger, "integer", "of those, integer-pipe instructions (IADD3, LOP3) per access, 2 a clock an SM (0)", Unit::count)
                .at_least(0)
                .at_most(1e6)},
-          {"width", "rows", "elem", "access", "row", "col", "words", "pad", "swizzle", "active", "mask", "lds", "instructions",
-           "integer"}),
       .results =
-          {{"ways", Unit::count, true},
-           {"wavefronts", Unit::count, true},
-           {"banks_used", Unit::count, true},
-           {"broadcast", Unit::boolean, true},
-           {"bank"},
-           {"cost_cycles", Unit::cycles},
-           {"time_ratio"},
-           {"cost_bound", Unit::text},
-           {"cost_cycles_serial", Unit::cycles},
-           {"time_ratio_serial"}},
+          {result(kWays, "ways", Unit::count,
+                  "the largest number of distinct words in one bank: the conflict's ways").in_rows(),
+           result(kWavefronts, "wavefronts", Unit::count,
+                  "passes the shared-memory access takes (phases of 16 or 8 lanes for 8- and 16-byte accesses)").in_rows(),
+           result(kBanksUsed, "banks_used", Unit::count, "banks that serve at least one lane").in_rows(),
+           result(kBroadcast, "broadcast", Unit::boolean, "whether lanes share a word, served once").in_rows(),
+           result(kBank, "bank", Unit::count, "the one bank every lane reads, when all use one bank"),
+           result(kCostCycles, "cost_cycles", Unit::cycles,
+                  "cycles an access costs in a loop: the larger of its wavefronts and its instructions' issue"),
+           result(kTimeRatio, "time_ratio", Unit::count,
+                  "cost cycles against the same loop with the conflict-free access"),
+           result(kCostBound, "cost_bound", Unit::text, "the term of cost cycles that wins: shared or issue"),
+           result(kCostCyclesSerial, "cost_cycles_serial", Unit::cycles,
+                  "cost cycles with the two terms added, never overlapped (the range's other end)"),
+           result(kTimeRatioSerial, "time_ratio_serial", Unit::count,
+                  "serial cost cycles against the conflict-free access's")},
       .run = run,
       .reasons = {
           {"elem", Rule::one_of, "an element size in bytes of {rule} (char, half, float, double or float2, float4)"},

@@ -16,11 +16,17 @@ namespace {
 
 constexpr double kMaxTokens = double(std::int64_t{1} << 24);
 
-// The options by their place in the declaration (decode_command checks the order).
-enum : std::size_t {
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place {
   kModel, kParams, kActiveParams, kEmbeddingParams, kLayers, kHeads, kKvHeads, kHeadDim, kVDim, kLatent, kRopeDim,
   kExperts, kExpertsPerToken, kWindow, kDtype, kKvDtype, kComputeDtype, kContext, kBatchSize, kPrefill, kBandwidth,
   kPeak, kMemory
+};
+enum Result : Place {
+  kWeightBytes, kKvBytesPerToken, kKvBytes, kMemoryNeeded, kFits, kStepBytes, kStepFlops, kStepTime,
+  kTokensPerSecond, kComputeBoundBatch, kTokensPerSecondPerSequence, kBound, kMemorySize, kMaxContext,
+  kMaxBatch, kPrefillFlops, kPrefillTime,
 };
 
 std::vector<std::string> preset_names() {
@@ -158,24 +164,24 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   const DecodeResult r = decode(in, gpu);
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
   if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
-  report.num("weight_bytes", r.weight_bytes, Unit::bytes);
-  report.num("kv_bytes_per_token", r.kv_bytes_per_token, Unit::onchip_bytes);
-  report.num("kv_bytes", r.kv_bytes, Unit::bytes);
-  report.num("memory_needed", r.memory_needed, Unit::bytes);
-  report.boolean("fits", r.fits);
-  report.num("step_bytes", r.step_bytes, Unit::bytes);
-  report.num("step_flops", r.step_flops, Unit::flops);
-  report.num("step_time", r.step_time, Unit::seconds);
-  report.num("tokens_per_second", r.tokens_per_second);
-  report.num("compute_bound_batch", r.compute_bound_batch);
-  report.num("tokens_per_second_per_sequence", r.tokens_per_second_per_sequence);
-  report.word("bound", roofline_bound_word(r.bound));
-  report.num("memory_size", r.memory, Unit::bytes);
-  if (r.weights_fit && std::isfinite(r.max_context)) report.num("max_context", r.max_context);
-  if (r.weights_fit) report.num("max_batch", r.max_batch);
+  report.num(kWeightBytes, r.weight_bytes);
+  report.num(kKvBytesPerToken, r.kv_bytes_per_token);
+  report.num(kKvBytes, r.kv_bytes);
+  report.num(kMemoryNeeded, r.memory_needed);
+  report.boolean(kFits, r.fits);
+  report.num(kStepBytes, r.step_bytes);
+  report.num(kStepFlops, r.step_flops);
+  report.num(kStepTime, r.step_time);
+  report.num(kTokensPerSecond, r.tokens_per_second);
+  report.num(kComputeBoundBatch, r.compute_bound_batch);
+  report.num(kTokensPerSecondPerSequence, r.tokens_per_second_per_sequence);
+  report.word(kBound, roofline_bound_word(r.bound));
+  report.num(kMemorySize, r.memory);
+  if (r.weights_fit && std::isfinite(r.max_context)) report.num(kMaxContext, r.max_context);
+  if (r.weights_fit) report.num(kMaxBatch, r.max_batch);
   if (in.prefill > 0) {
-    report.num("prefill_flops", r.prefill_flops, Unit::flops);
-    report.num("prefill_time", r.prefill_time, Unit::seconds);
+    report.num(kPrefillFlops, r.prefill_flops);
+    report.num(kPrefillTime, r.prefill_time);
   }
   if (a.for_people()) {
     explain(in, r, report);
@@ -199,8 +205,8 @@ std::string chart(const ChartData& d) {
   return plot::render_svg(c);
 }
 
-OptionSpec count_option(std::string name, std::string what, double max) {
-  return integer_option(std::move(name), std::move(what)).at_least(1).at_most(max);
+OptionSpec count_option(Place place, std::string name, std::string what, double max) {
+  return integer_option(place, std::move(name), std::move(what)).at_least(1).at_most(max);
 }
 
 }  // namespace
@@ -208,53 +214,59 @@ OptionSpec count_option(std::string name, std::string what, double max) {
 const Calculator& decode_command() {
   static const Calculator calc{
       .name = "decode",
-      .options = declared_in_order(
-          {choice_option("model", "a published architecture, its numbers from its config.json and paper", preset_names()),
-           number_option("params", "parameters in all (6.74e9)", Unit::count).at_least(1).at_most(1e15),
-           number_option("active-params", "MoE: parameters a token uses (default: --params)", Unit::count).at_least(1).at_most(1e15),
-           number_option("embedding-params", "the input embedding table's parameters: a step reads one row of it", Unit::count).at_least(0).at_most(1e15),
-           count_option("layers", "transformer layers", 4096),
-           count_option("heads", "query heads", 4096),
-           count_option("kv-heads", "key/value heads: a divisor of --heads (default: --heads, MHA; 1: MQA)", 4096),
-           count_option("head-dim", "head dimension of Q and K", 4096),
-           count_option("v-dim", "head dimension of V where it differs (default: --head-dim)", 4096),
-           count_option("latent", "MLA: the compressed KV a token a layer caches (kv_lora_rank)", 65536),
-           count_option("rope-dim", "MLA: the decoupled RoPE key a token a layer caches", 4096),
-           count_option("experts", "MoE: routed experts a layer", 65536),
-           count_option("experts-per-token", "MoE: routed experts a token uses", 65536),
-           count_option("window", "sliding window: the KV cache keeps at most this many tokens", kMaxTokens),
-           options::dtype("bf16").fills("weight_dtype"),
-           choice_option("kv-dtype", "the KV cache's element type (default: --dtype)", whole_byte_dtype_names()),
-           choice_option("compute-dtype", "the tensor-core peak the matmuls run at (default: --dtype)", whole_byte_dtype_names()),
-           count_option("context", "tokens in each sequence's KV cache", kMaxTokens).or_else("4096")
+      .options =
+          {choice_option(kModel, "model", "a published architecture, its numbers from its config.json and paper", preset_names()),
+           number_option(kParams, "params", "parameters in all (6.74e9)", Unit::count).at_least(1).at_most(1e15),
+           number_option(kActiveParams, "active-params", "MoE: parameters a token uses (default: --params)", Unit::count).at_least(1).at_most(1e15),
+           number_option(kEmbeddingParams, "embedding-params", "the input embedding table's parameters: a step reads one row of it", Unit::count).at_least(0).at_most(1e15),
+           count_option(kLayers, "layers", "transformer layers", 4096),
+           count_option(kHeads, "heads", "query heads", 4096),
+           count_option(kKvHeads, "kv-heads", "key/value heads: a divisor of --heads (default: --heads, MHA; 1: MQA)", 4096),
+           count_option(kHeadDim, "head-dim", "head dimension of Q and K", 4096),
+           count_option(kVDim, "v-dim", "head dimension of V where it differs (default: --head-dim)", 4096),
+           count_option(kLatent, "latent", "MLA: the compressed KV a token a layer caches (kv_lora_rank)", 65536),
+           count_option(kRopeDim, "rope-dim", "MLA: the decoupled RoPE key a token a layer caches", 4096),
+           count_option(kExperts, "experts", "MoE: routed experts a layer", 65536),
+           count_option(kExpertsPerToken, "experts-per-token", "MoE: routed experts a token uses", 65536),
+           count_option(kWindow, "window", "sliding window: the KV cache keeps at most this many tokens", kMaxTokens),
+           options::dtype(kDtype, "bf16").fills("weight_dtype"),
+           choice_option(kKvDtype, "kv-dtype", "the KV cache's element type (default: --dtype)", whole_byte_dtype_names()),
+           choice_option(kComputeDtype, "compute-dtype", "the tensor-core peak the matmuls run at (default: --dtype)", whole_byte_dtype_names()),
+           count_option(kContext, "context", "tokens in each sequence's KV cache", kMaxTokens).or_else("4096")
                .sweepable([](const Gpu&) { return SweepRange{1024, 131072, 2, true}; }),
-           count_option("batch-size", "sequences in flight", 1 << 20).or_else("1").fills("batch")
+           count_option(kBatchSize, "batch-size", "sequences in flight", 1 << 20).or_else("1").fills("batch")
                .sweepable([](const Gpu&) { return SweepRange{1, 1024, 2, true}; }),
-           count_option("prefill", "prompt tokens to prefill (one sequence)", kMaxTokens)
+           count_option(kPrefill, "prefill", "prompt tokens to prefill (one sequence)", kMaxTokens)
                .sweepable([](const Gpu&) { return SweepRange{128, 131072, 2, true}; }),
-           options::bandwidth(),
-           number_option("peak", "tensor peak override (989TFLOP/s)", Unit::flops_per_second).above(0),
-           number_option("memory", "GPU memory override (80GB)", Unit::bytes).above(0)},
-          {"model", "params", "active-params", "embedding-params", "layers", "heads", "kv-heads", "head-dim", "v-dim", "latent",
-           "rope-dim", "experts", "experts-per-token", "window", "dtype", "kv-dtype", "compute-dtype", "context", "batch-size",
-           "prefill", "bandwidth", "peak", "memory"}),
-      .results = {{"weight_bytes", Unit::bytes, true},
-                  {"kv_bytes_per_token", Unit::onchip_bytes, true},
-                  {"kv_bytes", Unit::bytes, true},
-                  {"memory_needed", Unit::bytes, true},
-                  {"fits", Unit::boolean, true},
-                  {"step_bytes", Unit::bytes},
-                  {"step_flops", Unit::flops},
-                  {"step_time", Unit::seconds, true},
-                  {"tokens_per_second", Unit::count, true},
-                  {"compute_bound_batch", Unit::count, true},
-                  {"tokens_per_second_per_sequence", Unit::count},
-                  {"bound", Unit::text},
-                  {"memory_size", Unit::bytes},
-                  {"max_context", Unit::count},
-                  {"max_batch", Unit::count},
-                  {"prefill_flops", Unit::flops},
-                  {"prefill_time", Unit::seconds}},
+           options::bandwidth(kBandwidth),
+           number_option(kPeak, "peak", "tensor peak override (989TFLOP/s)", Unit::flops_per_second).above(0),
+           number_option(kMemory, "memory", "GPU memory override (80GB)", Unit::bytes).above(0)},
+      .results =
+          {result(kWeightBytes, "weight_bytes", Unit::bytes, "bytes of the weights").in_rows(),
+           result(kKvBytesPerToken, "kv_bytes_per_token", Unit::onchip_bytes,
+                  "KV-cache bytes a token, all layers: KV heads x (head dim + V dim) x layers x element size").in_rows(),
+           result(kKvBytes, "kv_bytes", Unit::bytes, "the KV cache of every sequence at this context").in_rows(),
+           result(kMemoryNeeded, "memory_needed", Unit::bytes, "weights + KV cache").in_rows(),
+           result(kFits, "fits", Unit::boolean, "whether the memory needed fits the memory size").in_rows(),
+           result(kStepBytes, "step_bytes", Unit::bytes,
+                  "bytes of one decode step: the weights the batch touches, every KV cache read, the new K,V written"),
+           result(kStepFlops, "step_flops", Unit::flops, "FLOP of one decode step, all sequences"),
+           result(kStepTime, "step_time", Unit::seconds,
+                  "one step's time: the matmuls' max(FLOP / peak, weight bytes / bandwidth) + the attention's").in_rows(),
+           result(kTokensPerSecond, "tokens_per_second", Unit::count,
+                  "tokens a second, all sequences: batch / step time").in_rows(),
+           result(kComputeBoundBatch, "compute_bound_batch", Unit::count,
+                  "the batch (sequences, a real number) at which a step turns compute-bound").in_rows(),
+           result(kTokensPerSecondPerSequence, "tokens_per_second_per_sequence", Unit::count,
+                  "tokens a second of one sequence: 1 / step time"),
+           result(kBound, "bound", Unit::text, "what bounds the matmuls: memory or compute"),
+           result(kMemorySize, "memory_size", Unit::bytes, "the GPU's memory (the profile's, or --memory)"),
+           result(kMaxContext, "max_context", Unit::count,
+                  "the longest context that fits at this batch (empty when the weights do not fit or a window caps the cache)"),
+           result(kMaxBatch, "max_batch", Unit::count,
+                  "the most sequences that fit at this context (empty when the weights do not fit)"),
+           result(kPrefillFlops, "prefill_flops", Unit::flops, "with --prefill: FLOP of the prompt's prefill"),
+           result(kPrefillTime, "prefill_time", Unit::seconds, "with --prefill: the prefill's time")},
       .run = run,
       .chart_axis = "batch-size",
       .chart = chart,

@@ -16,9 +16,15 @@ namespace {
 
 constexpr std::int64_t kMaxElements = 100'000'000'000'000;  // 1e14 elements, far beyond any GPU memory
 
-// The options by their place in the declaration (fusion_command checks the order): a run asks
-// for each by place, without a lookup of its name.
-enum : std::size_t { kPreset, kOps, kN, kRows, kCols, kDtype, kLaunch, kBandwidth, kKernel, kFused, kWarpsPerSm, kLoadsPerWarp };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kPreset, kOps, kN, kRows, kCols, kDtype, kLaunch, kBandwidth, kKernel, kFused, kWarpsPerSm, kLoadsPerWarp };
+enum Result : Place {
+  kUnfusedTransfers, kFusedTransfers, kUnfusedBytes, kFusedBytes, kUnfusedKernels, kFusedKernels, kUnfusedTime,
+  kFusedTime, kSpeedup, kRegime, kCrossoverN, kTrafficRatio, kUnfusedMemoryTime, kFusedMemoryTime,
+  kUnfusedDramBytesModel, kFusedDramBytesModel, kUnfusedTimeModel, kFusedTimeModel, kSpeedupModel,
+  kUnfusedTimeGraph, kFusedTimeGraph, kSpeedupGraph,
+};
 
 /// "R,W" in units of N: two numbers of 0 or more.
 KernelPerN read_kernel(const std::string& text, const std::string& option) {
@@ -177,28 +183,28 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   // The profile's values, when the case takes them.
   if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-  report.num("unfused_transfers", r.unfused.transfers);
-  report.num("fused_transfers", r.fused.transfers);
-  report.num("unfused_bytes", r.unfused.bytes, Unit::bytes);
-  report.num("fused_bytes", r.fused.bytes, Unit::bytes);
-  report.num("unfused_kernels", static_cast<double>(r.unfused.kernels.size()));
-  report.num("fused_kernels", static_cast<double>(r.fused.kernels.size()));
-  report.num("unfused_time", r.unfused.time, Unit::seconds);
-  report.num("fused_time", r.fused.time, Unit::seconds);
-  report.num("speedup", r.speedup);
-  report.word("regime", r.regime);
-  report.num("crossover_n", std::round(r.crossover_n));
-  report.num("traffic_ratio", r.traffic_ratio);
-  report.num("unfused_memory_time", r.unfused.memory_time, Unit::seconds);
-  report.num("fused_memory_time", r.fused.memory_time, Unit::seconds);
-  report.num("unfused_dram_bytes_model", r.unfused.hbm_bytes, Unit::bytes);
-  report.num("fused_dram_bytes_model", r.fused.hbm_bytes, Unit::bytes);
-  report.num("unfused_time_model", r.unfused.eager, Unit::seconds);
-  report.num("fused_time_model", r.fused.eager, Unit::seconds);
-  report.num("speedup_model", r.speedup_eager);
-  report.num("unfused_time_graph", r.unfused.graph, Unit::seconds);
-  report.num("fused_time_graph", r.fused.graph, Unit::seconds);
-  report.num("speedup_graph", r.speedup_graph);
+  report.num(kUnfusedTransfers, r.unfused.transfers);
+  report.num(kFusedTransfers, r.fused.transfers);
+  report.num(kUnfusedBytes, r.unfused.bytes);
+  report.num(kFusedBytes, r.fused.bytes);
+  report.num(kUnfusedKernels, static_cast<double>(r.unfused.kernels.size()));
+  report.num(kFusedKernels, static_cast<double>(r.fused.kernels.size()));
+  report.num(kUnfusedTime, r.unfused.time);
+  report.num(kFusedTime, r.fused.time);
+  report.num(kSpeedup, r.speedup);
+  report.word(kRegime, r.regime);
+  report.num(kCrossoverN, std::round(r.crossover_n));
+  report.num(kTrafficRatio, r.traffic_ratio);
+  report.num(kUnfusedMemoryTime, r.unfused.memory_time);
+  report.num(kFusedMemoryTime, r.fused.memory_time);
+  report.num(kUnfusedDramBytesModel, r.unfused.hbm_bytes);
+  report.num(kFusedDramBytesModel, r.fused.hbm_bytes);
+  report.num(kUnfusedTimeModel, r.unfused.eager);
+  report.num(kFusedTimeModel, r.fused.eager);
+  report.num(kSpeedupModel, r.speedup_eager);
+  report.num(kUnfusedTimeGraph, r.unfused.graph);
+  report.num(kFusedTimeGraph, r.fused.graph);
+  report.num(kSpeedupGraph, r.speedup_graph);
   if (a.for_people()) {
     explain(in, r, dtype, report);
     explain_model(r, gpu, report);
@@ -295,52 +301,64 @@ const Calculator& fusion_command() {
   static const Calculator calc{
       .name = "fusion",
       .options =
-          declared_in_order(
-          {choice_option("preset",
+          {choice_option(kPreset, "preset",
                          "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N) or custom "
                          "(default: unary, or custom with --kernel)",
                          {"unary", "binary", "rmsnorm", "swiglu", "custom"}),
-           integer_option("ops", "k: ops in a unary or binary chain").at_least(1).at_most(10000),
-           integer_option("n", "N: elements of the tensor (1e8)").at_least(1).at_most(static_cast<double>(kMaxElements)).sweepable(decades),
-           integer_option("rows", "rmsnorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
-           integer_option("cols", "rmsnorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
-           options::dtype("bf16"),
-           number_option("launch", "launch overhead per kernel (3.6us; default: the profile's launch_overhead)", Unit::seconds)
+           integer_option(kOps, "ops", "k: ops in a unary or binary chain").at_least(1).at_most(10000),
+           integer_option(kN, "n", "N: elements of the tensor (1e8)").at_least(1).at_most(static_cast<double>(kMaxElements)).sweepable(decades),
+           integer_option(kRows, "rows", "rmsnorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
+           integer_option(kCols, "cols", "rmsnorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
+           options::dtype(kDtype, "bf16"),
+           number_option(kLaunch, "launch", "launch overhead per kernel (3.6us; default: the profile's launch_overhead)", Unit::seconds)
                .at_least(0),
-           options::bandwidth(),
-           repeated_option("kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
-           text_option("fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1"),
-           integer_option("warps-per-sm", "loads in flight: resident warps W per SM of every kernel (default: each moves at the bandwidth)")
+           options::bandwidth(kBandwidth),
+           repeated_option(kKernel, "kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
+           text_option(kFused, "fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1"),
+           integer_option(kWarpsPerSm, "warps-per-sm", "loads in flight: resident warps W per SM of every kernel (default: each moves at the bandwidth)")
                .at_least(1)
                .at_most(1024),
-           integer_option("loads-per-warp", "loads in flight: 16-byte loads U a lane issues before it waits (default 1)")
+           integer_option(kLoadsPerWarp, "loads-per-warp", "loads in flight: 16-byte loads U a lane issues before it waits (default 1)")
                .at_least(1)
                .at_most(64)},
-          {"preset", "ops", "n", "rows", "cols", "dtype", "launch", "bandwidth", "kernel", "fused", "warps-per-sm",
-           "loads-per-warp"}),
       .results =
-          {{"unfused_transfers"},
-           {"fused_transfers"},
-           {"unfused_bytes", Unit::bytes},
-           {"fused_bytes", Unit::bytes},
-           {"unfused_kernels"},
-           {"fused_kernels"},
-           {"unfused_time", Unit::seconds, true},
-           {"fused_time", Unit::seconds, true},
-           {"speedup", Unit::count, true},
-           {"regime", Unit::text, true},
-           {"crossover_n", Unit::count, true},
-           {"traffic_ratio"},
-           {"unfused_memory_time", Unit::seconds},
-           {"fused_memory_time", Unit::seconds},
-           {"unfused_dram_bytes_model", Unit::bytes},
-           {"fused_dram_bytes_model", Unit::bytes},
-           {"unfused_time_model", Unit::seconds},
-           {"fused_time_model", Unit::seconds},
-           {"speedup_model"},
-           {"unfused_time_graph", Unit::seconds},
-           {"fused_time_graph", Unit::seconds},
-           {"speedup_graph"}},
+          {result(kUnfusedTransfers, "unfused_transfers", Unit::count,
+                  "elements the unfused chain reads and writes, every kernel's inputs and outputs"),
+           result(kFusedTransfers, "fused_transfers", Unit::count,
+                  "elements the fused kernel reads and writes: the chain's inputs and outputs only"),
+           result(kUnfusedBytes, "unfused_bytes", Unit::bytes, "bytes the unfused chain moves"),
+           result(kFusedBytes, "fused_bytes", Unit::bytes, "bytes the fused kernel moves"),
+           result(kUnfusedKernels, "unfused_kernels", Unit::count, "kernels of the unfused chain"),
+           result(kFusedKernels, "fused_kernels", Unit::count, "kernels after fusion"),
+           result(kUnfusedTime, "unfused_time", Unit::seconds,
+                  "the unfused chain's time, each kernel max(launch overhead, bytes / bandwidth)").in_rows(),
+           result(kFusedTime, "fused_time", Unit::seconds,
+                  "the fused kernel's time, max(launch overhead, bytes / bandwidth)").in_rows(),
+           result(kSpeedup, "speedup", Unit::count, "unfused time / fused time").in_rows(),
+           result(kRegime, "regime", Unit::text, "what bounds the unfused kernels: memory or overhead").in_rows(),
+           result(kCrossoverN, "crossover_n", Unit::count,
+                  "the N where an average unfused kernel's bytes take as long as one launch").in_rows(),
+           result(kTrafficRatio, "traffic_ratio", Unit::count, "unfused bytes / fused bytes"),
+           result(kUnfusedMemoryTime, "unfused_memory_time", Unit::seconds,
+                  "the unfused chain's bytes / bandwidth, no launch overhead"),
+           result(kFusedMemoryTime, "fused_memory_time", Unit::seconds,
+                  "the fused kernel's bytes / bandwidth, no launch overhead"),
+           result(kUnfusedDramBytesModel, "unfused_dram_bytes_model", Unit::bytes,
+                  "hardware model: the unfused chain's HBM bytes, reads the L2 serves left out"),
+           result(kFusedDramBytesModel, "fused_dram_bytes_model", Unit::bytes,
+                  "hardware model: the fused kernel's HBM bytes"),
+           result(kUnfusedTimeModel, "unfused_time_model", Unit::seconds,
+                  "hardware model: the unfused chain launched from the host, kernel by kernel"),
+           result(kFusedTimeModel, "fused_time_model", Unit::seconds,
+                  "hardware model: the fused kernel launched from the host"),
+           result(kSpeedupModel, "speedup_model", Unit::count,
+                  "hardware model: unfused time / fused time, launched from the host"),
+           result(kUnfusedTimeGraph, "unfused_time_graph", Unit::seconds,
+                  "hardware model: the unfused chain replayed from a CUDA graph"),
+           result(kFusedTimeGraph, "fused_time_graph", Unit::seconds,
+                  "hardware model: the fused kernel replayed from a CUDA graph"),
+           result(kSpeedupGraph, "speedup_graph", Unit::count,
+                  "hardware model: unfused time / fused time, replayed from a CUDA graph")},
       .run = run,
       .chart_axis = "n",
       .chart = chart};

@@ -14,9 +14,14 @@
 namespace gpucalc {
 namespace {
 
-// The options by their place in the declaration (little_command checks the order): a run asks
-// for each by place, without a lookup of its name.
-enum : std::size_t { kBandwidth, kLatency, kBytesPerLoad, kWarps, kIssueCycles, kWaitCycles, kWarpsPerSm, kLoadsPerWarp, kBytesPerLane };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kBandwidth, kLatency, kBytesPerLoad, kWarps, kIssueCycles, kWaitCycles, kWarpsPerSm, kLoadsPerWarp, kBytesPerLane };
+enum Result : Place {
+  kBytesInFlight, kBytesInFlightPerSm, kLoadsInFlightPerSm, kSchedulerUtilization, kWarpsNeeded,
+  kWarpsNeededExact, kBytesInFlightAchievable, kLoadedLatency, kAchievedBandwidth, kMemoryUtilization,
+  kIdleBandwidth, kKneeBytesPerSm, kKneeWarpsPerSm,
+};
 
 void explain_scheduler(const LittleInput& in, const LittleResult& r, const Gpu& gpu, Report& report);
 void run_loaded(const Args& a, const Gpu& gpu, Report& report);
@@ -74,9 +79,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   in.latency = any ? scheduler_latency(a, in, gpu, report) : a.number(kLatency);
   LittleResult r = little(in, gpu);
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", in.bandwidth, Unit::bytes_per_second));
-  report.num("bytes_in_flight", r.bytes_in_flight, Unit::bytes);
-  report.num("bytes_in_flight_per_sm", r.bytes_in_flight_per_sm, Unit::bytes);
-  report.num("loads_in_flight_per_sm", r.loads_in_flight_per_sm);
+  report.num(kBytesInFlight, r.bytes_in_flight);
+  report.num(kBytesInFlightPerSm, r.bytes_in_flight_per_sm);
+  report.num(kLoadsInFlightPerSm, r.loads_in_flight_per_sm);
   if (a.for_people()) {
     const std::string per_sm = bytes_text(r.bytes_in_flight_per_sm);
     report.explain.push_back(fmt::format("bytes in flight = bandwidth x latency = {} x {} = {}",
@@ -88,9 +93,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
                                          format_number(in.bytes_per_load), format_number(r.loads_in_flight_per_sm)));
   }
   if (r.has_scheduler) {
-    report.num("scheduler_utilization", r.scheduler_utilization, Unit::fraction);
-    report.num("warps_needed", r.warps_needed);
-    report.num("warps_needed_exact", r.warps_needed_exact);
+    report.num(kSchedulerUtilization, r.scheduler_utilization);
+    report.num(kWarpsNeeded, r.warps_needed);
+    report.num(kWarpsNeededExact, r.warps_needed_exact);
     if (a.for_people()) explain_scheduler(in, r, gpu, report);
   }
   datasheet_range(a, in, gpu, report);
@@ -125,7 +130,7 @@ void datasheet_range(const Args& a, const LittleInput& in, const Gpu& gpu, Repor
   if (a.has(kBandwidth) || !(gpu.memory_bandwidth_achievable > 0)) return;
   // bytes in flight [B] = achievable bandwidth [B/s] x latency [s]
   const double achievable = gpu.memory_bandwidth_achievable * in.latency;
-  report.num("bytes_in_flight_achievable", achievable, Unit::bytes);
+  report.num(kBytesInFlightAchievable, achievable);
   if (!a.for_people()) return;
   auto it = gpu.provenance.find("memory_bandwidth");
   const bool spec = it != gpu.provenance.end() && it->second.kind == "spec";
@@ -162,12 +167,12 @@ void run_loaded(const Args& a, const Gpu& gpu, Report& report) {
   in.loads_per_warp = a.has(kLoadsPerWarp) ? a.number(kLoadsPerWarp) : 1;
   in.bytes_per_lane = a.has(kBytesPerLane) ? a.number(kBytesPerLane) : 16;
   const LoadResult r = loaded(in, m);
-  report.num("loaded_latency", r.loaded_latency, Unit::seconds);
-  report.num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second);
-  report.num("memory_utilization", r.utilization, Unit::fraction);
-  report.num("idle_bandwidth", r.idle_bandwidth, Unit::bytes_per_second);
-  report.num("knee_bytes_per_sm", r.knee_bytes_per_sm, Unit::bytes);
-  report.num("knee_warps_per_sm", r.knee_warps_per_sm);
+  report.num(kLoadedLatency, r.loaded_latency);
+  report.num(kAchievedBandwidth, r.achieved_bandwidth);
+  report.num(kMemoryUtilization, r.utilization);
+  report.num(kIdleBandwidth, r.idle_bandwidth);
+  report.num(kKneeBytesPerSm, r.knee_bytes_per_sm);
+  report.num(kKneeWarpsPerSm, r.knee_warps_per_sm);
   if (!a.for_people()) return;
   const double burst = in.loads_per_warp * m.warp_size * in.bytes_per_lane;
   const auto q = [](double v, Unit u) { return format_quantity(v, u); };
@@ -226,41 +231,50 @@ const Calculator& little_command() {
   static const Calculator calc{
       .name = "little",
       .options =
-          declared_in_order(
-          {options::bandwidth(),
-           number_option("latency", "memory latency under load", Unit::seconds).above(0).or_else("400ns").sweepable([](const Gpu&) {
+          {options::bandwidth(kBandwidth),
+           number_option(kLatency, "latency", "memory latency under load", Unit::seconds).above(0).or_else("400ns").sweepable([](const Gpu&) {
              return SweepRange{100e-9, 1000e-9, 100e-9};
            }),
-           number_option("bytes-per-load", "bytes of one warp-wide load (128: fp32 per lane, 512: float4)", Unit::onchip_bytes)
+           number_option(kBytesPerLoad, "bytes-per-load", "bytes of one warp-wide load (128: fp32 per lane, 512: float4)", Unit::onchip_bytes)
                .above(0)
                .or_else("128"),
-           number_option("warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
-           number_option("issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
-           number_option("wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0),
-           integer_option("warps-per-sm", "under load: warps W per SM, each keeping its loads in flight")
+           number_option(kWarps, "warps", "scheduler form: warps k on one scheduler", Unit::count).above(0),
+           number_option(kIssueCycles, "issue-cycles", "scheduler form: cycles c a warp issues between loads", Unit::cycles).above(0),
+           number_option(kWaitCycles, "wait-cycles", "scheduler form: cycles L a warp waits for a load", Unit::cycles).at_least(0),
+           integer_option(kWarpsPerSm, "warps-per-sm", "under load: warps W per SM, each keeping its loads in flight")
                .at_least(1)
                .at_most(1024)
                .sweepable([](const Gpu& g) { return SweepRange{1, static_cast<double>(g.max_threads_per_sm / g.warp_size), 1}; }),
-           integer_option("loads-per-warp", "under load: independent loads U each lane keeps in flight (default 1)").at_least(1).at_most(64),
-           number_option("bytes-per-lane", "under load: bytes b of one lane's load (16: float4; default 16)", Unit::onchip_bytes)
+           integer_option(kLoadsPerWarp, "loads-per-warp", "under load: independent loads U each lane keeps in flight (default 1)").at_least(1).at_most(64),
+           number_option(kBytesPerLane, "bytes-per-lane", "under load: bytes b of one lane's load (16: float4; default 16)", Unit::onchip_bytes)
                .above(0)
                .at_most(64)},
-          {"bandwidth", "latency", "bytes-per-load", "warps", "issue-cycles", "wait-cycles", "warps-per-sm", "loads-per-warp",
-           "bytes-per-lane"}),
       .results =
-          {{"bytes_in_flight", Unit::bytes, true},
-           {"bytes_in_flight_per_sm", Unit::bytes, true},
-           {"loads_in_flight_per_sm", Unit::count, true},
-           {"scheduler_utilization", Unit::fraction, true},
-           {"warps_needed", Unit::count, true},
-           {"warps_needed_exact", Unit::count},
-           {"bytes_in_flight_achievable", Unit::bytes},
-           {"loaded_latency", Unit::seconds, true},
-           {"achieved_bandwidth", Unit::bytes_per_second, true},
-           {"memory_utilization", Unit::fraction},
-           {"idle_bandwidth", Unit::bytes_per_second},
-           {"knee_bytes_per_sm", Unit::bytes},
-           {"knee_warps_per_sm", Unit::count}},
+          {result(kBytesInFlight, "bytes_in_flight", Unit::bytes,
+                  "bytes the GPU must keep in flight to reach the bandwidth: bandwidth x latency").in_rows(),
+           result(kBytesInFlightPerSm, "bytes_in_flight_per_sm", Unit::bytes,
+                  "bytes in flight per SM: bytes in flight / SMs").in_rows(),
+           result(kLoadsInFlightPerSm, "loads_in_flight_per_sm", Unit::count,
+                  "warp-wide loads in flight per SM: bytes in flight per SM / bytes per load").in_rows(),
+           result(kSchedulerUtilization, "scheduler_utilization", Unit::fraction,
+                  "scheduler form: min(1, k c / (c + L)), the share of cycles a scheduler issues").in_rows(),
+           result(kWarpsNeeded, "warps_needed", Unit::count,
+                  "scheduler form: warps a scheduler needs to stay busy, ceil((c + L) / c)").in_rows(),
+           result(kWarpsNeededExact, "warps_needed_exact", Unit::count, "scheduler form: the ratio (c + L) / c itself"),
+           result(kBytesInFlightAchievable, "bytes_in_flight_achievable", Unit::bytes,
+                  "bytes in flight at the profile's achievable bandwidth (cudaMemcpy's), where it has one"),
+           result(kLoadedLatency, "loaded_latency", Unit::seconds,
+                  "under load: the latency L the loads see, the queue's wait added (with --warps-per-sm)").in_rows(),
+           result(kAchievedBandwidth, "achieved_bandwidth", Unit::bytes_per_second,
+                  "under load: the bandwidth X the loads in flight reach, Little's law at the loaded latency").in_rows(),
+           result(kMemoryUtilization, "memory_utilization", Unit::fraction,
+                  "under load: rho, achieved bandwidth over the bandwidth"),
+           result(kIdleBandwidth, "idle_bandwidth", Unit::bytes_per_second,
+                  "under load: Little's law at the idle latency alone, min(bandwidth, bytes in flight / latency)"),
+           result(kKneeBytesPerSm, "knee_bytes_per_sm", Unit::bytes,
+                  "under load: bytes in flight per SM at which the bandwidth reaches 90% of its peak"),
+           result(kKneeWarpsPerSm, "knee_warps_per_sm", Unit::count,
+                  "under load: warps per SM at the knee, knee bytes over U x 32 x b")},
       .run = run,
       .chart_axis = "latency=50ns:1000ns:10ns",
       .chart = chart,

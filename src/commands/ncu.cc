@@ -18,7 +18,22 @@
 namespace gpucalc {
 namespace {
 
-enum : std::size_t { kReport, kKernel, kDevice };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kReport, kKernel, kDevice };
+enum Result : Place {
+  kKernelId, kKernelName, kKernelProcess, kKernelDevice, kLaunchGrid, kLaunchBlock, kLaunchCluster,
+  kLaunchRegisters, kLaunchSharedMemory, kLaunchSharedMemoryStatic, kLaunchSharedMemoryDynamic,
+  kLaunchSharedMemoryDriver, kLaunchCarveout, kBlocksPerSm, kWarpsPerSm, kOccupancy, kLimiter, kLimitsRegisters,
+  kLimitsSharedMemory, kLimitsWarps, kLimitsBlocks, kLimitsBarriers, kOneMoreBlockRegs, kOneMoreBlockSmem,
+  kOneMoreBlockThreads, kWaves, kFullWaves, kLastWaveBlocks, kLastWaveUtilization, kTailShare, kSmCount,
+  kNcuBlockLimitSm, kNcuBlockLimitRegisters, kNcuBlockLimitSharedMemory, kNcuBlockLimitWarps,
+  kNcuBlockLimitBarriers, kNcuWarpsTheoretical, kNcuOccupancyTheoretical, kNcuOccupancyAchieved,
+  kNcuWarpsAchieved, kNcuWaves, kNcuDuration, kDifferences, kFlagged, kFlops, kDramBytes, kAchievedFlops,
+  kDramBandwidth, kIntensity, kAttainable, kRooflineShare, kBound, kPrecision, kAccessSectorsPerLoad,
+  kAccessSectorsPerStore, kAccessLoadExcess, kAccessLoadExcessBytes, kAccessStoreExcess,
+  kAccessStoreExcessBytes, kAccessSharedExcess, kAccessSharedExcessBytes, kVerdict,
+};
 
 /// At most this many bytes of report are read.
 constexpr std::size_t kMaxReportBytes = 512u * 1024 * 1024;
@@ -112,41 +127,41 @@ void put_ncu(const NcuKernel& k, NcuField f, const Key& key, Unit unit, Report& 
 }
 
 void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, Report& report) {
-  report.word("kernel.id", k.id);
-  report.word("kernel.name", k.name);
-  if (!k.process.empty()) report.word("kernel.process", k.process);
-  if (!k.device.empty()) report.word("kernel.device", k.device);
-  report.word("launch.grid", k.grid.total > 0 ? k.grid.text() : fmt::format("{}", c.launch.blocks));
-  report.word("launch.block", k.block.total > 0 ? k.block.text() : fmt::format("{}", c.launch.threads));
+  report.word(kKernelId, k.id);
+  report.word(kKernelName, k.name);
+  if (!k.process.empty()) report.word(kKernelProcess, k.process);
+  if (!k.device.empty()) report.word(kKernelDevice, k.device);
+  report.word(kLaunchGrid, k.grid.total > 0 ? k.grid.text() : fmt::format("{}", c.launch.blocks));
+  report.word(kLaunchBlock, k.block.total > 0 ? k.block.text() : fmt::format("{}", c.launch.threads));
   put_ncu(k, NcuField::cluster_size, "launch.cluster", Unit::count, report);
-  report.num("launch.registers", c.launch.registers);
-  report.num("launch.shared_memory", static_cast<double>(c.launch.shared_memory), Unit::onchip_bytes);
-  if (c.launch.shared_memory_static >= 0) report.num("launch.shared_memory_static", static_cast<double>(c.launch.shared_memory_static), Unit::onchip_bytes);
-  if (c.launch.shared_memory_dynamic >= 0) report.num("launch.shared_memory_dynamic", static_cast<double>(c.launch.shared_memory_dynamic), Unit::onchip_bytes);
-  if (c.launch.shared_memory_driver >= 0) report.num("launch.shared_memory_driver", static_cast<double>(c.launch.shared_memory_driver), Unit::onchip_bytes);
-  if (c.launch.carveout >= 0) report.num("launch.carveout", static_cast<double>(c.launch.carveout), Unit::onchip_bytes);
+  report.num(kLaunchRegisters, c.launch.registers);
+  report.num(kLaunchSharedMemory, static_cast<double>(c.launch.shared_memory));
+  if (c.launch.shared_memory_static >= 0) report.num(kLaunchSharedMemoryStatic, static_cast<double>(c.launch.shared_memory_static));
+  if (c.launch.shared_memory_dynamic >= 0) report.num(kLaunchSharedMemoryDynamic, static_cast<double>(c.launch.shared_memory_dynamic));
+  if (c.launch.shared_memory_driver >= 0) report.num(kLaunchSharedMemoryDriver, static_cast<double>(c.launch.shared_memory_driver));
+  if (c.launch.carveout >= 0) report.num(kLaunchCarveout, static_cast<double>(c.launch.carveout));
   const OccupancyResult& r = c.occupancy;
-  report.num("blocks_per_sm", r.blocks_per_sm);
-  report.num("warps_per_sm", r.warps_per_sm);
-  report.num("occupancy", r.occupancy, Unit::fraction);
-  report.word("limiter", limiter_word(r.limiter));
-  report.num("limits.registers", limit(r.limit_registers));
-  report.num("limits.shared_memory", limit(r.limit_shared_memory));
-  report.num("limits.warps", limit(r.limit_threads));
-  report.num("limits.blocks", limit(r.limit_blocks));
-  if (r.limit_barriers != kNoLimit) report.num("limits.barriers", limit(r.limit_barriers));
-  if (c.one_more.registers > 0) report.num("one_more_block.regs", c.one_more.registers);
-  if (c.one_more.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(c.one_more.shared_memory), Unit::onchip_bytes);
-  if (c.one_more.threads > 0) report.num("one_more_block.threads", c.one_more.threads);
+  report.num(kBlocksPerSm, r.blocks_per_sm);
+  report.num(kWarpsPerSm, r.warps_per_sm);
+  report.num(kOccupancy, r.occupancy);
+  report.word(kLimiter, limiter_word(r.limiter));
+  report.num(kLimitsRegisters, limit(r.limit_registers));
+  report.num(kLimitsSharedMemory, limit(r.limit_shared_memory));
+  report.num(kLimitsWarps, limit(r.limit_threads));
+  report.num(kLimitsBlocks, limit(r.limit_blocks));
+  if (r.limit_barriers != kNoLimit) report.num(kLimitsBarriers, limit(r.limit_barriers));
+  if (c.one_more.registers > 0) report.num(kOneMoreBlockRegs, c.one_more.registers);
+  if (c.one_more.shared_memory >= 0) report.num(kOneMoreBlockSmem, static_cast<double>(c.one_more.shared_memory));
+  if (c.one_more.threads > 0) report.num(kOneMoreBlockThreads, c.one_more.threads);
   if (r.blocks_per_sm > 0) {
     const WavesResult& w = c.waves;
-    report.num("waves", w.waves_exact);
-    report.num("full_waves", static_cast<double>(w.waves - (w.last_wave_blocks < w.blocks_per_wave ? 1 : 0)));
-    report.num("last_wave_blocks", static_cast<double>(w.last_wave_blocks));
-    report.num("last_wave_utilization", w.last_wave_utilization, Unit::fraction);
-    report.num("tail_share", c.tail_share, Unit::fraction);
+    report.num(kWaves, w.waves_exact);
+    report.num(kFullWaves, static_cast<double>(w.waves - (w.last_wave_blocks < w.blocks_per_wave ? 1 : 0)));
+    report.num(kLastWaveBlocks, static_cast<double>(w.last_wave_blocks));
+    report.num(kLastWaveUtilization, w.last_wave_utilization);
+    report.num(kTailShare, c.tail_share);
   }
-  report.num("sm_count", c.launch.sm_count);
+  report.num(kSmCount, c.launch.sm_count);
   put_ncu(k, NcuField::limit_sm, "ncu.block_limit_sm", Unit::count, report);
   put_ncu(k, NcuField::limit_registers, "ncu.block_limit_registers", Unit::count, report);
   put_ncu(k, NcuField::limit_smem, "ncu.block_limit_shared_memory", Unit::count, report);
@@ -158,43 +173,43 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   put_ncu(k, NcuField::warps_achieved, "ncu.warps_achieved", Unit::count, report);
   put_ncu(k, NcuField::waves, "ncu.waves", Unit::count, report);
   put_ncu(k, NcuField::duration, "ncu.duration", Unit::seconds, report);
-  report.num("differences", c.differences);
+  report.num(kDifferences, c.differences);
   std::vector<std::string> differ;
   for (const NcuFigure& f : c.figures) {
     if (!f.equal) differ.emplace_back(ncu_field_name(f.field));
   }
-  report.word("flagged", differ.empty() ? std::string("none") : fmt::format("{}", fmt::join(differ, "; ")));
+  report.word(kFlagged, differ.empty() ? std::string("none") : fmt::format("{}", fmt::join(differ, "; ")));
   if (c.has_roofline) {
-    report.num("flops", c.flops, Unit::flops);
-    report.num("dram_bytes", c.dram_bytes, Unit::bytes);
-    report.num("achieved_flops", c.roofline.achieved, Unit::flops_per_second);
-    report.num("dram_bandwidth", c.roofline.achieved_bandwidth, Unit::bytes_per_second);
-    report.num("intensity", c.roofline.intensity, Unit::flop_per_byte);
-    report.num("attainable", c.roofline.attainable, Unit::flops_per_second);
-    report.num("roofline_share", c.roofline.achieved_fraction, Unit::fraction);
-    report.word("bound", roofline_bound_word(c.roofline.bound));
-    report.word("precision", fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
+    report.num(kFlops, c.flops);
+    report.num(kDramBytes, c.dram_bytes);
+    report.num(kAchievedFlops, c.roofline.achieved);
+    report.num(kDramBandwidth, c.roofline.achieved_bandwidth);
+    report.num(kIntensity, c.roofline.intensity);
+    report.num(kAttainable, c.roofline.attainable);
+    report.num(kRooflineShare, c.roofline.achieved_fraction);
+    report.word(kBound, roofline_bound_word(c.roofline.bound));
+    report.word(kPrecision, fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
   }
-  if (c.load_sectors_per_request >= 0) report.num("access.sectors_per_load", c.load_sectors_per_request);
-  if (c.store_sectors_per_request >= 0) report.num("access.sectors_per_store", c.store_sectors_per_request);
+  if (c.load_sectors_per_request >= 0) report.num(kAccessSectorsPerLoad, c.load_sectors_per_request);
+  if (c.store_sectors_per_request >= 0) report.num(kAccessSectorsPerStore, c.store_sectors_per_request);
   if (!c.has_roofline && k.has(NcuField::dram_throughput)) {
     // The details page and the text report: Memory Workload Analysis's DRAM throughput, no FLOP.
-    report.num("dram_bandwidth", k.get(NcuField::dram_throughput), Unit::bytes_per_second);
-    if (k.has(NcuField::duration)) report.num("dram_bytes", k.get(NcuField::dram_throughput) * k.get(NcuField::duration), Unit::bytes);
+    report.num(kDramBandwidth, k.get(NcuField::dram_throughput));
+    if (k.has(NcuField::duration)) report.num(kDramBytes, k.get(NcuField::dram_throughput) * k.get(NcuField::duration));
   }
   if (c.load_excess >= 0) {
-    report.num("access.load_excess", c.load_excess, Unit::fraction);
-    report.num("access.load_excess_bytes", c.load_excess_bytes, Unit::bytes);
+    report.num(kAccessLoadExcess, c.load_excess);
+    report.num(kAccessLoadExcessBytes, c.load_excess_bytes);
   }
   if (c.store_excess >= 0) {
-    report.num("access.store_excess", c.store_excess, Unit::fraction);
-    report.num("access.store_excess_bytes", c.store_excess_bytes, Unit::bytes);
+    report.num(kAccessStoreExcess, c.store_excess);
+    report.num(kAccessStoreExcessBytes, c.store_excess_bytes);
   }
   if (c.shared_excess >= 0) {
-    report.num("access.shared_excess", c.shared_excess, Unit::fraction);
-    report.num("access.shared_excess_bytes", c.shared_excess_bytes, Unit::bytes);
+    report.num(kAccessSharedExcess, c.shared_excess);
+    report.num(kAccessSharedExcessBytes, c.shared_excess_bytes);
   }
-  report.word("verdict", verdict);
+  report.word(kVerdict, verdict);
 }
 
 constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
@@ -334,74 +349,98 @@ void run_without_report(const Args&, const Gpu&, Report&) {
 const Calculator& ncu_command() {
   static const Calculator calc{
       .name = "ncu",
-      .options = declared_in_order(
-          {text_option("report", "FILE (- for standard input): ncu --csv, ncu --csv --page raw or ncu's text report, pasted or "
+      .options =
+          {text_option(kReport, "report", "FILE (- for standard input): ncu --csv, ncu --csv --page raw or ncu's text report, pasted or "
                                  "not (a .ncu-rep: ncu --import FILE.ncu-rep --csv); also the first argument"),
-           text_option("kernel", "a regular expression: only the kernels whose names it matches"),
-           text_option("device", "only the kernels of this device (the report's Device)")},
-          {"report", "kernel", "device"}),
-      .results = {{"kernel.id", Unit::text, true},
-                  {"kernel.name", Unit::text, true},
-                  {"kernel.process", Unit::text},
-                  {"kernel.device", Unit::text},
-                  {"launch.grid", Unit::text},
-                  {"launch.block", Unit::text, true},
-                  {"launch.cluster"},
-                  {"launch.registers", Unit::count, true},
-                  {"launch.shared_memory", Unit::onchip_bytes},
-                  {"launch.shared_memory_static", Unit::onchip_bytes},
-                  {"launch.shared_memory_dynamic", Unit::onchip_bytes},
-                  {"launch.shared_memory_driver", Unit::onchip_bytes},
-                  {"launch.carveout", Unit::onchip_bytes},
-                  {"blocks_per_sm", Unit::count, true},
-                  {"warps_per_sm"},
-                  {"occupancy", Unit::fraction, true},
-                  {"limiter", Unit::text, true},
-                  {"limits.registers"},
-                  {"limits.shared_memory"},
-                  {"limits.warps"},
-                  {"limits.blocks"},
-                  {"limits.barriers"},
-                  {"one_more_block.regs"},
-                  {"one_more_block.smem", Unit::onchip_bytes},
-                  {"one_more_block.threads"},
-                  {"waves", Unit::count, true},
-                  {"full_waves"},
-                  {"last_wave_blocks"},
-                  {"last_wave_utilization", Unit::fraction},
-                  {"tail_share", Unit::fraction},
-                  {"sm_count"},
-                  {"ncu.block_limit_sm"},
-                  {"ncu.block_limit_registers"},
-                  {"ncu.block_limit_shared_memory"},
-                  {"ncu.block_limit_warps"},
-                  {"ncu.block_limit_barriers"},
-                  {"ncu.warps_theoretical"},
-                  {"ncu.occupancy_theoretical", Unit::fraction, true},
-                  {"ncu.occupancy_achieved", Unit::fraction, true},
-                  {"ncu.warps_achieved"},
-                  {"ncu.waves", Unit::count, true},
-                  {"ncu.duration", Unit::seconds, true},
-                  {"differences", Unit::count, true},
-                  {"flagged", Unit::text},
-                  {"flops", Unit::flops},
-                  {"dram_bytes", Unit::bytes},
-                  {"achieved_flops", Unit::flops_per_second},
-                  {"dram_bandwidth", Unit::bytes_per_second},
-                  {"intensity", Unit::flop_per_byte},
-                  {"attainable", Unit::flops_per_second},
-                  {"roofline_share", Unit::fraction},
-                  {"bound", Unit::text},
-                  {"precision", Unit::text},
-                  {"access.sectors_per_load"},
-                  {"access.sectors_per_store"},
-                  {"access.load_excess", Unit::fraction},
-                  {"access.load_excess_bytes", Unit::bytes},
-                  {"access.store_excess", Unit::fraction},
-                  {"access.store_excess_bytes", Unit::bytes},
-                  {"access.shared_excess", Unit::fraction},
-                  {"access.shared_excess_bytes", Unit::bytes},
-                  {"verdict", Unit::text}},
+           text_option(kKernel, "kernel", "a regular expression: only the kernels whose names it matches"),
+           text_option(kDevice, "device", "only the kernels of this device (the report's Device)")},
+      .results =
+          {result(kKernelId, "kernel.id", Unit::text, "the kernel launch's ID in the report").in_rows(),
+           result(kKernelName, "kernel.name", Unit::text, "the kernel's name as the report gives it").in_rows(),
+           result(kKernelProcess, "kernel.process", Unit::text, "the process the kernel ran in"),
+           result(kKernelDevice, "kernel.device", Unit::text, "the device the kernel ran on (the report's Device)"),
+           result(kLaunchGrid, "launch.grid", Unit::text, "the grid, (x, y, z)"),
+           result(kLaunchBlock, "launch.block", Unit::text,
+                  "the block, (x, y, z), or the total where the report gives only that").in_rows(),
+           result(kLaunchCluster, "launch.cluster", Unit::count, "blocks a cluster (0: no cluster launch)"),
+           result(kLaunchRegisters, "launch.registers", Unit::count, "registers per thread").in_rows(),
+           result(kLaunchSharedMemory, "launch.shared_memory", Unit::onchip_bytes,
+                  "shared memory per block, static + dynamic"),
+           result(kLaunchSharedMemoryStatic, "launch.shared_memory_static", Unit::onchip_bytes,
+                  "static shared memory per block"),
+           result(kLaunchSharedMemoryDynamic, "launch.shared_memory_dynamic", Unit::onchip_bytes,
+                  "dynamic shared memory per block"),
+           result(kLaunchSharedMemoryDriver, "launch.shared_memory_driver", Unit::onchip_bytes,
+                  "shared memory the driver reserves per block"),
+           result(kLaunchCarveout, "launch.carveout", Unit::onchip_bytes,
+                  "the shared-memory carveout the driver chose (Shared Memory Configuration Size)"),
+           result(kBlocksPerSm, "blocks_per_sm", Unit::count,
+                  "resident blocks per SM, by the exact occupancy model").in_rows(),
+           result(kWarpsPerSm, "warps_per_sm", Unit::count, "resident warps per SM"),
+           result(kOccupancy, "occupancy", Unit::fraction, "resident warps over the SM's maximum").in_rows(),
+           result(kLimiter, "limiter", Unit::text, "the resource that limits blocks per SM").in_rows(),
+           result(kLimitsRegisters, "limits.registers", Unit::count, "blocks per SM the registers allow"),
+           result(kLimitsSharedMemory, "limits.shared_memory", Unit::count, "blocks per SM shared memory allows"),
+           result(kLimitsWarps, "limits.warps", Unit::count, "blocks per SM the warp slots allow"),
+           result(kLimitsBlocks, "limits.blocks", Unit::count, "the SM's block limit"),
+           result(kLimitsBarriers, "limits.barriers", Unit::count, "blocks per SM the barriers allow"),
+           result(kOneMoreBlockRegs, "one_more_block.regs", Unit::count,
+                  "registers per thread at which one more block fits"),
+           result(kOneMoreBlockSmem, "one_more_block.smem", Unit::onchip_bytes,
+                  "shared memory per block at which one more block fits"),
+           result(kOneMoreBlockThreads, "one_more_block.threads", Unit::count,
+                  "threads per block at which one more block fits"),
+           result(kWaves, "waves", Unit::count, "whole waves: ceil(blocks / (blocks per SM x SMs))").in_rows(),
+           result(kFullWaves, "full_waves", Unit::count, "waves whose every slot is busy"),
+           result(kLastWaveBlocks, "last_wave_blocks", Unit::count, "blocks in the last wave"),
+           result(kLastWaveUtilization, "last_wave_utilization", Unit::fraction,
+                  "the share of a wave the last wave fills"),
+           result(kTailShare, "tail_share", Unit::fraction,
+                  "1 / whole waves, what a partial last wave may cost (0: the last wave is full, or one wave)"),
+           result(kSmCount, "sm_count", Unit::count, "SMs of the report's device (# SMs)"),
+           result(kNcuBlockLimitSm, "ncu.block_limit_sm", Unit::count, "ncu's Block Limit SM"),
+           result(kNcuBlockLimitRegisters, "ncu.block_limit_registers", Unit::count, "ncu's Block Limit Registers"),
+           result(kNcuBlockLimitSharedMemory, "ncu.block_limit_shared_memory", Unit::count,
+                  "ncu's Block Limit Shared Mem"),
+           result(kNcuBlockLimitWarps, "ncu.block_limit_warps", Unit::count, "ncu's Block Limit Warps"),
+           result(kNcuBlockLimitBarriers, "ncu.block_limit_barriers", Unit::count, "ncu's Block Limit Barriers"),
+           result(kNcuWarpsTheoretical, "ncu.warps_theoretical", Unit::count, "ncu's Theoretical Active Warps per SM"),
+           result(kNcuOccupancyTheoretical, "ncu.occupancy_theoretical", Unit::fraction,
+                  "ncu's Theoretical Occupancy").in_rows(),
+           result(kNcuOccupancyAchieved, "ncu.occupancy_achieved", Unit::fraction,
+                  "ncu's Achieved Occupancy").in_rows(),
+           result(kNcuWarpsAchieved, "ncu.warps_achieved", Unit::count, "ncu's Achieved Active Warps Per SM"),
+           result(kNcuWaves, "ncu.waves", Unit::count, "ncu's Waves Per SM").in_rows(),
+           result(kNcuDuration, "ncu.duration", Unit::seconds, "ncu's Duration").in_rows(),
+           result(kDifferences, "differences", Unit::count, "figures where gpucalc and ncu differ").in_rows(),
+           result(kFlagged, "flagged", Unit::text, "the figures that differ, or none"),
+           result(kFlops, "flops", Unit::flops,
+                  "FLOP of the precision with the most (FMA as 2), from the raw counters"),
+           result(kDramBytes, "dram_bytes", Unit::bytes, "DRAM bytes read and written"),
+           result(kAchievedFlops, "achieved_flops", Unit::flops_per_second, "FLOP / duration"),
+           result(kDramBandwidth, "dram_bandwidth", Unit::bytes_per_second, "DRAM bytes / duration"),
+           result(kIntensity, "intensity", Unit::flop_per_byte, "FLOP per DRAM byte"),
+           result(kAttainable, "attainable", Unit::flops_per_second,
+                  "the roofline's attainable FLOP/s at this intensity"),
+           result(kRooflineShare, "roofline_share", Unit::fraction, "achieved FLOP/s over the attainable"),
+           result(kBound, "bound", Unit::text, "which roof bounds the kernel: memory or compute"),
+           result(kPrecision, "precision", Unit::text,
+                  "the dtype and unit of most FLOP, such as fp32 cuda or bf16 tensor"),
+           result(kAccessSectorsPerLoad, "access.sectors_per_load", Unit::count, "global load sectors per request"),
+           result(kAccessSectorsPerStore, "access.sectors_per_store", Unit::count, "global store sectors per request"),
+           result(kAccessLoadExcess, "access.load_excess", Unit::fraction,
+                  "the share of loaded sectors' bytes no lane asked for: 1 - b / 32"),
+           result(kAccessLoadExcessBytes, "access.load_excess_bytes", Unit::bytes,
+                  "loaded bytes no lane asked for: sectors x (32 - b)"),
+           result(kAccessStoreExcess, "access.store_excess", Unit::fraction,
+                  "the share of stored sectors' bytes no lane wrote"),
+           result(kAccessStoreExcessBytes, "access.store_excess_bytes", Unit::bytes, "stored bytes no lane wrote"),
+           result(kAccessSharedExcess, "access.shared_excess", Unit::fraction,
+                  "the share of shared-memory wavefronts spent on bank conflicts"),
+           result(kAccessSharedExcessBytes, "access.shared_excess_bytes", Unit::bytes,
+                  "bytes of the bank conflicts' wavefronts (128 a wavefront)"),
+           result(kVerdict, "verdict", Unit::text,
+                  "what limits the kernel and the one change the models say buys the most")},
       .run = run_without_report,
       .rows_option = "report",
       .run_rows = run_report,

@@ -20,9 +20,18 @@
 namespace gpucalc {
 namespace {
 
-enum : std::size_t {
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place {
   kPreset, kTile, kDtype, kDtypeA, kDtypeB, kAcc, kStages, kEpilogueSmem, kEpilogueTile, kEpilogueDtype, kEpilogueStages,
   kWarpgroups, kRegs, kLaunchRegs, kSchedule, kAccStages, kCtaGroup, kCluster, kSwizzle, kBox, kBandwidth, kLatency
+};
+enum Result : Place {
+  kStageBytes, kStagesResult, kSmemPerBlock, kBlocksPerSm, kOccupancy, kLimiter, kAccumulatorRegisters,
+  kRegistersPerBlock, kFitsRegisters, kTmemColumns, kTmemAllocated, kTmemBlocksPerSm, kBytesInFlightNeeded,
+  kStagesInFlightNeeded, kHidesLatency, kMaxStages, kABytes, kBBytes, kEpilogueBytes, kKernelCarveout, kThreads,
+  kLaunchRegisters, kRegisterPool, kMaxConsumers, kAccumulatorFits, kMma, kMmaM, kMmaN, kMmaK, kMmasPerStage,
+  kAccStagesResult, kBoxA, kBoxB, kTmaLoadsPerStage, kL2BytesPerStage,
 };
 
 /// A kernel people copy, as option texts: each fills an option the user did not give.
@@ -162,43 +171,43 @@ PipelineInput read_input(const Args& a, const Preset* p, Report& report) {
 }
 
 void put_results(const PipelineResult& r, Report& report) {
-  report.num("stage_bytes", static_cast<double>(r.stage_bytes), Unit::onchip_bytes);
-  report.num("stages", r.stages);
-  report.num("smem_per_block", static_cast<double>(r.smem_per_block), Unit::onchip_bytes);
-  report.num("blocks_per_sm", r.blocks_per_sm);
-  report.num("occupancy", r.occupancy, Unit::fraction);
-  report.word("limiter", limiter_word(r.limiter));
-  if (r.arch == 90) report.num("accumulator_registers", r.accumulator_registers);
-  report.num("registers_per_block", static_cast<double>(r.registers_per_block));
-  report.boolean("fits_registers", r.fits_registers);
+  report.num(kStageBytes, static_cast<double>(r.stage_bytes));
+  report.num(kStagesResult, r.stages);
+  report.num(kSmemPerBlock, static_cast<double>(r.smem_per_block));
+  report.num(kBlocksPerSm, r.blocks_per_sm);
+  report.num(kOccupancy, r.occupancy);
+  report.word(kLimiter, limiter_word(r.limiter));
+  if (r.arch == 90) report.num(kAccumulatorRegisters, r.accumulator_registers);
+  report.num(kRegistersPerBlock, static_cast<double>(r.registers_per_block));
+  report.boolean(kFitsRegisters, r.fits_registers);
   if (r.arch == 100) {
-    report.num("tmem_columns", r.tmem_columns);
-    report.num("tmem_allocated", r.tmem_allocated);
-    report.num("tmem_blocks_per_sm", r.tmem_blocks_per_sm);
+    report.num(kTmemColumns, r.tmem_columns);
+    report.num(kTmemAllocated, r.tmem_allocated);
+    report.num(kTmemBlocksPerSm, r.tmem_blocks_per_sm);
   }
-  report.num("bytes_in_flight_needed", r.bytes_in_flight_needed, Unit::bytes);
-  report.num("stages_in_flight_needed", r.stages_in_flight_needed);
-  report.boolean("hides_latency", r.hides_latency);
-  report.num("max_stages", r.max_stages);
-  report.num("a_bytes", static_cast<double>(r.a_bytes), Unit::onchip_bytes);
-  report.num("b_bytes", static_cast<double>(r.b_bytes), Unit::onchip_bytes);
-  report.num("epilogue_bytes", static_cast<double>(r.epilogue_bytes), Unit::onchip_bytes);
-  report.num("kernel_carveout", static_cast<double>(r.kernel_carveout), Unit::onchip_bytes);
-  report.num("threads", r.threads);
-  report.num("launch_registers", r.launch_registers);
-  report.num("register_pool", static_cast<double>(r.register_pool));
-  report.num("max_consumers", r.max_consumers);
-  if (r.arch == 90) report.boolean("accumulator_fits", r.accumulator_fits);
-  report.word("mma", r.mma);
-  report.num("mma_m", r.mma_m);
-  report.num("mma_n", r.mma_n);
-  report.num("mma_k", r.mma_k);
-  report.num("mmas_per_stage", static_cast<double>(r.mmas_per_stage));
-  if (r.arch == 100) report.num("acc_stages", r.acc_stages);
-  report.word("box_a", fmt::format("{}x{}", r.box_a_inner, r.box_a_outer));
-  report.word("box_b", fmt::format("{}x{}", r.box_b_inner, r.box_b_outer));
-  report.num("tma_loads_per_stage", static_cast<double>(r.tma_loads_per_stage));
-  report.num("l2_bytes_per_stage", static_cast<double>(r.l2_bytes_per_stage), Unit::onchip_bytes);
+  report.num(kBytesInFlightNeeded, r.bytes_in_flight_needed);
+  report.num(kStagesInFlightNeeded, r.stages_in_flight_needed);
+  report.boolean(kHidesLatency, r.hides_latency);
+  report.num(kMaxStages, r.max_stages);
+  report.num(kABytes, static_cast<double>(r.a_bytes));
+  report.num(kBBytes, static_cast<double>(r.b_bytes));
+  report.num(kEpilogueBytes, static_cast<double>(r.epilogue_bytes));
+  report.num(kKernelCarveout, static_cast<double>(r.kernel_carveout));
+  report.num(kThreads, r.threads);
+  report.num(kLaunchRegisters, r.launch_registers);
+  report.num(kRegisterPool, static_cast<double>(r.register_pool));
+  report.num(kMaxConsumers, r.max_consumers);
+  if (r.arch == 90) report.boolean(kAccumulatorFits, r.accumulator_fits);
+  report.word(kMma, r.mma);
+  report.num(kMmaM, r.mma_m);
+  report.num(kMmaN, r.mma_n);
+  report.num(kMmaK, r.mma_k);
+  report.num(kMmasPerStage, static_cast<double>(r.mmas_per_stage));
+  if (r.arch == 100) report.num(kAccStagesResult, r.acc_stages);
+  report.word(kBoxA, fmt::format("{}x{}", r.box_a_inner, r.box_a_outer));
+  report.word(kBoxB, fmt::format("{}x{}", r.box_b_inner, r.box_b_outer));
+  report.num(kTmaLoadsPerStage, static_cast<double>(r.tma_loads_per_stage));
+  report.num(kL2BytesPerStage, static_cast<double>(r.l2_bytes_per_stage));
 }
 
 std::string b(std::int64_t v) { return format_number(static_cast<double>(v)) + " B"; }
@@ -313,8 +322,8 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   }
 }
 
-OptionSpec dtype_of(const char* name, const char* what, const char* fallback, bool sub_byte = true) {
-  OptionSpec o = options::dtype(fallback, sub_byte);
+OptionSpec dtype_of(Place place, const char* name, const char* what, const char* fallback, bool sub_byte = true) {
+  OptionSpec o = options::dtype(place, fallback, sub_byte);
   o.name = name;
   o.what = what;
   return o;
@@ -329,74 +338,90 @@ constexpr const char* kNoFp4 = "a type wgmma takes on sm_90 ({choices}): fp4 nee
 const Calculator& pipeline_command() {
   static const Calculator calc{
       .name = "pipeline",
-      .options = declared_in_order(
-          {text_option("preset", "a kernel people copy: cutlass-cooperative, cutlass-pingpong, fa3-fwd, sm100-1sm or sm100-2sm; "
+      .options =
+          {text_option(kPreset, "preset", "a kernel people copy: cutlass-cooperative, cutlass-pingpong, fa3-fwd, sm100-1sm or sm100-2sm; "
                                  "options given override it"),
-           text_option("tile", "the CTA tile MxNxK (sm_100: the MMA tile, the pair's with --cta-group 2), such as 128x256x64"),
-           dtype_of("dtype", "the operand type of A and B", ""),
-           dtype_of("dtype-a", "A's type when it differs from --dtype", ""),
-           dtype_of("dtype-b", "B's type when it differs from --dtype", ""),
-           choice_option("acc", "the accumulator type (default fp32; int32 for int8)", {"fp32", "fp16", "int32"}),
-           text_option("stages", "auto (the most that fit, StageCountAutoCarveout) or a stage count N"),
-           integer_option("epilogue-smem", "the epilogue's shared memory (CollectiveEpilogue::SharedStorage)", Unit::onchip_bytes)
+           text_option(kTile, "tile", "the CTA tile MxNxK (sm_100: the MMA tile, the pair's with --cta-group 2), such as 128x256x64"),
+           dtype_of(kDtype, "dtype", "the operand type of A and B", ""),
+           dtype_of(kDtypeA, "dtype-a", "A's type when it differs from --dtype", ""),
+           dtype_of(kDtypeB, "dtype-b", "B's type when it differs from --dtype", ""),
+           choice_option(kAcc, "acc", "the accumulator type (default fp32; int32 for int8)", {"fp32", "fp16", "int32"}),
+           text_option(kStages, "stages", "auto (the most that fit, StageCountAutoCarveout) or a stage count N"),
+           integer_option(kEpilogueSmem, "epilogue-smem", "the epilogue's shared memory (CollectiveEpilogue::SharedStorage)", Unit::onchip_bytes)
                .at_least(0)
                .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); })
                .sweepable([](const Gpu&) { return SweepRange{0, 65536, 4096}; }),
-           text_option("epilogue-tile", "a TMA epilogue's tile MxN, such as 128x32 (instead of --epilogue-smem)"),
-           dtype_of("epilogue-dtype", "with --epilogue-tile: the output type D", "bf16", false),
-           integer_option("epilogue-stages", "with --epilogue-tile: D buffers (default min(epilogue tiles, 2))").at_least(1).at_most(16),
-           text_option("warpgroups", "P+C: producer and consumer warpgroups (default 1+2)"),
-           text_option("regs", "P,C: setmaxnreg registers of a producer and a consumer thread, such as 40,232"),
-           integer_option("launch-regs", "registers a thread at launch, as ptxas gives them (default the register file over the threads)")
+           text_option(kEpilogueTile, "epilogue-tile", "a TMA epilogue's tile MxN, such as 128x32 (instead of --epilogue-smem)"),
+           dtype_of(kEpilogueDtype, "epilogue-dtype", "with --epilogue-tile: the output type D", "bf16", false),
+           integer_option(kEpilogueStages, "epilogue-stages", "with --epilogue-tile: D buffers (default min(epilogue tiles, 2))").at_least(1).at_most(16),
+           text_option(kWarpgroups, "warpgroups", "P+C: producer and consumer warpgroups (default 1+2)"),
+           text_option(kRegs, "regs", "P,C: setmaxnreg registers of a producer and a consumer thread, such as 40,232"),
+           integer_option(kLaunchRegs, "launch-regs", "registers a thread at launch, as ptxas gives them (default the register file over the threads)")
                .at_least(1)
                .at_most([](const Gpu& g) { return static_cast<double>(g.max_registers_per_thread); }),
-           choice_option("schedule", "sm_90: consumers split the tile's M (cooperative) or each own a tile (pingpong)",
+           choice_option(kSchedule, "schedule", "sm_90: consumers split the tile's M (cooperative) or each own a tile (pingpong)",
                          {"cooperative", "pingpong"}),
-           integer_option("acc-stages", "sm_100: accumulator buffers in tensor memory (default CUTLASS's, at most 4)").at_least(1).at_most(16),
-           choice_option("cta-group", "sm_100: 1, or 2 (a CTA pair runs one MMA: tcgen05 cta_group::2)", {"1", "2"}),
-           text_option("cluster", "MxN CTAs of a thread-block cluster: A is multicast along N, B along M (default 1x1)"),
-           choice_option("swizzle", "TMA swizzle span in bytes", {"0", "32", "64", "128"}).or_else("128"),
-           text_option("box", "a TMA box INNERxOUTER in elements (default the largest the swizzle allows)"),
-           options::bandwidth(),
-           number_option("latency", "the memory latency (default the profile's HBM latency at its clock)", Unit::seconds).above(0)},
-          {"preset", "tile", "dtype", "dtype-a", "dtype-b", "acc", "stages", "epilogue-smem", "epilogue-tile", "epilogue-dtype",
-           "epilogue-stages", "warpgroups", "regs", "launch-regs", "schedule", "acc-stages", "cta-group", "cluster", "swizzle", "box", "bandwidth",
-           "latency"}),
-      .results = {{"stage_bytes", Unit::onchip_bytes, true},
-                  {"stages", Unit::count, true},
-                  {"smem_per_block", Unit::onchip_bytes, true},
-                  {"blocks_per_sm", Unit::count, true},
-                  {"occupancy", Unit::fraction, true},
-                  {"limiter", Unit::text, true},
-                  {"accumulator_registers", Unit::count},
-                  {"registers_per_block", Unit::count},
-                  {"fits_registers", Unit::boolean, true},
-                  {"tmem_columns", Unit::count},
-                  {"tmem_allocated", Unit::count},
-                  {"tmem_blocks_per_sm", Unit::count},
-                  {"bytes_in_flight_needed", Unit::bytes},
-                  {"stages_in_flight_needed", Unit::count},
-                  {"hides_latency", Unit::boolean},
-                  {"max_stages", Unit::count},
-                  {"a_bytes", Unit::onchip_bytes},
-                  {"b_bytes", Unit::onchip_bytes},
-                  {"epilogue_bytes", Unit::onchip_bytes},
-                  {"kernel_carveout", Unit::onchip_bytes},
-                  {"threads", Unit::count},
-                  {"launch_registers", Unit::count},
-                  {"register_pool", Unit::count},
-                  {"max_consumers", Unit::count},
-                  {"accumulator_fits", Unit::boolean},
-                  {"mma", Unit::text},
-                  {"mma_m", Unit::count},
-                  {"mma_n", Unit::count},
-                  {"mma_k", Unit::count},
-                  {"mmas_per_stage", Unit::count},
-                  {"acc_stages", Unit::count},
-                  {"box_a", Unit::text},
-                  {"box_b", Unit::text},
-                  {"tma_loads_per_stage", Unit::count},
-                  {"l2_bytes_per_stage", Unit::onchip_bytes}},
+           integer_option(kAccStages, "acc-stages", "sm_100: accumulator buffers in tensor memory (default CUTLASS's, at most 4)").at_least(1).at_most(16),
+           choice_option(kCtaGroup, "cta-group", "sm_100: 1, or 2 (a CTA pair runs one MMA: tcgen05 cta_group::2)", {"1", "2"}),
+           text_option(kCluster, "cluster", "MxN CTAs of a thread-block cluster: A is multicast along N, B along M (default 1x1)"),
+           choice_option(kSwizzle, "swizzle", "TMA swizzle span in bytes", {"0", "32", "64", "128"}).or_else("128"),
+           text_option(kBox, "box", "a TMA box INNERxOUTER in elements (default the largest the swizzle allows)"),
+           options::bandwidth(kBandwidth),
+           number_option(kLatency, "latency", "the memory latency (default the profile's HBM latency at its clock)", Unit::seconds).above(0)},
+      .results =
+          {result(kStageBytes, "stage_bytes", Unit::onchip_bytes,
+                  "shared memory of one stage: the A tile and the B tile with their barriers").in_rows(),
+           result(kStagesResult, "stages", Unit::count,
+                  "the mainloop's stages: --stages, or the most that fit (auto)").in_rows(),
+           result(kSmemPerBlock, "smem_per_block", Unit::onchip_bytes,
+                  "stages x stage bytes + carveouts: the dynamic shared memory a launch asks for").in_rows(),
+           result(kBlocksPerSm, "blocks_per_sm", Unit::count,
+                  "resident blocks per SM, by the exact occupancy model").in_rows(),
+           result(kOccupancy, "occupancy", Unit::fraction, "resident warps over the SM's maximum").in_rows(),
+           result(kLimiter, "limiter", Unit::text, "the resource that limits blocks per SM").in_rows(),
+           result(kAccumulatorRegisters, "accumulator_registers", Unit::count,
+                  "sm_90: accumulator registers a consumer thread holds"),
+           result(kRegistersPerBlock, "registers_per_block", Unit::count,
+                  "128 x (P producer + C consumer registers): setmaxnreg's registers of a block"),
+           result(kFitsRegisters, "fits_registers", Unit::boolean,
+                  "whether registers per block fit the register pool").in_rows(),
+           result(kTmemColumns, "tmem_columns", Unit::count,
+                  "sm_100: tensor-memory columns the accumulator stages use"),
+           result(kTmemAllocated, "tmem_allocated", Unit::count,
+                  "sm_100: columns tcgen05.alloc takes, a power of two of 32 to 512"),
+           result(kTmemBlocksPerSm, "tmem_blocks_per_sm", Unit::count,
+                  "sm_100: blocks tensor memory allows an SM, 512 / allocated"),
+           result(kBytesInFlightNeeded, "bytes_in_flight_needed", Unit::bytes,
+                  "Little's law: bandwidth / SMs x latency"),
+           result(kStagesInFlightNeeded, "stages_in_flight_needed", Unit::count,
+                  "stages in flight the latency needs: bytes needed / (blocks x (A + B))"),
+           result(kHidesLatency, "hides_latency", Unit::boolean,
+                  "whether stages - 1 cover the stages in flight needed"),
+           result(kMaxStages, "max_stages", Unit::count, "the most stages that fit shared memory"),
+           result(kABytes, "a_bytes", Unit::onchip_bytes, "bytes of A's tile in a stage"),
+           result(kBBytes, "b_bytes", Unit::onchip_bytes, "bytes of B's tile in a stage"),
+           result(kEpilogueBytes, "epilogue_bytes", Unit::onchip_bytes, "shared memory of the epilogue"),
+           result(kKernelCarveout, "kernel_carveout", Unit::onchip_bytes,
+                  "shared memory of the kernel's own barriers and scheduler storage"),
+           result(kThreads, "threads", Unit::count, "threads a block: 128 a warpgroup"),
+           result(kLaunchRegisters, "launch_registers", Unit::count, "registers a thread at launch"),
+           result(kRegisterPool, "register_pool", Unit::count,
+                  "threads x launch registers: what setmaxnreg can move between warpgroups"),
+           result(kMaxConsumers, "max_consumers", Unit::count,
+                  "the most consumer warpgroups for which the register split fits (0: none)"),
+           result(kAccumulatorFits, "accumulator_fits", Unit::boolean,
+                  "sm_90: whether a consumer's accumulator fits its registers"),
+           result(kMma, "mma", Unit::text, "the MMA instruction's shape, such as m64n256k16"),
+           result(kMmaM, "mma_m", Unit::count, "the MMA's M"),
+           result(kMmaN, "mma_n", Unit::count, "the MMA's N: the largest legal N dividing the tile's N"),
+           result(kMmaK, "mma_k", Unit::count, "the MMA's K: 32 bytes of the operand"),
+           result(kMmasPerStage, "mmas_per_stage", Unit::count, "MMA instructions a stage issues"),
+           result(kAccStagesResult, "acc_stages", Unit::count, "sm_100: accumulator stages in tensor memory"),
+           result(kBoxA, "box_a", Unit::text, "A's TMA box, INNERxOUTER elements"),
+           result(kBoxB, "box_b", Unit::text, "B's TMA box, INNERxOUTER elements"),
+           result(kTmaLoadsPerStage, "tma_loads_per_stage", Unit::count, "TMA boxes loaded a stage"),
+           result(kL2BytesPerStage, "l2_bytes_per_stage", Unit::onchip_bytes,
+                  "bytes each CTA fetches from L2 a stage (a cluster multicasts A along N, B along M)")},
       .run = run,
       .reasons = options::joined(options::occupancy_reasons(), {
           {"dtype_a", Rule::one_of, kNoFp64, "fp64"},

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
@@ -35,25 +36,23 @@ void add_common_option(CLI::App& sub, const CommonOption& o, CommonOptions& c) {
   }
 }
 
-// The keys of `results` after `heading`, in lines of at most about 100 columns.
+// The keys of `results` after `heading`, a line each: the key, its unit in JSON and CSV, its help
+// (the declaration's).
 void add_result_keys(std::string& text, const std::string& heading, const std::vector<ResultSpec>& results) {
-  std::string line = heading;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::string word = results[i].key + (i + 1 < results.size() ? "," : "");
-    if (line.size() + 1 + word.size() > 100) {
-      text += line + "\n";
-      line = "  " + word;
-    } else {
-      line += " " + word;
-    }
+  std::size_t width = 0;
+  for (const ResultSpec& r : results) width = std::max(width, r.key.size());
+  text += heading + "\n";
+  for (const ResultSpec& r : results) {
+    const std::string unit = unit_info(r.unit).words;
+    const std::string line = fmt::format("  {:<{}}  {}{}", r.key, width, unit.empty() ? "" : "(" + unit + ") ", r.help);
+    text += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
   }
-  text += line + "\n";
 }
 
 // What --help ends with: the result keys, and each form's own under its option.
 std::string results_footer(const Calculator& calc) {
   std::string text = "\n";
-  add_result_keys(text, "Result keys:", calc.results);
+  add_result_keys(text, "Result keys (the keys of --require, json and csv; json and csv units in parentheses):", calc.results);
   for (const Form& f : calc.forms) {
     add_result_keys(text, fmt::format("With --{}, its own result keys:", f.option), f.declaration().results);
   }

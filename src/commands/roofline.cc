@@ -15,9 +15,14 @@
 namespace gpucalc {
 namespace {
 
-// The options by their place in the declaration (roofline_command checks the order): a run
-// asks for each by place, without a lookup of its name.
-enum : std::size_t { kFlops, kBytes, kIntensity, kDtype, kSparse, kUnit, kPeak, kBandwidth, kOp, kElem, kTime };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kFlops, kBytes, kIntensity, kDtype, kSparse, kUnit, kPeak, kBandwidth, kOp, kElem, kTime };
+enum Result : Place {
+  kIntensityResult, kRidge, kAttainable, kBound, kPeakResult, kBandwidthResult, kComputeTime, kMemoryTime,
+  kTimeResult, kAchieved, kAchievedBandwidth, kPeakFraction, kBandwidthFraction, kAchievedFraction,
+  kNearerBound, kMemoryTimeAchievable,
+};
 
 // --bytes read as a number of elements of --elem bytes each: --bytes 3*2^24 --elem 4.
 double elements_to_bytes(const Args& a) {
@@ -38,12 +43,12 @@ double elements_to_bytes(const Args& a) {
 
 // From a measured time: achieved rates, their fractions of the peaks and of the roofline.
 void add_achieved(Report& report, const Args& a, const RooflineInput& in, const RooflineResult& r, const Gpu& gpu) {
-  report.num("achieved", r.achieved, Unit::flops_per_second);
-  report.num("achieved_bandwidth", r.achieved_bandwidth, Unit::bytes_per_second);
-  report.num("peak_fraction", r.peak_fraction, Unit::fraction);
-  report.num("bandwidth_fraction", r.bandwidth_fraction, Unit::fraction);
-  if (r.has_achieved_fraction) report.num("achieved_fraction", r.achieved_fraction, Unit::fraction);
-  report.word("nearer_bound", roofline_bound_word(r.nearer_bound));
+  report.num(kAchieved, r.achieved);
+  report.num(kAchievedBandwidth, r.achieved_bandwidth);
+  report.num(kPeakFraction, r.peak_fraction);
+  report.num(kBandwidthFraction, r.bandwidth_fraction);
+  if (r.has_achieved_fraction) report.num(kAchievedFraction, r.achieved_fraction);
+  report.word(kNearerBound, roofline_bound_word(r.nearer_bound));
   const std::string cycles = options::cycles_step(a, "time", gpu);
   if (!cycles.empty()) report.explain.push_back(cycles);
   const std::string t = format_quantity(in.time, Unit::seconds);
@@ -126,12 +131,12 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     if (!a.has(kUnit)) report.inputs.push_back(Value::word("unit", unit_name));
     if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
     if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
-    report.num("intensity", r.intensity, Unit::flop_per_byte);
-    report.num("ridge", r.ridge, Unit::flop_per_byte);
-    report.num("attainable", r.attainable, Unit::flops_per_second);
-    report.word("bound", roofline_bound_word(r.bound));
-    report.num("peak", r.peak, Unit::flops_per_second);
-    report.num("bandwidth", r.bandwidth, Unit::bytes_per_second);
+    report.num(kIntensityResult, r.intensity);
+    report.num(kRidge, r.ridge);
+    report.num(kAttainable, r.attainable);
+    report.word(kBound, roofline_bound_word(r.bound));
+    report.num(kPeakResult, r.peak);
+    report.num(kBandwidthResult, r.bandwidth);
     if (a.has(kElem)) {
       report.inputs.push_back(Value::num("bytes", in.bytes, Unit::bytes));  // in bytes, as without --elem
       report.explain.push_back(fmt::format("bytes = {} elements x {} B = {}", format_number(in.bytes / a.number(kElem)),
@@ -147,9 +152,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
                             format_quantity(r.fma_peak, Unit::flops_per_second), format_quantity(r.peak, Unit::flops_per_second)));
     }
     if (r.has_times) {
-      report.num("compute_time", r.compute_time, Unit::seconds);
-      report.num("memory_time", r.memory_time, Unit::seconds);
-      report.num("time", r.time, Unit::seconds);
+      report.num(kComputeTime, r.compute_time);
+      report.num(kMemoryTime, r.memory_time);
+      report.num(kTimeResult, r.time);
     }
     if (a.for_people()) explain(in, r, unit_name, report);
     if (r.has_achieved) add_achieved(report, a, in, r, gpu);
@@ -162,7 +167,7 @@ void achievable_range(Report& report, const Args& a, double bytes, const Rooflin
   if (!(gpu.memory_bandwidth_achievable > 0)) return;
   // memory time [s] = bytes / achievable bandwidth [B/s]
   const double t = bytes / gpu.memory_bandwidth_achievable;
-  report.num("memory_time_achievable", t, Unit::seconds);
+  report.num(kMemoryTimeAchievable, t);
   if (!a.for_people()) return;
   report.notes.push_back(fmt::format("memory time from {} at the profile's {} to {} at the achievable {} "
                                      "(memory_bandwidth_achievable: cudaMemcpy, read + write); a read-only stream lies between",
@@ -238,41 +243,44 @@ const Calculator& roofline_command() {
   static const Calculator calc{
       .name = "roofline",
       .options =
-          declared_in_order(
-          {number_option("flops", "FLOP the kernel does (1.37e11; 0 for a copy)", Unit::flops).at_least(0),
-           number_option("bytes", "bytes it moves to and from HBM (101MB)", Unit::bytes).above(0),
-           number_option("intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
+          {number_option(kFlops, "flops", "FLOP the kernel does (1.37e11; 0 for a copy)", Unit::flops).at_least(0),
+           number_option(kBytes, "bytes", "bytes it moves to and from HBM (101MB)", Unit::bytes).above(0),
+           number_option(kIntensity, "intensity", "FLOP per byte, instead of --flops and --bytes", Unit::flop_per_byte)
                .above(0)
                .sweepable([](const Gpu&) { return SweepRange{0.125, 1024, 2, true}; }),
-           options::dtype("bf16", true),
-           flag_option("sparse", "2:4 structured sparsity: twice the datasheet's dense tensor peak (tensor cores, sm_80 on)"),
-           choice_option("unit", "the unit the peak is taken from, overriding the dtype's", {"cuda", "tensor"}),
-           number_option("peak", "peak FLOP/s override (989TFLOP/s)", Unit::flops_per_second).above(0),
-           options::bandwidth(),
-           choice_option("op", "what the kernel's arithmetic is, on the CUDA cores: add or mul alone reach half the FMA peak",
+           options::dtype(kDtype, "bf16", true),
+           flag_option(kSparse, "sparse", "2:4 structured sparsity: twice the datasheet's dense tensor peak (tensor cores, sm_80 on)"),
+           choice_option(kUnit, "unit", "the unit the peak is taken from, overriding the dtype's", {"cuda", "tensor"}),
+           number_option(kPeak, "peak", "peak FLOP/s override (989TFLOP/s)", Unit::flops_per_second).above(0),
+           options::bandwidth(kBandwidth),
+           choice_option(kOp, "op", "what the kernel's arithmetic is, on the CUDA cores: add or mul alone reach half the FMA peak",
                          {"fma", "add", "mul"}),
-           integer_option("elem", "bytes per element: --bytes counts elements (--bytes 3*2^24 --elem 4)", Unit::onchip_bytes)
+           integer_option(kElem, "elem", "bytes per element: --bytes counts elements (--bytes 3*2^24 --elem 4)", Unit::onchip_bytes)
                .at_least(1)
                .at_most(1024),
-           number_option("time", "a measured time (1.2ms): achieved rates and fractions of the roofline", Unit::seconds).above(0)},
-          {"flops", "bytes", "intensity", "dtype", "sparse", "unit", "peak", "bandwidth", "op", "elem", "time"}),
+           number_option(kTime, "time", "a measured time (1.2ms): achieved rates and fractions of the roofline", Unit::seconds).above(0)},
       .results =
-          {{"intensity", Unit::flop_per_byte, true},
-           {"ridge", Unit::flop_per_byte, true},
-           {"attainable", Unit::flops_per_second, true},
-           {"bound", Unit::text, true},
-           {"peak", Unit::flops_per_second},
-           {"bandwidth", Unit::bytes_per_second},
-           {"compute_time", Unit::seconds},
-           {"memory_time", Unit::seconds},
-           {"time", Unit::seconds, true},
-           {"achieved", Unit::flops_per_second},
-           {"achieved_bandwidth", Unit::bytes_per_second},
-           {"peak_fraction", Unit::fraction},
-           {"bandwidth_fraction", Unit::fraction},
-           {"achieved_fraction", Unit::fraction},
-           {"nearer_bound", Unit::text},
-           {"memory_time_achievable", Unit::seconds}},
+          {result(kIntensityResult, "intensity", Unit::flop_per_byte, "FLOP per byte of DRAM traffic").in_rows(),
+           result(kRidge, "ridge", Unit::flop_per_byte,
+                  "the intensity where the roofs meet: peak / bandwidth").in_rows(),
+           result(kAttainable, "attainable", Unit::flops_per_second, "min(peak, intensity x bandwidth)").in_rows(),
+           result(kBound, "bound", Unit::text, "which roof bounds the kernel: memory or compute").in_rows(),
+           result(kPeakResult, "peak", Unit::flops_per_second, "the peak FLOP/s of the dtype's unit (dense)"),
+           result(kBandwidthResult, "bandwidth", Unit::bytes_per_second, "the memory bandwidth used"),
+           result(kComputeTime, "compute_time", Unit::seconds, "FLOP / peak"),
+           result(kMemoryTime, "memory_time", Unit::seconds, "bytes / bandwidth"),
+           result(kTimeResult, "time", Unit::seconds, "the time floor: max(compute time, memory time)").in_rows(),
+           result(kAchieved, "achieved", Unit::flops_per_second, "with --time: FLOP / time"),
+           result(kAchievedBandwidth, "achieved_bandwidth", Unit::bytes_per_second, "with --time: bytes / time"),
+           result(kPeakFraction, "peak_fraction", Unit::fraction, "with --time: achieved FLOP/s over the peak"),
+           result(kBandwidthFraction, "bandwidth_fraction", Unit::fraction,
+                  "with --time: achieved bandwidth over the bandwidth"),
+           result(kAchievedFraction, "achieved_fraction", Unit::fraction,
+                  "with --time: achieved FLOP/s over the attainable"),
+           result(kNearerBound, "nearer_bound", Unit::text,
+                  "with --time: the roof the kernel runs nearer to, memory or compute"),
+           result(kMemoryTimeAchievable, "memory_time_achievable", Unit::seconds,
+                  "memory time at the profile's achievable bandwidth (cudaMemcpy's), where it has one")},
       .run = run,
       .chart_axis = nullptr,
       .chart = chart,

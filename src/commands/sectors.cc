@@ -14,9 +14,14 @@
 namespace gpucalc {
 namespace {
 
-// The options by their place in the declaration (sectors_command checks the order): a run asks
-// for each by place, without a lookup of its name.
-enum : std::size_t { kStride, kElem, kOffset, kActive, kMask, kAddresses, kCols, kAccess, kRow, kCol, kRows };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kStride, kElem, kOffset, kActive, kMask, kAddresses, kCols, kAccess, kRow, kCol, kRows };
+enum Result : Place {
+  kSectors, kLines, kBytesRequested, kBytesFetched, kEfficiency, kDramBytes, kDramBytesStreaming, kL1Wavefronts,
+  kSweepReuseDistance, kSweepL2Bytes, kSweepDramBytes, kSweepTime, kSweepBound, kSweepDramRate,
+  kSweepTimeAllMiss,
+};
 
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 48;  // addresses, offsets: 256 TiB is plenty
 
@@ -222,13 +227,13 @@ std::int64_t sweep_matrix_rows(const Args& a, int e) {
 void sweep_rows(const Args& a, int e, const Gpu& gpu, Report& report) {
   const std::int64_t rows = sweep_matrix_rows(a, e), cols = a.integer(kCols);
   const ColumnSweep s = column_sweep(rows, cols, e, gpu.memory_bandwidth, gpu);
-  report.num("sweep_reuse_distance", s.reuse_distance, Unit::bytes);
-  report.num("sweep_l2_bytes", s.l2_bytes, Unit::bytes);
-  report.num("sweep_dram_bytes", s.dram_bytes, Unit::bytes);
-  report.num("sweep_time", s.time, Unit::seconds);
-  report.word("sweep_bound", sweep_bound_word(s.bound));
-  report.num("sweep_dram_rate", s.dram_rate, Unit::bytes_per_second);
-  if (s.reuse_range) report.num("sweep_time_all_miss", s.time_all_miss, Unit::seconds);
+  report.num(kSweepReuseDistance, s.reuse_distance);
+  report.num(kSweepL2Bytes, s.l2_bytes);
+  report.num(kSweepDramBytes, s.dram_bytes);
+  report.num(kSweepTime, s.time);
+  report.word(kSweepBound, sweep_bound_word(s.bound));
+  report.num(kSweepDramRate, s.dram_rate);
+  if (s.reuse_range) report.num(kSweepTimeAllMiss, s.time_all_miss);
   if (!a.for_people()) return;
   const std::string l2 = format_quantity(static_cast<double>(gpu.l2_size), Unit::bytes);
   report.explain.push_back(fmt::format(
@@ -279,14 +284,14 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.inputs.push_back(Value::num("active_lanes", __builtin_popcount(mask)));
 
   const SectorsResult r = sectors(form.load, gpu);
-  report.num("sectors", static_cast<double>(r.sectors));
-  report.num("lines", static_cast<double>(r.lines));
-  report.num("bytes_requested", static_cast<double>(r.bytes_requested), Unit::onchip_bytes);
-  report.num("bytes_fetched", static_cast<double>(r.bytes_fetched), Unit::onchip_bytes);
-  report.num("efficiency", r.efficiency, Unit::fraction);
-  report.num("dram_bytes", static_cast<double>(r.dram_bytes), Unit::onchip_bytes);
-  if (r.contiguous) report.num("dram_bytes_streaming", static_cast<double>(r.dram_bytes_streaming), Unit::onchip_bytes);
-  report.num("l1_wavefronts", static_cast<double>(r.l1_wavefronts));
+  report.num(kSectors, static_cast<double>(r.sectors));
+  report.num(kLines, static_cast<double>(r.lines));
+  report.num(kBytesRequested, static_cast<double>(r.bytes_requested));
+  report.num(kBytesFetched, static_cast<double>(r.bytes_fetched));
+  report.num(kEfficiency, r.efficiency);
+  report.num(kDramBytes, static_cast<double>(r.dram_bytes));
+  if (r.contiguous) report.num(kDramBytesStreaming, static_cast<double>(r.dram_bytes_streaming));
+  report.num(kL1Wavefronts, static_cast<double>(r.l1_wavefronts));
   const auto before = static_cast<std::ptrdiff_t>(report.explain.size());
   if (a.has(kRows)) sweep_rows(a, e, gpu, report);
   if (!a.for_people()) return;  // many rows without --explain print no derivation or notes
@@ -328,52 +333,58 @@ const Calculator& sectors_command() {
   static const Calculator calc{
       .name = "sectors",
       .options =
-          declared_in_order(
-          {integer_option("stride", "elements between neighbouring lanes (0: all lanes read one element)")
+          {integer_option(kStride, "stride", "elements between neighbouring lanes (0: all lanes read one element)")
                .at_least(0)
                .at_most(static_cast<double>(kMaxBytes / (16 * kWarpLanes)))
                .or_else("1")
                .sweepable([](const Gpu&) { return SweepRange{1, 32, 1}; }),
-           integer_option("elem", "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)", Unit::onchip_bytes)
+           integer_option(kElem, "elem", "an element size in bytes: 1, 2, 4, 8 or 16 (16 = float4, LDG.128)", Unit::onchip_bytes)
                .at_least(1)
                .at_most(16)
                .or_else("4"),
-           integer_option("offset", "byte offset of lane 0's element from an aligned start (a misaligned start costs a sector)",
+           integer_option(kOffset, "offset", "byte offset of lane 0's element from an aligned start (a misaligned start costs a sector)",
                           Unit::onchip_bytes)
                .at_least(0)
                .at_most(static_cast<double>(kMaxBytes)),
-           integer_option("active", "the first N lanes are active").at_least(1).at_most(kWarpLanes),
-           integer_option("mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
+           integer_option(kActive, "active", "the first N lanes are active").at_least(1).at_most(kWarpLanes),
+           integer_option(kMask, "mask", "active lanes as a 32-bit mask such as 0xffff0000 (bit t = lane t)")
                .at_least(1)
                .at_most(static_cast<double>(0xffffffffu)),
-           text_option("addresses", "byte address per lane: a list 0,4,8,... or an expression in t such as '128*t+4'"),
-           integer_option("cols", "columns of a row-major matrix (with --access)").at_least(1).at_most(static_cast<double>(kMaxBytes / 16)),
-           choice_option("access", "lane t reads (i, t) of the --cols matrix (row) or (t, j) (column)", {"row", "column"}),
-           integer_option("row", "which row i a row access reads").at_least(0).at_most(static_cast<double>(kMaxBytes / 16)).or_else("0"),
-           integer_option("col", "which column j a column access reads")
+           text_option(kAddresses, "addresses", "byte address per lane: a list 0,4,8,... or an expression in t such as '128*t+4'"),
+           integer_option(kCols, "cols", "columns of a row-major matrix (with --access)").at_least(1).at_most(static_cast<double>(kMaxBytes / 16)),
+           choice_option(kAccess, "access", "lane t reads (i, t) of the --cols matrix (row) or (t, j) (column)", {"row", "column"}),
+           integer_option(kRow, "row", "which row i a row access reads").at_least(0).at_most(static_cast<double>(kMaxBytes / 16)).or_else("0"),
+           integer_option(kCol, "col", "which column j a column access reads")
                .at_least(0)
                .at_most(static_cast<double>(kMaxBytes / 16 - 1))  // the last column of the widest --cols
                .or_else("0"),
-           integer_option("rows", "the matrix's rows: the whole --cols matrix read column by column, against the L2 (with --access column)")
+           integer_option(kRows, "rows", "the matrix's rows: the whole --cols matrix read column by column, against the L2 (with --access column)")
                .at_least(1)
                .at_most(static_cast<double>(kMaxBytes / 16))},
-          {"stride", "elem", "offset", "active", "mask", "addresses", "cols", "access", "row", "col", "rows"}),
       .results =
-          {{"sectors", Unit::count, true},
-           {"lines", Unit::count, true},
-           {"bytes_requested", Unit::onchip_bytes},
-           {"bytes_fetched", Unit::onchip_bytes, true},
-           {"efficiency", Unit::fraction, true},
-           {"dram_bytes", Unit::onchip_bytes, true},
-           {"dram_bytes_streaming", Unit::onchip_bytes},
-           {"l1_wavefronts"},
-           {"sweep_reuse_distance", Unit::bytes},
-           {"sweep_l2_bytes", Unit::bytes},
-           {"sweep_dram_bytes", Unit::bytes},
-           {"sweep_time", Unit::seconds},
-           {"sweep_bound", Unit::text},
-           {"sweep_dram_rate", Unit::bytes_per_second},
-           {"sweep_time_all_miss", Unit::seconds}},
+          {result(kSectors, "sectors", Unit::count, "32-byte sectors the warp's addresses touch").in_rows(),
+           result(kLines, "lines", Unit::count, "128-byte lines the warp's addresses touch").in_rows(),
+           result(kBytesRequested, "bytes_requested", Unit::onchip_bytes, "bytes the active lanes ask for"),
+           result(kBytesFetched, "bytes_fetched", Unit::onchip_bytes, "bytes the sectors move: sectors x 32").in_rows(),
+           result(kEfficiency, "efficiency", Unit::fraction, "bytes requested / bytes fetched").in_rows(),
+           result(kDramBytes, "dram_bytes", Unit::onchip_bytes,
+                  "bytes DRAM moves for the lone warp, at the profile's DRAM granularity").in_rows(),
+           result(kDramBytesStreaming, "dram_bytes_streaming", Unit::onchip_bytes,
+                  "DRAM bytes of a warp's share when neighbouring warps read the neighbouring bytes (contiguous accesses)"),
+           result(kL1Wavefronts, "l1_wavefronts", Unit::count,
+                  "L1TEX tag-stage wavefronts of the request: ceil(lines / 4) (a model, not a measured rule)"),
+           result(kSweepReuseDistance, "sweep_reuse_distance", Unit::bytes,
+                  "with --rows: bytes the L2 holds between two reads of one line"),
+           result(kSweepL2Bytes, "sweep_l2_bytes", Unit::bytes,
+                  "with --rows: bytes the whole matrix read moves through the L2"),
+           result(kSweepDramBytes, "sweep_dram_bytes", Unit::bytes,
+                  "with --rows: bytes the whole matrix read moves from DRAM"),
+           result(kSweepTime, "sweep_time", Unit::seconds,
+                  "with --rows: the whole matrix read's time, the larger of its L2 and HBM times"),
+           result(kSweepBound, "sweep_bound", Unit::text, "with --rows: which time bounds the read, HBM or L2"),
+           result(kSweepDramRate, "sweep_dram_rate", Unit::bytes_per_second, "with --rows: the rate the HBM time uses"),
+           result(kSweepTimeAllMiss, "sweep_time_all_miss", Unit::seconds,
+                  "with --rows, between the L2's halves: the time if every reuse misses (the range's other end)")},
       .run = run,
       .reasons = {
           {"elem", Rule::one_of, "an element size in bytes: {rule} (16 = float4, one LDG.128 per lane)"},

@@ -18,9 +18,17 @@ namespace {
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
-// The options by their place in the declaration (tiling_command checks the order): a run asks
-// for each by place, without a lookup of its name.
-enum : std::size_t { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta, kGroupM };
+// The handles of the options and results, in the order the declaration below gives them (the
+// engine checks it): a run reads each option and puts each result by its handle, no name looked up.
+enum Option : Place { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta, kGroupM };
+enum Result : Place {
+  kNaiveReads, kTiledReads, kWrites, kReduction, kIntensity, kTileSmemBytes, kFitsSmem, kMaxSquareTile,
+  kNaiveTime, kTiledTime, kComputeTime, kMinBytes, kMinTime, kHongKungReads, kKernelIntensity, kRidgeTile,
+  kCReads, kMinIntensity, kTiledBytes, kComputeBoundN, kFlops, kNaiveReadBytes, kTiledReadBytes, kWriteBytes,
+  kCReadBytes, kNaiveDramBytes, kNaiveDramDrift, kTiledDramBytes, kNaiveL2Bytes, kTiledL2Bytes, kTiledBPasses,
+  kNaiveChipTime, kNaiveTimeModel, kNaiveTimeDrift, kNaiveBound, kTiledChipTime, kTiledTimeModel, kTiledBound,
+  kTiledDramHigh,
+};
 
 std::string bar(double used, double limit) {
   constexpr int kWidth = 40;
@@ -87,58 +95,58 @@ void add_derived_inputs(const Args& a, const TilingInput& in, const TilingResult
 /// The L2 model's keys: DRAM and L2 bytes, the on-chip bound, the time and which bound holds.
 void put_kernel_times(const TilingResult& r, Report& report) {
   const bool t = r.has_tile;
-  report.num("naive_dram_bytes", r.naive.dram_bytes, Unit::bytes);
-  report.num("naive_dram_drift", r.naive.dram_bytes_drift, Unit::bytes);
-  if (t) report.num("tiled_dram_bytes", r.tiled.dram_bytes, Unit::bytes);
-  report.num("naive_l2_bytes", r.naive.l2_bytes, Unit::bytes);
-  if (t) report.num("tiled_l2_bytes", r.tiled.l2_bytes, Unit::bytes);
-  if (t) report.num("tiled_b_passes", r.tiled.reuse.b_passes);
+  report.num(kNaiveDramBytes, r.naive.dram_bytes);
+  report.num(kNaiveDramDrift, r.naive.dram_bytes_drift);
+  if (t) report.num(kTiledDramBytes, r.tiled.dram_bytes);
+  report.num(kNaiveL2Bytes, r.naive.l2_bytes);
+  if (t) report.num(kTiledL2Bytes, r.tiled.l2_bytes);
+  if (t) report.num(kTiledBPasses, r.tiled.reuse.b_passes);
   if (r.naive.has_time) {
-    report.num("naive_chip_time", r.naive.onchip_time, Unit::seconds);
-    report.num("naive_time_model", r.naive.time, Unit::seconds);
-    report.num("naive_time_drift", r.naive.time_drift, Unit::seconds);
-    report.word("naive_bound", r.naive.bound);
+    report.num(kNaiveChipTime, r.naive.onchip_time);
+    report.num(kNaiveTimeModel, r.naive.time);
+    report.num(kNaiveTimeDrift, r.naive.time_drift);
+    report.word(kNaiveBound, r.naive.bound);
   }
   if (t && r.tiled.has_time) {
-    report.num("tiled_chip_time", r.tiled.onchip_time, Unit::seconds);
-    report.num("tiled_time_model", r.tiled.time, Unit::seconds);
-    report.word("tiled_bound", r.tiled.bound);
+    report.num(kTiledChipTime, r.tiled.onchip_time);
+    report.num(kTiledTimeModel, r.tiled.time);
+    report.word(kTiledBound, r.tiled.bound);
   }
   // the other end of the tiled DRAM bytes: a copy of each line in each L2 partition (equal outside the band)
-  if (t) report.num("tiled_dram_high", r.tiled.dram_bytes_high, Unit::bytes);
+  if (t) report.num(kTiledDramHigh, r.tiled.dram_bytes_high);
 }
 
 /// The results in declared order; without a tile the tile's own keys are left missing.
 void put_results(const TilingResult& r, Report& report) {
   const bool t = r.has_tile;
-  report.num("naive_reads", r.naive_reads);
-  if (t) report.num("tiled_reads", r.tiled_reads);
-  report.num("writes", r.writes);
+  report.num(kNaiveReads, r.naive_reads);
+  if (t) report.num(kTiledReads, r.tiled_reads);
+  report.num(kWrites, r.writes);
   if (t) {
-    report.num("reduction", r.reduction);
-    report.num("intensity", r.intensity, Unit::flop_per_byte);
-    report.num("tile_smem_bytes", static_cast<double>(r.tile_smem_bytes), Unit::onchip_bytes);
-    report.boolean("fits_smem", r.fits_smem);
+    report.num(kReduction, r.reduction);
+    report.num(kIntensity, r.intensity);
+    report.num(kTileSmemBytes, static_cast<double>(r.tile_smem_bytes));
+    report.boolean(kFitsSmem, r.fits_smem);
   }
-  report.num("max_square_tile", static_cast<double>(r.max_square_tile));
-  report.num("naive_time", r.naive_time, Unit::seconds);
-  if (t) report.num("tiled_time", r.tiled_time, Unit::seconds);
-  report.num("compute_time", r.compute_time, Unit::seconds);
-  report.num("min_bytes", r.min_bytes, Unit::bytes);
-  report.num("min_time", r.min_time, Unit::seconds);
-  report.num("hong_kung_reads", std::round(r.hong_kung_reads));
-  if (t) report.num("kernel_intensity", r.kernel_intensity, Unit::flop_per_byte);
-  report.num("ridge_tile", r.ridge_tile);
-  report.num("c_reads", r.c_reads);
-  report.num("min_intensity", r.flops / r.min_bytes, Unit::flop_per_byte);
-  if (t) report.num("tiled_bytes", r.tiled_read_bytes + r.write_bytes, Unit::bytes);
-  if (t && r.compute_bound_n > 0) report.num("compute_bound_n", static_cast<double>(r.compute_bound_n));
+  report.num(kMaxSquareTile, static_cast<double>(r.max_square_tile));
+  report.num(kNaiveTime, r.naive_time);
+  if (t) report.num(kTiledTime, r.tiled_time);
+  report.num(kComputeTime, r.compute_time);
+  report.num(kMinBytes, r.min_bytes);
+  report.num(kMinTime, r.min_time);
+  report.num(kHongKungReads, std::round(r.hong_kung_reads));
+  if (t) report.num(kKernelIntensity, r.kernel_intensity);
+  report.num(kRidgeTile, r.ridge_tile);
+  report.num(kCReads, r.c_reads);
+  report.num(kMinIntensity, r.flops / r.min_bytes);
+  if (t) report.num(kTiledBytes, r.tiled_read_bytes + r.write_bytes);
+  if (t && r.compute_bound_n > 0) report.num(kComputeBoundN, static_cast<double>(r.compute_bound_n));
   // The bytes beside the element counts above (which add A's, B's and C's elements whatever their sizes).
-  report.num("flops", r.flops, Unit::flops);
-  report.num("naive_read_bytes", r.naive_read_bytes, Unit::bytes);
-  if (t) report.num("tiled_read_bytes", r.tiled_read_bytes, Unit::bytes);
-  report.num("write_bytes", r.write_bytes, Unit::bytes);
-  report.num("c_read_bytes", r.c_read_bytes, Unit::bytes);
+  report.num(kFlops, r.flops);
+  report.num(kNaiveReadBytes, r.naive_read_bytes);
+  if (t) report.num(kTiledReadBytes, r.tiled_read_bytes);
+  report.num(kWriteBytes, r.write_bytes);
+  report.num(kCReadBytes, r.c_read_bytes);
   put_kernel_times(r, report);
 }
 
@@ -465,8 +473,8 @@ std::string chart(const ChartData& d) {
 }
 
 /// An operand's storage type: one of the dtypes, no default (--dtype's then).
-OptionSpec dtype_of(const char* name, const char* what) {
-  OptionSpec o = options::dtype("");
+OptionSpec dtype_of(Place place, const char* name, const char* what) {
+  OptionSpec o = options::dtype(place, "");
   o.name = name;
   o.what = what;
   return o;
@@ -478,75 +486,95 @@ const Calculator& tiling_command() {
   static const Calculator calc{
       .name = "tiling",
       .options =
-          declared_in_order(
-          {integer_option("m", "rows M of A and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
-           integer_option("n", "columns N of B and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
-           integer_option("k", "the inner dimension K, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
-           integer_option("tile", "square tile T (output tile T x T, K step T)")
+          {integer_option(kM, "m", "rows M of A and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+           integer_option(kN, "n", "columns N of B and C, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+           integer_option(kK, "k", "the inner dimension K, such as 4096").at_least(1).at_most(static_cast<double>(kMaxDimension)).needed(),
+           integer_option(kTile, "tile", "square tile T (output tile T x T, K step T)")
                .at_least(1)
                .at_most(static_cast<double>(kMaxTile))
                .sweepable([](const Gpu&) { return SweepRange{8, 256, 8}; }),
-           integer_option("tile-m", "output tile rows Tm (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
-           integer_option("tile-n", "output tile columns Tn (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
-           integer_option("tile-k", "K step Tk (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
-           options::dtype("bf16"),
-           choice_option("unit", "override the unit the dtype implies (fp64, fp32: CUDA cores; the rest: tensor cores)",
+           integer_option(kTileM, "tile-m", "output tile rows Tm (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+           integer_option(kTileN, "tile-n", "output tile columns Tn (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+           integer_option(kTileK, "tile-k", "K step Tk (default --tile)").at_least(1).at_most(static_cast<double>(kMaxTile)),
+           options::dtype(kDtype, "bf16"),
+           choice_option(kUnit, "unit", "override the unit the dtype implies (fp64, fp32: CUDA cores; the rest: tensor cores)",
                          {"cuda", "tensor"}),
-           number_option("peak", "peak FLOP/s override (989TFLOP/s; default: the profile's for the dtype and unit)",
+           number_option(kPeak, "peak", "peak FLOP/s override (989TFLOP/s; default: the profile's for the dtype and unit)",
                          Unit::flops_per_second)
                .above(0),
-           options::bandwidth(),
-           dtype_of("dtype-a", "A's storage type when it differs from --dtype (int8 weights: --dtype-a int8)"),
-           dtype_of("dtype-b", "B's storage type when it differs from --dtype"),
-           dtype_of("dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
-           number_option("beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
+           options::bandwidth(kBandwidth),
+           dtype_of(kDtypeA, "dtype-a", "A's storage type when it differs from --dtype (int8 weights: --dtype-a int8)"),
+           dtype_of(kDtypeB, "dtype-b", "B's storage type when it differs from --dtype"),
+           dtype_of(kDtypeC, "dtype-c", "C's storage type (read with --beta, written) when it differs from --dtype"),
+           number_option(kBeta, "beta", "C = alpha A B + beta C: any beta other than 0 reads C (M N more elements)", Unit::count)
                .or_else("0"),
-           integer_option("group-m", "block order for the L2 model: G tile rows walked column by column (1: row-major)")
+           integer_option(kGroupM, "group-m", "block order for the L2 model: G tile rows walked column by column (1: row-major)")
                .at_least(1)
                .at_most(static_cast<double>(std::int64_t{1} << 20))
                .or_else("1")},
-          {"m", "n", "k", "tile", "tile-m", "tile-n", "tile-k", "dtype", "unit", "peak", "bandwidth", "dtype-a", "dtype-b", "dtype-c",
-           "beta", "group-m"}),
       .results =
-          {{"naive_reads"},
-           {"tiled_reads", Unit::count, true},
-           {"writes"},
-           {"reduction", Unit::count, true},
-           {"intensity", Unit::flop_per_byte, true},
-           {"tile_smem_bytes", Unit::onchip_bytes},
-           {"fits_smem", Unit::boolean, true},
-           {"max_square_tile"},
-           {"naive_time", Unit::seconds},
-           {"tiled_time", Unit::seconds, true},
-           {"compute_time", Unit::seconds, true},
-           {"min_bytes", Unit::bytes},
-           {"min_time", Unit::seconds},
-           {"hong_kung_reads"},
-           {"kernel_intensity", Unit::flop_per_byte},
-           {"ridge_tile"},
-           {"c_reads"},
-           {"min_intensity", Unit::flop_per_byte},
-           {"tiled_bytes", Unit::bytes},
-           {"compute_bound_n", Unit::count, true},
-           {"flops", Unit::flops},
-           {"naive_read_bytes", Unit::bytes},
-           {"tiled_read_bytes", Unit::bytes},
-           {"write_bytes", Unit::bytes},
-           {"c_read_bytes", Unit::bytes},
-           {"naive_dram_bytes", Unit::bytes},
-           {"naive_dram_drift", Unit::bytes},
-           {"tiled_dram_bytes", Unit::bytes, true},
-           {"naive_l2_bytes", Unit::bytes},
-           {"tiled_l2_bytes", Unit::bytes},
-           {"tiled_b_passes"},
-           {"naive_chip_time", Unit::seconds},
-           {"naive_time_model", Unit::seconds},
-           {"naive_time_drift", Unit::seconds},
-           {"naive_bound", Unit::text},
-           {"tiled_chip_time", Unit::seconds},
-           {"tiled_time_model", Unit::seconds, true},
-           {"tiled_bound", Unit::text},
-           {"tiled_dram_high", Unit::bytes}},
+          {result(kNaiveReads, "naive_reads", Unit::count, "elements the naive kernel reads: 2 M N K"),
+           result(kTiledReads, "tiled_reads", Unit::count,
+                  "elements the tiled kernel reads: M K ceil(N / Tn) + K N ceil(M / Tm) (+ C with --beta)").in_rows(),
+           result(kWrites, "writes", Unit::count, "elements of C written: M N"),
+           result(kReduction, "reduction", Unit::count, "naive reads / tiled reads").in_rows(),
+           result(kIntensity, "intensity", Unit::flop_per_byte,
+                  "FLOP per byte of one K step: 2 Tm Tn Tk / ((Tm Tk + Tk Tn) e), T / e when square").in_rows(),
+           result(kTileSmemBytes, "tile_smem_bytes", Unit::onchip_bytes,
+                  "shared memory of the A tile and the B tile: (Tm Tk + Tk Tn) e"),
+           result(kFitsSmem, "fits_smem", Unit::boolean,
+                  "whether the tile pair fits the profile's shared memory per block").in_rows(),
+           result(kMaxSquareTile, "max_square_tile", Unit::count,
+                  "the largest square tile whose pair fits shared memory"),
+           result(kNaiveTime, "naive_time", Unit::seconds,
+                  "bound: every operand of the naive kernel from HBM, bytes / bandwidth"),
+           result(kTiledTime, "tiled_time", Unit::seconds,
+                  "bound: every tile from HBM, tiled bytes / bandwidth").in_rows(),
+           result(kComputeTime, "compute_time", Unit::seconds, "2 M N K / the peak").in_rows(),
+           result(kMinBytes, "min_bytes", Unit::bytes, "each matrix once: the least traffic"),
+           result(kMinTime, "min_time", Unit::seconds, "min bytes / bandwidth"),
+           result(kHongKungReads, "hong_kung_reads", Unit::count,
+                  "Hong and Kung's lower bound on the reads for this shared memory"),
+           result(kKernelIntensity, "kernel_intensity", Unit::flop_per_byte, "2 M N K over the tiled kernel's bytes"),
+           result(kRidgeTile, "ridge_tile", Unit::count,
+                  "the square tile T whose step intensity meets the ridge, peak / bandwidth"),
+           result(kCReads, "c_reads", Unit::count, "elements of C read (with --beta other than 0)"),
+           result(kMinIntensity, "min_intensity", Unit::flop_per_byte, "2 M N K over each matrix once"),
+           result(kTiledBytes, "tiled_bytes", Unit::bytes, "bytes the tiled kernel reads and writes"),
+           result(kComputeBoundN, "compute_bound_n", Unit::count,
+                  "the smallest square GEMM n (M = N = K) at which these tiles reach the ridge").in_rows(),
+           result(kFlops, "flops", Unit::flops, "2 M N K"),
+           result(kNaiveReadBytes, "naive_read_bytes", Unit::bytes, "bytes the naive kernel reads"),
+           result(kTiledReadBytes, "tiled_read_bytes", Unit::bytes, "bytes the tiled kernel reads"),
+           result(kWriteBytes, "write_bytes", Unit::bytes, "bytes of C written"),
+           result(kCReadBytes, "c_read_bytes", Unit::bytes, "bytes of C read (with --beta)"),
+           result(kNaiveDramBytes, "naive_dram_bytes", Unit::bytes,
+                  "L2 model: the naive kernel's DRAM bytes, its blocks in step"),
+           result(kNaiveDramDrift, "naive_dram_drift", Unit::bytes,
+                  "L2 model: the naive kernel's DRAM bytes, its blocks drifting apart (the range's other end)"),
+           result(kTiledDramBytes, "tiled_dram_bytes", Unit::bytes,
+                  "L2 model: the tiled kernel's DRAM bytes, each line held once in the L2").in_rows(),
+           result(kNaiveL2Bytes, "naive_l2_bytes", Unit::bytes,
+                  "L2 model: bytes the naive kernel moves from the L2 to the SMs"),
+           result(kTiledL2Bytes, "tiled_l2_bytes", Unit::bytes,
+                  "L2 model: bytes the tiled kernel moves from the L2 to the SMs"),
+           result(kTiledBPasses, "tiled_b_passes", Unit::count, "L2 model: times the tiled kernel reads B from DRAM"),
+           result(kNaiveChipTime, "naive_chip_time", Unit::seconds,
+                  "L2 model: the naive kernel's on-chip time, its global loads' wavefronts"),
+           result(kNaiveTimeModel, "naive_time_model", Unit::seconds,
+                  "L2 model: the naive kernel's predicted time, in-step DRAM bytes"),
+           result(kNaiveTimeDrift, "naive_time_drift", Unit::seconds,
+                  "L2 model: the naive kernel's time with the drifting DRAM bytes"),
+           result(kNaiveBound, "naive_bound", Unit::text,
+                  "L2 model: what sets the naive time: dram, l2, onchip, compute or a sum"),
+           result(kTiledChipTime, "tiled_chip_time", Unit::seconds,
+                  "L2 model: the tiled kernel's on-chip time, its shared and global loads"),
+           result(kTiledTimeModel, "tiled_time_model", Unit::seconds,
+                  "L2 model: the tiled kernel's predicted time").in_rows(),
+           result(kTiledBound, "tiled_bound", Unit::text,
+                  "L2 model: what sets the tiled time: dram, l2, onchip, compute or a sum"),
+           result(kTiledDramHigh, "tiled_dram_high", Unit::bytes,
+                  "L2 model: the tiled DRAM bytes with a copy in each L2 partition (the bound's other end)")},
       .run = run,
       .chart_axis = "tile",
       .chart = chart};

@@ -17,9 +17,13 @@
 namespace gpucalc {
 namespace {
 
-// The options by their place in the declaration (waves_command checks the order): a run asks
-// for each by place, without a lookup of its name.
-enum : std::size_t { kBlocks, kElements, kBlocksPerSm, kThreads, kRegs, kSmem, kBlockTime, kGemm, kTile, kSplitK };
+// The handles of the options and results, in the order waves_command declares them: a run reads
+// each option and puts each result by its handle, no name looked up.
+enum Option : Place { kBlocks, kElements, kBlocksPerSm, kThreads, kRegs, kSmem, kBlockTime, kGemm, kTile, kSplitK };
+enum Result : Place {
+  kWaves, kBlocksPerWave, kLastWaveBlocks, kLastWaveUtilization, kEfficiency, kWarps, kTime,
+  kTiles, kTileEfficiency, kWaveEfficiency, kGemmEfficiency, kFlops, kExecutedFlops,
+};
 
 // Far above any real launch (a grid holds at most (2^31 - 1) x 65,535 x 65,535 blocks), and
 // printable with separators in the error message.
@@ -168,29 +172,29 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   }
   if (a.has(kBlockTime)) in.block_time = a.number(kBlockTime);
   WavesResult r = waves(in, gpu);
-  report.num("waves", static_cast<double>(r.waves));
-  report.num("blocks_per_wave", static_cast<double>(r.blocks_per_wave));
-  report.num("last_wave_blocks", static_cast<double>(r.last_wave_blocks));
-  report.num("last_wave_utilization", r.last_wave_utilization, Unit::fraction);
-  report.num("efficiency", r.efficiency, Unit::fraction);
+  report.num(kWaves, static_cast<double>(r.waves));
+  report.num(kBlocksPerWave, static_cast<double>(r.blocks_per_wave));
+  report.num(kLastWaveBlocks, static_cast<double>(r.last_wave_blocks));
+  report.num(kLastWaveUtilization, r.last_wave_utilization);
+  report.num(kEfficiency, r.efficiency);
   if (threads > 0) {
     // warps in the grid = blocks x ceil(threads / 32)
     double warps = static_cast<double>(in.blocks) * ((threads + gpu.warp_size - 1) / gpu.warp_size);
-    report.num("warps", warps);
+    report.num(kWarps, warps);
     report.explain.push_back(fmt::format("warps in the grid = {} x {} = {}", format_number(static_cast<double>(in.blocks)),
                                          (threads + gpu.warp_size - 1) / gpu.warp_size, format_number(warps)));
   }
-  if (in.block_time > 0) report.num("time", r.time, Unit::seconds);
+  if (in.block_time > 0) report.num(kTime, r.time);
   if (is_gemm) {
     // overall = tile efficiency x wave efficiency: the share of the launch's tile slots doing useful M N work
     const double overall = tiles.tile_efficiency * r.efficiency;
-    report.num("tiles", static_cast<double>(tiles.tiles));
-    report.num("tile_efficiency", tiles.tile_efficiency, Unit::fraction);
-    report.num("wave_efficiency", r.efficiency, Unit::fraction);
-    report.num("gemm_efficiency", overall, Unit::fraction);
+    report.num(kTiles, static_cast<double>(tiles.tiles));
+    report.num(kTileEfficiency, tiles.tile_efficiency);
+    report.num(kWaveEfficiency, r.efficiency);
+    report.num(kGemmEfficiency, overall);
     if (gemm.k > 0) {
-      report.num("flops", tiles.flops, Unit::flops);
-      report.num("executed_flops", tiles.executed_flops, Unit::flops);
+      report.num(kFlops, tiles.flops);
+      report.num(kExecutedFlops, tiles.executed_flops);
     }
   }
   if (a.for_people()) explain(in, r, is_gemm, tiles, gpu, report);
@@ -263,39 +267,45 @@ const Calculator& waves_command() {
   static const Calculator calc{
       .name = "waves",
       .options =
-          declared_in_order(
-          {integer_option("blocks", "blocks in the grid").at_least(1).at_most(static_cast<double>(kMaxBlocks)).sweepable(
-               [](const Gpu& g) { return SweepRange{1, 4.0 * g.sm_count, 1}; }),
-           integer_option("elements", "elements, one per thread: blocks = ceil(elements / threads)")
+          {integer_option(kBlocks, "blocks", "blocks in the grid")
+               .at_least(1)
+               .at_most(static_cast<double>(kMaxBlocks))
+               .sweepable([](const Gpu& g) { return SweepRange{1, 4.0 * g.sm_count, 1}; }),
+           integer_option(kElements, "elements", "elements, one per thread: blocks = ceil(elements / threads)")
                .at_least(1)
                .at_most(static_cast<double>(kMaxElements)),
-           integer_option("blocks-per-sm", "resident blocks per SM (else derived from --threads --regs --smem)")
+           integer_option(kBlocksPerSm, "blocks-per-sm", "resident blocks per SM (else derived from --threads --regs --smem)")
                .at_least(1)
                .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }),
-           options::threads(),
-           options::regs(),
-           options::smem(),
-           number_option("block-time", "time one block runs (100us): adds the launch's time", Unit::seconds).above(0),
-           text_option("gemm", "a GEMM's sizes M,N or M,N,K (C is M x N): one block per output tile"),
-           text_option("tile", "the GEMM's output tile TMxTN, such as 128x256 (with --gemm)"),
-           integer_option("split-k", "split-K slices: each output tile's K is cut into S blocks (with --gemm)")
+           options::threads(kThreads),
+           options::regs(kRegs),
+           options::smem(kSmem),
+           number_option(kBlockTime, "block-time", "time one block runs (100us): adds the launch's time", Unit::seconds).above(0),
+           text_option(kGemm, "gemm", "a GEMM's sizes M,N or M,N,K (C is M x N): one block per output tile"),
+           text_option(kTile, "tile", "the GEMM's output tile TMxTN, such as 128x256 (with --gemm)"),
+           integer_option(kSplitK, "split-k", "split-K slices: each output tile's K is cut into S blocks (with --gemm)")
                .at_least(1)
                .at_most(1 << 20)},
-          {"blocks", "elements", "blocks-per-sm", "threads", "regs", "smem", "block-time", "gemm", "tile", "split-k"}),
       .results =
-          {{"waves", Unit::count, true},
-           {"blocks_per_wave", Unit::count, true},
-           {"last_wave_blocks", Unit::count, true},
-           {"last_wave_utilization", Unit::fraction, true},
-           {"efficiency", Unit::fraction, true},
-           {"warps"},
-           {"time", Unit::seconds},
-           {"tiles"},
-           {"tile_efficiency", Unit::fraction},
-           {"wave_efficiency", Unit::fraction},
-           {"gemm_efficiency", Unit::fraction},
-           {"flops", Unit::flops},
-           {"executed_flops", Unit::flops}},
+          {result(kWaves, "waves", Unit::count, "waves of resident blocks: ceil(blocks / blocks per wave)").in_rows(),
+           result(kBlocksPerWave, "blocks_per_wave", Unit::count,
+                  "blocks resident at once on the whole GPU: SMs x blocks per SM").in_rows(),
+           result(kLastWaveBlocks, "last_wave_blocks", Unit::count, "blocks in the last wave").in_rows(),
+           result(kLastWaveUtilization, "last_wave_utilization", Unit::fraction,
+                  "the share of a wave the last wave fills").in_rows(),
+           result(kEfficiency, "efficiency", Unit::fraction,
+                  "blocks / (waves x blocks per wave): the launch's slots doing work").in_rows(),
+           result(kWarps, "warps", Unit::count, "warps in the grid: blocks x ceil(threads / 32) (with --threads)"),
+           result(kTime, "time", Unit::seconds, "the launch's time: waves x the time of one block (with --block-time)"),
+           result(kTiles, "tiles", Unit::count, "output tiles of the GEMM, one block each (with --gemm)"),
+           result(kTileEfficiency, "tile_efficiency", Unit::fraction,
+                  "useful M x N over the tiles' padded M x N (with --gemm)"),
+           result(kWaveEfficiency, "wave_efficiency", Unit::fraction,
+                  "efficiency, named as the guide's wave quantization (with --gemm)"),
+           result(kGemmEfficiency, "gemm_efficiency", Unit::fraction,
+                  "tile efficiency x wave efficiency (with --gemm)"),
+           result(kFlops, "flops", Unit::flops, "the GEMM's useful FLOP: 2 M N K (with --gemm M,N,K)"),
+           result(kExecutedFlops, "executed_flops", Unit::flops, "FLOP the padded tiles execute (with --gemm M,N,K)")},
       .run = run,
       .chart_axis = "blocks",
       .chart = chart,

@@ -79,6 +79,20 @@ Report::Report(const std::vector<ResultSpec>& declared)
 
 void Report::word(const Key& key, std::string_view text) { set(key, Unit::text, 0, false).text.assign(text); }
 
+void Report::word(Place at, std::string_view text) {
+  Value& slot = put_at(at, at < results.size() && results[at].unit == Unit::text);
+  slot.number = 0;
+  slot.flag = false;
+  slot.text.assign(text);
+}
+
+void Report::refuse_put(Place at) const {
+  if (at >= results.size()) throw std::logic_error(fmt::format("result {} is not declared ({} are)", at, results.size()));
+  const ResultSpec& r = (*declared_)[at];
+  if (put_in_[at] == case_) throw std::logic_error(fmt::format("result '{}' is put twice in one case", r.key));
+  throw std::logic_error(fmt::format("result '{}' is put as another kind than its declared unit, {}", r.key, unit_info(r.unit).words));
+}
+
 void Report::restart() {
   model.clear();
   inputs.clear();

@@ -166,6 +166,7 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
 int run_calculator(const Calculator& whole, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
                    std::ostream& err, std::istream& in) {
   const Calculator& calc = choose_form(whole, raw);
+  check_declared(calc);
   Plan plan{calc, common, parse_format(common.format), {}};
   // A batch's header may choose another form: its requirements are read against the batch's.
   if (common.batch.empty()) {

@@ -113,6 +113,61 @@ OptionSpec flag_option(std::string name, std::string what) {
   return make(std::move(name), std::move(what), OptionKind::flag, Unit::boolean);
 }
 
+namespace {
+
+OptionSpec placed(Place place, OptionSpec o) {
+  o.place = place;
+  return o;
+}
+
+}  // namespace
+
+OptionSpec integer_option(Place place, std::string name, std::string what, Unit unit) {
+  return placed(place, integer_option(std::move(name), std::move(what), unit));
+}
+OptionSpec number_option(Place place, std::string name, std::string what, Unit unit) {
+  return placed(place, number_option(std::move(name), std::move(what), unit));
+}
+OptionSpec choice_option(Place place, std::string name, std::string what, std::vector<std::string> choices) {
+  return placed(place, choice_option(std::move(name), std::move(what), std::move(choices)));
+}
+OptionSpec text_option(Place place, std::string name, std::string what) {
+  return placed(place, text_option(std::move(name), std::move(what)));
+}
+OptionSpec repeated_option(Place place, std::string name, std::string what) {
+  return placed(place, repeated_option(std::move(name), std::move(what)));
+}
+OptionSpec flag_option(Place place, std::string name, std::string what) {
+  return placed(place, flag_option(std::move(name), std::move(what)));
+}
+
+ResultSpec result(Place place, std::string key, Unit unit, std::string help) {
+  ResultSpec r;
+  r.key = std::move(key);
+  r.unit = unit;
+  r.help = std::move(help);
+  r.place = place;
+  return r;
+}
+
+void check_declared(const Calculator& calc) {
+  for (std::size_t i = 0; i < calc.options.size(); ++i) {
+    const OptionSpec& o = calc.options[i];
+    if (o.place != kNoPlace && o.place != i) {
+      throw std::logic_error(fmt::format("{}: option {} (--{}) is declared with handle {}", calc.name, i, o.name, o.place));
+    }
+  }
+  for (std::size_t i = 0; i < calc.results.size(); ++i) {
+    const ResultSpec& r = calc.results[i];
+    if (r.place != kNoPlace && r.place != i) {
+      throw std::logic_error(fmt::format("{}: result {} ({}) is declared with handle {}", calc.name, i, r.key, r.place));
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (calc.results[j].key == r.key) throw std::logic_error(fmt::format("{}: result {} is declared twice", calc.name, r.key));
+    }
+  }
+}
+
 std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names) {
   std::size_t at = 0;
   for (std::string_view name : names) {

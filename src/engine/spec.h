@@ -44,6 +44,13 @@ struct SweepRange {
 };
 using DefaultSweep = SweepRange (*)(const Gpu&);
 
+/// An option's or a result's handle: its place in the calculator's declaration, an enum of the
+/// calculator's (kBlocks, kWaves) by which its run reads options and puts results, no name looked
+/// up. check_declared holds each handle to its place.
+using Place = std::size_t;
+/// Declared without a handle (measure's own options; occupancy's declaration, by names).
+inline constexpr Place kNoPlace = static_cast<Place>(-1);
+
 struct OptionSpec {
   std::string name;  // the option without dashes: bytes-per-load
   OptionKind kind = OptionKind::number;
@@ -56,6 +63,7 @@ struct OptionSpec {
   std::vector<std::string> choices;
   DefaultSweep sweep = nullptr;  // set: the option can be swept
   std::string field;             // the model's field this option fills (default: name with _ for -)
+  Place place = kNoPlace;        // its handle (check_declared: the same as its place)
 
   // Builders, for declarations that read as sentences.
   OptionSpec& at_least(double v) { min = {v}; min_open = false; return *this; }
@@ -87,16 +95,33 @@ OptionSpec choice_option(std::string name, std::string what, std::vector<std::st
 OptionSpec text_option(std::string name, std::string what);
 OptionSpec repeated_option(std::string name, std::string what);
 OptionSpec flag_option(std::string name, std::string what);
+/// The same, each with its handle: integer_option(kBlocks, "blocks", "blocks in the grid").
+OptionSpec integer_option(Place place, std::string name, std::string what, Unit unit = Unit::count);
+OptionSpec number_option(Place place, std::string name, std::string what, Unit unit);
+OptionSpec choice_option(Place place, std::string name, std::string what, std::vector<std::string> choices);
+OptionSpec text_option(Place place, std::string name, std::string what);
+OptionSpec repeated_option(Place place, std::string name, std::string what);
+OptionSpec flag_option(Place place, std::string name, std::string what);
 /// `options`, checked to be declared in the order of `names` (a calculator's enum of its options,
-/// by which its run asks for them); throws std::logic_error where they differ.
+/// by which its run asks for them); throws std::logic_error where they differ. For a declaration
+/// without handles (occupancy's); one with them needs no list of names.
 std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names);
 
 /// A result key: always present in every output of the command, in declaration order.
 struct ResultSpec {
   std::string key;  // dotted for grouped values: limits.registers
-  Unit unit = Unit::count;  // Unit::text for words, Unit::boolean for flags
+  Unit unit = Unit::count;  // Unit::text for words, Unit::boolean for flags; a put by handle takes it
   bool brief = false;       // shown in the text table of many rows (a sweep, a batch)
+  std::string help = {};    // one line for --help and the manual: what the value is
+  Place place = kNoPlace;   // its handle (check_declared: the same as its place)
+
+  /// Shown in the text table of many rows too.
+  ResultSpec& in_rows() { brief = true; return *this; }
 };
+
+/// A result declared with its handle, its unit (JSON's and CSV's: base units) and its help:
+/// result(kWaves, "waves", Unit::count, "waves of blocks: ceil(blocks / blocks per wave)").
+ResultSpec result(Place place, std::string key, Unit unit, std::string help);
 
 /// The typed values of one case, as the model reads them. Reading a value marks it used: an
 /// option given but never read by the run is refused (it belongs to another form).
@@ -123,8 +148,8 @@ class Args {
   bool flag(std::string_view name) const;
   const std::string& text(std::string_view name) const;
   const std::vector<std::string>& items(std::string_view name) const;
-  /// The same by the option's place among the declared options (a calculator's enum of them,
-  /// checked by declared_in_order): no name to look up, where a batch asks a few dozen a row.
+  /// The same by the option's place among the declared options (its handle, a calculator's enum
+  /// of them, checked by check_declared): no name to look up, where a batch asks a few dozen a row.
   // Inline: a batch row asks a few dozen of these.
   bool has(std::size_t at) const { return has_value(entry(at)); }
   bool given(std::size_t at) const { return given_value(entry(at)); }
@@ -210,6 +235,24 @@ struct Report {
     Value& slot = set(key, Unit::boolean, 0, flag);
     if (!slot.text.empty()) slot.text.clear();
   }
+  /// A result into the place of its handle (the calculator's enum of its results), in the unit
+  /// its declaration gives: no key compared. Throws std::logic_error for a handle past the
+  /// declared, a result put twice in one case, or a put of the wrong kind (a number into a word's
+  /// place, a word into a number's).
+  // Always inlined, as the puts by key.
+  [[gnu::always_inline]] void num(Place at, double x) {
+    Value& slot = put_at(at, at < results.size() && results[at].unit != Unit::text && results[at].unit != Unit::boolean);
+    slot.number = x;
+    slot.flag = false;
+    if (!slot.text.empty()) slot.text.clear();
+  }
+  void word(Place at, std::string_view text);
+  [[gnu::always_inline]] void boolean(Place at, bool flag) {
+    Value& slot = put_at(at, at < results.size() && results[at].unit == Unit::boolean);
+    slot.number = 0;
+    slot.flag = flag;
+    if (!slot.text.empty()) slot.text.clear();
+  }
   /// For the next case: no words, nothing put (each result's storage kept for the next).
   void restart();
   /// The end of a case: each declared key not put since restart becomes missing.
@@ -225,6 +268,15 @@ struct Report {
     return search(key);
   }
   Value& search(const Key& key);
+  // The place of handle `at`, marked put in this case; `fits`: the put's kind is the declared one.
+  [[gnu::always_inline]] Value& put_at(Place at, bool fits) {
+    if (!fits || put_in_[at] == case_) refuse_put(at);
+    put_in_[at] = case_;
+    Value& slot = results[at];
+    slot.missing = false;
+    return slot;
+  }
+  [[noreturn]] void refuse_put(Place at) const;  // put_at's std::logic_error
   // The key's place, present, with all but its text.
   [[gnu::always_inline]] Value& set(const Key& key, Unit unit, double number, bool flag) {
     Value& slot = place(key);
@@ -277,6 +329,9 @@ struct FieldReason {
 };
 
 struct Calculator;
+/// Throws std::logic_error where a declared option's or result's handle is not its place, or a
+/// result key is declared twice: run_calculator checks each calculator it runs, a test every one.
+void check_declared(const Calculator& calc);
 
 /// Another form of a calculator, chosen when its option is given (occupancy --from, --cluster):
 /// a declaration of its own under the calculator's name, with its own options, results and run,

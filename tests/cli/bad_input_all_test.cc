@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 #include "../verify_helpers.h"
+#include "commands/commands.h"
 
 namespace {
 
@@ -436,6 +437,69 @@ const std::vector<BadInput>& ncu_rows() {
   return rows;
 }
 
+/// The rows of attention: a malformed value of each option (generated from runs, each message read).
+const std::vector<BadInput>& attention_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--batch-size", "x!y"}, "--batch-size", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"attention", "--seq", "4096", "--head-dim", "128", "--heads", "x!y"}, "--heads", "a whole number (256 or 0xff), 1 to 1,024"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--kv-heads", "x!y"}, "--kv-heads", "a whole number (256 or 0xff), 1 to 1,024"},
+    {{"attention", "--heads", "32", "--head-dim", "128", "--seq", "x!y"}, "--seq", "a whole number (256, 2^24, 16,384 or 0xff)"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--seq-q", "x!y"}, "--seq-q", "a whole number (256, 2^24, 16,384 or 0xff)"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--seq-kv", "x!y"}, "--seq-kv", "a whole number (256, 2^24, 16,384 or 0xff)"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "x!y"}, "--head-dim", "a whole number (256 or 0xff), 8 to 512, head"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--v-dim", "x!y"}, "--v-dim", "a whole number (256 or 0xff), 8 to 512, head"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--dtype", "x!y"}, "--dtype", "bf16, fp16, fp8_e4m3, fp8_e5m2, fp8: the"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--pass", "x!y"}, "--pass", "fwd, bwd, fwd+bwd: forward, backward or both"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--tile", "x!y"}, "--tile", "BRxBC (query rows x key rows of a tile, such"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--stages", "x!y"}, "--stages", "a whole number, 1 to 8, buffers of the"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--warps", "x!y"}, "--warps", "a whole number, 1 to 32, warps per block;"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--regs", "x!y"}, "--regs", "a whole number (0xff), 1 to 255, registers"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--gpu", "x!y"}, "--gpu", "one of a10, a100, a100-40gb-sxm, a100-pcie"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--format", "x!y"}, "--format", "one of text, json, csv, md"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--require", "x!y"}, "--require", "KEY OP VALUE with OP one of >= <= > < == !="},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--batch", "x!y"}, "--batch", "a readable CSV file, or - for standard input"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--sweep", "x!y"}, "--sweep", "AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--plot", "x!y"}, "--plot", "a file name ending in .svg (gpucalc writes"},
+  };
+  return rows;
+}
+
+/// The rows of decode: a malformed value of each option (generated from runs, each message read).
+const std::vector<BadInput>& decode_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"decode", "--model", "x!y"}, "--model", "llama-2-7b, llama-2-13b, llama-2-70b"},
+    {{"decode", "--model", "llama-3-8b", "--params", "x!y"}, "--params", "a number such as 256, 1e8, 2^24, 3*2^20 or"},
+    {{"decode", "--model", "llama-3-8b", "--active-params", "x!y"}, "--active-params", "a number such as 256, 1e8, 2^24, 3*2^20 or"},
+    {{"decode", "--model", "llama-3-8b", "--embedding-params", "x!y"}, "--embedding-params", "a number such as 256, 1e8, 2^24, 3*2^20 or"},
+    {{"decode", "--model", "llama-3-8b", "--layers", "x!y"}, "--layers", "a whole number (256 or 0xff), 1 to 4,096"},
+    {{"decode", "--model", "llama-3-8b", "--heads", "x!y"}, "--heads", "a whole number (256 or 0xff), 1 to 4,096"},
+    {{"decode", "--model", "llama-3-8b", "--kv-heads", "x!y"}, "--kv-heads", "a whole number (256 or 0xff), 1 to 4,096"},
+    {{"decode", "--model", "llama-3-8b", "--head-dim", "x!y"}, "--head-dim", "a whole number (256 or 0xff), 1 to 4,096"},
+    {{"decode", "--model", "llama-3-8b", "--v-dim", "x!y"}, "--v-dim", "a whole number (256 or 0xff), 1 to 4,096"},
+    {{"decode", "--model", "llama-3-8b", "--latent", "x!y"}, "--latent", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"decode", "--model", "llama-3-8b", "--rope-dim", "x!y"}, "--rope-dim", "a whole number (256 or 0xff), 1 to 4,096"},
+    {{"decode", "--model", "llama-3-8b", "--experts", "x!y"}, "--experts", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"decode", "--model", "llama-3-8b", "--experts-per-token", "x!y"}, "--experts-per-token", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"decode", "--model", "llama-3-8b", "--window", "x!y"}, "--window", "a whole number (256, 2^24, 16,384 or 0xff)"},
+    {{"decode", "--model", "llama-3-8b", "--dtype", "x!y"}, "--dtype", "fp64, fp32, tf32, bf16, fp16, fp8_e4m3"},
+    {{"decode", "--model", "llama-3-8b", "--kv-dtype", "x!y"}, "--kv-dtype", "fp64, fp32, tf32, bf16, fp16, fp8_e4m3"},
+    {{"decode", "--model", "llama-3-8b", "--compute-dtype", "x!y"}, "--compute-dtype", "fp64, fp32, tf32, bf16, fp16, fp8_e4m3"},
+    {{"decode", "--model", "llama-3-8b", "--context", "x!y"}, "--context", "a whole number (256, 2^24, 16,384 or 0xff)"},
+    {{"decode", "--model", "llama-3-8b", "--batch-size", "x!y"}, "--batch-size", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"decode", "--model", "llama-3-8b", "--prefill", "x!y"}, "--prefill", "a whole number (256, 2^24, 16,384 or 0xff)"},
+    {{"decode", "--model", "llama-3-8b", "--bandwidth", "x!y"}, "--bandwidth", "a bandwidth with a unit such as 3.35TB/s or"},
+    {{"decode", "--model", "llama-3-8b", "--peak", "x!y"}, "--peak", "a rate with a unit such as 989TFLOP/s or"},
+    {{"decode", "--model", "llama-3-8b", "--memory", "x!y"}, "--memory", "a size such as 101MB, 2.15GB, 64KiB or 4096"},
+    {{"decode", "--model", "llama-3-8b", "--gpu", "x!y"}, "--gpu", "one of a10, a100, a100-40gb-sxm, a100-pcie"},
+    {{"decode", "--model", "llama-3-8b", "--format", "x!y"}, "--format", "one of text, json, csv, md"},
+    {{"decode", "--model", "llama-3-8b", "--require", "x!y"}, "--require", "KEY OP VALUE with OP one of >= <= > < == !="},
+    {{"decode", "--model", "llama-3-8b", "--batch", "x!y"}, "--batch", "a readable CSV file, or - for standard input"},
+    {{"decode", "--model", "llama-3-8b", "--sweep", "x!y"}, "--sweep", "AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or"},
+    {{"decode", "--model", "llama-3-8b", "--plot", "x!y"}, "--plot", "a file name ending in .svg (gpucalc writes"},
+  };
+  return rows;
+}
+
 /// The rows of the unknown subcommand and hw.
 const std::vector<BadInput>& hw_rows() {
   static const std::vector<BadInput> rows = {
@@ -459,7 +523,8 @@ const std::vector<BadInput>& table() {
     std::vector<BadInput> all;
     for (const std::vector<BadInput>* part : {&occupancy_rows(), &little_rows(), &sectors_rows(), &banks_rows(),
                                               &fusion_rows(), &tiling_rows(), &waves_rows(), &roofline_rows(),
-                                              &pipeline_rows(), &ncu_rows(), &hw_rows()}) {
+                                              &pipeline_rows(), &attention_rows(), &decode_rows(), &ncu_rows(),
+                                              &hw_rows()}) {
       all.insert(all.end(), part->begin(), part->end());
     }
     return all;
@@ -503,8 +568,13 @@ TEST_CASE("bad input to any option: exit 2, one line naming the option and the a
 }
 
 TEST_CASE("every option of every calculator has a bad-input row") {
-  // measure is left out: without a CUDA build every measure command exits 3 (its own tests).
-  for (std::string subcommand : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline", "ncu", "hw"}) {
+  // Every calculator of the command table, and hw; measure is left out: without a CUDA build every
+  // measure command exits 3 (its own tests).
+  std::vector<std::string> subcommands = {"hw"};
+  for (const gpucalc::Command& c : gpucalc::commands()) {
+    if (c.calculator != nullptr) subcommands.emplace_back(c.name);
+  }
+  for (const std::string& subcommand : subcommands) {
     std::vector<std::string> options = options_taking_values(subcommand);
     INFO(subcommand);
     CHECK(options.size() >= 1);

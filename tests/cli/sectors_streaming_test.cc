@@ -7,6 +7,7 @@
 #include "core/gpu.h"
 #include "core/sectors.h"
 #include "../verify_helpers.h"
+#include "commands/commands.h"
 #include "engine/profiles.h"
 
 namespace gpucalc {
@@ -98,7 +99,9 @@ TEST_CASE("L1 wavefronts: exact up to 8 lines a request, the fewest beyond (H200
 }
 
 TEST_CASE("no user-visible note or help refers to the lessons") {
-  for (const char* command : {"occupancy", "little", "sectors", "banks", "fusion", "tiling", "waves", "roofline", "pipeline"}) {
+  for (const Command& c : commands()) {
+    if (c.calculator == nullptr) continue;
+    const std::string command = c.name;
     testing::Run help = run_gpucalc({command, "--help"});
     INFO(command);
     CHECK(help.out.find("lesson") == std::string::npos);

@@ -230,6 +230,37 @@ TEST_CASE("gpucalc man: the page the build installs, rendered by groff without a
   }
 }
 
+TEST_CASE("every calculator's --help and the manual list its result keys with their help, from the declaration") {
+  const testing::Run man = testing::run_gpucalc({"man"});
+  REQUIRE(man.exit_code == 0);
+  // The roff of plain ASCII help: a hyphen escaped.
+  auto roff = [](const std::string& text) {
+    std::string out;
+    for (char c : text) out += c == '-' ? std::string("\\-") : std::string(1, c);
+    return out;
+  };
+  for (const Command& c : commands()) {
+    if (c.calculator == nullptr) continue;
+    const std::string name = c.name;
+    CAPTURE(name);
+    const testing::Run help = testing::run_gpucalc({c.name, "--help"});
+    REQUIRE(help.exit_code == 0);
+    const std::size_t results = help.out.find("Result keys (");
+    REQUIRE(results != std::string::npos);
+    for (const ResultSpec& r : c.calculator().results) {
+      CAPTURE(r.key);
+      // Its line: the key, then its unit and help (none: the line ends).
+      std::size_t at = help.out.find("\n  " + r.key + " ", results);
+      if (at == std::string::npos) at = help.out.find("\n  " + r.key + "\n", results);
+      REQUIRE(at != std::string::npos);
+      CHECK(man.out.find("\\fB" + r.key + "\\fR") != std::string::npos);
+      if (r.help.empty()) continue;  // occupancy's, declared without help yet
+      CHECK(help.out.find(r.help, at) == help.out.find('\n', at + 1) - r.help.size());
+      CHECK(man.out.find(roff(r.help) + "\n") != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("the manual's examples are the README's, and each runs") {
   int total = 0;
   for (const CommandDoc& d : describe_commands()) {
