@@ -39,6 +39,10 @@ class ProfileError : public InputError {
 /// the text is not TOML, is over kMaxProfileBytes or is nested deeper than 4.
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
 
+/// Why a field an older format left out has its value, in words: the field's provenance and the
+/// engine's note (profile_notes) say it.
+std::string default_why(DefaultReason why);
+
 /// A profile in the hw/*.toml form: `format = kProfileFormat`, then one line a field (value,
 /// kind, source) in profile_fields() order: parse_gpu gives the same Gpu back (notes aside).
 /// Text is plain ASCII (other characters as \u escapes). A field without provenance is written as
