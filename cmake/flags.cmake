@@ -12,7 +12,7 @@ set(GPUCALC_SECTIONS -ffunction-sections -fdata-sections)
 # Cold code: what a call runs once or not at all (a calculator's declaration, notes and derivation,
 # the command line and its tools, the charts, measure's host side) compiles at -O1 in a Release
 # build, in two thirds of -O3's time; a batch row costs 0 to 3% more instructions, a call 0 to 1%
-# (docs/bench.md, "Building"). The hot code keeps -O3: the models (src/core), the quantities and
+# (docs/bench.md, "Building"). The hot code keeps -O3: the models (src/core), the quantities (src/parse) and
 # profiles, the engine and the printers (every batch row's path).
 set(GPUCALC_COLD $<$<CONFIG:Release>:-O1>)
 if(GPUCALC_ENABLE_SANITIZERS)

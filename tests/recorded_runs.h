@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/csv.h"
+#include "parse/csv.h"
 #include "file_text.h"
 
 namespace gpucalc::testing {

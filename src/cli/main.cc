@@ -16,7 +16,7 @@
 #include "commands/commands.h"
 #include "commands/describe.h"
 #include "core/error.h"
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 #include "core/text.h"
 #include "engine/engine.h"
 #include "measure/measure.h"

@@ -23,7 +23,7 @@
 #include "commands/commands.h"
 #include "report/printer.h"
 #include "core/error.h"
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 
 namespace gpucalc {
 namespace {

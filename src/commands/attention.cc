@@ -71,7 +71,7 @@ AttentionInput read_input(const Args& a) {
   }
   in.head_dim = a.integer(kHeadDim);
   if (a.has(kVDim)) in.v_dim = a.integer(kVDim);
-  in.dtype = dtype_by_name(a.text(kDtype), "--dtype").name;
+  in.dtype = dtype_by_name(a.text(kDtype), "dtype").name;
   in.causal = a.flag(kCausal);
   const std::string& pass = a.text(kPass);
   in.pass = pass == "fwd" ? AttentionPass::fwd : pass == "bwd" ? AttentionPass::bwd : AttentionPass::fwd_bwd;

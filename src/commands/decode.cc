@@ -80,9 +80,9 @@ DecodeModel read_model(const Args& a, Report& report) {
 DecodeInput read_input(const Args& a, Report& report) {
   DecodeInput in;
   in.model = read_model(a, report);
-  in.weight_dtype = dtype_by_name(a.text(kDtype), "--dtype").name;
-  in.kv_dtype = a.has(kKvDtype) ? dtype_by_name(a.text(kKvDtype), "--kv-dtype").name : in.weight_dtype;
-  in.compute_dtype = a.has(kComputeDtype) ? dtype_by_name(a.text(kComputeDtype), "--compute-dtype").name : in.weight_dtype;
+  in.weight_dtype = dtype_by_name(a.text(kDtype), "dtype").name;
+  in.kv_dtype = a.has(kKvDtype) ? dtype_by_name(a.text(kKvDtype), "kv_dtype").name : in.weight_dtype;
+  in.compute_dtype = a.has(kComputeDtype) ? dtype_by_name(a.text(kComputeDtype), "compute_dtype").name : in.weight_dtype;
   in.context = a.integer(kContext);
   in.batch = a.integer(kBatchSize);
   if (a.has(kPrefill)) in.prefill = a.integer(kPrefill);
@@ -143,7 +143,7 @@ void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
 
 void add_notes(const DecodeInput& in, const DecodeResult& r, Report& report) {
   if (!r.weights_fit) {
-    const bool wide = dtype_by_name(in.weight_dtype, "--dtype").bytes > 1;
+    const bool wide = dtype_by_name(in.weight_dtype, "dtype").bytes > 1;
     report.notes.push_back(fmt::format("the weights alone ({}) do not fit in {}: no context fits; spread the model over GPUs "
                                        "(tensor parallelism){}",
                                        bytes(r.weight_bytes), bytes(r.memory),

@@ -15,6 +15,8 @@ namespace gpucalc {
 namespace {
 
 constexpr std::int64_t kMaxElements = 100'000'000'000'000;  // 1e14 elements, far beyond any GPU memory
+/// What the fused kernel must do: read or write something (--fused here, the model's refusal in .reasons).
+constexpr std::string_view kFusedMoves = "a fused kernel that reads or writes something";
 
 // The handles of the options and results, in the order the declaration below gives them (the
 // engine checks it): a run reads each option and puts each result by its handle, no name looked up.
@@ -84,7 +86,7 @@ FusionChain read_chain(const Args& a, Report& report) {
   std::vector<KernelPerN> kernels;
   for (const std::string& k : texts) kernels.push_back(read_kernel(k, "--kernel"));
   const KernelPerN fused = read_kernel(a.text(kFused), "--fused");
-  if (fused.reads + fused.writes <= 0) throw InputError("--fused", a.text(kFused), "a fused kernel that reads or writes something");
+  if (fused.reads + fused.writes <= 0) throw InputError("--fused", a.text(kFused), std::string(kFusedMoves));
   const double n = read_n();
   return custom_chain(kernels, fused, n);
 }
@@ -174,7 +176,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.inputs.reserve(3);  // the preset, the launch overhead and the bandwidth at most
   FusionInput in;
   in.chain = read_chain(a, report);
-  const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
+  const Dtype& dtype = dtype_by_name(a.text(kDtype), "dtype");
   in.element_bytes = dtype.bytes;
   if (a.has(kLaunch)) in.launch_overhead = a.number(kLaunch);
   if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
@@ -361,7 +363,14 @@ const Calculator& fusion_command() {
                   "hardware model: unfused time / fused time, replayed from a CUDA graph")},
       .run = run,
       .chart_axis = "n",
-      .chart = chart};
+      .chart = chart,
+      .reasons = {{"writes", Rule::at_least, "elements written, 0 or more"},
+                  {"reads", Rule::at_least, "elements read, 0 or more"},
+                  {"kernel", Rule::at_least, "at least one unfused kernel"},
+                  {"fused", Rule::required, "the fused kernel's reads and writes"},
+                  {"fused", Rule::above, kFusedMoves},
+                  {"element_bytes", Rule::above, "a positive element size"},
+                  {"launch_overhead", Rule::at_least, "0 or more seconds"}}};
   return calc;
 }
 

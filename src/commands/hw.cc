@@ -10,7 +10,8 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.h"
-#include "core/profile_toml.h"
+#include "engine/profiles.h"
+#include "parse/profile_toml.h"
 #include "report/printer.h"
 #include "core/error.h"
 
@@ -108,7 +109,7 @@ int show(const std::string& name, Format format) {
     printer->row(cells);
   }
   printer->end_table();
-  printer->notes(g.notes);  // an older format's defaults, said as the calculators say them
+  printer->notes(profile_notes(g));  // an older format's defaults, said as the calculators say them
   printer->end();
   return 0;
 }

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "io/read.h"
 
 extern char** environ;

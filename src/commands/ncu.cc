@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iterator>
 #include <optional>
 #include <regex>
@@ -273,6 +274,14 @@ std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
   return picked;
 }
 
+// A model's refused figure as the report writes numbers: 1,025 (a word as it is).
+std::string shown_value(const FieldError& e) {
+  const std::string& v = e.value();
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  return !v.empty() && end != nullptr && *end == '\0' ? format_number(x) : v;
+}
+
 void run_report(const Args& args, const Gpu& given, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kReport);
   const std::string text = read_report(path, in);
@@ -309,7 +318,7 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
     } catch (const FieldError& e) {
       // The report's figure (Block Size) that is missing or out of range, with its reason.
       throw InputError(fmt::format("{}: line {}: {}: {}: invalid value '{}': expected {}", InputError::printable(path), k->line,
-                                   label(*k), e.field(), e.rule() == Rule::required ? "(not in the report)" : e.value(),
+                                   label(*k), e.field(), e.rule() == Rule::required ? "(not in the report)" : shown_value(e),
                                    accepted_form(e, &ncu_command(), &gpu)));
     }
   }

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc::ncu_words {
 namespace {

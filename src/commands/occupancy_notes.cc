@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc::occupancy_notes {
 

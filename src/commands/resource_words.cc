@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc {
 namespace {

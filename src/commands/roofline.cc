@@ -92,7 +92,7 @@ void achievable_range(Report& report, const Args& a, double bytes, const Rooflin
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
     RooflineInput in;
-    const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
+    const Dtype& dtype = dtype_by_name(a.text(kDtype), "dtype");
     in.dtype = dtype.name;
     in.unit = dtype.default_unit;
     if (a.has(kUnit)) in.unit = a.text(kUnit) == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor;

@@ -9,7 +9,7 @@
 #include "commands/commands.h"
 #include "commands/warp_access.h"
 #include "core/error.h"
-#include "core/expr.h"
+#include "parse/expr.h"
 
 namespace gpucalc {
 namespace {

@@ -65,7 +65,7 @@ TilingInput read_input(const Args& a) {
     in.tile_n = tile_side(a, kTileN);
     in.tile_k = tile_side(a, kTileK);
   }
-  const Dtype& dtype = dtype_by_name(a.text(kDtype), "--dtype");
+  const Dtype& dtype = dtype_by_name(a.text(kDtype), "dtype");
   in.dtype = dtype.name;
   in.unit = a.has(kUnit) ? (a.text(kUnit) == "cuda" ? ComputeUnit::cuda : ComputeUnit::tensor) : dtype.default_unit;
   if (a.has(kPeak)) in.peak = a.number(kPeak);
@@ -472,6 +472,9 @@ std::string chart(const ChartData& d) {
   return plot::render_svg(c);
 }
 
+/// The model's refusal of a type of less than a byte (its tiles count whole bytes an element).
+constexpr std::string_view kWholeBytes = "a dtype of at least one byte per element (fp4 is for roofline)";
+
 /// An operand's storage type: one of the dtypes, no default (--dtype's then).
 OptionSpec dtype_of(Place place, const char* name, const char* what) {
   OptionSpec o = options::dtype(place, "");
@@ -577,7 +580,14 @@ const Calculator& tiling_command() {
                   "L2 model: the tiled DRAM bytes with a copy in each L2 partition (the bound's other end)")},
       .run = run,
       .chart_axis = "tile",
-      .chart = chart};
+      .chart = chart,
+      .reasons = {{"dtype", Rule::one_of, kWholeBytes, "sub_byte"},
+                  {"dtype_a", Rule::one_of, kWholeBytes, "sub_byte"},
+                  {"dtype_b", Rule::one_of, kWholeBytes, "sub_byte"},
+                  {"dtype_c", Rule::one_of, kWholeBytes, "sub_byte"},
+                  {"dtype", Rule::needs_profile, "a dtype with a CUDA-core peak in the {gpu} profile (or --peak)", "cuda"},
+                  {"dtype", Rule::needs_profile, "a dtype with a tensor-core peak in the {gpu} profile (or --peak)", "tensor"},
+                  {"beta", Rule::finite, "a finite number such as 0 or 1"}}};
   return calc;
 }
 

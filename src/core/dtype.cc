@@ -1,7 +1,5 @@
 #include "core/dtype.h"
 
-#include <fmt/format.h>
-
 #include "core/error.h"
 
 namespace gpucalc {
@@ -24,13 +22,13 @@ const std::vector<Dtype>& known_dtypes() {
   return dtypes;
 }
 
-const Dtype& dtype_by_name(std::string_view name, const std::string& option) {
+const Dtype& dtype_by_name(std::string_view name, const std::string& field) {
   for (const Dtype& d : known_dtypes()) {
     if (d.name == name) return d;
   }
   std::vector<std::string> names;
   for (const Dtype& d : known_dtypes()) names.push_back(d.name);
-  throw InputError(option, std::string(name), fmt::format("one of {}", fmt::join(names, ", ")));
+  throw FieldError(field, std::string(name), Rule::one_of).choices(std::move(names));
 }
 
 std::vector<std::string> whole_byte_dtype_names() {

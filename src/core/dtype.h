@@ -22,9 +22,9 @@ struct Dtype {
 /// The dtypes gpucalc knows; unknown names are an input error. fp8 is fp8_e4m3 under its old
 /// name: the tensor cores of every GPU here run E4M3 and E5M2 at the same rate.
 const std::vector<Dtype>& known_dtypes();
-/// The dtype called `name`; throws InputError naming `option` (the option or the model's field
-/// that gave the name) with the known names.
-const Dtype& dtype_by_name(std::string_view name, const std::string& option);
+/// The dtype called `name`; throws FieldError naming `field` (the model's field that gave the
+/// name), Rule::one_of with the known names.
+const Dtype& dtype_by_name(std::string_view name, const std::string& field);
 /// The names of the dtypes of at least a byte (what commands that count bytes per element accept).
 std::vector<std::string> whole_byte_dtype_names();
 /// The name of the profile peak `dtype` runs at (fp8 for fp8_e5m2): its peak_key, else its name.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace gpucalc {
 
 const char* rule_name(Rule rule) {
@@ -20,11 +22,16 @@ const char* rule_name(Rule rule) {
     case Rule::not_with: return "not_with";
     case Rule::needs_capability: return "needs_capability";
     case Rule::needs_profile: return "needs_profile";
-    case Rule::stated: return "stated";
+    case Rule::finite: return "finite";
+    case Rule::fits_sm: return "fits_sm";
   }
   return "";
 }
 
 std::string FieldError::number_text(double v) { return fmt::format("{}", v); }
+
+void check_positive(const char* field, double v) {
+  if (!(v > 0) || !std::isfinite(v)) throw FieldError(field, v, Rule::above).lo(0);
+}
 
 }  // namespace gpucalc

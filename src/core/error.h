@@ -74,7 +74,8 @@ enum class Rule : std::uint8_t {
   not_with,          // not given with `other`
   needs_capability,  // a GPU of compute capability lo or later
   needs_profile,     // a profile that gives its field `other`
-  stated,            // the accepted form as text: a file not yet converted (its list: tests/unit/core_speaks_test.cc)
+  finite,            // a finite number (not infinite, not NaN)
+  fits_sm,           // a block (its threads, registers and shared memory) that fits one SM
 };
 
 /// The rule's name, for what() where no one renders it (the engine's words are the user's).
@@ -96,10 +97,6 @@ class FieldError : public InputError {
       : InputError(field + ": invalid value '" + printable(value) + "': breaks the rule " + rule_name(rule)),
         field_(std::move(field)), value_(std::move(value)), rule_(rule) {}
   FieldError(std::string field, double value, Rule rule) : FieldError(std::move(field), number_text(value), rule) {}
-  /// A rule in words (Rule::stated), from a core file not yet converted.
-  FieldError(std::string field, std::string value, std::string accepted)
-      : InputError(field, value, accepted), field_(std::move(field)), value_(std::move(value)), rule_(Rule::stated),
-        stated_(std::move(accepted)) {}
 
   // The rule's numbers and related fields, set where thrown: FieldError("warps", 0, Rule::in_range).range(1, 32).
   FieldError& range(double lo, double hi) { lo_ = lo, hi_ = hi; return *this; }
@@ -123,7 +120,6 @@ class FieldError : public InputError {
   const std::vector<std::string>& choices() const { return choices_; }
   const std::string& aspect() const { return aspect_; }
   const std::vector<Fact>& facts() const { return facts_; }
-  const std::string& stated() const { return stated_; }
 
   /// A number as a value is quoted: 1048576, 0.5, 1e+20.
   static std::string number_text(double v);
@@ -132,9 +128,23 @@ class FieldError : public InputError {
   std::string field_, value_;
   Rule rule_;
   double lo_ = 0, hi_ = 0, step_ = 0;
-  std::string other_, aspect_, stated_;
+  std::string other_, aspect_;
   std::vector<std::string> choices_;
   std::vector<Fact> facts_;
+};
+
+/// Refuses a rate, size or time a model divides by or scales with unless finite and above 0:
+/// FieldError(field, v, Rule::above) with lo 0.
+void check_positive(const char* field, double v);
+
+/// Text a core reader could not read (a report, a toolchain's output): where it came from (as the
+/// caller named it, may be empty), the line and the problem, a value of the reader's own enum with
+/// what it found beside it in the derived class; the caller words it (exit code 2 unworded).
+class UnreadableError : public InputError {
+ public:
+  UnreadableError(const std::string& origin, long line, int problem)
+      : InputError((origin.empty() ? "" : origin + ": ") + "line " + std::to_string(line) + ": unreadable (problem " +
+                   std::to_string(problem) + ")") {}
 };
 
 /// measure cannot run here: no CUDA build or no device (exit code 3).

@@ -84,7 +84,7 @@ KernelLaunch grid_launch(const KernelGrid& g, const Gpu& gpu) {
   oi.registers = g.registers;
   oi.shared_memory = g.shared_bytes;
   const OccupancyResult o = occupancy(oi, gpu);
-  if (o.blocks_per_sm < 1) throw FieldError("threads", fmt::format("{}", g.threads), "a block that fits an SM");
+  if (o.blocks_per_sm < 1) throw FieldError("threads", static_cast<double>(g.threads), Rule::fits_sm);
   const WavesResult w = waves({g.blocks, o.blocks_per_sm, 0}, gpu);
   KernelLaunch l;
   l.warps_per_block = g.threads / static_cast<double>(gpu.warp_size);
@@ -170,12 +170,12 @@ struct Rates {
 /// One kernel's bytes and busy time. `moved`: the bytes of the kernels before it in its chain.
 KernelTime kernel_time(const FusionKernel& k, std::size_t at, const std::vector<double>& moved, double e, double o,
                        const Rates& rates, const Gpu& gpu) {
-  if (!(k.writes >= 0)) throw FieldError("writes", fmt::format("{}", k.writes), "elements written, 0 or more");
+  if (!(k.writes >= 0)) throw FieldError("writes", k.writes, Rule::at_least).lo(0);
   KernelTime t;
   t.name = k.name;
   bool streamed_from_hbm = false;
   for (const Operand& read : k.reads) {
-    if (!(read.elements >= 0)) throw FieldError("reads", fmt::format("{}", read.elements), "elements read, 0 or more");
+    if (!(read.elements >= 0)) throw FieldError("reads", read.elements, Rule::at_least).lo(0);
     const bool l2 = served_by_l2(read, moved, at, rates.l2_size);
     if (l2) t.l2_bytes += read.elements * e;
     // a round waits for its slowest load: an operand every lane streams from HBM
@@ -249,19 +249,19 @@ double eager_time(const ChainTime& c, double o, double g) {
 }
 
 FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
-  if (in.chain.unfused.empty()) throw FieldError("kernel", "", "at least one unfused kernel");
-  if (in.chain.fused.empty()) throw FieldError("fused", "", "the fused kernel's reads and writes");
-  if (in.element_bytes <= 0) throw FieldError("element_bytes", fmt::format("{}", in.element_bytes), "a positive element size");
+  if (in.chain.unfused.empty()) throw FieldError("kernel", "", Rule::at_least).lo(1);
+  if (in.chain.fused.empty()) throw FieldError("fused", "", Rule::required);
+  if (in.element_bytes <= 0) throw FieldError("element_bytes", static_cast<double>(in.element_bytes), Rule::above).lo(0);
   for (const FusionKernel& k : in.chain.fused) {
     if (k.read_elements() + k.writes <= 0) {
-      throw FieldError("fused", fmt::format("{},{}", k.read_elements(), k.writes), "a fused kernel that reads or writes something");
+      throw FieldError("fused", fmt::format("{},{}", k.read_elements(), k.writes), Rule::above).lo(0);
     }
   }
   FusionResult r;
   r.launch_overhead = in.launch_overhead >= 0 ? in.launch_overhead : gpu.launch_overhead;
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
-  if (!(r.bandwidth > 0)) throw FieldError("bandwidth", fmt::format("{}", r.bandwidth), "a bandwidth greater than 0");
-  if (!(r.launch_overhead >= 0)) throw FieldError("launch_overhead", fmt::format("{}", r.launch_overhead), "0 or more seconds");
+  if (!(r.bandwidth > 0)) throw FieldError("bandwidth", r.bandwidth, Rule::above).lo(0);
+  if (!(r.launch_overhead >= 0)) throw FieldError("launch_overhead", r.launch_overhead, Rule::at_least).lo(0);
   // g: the profile's launch_overhead_graph (empty kernels replayed from a graph), at most o
   r.gap = std::min(std::max(gpu.launch_overhead_graph, 0.0), r.launch_overhead);
   r.ramp = ramp_time(gpu);

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/dtype.h"
-#include "core/quantity.h"
+#include "core/unit.h"
 
 namespace gpucalc {
 
@@ -21,6 +21,22 @@ struct Provenance {
   std::string source;  // document, measurement or derivation
 #if __cplusplus >= 202002L  // the measure kernels (.cu) include this header as C++17
   bool operator==(const Provenance&) const = default;
+#endif
+};
+
+/// Why a field an older profile format left out takes the value it does (profile_defaults.h).
+enum class DefaultReason : std::uint8_t {
+  no_fp4_path,    // before sm_100 there is no FP4 tensor-core path: 0 is the GPU's own figure
+  fp4_not_known,  // sm_100 and later have one, its peak not given: 0 keeps fp4 rooflines refused
+};
+
+/// A field left out of a file of an older format, and what its value means.
+struct Defaulted {
+  std::string key;  // the profile field: peak_tensor_fp4
+  int format = 0;   // the file's format
+  DefaultReason why = DefaultReason::no_fp4_path;
+#if __cplusplus >= 202002L  // the measure kernels (.cu) include this header as C++17
+  bool operator==(const Defaulted&) const = default;
 #endif
 };
 
@@ -103,8 +119,8 @@ struct Gpu {
 
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the
-  // value that format meant): the calculators print these with their own notes.
-  std::vector<std::string> notes;
+  // value that format meant): the engine words these as notes (profile_notes, engine/profiles.h).
+  std::vector<Defaulted> defaulted;
 
   /// Peak FLOP/s of `unit` for `dtype` (a dtype name: fp8_e5m2 runs at the fp8 peak); 0 when the
   /// unit has no such path.

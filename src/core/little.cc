@@ -47,10 +47,6 @@ namespace {
 // The queue's wait at utilisation rho: s rho / (1 - rho) (M/M/1's, in units of s).
 double queue_wait(double rho, double s) { return s * rho / (1 - rho); }
 
-void check_positive(const char* field, double v) {
-  if (!(v > 0) || !std::isfinite(v)) throw FieldError(field, v, Rule::above).lo(0);
-}
-
 }  // namespace
 
 LoadedModel loaded_model(const Gpu& gpu) {

@@ -25,7 +25,7 @@ double row_wavefronts(double e) { return std::ceil(kWarp * e / kWavefrontBytes);
 
 PanelReuse panel_reuse(const PanelReuseInput& in) {
   if (in.group_m < 1 || in.group_m > kMaxGroup) {
-    throw FieldError("group_m", std::to_string(in.group_m), fmt::format("a whole number from 1 to {}", kMaxGroup));
+    throw FieldError("group_m", std::to_string(in.group_m), Rule::in_range).range(1, static_cast<double>(kMaxGroup));
   }
   PanelReuse r;
   const double k = static_cast<double>(in.k), n = static_cast<double>(in.n), m = static_cast<double>(in.m);

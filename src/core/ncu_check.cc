@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {
@@ -218,7 +217,7 @@ NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu) {
   const double threads = k.block.total > 0 ? static_cast<double>(k.block.total) : need(NcuField::block_size);
   const double blocks = k.grid.total > 0 ? static_cast<double>(k.grid.total) : need(NcuField::grid_size);
   const double registers = need(NcuField::registers);
-  auto refuse = [](NcuField f, double v, Rule rule) { return FieldError(std::string(ncu_field_name(f)), format_number(v), rule); };
+  auto refuse = [](NcuField f, double v, Rule rule) { return FieldError(std::string(ncu_field_name(f)), v, rule); };
   if (threads < 1 || threads > gpu.max_threads_per_block) {
     throw refuse(NcuField::block_size, threads, Rule::in_range).range(1, gpu.max_threads_per_block);
   }

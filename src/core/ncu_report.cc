@@ -6,7 +6,7 @@
 #include <charconv>
 #include <unordered_map>
 
-#include "core/csv.h"
+#include "parse/csv.h"
 #include "core/error.h"
 
 namespace gpucalc {

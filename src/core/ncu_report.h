@@ -104,11 +104,9 @@ enum class NcuProblem : std::uint8_t {
 };
 
 /// A report gpucalc cannot read: the line, the problem and what it found.
-class NcuReportError : public InputError {
+class NcuReportError : public UnreadableError {
  public:
-  NcuReportError(long at, NcuProblem what)
-      : InputError("line " + std::to_string(at) + ": unreadable report (problem " + std::to_string(static_cast<int>(what)) + ")"),
-        line(at), problem(what) {}
+  NcuReportError(long at, NcuProblem what) : UnreadableError("", at, static_cast<int>(what)), line(at), problem(what) {}
   long line;
   NcuProblem problem;
   std::string name, text, unit;

@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {

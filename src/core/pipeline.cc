@@ -8,7 +8,6 @@
 #include "core/error.h"
 #include "core/little.h"
 #include "core/occupancy.h"
-#include "core/quantity.h"
 
 namespace gpucalc {
 namespace {

@@ -1,20 +1,11 @@
 #include "core/pipeline_stream.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
 
 namespace gpucalc {
-namespace {
-
-void positive(const char* field, double v, const char* accepted) {
-  if (!(v > 0) || !std::isfinite(v)) throw FieldError(field, fmt::format("{}", v), accepted);
-}
-
-}  // namespace
 
 void set_loaded_memory(PipelineStreamInput& in, const LoadedModel& m) {
   in.idle_latency = m.idle_latency;
@@ -27,20 +18,19 @@ double idle_little_bandwidth(double bytes_in_flight, double latency, double band
 }
 
 PipelineStreamResult pipeline_stream(const PipelineStreamInput& in) {
-  positive("stage_bytes", static_cast<double>(in.stage_bytes), "a number of bytes > 0 such as 32768");
-  positive("stage_flops", in.stage_flops, "FLOPs > 0 such as 2 x 128 x 128 x 64");
-  positive("stages", in.stages, "a number of stages >= 1");
-  positive("blocks_per_sm", in.blocks_per_sm, "a number of blocks >= 1");
-  positive("sms", in.sms, "a number of SMs >= 1");
-  positive("clock", in.clock, "a clock > 0 such as 1.98GHz");
-  positive("tensor_flops_per_sm_cycle", in.tensor_flops_per_sm_cycle, "FLOPs a cycle > 0 such as 4096");
-  if (!(in.handoff_cycles >= 0) || !std::isfinite(in.handoff_cycles)) {
-    throw FieldError("handoff_cycles", fmt::format("{}", in.handoff_cycles), "a number of cycles >= 0 such as 60");
-  }
-  positive("bandwidth", in.bandwidth, "a bandwidth > 0 such as 4.29TB/s");
-  positive("idle_latency", in.idle_latency, "a time > 0 such as 340ns");
-  positive("read_bandwidth", in.read_bandwidth, "a bandwidth > 0 such as 4.57TB/s");
-  positive("queue_time", in.queue_time, "a time > 0 such as 129ns");
+  check_positive("stage_bytes", static_cast<double>(in.stage_bytes));
+  check_positive("stage_flops", in.stage_flops);
+  check_positive("stages", in.stages);
+  check_positive("blocks_per_sm", in.blocks_per_sm);
+  check_positive("sms", in.sms);
+  check_positive("clock", in.clock);
+  check_positive("tensor_flops_per_sm_cycle", in.tensor_flops_per_sm_cycle);
+  if (!(in.handoff_cycles >= 0)) throw FieldError("handoff_cycles", in.handoff_cycles, Rule::at_least).lo(0);
+  if (!std::isfinite(in.handoff_cycles)) throw FieldError("handoff_cycles", in.handoff_cycles, Rule::finite);
+  check_positive("bandwidth", in.bandwidth);
+  check_positive("idle_latency", in.idle_latency);
+  check_positive("read_bandwidth", in.read_bandwidth);
+  check_positive("queue_time", in.queue_time);
   PipelineStreamResult r;
   // wgmma time [s] = FLOPs / (FLOPs a cycle x clock): the tile at the SM's tensor peak
   r.mma_time = in.stage_flops / (in.tensor_flops_per_sm_cycle * in.clock);

@@ -2,7 +2,6 @@
 // leaving one out (docs/profiles.md lists the formats).
 #pragma once
 
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -14,9 +13,9 @@ namespace gpucalc {
 struct AddedField {
   std::string_view key;  // the profile field: peak_tensor_fp4
   int required_from;     // the first format that requires it
-  /// Sets the field (value and provenance) to what a file of `format` meant by leaving it out,
-  /// and returns the note that says so; `origin` names the file.
-  std::string (*take_default)(Gpu& gpu, const std::string& origin, int format);
+  /// Sets the field's value to what a file of an older format meant by leaving it out (the
+  /// reader records the provenance) and returns why.
+  DefaultReason (*take_default)(Gpu& gpu);
 };
 
 /// Every field added after format 1, in profile_fields() order.

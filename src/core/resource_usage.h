@@ -71,11 +71,10 @@ enum class UsageForm : std::uint8_t {
 
 /// Toolchain output gpucalc cannot read: where it came from (as the caller named it), the line,
 /// the problem, the form expected and what was found.
-class ResourceUsageError : public InputError {
+class ResourceUsageError : public UnreadableError {
  public:
   ResourceUsageError(std::string from, long at, UsageProblem what, UsageForm expected)
-      : InputError(from + ": line " + std::to_string(at) + ": unreadable (problem " + std::to_string(static_cast<int>(what)) + ")"),
-        origin(std::move(from)), line(at), problem(what), form(expected) {}
+      : UnreadableError(from, at, static_cast<int>(what)), origin(std::move(from)), line(at), problem(what), form(expected) {}
   std::string origin;
   long line;
   UsageProblem problem;

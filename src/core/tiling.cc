@@ -15,10 +15,13 @@ namespace {
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
-void check(std::int64_t value, const char* option, std::int64_t max) {
-  if (value < 1 || value > max) {
-    throw FieldError(option, std::to_string(value), fmt::format("a whole number from 1 to {}", max));
-  }
+void check(std::int64_t value, const char* field, std::int64_t max) {
+  if (value < 1 || value > max) throw FieldError(field, std::to_string(value), Rule::in_range).range(1, static_cast<double>(max));
+}
+
+/// A dtype of at least a byte an element: tiles count whole bytes (fp4 would give zero-byte tiles).
+void whole_bytes(const Dtype& d, const char* field) {
+  if (d.bytes < 1) throw FieldError(field, d.name, Rule::one_of).choices(whole_byte_dtype_names()).aspect("sub_byte");
 }
 
 double ceil_div(std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); }
@@ -128,10 +131,10 @@ void add_kernel_times(const TilingInput& in, TilingResult& r, const Gpu& gpu) {
 }
 
 /// An operand's storage type in bytes: its own dtype, else the math type's.
-int operand_bytes(const Dtype& math, const std::string& name, const char* field, const char* option) {
+int operand_bytes(const Dtype& math, const std::string& name, const char* field) {
   if (name.empty()) return math.bytes;
-  const Dtype& d = dtype_by_name(name, option);
-  if (d.bytes < 1) throw FieldError(field, d.name, "a dtype of at least one byte per element (fp4 is for roofline)");
+  const Dtype& d = dtype_by_name(name, field);
+  whole_bytes(d, field);
   return d.bytes;
 }
 
@@ -148,22 +151,22 @@ TilingResult tiling(const TilingInput& in, const Gpu& gpu) {
   }
   check(in.naive_block_m, "naive_block_m", kMaxTile);
   check(in.naive_block_n, "naive_block_n", kMaxTile);
-  const Dtype& dtype = dtype_by_name(in.dtype, "--dtype");
-  // Tiles count whole bytes per element: a half-byte type (fp4) would give zero-byte tiles.
-  if (dtype.bytes < 1) throw FieldError("dtype", dtype.name, "a dtype of at least one byte per element (fp4 is for roofline)");
-  if (!std::isfinite(in.beta)) throw FieldError("beta", fmt::format("{}", in.beta), "a finite number such as 0 or 1");
+  const Dtype& dtype = dtype_by_name(in.dtype, "dtype");
+  whole_bytes(dtype, "dtype");
+  if (!std::isfinite(in.beta)) throw FieldError("beta", in.beta, Rule::finite);
   TilingResult r;
   r.element_bytes = dtype.bytes;
-  r.bytes_a = operand_bytes(dtype, in.dtype_a, "dtype_a", "--dtype-a");
-  r.bytes_b = operand_bytes(dtype, in.dtype_b, "dtype_b", "--dtype-b");
-  r.bytes_c = operand_bytes(dtype, in.dtype_c, "dtype_c", "--dtype-c");
+  r.bytes_a = operand_bytes(dtype, in.dtype_a, "dtype_a");
+  r.bytes_b = operand_bytes(dtype, in.dtype_b, "dtype_b");
+  r.bytes_c = operand_bytes(dtype, in.dtype_c, "dtype_c");
   const double ea = r.bytes_a, eb = r.bytes_b, ec = r.bytes_c;
   const double m = static_cast<double>(in.m), n = static_cast<double>(in.n), k = static_cast<double>(in.k);
   r.peak = in.peak > 0 ? in.peak : gpu.peak(in.unit, dtype.name);
   if (!(r.peak > 0)) {
-    throw FieldError("dtype", dtype.name,
-                     fmt::format("a dtype with a {} peak in the {} profile (or --peak)",
-                                 in.unit == ComputeUnit::cuda ? "CUDA-core" : "tensor-core", gpu.key));
+    const char* unit = in.unit == ComputeUnit::cuda ? "cuda" : "tensor";
+    throw FieldError("dtype", dtype.name, Rule::needs_profile)
+        .other(fmt::format("peak_{}_{}", unit, peak_key(dtype.name)))
+        .aspect(unit);
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
   r.l2_bandwidth = in.l2_bandwidth > 0 ? in.l2_bandwidth : gpu.l2_bandwidth;

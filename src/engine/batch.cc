@@ -6,7 +6,7 @@
 #include <map>
 #include <optional>
 
-#include "core/csv.h"
+#include "parse/csv.h"
 #include "core/error.h"
 #include "core/text.h"
 #include "engine/internal.h"

@@ -160,7 +160,10 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   report.finish();
   refuse_unused(calc, args, swept);
   // What reading the profile took on its own (an older format's default), for people only.
-  if (args.for_people()) report.notes.insert(report.notes.end(), gpu.notes.begin(), gpu.notes.end());
+  if (args.for_people()) {
+    const std::vector<std::string> noted = profile_notes(gpu);
+    report.notes.insert(report.notes.end(), noted.begin(), noted.end());
+  }
 }
 
 Report case_report(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept) {
@@ -190,7 +193,10 @@ void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std
       report.finish();
       // The profile's notes, as run_model adds them.
       const Gpu& used = chosen != nullptr ? *chosen : gpu;
-      if (args.for_people()) report.notes.insert(report.notes.end(), used.notes.begin(), used.notes.end());
+      if (args.for_people()) {
+        const std::vector<std::string> noted = profile_notes(used);
+        report.notes.insert(report.notes.end(), noted.begin(), noted.end());
+      }
       next.row(report);
     }
   } finishing(calc, args, gpu, sink);

@@ -82,14 +82,15 @@ std::string rule_words(const FieldError& e, const Calculator* calc, const Gpu* g
     case Rule::power_of_two: return "a power of two";
     case Rule::one_of: return listed(e.choices());
     case Rule::needs: return fmt::format("only with {}", other);
-    case Rule::required: return fmt::format("a value, with {}", other);
+    case Rule::required: return other.empty() ? std::string("a value") : fmt::format("a value, with {}", other);
     case Rule::not_with: return fmt::format("not with {}", other);
     case Rule::needs_capability:
       return fmt::format("a GPU of compute capability {:.1f} or later{}", e.lo(),
                          gpu != nullptr ? fmt::format(" ({} is {})", gpu->key, capability(*gpu)) : "");
     case Rule::needs_profile:
       return fmt::format("a profile with {}{}", e.other(), gpu != nullptr ? fmt::format(" ({} has none)", gpu->key) : "");
-    case Rule::stated: return e.stated();
+    case Rule::finite: return "a finite number";
+    case Rule::fits_sm: return "a block that fits an SM";
   }
   return "";
 }

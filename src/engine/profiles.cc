@@ -39,4 +39,14 @@ Gpu load_gpu(const std::string& name_or_path) {
   return parse_gpu(text, key, name_or_path);
 }
 
+std::vector<std::string> profile_notes(const Gpu& gpu) {
+  std::vector<std::string> notes;
+  for (const Defaulted& d : gpu.defaulted) {
+    notes.push_back(fmt::format("profile {} (format {}): {} left out, taken as 0 ({}); 'gpucalc hw new --from FILE' writes a "
+                                "profile in format {} with every field",
+                                gpu.origin, d.format, d.key, default_why(d.why), kProfileFormat));
+  }
+  return notes;
+}
+
 }  // namespace gpucalc

@@ -2,9 +2,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/gpu.h"
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 
 namespace gpucalc {
 
@@ -13,5 +14,10 @@ namespace gpucalc {
 /// of it is parsed. Throws InputError naming --gpu for an unknown name (the known ones and a "did
 /// you mean") and a file that cannot be read; ProfileError for a file that is not a valid profile.
 Gpu load_gpu(const std::string& name_or_path);
+
+/// What reading `gpu` took on its own, for people: a note for each field an older format left
+/// out ("profile F (format 1): peak_tensor_fp4 left out, taken as 0 (...)"), as the calculators
+/// and hw show print it.
+std::vector<std::string> profile_notes(const Gpu& gpu);
 
 }  // namespace gpucalc

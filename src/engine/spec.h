@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "report/value.h"
 
 namespace gpucalc {

@@ -1,5 +1,5 @@
 #include "fuzz/targets.h"
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 
 #include <fmt/format.h>
 
@@ -11,15 +11,15 @@
 
 #include "commands/ncu_words.h"
 #include "engine/engine.h"
-#include "core/csv.h"
+#include "parse/csv.h"
 #include "core/error.h"
-#include "core/expr.h"
+#include "parse/expr.h"
 #include "core/gpu.h"
 #include "core/little.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
 #include "core/occupancy.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "core/roofline.h"
 #include "core/waves.h"
 

@@ -14,7 +14,7 @@
 
 #include "commands/commands.h"
 #include "core/error.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "core/text.h"
 #include "measure/cases.h"
 #include "measure/measure.h"

@@ -9,7 +9,7 @@
 #include "commands/commands.h"
 #include "core/attention.h"
 #include "core/error.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "measure/attention_time.h"
 #include "engine/engine.h"
 #include "measure/cases.h"

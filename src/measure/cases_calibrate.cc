@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "core/little.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "measure/cases.h"
 
 namespace gpucalc {

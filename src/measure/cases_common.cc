@@ -8,7 +8,7 @@
 #include <cmath>
 #include <optional>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc::cases {
 

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/fusion.h"
 #include "core/matmul_l2.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "core/roofline.h"
 #include "core/tiling.h"
 #include "measure/kernel_mix.h"

@@ -11,7 +11,7 @@
 #include "commands/warp_access.h"
 #include "core/error.h"
 #include "core/little.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "measure/kernel_mix.h"
 
 namespace gpucalc::cases {

@@ -14,7 +14,7 @@
 #include "core/clusters.h"
 #include "core/error.h"
 #include "core/occupancy.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "core/waves.h"
 #include "measure/host.h"
 

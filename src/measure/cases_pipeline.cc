@@ -11,7 +11,7 @@
 #include "commands/commands.h"
 #include "core/error.h"
 #include "core/pipeline_stream.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "core/roofline.h"
 #include "engine/engine.h"
 #include "measure/cases.h"

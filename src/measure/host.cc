@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "core/profile_match.h"
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 #include "measure/measure.h"
 
 namespace gpucalc {

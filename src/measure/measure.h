@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/gpu.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "engine/spec.h"
 #include "measure/counters.h"
 

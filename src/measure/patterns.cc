@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "core/error.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc {
 

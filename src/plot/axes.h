@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc::plot {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "plot/axes.h"
 
 namespace gpucalc::plot {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 namespace gpucalc {
 

@@ -15,7 +15,7 @@
 
 #include "core/error.h"
 #include "core/gpu.h"
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 #include "io/read.h"
 
 namespace gpucalc {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/csv.h"
+#include "parse/csv.h"
 #include "../verify_helpers.h"
 
 using gpucalc::parse_csv_record;

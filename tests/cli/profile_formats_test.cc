@@ -73,9 +73,9 @@ TEST_CASE("an old profile's default reaches the calculators' notes, and hw new r
         std::string::npos);
   const std::string again = write_temp(written.out);
   const Gpu back = load_gpu(again);
-  CHECK(back.notes.empty());
+  CHECK(back.defaulted.empty());
   Gpu old = load_gpu(kHistory + "8215a49-h100-toml.toml");
-  old.notes.clear();
+  old.defaulted.clear();
   old.key = back.key;
   old.origin = back.origin;
   CHECK(back == old);
@@ -129,8 +129,8 @@ TEST_CASE("a format-1 profile of an sm_100 GPU without peak_tensor_fp4: 0, and t
   const std::string path = write_temp(without_lines(without_lines(b200, "format "), "peak_tensor_fp4 "));
   const Gpu gpu = load_gpu(path);
   CHECK(gpu.peak(ComputeUnit::tensor, "fp4") == 0);
-  REQUIRE(gpu.notes.size() == 1);
-  CHECK(gpu.notes[0] == "profile " + path +
+  REQUIRE(profile_notes(gpu).size() == 1);
+  CHECK(profile_notes(gpu)[0] == "profile " + path +
                             " (format 1): peak_tensor_fp4 left out, taken as 0 (not known: sm_100 and later have an FP4 "
                             "tensor-core path, so set it for fp4 rooflines); 'gpucalc hw new --from FILE' writes a profile "
                             "in format 2 with every field");

@@ -26,7 +26,7 @@ TilingInput square_input(std::int64_t size, std::int64_t tile, const std::string
   in.m = in.n = in.k = size;
   in.tile_m = in.tile_n = in.tile_k = tile;
   in.dtype = dtype;
-  in.unit = dtype_by_name(dtype, "--dtype").default_unit;
+  in.unit = dtype_by_name(dtype, "dtype").default_unit;
   return in;
 }
 

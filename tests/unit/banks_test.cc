@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "core/expr.h"
+#include "parse/expr.h"
 
 namespace gpucalc {
 namespace {

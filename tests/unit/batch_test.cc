@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/csv.h"
+#include "parse/csv.h"
 
 TEST_CASE("split_csv_record: cells as views, quoted ones with \"\" unquoted side by side") {
   std::vector<std::string_view> cells;

@@ -1,5 +1,5 @@
 // Lane expressions: precedence, literals, and every way a typed expression can go wrong.
-#include "core/expr.h"
+#include "parse/expr.h"
 
 #include <doctest/doctest.h>
 

@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/occupancy.h"
-#include "core/quantity.h"
+#include "parse/quantity.h"
 #include "engine/profiles.h"
 #include "fuzz/targets.h"
 

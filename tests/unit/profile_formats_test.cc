@@ -48,11 +48,11 @@ TEST_CASE("a profile of every format gpucalc wrote loads, fp4 left out of format
     CHECK(gpu.gpc_sms.size() == h.gpcs);
     const Provenance fp4 = gpu.provenance.at("peak_tensor_fp4");
     if (h.has_fp4) {
-      CHECK(gpu.notes.empty());
+      CHECK(gpu.defaulted.empty());
       CHECK(fp4 == Provenance{"spec", "Hopper has no FP4 tensor-core path (from sm_100)"});
     } else {
-      REQUIRE(gpu.notes.size() == 1);
-      CHECK(gpu.notes[0] == "profile " + path +
+      REQUIRE(profile_notes(gpu).size() == 1);
+      CHECK(profile_notes(gpu)[0] == "profile " + path +
                                 " (format 1): peak_tensor_fp4 left out, taken as 0 (no FP4 tensor-core path before sm_100); "
                                 "'gpucalc hw new --from FILE' writes a profile in format 2 with every field");
       CHECK(fp4.kind == "derived");
@@ -80,7 +80,7 @@ TEST_CASE("the built-in profiles and profile_toml are format 2, read by the plai
   for (const std::string& key : builtin_gpu_keys()) {
     CAPTURE(key);
     const Gpu gpu = load_gpu(key);
-    CHECK(gpu.notes.empty());
+    CHECK(gpu.defaulted.empty());
     const std::string text = profile_toml(gpu);
     CHECK(text.rfind("format = 2\n", 0) == 0);
     Gpu back = parse_gpu(text, key, "built-in");

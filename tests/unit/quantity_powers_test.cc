@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 #include <cstdio>
 

@@ -1,5 +1,5 @@
 // Quantities as people type them: every form DESIGN lists, and malformed ones.
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 #include <doctest/doctest.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/gpu.h"
-#include "core/expr.h"
+#include "parse/expr.h"
 #include "engine/profiles.h"
 
 namespace gpucalc {

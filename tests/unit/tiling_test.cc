@@ -27,7 +27,7 @@ TilingResult tiled(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t 
   in.tile_n = tn;
   in.tile_k = tk;
   in.dtype = dtype;
-  in.unit = dtype_by_name(dtype, "--dtype").default_unit;
+  in.unit = dtype_by_name(dtype, "dtype").default_unit;
   return tiling(in, h100);
 }
 

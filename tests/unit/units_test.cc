@@ -1,12 +1,12 @@
-// The unit table (core/units.h): what messages say a unit accepts is what the parser reads, and
+// The unit table (parse/units.h): what messages say a unit accepts is what the parser reads, and
 // what text output and charts print reads back as the value printed.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
 
-#include "core/quantity.h"
-#include "core/units.h"
+#include "parse/quantity.h"
+#include "parse/units.h"
 
 namespace gpucalc {
 namespace {

@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "core/error.h"
-#include "core/units.h"
+#include "parse/units.h"
 
 namespace gpucalc {
 

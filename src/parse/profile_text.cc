@@ -1,4 +1,4 @@
-#include "core/profile_text.h"
+#include "parse/profile_text.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "core/quantity.h"
+#include "parse/quantity.h"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/dimension.h"
+#include "parse/dimension.h"
 #include "core/error.h"
 
 namespace gpucalc {

@@ -2,30 +2,16 @@
 // words, the scales text output and charts pick, and the forms a value of it may be typed in.
 // Parsing (quantity.cc), printing (quantity.cc, the report), option messages (engine/spec.cc),
 // the manual (commands/man.cc) and measure's tables read it; a unit is added here, once.
-// (C++17: the measure kernels' .cu files include it through gpu.h.)
+// The Unit enum itself is the core's (core/unit.h: a profile field's unit); this table is what text
+// reads and writes of it. (C++17: the measure kernels' .cu files may include it.)
 #pragma once
 
 #include <cstddef>
 
-#include "core/dimension.h"
+#include "core/unit.h"
+#include "parse/dimension.h"
 
 namespace gpucalc {
-
-/// What a number measures; decides which unit suffixes are accepted and how it prints.
-enum class Unit {
-  count,             // plain number: 1e8, 2^24, 16,384
-  bytes,             // data volume: KB/MB/GB are decimal, KiB/MiB/GiB binary
-  onchip_bytes,      // on-chip size: KB = KiB = 1024 bytes, as NVIDIA's documents use them
-  seconds,           // 400ns, 3.6us, 3.6µs, 2ms, 1s
-  bytes_per_second,  // 3.35TB/s, 900GB/s, 1.5TiB/s
-  flops,             // 1.37e11, 137GFLOP
-  flops_per_second,  // 989TFLOP/s
-  fraction,          // 0.5 or 50%
-  flop_per_byte,     // arithmetic intensity
-  cycles,            // clock cycles
-  text,              // a word such as "registers"
-  boolean,           // true / false
-};
 
 /// What a value of the unit holds.
 enum class ValueKind { number, word, flag };

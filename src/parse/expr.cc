@@ -1,4 +1,4 @@
-#include "core/expr.h"
+#include "parse/expr.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "core/csv.h"
+#include "parse/csv.h"
 
 #include "core/error.h"
 

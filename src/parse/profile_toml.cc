@@ -1,6 +1,6 @@
 // Profile TOML read and written (profile_toml.h): each field by its kind and range, the relations
 // between fields, the formats a file may be in.
-#include "core/profile_toml.h"
+#include "parse/profile_toml.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "core/profile_defaults.h"
-#include "core/profile_text.h"
+#include "parse/profile_text.h"
 #include "core/text.h"
 
 namespace gpucalc {
@@ -423,10 +423,24 @@ Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::str
     }
   }
   // After every field is read: a default may depend on another field (fp4 on the compute capability).
-  for (const AddedField* added : left_out) gpu.notes.push_back(added->take_default(gpu, origin, format));
+  for (const AddedField* added : left_out) {
+    const Defaulted d{std::string(added->key), format, added->take_default(gpu)};
+    gpu.provenance[d.key] = Provenance{"derived", fmt::format("left out of a format-{} profile (written before gpucalc had "
+                                                                "fp4): 0, {}", format, default_why(d.why))};
+    gpu.defaulted.push_back(d);
+  }
   check_relations(gpu, problems);
   if (!problems.messages.empty()) throw ProfileError(std::move(problems.messages));
   return gpu;
+}
+
+std::string default_why(DefaultReason why) {
+  switch (why) {
+    case DefaultReason::no_fp4_path: return "no FP4 tensor-core path before sm_100";
+    case DefaultReason::fp4_not_known:
+      return "not known: sm_100 and later have an FP4 tensor-core path, so set it for fp4 rooflines";
+  }
+  return "";
 }
 
 std::string profile_toml(const Gpu& gpu) {

@@ -33,11 +33,16 @@ class ProfileError : public InputError {
 };
 
 /// Parses profile TOML; `origin` names the file in errors. A field that a later format added may
-/// be left out of an older format's file: it takes the value that format meant, and a note in
-/// Gpu::notes says so (profile_defaults.h). Throws ProfileError listing every field that is
+/// be left out of an older format's file: it takes the value that format meant, its provenance
+/// says why, and Gpu::defaulted records it (profile_defaults.h; the engine's profile_notes words
+/// it). Throws ProfileError listing every field that is
 /// missing or malformed and every pair of fields that contradict each other, or InputError when
 /// the text is not TOML, is over kMaxProfileBytes or is nested deeper than 4.
 Gpu parse_gpu(std::string_view toml_text, const std::string& key, const std::string& origin);
+
+/// Why a field an older format left out has its value, in words: the field's provenance and the
+/// engine's note (profile_notes) say it.
+std::string default_why(DefaultReason why);
 
 /// A profile in the hw/*.toml form: `format = kProfileFormat`, then one line a field (value,
 /// kind, source) in profile_fields() order: parse_gpu gives the same Gpu back (notes aside).
