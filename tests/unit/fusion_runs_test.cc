@@ -15,6 +15,10 @@
 // do: no slower than the model's cold chain, and the fused kernel's extra ops costing what the
 // issue term says (the same grid and the same L2 state on both sides of the difference).
 //
+// Run 35b (run-b1 of the same folder) timed the same way over rotated copies of each chain's
+// buffers, the L2 flushed before each timed run: every chain cold, as the model reads it, so every
+// row is held to the model; the rows it misses are listed with what it lacks (kMissed35b).
+//
 // Tolerance: 10%. The same rows across runs h, l and m spread 1-2% (unary x4 2^28 unfused 2086
 // and 2087 us), the copy bandwidth the model takes from the run moved 4.28-4.29 TB/s, and measure
 // judges a row within 0.9-1.1; a row further out is a mechanism the model does not have, and each
@@ -68,7 +72,10 @@ double against(double measured, const Window& w) {
   return 1;
 }
 
-bool issue35(const testing::RecordedFigure& f) { return f.case_name.rfind("35a:", 0) == 0; }
+bool run_35a(const testing::RecordedFigure& f) { return f.case_name.rfind("35a:", 0) == 0; }
+bool run_35b(const testing::RecordedFigure& f) { return f.case_name.rfind("35b:", 0) == 0; }
+/// Issue 35's runs, timed by repetition (not from an idle stream).
+bool issue35(const testing::RecordedFigure& f) { return run_35a(f) || run_35b(f); }
 
 // The rows the model misses by more than 10%, and the mechanism it lacks for each.
 const std::set<std::string> kMissed = {
@@ -189,8 +196,8 @@ TEST_CASE("fusion runs: one binary kernel at 2^22 under Nsight Compute (no launc
 
 // ---- run 35a: each chain by repetition, over the same buffers
 
-/// The model of a run 35a case, at the bandwidth of its own run's copy kernel.
-FusionResult model_35a(const std::string& case_name) {
+/// The model of a case of run 35a or 35b, at the bandwidth of its own run's copy kernel.
+FusionResult model_repeated(const std::string& case_name) {
   const double bw = runs().at(case_name, "bandwidth").measured;
   return fusion(measured_chain(parse_command(case_name), shapes_of(runs()), h200(), bw), h200());
 }
@@ -202,7 +209,7 @@ bool warm(const FusionResult& m) { return m.fused.bytes <= static_cast<double>(h
 std::vector<std::string> cases_35a() {
   std::vector<std::string> out;
   for (const testing::RecordedFigure& f : runs().figures) {
-    if (issue35(f) && f.quantity == "unfused_graph") out.push_back(f.case_name);
+    if (run_35a(f) && f.quantity == "unfused_graph") out.push_back(f.case_name);
   }
   return out;
 }
@@ -213,7 +220,7 @@ TEST_CASE("fusion runs 35a: the chains the L2 could not hold, replayed from a CU
   // model, 1.08 before the issue term)
   int cold = 0;
   for (const std::string& c : cases_35a()) {
-    const FusionResult m = model_35a(c);
+    const FusionResult m = model_repeated(c);
     if (warm(m)) continue;
     ++cold;
     for (const auto& [quantity, model] : {std::pair{"unfused_graph", m.unfused.graph}, std::pair{"fused_graph", m.fused.graph}}) {
@@ -240,7 +247,7 @@ TEST_CASE("fusion runs 35a: launched by the host, the slower of k o and the GPU'
   // launches set the pace.
   int checked = 0, missed = 0;
   for (const std::string& c : cases_35a()) {
-    const FusionResult m = model_35a(c);
+    const FusionResult m = model_repeated(c);
     const double o = runs().at(c, "host_launch").measured;
     const double k = static_cast<double>(m.unfused.kernels.size());
     if (warm(m) && k * o < m.unfused.graph) continue;  // the GPU sets it, and the L2 held its data
@@ -262,7 +269,7 @@ TEST_CASE("fusion runs 35a: chains the L2 held, a known miss of the old method")
   // its 16 ops a float4, once a lane's loads are in, nothing to hide them behind.
   int held = 0;
   for (const std::string& c : cases_35a()) {
-    const FusionResult m = model_35a(c);
+    const FusionResult m = model_repeated(c);
     if (!warm(m)) continue;
     ++held;
     for (const auto& [quantity, model] : {std::pair{"unfused_graph", m.unfused.graph}, std::pair{"fused_graph", m.fused.graph}}) {
@@ -286,7 +293,7 @@ TEST_CASE("fusion runs 35a: what a tiny unary grid's extra ops cost, against the
   int pairs = 0;
   for (const std::string& c : cases_35a()) {
     const Command cmd = parse_command(c);
-    const FusionResult m = model_35a(c);
+    const FusionResult m = model_repeated(c);
     if (cmd.preset != "unary" || !warm(m)) continue;
     ++pairs;
     const double k = static_cast<double>(m.unfused.kernels.size());
@@ -304,7 +311,7 @@ TEST_CASE("fusion runs 35a: counted DRAM bytes against the model's HBM bytes") {
   const double l2 = static_cast<double>(h200().l2_size);
   int streaming = 0;
   for (const std::string& c : cases_35a()) {
-    const FusionResult m = model_35a(c);
+    const FusionResult m = model_repeated(c);
     for (const auto& [quantity, chain] : {std::pair{"unfused_dram_bytes", &m.unfused}, std::pair{"fused_dram_bytes", &m.fused}}) {
       const double counted = runs().at(c, quantity).measured;
       INFO(c, " ", quantity, ": counted ", counted, " B, the model ", chain->hbm_bytes, " B");
@@ -322,7 +329,7 @@ TEST_CASE("fusion runs 35a: measure all's speed-ups (all.txt) where the L2 could
   // unary x4 2^14's (graph 3.86 against the cold model's) is the old method's warm chain: out
   int checked = 0;
   for (const testing::RecordedFigure& f : runs().figures) {
-    if (!issue35(f) || (f.quantity != "speedup_graph" && f.quantity != "speedup_host")) continue;
+    if (!run_35a(f) || (f.quantity != "speedup_graph" && f.quantity != "speedup_host")) continue;
     const FusionResult m = fusion(measured_chain(parse_command(f.case_name), shapes_of(runs()), h200(), 4.27e12), h200());
     if (warm(m)) continue;
     const double model = f.quantity == "speedup_graph" ? m.speedup_graph : m.unfused.graph / m.fused.graph;
@@ -331,6 +338,122 @@ TEST_CASE("fusion runs 35a: measure all's speed-ups (all.txt) where the L2 could
     ++checked;
   }
   CHECK(checked == 6);
+}
+
+// ---- run 35b: each chain by repetition over rotated copies of its buffers, the L2 flushed before
+// each timed run, so each chain finds its inputs in HBM as the model reads them: every row is held
+// to the model, none set apart as warm. Run a's eight chains ran again (fitted: seen before the
+// issue term), six never ran before (held-back: predictions-b-fusion.md), and measure all's chains.
+
+/// The distinct cases of run 35b that time chains (extra.txt and counted.txt).
+std::vector<std::string> cases_35b() {
+  std::vector<std::string> out;
+  for (const testing::RecordedFigure& f : runs().figures) {
+    if (run_35b(f) && f.quantity == "unfused_graph") out.push_back(f.case_name);
+  }
+  return out;
+}
+
+// The times the model misses by more than 10% in run 35b, and what it lacks for each. Keyed
+// "CASE QUANTITY"; the test fails when this list is not exact.
+const std::set<std::string> kMissed35b = {
+    // fused chains whose buffers fit the L2 (16.8-21 MB, unary x16 0.5 MB; copies rotated, the L2
+    // flushed) ran 1.11-1.39x the model's cold kernel, each a grid of at most 1.6 waves (unary x16:
+    // 16 blocks; binary: 64-256; RMSNorm: 512 and 2048 blocks of 128 threads, 10 an SM): not
+    // modelled, and not known why (the fused unary chains of 2^18 and 2^20 elements, 2.1 and 8.4 MB,
+    // held: 1.08 and 1.02)
+    "35b: measure fusion --preset binary --ops 3 --n 2^20 fused_graph",
+    "35b: measure fusion --preset rmsnorm --rows 512 --cols 8192 fused_graph",
+    "35b: measure fusion --ops 16 --n 2^16 fused_graph",
+    "35b: measure fusion --preset binary --ops 16 --n 2^18 fused_graph",
+    "35b: measure fusion --preset binary --ops 8 --n 2^19 fused_graph",
+    "35b: measure fusion --preset rmsnorm --rows 2048 --cols 2048 fused_graph",
+    // six binary kernels at 2^22 ran 0.90 of the model: their intermediates come from the L2, which
+    // the model paces with the HBM bytes of the same rounds; they cost less than that
+    "35b: measure fusion --preset binary --ops 6 --n 2^22 unfused_graph",
+    // four kernels of 4 blocks: 1.98 us a kernel against the model's 1.76 (ramp + g + its loads):
+    // a fixed cost of a tiny cold kernel not modelled
+    "35b: measure fusion --preset unary --ops 4 --n 2^14 (counted.txt: measure all's chains by measure fusion) unfused_graph",
+    // launched by the host where k o and the GPU's chain are within 10% of each other (17.1 against
+    // 15.5 us, 60.6 / 60.2, 35.4 / 33.0, 19.2 / 19.4): each kernel waits on the later of its launch
+    // and its predecessor's end + the stream's gap, so the chain takes more than the larger sum
+    // (1.11-1.40); max(k o, the graph's chain) is a lower bound there
+    "35b: measure fusion --preset binary --ops 3 --n 2^20 unfused_host",
+    "35b: measure fusion --preset binary --ops 16 --n 2^18 unfused_host",
+    "35b: measure fusion --preset binary --ops 8 --n 2^19 unfused_host",
+    "35b: measure fusion --preset rmsnorm --rows 2048 --cols 2048 unfused_host",
+};
+
+TEST_CASE("fusion runs 35b: each chain replayed from a CUDA graph and launched by the host, against the model") {
+  // Graph: the sum of (busy + g). Host, the unfused chain: max(k o, the sum of (busy + g)), o the
+  // host's launch cost this run measured for the chain's kernels (host_launch), as measure takes it.
+  // (The fused chain launched by the host is one kernel whose o the run did not record: not held.)
+  // Tolerance 10%, as above.
+  int rows = 0, missed = 0, held = 0, held_in = 0;
+  for (const std::string& c : cases_35b()) {
+    const FusionResult m = model_repeated(c);
+    const double o = runs().at(c, "host_launch").measured;
+    const std::pair<std::string, double> models[] = {{"unfused_graph", m.unfused.graph},
+                                                     {"fused_graph", m.fused.graph},
+                                                     {"unfused_host", eager_time(m.unfused, o, m.gap)}};
+    for (const auto& [quantity, model] : models) {
+      const testing::RecordedFigure& f = runs().at(c, quantity);
+      const double r = f.measured / model;
+      const bool out = std::fabs(std::log(r)) > std::log(1.1);
+      const bool is_missed = kMissed35b.count(c + " " + quantity) == 1;
+      INFO(c, " ", quantity, " (line ", f.line, "): ran ", f.measured * 1e6, " us, the model ", model * 1e6, " us");
+      CHECK_MESSAGE(out == is_missed, "ratio " << r);
+      ++rows;
+      missed += is_missed ? 1 : 0;
+      held += f.held_back ? 1 : 0;
+      held_in += f.held_back && !out ? 1 : 0;
+    }
+  }
+  CHECK(rows == 19 * 3);  // 14 chains of extra.txt, 5 of counted.txt
+  CHECK(missed == static_cast<int>(kMissed35b.size()));
+  CHECK(held == 6 * 3);
+  MESSAGE("fusion 35b: ", held_in, " of ", held, " held-back times within 10%");
+}
+
+TEST_CASE("fusion runs 35b: the speed-ups, against the model's") {
+  // Graph: the model's ratio of the two graph times. Host: where both chains are launch-bound the
+  // ratio is k whatever o is, and where they are GPU-bound it is the graph's: the model's at the
+  // profile's o. Tolerance 10%.
+  int checked = 0;
+  for (const testing::RecordedFigure& f : runs().figures) {
+    if (!run_35b(f)) continue;
+    const bool graph = f.quantity == "speedup_graph";
+    if (!graph && f.quantity != "speedup_host") continue;
+    const FusionResult m = model_repeated(f.case_name);
+    const double model = graph ? m.speedup_graph : m.speedup_eager;
+    INFO(f.case_name, " ", f.quantity, ": ran ", f.measured, ", the model ", model);
+    CHECK_MESSAGE(kMissed35b.count(f.case_name + " " + f.quantity) == (std::fabs(std::log(f.measured / model)) > std::log(1.1) ? 1u : 0u),
+                  "ratio " << f.measured / model);
+    ++checked;
+  }
+  CHECK(checked == 8);  // measure all's four chains, graph and host
+}
+
+TEST_CASE("fusion runs 35b: counted DRAM bytes against the model's HBM bytes") {
+  // As above: at most the model's bytes (+2%); streaming chains (the fused chain's bytes at least
+  // 4 L2s) equal within 2% plus one L2 a kernel.
+  const double l2 = static_cast<double>(h200().l2_size);
+  int checked = 0, streaming = 0;
+  for (const std::string& c : cases_35b()) {
+    const FusionResult m = model_repeated(c);
+    for (const auto& [quantity, chain] : {std::pair{"unfused_dram_bytes", &m.unfused}, std::pair{"fused_dram_bytes", &m.fused}}) {
+      const double counted = runs().at(c, quantity).measured;
+      INFO(c, " ", quantity, ": counted ", counted, " B, the model ", chain->hbm_bytes, " B");
+      CHECK(counted <= chain->hbm_bytes * 1.02);
+      ++checked;
+      if (m.fused.bytes >= 4 * l2) {
+        ++streaming;
+        CHECK(counted >= chain->hbm_bytes * 0.98 - l2 * static_cast<double>(chain->kernels.size()));
+      }
+    }
+  }
+  CHECK(checked == 19 * 2);
+  CHECK(streaming == 12);  // unary x3 2^26, binary x2 2^25; unary x4, binary x4 and x8 at 2^28, RMSNorm 16384 x 4096
 }
 
 }  // namespace
