@@ -7,6 +7,8 @@
 //   ncu --clock-control none --section LaunchStats --section Occupancy --csv --page details ./carveout
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 #include <cuda_runtime.h>
 
 #define CHECK(x)                                                                  \
@@ -52,7 +54,9 @@ struct Case {
   int max_dynamic_kib;  // cudaFuncAttributeMaxDynamicSharedMemorySize, KiB; 0: the launch's size
 };
 
-int main() {
+int main(int argc, char** argv) {
+  // No argument: every case in order; "reverse": every case, last first; else the cases named.
+  const bool reverse = argc == 2 && std::string(argv[1]) == "reverse";
   const Case cases[] = {
 #include "carveout_cases.inc"
   };
@@ -61,7 +65,14 @@ int main() {
   CHECK(cudaMalloc(&out, 1024 * 1024 * sizeof(float)));
   CHECK(cudaMemset(in, 0, 1024 * sizeof(float)));
   std::printf("case,kernel,threads,smem_kib,carveout,max_dynamic_kib,regs,static_smem,runtime_blocks_per_sm\n");
+  std::vector<Case> run;
   for (const Case& c : cases) {
+    bool named = argc < 2 || reverse;
+    for (int i = 1; i < argc && !named; ++i) named = std::string(argv[i]) == c.id;
+    if (named) run.push_back(c);
+  }
+  if (reverse) run.assign(run.rbegin(), run.rend());
+  for (const Case& c : run) {
     Kernel k = nullptr;
     if (c.kernel[0] == 'l') k = work<4>;
     else if (c.kernel[0] == 'm') k = work<60>;
