@@ -279,10 +279,14 @@ OptionSpec smem_per_thread_option(Place place) {
 }
 
 OptionSpec carveout_option(Place place) {
-  return number_option(place, "carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
+  // cudaFuncAttributePreferredSharedMemoryCarveout takes an integer percent: 57 is 57%.
+  return number_option(place, "carveout",
+                       "preferred shared-memory carveout, a whole percent of the SM's as "
+                       "cudaFuncAttributePreferredSharedMemoryCarveout takes it: 57, 57% or 0.57 (default: the driver's)",
                        Unit::fraction)
       .at_least(0)
-      .at_most(1);
+      .at_most(1)
+      .whole_numbers_are_percents();
 }
 
 OptionSpec suggest_option(Place place) {

@@ -63,6 +63,7 @@ struct OptionSpec {
   DefaultSweep sweep = nullptr;  // set: the option can be swept
   std::string field;             // the model's field this option fills (default: name with _ for -)
   Place place = kNoPlace;        // its handle (check_declared: the same as its place)
+  bool whole_is_percent = false;  // a fraction option: a plain whole number is a percent (57: 57%)
 
   // Builders, for declarations that read as sentences.
   OptionSpec& at_least(double v) { min = {v}; min_open = false; return *this; }
@@ -73,6 +74,9 @@ struct OptionSpec {
   OptionSpec& needed() { required = true; return *this; }
   OptionSpec& sweepable(DefaultSweep range) { sweep = range; return *this; }
   OptionSpec& fills(std::string model_field) { field = std::move(model_field); return *this; }
+  /// A fraction option whose plain whole numbers are percents (57 reads as 57%, as CUDA's
+  /// integer-percent attributes take it); 0.57 and 57% read as before.
+  OptionSpec& whole_numbers_are_percents() { whole_is_percent = true; return *this; }
   /// Narrows a choice option to some of its choices, `what` saying which (a tool that runs
   /// fewer than the calculator models: measure). Throws std::logic_error for a word that is not
   /// one of the choices.
