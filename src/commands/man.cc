@@ -2,7 +2,6 @@
 // with their forms, ranges and defaults; result keys with units) and the README's examples.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -95,20 +94,11 @@ void option_item(std::string& s, const OptionDoc& o, const Gpu& gpu) {
 // A list of result keys under its heading, each with its unit and help.
 void result_keys(std::string& s, const std::string& heading, const std::vector<ResultSpec>& results) {
   s += ".PP\n" + roff(heading) + "\n";
-  // Each key with its help, as --help lists them; a declaration without help (occupancy's, until
-  // it declares its results with their help) as one list.
-  const bool helped = std::all_of(results.begin(), results.end(), [](const ResultSpec& r) { return !r.help.empty(); });
-  if (!helped) s += ".RS\n.PP\n";
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    const std::string unit = unit_info(results[i].unit).words;
-    const std::string item = bold(results[i].key) + (unit.empty() ? "" : " (" + roff(unit) + ")");
-    if (helped) {
-      s += ".TP\n" + item + "\n" + roff(results[i].help) + "\n";
-    } else {
-      s += item + (i + 1 < results.size() ? ",\n" : "\n");
-    }
+  // Each key with its help, as --help lists them.
+  for (const ResultSpec& r : results) {
+    const std::string unit = unit_info(r.unit).words;
+    s += ".TP\n" + bold(r.key) + (unit.empty() ? "" : " (" + roff(unit) + ")") + "\n" + roff(r.help) + "\n";
   }
-  if (!helped) s += ".RE\n";
 }
 
 // One subcommand's section: its synopsis words, options, result keys and examples.

@@ -123,8 +123,8 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
 
 double limit(int n) { return n == kNoLimit ? std::numeric_limits<double>::infinity() : n; }
 
-void put_ncu(const NcuKernel& k, NcuField f, const Key& key, Unit unit, Report& report) {
-  if (k.has(f)) report.num(key, k.get(f), unit);
+void put_ncu(const NcuKernel& k, NcuField f, Result at, Report& report) {
+  if (k.has(f)) report.num(at, k.get(f));
 }
 
 void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, Report& report) {
@@ -134,7 +134,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   if (!k.device.empty()) report.word(kKernelDevice, k.device);
   report.word(kLaunchGrid, k.grid.total > 0 ? k.grid.text() : fmt::format("{}", c.launch.blocks));
   report.word(kLaunchBlock, k.block.total > 0 ? k.block.text() : fmt::format("{}", c.launch.threads));
-  put_ncu(k, NcuField::cluster_size, "launch.cluster", Unit::count, report);
+  put_ncu(k, NcuField::cluster_size, kLaunchCluster, report);
   report.num(kLaunchRegisters, c.launch.registers);
   report.num(kLaunchSharedMemory, static_cast<double>(c.launch.shared_memory));
   if (c.launch.shared_memory_static >= 0) report.num(kLaunchSharedMemoryStatic, static_cast<double>(c.launch.shared_memory_static));
@@ -163,17 +163,17 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kTailShare, c.tail_share);
   }
   report.num(kSmCount, c.launch.sm_count);
-  put_ncu(k, NcuField::limit_sm, "ncu.block_limit_sm", Unit::count, report);
-  put_ncu(k, NcuField::limit_registers, "ncu.block_limit_registers", Unit::count, report);
-  put_ncu(k, NcuField::limit_smem, "ncu.block_limit_shared_memory", Unit::count, report);
-  put_ncu(k, NcuField::limit_warps, "ncu.block_limit_warps", Unit::count, report);
-  put_ncu(k, NcuField::limit_barriers, "ncu.block_limit_barriers", Unit::count, report);
-  put_ncu(k, NcuField::warps_theoretical, "ncu.warps_theoretical", Unit::count, report);
-  put_ncu(k, NcuField::occupancy_theoretical, "ncu.occupancy_theoretical", Unit::fraction, report);
-  put_ncu(k, NcuField::occupancy_achieved, "ncu.occupancy_achieved", Unit::fraction, report);
-  put_ncu(k, NcuField::warps_achieved, "ncu.warps_achieved", Unit::count, report);
-  put_ncu(k, NcuField::waves, "ncu.waves", Unit::count, report);
-  put_ncu(k, NcuField::duration, "ncu.duration", Unit::seconds, report);
+  put_ncu(k, NcuField::limit_sm, kNcuBlockLimitSm, report);
+  put_ncu(k, NcuField::limit_registers, kNcuBlockLimitRegisters, report);
+  put_ncu(k, NcuField::limit_smem, kNcuBlockLimitSharedMemory, report);
+  put_ncu(k, NcuField::limit_warps, kNcuBlockLimitWarps, report);
+  put_ncu(k, NcuField::limit_barriers, kNcuBlockLimitBarriers, report);
+  put_ncu(k, NcuField::warps_theoretical, kNcuWarpsTheoretical, report);
+  put_ncu(k, NcuField::occupancy_theoretical, kNcuOccupancyTheoretical, report);
+  put_ncu(k, NcuField::occupancy_achieved, kNcuOccupancyAchieved, report);
+  put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
+  put_ncu(k, NcuField::waves, kNcuWaves, report);
+  put_ncu(k, NcuField::duration, kNcuDuration, report);
   report.num(kDifferences, c.differences);
   std::vector<std::string> differ;
   for (const NcuFigure& f : c.figures) {

@@ -22,8 +22,10 @@ using occupancy_notes::blocks_text;
 using occupancy_notes::does_not_fit_text;
 using occupancy_notes::size_text;
 
-// The options by their place: the block shape's, then the occupancy API's.
-enum : std::size_t { kSuggest = kShapeOptions, kMaxThreads, kTargetBlocks };
+// The handles of the options and results, in the order occupancy_command declares them: the block
+// shape's (occupancy_case.h), then the occupancy API's.
+enum Option : Place { kSuggest = kShapeOptions, kMaxThreads, kTargetBlocks };
+enum Result : Place { kDynamicSmemAvailable = kCaseResults, kDynamicSmemBlocks };
 
 /// --suggest: cudaOccupancyMaxPotentialBlockSize.
 void run_suggest(const Args& args, const Gpu& gpu, Report& report);
@@ -48,8 +50,8 @@ void run_suggest(const Args& args, const Gpu& gpu, Report& report) {
   const Suggestion s = suggest_block_size(in, gpu);
   report.model = "exact";
   put_results(s.at, gpu.cc_major >= 9, report);
-  if (s.block_size > 0) report.num("block_size", s.block_size);
-  report.num("min_grid_size", s.min_grid_size);
+  if (s.block_size > 0) report.num(kBlockSize, s.block_size);
+  report.num(kMinGridSize, s.min_grid_size);
 
   const int limit = in.max_threads == 0 ? gpu.max_threads_per_block : in.max_threads;
   const int first = (limit + gpu.warp_size - 1) / gpu.warp_size * gpu.warp_size;
@@ -117,10 +119,10 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
   const OccupancyResult r = occupancy(at, gpu);
   report.model = "exact";
   put_results(r, gpu.cc_major >= 9, report);
-  report.num("block_size", in.threads);
-  report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
-  report.num("dynamic_smem.available", static_cast<double>(a.bytes), Unit::onchip_bytes);
-  report.num("dynamic_smem.blocks", a.blocks_at_bytes);
+  report.num(kBlockSize, in.threads);
+  report.num(kMinGridSize, static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
+  report.num(kDynamicSmemAvailable, static_cast<double>(a.bytes));
+  report.num(kDynamicSmemBlocks, a.blocks_at_bytes);
 
   const std::int64_t unit = gpu.shared_memory_allocation_unit;
   report.explain.push_back(
@@ -154,13 +156,12 @@ void run_available(const Args& args, const Gpu& gpu, Report& report) {
 
 std::vector<OptionSpec> plain_options() {
   std::vector<OptionSpec> options = shape_options();
-  options.push_back(suggest_option());
-  options.push_back(max_threads_option());
-  options.push_back(integer_option("target-blocks", "the dynamic shared memory per block that still allows this many blocks per SM, as cudaOccupancyAvailableDynamicSMemPerBlock (--smem is then the kernel's static shared memory)")
+  options.push_back(suggest_option(kSuggest));
+  options.push_back(max_threads_option(kMaxThreads));
+  options.push_back(integer_option(kTargetBlocks, "target-blocks", "the dynamic shared memory per block that still allows this many blocks per SM, as cudaOccupancyAvailableDynamicSMemPerBlock (--smem is then the kernel's static shared memory)")
                         .at_least(1)
                         .at_most([](const Gpu& g) { return static_cast<double>(g.max_blocks_per_sm); }));
-  return declared_in_order(std::move(options), {"threads", "regs", "smem", "smem-per-thread", "carveout", "model", "suggest",
-                                                "max-threads", "target-blocks"});
+  return options;
 }
 
 }  // namespace
@@ -169,8 +170,13 @@ const Calculator& occupancy_command() {
   static const Calculator calc{
       .name = "occupancy",
       .options = plain_options(),
-      .results = results({shape_results(), one_more_block_results(), launch_results(),
-                          {{"dynamic_smem.available", Unit::onchip_bytes}, {"dynamic_smem.blocks"}}}),
+      .results = results({shape_results(), one_more_block_results(), launch_results(kBlockSize, kMinGridSize),
+                          {result(kDynamicSmemAvailable, "dynamic_smem.available", Unit::onchip_bytes,
+                                  "with --target-blocks: the dynamic shared memory per block that still allows that many "
+                                  "blocks, as cudaOccupancyAvailableDynamicSMemPerBlock answers"),
+                           result(kDynamicSmemBlocks, "dynamic_smem.blocks", Unit::count,
+                                  "with --target-blocks: the blocks per SM that size gives (the bytes reserved per block "
+                                  "included)")}}),
       .run = run,
       .chart_axis = "threads",
       .chart = chart,

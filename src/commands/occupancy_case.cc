@@ -25,13 +25,13 @@ using occupancy_notes::size_text;
 
 // --threads and --regs are needed by most forms but not all (--suggest has no --threads, --from
 // no --regs): a missing one is refused as parse_args refuses a required option.
-[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse_missing(const Args& a, std::size_t option, const Gpu& gpu) {
+[[noreturn]] [[gnu::cold]] [[gnu::noinline]] void refuse_missing(const Args& a, Place option, const Gpu& gpu) {
   const OptionSpec& spec = *a.entries()[option].spec;
   throw InputError(fmt::format("{} is required: {}", spec.flag(), spec.accepted(&gpu)));
 }
 
 // A given --carveout as a whole percentage (the check and its message kept off the common path).
-[[gnu::noinline]] int carveout_percent(const Args& a, std::size_t at) {
+[[gnu::noinline]] int carveout_percent(const Args& a, Place at) {
   // 29% parses as 0.29, and 0.29 x 100 is 29.000000000000004: compare with the nearest whole.
   const double pct = a.number(at) * 100;
   if (std::fabs(pct - std::round(pct)) > 1e-9) {
@@ -72,11 +72,11 @@ std::vector<std::string> explain_simple(const OccupancyInput& in, const Occupanc
 
 }  // namespace
 
-void need(const Args& a, std::size_t option, const Gpu& gpu) {
+void need(const Args& a, Place option, const Gpu& gpu) {
   if (!a.has(option)) refuse_missing(a, option, gpu);
 }
 
-int read_carveout(const Args& a, std::size_t at) { return a.has(at) ? carveout_percent(a, at) : -1; }
+int read_carveout(const Args& a, Place at) { return a.has(at) ? carveout_percent(a, at) : -1; }
 
 OccupancyInput read_input(const Args& a, const Gpu& gpu) {
   need(a, kThreads, gpu);
@@ -103,21 +103,21 @@ OccupancyInput read_input(const Args& a, const Gpu& gpu) {
 }
 
 void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
-  report.num("blocks_per_sm", r.blocks_per_sm);
-  report.num("warps_per_sm", r.warps_per_sm);
-  report.num("threads_per_sm", r.threads_per_sm);
-  report.num("occupancy", r.occupancy, Unit::fraction);
-  report.word("limiter", limiter_word(r.limiter));
-  report.num("limits.registers", limit_value(r.limit_registers));
-  report.num("limits.shared_memory", limit_value(r.limit_shared_memory));
-  report.num("limits.threads", limit_value(r.limit_threads));
-  report.num("limits.blocks", limit_value(r.limit_blocks));
+  report.num(kBlocksPerSm, r.blocks_per_sm);
+  report.num(kWarpsPerSm, r.warps_per_sm);
+  report.num(kThreadsPerSm, r.threads_per_sm);
+  report.num(kOccupancy, r.occupancy);
+  report.word(kLimiter, limiter_word(r.limiter));
+  report.num(kLimitsRegisters, limit_value(r.limit_registers));
+  report.num(kLimitsSharedMemory, limit_value(r.limit_shared_memory));
+  report.num(kLimitsThreads, limit_value(r.limit_threads));
+  report.num(kLimitsBlocks, limit_value(r.limit_blocks));
   // No barrier limit before sm_90: the key stays, empty.
-  if (with_barriers) report.num("limits.barriers", limit_value(r.limit_barriers));
-  report.num("registers_per_block", static_cast<double>(r.registers_per_block));
-  report.num("shared_memory_per_block", static_cast<double>(r.shared_memory_per_block), Unit::onchip_bytes);
-  report.num("shared_memory_per_sm", static_cast<double>(r.shared_memory_per_sm), Unit::onchip_bytes);
-  report.boolean("fits", r.fits);
+  if (with_barriers) report.num(kLimitsBarriers, limit_value(r.limit_barriers));
+  report.num(kRegistersPerBlock, static_cast<double>(r.registers_per_block));
+  report.num(kSharedMemoryPerBlock, static_cast<double>(r.shared_memory_per_block));
+  report.num(kSharedMemoryPerSm, static_cast<double>(r.shared_memory_per_sm));
+  report.boolean(kFits, r.fits);
 }
 std::vector<std::string> explain_exact(const OccupancyInput& in, const OccupancyResult& r, const Gpu& g) {
   const int wpb = (in.threads + g.warp_size - 1) / g.warp_size;
@@ -217,14 +217,14 @@ void end_case(const Args& args, const Gpu& gpu, const OccupancyInput& in, const 
     const std::int64_t per_thread = args.given(kSmemPerThread) ? args.integer(kSmemPerThread) : 0;
     const OneMoreBlock next = one_more_block(in, r, gpu, per_thread);
     // A resource whose change raises no occupancy has no value (it stays missing): null in JSON, empty in CSV.
-    if (next.registers > 0) report.num("one_more_block.regs", next.registers);
-    if (next.shared_memory >= 0) report.num("one_more_block.smem", static_cast<double>(next.shared_memory), Unit::onchip_bytes);
-    if (next.threads > 0) report.num("one_more_block.threads", next.threads);
+    if (next.registers > 0) report.num(kOneMoreBlockRegs, next.registers);
+    if (next.shared_memory >= 0) report.num(kOneMoreBlockSmem, static_cast<double>(next.shared_memory));
+    if (next.threads > 0) report.num(kOneMoreBlockThreads, next.threads);
     // Many rows without --explain: the values alone, the note in words is read by no one.
     if (args.for_people()) add_one_more_block_note(report, in, per_thread, r, next, gpu);
   }
-  report.num("block_size", in.threads);
-  report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
+  report.num(kBlockSize, in.threads);
+  report.num(kMinGridSize, static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
 }
 
 // Occupancy over the swept axis, the case itself marked.
@@ -258,76 +258,92 @@ std::string chart(const ChartData& d) {
 
 // ---- the declarations the forms share ----
 
-OptionSpec threads_option() {
-  return options::threads().sweepable([](const Gpu& g) {
+OptionSpec threads_option(Place place) {
+  return options::threads(place).sweepable([](const Gpu& g) {
     return SweepRange{static_cast<double>(g.warp_size), static_cast<double>(g.max_threads_per_block),
                       static_cast<double>(g.warp_size)};
   });
 }
 
-OptionSpec smem_option() {
-  return options::smem().sweepable([](const Gpu& g) {
+OptionSpec smem_option(Place place) {
+  return options::smem(place).sweepable([](const Gpu& g) {
     return SweepRange{0, static_cast<double>(g.shared_memory_per_block_optin), 1024};
   });
 }
 
-OptionSpec smem_per_thread_option() {
-  return integer_option("smem-per-thread", "dynamic shared memory per thread of the block, added to --smem (the block-size-to-dynamic-smem function of cudaOccupancyMaxPotentialBlockSizeVariableSMem, linear)",
+OptionSpec smem_per_thread_option(Place place) {
+  return integer_option(place, "smem-per-thread", "dynamic shared memory per thread of the block, added to --smem (the block-size-to-dynamic-smem function of cudaOccupancyMaxPotentialBlockSizeVariableSMem, linear)",
                         Unit::onchip_bytes)
       .at_least(0)
       .at_most([](const Gpu& g) { return static_cast<double>(g.shared_memory_per_block_optin); });
 }
 
-OptionSpec carveout_option() {
-  return number_option("carveout", "preferred shared-memory carveout, a whole percent of the SM's (default: the driver's)",
+OptionSpec carveout_option(Place place) {
+  // cudaFuncAttributePreferredSharedMemoryCarveout takes an integer percent: 57 is 57%.
+  return number_option(place, "carveout",
+                       "preferred shared-memory carveout, a whole percent of the SM's as "
+                       "cudaFuncAttributePreferredSharedMemoryCarveout takes it: 57, 57% or 0.57 (default: the driver's)",
                        Unit::fraction)
       .at_least(0)
-      .at_most(1);
+      .at_most(1)
+      .whole_numbers_are_percents();
 }
 
-OptionSpec suggest_option() {
-  return flag_option("suggest", "the block size with the highest occupancy and the smallest grid that fills the GPU, as cudaOccupancyMaxPotentialBlockSize (no --threads)");
+OptionSpec suggest_option(Place place) {
+  return flag_option(place, "suggest", "the block size with the highest occupancy and the smallest grid that fills the GPU, as cudaOccupancyMaxPotentialBlockSize (no --threads)");
 }
 
-OptionSpec max_threads_option() {
-  return integer_option("max-threads", "with --suggest: the largest block to consider (cudaOccupancyMaxPotentialBlockSize's blockSizeLimit, or the kernel's __launch_bounds__)")
+OptionSpec max_threads_option(Place place) {
+  return integer_option(place, "max-threads", "with --suggest: the largest block to consider (cudaOccupancyMaxPotentialBlockSize's blockSizeLimit, or the kernel's __launch_bounds__)")
       .at_least(1)
       .at_most([](const Gpu& g) { return static_cast<double>(g.max_threads_per_block); });
 }
 
 std::vector<OptionSpec> shape_options() {
-  return declared_in_order(
-      {threads_option(),
-       options::regs().sweepable([](const Gpu& g) { return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1}; }),
-       smem_option(), smem_per_thread_option(), carveout_option(),
-       choice_option("model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
-                     {"exact", "simple"})
-           .or_else("exact")},
-      {"threads", "regs", "smem", "smem-per-thread", "carveout", "model"});
+  return {threads_option(kThreads),
+          options::regs(kRegs).sweepable([](const Gpu& g) { return SweepRange{1, static_cast<double>(g.max_registers_per_thread), 1}; }),
+          smem_option(kSmem), smem_per_thread_option(kSmemPerThread), carveout_option(kCarveout),
+          choice_option(kModel, "model", "exact (NVIDIA's rules, cuda_occupancy.h) or simple (min of R / (t r), S / s, T / t, B: no allocation units)",
+                        {"exact", "simple"})
+              .or_else("exact")};
 }
 
 std::vector<ResultSpec> shape_results() {
-  return {{"blocks_per_sm", Unit::count, true},
-          {"warps_per_sm", Unit::count, true},
-          {"threads_per_sm"},
-          {"occupancy", Unit::fraction, true},
-          {"limiter", Unit::text, true},
-          {"limits.registers"},
-          {"limits.shared_memory"},
-          {"limits.threads"},
-          {"limits.blocks"},
-          {"limits.barriers"},
-          {"registers_per_block"},
-          {"shared_memory_per_block", Unit::onchip_bytes},
-          {"shared_memory_per_sm", Unit::onchip_bytes},
-          {"fits", Unit::boolean}};
+  return {result(kBlocksPerSm, "blocks_per_sm", Unit::count, "resident blocks per SM: the fewest any limit allows").in_rows(),
+          result(kWarpsPerSm, "warps_per_sm", Unit::count, "resident warps per SM: blocks x warps per block").in_rows(),
+          result(kThreadsPerSm, "threads_per_sm", Unit::count, "resident threads per SM: blocks x threads per block"),
+          result(kOccupancy, "occupancy", Unit::fraction, "resident warps over the SM's maximum").in_rows(),
+          result(kLimiter, "limiter", Unit::text,
+                 "the resource that limits blocks per SM: registers, shared_memory, threads, blocks, barriers "
+                 "(launch_bounds: a --from row)").in_rows(),
+          result(kLimitsRegisters, "limits.registers", Unit::count, "blocks per SM the registers allow"),
+          result(kLimitsSharedMemory, "limits.shared_memory", Unit::count,
+                 "blocks per SM shared memory allows (unlimited: a block that uses none)"),
+          result(kLimitsThreads, "limits.threads", Unit::count, "blocks per SM the SM's threads allow, a block taking whole warps"),
+          result(kLimitsBlocks, "limits.blocks", Unit::count, "the SM's block limit"),
+          result(kLimitsBarriers, "limits.barriers", Unit::count, "blocks per SM the barriers allow, one a block (sm_90+)"),
+          result(kRegistersPerBlock, "registers_per_block", Unit::count,
+                 "registers a block takes, as allocated (per warp, in allocation units, by the exact model)"),
+          result(kSharedMemoryPerBlock, "shared_memory_per_block", Unit::onchip_bytes,
+                 "shared memory a block takes, as allocated: the bytes asked, the part reserved per block included"),
+          result(kSharedMemoryPerSm, "shared_memory_per_sm", Unit::onchip_bytes,
+                 "the shared-memory carveout the case runs with (--carveout, rounded up to a size the SM offers)"),
+          result(kFits, "fits", Unit::boolean, "whether one block fits at all")};
 }
 
 std::vector<ResultSpec> one_more_block_results() {
-  return {{"one_more_block.regs"}, {"one_more_block.smem", Unit::onchip_bytes}, {"one_more_block.threads"}};
+  return {result(kOneMoreBlockRegs, "one_more_block.regs", Unit::count,
+                 "the nearest fewer registers per thread that raise the occupancy (empty: none does)"),
+          result(kOneMoreBlockSmem, "one_more_block.smem", Unit::onchip_bytes,
+                 "the nearest smaller --smem that raises the occupancy (empty: none does)"),
+          result(kOneMoreBlockThreads, "one_more_block.threads", Unit::count,
+                 "the largest smaller block, whole warps, that holds more resident warps (empty: none does)")};
 }
 
-std::vector<ResultSpec> launch_results() { return {{"block_size"}, {"min_grid_size"}}; }
+std::vector<ResultSpec> launch_results(Place block_size, Place min_grid_size) {
+  return {result(block_size, "block_size", Unit::count, "threads per block of the launch: --threads, or the size --suggest finds"),
+          result(min_grid_size, "min_grid_size", Unit::count, "the smallest grid that fills the GPU: blocks per SM x SMs")};
+}
 
 std::vector<ResultSpec> results(std::initializer_list<std::vector<ResultSpec>> lists) {
   std::vector<ResultSpec> all;

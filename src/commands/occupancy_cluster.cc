@@ -13,8 +13,13 @@ namespace {
 
 using namespace occupancy_case;
 
-// The options by their place: the block shape's, then the cluster's.
-enum : std::size_t { kCluster = kShapeOptions, kNonPortable };
+// The handles of the options and results, in the order occupancy_cluster_command declares them:
+// the block shape's (occupancy_case.h), then the cluster's.
+enum Option : Place { kCluster = kShapeOptions, kNonPortable };
+enum Result : Place {
+  kClustersActive = kCaseResults, kClustersBlocks, kClustersPerGpcMin, kClustersPerGpcMax, kClustersIdleSlots,
+  kClustersBlocksPerSm, kClustersActiveMin, kClustersActiveMax,
+};
 
 /// --cluster N on a known die: the range over the GPC layouts floor-sweeping allows, and a note
 /// when the profile's layout is derived (not measured on this chip).
@@ -40,15 +45,15 @@ void add_clusters(Report& report, const OccupancyResult& r, const Args& args, co
   const int size = args.count(kCluster);
   const bool non_portable = args.flag(kNonPortable);
   const ClusterResult c = clusters(r, size, non_portable, gpu);
-  report.num("clusters.active", c.active_clusters);
-  report.num("clusters.blocks", c.active_blocks);
-  report.num("clusters.per_gpc_min", c.per_gpc_min);
-  report.num("clusters.per_gpc_max", c.per_gpc_max);
-  report.num("clusters.idle_slots", c.idle_slots);
-  report.num("clusters.blocks_per_sm", c.cluster_blocks_per_sm);
+  report.num(kClustersActive, c.active_clusters);
+  report.num(kClustersBlocks, c.active_blocks);
+  report.num(kClustersPerGpcMin, c.per_gpc_min);
+  report.num(kClustersPerGpcMax, c.per_gpc_max);
+  report.num(kClustersIdleSlots, c.idle_slots);
+  report.num(kClustersBlocksPerSm, c.cluster_blocks_per_sm);
   if (c.plausible_layouts > 0) {
-    report.num("clusters.active_min", c.active_min);
-    report.num("clusters.active_max", c.active_max);
+    report.num(kClustersActiveMin, c.active_min);
+    report.num(kClustersActiveMax, c.active_max);
   }
   const auto p = gpu.provenance.find("gpc_sms");
   report.explain.push_back(fmt::format("GPC layout: {} GPCs of {} SMs ({}: {})", c.gpcs, fmt::join(gpu.gpc_sms, ", "),
@@ -101,11 +106,11 @@ void run(const Args& args, const Gpu& gpu, Report& report) {
 
 std::vector<OptionSpec> cluster_options() {
   std::vector<OptionSpec> options = shape_options();
-  options.push_back(integer_option("cluster", "blocks per thread-block cluster (sm_90+): clusters resident at once, as cudaOccupancyMaxActiveClusters (needs the profile's GPC layout)")
+  options.push_back(integer_option(kCluster, "cluster", "blocks per thread-block cluster (sm_90+): clusters resident at once, as cudaOccupancyMaxActiveClusters (needs the profile's GPC layout)")
                         .at_least(1)
                         .at_most(kNonPortableClusterSize));
-  options.push_back(flag_option("non-portable", "with --cluster: allow cluster sizes up to 16 (cudaFuncAttributeNonPortableClusterSizeAllowed)"));
-  return declared_in_order(std::move(options), {"threads", "regs", "smem", "smem-per-thread", "carveout", "model", "cluster", "non-portable"});
+  options.push_back(flag_option(kNonPortable, "non-portable", "with --cluster: allow cluster sizes up to 16 (cudaFuncAttributeNonPortableClusterSizeAllowed)"));
+  return options;
 }
 
 }  // namespace
@@ -114,15 +119,21 @@ const Calculator& occupancy_cluster_command() {
   static const Calculator calc{
       .name = "occupancy",
       .options = cluster_options(),
-      .results = results({shape_results(), one_more_block_results(), launch_results(),
-                          {{"clusters.active"},
-                           {"clusters.blocks"},
-                           {"clusters.per_gpc_min"},
-                           {"clusters.per_gpc_max"},
-                           {"clusters.idle_slots"},
-                           {"clusters.blocks_per_sm"},
-                           {"clusters.active_min"},
-                           {"clusters.active_max"}}}),
+      .results = results(
+          {shape_results(), one_more_block_results(), launch_results(kBlockSize, kMinGridSize),
+           {result(kClustersActive, "clusters.active", Unit::count,
+                   "clusters of --cluster blocks resident at once, as cudaOccupancyMaxActiveClusters answers"),
+            result(kClustersBlocks, "clusters.blocks", Unit::count, "their blocks: clusters x cluster size"),
+            result(kClustersPerGpcMin, "clusters.per_gpc_min", Unit::count, "the fewest clusters a GPC holds"),
+            result(kClustersPerGpcMax, "clusters.per_gpc_max", Unit::count, "the most clusters a GPC holds"),
+            result(kClustersIdleSlots, "clusters.idle_slots", Unit::count,
+                   "block slots no cluster fills: SMs x blocks per SM under a cluster launch - clusters.blocks"),
+            result(kClustersBlocksPerSm, "clusters.blocks_per_sm", Unit::count,
+                   "blocks per SM under a cluster launch: blocks_per_sm, at most 8"),
+            result(kClustersActiveMin, "clusters.active_min", Unit::count,
+                   "the fewest clusters over the plausible GPC layouts of the die (a known die only)"),
+            result(kClustersActiveMax, "clusters.active_max", Unit::count,
+                   "the most clusters over the plausible GPC layouts of the die (a known die only)")}}),
       .run = run,
       .chart_axis = "threads",
       .chart = chart,

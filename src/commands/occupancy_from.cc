@@ -18,32 +18,42 @@
 namespace gpucalc {
 namespace {
 
-using namespace occupancy_case;
+using occupancy_case::explain_exact;
+using occupancy_case::need;
+using occupancy_case::put_results;
+using occupancy_case::read_carveout;
 using occupancy_notes::does_not_fit_text;
 using occupancy_notes::size_text;
 
-// The options by their place in the declaration (occupancy_from_command checks the order).
-enum : std::size_t { kThreads, kSmem, kSmemPerThread, kCarveout, kSuggest, kMaxThreads, kFrom, kArch };
+// The handles of the options and results, in the order occupancy_from_command declares them: its
+// own options (no --regs: each kernel's), the block shape's results (occupancy_case.h), then the
+// launch's and the kernel's.
+enum Option : Place { kThreads, kSmem, kSmemPerThread, kCarveout, kSuggest, kMaxThreads, kFrom, kArch };
+enum Result : Place {
+  kRowBlockSize = occupancy_case::kShapeResults, kRowMinGridSize, kKernelName, kKernelMangled, kKernelArch,
+  kKernelRegisters, kKernelSharedMemory, kKernelSpillStores, kKernelSpillLoads, kKernelStackFrame, kKernelLocalMemory,
+  kKernelConstantMemory, kKernelBarriers, kKernelMaxThreads, kKernelMinBlocks, kKernelSource,
+};
 
 void put_kernel(const KernelResources& k, Report& report) {
   // A count the file does not give (-1) stays missing.
-  auto count = [&report](const Key& key, std::int64_t v, Unit unit = Unit::count) {
-    if (v >= 0) report.num(key, static_cast<double>(v), unit);
+  auto count = [&report](Result at, std::int64_t v) {
+    if (v >= 0) report.num(at, static_cast<double>(v));
   };
-  report.word("kernel.name", k.demangled);
-  report.word("kernel.mangled", k.name);
-  if (!k.arch.empty()) report.word("kernel.arch", k.arch);
-  count("kernel.registers", k.registers);
-  count("kernel.shared_memory", k.shared_memory, Unit::onchip_bytes);
-  count("kernel.spill_stores", k.spill_stores, Unit::onchip_bytes);
-  count("kernel.spill_loads", k.spill_loads, Unit::onchip_bytes);
-  count("kernel.stack_frame", k.stack_frame, Unit::onchip_bytes);
-  count("kernel.local_memory", k.local_memory, Unit::onchip_bytes);
-  count("kernel.constant_memory", k.constant_memory, Unit::onchip_bytes);
-  count("kernel.barriers", k.barriers);
-  if (k.max_threads > 0) report.num("kernel.max_threads", k.max_threads);
-  if (k.min_blocks > 0) report.num("kernel.min_blocks", k.min_blocks);
-  report.word("kernel.source", k.source);
+  report.word(kKernelName, k.demangled);
+  report.word(kKernelMangled, k.name);
+  if (!k.arch.empty()) report.word(kKernelArch, k.arch);
+  count(kKernelRegisters, k.registers);
+  count(kKernelSharedMemory, k.shared_memory);
+  count(kKernelSpillStores, k.spill_stores);
+  count(kKernelSpillLoads, k.spill_loads);
+  count(kKernelStackFrame, k.stack_frame);
+  count(kKernelLocalMemory, k.local_memory);
+  count(kKernelConstantMemory, k.constant_memory);
+  count(kKernelBarriers, k.barriers);
+  if (k.max_threads > 0) report.num(kKernelMaxThreads, k.max_threads);
+  if (k.min_blocks > 0) report.num(kKernelMinBlocks, k.min_blocks);
+  report.word(kKernelSource, k.source);
 }
 
 std::string cc_text(int major, int minor) { return fmt::format("sm_{}{}", major, minor); }
@@ -195,8 +205,8 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
       }
     }
     put_results(r, gpu.cc_major >= 9, report);
-    if (block > 0) report.num("block_size", block);
-    report.num("min_grid_size", static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
+    if (block > 0) report.num(kRowBlockSize, block);
+    report.num(kRowMinGridSize, static_cast<double>(r.blocks_per_sm) * gpu.sm_count);
     put_kernel(k, report);
     if (!r.fits) {
       OccupancyInput at;
@@ -233,26 +243,31 @@ void run_from(const Args& args, const Gpu& gpu, std::istream& in, const Report& 
 const Calculator& occupancy_from_command() {
   static const Calculator calc{
       .name = "occupancy",
-      .options = declared_in_order(
-          {threads_option(), smem_option(), smem_per_thread_option(), carveout_option(), suggest_option(), max_threads_option(),
-           text_option("from", "FILE (- for standard input): nvcc -Xptxas -v / --resource-usage or cuobjdump --dump-resource-usage output, or a CUDA binary (read through cuobjdump): a row per kernel at --threads (or --suggest), --smem as dynamic shared memory"),
-           text_option("arch", "with --from: the architecture whose kernels make the rows, sm_XY or all (default: the profile's)")},
-          {"threads", "smem", "smem-per-thread", "carveout", "suggest", "max-threads", "from", "arch"}),
-      .results = results({shape_results(), launch_results(),
-                          {{"kernel.name", Unit::text},
-                           {"kernel.mangled", Unit::text},
-                           {"kernel.arch", Unit::text},
-                           {"kernel.registers"},
-                           {"kernel.shared_memory", Unit::onchip_bytes},
-                           {"kernel.spill_stores", Unit::onchip_bytes},
-                           {"kernel.spill_loads", Unit::onchip_bytes},
-                           {"kernel.stack_frame", Unit::onchip_bytes},
-                           {"kernel.local_memory", Unit::onchip_bytes},
-                           {"kernel.constant_memory", Unit::onchip_bytes},
-                           {"kernel.barriers"},
-                           {"kernel.max_threads"},
-                           {"kernel.min_blocks"},
-                           {"kernel.source", Unit::text}}}),
+      .options =
+          {occupancy_case::threads_option(kThreads), occupancy_case::smem_option(kSmem),
+           occupancy_case::smem_per_thread_option(kSmemPerThread), occupancy_case::carveout_option(kCarveout),
+           occupancy_case::suggest_option(kSuggest), occupancy_case::max_threads_option(kMaxThreads),
+           text_option(kFrom, "from", "FILE (- for standard input): nvcc -Xptxas -v / --resource-usage or cuobjdump --dump-resource-usage output, or a CUDA binary (read through cuobjdump): a row per kernel at --threads (or --suggest), --smem as dynamic shared memory"),
+           text_option(kArch, "arch", "with --from: the architecture whose kernels make the rows, sm_XY or all (default: the profile's)")},
+      .results = occupancy_case::results(
+          {occupancy_case::shape_results(), occupancy_case::launch_results(kRowBlockSize, kRowMinGridSize),
+           {result(kKernelName, "kernel.name", Unit::text, "the kernel's name, demangled"),
+            result(kKernelMangled, "kernel.mangled", Unit::text, "the kernel's name as the file gives it"),
+            result(kKernelArch, "kernel.arch", Unit::text, "the architecture it was compiled for, sm_XY"),
+            result(kKernelRegisters, "kernel.registers", Unit::count, "registers per thread"),
+            result(kKernelSharedMemory, "kernel.shared_memory", Unit::onchip_bytes, "static shared memory per block"),
+            result(kKernelSpillStores, "kernel.spill_stores", Unit::onchip_bytes, "bytes of spill stores per thread"),
+            result(kKernelSpillLoads, "kernel.spill_loads", Unit::onchip_bytes, "bytes of spill loads per thread"),
+            result(kKernelStackFrame, "kernel.stack_frame", Unit::onchip_bytes, "the stack frame per thread"),
+            result(kKernelLocalMemory, "kernel.local_memory", Unit::onchip_bytes, "local memory per thread"),
+            result(kKernelConstantMemory, "kernel.constant_memory", Unit::onchip_bytes,
+                   "constant memory, every bank added up"),
+            result(kKernelBarriers, "kernel.barriers", Unit::count, "barriers the kernel uses (ptxas: Used N barriers)"),
+            result(kKernelMaxThreads, "kernel.max_threads", Unit::count,
+                   "its launch bound on threads per block (__launch_bounds__, .maxntid)"),
+            result(kKernelMinBlocks, "kernel.min_blocks", Unit::count,
+                   "the blocks per SM it asks for (__launch_bounds__, .minnctapersm)"),
+            result(kKernelSource, "kernel.source", Unit::text, "the tool whose output gave it: ptxas or cuobjdump")}}),
       .run = nullptr,  // a form of rows only: --from is always given
       .rows_option = "from",
       .run_rows = run_from,

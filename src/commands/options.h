@@ -1,6 +1,6 @@
 // Options that several calculators share: declared once, so their range, wording and
 // messages are the same wherever they appear. Each takes the handle it has in the calculator's
-// declaration (spec.h: Place); occupancy's, declared by names, take none yet.
+// declaration (spec.h: Place).
 #pragma once
 
 #include "engine/spec.h"
@@ -8,11 +8,11 @@
 namespace gpucalc::options {
 
 /// --threads: threads per block, 1 to the profile's block limit.
-OptionSpec threads(Place place = kNoPlace);
+OptionSpec threads(Place place);
 /// --regs: registers per thread, 1 to the profile's limit.
-OptionSpec regs(Place place = kNoPlace);
+OptionSpec regs(Place place);
 /// --smem: shared memory per block (static plus dynamic), 0 to the profile's opt-in maximum.
-OptionSpec smem(Place place = kNoPlace);
+OptionSpec smem(Place place);
 /// --dtype: the element type (fp64, fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8 = fp8_e4m3,
 /// int8); with `sub_byte`, also fp4 (for commands that take no element size: roofline).
 OptionSpec dtype(Place place, std::string fallback, bool sub_byte = false);

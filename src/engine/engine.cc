@@ -72,12 +72,10 @@ const Calculator& choose_form(const Calculator& calc, const RawOptions& raw, con
 }
 
 Report::Report(const std::vector<ResultSpec>& declared)
-    : declared_(&declared), literal_(declared.size(), nullptr), put_in_(declared.size(), 0) {
+    : declared_(&declared), put_in_(declared.size(), 0) {
   results.reserve(declared.size());
   for (const ResultSpec& r : declared) results.push_back(Value::none(r.key, r.unit));
 }
-
-void Report::word(const Key& key, std::string_view text) { set(key, Unit::text, 0, false).text.assign(text); }
 
 void Report::word(Place at, std::string_view text) {
   Value& slot = put_at(at, at < results.size() && results[at].unit == Unit::text);
@@ -101,7 +99,6 @@ void Report::restart() {
   drawing.clear();
   label.clear();
   ++case_;
-  next_ = 0;
 }
 
 void Report::finish() {
@@ -120,31 +117,6 @@ void Report::finish() {
     v.flag = false;
     v.missing = true;
   }
-}
-
-Value& Report::search(const Key& key) {
-  const std::size_t n = results.size();
-  // A literal put before: its place by pointer, searched from the last place (a run that
-  // leaves a key missing puts the next a place or two on).
-  if (const char* literal = key.literal(); literal != nullptr) {
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::size_t k = next_ + j < n ? next_ + j : next_ + j - n;
-      if (literal_[k] != literal || put_in_[k] == case_) continue;
-      put_in_[k] = case_;
-      next_ = k + 1;
-      return results[k];
-    }
-  }
-  for (std::size_t j = 0; j < n; ++j) {
-    const std::size_t k = (next_ + j) % n;
-    if (results[k].key != key) continue;
-    if (put_in_[k] == case_) throw std::logic_error(fmt::format("result '{}' is put twice in one case", key.view()));
-    if (key.literal() != nullptr) literal_[k] = key.literal();
-    put_in_[k] = case_;
-    next_ = k + 1;
-    return results[k];
-  }
-  throw std::logic_error(fmt::format("result '{}' is not declared", key.view()));
 }
 
 void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const std::string& swept, Report& report) {

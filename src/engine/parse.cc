@@ -145,6 +145,7 @@ void parse_entry(Args::Entry& e, std::string_view text, const Gpu& gpu, const st
       if (read_plain_whole(text, s.unit, whole)) {
         // read_quantity's plain form (most of a batch's cells), read before the memo and the
         // rest of parse_numeric's frame: whole, exact and finite, only the range to check.
+        if (s.whole_is_percent) whole /= 100;  // --carveout 57: 57%
         check_range(s, whole, text, gpu, where);
         e.number = whole;
       } else {

@@ -168,19 +168,6 @@ void check_declared(const Calculator& calc) {
   }
 }
 
-std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names) {
-  std::size_t at = 0;
-  for (std::string_view name : names) {
-    if (at >= options.size() || options[at].name != name) {
-      throw std::logic_error(fmt::format("option {} is declared as '{}', expected '{}'", at,
-                                         at < options.size() ? options[at].name : std::string(), name));
-    }
-    ++at;
-  }
-  if (at != options.size()) throw std::logic_error(fmt::format("{} options declared, {} named", options.size(), at));
-  return options;
-}
-
 namespace {
 
 // The size first: most names differ there (a run asks by name many times, a batch row checks its

@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <istream>
 #include <limits>
 #include <string>
@@ -48,7 +47,7 @@ using DefaultSweep = SweepRange (*)(const Gpu&);
 /// calculator's (kBlocks, kWaves) by which its run reads options and puts results, no name looked
 /// up. check_declared holds each handle to its place.
 using Place = std::size_t;
-/// Declared without a handle (measure's own options; occupancy's declaration, by names).
+/// Declared without a handle (measure's own options).
 inline constexpr Place kNoPlace = static_cast<Place>(-1);
 
 struct OptionSpec {
@@ -64,6 +63,7 @@ struct OptionSpec {
   DefaultSweep sweep = nullptr;  // set: the option can be swept
   std::string field;             // the model's field this option fills (default: name with _ for -)
   Place place = kNoPlace;        // its handle (check_declared: the same as its place)
+  bool whole_is_percent = false;  // a fraction option: a plain whole number is a percent (57: 57%)
 
   // Builders, for declarations that read as sentences.
   OptionSpec& at_least(double v) { min = {v}; min_open = false; return *this; }
@@ -74,6 +74,9 @@ struct OptionSpec {
   OptionSpec& needed() { required = true; return *this; }
   OptionSpec& sweepable(DefaultSweep range) { sweep = range; return *this; }
   OptionSpec& fills(std::string model_field) { field = std::move(model_field); return *this; }
+  /// A fraction option whose plain whole numbers are percents (57 reads as 57%, as CUDA's
+  /// integer-percent attributes take it); 0.57 and 57% read as before.
+  OptionSpec& whole_numbers_are_percents() { whole_is_percent = true; return *this; }
   /// Narrows a choice option to some of its choices, `what` saying which (a tool that runs
   /// fewer than the calculator models: measure). Throws std::logic_error for a word that is not
   /// one of the choices.
@@ -102,10 +105,6 @@ OptionSpec choice_option(Place place, std::string name, std::string what, std::v
 OptionSpec text_option(Place place, std::string name, std::string what);
 OptionSpec repeated_option(Place place, std::string name, std::string what);
 OptionSpec flag_option(Place place, std::string name, std::string what);
-/// `options`, checked to be declared in the order of `names` (a calculator's enum of its options,
-/// by which its run asks for them); throws std::logic_error where they differ. For a declaration
-/// without handles (occupancy's); one with them needs no list of names.
-std::vector<OptionSpec> declared_in_order(std::vector<OptionSpec> options, std::initializer_list<std::string_view> names);
 
 /// A result key: always present in every output of the command, in declaration order.
 struct ResultSpec {
@@ -204,7 +203,7 @@ class Args {
 };
 
 /// What a run computed for one case. The engine makes it for the calculator's declared results
-/// and reuses it from case to case (a batch's rows); a run puts each of its values by key (num,
+/// and reuses it from case to case (a batch's rows); a run puts each of its values by handle (num,
 /// word, boolean), so `results` is always every declared key in declared order, a key not put
 /// this case missing.
 struct Report {
@@ -221,25 +220,11 @@ struct Report {
   /// A report for these declared results, every one missing.
   explicit Report(const std::vector<ResultSpec>& declared);
 
-  /// A result into its declared key's place (the place's own storage takes it): a number, a
-  /// word, a flag. A key not put in a case is missing. A run puts its values in about the order
-  /// declared, so the place is found from the last one, the key's literal compared by pointer.
-  /// Throws std::logic_error for a key not declared or put twice in one case.
-  // Always inlined: a batch row puts a few dozen, and a call each costs as much as the put.
-  [[gnu::always_inline]] void num(const Key& key, double x, Unit unit = Unit::count) {
-    Value& slot = set(key, unit, x, false);
-    if (!slot.text.empty()) slot.text.clear();
-  }
-  void word(const Key& key, std::string_view text);
-  [[gnu::always_inline]] void boolean(const Key& key, bool flag) {
-    Value& slot = set(key, Unit::boolean, 0, flag);
-    if (!slot.text.empty()) slot.text.clear();
-  }
   /// A result into the place of its handle (the calculator's enum of its results), in the unit
   /// its declaration gives: no key compared. Throws std::logic_error for a handle past the
   /// declared, a result put twice in one case, or a put of the wrong kind (a number into a word's
   /// place, a word into a number's).
-  // Always inlined, as the puts by key.
+  // Always inlined: a batch row puts a few dozen, and a call each costs as much as the put.
   [[gnu::always_inline]] void num(Place at, double x) {
     Value& slot = put_at(at, at < results.size() && results[at].unit != Unit::text && results[at].unit != Unit::boolean);
     slot.number = x;
@@ -259,15 +244,6 @@ struct Report {
   void finish();
 
  private:
-  [[gnu::always_inline]] Value& place(const Key& key) {
-    const char* literal = key.literal();
-    if (next_ < literal_.size() && literal != nullptr && literal_[next_] == literal && put_in_[next_] != case_) {
-      put_in_[next_] = case_;
-      return results[next_++];
-    }
-    return search(key);
-  }
-  Value& search(const Key& key);
   // The place of handle `at`, marked put in this case; `fits`: the put's kind is the declared one.
   [[gnu::always_inline]] Value& put_at(Place at, bool fits) {
     if (!fits || put_in_[at] == case_) refuse_put(at);
@@ -277,20 +253,9 @@ struct Report {
     return slot;
   }
   [[noreturn]] void refuse_put(Place at) const;  // put_at's std::logic_error
-  // The key's place, present, with all but its text.
-  [[gnu::always_inline]] Value& set(const Key& key, Unit unit, double number, bool flag) {
-    Value& slot = place(key);
-    slot.unit = unit;
-    slot.number = number;
-    slot.flag = flag;
-    slot.missing = false;
-    return slot;
-  }
   const std::vector<ResultSpec>* declared_ = nullptr;
-  std::vector<const char*> literal_;  // each place's key as the literal last put there (a pointer compare)
   std::vector<std::uint64_t> put_in_;  // the case each place was last put in
   std::uint64_t case_ = 1;
-  std::size_t next_ = 0;  // the place after the last put
 };
 
 /// The data of a chart: the sweep's rows (x from `axis`), and the case itself.

@@ -82,14 +82,6 @@ TEST_CASE("Args by an option's place: the same entry as by its name, used the sa
   CHECK_THROWS_AS((void)args.name(std::size_t{4}), std::logic_error);
 }
 
-TEST_CASE("declared_in_order: the options as named, or a logic error") {
-  auto options = [] { return std::vector<OptionSpec>{integer_option("m", "rows"), integer_option("n", "columns")}; };
-  CHECK(declared_in_order(options(), {"m", "n"}).size() == 2);
-  CHECK_THROWS_AS(declared_in_order(options(), {"n", "m"}), std::logic_error);
-  CHECK_THROWS_AS(declared_in_order(options(), {"m"}), std::logic_error);
-  CHECK_THROWS_AS(declared_in_order(options(), {"m", "n", "k"}), std::logic_error);
-}
-
 
 TEST_CASE("parse_value reads a plain whole number of a count or a size as read_quantity does") {
   // parse_value reads plain digits itself (most batch cells): the value, and the exactness a

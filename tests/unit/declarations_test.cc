@@ -6,6 +6,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "../docs_helpers.h"
 #include "commands/commands.h"
@@ -13,34 +14,39 @@
 namespace gpucalc {
 namespace {
 
-// occupancy's declaration is by names (declared_in_order) and its results have no help yet: its
-// files are being split (issue 35's "Split the grab-bags"); it declares them with the split.
-bool declared_by_names(const Calculator& calc) { return std::string(calc.name) == "occupancy"; }
+// A calculator and each of its forms (occupancy --cluster, --from): each a declaration of its own.
+std::vector<const Calculator*> declarations(const Calculator& calc) {
+  std::vector<const Calculator*> all = {&calc};
+  for (const Form& f : calc.forms) all.push_back(&f.declaration());
+  return all;
+}
 
 TEST_CASE("declarations: every calculator's options and results have their handles, units and help") {
   int calculators = 0;
   for (const Command& c : commands()) {
     if (c.calculator == nullptr) continue;
-    const Calculator& calc = c.calculator();
-    const std::string name = calc.name;
-    CAPTURE(name);
     ++calculators;
-    CHECK(std::string(calc.name) == c.name);
-    CHECK_NOTHROW(check_declared(calc));
-    CHECK(!calc.results.empty());
-    for (std::size_t i = 0; i < calc.options.size(); ++i) {
-      const OptionSpec& o = calc.options[i];
-      CAPTURE(o.name);
-      CHECK(!o.what.empty());
-      if (!declared_by_names(calc)) CHECK(o.place == i);
-    }
-    for (std::size_t i = 0; i < calc.results.size(); ++i) {
-      const ResultSpec& r = calc.results[i];
-      CAPTURE(r.key);
-      if (declared_by_names(calc)) continue;
-      CHECK(r.place == i);
-      CHECK(!r.help.empty());
-      CHECK(r.help.find('\n') == std::string::npos);
+    CHECK(std::string(c.calculator().name) == c.name);
+    for (const Calculator* form : declarations(c.calculator())) {
+      const Calculator& calc = *form;
+      const std::string name = calc.name;
+      CAPTURE(name);
+      CAPTURE(calc.options.size());
+      CHECK_NOTHROW(check_declared(calc));
+      CHECK(!calc.results.empty());
+      for (std::size_t i = 0; i < calc.options.size(); ++i) {
+        const OptionSpec& o = calc.options[i];
+        CAPTURE(o.name);
+        CHECK(!o.what.empty());
+        CHECK(o.place == i);
+      }
+      for (std::size_t i = 0; i < calc.results.size(); ++i) {
+        const ResultSpec& r = calc.results[i];
+        CAPTURE(r.key);
+        CHECK(r.place == i);
+        CHECK(!r.help.empty());
+        CHECK(r.help.find('\n') == std::string::npos);
+      }
     }
   }
   CHECK(calculators >= 12);
@@ -53,15 +59,17 @@ TEST_CASE("docs: a calculator's page names every one of its result keys and opti
     const std::string name = calc.name;
     CAPTURE(name);
     const std::string page = read_text(kSource / "docs" / (std::string(calc.name) + ".md"));
-    for (const ResultSpec& r : calc.results) {
-      CAPTURE(r.key);
-      CHECK(page.find("`" + r.key + "`") != std::string::npos);
-    }
-    // In its table row: `--threads N` (an option with a value) or `--suggest` (a flag).
-    for (const OptionSpec& o : calc.options) {
-      const std::string option = o.flag();
-      CAPTURE(option);
-      CHECK((page.find("| `" + option + " ") != std::string::npos || page.find("| `" + option + "`") != std::string::npos));
+    for (const Calculator* form : declarations(calc)) {
+      for (const ResultSpec& r : form->results) {
+        CAPTURE(r.key);
+        CHECK(page.find("`" + r.key + "`") != std::string::npos);
+      }
+      // In its table row: `--threads N` (an option with a value) or `--suggest` (a flag).
+      for (const OptionSpec& o : form->options) {
+        const std::string option = o.flag();
+        CAPTURE(option);
+        CHECK((page.find("| `" + option + " ") != std::string::npos || page.find("| `" + option + "`") != std::string::npos));
+      }
     }
   }
 }

@@ -50,6 +50,8 @@ std::string typed(double v, Unit unit) {
     case Unit::seconds: return n + "s";
     case Unit::bytes_per_second: return n + "B/s";
     case Unit::flops_per_second: return n + "FLOP/s";
+    // A percent: a plain whole number is one for some fractions (--carveout 57).
+    case Unit::fraction: return fmt::format("{}%", v * 100);
     default: return n;
   }
 }

@@ -1,6 +1,6 @@
-// A report's results: each put into its declared key's place, whatever the order of the puts; a
-// key not put in a case is missing in it, also when the report was reused from a case that put
-// it; a key not declared, or put twice in one case, is a programming error.
+// A report's results: each put by its handle into its declared place, whatever the order of the
+// puts; a key not put in a case is missing in it, also when the report was reused from a case
+// that put it; a handle not declared, or put twice in one case, is a programming error.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
@@ -13,9 +13,13 @@
 namespace gpucalc {
 namespace {
 
+enum Result : Place { kA, kB, kC, kD, kEF };
+
 const std::vector<ResultSpec>& declared() {
   static const std::vector<ResultSpec> specs = {
-      {"a"}, {"b", Unit::onchip_bytes}, {"c", Unit::text}, {"d", Unit::boolean}, {"e.f", Unit::fraction}};
+      result(kA, "a", Unit::count, "a count"), result(kB, "b", Unit::onchip_bytes, "a size"),
+      result(kC, "c", Unit::text, "a word"), result(kD, "d", Unit::boolean, "a flag"),
+      result(kEF, "e.f", Unit::fraction, "a fraction")};
   return specs;
 }
 
@@ -39,11 +43,9 @@ std::string shown(const std::vector<Value>& results) {
   return s;
 }
 
-// Each missing value keeps its declared unit.
+// Each value keeps its declared unit, put (a put by handle takes it) or missing.
 void check_units(const std::vector<Value>& results) {
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    if (results[k].missing) CHECK(results[k].unit == declared()[k].unit);
-  }
+  for (std::size_t k = 0; k < results.size(); ++k) CHECK(results[k].unit == declared()[k].unit);
 }
 
 }  // namespace
@@ -54,26 +56,26 @@ TEST_CASE("a report puts each result in its declared place, in any order, and wh
   check_units(r.results);
   // Out of order, some left out.
   r.restart();
-  r.boolean("d", true);
-  r.num("a", 7);
-  r.word("c", "shared_memory");
+  r.boolean(kD, true);
+  r.num(kA, 7);
+  r.word(kC, "shared_memory");
   r.finish();
   CHECK(shown(r.results) == "a=7 b=- c=shared_memory d=true e.f=- ");
   check_units(r.results);
   // The next case puts others: the last case's values do not linger, a word's text is gone.
   r.restart();
-  r.num("e.f", 1, Unit::fraction);
-  r.num("b", 1024, Unit::onchip_bytes);
+  r.num(kEF, 1);
+  r.num(kB, 1024);
   r.finish();
   CHECK(shown(r.results) == "a=- b=1024 c=- d=- e.f=1 ");
   check_units(r.results);
   CHECK(r.results[2].text.empty());
   // A place once a word, now a number: no text left behind.
   r.restart();
-  r.word("c", "registers");
+  r.word(kC, "registers");
   r.finish();
   r.restart();
-  r.num("a", 3);
+  r.num(kA, 3);
   r.finish();
   CHECK(r.results[2].missing);
   CHECK(r.results[2].text.empty());
@@ -93,10 +95,10 @@ TEST_CASE("a report reused through a row (a batch swaps their values) shows each
     r.restart();
     ++line;
     for (char k : keys) {
-      if (k == 'a') r.num("a", static_cast<double>(line));
-      if (k == 'b') r.num("b", static_cast<double>(line + 1), Unit::onchip_bytes);
-      if (k == 'c') r.word("c", "x");
-      if (k == 'd') r.boolean("d", true);
+      if (k == 'a') r.num(kA, static_cast<double>(line));
+      if (k == 'b') r.num(kB, static_cast<double>(line + 1));
+      if (k == 'c') r.word(kC, "x");
+      if (k == 'd') r.boolean(kD, true);
     }
     r.finish();
     fill_row(args, r, gpu, line, row);
@@ -120,18 +122,18 @@ TEST_CASE("a report reused through a row (a batch swaps their values) shows each
 TEST_CASE("a result not declared, or put twice in one case, is refused as a programming error") {
   Report r(declared());
   r.restart();
-  CHECK_THROWS_AS(r.num("nope", 1), std::logic_error);
-  r.num("a", 1);
-  CHECK_THROWS_AS(r.num("a", 2), std::logic_error);
+  CHECK_THROWS_AS(r.num(declared().size(), 1), std::logic_error);  // past the declared
+  r.num(kA, 1);
+  CHECK_THROWS_AS(r.num(kA, 2), std::logic_error);
   // The same key in the next case is fine.
   r.finish();
   r.restart();
-  r.num("a", 2);
+  r.num(kA, 2);
   r.finish();
-  CHECK(r.results[0].number == 2);
+  CHECK(r.results[kA].number == 2);
   // A report for notes only takes no results.
   Report notes;
-  CHECK_THROWS_AS(notes.num("a", 1), std::logic_error);
+  CHECK_THROWS_AS(notes.num(kA, 1), std::logic_error);
 }
 
 }  // namespace gpucalc
