@@ -447,7 +447,8 @@ TEST_CASE("sm_120: mma.sync, 99 KiB and CUTLASS's sm_120 stage count, issue #314
 
   // sm_121 (DGX Spark's GB10) is the same SM to this model: 101,376 B opt-in as on every sm_12x
   // part (flashinfer-ai/flashinfer PR #3568: the RTX 5080, RTX PRO 6000 and GB10 report the same
-  // shared-memory attributes), 48 SMs.
+  // shared-memory attributes); 48 SMs (6,144 CUDA cores / 128 a Blackwell SM, NVIDIA's DGX Spark
+  // specifications), which the stage count does not read.
   Gpu gb10 = rtx5090;
   gb10.cc_minor = 1;
   gb10.sm_count = 48;
