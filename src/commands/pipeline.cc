@@ -1,5 +1,5 @@
-// gpucalc pipeline: a Hopper or Blackwell warp-specialised GEMM mainloop: stages, warpgroup
-// registers, the MMA shape, tensor memory, TMA boxes and the stages Little's law asks for.
+// gpucalc pipeline: a Hopper, Blackwell or GeForce Blackwell warp-specialised GEMM mainloop: stages,
+// warpgroup registers, the MMA shape, tensor memory, TMA boxes and the stages Little's law asks for.
 #include "core/pipeline.h"
 
 #include <fmt/format.h>
@@ -31,7 +31,7 @@ enum Result : Place {
   kRegistersPerBlock, kFitsRegisters, kTmemColumns, kTmemAllocated, kTmemBlocksPerSm, kBytesInFlightNeeded,
   kStagesInFlightNeeded, kHidesLatency, kMaxStages, kABytes, kBBytes, kEpilogueBytes, kKernelCarveout, kThreads,
   kLaunchRegisters, kRegisterPool, kMaxConsumers, kAccumulatorFits, kMma, kMmaM, kMmaN, kMmaK, kMmasPerStage,
-  kAccStagesResult, kBoxA, kBoxB, kTmaLoadsPerStage, kL2BytesPerStage,
+  kAccStagesResult, kBoxA, kBoxB, kTmaLoadsPerStage, kL2BytesPerStage, kScheduleResult,
 };
 
 /// A kernel people copy, as option texts: each fills an option the user did not give.
@@ -73,16 +73,15 @@ const Preset* preset_of(const Args& a) {
                    fmt::format("{}{}", fmt::join(names, ", "), hint.empty() ? "" : fmt::format(" (did you mean '{}'?)", hint)));
 }
 
-/// The option's text: given (or its default), else the preset's (echoed in the inputs), else `otherwise`.
+/// The option's text: given (or its default), else the preset's (echoed in the inputs of every
+/// row, one case's, a sweep's or a batch's alike), else `otherwise`.
 std::string text_of(const Args& a, std::size_t option, const Preset* p, const char* Preset::*field, const char* otherwise,
                     Report& report) {
   if (a.given(option)) return a.text(option);
   if (p != nullptr && *(p->*field) != '\0') {
-    if (a.for_people()) {
-      std::string key = a.name(option);
-      for (char& c : key) c = c == '-' ? '_' : c;
-      report.inputs.push_back(Value::word(key, p->*field));
-    }
+    std::string key = a.name(option);
+    for (char& c : key) c = c == '-' ? '_' : c;
+    report.inputs.push_back(Value::word(key, p->*field));
     return p->*field;
   }
   return a.has(option) ? a.text(option) : otherwise;
@@ -153,8 +152,10 @@ PipelineInput read_input(const Args& a, const Preset* p, Report& report) {
         two_numbers(regs, ',', 1024, "--regs", "P,C: setmaxnreg counts of 24 to 256 in steps of 8, such as 40,232");
   }
   if (a.has(kLaunchRegs)) in.launch_regs = a.count(kLaunchRegs);
-  in.schedule = text_of(a, kSchedule, p, &Preset::schedule, "cooperative", report) == "pingpong" ? PipelineSchedule::pingpong
-                                                                                         : PipelineSchedule::cooperative;
+  const std::string schedule = text_of(a, kSchedule, p, &Preset::schedule, "auto", report);
+  in.schedule = schedule == "pingpong"      ? PipelineSchedule::pingpong
+                : schedule == "cooperative" ? PipelineSchedule::cooperative
+                                            : PipelineSchedule::automatic;
   if (a.has(kAccStages)) in.acc_stages = a.count(kAccStages);
   in.cta_group = std::stoi(text_of(a, kCtaGroup, p, &Preset::cta_group, "1", report));
   const std::string cluster = text_of(a, kCluster, p, &Preset::cluster, "1x1", report);
@@ -177,7 +178,7 @@ void put_results(const PipelineResult& r, Report& report) {
   report.num(kBlocksPerSm, r.blocks_per_sm);
   report.num(kOccupancy, r.occupancy);
   report.word(kLimiter, limiter_word(r.limiter));
-  if (r.arch == 90) report.num(kAccumulatorRegisters, r.accumulator_registers);
+  if (r.arch != 100) report.num(kAccumulatorRegisters, r.accumulator_registers);
   report.num(kRegistersPerBlock, static_cast<double>(r.registers_per_block));
   report.boolean(kFitsRegisters, r.fits_registers);
   if (r.arch == 100) {
@@ -197,7 +198,7 @@ void put_results(const PipelineResult& r, Report& report) {
   report.num(kLaunchRegisters, r.launch_registers);
   report.num(kRegisterPool, static_cast<double>(r.register_pool));
   report.num(kMaxConsumers, r.max_consumers);
-  if (r.arch == 90) report.boolean(kAccumulatorFits, r.accumulator_fits);
+  if (r.arch != 100) report.boolean(kAccumulatorFits, r.accumulator_fits);
   report.word(kMma, r.mma);
   report.num(kMmaM, r.mma_m);
   report.num(kMmaN, r.mma_n);
@@ -208,16 +209,27 @@ void put_results(const PipelineResult& r, Report& report) {
   report.word(kBoxB, fmt::format("{}x{}", r.box_b_inner, r.box_b_outer));
   report.num(kTmaLoadsPerStage, static_cast<double>(r.tma_loads_per_stage));
   report.num(kL2BytesPerStage, static_cast<double>(r.l2_bytes_per_stage));
+  report.word(kScheduleResult, schedule_word(r.schedule));
 }
 
 std::string b(std::int64_t v) { return format_number(static_cast<double>(v)) + " B"; }
+/// Bytes that are a rate times a time (never rounded to an integer type: no overflow).
+std::string b(double v) { return format_number(v) + " B"; }
 
 void explain_smem(const PipelineInput& in, const PipelineResult& r, Report& report) {
   const std::int64_t cta_m = in.tile_m / in.cta_group;
   report.explain.push_back(fmt::format("A stage = {}x{} of {} + {}x{} of {} = {} + {}{}", cta_m, in.tile_k, in.dtype_a,
                                        r.arch == 100 ? in.tile_n / in.cta_group : in.tile_n, in.tile_k, in.dtype_b, b(r.a_bytes),
                                        b(r.b_bytes), in.cta_group == 2 ? " (each CTA of the pair loads half of A's and B's rows)" : ""));
-  if (r.arch == 90) {
+  if (r.arch == 120) {
+    report.explain.push_back(fmt::format("stage_bytes = A + B + 2 barriers x 8 B = {} (sm120_mma_builder.inl counts as sm_100 does: no "
+                                         "rounding)", b(r.stage_bytes)));
+    report.explain.push_back(fmt::format("stages that fit = (capacity - epilogue) / stage_bytes = ({} - {}) / {} = {} (capacity: sm_120's "
+                                         "opt-in maximum, CUTLASS's sm120_smem_capacity_bytes)",
+                                         format_number(static_cast<double>(r.capacity)),
+                                         format_number(static_cast<double>(r.epilogue_bytes)),
+                                         format_number(static_cast<double>(r.stage_bytes)), r.max_stages));
+  } else if (r.arch == 90) {
     report.explain.push_back(fmt::format("stage_bytes = round_up(A + B, 128) + 2 barriers x 8 B = round_up({}, 128) + 16 = {} "
                                          "(sm90_gmma_builder.inl, compute_stage_count_or_override)",
                                          format_number(static_cast<double>(r.a_bytes + r.b_bytes)), b(r.stage_bytes)));
@@ -250,8 +262,14 @@ void explain_rest(const PipelineInput& in, const PipelineResult& r, const Gpu& g
                                        r.regs_producer, in.consumers, r.regs_consumer,
                                        format_number(static_cast<double>(r.registers_per_block)), r.fits_registers ? "<=" : ">",
                                        r.fits_registers ? "(fits)" : "(setmaxnreg.inc would wait for registers that never free)"));
-  if (r.arch == 90) {
-    const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / in.consumers;
+  if (r.arch != 100) {
+    const bool pingpong = r.schedule == PipelineSchedule::pingpong;
+    const std::int64_t rows = pingpong ? in.tile_m : in.tile_m / in.consumers;
+    report.explain.push_back(fmt::format("schedule {}{}: {}", schedule_word(r.schedule), in.schedule == PipelineSchedule::automatic
+                                             ? " (CUTLASS's KernelScheduleAuto for this tile)" : "",
+                                         in.consumers == 1 ? fmt::format("one consumer computes the {} rows", in.tile_m)
+                                         : pingpong ? fmt::format("each of the {} consumers owns a {}-row tile", in.consumers, in.tile_m)
+                                                    : fmt::format("{} consumers split the {} rows, {} each", in.consumers, in.tile_m, rows)));
     report.explain.push_back(fmt::format("accumulator = {} rows / 64 x N/{} = {} / 64 x {} / {} = {} registers a consumer thread (of {})",
                                          rows, in.acc == "fp16" ? 4 : 2, rows, in.tile_n, in.acc == "fp16" ? 4 : 2,
                                          r.accumulator_registers, r.regs_consumer));
@@ -272,9 +290,9 @@ void explain_rest(const PipelineInput& in, const PipelineResult& r, const Gpu& g
   }
   report.explain.push_back(fmt::format("bytes in flight = {} / {} SMs x {} = {} an SM (Little's law)",
                                        format_quantity(r.bandwidth, Unit::bytes_per_second), gpu.sm_count,
-                                       format_quantity(r.latency, Unit::seconds), b(std::llround(r.bytes_in_flight_needed))));
+                                       format_quantity(r.latency, Unit::seconds), b(std::round(r.bytes_in_flight_needed))));
   report.explain.push_back(fmt::format("stages in flight = ceil({} / ({} blocks an SM x {} a stage)) = {}; {} stages keep {} in flight: {}",
-                                       b(std::llround(r.bytes_in_flight_needed)), r.blocks_per_sm, b(r.a_bytes + r.b_bytes),
+                                       b(std::round(r.bytes_in_flight_needed)), r.blocks_per_sm, b(r.a_bytes + r.b_bytes),
                                        format_number(r.stages_in_flight_needed), r.stages, r.stages - 1,
                                        r.hides_latency ? "the latency is hidden" : "too few to hide the latency"));
 }
@@ -288,6 +306,16 @@ void notes(const PipelineInput& in, const PipelineResult& r, Report& report) {
   if (r.arch == 90 && !r.accumulator_fits) {
     report.notes.push_back(fmt::format("the accumulator alone takes {} registers of the consumer's {}: it spills", r.accumulator_registers,
                                        r.regs_consumer));
+  }
+  if (r.arch == 120 && r.mma.find("f8f6f4") == std::string::npos) {
+    report.notes.push_back(fmt::format("CUTLASS's sm_120 TMA builder takes fp8, fp6 and fp4 operands only (sm120_mma_builder.inl): a {} "
+                                       "mainloop of this shape is one written by hand ({})",
+                                       in.dtype_a, r.mma));
+  }
+  if (r.arch == 120) {
+    report.notes.push_back("the builder's budget: the kernel's SharedStorage also aligns A and B to 1 KiB and holds the tile "
+                           "scheduler's barriers, which StageCountAutoCarveout does not count: on sm_120's 99 KiB that can be "
+                           "the stage too many (CUTLASS issues 3096, 3144)");
   }
   if (r.cluster_size > 8) report.notes.push_back("a cluster of more than 8 CTAs is not portable: it needs cudaFuncAttributeNonPortableClusterSizeAllowed");
   if (in.epilogue_tile_m > 0) {
@@ -331,9 +359,17 @@ OptionSpec dtype_of(Place place, const char* name, const char* what, const char*
 
 }  // namespace
 
+// A memory latency, at most: HBM's is 0.3 to 1 us idle and a few us loaded; a GPU page fault
+// takes tens of us. A millisecond is past any of them (and keeps Little's bytes far from overflow).
+constexpr double kMostLatency = 1e-3;
+
 // The reasons both operands' types share.
 constexpr const char* kNoFp64 = "a tensor-core type of wgmma/tcgen05.mma: fp64 has no warpgroup MMA (PTX ISA)";
-constexpr const char* kNoFp4 = "a type wgmma takes on sm_90 ({choices}): fp4 needs sm_100's tcgen05.mma";
+// The reason both forms of the epilogue share when it leaves less than 2 stages.
+constexpr const char* kTwoStagesBeside =
+    "an epilogue of at most {hi}: 2 stages of {stage_bytes} B must fit beside it (the mainloop needs 2 or more; this one takes "
+    "{bytes} B)";
+constexpr const char* kNoFp4 = "a type wgmma takes on sm_90 ({choices}): fp4 needs sm_100's tcgen05.mma or sm_120's mma.sync";
 
 const Calculator& pipeline_command() {
   static const Calculator calc{
@@ -359,15 +395,20 @@ const Calculator& pipeline_command() {
            integer_option(kLaunchRegs, "launch-regs", "registers a thread at launch, as ptxas gives them (default the register file over the threads)")
                .at_least(1)
                .at_most([](const Gpu& g) { return static_cast<double>(g.max_registers_per_thread); }),
-           choice_option(kSchedule, "schedule", "sm_90: consumers split the tile's M (cooperative) or each own a tile (pingpong)",
-                         {"cooperative", "pingpong"}),
+           choice_option(kSchedule, "schedule",
+                         "sm_90, sm_120: consumers split the tile's M (cooperative) or each own a tile (pingpong); default auto, "
+                         "CUTLASS's KernelScheduleAuto (sm_90: pingpong for M = 64)",
+                         {"auto", "cooperative", "pingpong"}),
            integer_option(kAccStages, "acc-stages", "sm_100: accumulator buffers in tensor memory (default CUTLASS's, at most 4)").at_least(1).at_most(16),
            choice_option(kCtaGroup, "cta-group", "sm_100: 1, or 2 (a CTA pair runs one MMA: tcgen05 cta_group::2)", {"1", "2"}),
            text_option(kCluster, "cluster", "MxN CTAs of a thread-block cluster: A is multicast along N, B along M (default 1x1)"),
            choice_option(kSwizzle, "swizzle", "TMA swizzle span in bytes", {"0", "32", "64", "128"}).or_else("128"),
            text_option(kBox, "box", "a TMA box INNERxOUTER in elements (default the largest the swizzle allows)"),
            options::bandwidth(kBandwidth),
-           number_option(kLatency, "latency", "the memory latency (default the profile's HBM latency at its clock)", Unit::seconds).above(0)},
+           number_option(kLatency, "latency", "the memory latency (default the profile's HBM latency at its clock)",
+                         Unit::seconds)
+               .above(0)
+               .at_most(kMostLatency)},
       .results =
           {result(kStageBytes, "stage_bytes", Unit::onchip_bytes,
                   "shared memory of one stage: the A tile and the B tile with their barriers").in_rows(),
@@ -380,7 +421,7 @@ const Calculator& pipeline_command() {
            result(kOccupancy, "occupancy", Unit::fraction, "resident warps over the SM's maximum").in_rows(),
            result(kLimiter, "limiter", Unit::text, "the resource that limits blocks per SM").in_rows(),
            result(kAccumulatorRegisters, "accumulator_registers", Unit::count,
-                  "sm_90: accumulator registers a consumer thread holds"),
+                  "sm_90, sm_120: accumulator registers a consumer thread holds"),
            result(kRegistersPerBlock, "registers_per_block", Unit::count,
                   "128 x (P producer + C consumer registers): setmaxnreg's registers of a block"),
            result(kFitsRegisters, "fits_registers", Unit::boolean,
@@ -410,7 +451,7 @@ const Calculator& pipeline_command() {
            result(kMaxConsumers, "max_consumers", Unit::count,
                   "the most consumer warpgroups for which the register split fits (0: none)"),
            result(kAccumulatorFits, "accumulator_fits", Unit::boolean,
-                  "sm_90: whether a consumer's accumulator fits its registers"),
+                  "sm_90, sm_120: whether a consumer's accumulator fits its registers"),
            result(kMma, "mma", Unit::text, "the MMA instruction's shape, such as m64n256k16"),
            result(kMmaM, "mma_m", Unit::count, "the MMA's M"),
            result(kMmaN, "mma_n", Unit::count, "the MMA's N: the largest legal N dividing the tile's N"),
@@ -421,7 +462,9 @@ const Calculator& pipeline_command() {
            result(kBoxB, "box_b", Unit::text, "B's TMA box, INNERxOUTER elements"),
            result(kTmaLoadsPerStage, "tma_loads_per_stage", Unit::count, "TMA boxes loaded a stage"),
            result(kL2BytesPerStage, "l2_bytes_per_stage", Unit::onchip_bytes,
-                  "bytes each CTA fetches from L2 a stage (a cluster multicasts A along N, B along M)")},
+                  "bytes each CTA fetches from L2 a stage (a cluster multicasts A along N, B along M)"),
+           result(kScheduleResult, "schedule", Unit::text,
+                  "cooperative or pingpong: --schedule, or what CUTLASS's KernelScheduleAuto picks for the tile")},
       .run = run,
       .reasons = options::joined(options::occupancy_reasons(), {
           {"dtype_a", Rule::one_of, kNoFp64, "fp64"},
@@ -441,6 +484,19 @@ const Calculator& pipeline_command() {
            "M a multiple of 64 per consumer warpgroup (wgmma is m64nNkK; {consumers} consumers each own a tile): M = 64, 128, "
            "192, 256",
            "m_pingpong"},
+          {"tile", Rule::at_least,
+           "M at least 128 for the cooperative schedule (CUTLASS's cooperative kernel, which sm_120 runs too: its static_assert), "
+           "or --schedule pingpong",
+           "m_cooperative"},
+          {"tile", Rule::multiple_of,
+           "M a multiple of 32 per consumer warpgroup (sm_120's mma.sync is m16n8, a warpgroup's warps 2 x 2; {consumers} "
+           "consumers split M)",
+           "m_sm120"},
+          {"tile", Rule::multiple_of,
+           "M a multiple of 32 (sm_120's mma.sync is m16n8, a warpgroup's warps 2 x 2; each of the {consumers} consumers owns a "
+           "tile)",
+           "m_pingpong_sm120"},
+          {"tile", Rule::multiple_of, "N a multiple of 16 (sm_120's mma.sync is m16n8, a warpgroup's warps 2 x 2)", "n_sm120"},
           {"tile", Rule::one_of, "M = {rule} for tcgen05.mma cta_group::{cta_group} (PTX ISA; the MMA tile is the pair's on cta_group::2)",
            "m_sm100"},
           {"tile", Rule::at_most, "N at most 256 on sm_100: one tcgen05.mma covers the MMA tile (N 8 to 256; CUTLASS's MmaTileShape)",
@@ -459,8 +515,11 @@ const Calculator& pipeline_command() {
           {"epilogue_tile", Rule::divisor_of, "a tile dividing the CTA's {cta_m}x{cta_n} output tile"},
           {"epilogue_tile", Rule::at_most, "an epilogue within the {room} B the block may have (this one takes {bytes} B)"},
           {"epilogue_smem", Rule::at_most, "an epilogue within the {room} B the block may have (this one takes {bytes} B)"},
+          {"epilogue_smem", Rule::at_most, kTwoStagesBeside, "stages"},
+          {"epilogue_tile", Rule::at_most, kTwoStagesBeside, "stages"},
           {"stages", Rule::in_range,
-           "auto or 2 to {hi}: {value} stages of {stage_bytes} B need {bytes} B, more than the {left} B left beside the epilogue"},
+           "auto or 2 to {hi}: {value} stages of {stage_bytes} B need {bytes} B, more than the {left} B left beside the epilogue "
+           "({total} B in all, over the {capacity} B a block may have)"},
           {"regs", Rule::in_range, "P,C: setmaxnreg counts of 24 to 256 in steps of 8 (PTX ISA, setmaxnreg), such as 40,232",
            "setmaxnreg"},
           {"launch_regs", Rule::at_most,
@@ -478,12 +537,18 @@ const Calculator& pipeline_command() {
            "an inner box of at most {hi} bytes with {hi}-byte swizzle (cuTensorMapEncodeTiled); {elements} elements of {bits} "
            "bits are {bytes} bytes",
            "inner"},
-          {"gpu", Rule::one_of, "an sm_90 (H100, H200) or sm_100 (B200) profile: wgmma and tcgen05.mma need one ({gpu} is {arch})"},
+          {"gpu", Rule::one_of,
+           "an sm_90 (H100, H200), sm_100 (B200) or sm_120/sm_121 (RTX 5090) profile: wgmma, tcgen05.mma or sm_120's mma.sync "
+           "with TMA ({gpu} is {arch})"},
           {"cta_group", Rule::one_of, "1 on sm_90: a CTA pair (cta_group::2) is tcgen05's, sm_100"},
+          {"cta_group", Rule::one_of, "1 on sm_120: a CTA pair (cta_group::2) is tcgen05's, sm_100", "sm120"},
           {"schedule", Rule::one_of,
            "cooperative on sm_100: the accumulator is in tensor memory, the epilogue warpgroups read it (ping-pong is sm_90's "
            "register-accumulator schedule)"},
           {"acc_stages", Rule::needs_capability, "no value on sm_90: the accumulator is in registers; tensor memory is sm_100's"},
+          {"acc_stages", Rule::needs_capability,
+           "no value on sm_120: its mma.sync accumulates in registers; tensor memory is sm_100's", "sm120"},
+          {"cluster", Rule::one_of, "1x1 on sm_120 (CUTLASS's sm120_mma_builder.inl: no multicast on this arch)", "sm120"},
           {"cluster", Rule::multiple_of, "a cluster M that is a multiple of 2 with cta_group::2 (the pair is two CTAs of the cluster)"},
           {"cluster", Rule::at_most, "at most 16 CTAs a cluster (8 portable; 16 with cudaFuncAttributeNonPortableClusterSizeAllowed)"},
           {"warpgroups", Rule::at_most, "at most {hi} warpgroups in all ({threads} threads a block)"},

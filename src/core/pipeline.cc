@@ -28,12 +28,24 @@ const Dtype& dtype_named(const std::string& name, const char* field) {
   throw FieldError(field, name, Rule::one_of).choices(std::move(names));
 }
 
-/// The operand types a warpgroup MMA takes: wgmma's on sm_90, tcgen05.mma's (fp4 too) on sm_100.
+/// The operand types the MMA takes: wgmma's on sm_90, tcgen05.mma's (fp4 too) on sm_100, mma.sync's
+/// on sm_120 (fp4 too: kind::f8f6f4, PTX ISA, mma.sync shapes).
 std::vector<std::string> mma_types(int arch) {
   std::vector<std::string> names = {"tf32", "bf16", "fp16", "fp8", "int8"};
-  if (arch == 100) names.push_back("fp4");
+  if (arch != 90) names.push_back("fp4");
   return names;
 }
+
+/// The rows of the CTA tile one consumer warpgroup computes: its share of M (cooperative) or all of
+/// it (ping-pong).
+std::int64_t consumer_rows(std::int64_t tile_m, int consumers, PipelineSchedule schedule) {
+  return schedule == PipelineSchedule::pingpong ? tile_m : tile_m / consumers;
+}
+
+/// The rows a consumer's share must be a multiple of: wgmma is m64 (sm_90); on sm_120 a warpgroup's
+/// 4 warps stand 2 along M and 2 along N (sm120_mma_builder.inl's AtomLayoutMNK: 4x2 warps for two
+/// cooperative warpgroups, 2x2 for one ping-pong warpgroup) over mma.sync m16n8: 2 x 16 = 32 rows.
+int consumer_m_unit(int arch) { return arch == 120 ? 32 : 64; }
 
 /// The MMA kind both operands run as, and its instruction K: 256 bits of the operand (32 bytes),
 /// PTX ISA wgmma / tcgen05.mma "matrix shape". `smem_bits` are the bits an element takes in shared
@@ -56,7 +68,7 @@ Kind mma_kind(const Dtype& a, const Dtype& b, const std::string& acc, int arch) 
   const std::string fa = family(a), fb = family(b);
   const bool low_a = fa == "fp8" || fa == "fp4", low_b = fb == "fp8" || fb == "fp4";
   Kind k;
-  // fp64 has no warpgroup MMA (PTX ISA); fp4 is sm_100's tcgen05.mma only.
+  // fp64 has no warpgroup MMA (PTX ISA); fp4 is sm_100's tcgen05.mma and sm_120's mma.sync only.
   if (fa == "fp64" || fb == "fp64") {
     throw FieldError(fa == "fp64" ? "dtype_a" : "dtype_b", "fp64", Rule::one_of).choices(mma_types(arch)).aspect("fp64");
   }
@@ -64,7 +76,9 @@ Kind mma_kind(const Dtype& a, const Dtype& b, const std::string& acc, int arch) 
     throw FieldError(fa == "fp4" ? "dtype_a" : "dtype_b", "fp4", Rule::one_of).choices(mma_types(arch)).aspect("fp4");
   }
   if (low_a && low_b) {
-    k.name = arch == 100 ? (fa == "fp4" && fb == "fp4" ? "mxf4" : "f8f6f4") : "e4m3/e5m2";
+    // sm_120 without block scales: kind::f8f6f4 for every pair, each element a byte of shared
+    // memory (sm120_mma_builder.inl: SmemAllocType uint8_t under UseF8f6f4); kind::mxf4 needs scales.
+    k.name = arch == 100 ? (fa == "fp4" && fb == "fp4" ? "mxf4" : "f8f6f4") : arch == 120 ? "f8f6f4" : "e4m3/e5m2";
     k.k = k.name == "mxf4" ? 64 : 32;
     k.smem_bits_a = (k.name == "f8f6f4" && fa == "fp4") ? 8 : a.bits;
     k.smem_bits_b = (k.name == "f8f6f4" && fb == "fp4") ? 8 : b.bits;
@@ -99,14 +113,38 @@ bool legal_n(int n, int arch, bool int8, int cta_group) {
   return n % 8 == 0;
 }
 
+/// sm_120's warp-level MMA (PTX ISA, mma.sync m16n8k{32 bytes}): a warpgroup's 4 warps stand 2 x 2
+/// (sm120_mma_builder.inl's AtomLayoutMNK), so each consumer's rows are a multiple of 32 and N of
+/// 16; the cooperative kernel, which sm_120 runs as sm_90 does, needs M >= 128
+/// (sm90_gemm_tma_warpspecialized_cooperative.hpp's static_assert).
+void mma_shape_sm120(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
+  const std::string tile = fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k);
+  const bool pingpong = r.schedule == PipelineSchedule::pingpong;
+  if (!pingpong && in.consumers > 1 && in.tile_m < 128) {
+    throw FieldError("tile", tile, Rule::at_least).lo(128).aspect("m_cooperative").fact("consumers", in.consumers);
+  }
+  if (in.tile_m % (pingpong ? 1 : in.consumers) != 0 || consumer_rows(in.tile_m, in.consumers, r.schedule) % consumer_m_unit(r.arch) != 0) {
+    throw FieldError("tile", tile, Rule::multiple_of).step(consumer_m_unit(r.arch)).aspect(pingpong ? "m_pingpong_sm120" : "m_sm120").fact("consumers", in.consumers);
+  }
+  if (in.tile_n % 16 != 0) throw FieldError("tile", tile, Rule::multiple_of).step(16).aspect("n_sm120");
+  r.mma_m = 16;
+  r.mma_n = 8;
+  r.mma_k = kind.k;
+  if (in.tile_k % kind.k != 0) {
+    throw FieldError("tile", tile, Rule::multiple_of).step(kind.k).aspect("k").fact("kind", kind.name);
+  }
+  r.mmas_per_stage = (in.tile_m / r.mma_m) * (in.tile_n / r.mma_n) * (in.tile_k / r.mma_k);
+  r.mma = kind.name == "f8f6f4" ? fmt::format("mma.sync m16n8k{} kind::f8f6f4", r.mma_k) : fmt::format("mma.sync m16n8k{}", r.mma_k);
+}
+
 void mma_shape(const PipelineInput& in, const Kind& kind, PipelineResult& r) {
+  if (r.arch == 120) return mma_shape_sm120(in, kind, r);
   const std::string tile = fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k);
   if (r.arch == 90) {
     // One wgmma is m64: each consumer warpgroup's rows are a multiple of 64.
-    const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / in.consumers;
-    if (in.tile_m % (in.schedule == PipelineSchedule::pingpong ? 1 : in.consumers) != 0 || rows % 64 != 0) {
-      throw FieldError("tile", tile, Rule::multiple_of).step(64).aspect(in.schedule == PipelineSchedule::pingpong ? "m_pingpong" : "m")
-          .fact("consumers", in.consumers);
+    const bool pingpong = r.schedule == PipelineSchedule::pingpong;
+    if (in.tile_m % (pingpong ? 1 : in.consumers) != 0 || consumer_rows(in.tile_m, in.consumers, r.schedule) % consumer_m_unit(r.arch) != 0) {
+      throw FieldError("tile", tile, Rule::multiple_of).step(consumer_m_unit(r.arch)).aspect(pingpong ? "m_pingpong" : "m").fact("consumers", in.consumers);
     }
     r.mma_m = 64;
   } else {
@@ -171,7 +209,14 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
   r.b_bytes = (kind.smem_bits_b * (r.arch == 100 ? cta_n : in.tile_n) * in.tile_k + 7) / 8;
   const std::int64_t barriers = 2 * kBarrier;  // PipelineTmaAsync<1>::SharedStorage: a full and an empty barrier
   const std::int64_t epilogue = epilogue_bytes(in, cta_m);
-  if (r.arch == 90) {
+  if (r.arch == 120) {
+    // sm120_mma_builder.inl calls sm100_compute_stage_count_or_override (sm100_umma_builder.inl) on
+    // sm120_smem_capacity_bytes (101,376, cutlass/arch/arch.h; the opt-in maximum of cc 12.x): A +
+    // B + the barriers, no rounding, nothing carved out but the epilogue given.
+    r.stage_bytes = r.a_bytes + r.b_bytes + barriers;
+    r.epilogue_bytes = epilogue;
+    r.capacity = gpu.shared_memory_per_block_optin;
+  } else if (r.arch == 90) {
     // sm90_gmma_builder.inl compute_stage_count_or_override: A + B rounded up to 128 bytes, plus
     // the barriers; the carveout rounded up and the capacity rounded down to 128 bytes.
     r.stage_bytes = round_up(r.a_bytes + r.b_bytes, 128) + barriers;
@@ -196,6 +241,18 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
         .fact("bytes", static_cast<double>(r.epilogue_bytes));
   }
   r.max_stages = static_cast<int>((r.capacity - r.kernel_carveout - r.epilogue_bytes) / r.stage_bytes);
+  if (r.max_stages < 2 && (r.capacity - r.kernel_carveout) / r.stage_bytes >= 2) {
+    // 2 stages fit without the epilogue: the epilogue is the one too large. The most it may take,
+    // 2 stages left, rounded down to the builder's 128 bytes on sm_90.
+    const std::int64_t room = r.capacity - r.kernel_carveout - 2 * r.stage_bytes;
+    const bool tile = in.epilogue_tile_m > 0;
+    throw FieldError(tile ? "epilogue_tile" : "epilogue_smem",
+                     tile ? fmt::format("{}x{}", in.epilogue_tile_m, in.epilogue_tile_n) : std::to_string(in.epilogue_smem), Rule::at_most)
+        .hi(static_cast<double>(r.arch == 90 ? room / 128 * 128 : room))
+        .aspect("stages")
+        .fact("stage_bytes", static_cast<double>(r.stage_bytes))
+        .fact("bytes", static_cast<double>(r.epilogue_bytes));
+  }
   if (r.max_stages < 2) {
     // The mainloop needs 2 stages or more.
     throw FieldError("tile", fmt::format("{}x{}x{}", in.tile_m, in.tile_n, in.tile_k), Rule::at_most)
@@ -209,7 +266,9 @@ void stages(const PipelineInput& in, const Kind& kind, const Gpu& gpu, PipelineR
     throw FieldError("stages", in.stages, Rule::in_range).range(2, r.max_stages)
         .fact("stage_bytes", static_cast<double>(r.stage_bytes))
         .fact("bytes", static_cast<double>(in.stages * r.stage_bytes))
-        .fact("left", static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes));
+        .fact("left", static_cast<double>(r.capacity - r.kernel_carveout - r.epilogue_bytes))
+        .fact("total", static_cast<double>(in.stages * r.stage_bytes + r.kernel_carveout + r.epilogue_bytes))
+        .fact("capacity", static_cast<double>(r.capacity));
   }
   r.stages = in.stages > 0 ? in.stages : r.max_stages;
   r.smem_per_block = r.stages * r.stage_bytes + r.kernel_carveout + r.epilogue_bytes;
@@ -237,13 +296,16 @@ void registers(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
   r.registers_per_block = std::int64_t{kWarpgroup} * (in.producers * r.regs_producer + in.consumers * r.regs_consumer);
   r.register_pool = std::int64_t{r.threads} * r.launch_registers;
   r.fits_registers = r.registers_per_block <= r.register_pool;
-  // wgmma m64nN: N/2 fp32 (or s32) registers a thread for 64 rows, N/4 for fp16 (two a register)
+  // wgmma m64nN: N/2 fp32 (or s32) registers a thread for 64 rows, N/4 for fp16 (two a register);
+  // mma.sync's fragments (sm_120) hold the same: rows x N / 128 threads a consumer warpgroup.
+  const bool pingpong = r.schedule == PipelineSchedule::pingpong;
+  const std::int64_t unit = consumer_m_unit(r.arch);
   auto accumulator = [&](int consumers) -> std::int64_t {
-    const std::int64_t rows = in.schedule == PipelineSchedule::pingpong ? in.tile_m : in.tile_m / consumers;
-    const bool legal = in.schedule == PipelineSchedule::pingpong || (in.tile_m % consumers == 0 && rows % 64 == 0);
-    return legal ? rows / 64 * in.tile_n / (in.acc == "fp16" ? 4 : 2) : -1;
+    const std::int64_t rows = consumer_rows(in.tile_m, consumers, r.schedule);
+    const bool legal = (pingpong || in.tile_m % consumers == 0) && rows % unit == 0;
+    return legal ? rows * in.tile_n / 64 / (in.acc == "fp16" ? 4 : 2) : -1;
   };
-  if (r.arch == 90) {
+  if (r.arch != 100) {
     r.accumulator_registers = static_cast<int>(accumulator(in.consumers));
     r.accumulator_fits = r.accumulator_registers < r.regs_consumer;
   }
@@ -253,7 +315,7 @@ void registers(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
     const int launch = in.launch_regs > 0 ? std::min(in.launch_regs, launch_registers(kWarpgroup * (in.producers + c), gpu))
                                           : launch_registers(kWarpgroup * (in.producers + c), gpu);
     const int rp = in.regs_producer > 0 ? in.regs_producer : launch, rc = in.regs_consumer > 0 ? in.regs_consumer : launch;
-    const bool acc_ok = r.arch != 90 || (accumulator(c) >= 0 && accumulator(c) < rc);
+    const bool acc_ok = r.arch == 100 || (accumulator(c) >= 0 && accumulator(c) < rc);
     if (in.producers * rp + c * rc <= (in.producers + c) * launch && acc_ok) r.max_consumers = c;
   }
 }
@@ -320,19 +382,26 @@ void check_input(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
     r.arch = 90;
   } else if (gpu.cc_major == 10) {
     r.arch = 100;
+  } else if (gpu.cc_major == 12) {
+    r.arch = 120;  // sm_120 (GeForce RTX 50, RTX PRO Blackwell) and sm_121 (GB10): one SM design
   } else {
     throw FieldError("gpu", gpu.key, Rule::one_of)
-        .choices({"sm_90", "sm_100"})
+        .choices({"sm_90", "sm_100", "sm_120"})
         .fact("arch", fmt::format("sm_{}{}", gpu.cc_major, gpu.cc_minor));
   }
-  if (r.arch == 90 && in.cta_group != 1) {
-    throw FieldError("cta_group", in.cta_group, Rule::one_of).choices({"1"});
+  r.schedule = in.schedule == PipelineSchedule::automatic ? cutlass_schedule(r.arch, in.tile_m) : in.schedule;
+  if (r.arch != 100 && in.cta_group != 1) {
+    throw FieldError("cta_group", in.cta_group, Rule::one_of).choices({"1"}).aspect(r.arch == 120 ? "sm120" : "");
   }
-  if (r.arch == 100 && in.schedule == PipelineSchedule::pingpong) {
+  if (r.arch == 100 && r.schedule == PipelineSchedule::pingpong) {
     throw FieldError("schedule", "pingpong", Rule::one_of).choices({"cooperative"});
   }
-  if (r.arch == 90 && in.acc_stages > 0) {
-    throw FieldError("acc_stages", in.acc_stages, Rule::needs_capability).lo(10.0);
+  if (r.arch != 100 && in.acc_stages > 0) {
+    throw FieldError("acc_stages", in.acc_stages, Rule::needs_capability).lo(10.0).aspect(r.arch == 120 ? "sm120" : "");
+  }
+  if (r.arch == 120 && in.cluster_m * in.cluster_n != 1) {
+    // sm120_mma_builder.inl: static_assert(size(ClusterShape) == 1, "no programmatic multicast on this arch")
+    throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n), Rule::one_of).choices({"1x1"}).aspect("sm120");
   }
   if (in.cluster_m % in.cta_group != 0) {
     throw FieldError("cluster", fmt::format("{}x{}", in.cluster_m, in.cluster_n), Rule::multiple_of).step(in.cta_group);
@@ -352,6 +421,19 @@ void check_input(const PipelineInput& in, const Gpu& gpu, PipelineResult& r) {
 }
 
 }  // namespace
+
+const char* schedule_word(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::cooperative: return "cooperative";
+    case PipelineSchedule::pingpong: return "pingpong";
+    case PipelineSchedule::automatic: break;
+  }
+  return "auto";
+}
+
+PipelineSchedule cutlass_schedule(int arch, std::int64_t tile_m) {
+  return arch == 90 && tile_m == 64 ? PipelineSchedule::pingpong : PipelineSchedule::cooperative;
+}
 
 bool legal_setmaxnreg(int registers) { return registers >= 24 && registers <= 256 && registers % 8 == 0; }
 

@@ -1,7 +1,8 @@
-// A Hopper (sm_90) or Blackwell (sm_100) warp-specialised GEMM mainloop: the shared memory of its
-// pipeline stages as CUTLASS's builders count it, its warpgroups' registers under setmaxnreg, the
-// MMA instruction that tiles the CTA tile, the accumulator in tensor memory (sm_100), the TMA
-// boxes of a stage, and the stages that Little's law says must be in flight.
+// A Hopper (sm_90), Blackwell (sm_100) or GeForce Blackwell (sm_120, sm_121) warp-specialised GEMM
+// mainloop: the shared memory of its pipeline stages as CUTLASS's builders count it, its
+// warpgroups' registers under setmaxnreg, the MMA instruction that tiles the CTA tile (wgmma,
+// tcgen05.mma, or sm_120's warp-level mma.sync), the accumulator in tensor memory (sm_100), the
+// TMA boxes of a stage, and the stages that Little's law says must be in flight.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +13,13 @@
 
 namespace gpucalc {
 
-/// How the consumers share the CTA tile (sm_90): cooperative splits its M among them, ping-pong
-/// gives each consumer a tile of its own (CUTLASS's KernelTmaWarpSpecialized{Cooperative,Pingpong}).
-enum class PipelineSchedule { cooperative, pingpong };
+/// How the consumers share the CTA tile (sm_90, sm_120): cooperative splits its M among them,
+/// ping-pong gives each consumer a tile of its own (CUTLASS's KernelTmaWarpSpecialized{Cooperative,
+/// Pingpong}); automatic is what CUTLASS's KernelScheduleAuto picks for the tile (cutlass_schedule).
+enum class PipelineSchedule { automatic, cooperative, pingpong };
+
+/// The schedule's result word: "cooperative" or "pingpong" ("auto" before it is resolved).
+const char* schedule_word(PipelineSchedule schedule);
 
 struct PipelineInput {
   std::int64_t tile_m = 0, tile_n = 0, tile_k = 0;  // the CTA tile (sm_90) or the MMA tile (sm_100)
@@ -30,7 +35,7 @@ struct PipelineInput {
   int producers = 1, consumers = 2;  // warpgroups (128 threads each)
   int regs_producer = 0, regs_consumer = 0;  // setmaxnreg per role; 0: none (the launch count)
   int launch_regs = 0;  // registers a thread at launch (ptxas's count); 0: the register file over the threads
-  PipelineSchedule schedule = PipelineSchedule::cooperative;
+  PipelineSchedule schedule = PipelineSchedule::automatic;
   int acc_stages = 0;  // sm_100 accumulator buffers in tensor memory; 0: CUTLASS's count
   int cta_group = 1;   // sm_100: 1 (one SM) or 2 (a CTA pair runs one MMA)
   int cluster_m = 1, cluster_n = 1;
@@ -41,7 +46,8 @@ struct PipelineInput {
 };
 
 struct PipelineResult {
-  int arch = 90;  // 90 or 100
+  int arch = 90;  // 90, 100 or 120 (sm_120 and sm_121)
+  PipelineSchedule schedule = PipelineSchedule::cooperative;  // the input's, or CUTLASS's pick
   // Tile and stages.
   std::int64_t a_bytes = 0, b_bytes = 0;   // one stage's operand tiles (per CTA)
   std::int64_t stage_bytes = 0;            // A + B (aligned as the builder aligns) + the stage's barriers
@@ -59,7 +65,7 @@ struct PipelineResult {
   std::int64_t register_pool = 0;            // threads x launch registers
   bool fits_registers = false;
   int max_consumers = 0;                     // the most consumer warpgroups whose split fits
-  int accumulator_registers = 0;             // sm_90: per consumer thread
+  int accumulator_registers = 0;             // sm_90, sm_120: per consumer thread
   bool accumulator_fits = true;
   // The MMA instruction.
   std::string mma;  // m64n256k16, or tcgen05 m128n256k16 cta_group::1
@@ -86,9 +92,15 @@ struct PipelineResult {
 
 /// The model. Throws FieldError naming the field (tile, dtype_a, stages, regs, ...) for a tile no
 /// legal MMA covers, a stage count that does not fit, an illegal setmaxnreg count or TMA box, a
-/// profile that is not sm_90 or sm_100.
+/// profile that is not sm_90, sm_100 or sm_120/sm_121.
 PipelineResult pipeline(const PipelineInput& input, const Gpu& gpu);
 
+/// The schedule CUTLASS's KernelScheduleAuto picks (`arch` 90, 100 or 120): on sm_90 ping-pong for
+/// a tile of M = 64 and cooperative otherwise (sm90_gmma_builder.inl: "KernelTmaWarpSpecialized-
+/// Cooperative requires TileShape_M to be at least 128"); on sm_100 the one schedule, cooperative
+/// here; on sm_120 cooperative for every tile (sm120_mma_builder.inl: IsCooperative unless a
+/// ping-pong tag is asked for).
+PipelineSchedule cutlass_schedule(int arch, std::int64_t tile_m);
 /// setmaxnreg's rule (PTX ISA, setmaxnreg): 24 to 256, a multiple of 8.
 bool legal_setmaxnreg(int registers);
 /// The registers a thread of a `threads`-thread block is allocated at launch when it may use the

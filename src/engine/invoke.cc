@@ -55,6 +55,13 @@ int run_one(const Plan& p, const Args& args, const Gpu& gpu, std::ostream& out, 
   return print_failures(check_requirements(p.requirements, row), err);
 }
 
+// A point's error, named by the point: the sweep changed only the axis, so a refusal there that
+// names another option (--tile for --sweep epilogue-smem) is the point's, and says which it is.
+InputError at_point(const InputError& e, const std::string& sweep, const OptionSpec& axis, const std::string& value) {
+  if (e.option() == "--sweep") return e;
+  return InputError("--sweep", sweep, fmt::format("points at which this case runs: at --{} {}, {}", axis.name, value, e.what()));
+}
+
 int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gpu, std::ostream& out,
               std::ostream& err) {
   const OptionSpec& axis = *sweep.axis;
@@ -62,32 +69,39 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
   ChartData data;
   data.axis = axis.name;
   data.gpu = &gpu;
-  std::unique_ptr<Printer> printer;
-  // A point's report and row, reused from point to point as a batch's rows are; the derivation
-  // and notes only when --explain prints them.
+  // Every point runs before anything prints: a point the case refuses stops the sweep with one
+  // line naming that point, and stdout stays empty (at most kMaxSweepPoints rows are held). The
+  // derivations are kept only when --explain prints them.
   Report report(p.calc.results);
-  Row row;
+  std::vector<Row> rows;
+  std::vector<std::vector<std::string>> explains;
+  rows.reserve(sweep.points.size());
   for (double x : sweep.points) {
     Args point = args;
     set_axis(point, axis, x);
     point.set_for_people(p.common.explain);
-    run_model(p.calc, point, gpu, axis.name, report);
-    if (!printer) {
-      // Only once the first point ran: a case that cannot be swept prints nothing on stdout.
-      printer = make_printer(p.format, out);
-      printer->begin({.title = fmt::format("{} on {} ({}): sweep over {}", p.calc.name, gpu.name, gpu.key, axis.name)});
-      printer->columns(row_columns(p.calc, false, false, {axis.key()}));
+    try {
+      run_model(p.calc, point, gpu, axis.name, report);
+    } catch (const InputError& e) {
+      throw at_point(e, p.common.sweep, axis, point.find(axis.name)->text);
     }
-    fill_row(point, report, gpu, 0, row);
-    printer->row(row, p.common.explain ? &report.explain : nullptr);
+    fill_row(point, report, gpu, 0, rows.emplace_back());
+    if (p.common.explain) explains.push_back(report.explain);
+  }
+  std::unique_ptr<Printer> printer = make_printer(p.format, out);
+  printer->begin({.title = fmt::format("{} on {} ({}): sweep over {}", p.calc.name, gpu.name, gpu.key, axis.name)});
+  printer->columns(row_columns(p.calc, false, false, {axis.key()}));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    printer->row(row, p.common.explain ? &explains[i] : nullptr);
     const Value* at = find_value(row.inputs, axis.key());
     for (std::string& f : check_requirements(p.requirements, row, fmt::format(" at {}={}", axis.name, csv_cell(*at)))) {
       failures.push_back(std::move(f));
     }
-    if (!p.common.plot.empty()) data.points.push_back(row);
   }
   printer->end();
   if (!p.common.plot.empty()) {
+    data.points = std::move(rows);
     // The case itself for the marker: its own value of the axis, else the sweep's first point.
     Args base = args;
     const Args::Entry* own = args.find(axis.name);

@@ -387,7 +387,7 @@ const std::vector<BadInput>& roofline_rows() {
 const std::vector<BadInput>& pipeline_rows() {
   static const std::vector<BadInput> rows = {
     {{"pipeline", "--tile", "128x256x64", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
-    {{"pipeline", "--tile", "128x256x64", "--gpu", "l4"}, "--gpu", "an sm_90 (H100, H200) or sm_100 (B200) profile"},
+    {{"pipeline", "--tile", "128x256x64", "--gpu", "l4"}, "--gpu", "an sm_90 (H100, H200), sm_100 (B200) or sm_120/sm_121 (RTX 5090) profile"},
     {{"pipeline", "--tile", "128x256x64", "--format", "yaml"}, "--format", "one of text, json"},
     {{"pipeline", "--tile", "128x256x64", "--require", "nokey>=1"}, "--require", "a results key of"},
     {{"pipeline", "--tile", "128x256x64", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
@@ -408,14 +408,15 @@ const std::vector<BadInput>& pipeline_rows() {
     {{"pipeline", "--tile", "128x256x64", "--warpgroups", "1-2"}, "--warpgroups", "P+C, producer and consumer warpgroups"},
     {{"pipeline", "--tile", "128x256x64", "--regs", "40,233"}, "--regs", "setmaxnreg counts of 24 to 256 in steps of 8"},
     {{"pipeline", "--tile", "128x256x64", "--launch-regs", "0"}, "--launch-regs", "out of range"},
-    {{"pipeline", "--tile", "128x256x64", "--schedule", "ring"}, "--schedule", "expected cooperative, pingpong"},
+    {{"pipeline", "--tile", "128x256x64", "--schedule", "ring"}, "--schedule", "expected auto, cooperative, pingpong"},
     {{"pipeline", "--tile", "128x256x64", "--gpu", "b200", "--acc-stages", "0"}, "--acc-stages", "out of range"},
     {{"pipeline", "--tile", "128x256x64", "--gpu", "b200", "--cta-group", "3"}, "--cta-group", "expected 1, 2"},
     {{"pipeline", "--tile", "128x256x64", "--cluster", "0x1"}, "--cluster", "MxN CTAs"},
     {{"pipeline", "--tile", "128x256x64", "--swizzle", "256"}, "--swizzle", "expected 0, 32, 64, 128"},
     {{"pipeline", "--tile", "128x256x64", "--box", "128x64"}, "--box", "at most 128 bytes with 128-byte swizzle"},
     {{"pipeline", "--tile", "128x256x64", "--bandwidth", "-1TB/s"}, "--bandwidth", "out of range"},
-    {{"pipeline", "--tile", "128x256x64", "--latency", "0ns"}, "--latency", "greater than 0 s"},
+    {{"pipeline", "--tile", "128x256x64", "--latency", "0ns"}, "--latency", "above 0 s to 1.00 ms"},
+    {{"pipeline", "--tile", "128x256x64", "--latency", "2ms"}, "--latency", "above 0 s to 1.00 ms"},
   };
   return rows;
 }
