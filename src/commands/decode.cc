@@ -59,6 +59,15 @@ DecodeModel read_model(const Args& a, Report& report) {
   take(kExperts, m.experts);
   take(kExpertsPerToken, m.experts_per_token);
   take(kWindow, m.window);
+  // MLA (DeepSeek-V2/V3) caches one compressed latent and one decoupled RoPE key a token a layer,
+  // shared by every head (DeepSeek-V3 technical report, arXiv 2412.19437, section 2.1.1: d_c = 512,
+  // d_h^R = 64): there are no KV heads to count, so --kv-heads would change nothing.
+  if (a.has(kKvHeads) && m.latent > 0) {
+    throw InputError(fmt::format("--kv-heads: invalid value '{}': {} uses MLA: its KV cache is the latent ({}) and the RoPE "
+                                 "key ({}) a token a layer, shared by all heads, so it has no KV heads; --kv-heads is for "
+                                 "MHA and GQA models (--latent and --rope-dim size MLA's cache)",
+                                 a.text(kKvHeads), a.has(kModel) ? m.name : "a model with --latent", m.latent, m.rope_dim));
+  }
   if (!a.has(kModel)) {
     for (std::size_t at : {kParams, kLayers, kHeads, kHeadDim}) {
       if (!a.has(at)) {

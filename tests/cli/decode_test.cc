@@ -65,6 +65,19 @@ TEST_CASE("int4 weights: half a byte a parameter, the scaling book's 35 GB for L
         "tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, int8 (the profile has no tensor peak for int4)\n");
 }
 
+TEST_CASE("decode --model deepseek-v3 --kv-heads 1 is refused: MLA caches a latent, not KV heads") {
+  // DeepSeek-V3 (arXiv 2412.19437, section 2.1.1): the KV cache a token a layer is the compressed
+  // c_t^KV (d_c = 512) and the decoupled RoPE key k_t^R (d_h^R = 64), shared by the 128 heads: the
+  // override used to be taken and change nothing while its note said it overrode.
+  const testing::Run r = testing::run_gpucalc({"decode", "--model", "deepseek-v3", "--kv-heads", "1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "gpucalc: --kv-heads: invalid value '1': deepseek-v3 uses MLA: its KV cache is the latent (512) and the RoPE key (64) "
+        "a token a layer, shared by all heads, so it has no KV heads; --kv-heads is for MHA and GQA models (--latent and "
+        "--rope-dim size MLA's cache)\n");
+}
+
 TEST_CASE("decode: bad input through the binary: exit 2, one line naming the option and the accepted form") {
   const std::vector<testing::Refused> table = {
       {{"--model", "llama-2-7b", "--kv-heads", "5"}, "--kv-heads", "a divisor of the 32 query heads"},
