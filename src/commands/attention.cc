@@ -24,7 +24,7 @@ enum Option : Place {
   kBatchSize, kHeads, kKvHeads, kSeq, kSeqQ, kSeqKv, kHeadDim, kVDim, kDtype, kCausal, kPass, kTile, kStages, kWarps, kRegs
 };
 enum Result : Place {
-  kFlops, kExps, kHbmBytes, kHbmBytesStandard, kIntensity, kTime, kBound, kTensorTime, kMemoryTime,
+  kFlops, kExps, kHbmBytes, kHbmBytesStandard, kIntensity, kIntensityStandard, kTime, kBound, kTensorTime, kMemoryTime,
   kSpecialFunctionTime, kStandardMemoryTime, kKvReuse, kSmemPerBlock, kAccumulatorRegisters,
   kAccumulatorRegistersPerThread, kBlocksPerSm, kOccupancy, kLimiter,
 };
@@ -134,8 +134,9 @@ void explain(const AttentionInput& in, const AttentionResult& r, const Gpu& gpu,
                                        format_quantity(r.tensor_peak, Unit::flops_per_second),
                                        format_quantity(r.tensor_time, Unit::seconds)));
   if (r.sfu_rate > 0) {
-    report.explain.push_back(fmt::format("special-function rate = {} /clk/SM x {} SMs x {} MHz = {} ops/s; exp time = {} / that = {}",
-                                         gpu.sfu_ops_per_sm_per_cycle, gpu.sm_count, format_number(gpu.boost_clock / 1e6),
+    report.explain.push_back(fmt::format("special-function rate = {} /clk/SM x {} SMs x {} MHz (the tensor peak's clock) = {} ops/s; "
+                                         "exp time = {} / that = {}",
+                                         gpu.sfu_ops_per_sm_per_cycle, gpu.sm_count, format_number(r.clock / 1e6),
                                          format_number(r.sfu_rate), format_number(r.exps),
                                          format_quantity(r.sfu_time, Unit::seconds)));
   }
@@ -151,6 +152,10 @@ void explain(const AttentionInput& in, const AttentionResult& r, const Gpu& gpu,
                                        format_quantity(r.hbm_bytes_standard, Unit::bytes),
                                        format_quantity(r.bandwidth, Unit::bytes_per_second),
                                        format_quantity(r.standard_memory_time, Unit::seconds)));
+  report.explain.push_back(fmt::format("intensity = {} / {} = {} FLOP/B; standard attention: {} / {} = {} FLOP/B",
+                                       format_quantity(r.flops, Unit::flops), format_quantity(r.hbm_bytes, Unit::bytes),
+                                       format_number(r.intensity), format_quantity(r.flops, Unit::flops),
+                                       format_quantity(r.hbm_bytes_standard, Unit::bytes), format_number(r.intensity_standard)));
   report.explain.push_back(fmt::format("time = max(tensor, memory, special-function) = {}: {}-bound",
                                        format_quantity(r.time, Unit::seconds), attention_bound_word(r.bound)));
   report.explain.push_back(fmt::format(
@@ -205,6 +210,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num(kHbmBytes, r.hbm_bytes);
   report.num(kHbmBytesStandard, r.hbm_bytes_standard);
   report.num(kIntensity, r.intensity);
+  report.num(kIntensityStandard, r.intensity_standard);
   report.num(kTime, r.time);
   report.word(kBound, attention_bound_word(r.bound));
   report.num(kTensorTime, r.tensor_time);
@@ -284,6 +290,8 @@ const Calculator& attention_command() {
            result(kHbmBytesStandard, "hbm_bytes_standard", Unit::bytes,
                   "standard attention's HBM bytes: S and P written and read back").in_rows(),
            result(kIntensity, "intensity", Unit::flop_per_byte, "FlashAttention's FLOP per HBM byte").in_rows(),
+           result(kIntensityStandard, "intensity_standard", Unit::flop_per_byte,
+                  "standard (unfused) attention's FLOP per HBM byte: flops / hbm_bytes_standard"),
            result(kTime, "time", Unit::seconds,
                   "the largest of the tensor, memory and special-function times").in_rows(),
            result(kBound, "bound", Unit::text,

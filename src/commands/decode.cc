@@ -59,6 +59,15 @@ DecodeModel read_model(const Args& a, Report& report) {
   take(kExperts, m.experts);
   take(kExpertsPerToken, m.experts_per_token);
   take(kWindow, m.window);
+  // MLA (DeepSeek-V2/V3) caches one compressed latent and one decoupled RoPE key a token a layer,
+  // shared by every head (DeepSeek-V3 technical report, arXiv 2412.19437, section 2.1.1: d_c = 512,
+  // d_h^R = 64): there are no KV heads to count, so --kv-heads would change nothing.
+  if (a.has(kKvHeads) && m.latent > 0) {
+    throw InputError(fmt::format("--kv-heads: invalid value '{}': {} uses MLA: its KV cache is the latent ({}) and the RoPE "
+                                 "key ({}) a token a layer, shared by all heads, so it has no KV heads; --kv-heads is for "
+                                 "MHA and GQA models (--latent and --rope-dim size MLA's cache)",
+                                 a.text(kKvHeads), a.has(kModel) ? m.name : "a model with --latent", m.latent, m.rope_dim));
+  }
   if (!a.has(kModel)) {
     for (std::size_t at : {kParams, kLayers, kHeads, kHeadDim}) {
       if (!a.has(at)) {
@@ -77,12 +86,29 @@ DecodeModel read_model(const Args& a, Report& report) {
   return m;
 }
 
-DecodeInput read_input(const Args& a, Report& report) {
+DecodeInput read_input(const Args& a, const Gpu& gpu, Report& report) {
   DecodeInput in;
   in.model = read_model(a, report);
-  in.weight_dtype = dtype_by_name(a.text(kDtype), "dtype").name;
-  in.kv_dtype = a.has(kKvDtype) ? dtype_by_name(a.text(kKvDtype), "kv_dtype").name : in.weight_dtype;
-  in.compute_dtype = a.has(kComputeDtype) ? dtype_by_name(a.text(kComputeDtype), "compute_dtype").name : in.weight_dtype;
+  const Dtype& weights = dtype_by_name(a.text(kDtype), "dtype");
+  in.weight_dtype = weights.name;
+  // Sub-byte weights (int4, fp4) are weight-only quantization: the KV cache stays bf16 unless
+  // --kv-dtype says otherwise, and the matmuls run at the bf16 peak where the GPU has no tensor-core
+  // rate of the weights' type (none has an int4 one): said in a note, never a rate made up.
+  const bool sub_byte = weights.bytes < 1;
+  in.kv_dtype = a.has(kKvDtype) ? dtype_by_name(a.text(kKvDtype), "kv_dtype").name : sub_byte ? "bf16" : in.weight_dtype;
+  const bool no_peak = !(gpu.peak(ComputeUnit::tensor, in.weight_dtype) > 0);
+  in.compute_dtype = a.has(kComputeDtype) ? dtype_by_name(a.text(kComputeDtype), "compute_dtype").name
+                     : sub_byte && no_peak ? "bf16"
+                                           : in.weight_dtype;
+  if (sub_byte && !a.has(kKvDtype)) {
+    report.notes.push_back(fmt::format("{} weights, {} a parameter: the KV cache in bf16 (--kv-dtype to change)",
+                                       in.weight_dtype, format_quantity(element_bytes(weights), Unit::bytes)));
+  }
+  if (sub_byte && no_peak && !a.has(kComputeDtype) && !a.has(kPeak)) {
+    report.notes.push_back(fmt::format("{} has no {} tensor-core rate: the matmuls run at its bf16 peak, the weights "
+                                       "dequantized as weight-only kernels do (--compute-dtype to change)",
+                                       gpu.key, in.weight_dtype));
+  }
   in.context = a.integer(kContext);
   in.batch = a.integer(kBatchSize);
   if (a.has(kPrefill)) in.prefill = a.integer(kPrefill);
@@ -160,7 +186,7 @@ void add_notes(const DecodeInput& in, const DecodeResult& r, Report& report) {
 }
 
 void run(const Args& a, const Gpu& gpu, Report& report) {
-  const DecodeInput in = read_input(a, report);
+  const DecodeInput in = read_input(a, gpu, report);
   const DecodeResult r = decode(in, gpu);
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
   if (!a.has(kPeak)) report.inputs.push_back(Value::num("peak", r.peak, Unit::flops_per_second));
@@ -229,9 +255,12 @@ const Calculator& decode_command() {
            count_option(kExperts, "experts", "MoE: routed experts a layer", 65536),
            count_option(kExpertsPerToken, "experts-per-token", "MoE: routed experts a token uses", 65536),
            count_option(kWindow, "window", "sliding window: the KV cache keeps at most this many tokens", kMaxTokens),
-           options::dtype(kDtype, "bf16").fills("weight_dtype"),
-           choice_option(kKvDtype, "kv-dtype", "the KV cache's element type (default: --dtype)", whole_byte_dtype_names()),
-           choice_option(kComputeDtype, "compute-dtype", "the tensor-core peak the matmuls run at (default: --dtype)", whole_byte_dtype_names()),
+           options::dtype(kDtype, "bf16", true).fills("weight_dtype"),
+           choice_option(kKvDtype, "kv-dtype", "the KV cache's element type (default: --dtype; bf16 for int4 and fp4 weights)",
+                         whole_byte_dtype_names()),
+           choice_option(kComputeDtype, "compute-dtype",
+                         "the tensor-core peak the matmuls run at (default: --dtype; bf16 for weights of a type without one)",
+                         whole_byte_dtype_names()),
            count_option(kContext, "context", "tokens in each sequence's KV cache", kMaxTokens).or_else("4096")
                .sweepable([](const Gpu&) { return SweepRange{1024, 131072, 2, true}; }),
            count_option(kBatchSize, "batch-size", "sequences in flight", 1 << 20).or_else("1").fills("batch")

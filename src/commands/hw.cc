@@ -54,8 +54,8 @@ std::vector<Value> profile_values(const Gpu& g) {
     const std::string key(f.key);
     if (f.optional && g.provenance.count(key) == 0) continue;  // an optional field the profile leaves out
     const FieldValue value = f.get(g);
-    if (key == "boost_clock") {
-      v.push_back(Value::num("boost_clock_mhz", g.boost_clock / 1e6));
+    if (f.unit == "Hz") {  // the clocks, in MHz: boost_clock_mhz, peak_tensor_clock_mhz
+      v.push_back(Value::num(key + "_mhz", std::get<double>(value) / 1e6));
     } else if (const auto* text = std::get_if<std::string>(&value)) {
       v.push_back(Value::word(key, *text));
     } else if (const auto* texts = std::get_if<std::vector<std::string>>(&value)) {
@@ -73,6 +73,9 @@ std::vector<Value> profile_values(const Gpu& g) {
   return v;
 }
 
+// A clock's key as shown: a field in Hz with _mhz after it.
+bool is_clock(const std::string& key) { return key.size() > 4 && key.ends_with("_mhz"); }
+
 // The clock for people, in MHz (every other field as the printers show a value: sizes and rates
 // in their units).
 Value shown(const Value& v) { return Value::word(v.key, format_number(v.number) + " MHz"); }
@@ -81,7 +84,7 @@ int show(const std::string& name, Format format) {
   Gpu g = load_gpu(name);
   std::vector<Value> values = profile_values(g);
   auto provenance_of = [&](const std::string& key) {
-    auto it = g.provenance.find(key == "boost_clock_mhz" ? "boost_clock" : key);
+    auto it = g.provenance.find(is_clock(key) ? key.substr(0, key.size() - 4) : key);
     return it == g.provenance.end() ? Provenance{"", ""} : it->second;
   };
   const std::unique_ptr<Printer> printer = make_printer(format, std::cout);
@@ -104,8 +107,8 @@ int show(const std::string& name, Format format) {
     field.text.assign(v.key.view());
     kind.text = p.kind;
     source.text = p.source;
-    const Value clock = v.key == "boost_clock_mhz" ? shown(v) : Value();
-    cells = {&field, v.key == "boost_clock_mhz" ? &clock : &v, &v, &kind, &source};
+    const Value clock = is_clock(v.key.str()) ? shown(v) : Value();
+    cells = {&field, is_clock(v.key.str()) ? &clock : &v, &v, &kind, &source};
     printer->row(cells);
   }
   printer->end_table();

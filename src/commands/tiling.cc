@@ -349,7 +349,7 @@ void explain_kernel(const char* name, const TilingInput& in, const TilingResult&
       name, format_quantity(t.l2_bytes, Unit::bytes), format_quantity(r.l2_bandwidth, Unit::bytes_per_second),
       format_quantity(t.l2_time, Unit::seconds), format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma),
       format_number(t.wavefronts_per_fma), format_number(t.issue_per_fma), gpu.sm_count, format_number(std::round(t.onchip_cycles)),
-      fmt::format("{} GHz", format_number(gpu.boost_clock / 1e9)), format_quantity(t.onchip_time, Unit::seconds)));
+      fmt::format("{} GHz", format_number(gpu.peak_clock(ComputeUnit::cuda) / 1e9)), format_quantity(t.onchip_time, Unit::seconds)));
   report.explain.push_back(fmt::format(
       "{}: time = max(on chip {}, global-load path {} (its {} wavefronts per warp FMA: {}, + DRAM {}: the L1 queue holds "
       "its hits behind the misses' DRAM waits), L2 {}, compute {}) = {}, {}-bound; blocks drifting apart (a use hits when "

@@ -21,7 +21,7 @@ namespace {
 // each option and puts each result by its handle, no name looked up.
 enum Option : Place { kBlocks, kElements, kBlocksPerSm, kThreads, kRegs, kSmem, kBlockTime, kGemm, kTile, kSplitK };
 enum Result : Place {
-  kWaves, kBlocksPerWave, kLastWaveBlocks, kLastWaveUtilization, kEfficiency, kWarps, kTime,
+  kWaves, kWavesPerSm, kBlocksPerWave, kLastWaveBlocks, kLastWaveUtilization, kEfficiency, kWarps, kTime,
   kTiles, kTileEfficiency, kWaveEfficiency, kGemmEfficiency, kFlops, kExecutedFlops,
 };
 
@@ -173,6 +173,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   if (a.has(kBlockTime)) in.block_time = a.number(kBlockTime);
   WavesResult r = waves(in, gpu);
   report.num(kWaves, static_cast<double>(r.waves));
+  report.num(kWavesPerSm, r.waves_exact);
   report.num(kBlocksPerWave, static_cast<double>(r.blocks_per_wave));
   report.num(kLastWaveBlocks, static_cast<double>(r.last_wave_blocks));
   report.num(kLastWaveUtilization, r.last_wave_utilization);
@@ -288,6 +289,8 @@ const Calculator& waves_command() {
                .at_most(1 << 20)},
       .results =
           {result(kWaves, "waves", Unit::count, "waves of resident blocks: ceil(blocks / blocks per wave)").in_rows(),
+           result(kWavesPerSm, "waves_per_sm", Unit::count,
+                  "waves as a fraction, as Nsight Compute's Waves Per SM: blocks / (blocks per SM x SMs)"),
            result(kBlocksPerWave, "blocks_per_wave", Unit::count,
                   "blocks resident at once on the whole GPU: SMs x blocks per SM").in_rows(),
            result(kLastWaveBlocks, "last_wave_blocks", Unit::count, "blocks in the last wave").in_rows(),

@@ -207,9 +207,14 @@ AttentionResult attention(const AttentionInput& in, const Gpu& gpu) {
   if (fwd) forward_bytes(in, gpu, r);
   if (bwd) backward_bytes(in, gpu, r);
   r.intensity = r.flops / r.hbm_bytes;
+  // standard attention does the same matmuls, its S and P through HBM: flops / its bytes
+  r.intensity_standard = r.flops / r.hbm_bytes_standard;
   r.bandwidth = gpu.memory_bandwidth;
-  // special-function rate = ops per clock per SM x SMs x clock
-  r.sfu_rate = static_cast<double>(gpu.sfu_ops_per_sm_per_cycle) * gpu.sm_count * gpu.boost_clock;
+  // special-function rate = ops per clock per SM x SMs x clock, the clock the tensor peak holds at
+  // (gpu.h peak_tensor_clock): the H100's 989.4 TFLOP/s hold at 1.83 GHz, not its 1.98 GHz boost,
+  // and one answer's rates are all at one clock
+  r.clock = gpu.peak_clock(ComputeUnit::tensor);
+  r.sfu_rate = static_cast<double>(gpu.sfu_ops_per_sm_per_cycle) * gpu.sm_count * r.clock;
   r.tensor_time = r.flops / r.tensor_peak;
   r.memory_time = r.hbm_bytes / r.bandwidth;
   r.sfu_time = r.sfu_rate > 0 ? r.exps / r.sfu_rate : 0;

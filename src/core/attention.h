@@ -52,7 +52,9 @@ struct AttentionResult {
   double hbm_bytes = 0;       // FlashAttention
   double hbm_bytes_standard = 0;  // S and P written to HBM and read back
   double intensity = 0;       // flops / hbm_bytes
+  double intensity_standard = 0;  // flops / hbm_bytes_standard: standard (unfused) attention's
   double tensor_peak = 0, sfu_rate = 0, bandwidth = 0;
+  double clock = 0;           // Hz: the tensor peak's clock, at which the special-function rate is taken
   double tensor_time = 0, sfu_time = 0, memory_time = 0, time = 0;
   double standard_memory_time = 0;  // standard attention's bytes at the bandwidth
   AttentionBound bound = AttentionBound::tensor;

@@ -69,6 +69,9 @@ double dtype_bytes(const std::string& name, const char* field) {
   return d.bytes;
 }
 
+// The weights' bytes a parameter: sub-byte types too (int4, fp4: two a byte, as packed weights are)
+double weight_element_bytes(const std::string& name) { return element_bytes(dtype_by_name(name, "weight_dtype")); }
+
 // The decode step's attention FLOPs a sequence a layer: QK^T and PV over the cached tokens; MLA
 // (weights absorbed) scores against the latent plus the RoPE key and sums over the latent.
 double attention_flops_per_token_layer(const DecodeModel& m, double tokens) {
@@ -135,7 +138,7 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   const DecodeModel& m = in.model;
   check_model(m);
   DecodeResult r;
-  const double wbytes = dtype_bytes(in.weight_dtype, "weight_dtype");
+  const double wbytes = weight_element_bytes(in.weight_dtype);
   const double kvbytes = dtype_bytes(in.kv_dtype, "kv_dtype");
   r.peak = in.peak > 0 ? in.peak : gpu.peak(ComputeUnit::tensor, in.compute_dtype);
   if (!(r.peak > 0)) {

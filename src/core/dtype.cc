@@ -18,7 +18,11 @@ const std::vector<Dtype>& known_dtypes() {
       {"fp8", 1, ComputeUnit::tensor, "fp8", 8},
       // Two elements a byte: only commands that take no element size (roofline) accept it.
       {"fp4", 0, ComputeUnit::tensor, "fp4", 4},
-      {"int8", 1, ComputeUnit::tensor, "", 8}};
+      {"int8", 1, ComputeUnit::tensor, "", 8},
+      // Two elements a byte, as weight-only quantization stores weights (GPTQ, AWQ; the scaling
+      // book's int4 parameters). No profile has an int4 tensor-core peak (Hopper and Blackwell have
+      // no int4 MMA path; Ampere's and Ada's are not in their profiles): a peak of it is refused.
+      {"int4", 0, ComputeUnit::tensor, "", 4}};
   return dtypes;
 }
 
@@ -38,6 +42,8 @@ std::vector<std::string> whole_byte_dtype_names() {
   }
   return names;
 }
+
+double element_bytes(const Dtype& dtype) { return dtype.bits > 0 ? dtype.bits / 8.0 : dtype.bytes; }
 
 std::string_view peak_key(std::string_view dtype) {
   for (const Dtype& d : known_dtypes()) {

@@ -27,6 +27,8 @@ const std::vector<Dtype>& known_dtypes();
 const Dtype& dtype_by_name(std::string_view name, const std::string& field);
 /// The names of the dtypes of at least a byte (what commands that count bytes per element accept).
 std::vector<std::string> whole_byte_dtype_names();
+/// Bytes an element, sub-byte types as fractions: bits / 8 (int4 and fp4: 0.5).
+double element_bytes(const Dtype& dtype);
 /// The name of the profile peak `dtype` runs at (fp8 for fp8_e5m2): its peak_key, else its name.
 std::string_view peak_key(std::string_view dtype);
 

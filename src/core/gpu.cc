@@ -16,6 +16,11 @@ double Gpu::peak(ComputeUnit unit, const std::string& dtype) const {
   return it == table.end() ? 0.0 : it->second;
 }
 
+double Gpu::peak_clock(ComputeUnit unit) const {
+  const double clock = unit == ComputeUnit::cuda ? peak_cuda_clock : peak_tensor_clock;
+  return clock > 0 ? clock : boost_clock;
+}
+
 std::vector<std::string> Gpu::dtypes_with_peak(ComputeUnit unit) const {
   std::vector<std::string> names;
   for (const Dtype& d : known_dtypes()) {
@@ -105,6 +110,9 @@ const std::vector<ProfileField>& profile_fields() {
       real("l2_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::l2_bandwidth),
       size("dram_granularity", &Gpu::dram_granularity),
       real("boost_clock", K::rate, "Hz", Unit::count, &Gpu::boost_clock),
+      // The clocks at which the peaks below hold: optional, boost_clock where left out.
+      optional_field(real("peak_cuda_clock", K::rate, "Hz", Unit::count, &Gpu::peak_cuda_clock)),
+      optional_field(real("peak_tensor_clock", K::rate, "Hz", Unit::count, &Gpu::peak_tensor_clock)),
       peak("peak_cuda_fp64", ComputeUnit::cuda, "fp64"),
       peak("peak_cuda_fp32", ComputeUnit::cuda, "fp32", false),  // every GPU has FP32 lanes; rooflines default to them
       peak("peak_cuda_fp16", ComputeUnit::cuda, "fp16"),

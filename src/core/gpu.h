@@ -78,6 +78,13 @@ struct Gpu {
 
   std::map<std::string, double> peak_cuda;    // dtype -> FLOP/s on the CUDA cores (dense)
   std::map<std::string, double> peak_tensor;  // dtype -> FLOP/s on the tensor cores (dense)
+  // Optional (0: boost_clock): the clock at which the peak_cuda_* and the peak_tensor_* figures hold.
+  // Datasheets quote the tensor peaks of the H100 family at a lower clock than the CUDA cores'
+  // (the H100 whitepaper's table 3: 1,830 MHz for the SXM5's FP8/FP16/BF16/TF32 tensor ops against
+  // its 1,980 MHz maximum boost); an answer that puts a per-clock rate beside a peak takes it at
+  // that peak's clock (peak_clock), so all its rates hold at one clock.
+  double peak_cuda_clock = 0;    // Hz
+  double peak_tensor_clock = 0;  // Hz
 
   double latency_l1_cycles = 0;
   double latency_shared_cycles = 0;
@@ -125,6 +132,8 @@ struct Gpu {
   /// Peak FLOP/s of `unit` for `dtype` (a dtype name: fp8_e5m2 runs at the fp8 peak); 0 when the
   /// unit has no such path.
   double peak(ComputeUnit unit, const std::string& dtype) const;
+  /// The clock at which `unit`'s peaks hold [Hz]: peak_cuda_clock or peak_tensor_clock, else boost_clock.
+  double peak_clock(ComputeUnit unit) const;
   /// The dtypes `unit` runs on this GPU (a peak above 0), in known_dtypes() order.
   std::vector<std::string> dtypes_with_peak(ComputeUnit unit) const;
 

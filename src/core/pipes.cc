@@ -15,9 +15,10 @@ InstructionMix operator*(double k, const InstructionMix& m) {
 
 double fp32_warps_per_clock(const Gpu& gpu) {
   const double peak = gpu.peak(ComputeUnit::cuda, "fp32");
-  if (!(peak > 0) || gpu.sm_count <= 0 || !(gpu.boost_clock > 0)) return 0;
-  // FLOP/s / (2 FLOP an FMA x 32 lanes a warp x SMs x clock)
-  return peak / (2 * 32 * gpu.sm_count * gpu.boost_clock);
+  const double clock = gpu.peak_clock(ComputeUnit::cuda);
+  if (!(peak > 0) || gpu.sm_count <= 0 || !(clock > 0)) return 0;
+  // FLOP/s / (2 FLOP an FMA x 32 lanes a warp x SMs x the clock the peak holds at)
+  return peak / (2 * 32 * gpu.sm_count * clock);
 }
 
 PipeClocks pipe_clocks(const InstructionMix& mix, const Gpu& gpu) {

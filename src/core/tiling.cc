@@ -99,16 +99,19 @@ MatmulKernelTime kernel_time(const TilingInput& in, const TilingResult& r, const
   t.global_wavefronts_per_fma = global_wavefronts;
   t.issue_per_fma = issue;
   const bool fits = tm * tn <= gpu.max_threads_per_block;
-  t.has_time = fits && gpu.sm_count > 0 && gpu.boost_clock > 0 && gpu.l2_size > 0 && r.l2_bandwidth > 0;
+  // the naive and tiled kernels are CUDA-core kernels (one output a thread, FMA on the FP32 lanes):
+  // their cycles are at the CUDA cores' clock, the clock the FP32 peak holds at (gpu.h peak_clock)
+  const double clock = gpu.peak_clock(ComputeUnit::cuda);
+  t.has_time = fits && gpu.sm_count > 0 && clock > 0 && gpu.l2_size > 0 && r.l2_bandwidth > 0;
   if (!t.has_time) return t;
   // on chip, per SM = max(wavefronts, issue / 4) x M N K / 32 warp FMAs / SMs   [cycles]
   const double warp_fmas_per_sm = m * n * k / 32 / gpu.sm_count;
   t.onchip_cycles = std::max(wavefronts, issue / kIssuePerClock) * warp_fmas_per_sm;
-  t.onchip_time = t.onchip_cycles / gpu.boost_clock;
+  t.onchip_time = t.onchip_cycles / clock;
   t.dram_time = t.dram_bytes / r.bandwidth;
   t.l2_time = t.l2_bytes / r.l2_bandwidth;
   // the global-load path: its wavefronts / clock + the DRAM waits its queue holds them behind   [s]
-  const double global_chip = global_wavefronts * warp_fmas_per_sm / gpu.boost_clock;
+  const double global_chip = global_wavefronts * warp_fmas_per_sm / clock;
   t.global_time = global_chip + t.dram_time;
   // time = max(on chip, global path, L2, compute)   [s]
   t.time = std::max({t.onchip_time, t.global_time, t.l2_time, r.compute_time});

@@ -286,6 +286,12 @@ void check_relations(const Gpu& g, Problems& problems) {
             for (std::int64_t n : g.gpc_sms) sum += n;
             return fmt::format("SMs per GPC adding up to sm_count ({}), got {}", g.sm_count, sum);
           });
+  // A peak's clock is one the GPU reaches: at most its maximum boost clock.
+  for (const char* clock : {"peak_cuda_clock", "peak_tensor_clock"}) {
+    const double value = std::string_view(clock) == "peak_cuda_clock" ? g.peak_cuda_clock : g.peak_tensor_clock;
+    require({clock, "boost_clock"}, clock, [&] { return value <= g.boost_clock; },
+            [&] { return fmt::format("at most boost_clock ({}), got {}", g.boost_clock, value); });
+  }
   // DRAM moves whole sectors at least.
   require({"dram_granularity"}, "dram_granularity", [&] { return g.dram_granularity % 32 == 0; },
           [&] { return fmt::format("a multiple of the 32-byte sector, got {}", g.dram_granularity); });

@@ -358,7 +358,7 @@ const std::vector<BadInput>& roofline_rows() {
     {{"roofline", "--flops", "1.37e11", "--bytes", "x"}, "--bytes", "a size such as"},
     {{"roofline", "--intensity", "0"}, "--intensity", "an intensity in FLOP/byte"},
     {{"roofline", "--intensity", "x"}, "--intensity", "an intensity in FLOP/byte"},
-    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--dtype", "fp12"}, "--dtype", "invalid value 'fp12': expected fp64, fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, fp4, int8: the element type (did you mean 'fp32'?)"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--dtype", "fp12"}, "--dtype", "invalid value 'fp12': expected fp64, fp32, tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, fp4, int8, int4: the element type (did you mean 'fp32'?)"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--unit", "gpu"}, "--unit", "invalid value 'gpu': expected cuda, tensor: "},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--peak", "0"}, "--peak", "a rate with a"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--peak", "x"}, "--peak", "a rate with a"},

@@ -122,9 +122,9 @@ TEST_CASE("formats: json has inputs, results, gpu and explain, csv a header and 
   REQUIRE(csv.exit_code == 0);
   // every result key, always: the ones this case has no value for are empty cells
   CHECK(csv.out ==
-        "waves,blocks_per_wave,last_wave_blocks,last_wave_utilization,efficiency,warps,time,tiles,tile_efficiency,"
-        "wave_efficiency,gemm_efficiency,flops,executed_flops\n"
-        "3,132,1,0.007575757575757576,0.6691919191919192,,,,,,,,\n");
+        "waves,waves_per_sm,blocks_per_wave,last_wave_blocks,last_wave_utilization,efficiency,warps,time,tiles,"
+        "tile_efficiency,wave_efficiency,gemm_efficiency,flops,executed_flops\n"
+        "3,2.007575757575758,132,1,0.007575757575757576,0.6691919191919192,,,,,,,,\n");
   testing::Run text = run_gpucalc({"little"});
   CHECK(text.out.find("little on NVIDIA H100 SXM5 80GB (h100)\n") == 0);
   CHECK(text.out.find("  bytes_in_flight         1.34 MB\n") != std::string::npos);

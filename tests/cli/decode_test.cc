@@ -35,6 +35,49 @@ TEST_CASE("a model that does not fit is an answer: Llama 2 70B in bf16 on an H10
   CHECK(text.out.find("do not fit") != std::string::npos);
 }
 
+TEST_CASE("int4 weights: half a byte a parameter, the scaling book's 35 GB for LLaMA 3-70B, no int4 tensor rate invented") {
+  // How to Scale Your Model (Austin et al.), "Serving LLaMA 3-70B" (jax-ml.github.io/scaling-book/
+  // applied-inference/), the table of parameter bytes by precision: bf16 140 GB, int8 70 GB, int4
+  // 35 GB for 70B parameters (70e9 x 0.5 B). The preset's 70,553,706,496 parameters x 0.5 B =
+  // 35.28 GB: the book's 35 GB, rounded as it rounds the count to 70B.
+  const testing::Run r = testing::run_gpucalc({"decode", "--model", "llama-3-70b", "--dtype", "int4", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["results"]["weight_bytes"].get<double>() == 70553706496.0 * 0.5);
+  CHECK(j["results"]["weight_bytes"].get<double>() == doctest::Approx(35e9).epsilon(0.01));
+  // int8's 70 GB is twice it
+  const testing::Run int8 = testing::run_gpucalc({"decode", "--model", "llama-3-70b", "--dtype", "int8", "--format", "json"});
+  REQUIRE(int8.exit_code == 0);
+  CHECK(nlohmann::json::parse(int8.out)["results"]["weight_bytes"].get<double>() == 2 * j["results"]["weight_bytes"].get<double>());
+  // the KV cache stays bf16 (320 KiB a token: 2 x 8 x 128 x 80 x 2 B) and the matmuls at the bf16
+  // peak, both said: no profile has an int4 tensor-core rate
+  CHECK(j["results"]["kv_bytes_per_token"].get<double>() == 2.0 * 8 * 128 * 80 * 2);
+  CHECK(j["inputs"]["peak"].get<double>() == 989.4e12);
+  const testing::Run text = testing::run_gpucalc({"decode", "--model", "llama-3-70b", "--dtype", "int4"});
+  CHECK(text.out.find("note: int4 weights, 0.5 B a parameter: the KV cache in bf16 (--kv-dtype to change)\n") != std::string::npos);
+  CHECK(text.out.find("note: h100 has no int4 tensor-core rate: the matmuls run at its bf16 peak, the weights dequantized as "
+                      "weight-only kernels do (--compute-dtype to change)\n") != std::string::npos);
+  // a roofline of int4 is refused, saying the profile has no such peak
+  const testing::Run roof = testing::run_gpucalc({"roofline", "--intensity", "64", "--dtype", "int4"});
+  CHECK(roof.exit_code == 2);
+  CHECK(roof.err ==
+        "gpucalc: --dtype: invalid value 'int4': expected a dtype the tensor cores of h100 (NVIDIA H100 SXM5 80GB) run: fp64, "
+        "tf32, bf16, fp16, fp8_e4m3, fp8_e5m2, fp8, int8 (the profile has no tensor peak for int4)\n");
+}
+
+TEST_CASE("decode --model deepseek-v3 --kv-heads 1 is refused: MLA caches a latent, not KV heads") {
+  // DeepSeek-V3 (arXiv 2412.19437, section 2.1.1): the KV cache a token a layer is the compressed
+  // c_t^KV (d_c = 512) and the decoupled RoPE key k_t^R (d_h^R = 64), shared by the 128 heads: the
+  // override used to be taken and change nothing while its note said it overrode.
+  const testing::Run r = testing::run_gpucalc({"decode", "--model", "deepseek-v3", "--kv-heads", "1"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "gpucalc: --kv-heads: invalid value '1': deepseek-v3 uses MLA: its KV cache is the latent (512) and the RoPE key (64) "
+        "a token a layer, shared by all heads, so it has no KV heads; --kv-heads is for MHA and GQA models (--latent and "
+        "--rope-dim size MLA's cache)\n");
+}
+
 TEST_CASE("decode: bad input through the binary: exit 2, one line naming the option and the accepted form") {
   const std::vector<testing::Refused> table = {
       {{"--model", "llama-2-7b", "--kv-heads", "5"}, "--kv-heads", "a divisor of the 32 query heads"},
@@ -46,7 +89,7 @@ TEST_CASE("decode: bad input through the binary: exit 2, one line naming the opt
       {{"--params", "7e9", "--layers", "32", "--heads", "32", "--head-dim", "128", "--experts", "8"}, "--experts-per-token",
        "given with --experts"},
       {{"--model", "mixtral-8x7b", "--active-params", "5e10"}, "--active-params", "at most"},
-      {{"--model", "llama-2-7b", "--dtype", "fp4"}, "--dtype", "bf16"},
+      {{"--model", "llama-2-7b", "--dtype", "fp12"}, "--dtype", "int4"},
       {{"--model", "llama-2-7b", "--compute-dtype", "fp8", "--gpu", "a100"}, "--compute-dtype", "tensor cores of a100"},
       {{"--model", "llama-2-7b", "--rope-dim", "64"}, "--rope-dim", "with --latent"},
   };

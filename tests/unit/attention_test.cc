@@ -121,7 +121,52 @@ TEST_CASE("FlashAttention 3's special-function figures: 3.9 T exps/s against 989
   // from 1 to 2.25 PFLOPS while the SFU count stays: the exps' share of the time doubles
   const AttentionResult b200 = attention(self(4, 16, 8192, 128), load_gpu("b200"));
   CHECK((b200.sfu_time / b200.tensor_time) / (d128.sfu_time / d128.tensor_time) ==
-        doctest::Approx(2.25e15 / 989.4e12 * 132 / 148).epsilon(1e-9));
+        doctest::Approx(2.25e15 / 989.4e12 * 132 / 148 * 1.83e9 / load_gpu("b200").peak_clock(ComputeUnit::tensor)).epsilon(1e-9));
+}
+
+TEST_CASE("standard attention's intensity: N d / (e (N + d)) forward, by hand") {
+  // Standard attention (the FlashAttention paper, Algorithm 0) reads Q, K, V (3 N d), writes S,
+  // reads it, writes P, reads it (4 N^2) and writes O (N d): e (4 N d + 4 N^2) bytes a head against
+  // 4 N^2 d FLOP (QK^T and PV), so intensity = 4 N^2 d / (4 e N (N + d)) = N d / (e (N + d)).
+  // N = 1024, d = 64, bf16 (e = 2): 65,536 / 2,176 = 30.12 FLOP/B; N = 4096, d = 128: 2,097,152 /
+  // 8,448 = 248.2 FLOP/B; FlashAttention's own intensity is far above both.
+  const Gpu h100 = load_gpu("h100");
+  const AttentionResult small = attention(self(1, 1, 1024, 64), h100);
+  CHECK(small.intensity_standard == doctest::Approx(1024.0 * 64 / (2 * (1024 + 64))));
+  CHECK(small.intensity_standard == doctest::Approx(30.1176).epsilon(1e-5));
+  const AttentionResult big = attention(self(8, 32, 4096, 128), h100);
+  CHECK(big.intensity_standard == doctest::Approx(4096.0 * 128 / (2 * (4096 + 128))));
+  CHECK(big.intensity > big.intensity_standard);
+}
+
+TEST_CASE("the exponentials' share of the matmul time at one clock: FlashAttention 3's 50% (FP16) and 100% (FP8)") {
+  // FlashAttention-3 (Shah et al. 2024, arXiv 2407.08608, section 3.1, Pingpong scheduling; the same
+  // text in tridao.me/blog/2024/flash3/): "For FP16 with head dimension 128, there are 512x more
+  // matmul FLOPS compared to exponential operations, but the exponential has 256x lower throughput,
+  // so exponential can take 50% of the cycle compared to matmul. The situation is even worse with
+  // FP8, where the matmul throughput doubles but the exponential throughput stays the same": 100%.
+  // By hand, at the tensor peak's 1.83 GHz (the H100 whitepaper's table 3): a score costs 4 x 128 =
+  // 512 FLOP at 132 SMs x 4,096 FLOP a clock, and one exp at 132 SMs x 16 a clock, so
+  //   exp time / matmul time = (1 / 16) / (512 / 4,096) = 0.5, and 1.0 at FP8's 8,192 FLOP a clock.
+  // Taken at the 1.98 GHz boost clock the SFU rate was 1.98 / 1.83 too fast: 46% and 92%.
+  for (const char* name : {"h100", "h200"}) {
+    INFO(name);
+    const Gpu gpu = load_gpu(name);
+    CHECK(gpu.peak_clock(ComputeUnit::tensor) == 1.83e9);
+    CHECK(gpu.peak_clock(ComputeUnit::cuda) == gpu.boost_clock);
+    const AttentionResult fp16 = attention(self(4, 16, 8192, 128), gpu);
+    CHECK(fp16.clock == 1.83e9);
+    CHECK(fp16.sfu_rate == doctest::Approx(16.0 * 132 * 1.83e9));
+    CHECK(fp16.sfu_time / fp16.tensor_time == doctest::Approx(0.5).epsilon(1e-3));
+    AttentionInput fp8_in = self(4, 16, 8192, 128);
+    fp8_in.dtype = "fp8";
+    const AttentionResult fp8 = attention(fp8_in, gpu);
+    CHECK(fp8.sfu_time / fp8.tensor_time == doctest::Approx(1.0).epsilon(1e-3));
+  }
+  // A profile whose tensor peaks hold at the boost clock (the A100's 312 TFLOP/s = 108 x 2,048 x
+  // 1.41 GHz) takes the SFU rate at that clock: 16 x 108 x 1.41 GHz.
+  const AttentionResult a100 = attention(self(4, 16, 8192, 128), load_gpu("a100"));
+  CHECK(a100.sfu_rate == doctest::Approx(16.0 * 108 * 1.41e9));
 }
 
 TEST_CASE("FlashAttention paper's IO analysis: standard Theta(N d + N^2), flash K,V re-read N/Br times") {

@@ -193,6 +193,7 @@ TEST_CASE("the smallest legal profile and the largest one run every model") {
            {"shared_memory_reserved_per_block", "0"}, {"shared_memory_allocation_unit", "1"},
            {"shared_memory_carveouts", "[1]"}, {"l1_size_per_sm", "1"}, {"l2_size", "1"}, {"memory_size", "1"},
            {"dram_granularity", "32"}, {"memory_bandwidth", "1e-30"}, {"boost_clock", "1e-30"},
+           {"peak_cuda_clock", "1e-30"}, {"peak_tensor_clock", "1e-30"},
            {"peak_cuda_fp32", "1e-30"}, {"latency_hbm_cycles", "1e-30"}, {"launch_overhead", "1e-30"}}) {
     small = with_value(small, field, value);
   }
@@ -217,6 +218,18 @@ TEST_CASE("the smallest legal profile and the largest one run every model") {
   const Gpu huge = parse_gpu(large, "huge", "huge.toml");
   run_occupancy(huge);
   run_others(huge);
+}
+
+TEST_CASE("a peak's clock above the boost clock is refused, naming the field and the relation") {
+  // peak_tensor_clock: the clock the tensor peaks hold at, one the GPU reaches (at most boost_clock)
+  const std::string text = with_value(h100_text(), "peak_tensor_clock", "2.5e9");
+  try {
+    (void)parse_gpu(text, "edge", "edge.toml");
+    FAIL("a tensor clock above the boost clock loaded");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) ==
+          "profile edge.toml: field 'peak_tensor_clock': expected at most boost_clock (1980000000), got 2500000000");
+  }
 }
 
 }  // namespace

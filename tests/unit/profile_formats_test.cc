@@ -65,6 +65,9 @@ TEST_CASE("a profile of every format gpucalc wrote loads, fp4 left out of format
       // (an optional field a file written before it existed leaves out: not known)
       if (key == "gpc_sms" || (f.optional && gpu.provenance.count(key) == 0)) continue;
       if (gpu.provenance.at(key).kind == "measured") continue;
+      // the FP64 tensor peak, restated since at the tensor peaks' clock: a file without that clock
+      // keeps the datasheet's figure at the boost clock, which is consistent in itself
+      if (key == "peak_tensor_fp64" && gpu.provenance.count("peak_tensor_clock") == 0) continue;
       CAPTURE(key);
       CHECK(f.get(gpu) == f.get(builtin));
     }

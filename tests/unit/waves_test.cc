@@ -4,7 +4,12 @@
 #include <doctest/doctest.h>
 
 #include "core/error.h"
+#include "core/ncu_report.h"
 #include "engine/profiles.h"
+#include "../file_text.h"
+
+#include <algorithm>
+#include <string>
 
 namespace gpucalc {
 namespace {
@@ -50,6 +55,39 @@ TEST_CASE("waves rejects zero blocks and blocks per SM out of range") {
   CHECK_THROWS_AS(w(h100, 0, 1), InputError);
   CHECK_THROWS_AS(w(h100, 10, 0), InputError);
   CHECK_THROWS_AS(w(h100, 10, 33), InputError);
+}
+
+TEST_CASE("waves_per_sm is Nsight Compute's Waves Per SM: blocks / (blocks per SM x SMs), in recorded reports") {
+  // The independent answer: ncu's own launch__waves_per_multiprocessor ("Waves Per SM"), printed to
+  // two decimals, in the reports of tests/data/ncu (README there: the H200's captures, a cuBLASLt
+  // GEMM on sm_100, a V100 of 2020). Blocks per SM are the report's smallest Block Limit, SMs its
+  // "# SMs": ncu's 2.01 for 265 blocks of one per SM on 132 SMs, 1.33 for 528 blocks of 3.
+  Gpu gpu = load_gpu("h200");
+  int checked = 0;
+  for (const char* name : {"h200/waves.details.csv", "h200/banks.details.csv", "h200/sectors.details.csv",
+                           "h200/occupancy.details.csv", "h200/occupancy-smem.details.csv", "h200/gemm.details.csv",
+                           "superbench-sm100-details.csv", "xplacer-v100-2020.csv"}) {
+    const NcuReport report = parse_ncu_report(testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/tests/data/ncu/" + name));
+    for (const NcuKernel& k : report.kernels) {
+      if (!k.has(NcuField::waves) || !k.has(NcuField::sm_count) || k.grid.total < 1) continue;
+      double per_sm = 1e9;
+      for (NcuField f : {NcuField::limit_sm, NcuField::limit_registers, NcuField::limit_smem, NcuField::limit_warps,
+                         NcuField::limit_barriers}) {
+        if (k.has(f)) per_sm = std::min(per_sm, k.get(f));
+      }
+      if (per_sm < 1 || per_sm > 1e8) continue;
+      INFO(name, " kernel ", k.id, ": grid ", k.grid.total, ", ", per_sm, " a SM, ", k.get(NcuField::sm_count), " SMs");
+      gpu.max_blocks_per_sm = std::max(gpu.max_blocks_per_sm, static_cast<int>(per_sm));
+      WavesInput in;
+      in.blocks = k.grid.total;
+      in.blocks_per_sm = static_cast<int>(per_sm);
+      in.sm_count = static_cast<int>(k.get(NcuField::sm_count));
+      // ncu prints two decimals: within half of its last digit
+      CHECK(std::abs(waves(in, gpu).waves_exact - k.get(NcuField::waves)) <= 0.005 + 1e-9);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 10);
 }
 
 }  // namespace
