@@ -86,10 +86,10 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
     return c;
   }
   if (first == nullptr) {
-    throw InputError("--gpu", "(not given)",
-                     fmt::format("the profile of the GPU the report ran on (a name from gpucalc hw list, or FILE.toml): {} "
-                                 "names no compute capability (ncu before 2020.2 writes none, nor a CSV without the CC column)",
-                                 path));
+    throw InputError(fmt::format("--gpu is needed: {} names no compute capability (ncu before 2020.2 writes none, nor a CSV "
+                                 "without the CC column): give the profile of the GPU the report ran on (a name from gpucalc "
+                                 "hw list, or FILE.toml)",
+                                 InputError::printable(path)));
   }
   const std::string device = first->device_name;
   const ProfileMatch match = match_builtin_profile(
@@ -317,8 +317,10 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
       checks.push_back(check_ncu_kernel(*k, gpu));
     } catch (const FieldError& e) {
       // The report's figure (Block Size) that is missing or out of range, with its reason.
-      throw InputError(fmt::format("{}: line {}: {}: {}: invalid value '{}': expected {}", InputError::printable(path), k->line,
-                                   label(*k), e.field(), e.rule() == Rule::required ? "(not in the report)" : shown_value(e),
+      // A missing figure has no value to quote: it is named as missing.
+      const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
+                                                          : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
+      throw InputError(fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k->line, label(*k), what,
                                    accepted_form(e, &ncu_command(), &gpu)));
     }
   }

@@ -22,6 +22,11 @@ std::string words(Limiter limiter) {
   return key;
 }
 
+// How a report's numbers may be written (ncu_value's form).
+constexpr const char* kNumberForm =
+    ", such as 1,024 or 29.82 (a point before the fraction, commas only between thousands: a report of a locale with a "
+    "decimal comma is not read; run ncu with LC_ALL=C)";
+
 }  // namespace
 
 const char* format_name(NcuFormat format) {
@@ -51,7 +56,15 @@ std::string report_problem(const NcuReportError& e) {
       what = "a details-page header needs both \"Metric Name\" and \"Metric Value\" columns (ncu --csv)";
       break;
     case NcuProblem::bad_capability: what = fmt::format("CC {}: expected a compute capability such as 9.0", quoted); break;
-    case NcuProblem::bad_dimension: what = fmt::format("{} {}: expected (x, y, z)", e.name, quoted); break;
+    case NcuProblem::bad_dimension:
+      // CUDA's launch limits (core/ncu_report.cc cites them).
+      what = fmt::format("kernel {}: {} {}: expected {}", InputError::printable(e.kernel), e.name, quoted,
+                         e.name == "Block Size"
+                             ? "(x, y, z) of whole numbers, x and y from 1 to 1,024, z from 1 to 64, at most 1,024 threads "
+                               "(CUDA's block limits), or that total"
+                             : "(x, y, z) of whole numbers, x from 1 to 2,147,483,647, y and z from 1 to 65,535 (CUDA's grid "
+                               "limits), or that total");
+      break;
     case NcuProblem::many_kernels:
       what = fmt::format("more than {} kernels: split the report (ncu --launch-count, --kernel-name)", limit);
       break;
@@ -60,13 +73,29 @@ std::string report_problem(const NcuReportError& e) {
       what = fmt::format("a record of {} cells where the header has {} (a truncated or cut line?)", count, limit);
       break;
     case NcuProblem::bad_value:
-      what = fmt::format("{} {}{}: expected a number{}", e.name, quoted,
+      what = fmt::format("{} {}{}: expected a number{}{}", e.name, quoted,
                          e.unit.empty() ? "" : fmt::format(" in '{}'", InputError::printable(e.unit)),
                          e.family == "bytes"      ? " of bytes (byte, Kbyte, Mbyte, ...)"
                          : e.family == "time"     ? " of time (nsecond, usecond, msecond, second)"
                          : e.family == "fraction" ? " in %"
-                                                  : "");
+                                                  : "",
+                         kNumberForm);
       break;
+    case NcuProblem::out_of_range: {
+      // The range in the unit ncu prints: a fraction as %, bytes as bytes.
+      const bool percent = e.family == "fraction";
+      auto shown = [&](double v) {
+        if (percent) return format_number(v * 100) + "%";
+        // The one bound past 10^15, the grid's (core/ncu_report.cc): as CUDA's limits give it.
+        if (v >= 1e15) return std::string("2,147,483,647 x 65,535 x 65,535 blocks (CUDA's grid limits)");
+        return format_number(v);
+      };
+      what = fmt::format("kernel {}: {} {}{}: expected {} from {} to {}{}", InputError::printable(e.kernel), e.name, quoted,
+                         e.unit.empty() ? "" : fmt::format(" in '{}'", InputError::printable(e.unit)),
+                         e.whole ? "a whole number" : "a number", shown(e.lo), shown(e.hi),
+                         e.family == "bytes" ? " bytes" : "");
+      break;
+    }
     case NcuProblem::bad_table_row: what = fmt::format("a row of a metrics table {} that is not NAME UNIT VALUE", quoted); break;
     case NcuProblem::table_before_kernel: what = "a metrics table before any kernel's first line (NAME (grid)x(block), ...)"; break;
     case NcuProblem::summary_table:
@@ -150,7 +179,7 @@ std::string why(const NcuFigure& f, const NcuKernel& k, const NcuCheck& c, const
       if (!(f.ncu > 0) || r.limit_barriers == kNoLimit) return {};
       return fmt::format("gpucalc counts one barrier a block ({} per SM); ncu's {} blocks means about {} barriers a block "
                          "(the kernel's named barriers; the report gives no count)",
-                         gpu.barriers_per_sm, format_number(f.ncu), gpu.barriers_per_sm / static_cast<int>(f.ncu));
+                         gpu.barriers_per_sm, format_number(f.ncu), gpu.barriers_per_sm / std::max(1, static_cast<int>(f.ncu)));
     case NcuField::waves: {
       // The SMs ncu's figure implies: blocks / (waves x blocks per SM).
       const double implied = static_cast<double>(c.launch.blocks) / (f.ncu * r.blocks_per_sm);

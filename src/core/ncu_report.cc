@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <unordered_map>
 
 #include "parse/csv.h"
 #include "core/error.h"
+#include "core/gpu.h"
 
 namespace gpucalc {
 namespace {
@@ -208,45 +211,165 @@ bool parse_cc(std::string_view s, int& major, int& minor) {
          major > 0 && major < 100 && minor >= 0 && minor < 100;
 }
 
-// "(128, 128, 1)" or "128" -> the dimension; false when it is neither.
-bool parse_dim(std::string_view s, NcuDim& d) {
-  s = trim(s);
-  if (s.empty()) return false;
-  auto whole = [](std::string_view t, std::int64_t& v) {
-    t = trim(t);
-    auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-    return r.ec == std::errc() && r.ptr == t.data() + t.size() && v >= 0 && v <= (std::int64_t{1} << 32);
-  };
-  if (s.front() != '(') {
-    std::string digits;
-    for (char c : s) {
-      if (c != ',') digits += c;
-    }
-    if (!whole(digits, d.total)) return false;
+// CUDA's launch limits, the same for every compute capability since 3.0 (CUDA C++ Programming
+// Guide, "Compute Capabilities", table "Technical Specifications per Compute Capability"): a
+// grid's x up to 2^31 - 1, its y and z up to 65,535; a block's x and y up to 1,024, its z up to 64
+// and at most 1,024 threads. Within them a grid's product stays below 2^63.
+struct DimLimits {
+  std::int64_t x, y, z, total;
+};
+constexpr DimLimits kGridLimits{2147483647, 65535, 65535, std::int64_t{2147483647} * 65535 * 65535};
+constexpr DimLimits kBlockLimits{1024, 1024, 64, 1024};
+
+// A number as ncu prints it into `digits`, its thousands separators taken out: commas only between
+// groups of three digits before the point (8,192 and 4,788,773.59), an optional fraction after a
+// point, an optional exponent (1.5e+06). False for anything else: "3,2", a decimal comma "29,82"
+// (a locale ncu should not run in: docs/ncu.md), "1,5.0", text. `decimals`: the fraction's digits.
+bool number_form(std::string_view s, char (&digits)[64], std::size_t& n, std::size_t& decimals) {
+  n = 0;
+  decimals = 0;
+  std::size_t i = 0, whole = 0, group = 0;
+  bool comma = false;
+  auto put = [&](char c) {
+    if (n + 1 >= sizeof digits) return false;
+    digits[n++] = c;
     return true;
+  };
+  auto digit = [&](std::size_t at) { return at < s.size() && s[at] >= '0' && s[at] <= '9'; };
+  if (i < s.size() && s[i] == '-' && !put(s[i++])) return false;
+  for (; i < s.size() && (digit(i) || s[i] == ','); ++i) {
+    if (s[i] == ',') {
+      if (group == 0 || group > 3 || (comma && group != 3)) return false;
+      comma = true;
+      group = 0;
+      continue;
+    }
+    if (!put(s[i])) return false;
+    ++whole;
+    ++group;
   }
-  if (s.back() != ')') return false;
-  s = s.substr(1, s.size() - 2);
-  const std::size_t c1 = s.find(','), c2 = c1 == std::string_view::npos ? c1 : s.find(',', c1 + 1);
-  if (c2 == std::string_view::npos) return false;
-  if (!whole(s.substr(0, c1), d.x) || !whole(s.substr(c1 + 1, c2 - c1 - 1), d.y) || !whole(s.substr(c2 + 1), d.z)) return false;
-  d.total = d.x * d.y * d.z;
-  return true;
+  if (comma && group != 3) return false;
+  if (i < s.size() && s[i] == '.') {
+    if (!put(s[i++])) return false;
+    for (; digit(i); ++i, ++decimals) {
+      if (!put(s[i])) return false;
+    }
+  }
+  if (whole == 0 && decimals == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    if (!put(s[i++])) return false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-') && !put(s[i++])) return false;
+    if (!digit(i)) return false;
+    for (; digit(i); ++i) {
+      if (!put(s[i])) return false;
+    }
+  }
+  return i == s.size();
 }
 
+// A whole number as ncu prints it: digits, commas only between groups of three (1,024); false
+// for anything else ("3,2", "31.7", "-1", "1e3").
+bool whole_number(std::string_view t, std::int64_t& v) {
+  char digits[64];
+  std::size_t n = 0, decimals = 0;
+  if (!number_form(t, digits, n, decimals) || std::find_if(digits, digits + n, [](char c) { return c < '0' || c > '9'; }) != digits + n) {
+    return false;
+  }
+  auto r = std::from_chars(digits, digits + n, v);
+  return r.ec == std::errc() && r.ptr == digits + n;
+}
+
+enum class DimRead { ok, not_dim, out_of_range };
+
+// "(128, 128, 1)" or "128" -> the dimension; not_dim when it is neither, out_of_range when its
+// sides or its total pass `limits` (or are 0).
+DimRead parse_dim(std::string_view s, NcuDim& d, const DimLimits& limits) {
+  s = trim(s);
+  if (s.empty()) return DimRead::not_dim;
+  auto in = [](std::int64_t v, std::int64_t hi) { return v >= 1 && v <= hi; };
+  if (s.front() != '(') {
+    if (!whole_number(s, d.total)) return DimRead::not_dim;
+    return in(d.total, limits.total) ? DimRead::ok : DimRead::out_of_range;
+  }
+  if (s.back() != ')') return DimRead::not_dim;
+  s = s.substr(1, s.size() - 2);
+  const std::size_t c1 = s.find(','), c2 = c1 == std::string_view::npos ? c1 : s.find(',', c1 + 1);
+  if (c2 == std::string_view::npos) return DimRead::not_dim;
+  if (!whole_number(trim(s.substr(0, c1)), d.x) || !whole_number(trim(s.substr(c1 + 1, c2 - c1 - 1)), d.y) ||
+      !whole_number(trim(s.substr(c2 + 1)), d.z)) {
+    return DimRead::not_dim;
+  }
+  if (!in(d.x, limits.x) || !in(d.y, limits.y) || !in(d.z, limits.z)) return DimRead::out_of_range;
+  d.total = d.x * d.y * d.z;  // below 2^63 within the limits
+  return d.total <= limits.total ? DimRead::ok : DimRead::out_of_range;
+}
+
+// What a figure may be, in its base unit: a whole number (a count) or not, from lo to hi. What no
+// GPU can have is refused, as an option's value is.
+struct Bound {
+  bool whole = false;
+  double lo = 0, hi = std::numeric_limits<double>::infinity();
+};
+
+Bound bound_of(NcuField f) {
+  using F = NcuField;
+  switch (f) {
+    case F::block_size: return {true, 1, static_cast<double>(kBlockLimits.total)};
+    case F::grid_size: return {true, 1, static_cast<double>(kGridLimits.total)};
+    // 255: the largest register number an instruction encodes (8 bits, R255 the zero register).
+    case F::registers: return {true, 0, 255};
+    // A profile's SM count has the same range (core/gpu.h).
+    case F::sm_count: return {true, 1, kProfileMaxCount};
+    case F::cluster_size:
+    case F::limit_sm:
+    case F::limit_registers:
+    case F::limit_smem:
+    case F::limit_warps:
+    case F::limit_barriers: return {true, 0, kProfileMaxCount};
+    // PTX ISA, "Parallel Synchronization and Communication Instructions: bar, barrier": 16 barriers a CTA.
+    case F::barrier_count: return {true, 0, 16};
+    // cuLaunchKernel takes a block's dynamic shared memory as an unsigned int (CUDA Driver API,
+    // "Execution Control"); static shared memory is far below.
+    case F::smem_static:
+    case F::smem_dynamic:
+    case F::smem_driver:
+    case F::smem_config: return {false, 0, 4294967295.0};
+    case F::occupancy_theoretical:
+    case F::occupancy_achieved: return {false, 0, 1};
+    default: return {};
+  }
+}
+
+// One metric's value into the kernel; a known metric whose value is not a number of its unit is
+// refused naming the line, an unknown one is passed over.
 // One metric's value into the kernel; a known metric whose value is not a number of its unit is
 // refused naming the line, an unknown one is passed over.
 void put_metric(NcuKernel& k, NcuField f, std::string_view name, std::string_view unit, std::string_view value, long line) {
   value = trim(value);
   if (value.empty() || value == "n/a" || value == "N/A") return;
   double v = 0, step = 0;
+  const Family family = name_of(f).family;
   if (!ncu_value(value, trim(unit), f, v, step)) {
     // "Memory Throughput" in %: the first section's, not the rate.
     if (f == NcuField::dram_throughput && trim(unit) == "%") return;
     NcuReportError e = problem_at(line, NcuProblem::bad_value, value);
     e.name = std::string(name);
     e.unit = std::string(trim(unit).substr(0, 120));
-    e.family = family_word(name_of(f).family);
+    e.family = family_word(family);
+    throw e;
+  }
+  // A count is whole (31.7 registers is no launch); so is a size printed to the byte or finer.
+  const Bound b = bound_of(f);
+  const bool fractional = v != std::floor(v) && (b.whole || (family == Family::bytes && step < 1));
+  if (fractional || v < b.lo || v > b.hi) {
+    NcuReportError e = problem_at(line, NcuProblem::out_of_range, value);
+    e.name = std::string(name);
+    e.unit = std::string(trim(unit).substr(0, 120));
+    e.family = family_word(family);
+    e.kernel = fmt::format("{} ({})", k.id, k.name.substr(0, 200));
+    e.whole = b.whole || family == Family::bytes;
+    e.lo = b.lo;
+    e.hi = b.hi;
     throw e;
   }
   k.value[static_cast<std::size_t>(f)] = v;
@@ -299,21 +422,13 @@ std::string_view ncu_field_name(NcuField f) {
 bool ncu_value(std::string_view value, std::string_view unit, NcuField field, double& out, double& step) {
   double factor = 1;
   if (!unit_factor(unit, name_of(field).family, factor)) return false;
-  // Thousands separators: 8,192 and 4,788,773.59.
   char digits[64];
   std::size_t n = 0, decimals = 0;
-  bool after_point = false;
-  for (char c : value) {
-    if (c == ',') continue;
-    if (n + 1 >= sizeof digits) return false;
-    if (c == '.') after_point = true;
-    else if (after_point && c >= '0' && c <= '9') ++decimals;
-    else if (c == 'e' || c == 'E') after_point = false;  // 1.5e+06: the exponent is no decimal
-    digits[n++] = c;
-  }
+  if (!number_form(value, digits, n, decimals)) return false;
   auto r = std::from_chars(digits, digits + n, out);
   if (r.ec != std::errc() || r.ptr != digits + n || !std::isfinite(out) || out < 0) return false;
   out *= factor;
+  if (!std::isfinite(out)) return false;
   // 29.82 Kbyte was printed to 10 bytes; 1024 byte and 8,192 exactly.
   step = decimals == 0 && factor == 1 ? 0 : std::pow(10.0, -static_cast<double>(decimals)) * factor;
   return true;
@@ -365,6 +480,13 @@ std::string_view cell(const std::vector<std::string_view>& cells, int at) {
   return at >= 0 && static_cast<std::size_t>(at) < cells.size() ? cells[static_cast<std::size_t>(at)] : std::string_view();
 }
 
+NcuReportError bad_dimension(long line, const char* name, std::string_view text, const NcuKernel& k) {
+  NcuReportError e = problem_at(line, NcuProblem::bad_dimension, text);
+  e.name = name;
+  e.kernel = fmt::format("{} ({})", k.id, k.name.substr(0, 200));
+  return e;
+}
+
 void identify(NcuKernel& k, const Columns& c, const std::vector<std::string_view>& cells, long line) {
   k.line = line;
   k.id = std::string(cell(cells, c.id));
@@ -375,15 +497,11 @@ void identify(NcuKernel& k, const Columns& c, const std::vector<std::string_view
   if (c.cc >= 0 && !cell(cells, c.cc).empty() && !parse_cc(cell(cells, c.cc), k.cc_major, k.cc_minor)) {
     throw problem_at(line, NcuProblem::bad_capability, cell(cells, c.cc));
   }
-  if (c.block >= 0 && !cell(cells, c.block).empty() && !parse_dim(cell(cells, c.block), k.block)) {
-    NcuReportError e = problem_at(line, NcuProblem::bad_dimension, cell(cells, c.block));
-    e.name = "Block Size";
-    throw e;
+  if (c.block >= 0 && !cell(cells, c.block).empty() && parse_dim(cell(cells, c.block), k.block, kBlockLimits) != DimRead::ok) {
+    throw bad_dimension(line, "Block Size", cell(cells, c.block), k);
   }
-  if (c.grid >= 0 && !cell(cells, c.grid).empty() && !parse_dim(cell(cells, c.grid), k.grid)) {
-    NcuReportError e = problem_at(line, NcuProblem::bad_dimension, cell(cells, c.grid));
-    e.name = "Grid Size";
-    throw e;
+  if (c.grid >= 0 && !cell(cells, c.grid).empty() && parse_dim(cell(cells, c.grid), k.grid, kGridLimits) != DimRead::ok) {
+    throw bad_dimension(line, "Grid Size", cell(cells, c.grid), k);
   }
 }
 
@@ -473,7 +591,7 @@ std::string_view unquote(std::string_view s) {
 
 // A kernel's first line: "NAME (gx, gy, gz)x(bx, by, bz), Context 1, Stream 7, Device 0, CC 9.0",
 // or an old report's "NAME, 2020-May-29 12:02:46, Context 1, Stream 7".
-bool kernel_header(std::string_view line, NcuKernel& k) {
+bool kernel_header(std::string_view line, NcuKernel& k, long at) {
   line = trim(line);
   std::size_t p = line.rfind(")x(");
   std::string_view rest;
@@ -482,8 +600,13 @@ bool kernel_header(std::string_view line, NcuKernel& k) {
     if (close == std::string_view::npos) return false;
     const std::size_t open = line.rfind('(', p);
     if (open == std::string_view::npos || open == 0) return false;
-    if (!parse_dim(line.substr(open, p + 1 - open), k.grid) || !parse_dim(line.substr(p + 2, close - p - 1), k.block)) return false;
+    const std::string_view grid = line.substr(open, p + 1 - open), block = line.substr(p + 2, close - p - 1);
+    const DimRead g = parse_dim(grid, k.grid, kGridLimits), b = parse_dim(block, k.block, kBlockLimits);
+    if (g == DimRead::not_dim || b == DimRead::not_dim) return false;
     k.name = std::string(trim(line.substr(0, open)));
+    // A kernel's line whose grid or block no GPU launches: refused, not passed over as program output.
+    if (g == DimRead::out_of_range) throw bad_dimension(at, "Grid Size", grid, k);
+    if (b == DimRead::out_of_range) throw bad_dimension(at, "Block Size", block, k);
     rest = line.substr(close + 1);
     if (!rest.empty() && rest.front() != ',') return false;
   } else {
@@ -617,11 +740,11 @@ void read_text(Lines& lines, std::string_view first, NcuReport& report) {
       continue;
     }
     NcuKernel k;
+    k.id = std::to_string(report.kernels.size());  // the text report prints no ID: its place
     if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
-        kernel_header(t, k)) {
+        kernel_header(t, k, at)) {
       k.line = at;
       k.process = process;
-      k.id = std::to_string(report.kernels.size());  // the text report prints no ID: its place
       add_kernel(report, std::move(k), at);
     }
   }
@@ -646,6 +769,8 @@ std::size_t csv_header_at(std::string_view text) {
 
 NcuReport parse_ncu_report(std::string_view text) {
   NcuReport report;
+  // A byte-order mark (an editor's, PowerShell's): not part of the first line.
+  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
   Lines lines(text);
   const std::size_t header = csv_header_at(text);
   std::string_view line;

@@ -92,11 +92,12 @@ enum class NcuProblem : std::uint8_t {
   no_kernel_columns,    // a CSV header without the columns ID and Kernel Name
   half_metric_columns,  // Metric Name without Metric Value, or Metric Value without Metric Name
   bad_capability,       // the CC cell `text` is no compute capability
-  bad_dimension,        // the `name` cell (Block Size, Grid Size) `text` is no (x, y, z)
+  bad_dimension,        // the `name` cell (Block Size, Grid Size) `text` is no (x, y, z) within CUDA's limits
   many_kernels,         // more than `limit` kernels
   not_csv,              // the record is no CSV record: `text` says where
   short_record,         // a record of `count` cells where the header has `limit`
   bad_value,            // metric `name`'s value `text` (unit `unit`) is no number of its family `family`
+  out_of_range,         // metric `name` of `kernel`: `text` is not a number from `lo` to `hi` (a whole one: `whole`)
   bad_table_row,        // the row `text` of a metrics table is not NAME UNIT VALUE
   table_before_kernel,  // a metrics table before any kernel's first line
   summary_table,        // ncu's summary table (Minimum, Maximum, Average), not a row per launch
@@ -111,7 +112,10 @@ class NcuReportError : public UnreadableError {
   NcuProblem problem;
   std::string name, text, unit;
   std::string family;  // bad_value: bytes, time, fraction or "" (any number)
+  std::string kernel;  // out_of_range: the kernel's ID and name ("0 (softmax(...))")
   double count = 0, limit = 0;
+  double lo = 0, hi = 0;  // out_of_range: the figure's range, in the unit of `unit`'s family (bytes, seconds, ...)
+  bool whole = false;     // out_of_range: the figure is a count, a whole number
 };
 
 /// Reads a report. Throws NcuReportError for a malformed line, a CSV without the

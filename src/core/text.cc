@@ -34,6 +34,60 @@ char32_t next_code_point(std::string_view s, std::size_t& i) {
   return cp;
 }
 
+Utf16 utf16_kind(std::string_view bytes) {
+  if (bytes.size() >= 2 && bytes[0] == '\xFF' && bytes[1] == '\xFE') return Utf16::little_endian;
+  if (bytes.size() >= 2 && bytes[0] == '\xFE' && bytes[1] == '\xFF') return Utf16::big_endian;
+  // ASCII text in UTF-16: each character's high byte is 0 (at odd places little-endian, even big).
+  const std::size_t n = std::min<std::size_t>(bytes.size() & ~std::size_t{1}, 64);
+  if (n < 4) return Utf16::none;
+  bool odd_zero = true, even_zero = true;
+  for (std::size_t i = 0; i < n; i += 2) {
+    even_zero = even_zero && bytes[i] == '\0' && bytes[i + 1] != '\0';
+    odd_zero = odd_zero && bytes[i + 1] == '\0' && bytes[i] != '\0';
+  }
+  return odd_zero || even_zero ? Utf16::unmarked : Utf16::none;
+}
+
+bool utf16_to_utf8(std::string_view bytes, std::string& out) {
+  const Utf16 kind = utf16_kind(bytes);
+  if ((kind != Utf16::little_endian && kind != Utf16::big_endian) || bytes.size() % 2 != 0) return false;
+  const bool little = kind == Utf16::little_endian;
+  auto unit = [&](std::size_t i) -> char32_t {
+    const auto a = static_cast<unsigned char>(bytes[i]), b = static_cast<unsigned char>(bytes[i + 1]);
+    return little ? (char32_t{b} << 8) | a : (char32_t{a} << 8) | b;
+  };
+  out.clear();
+  out.reserve(bytes.size() / 2);
+  for (std::size_t i = 2; i < bytes.size(); i += 2) {
+    char32_t cp = unit(i);
+    if (cp >= 0xDC00 && cp <= 0xDFFF) return false;  // a low surrogate first
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (i + 3 >= bytes.size()) return false;
+      const char32_t low = unit(i + 2);
+      if (low < 0xDC00 || low > 0xDFFF) return false;
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+      i += 2;
+    }
+    // UTF-8: 1 to 4 bytes by the code point's size.
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+  return true;
+}
+
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   if (word.empty()) return "";  // nothing typed: nothing to correct
   const std::string lower_word = ascii_lower(word);

@@ -16,6 +16,8 @@
 #include <iostream>
 #include <string_view>
 
+#include "core/text.h"
+
 namespace gpucalc::io {
 
 ReadError::ReadError(std::string path, Problem problem, std::size_t max_bytes, double seconds, std::uint64_t size)
@@ -39,6 +41,10 @@ std::string ReadError::reason(const std::string& option) const {
     case Problem::unreadable: return "reading it failed";
     case Problem::empty: return "this one is empty";
     case Problem::binary: return "this one is binary, a NUL byte: gpucalc reads text only";
+    case Problem::utf16:
+      return fmt::format("this one is UTF-16 that gpucalc cannot decode (without a byte-order mark, or broken): gpucalc reads "
+                         "UTF-8; convert it: iconv -f UTF-16 -t UTF-8 {} > report.txt",
+                         path_ == "-" ? "FILE" : InputError::printable(path_));
     case Problem::no_writer:
       return fmt::format("a FIFO needs a writer within {} s: none came; start the writer first, or pipe it to {} -",
                          seconds_text(kPipeWaitMs / 1000.0), option);
@@ -214,6 +220,12 @@ std::string read_text(const std::string& path, const Limits& limits, std::istrea
     }
   }
   if (text.empty() && !limits.empty_ok) throw ReadError(path, Problem::empty, limits.max_bytes, 0);
+  if (limits.text && utf16_kind(text) != Utf16::none) {
+    // What Windows PowerShell 5.1 writes with >: UTF-16 with a byte-order mark, read as UTF-8.
+    std::string utf8;
+    if (!utf16_to_utf8(text, utf8)) throw ReadError(path, Problem::utf16, limits.max_bytes, 0);
+    text = std::move(utf8);
+  }
   if (limits.text && std::memchr(text.data(), '\0', text.size()) != nullptr) {
     throw ReadError(path, Problem::binary, limits.max_bytes, 0);
   }

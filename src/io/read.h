@@ -32,6 +32,7 @@ enum class Problem {
   unreadable,   // a read failed
   empty,        // nothing in it
   binary,       // a NUL byte where text is read
+  utf16,        // UTF-16 that does not decode (no byte-order mark, an odd length, an unpaired surrogate)
   no_writer,    // a FIFO whose writer did not come within kPipeWaitMs
   too_slow,     // not at its end within the time limit
 };
@@ -40,7 +41,7 @@ enum class Problem {
 struct Limits {
   std::size_t max_bytes = 0;
   bool regular_only = false;  // only a regular file: a device, FIFO or socket is refused before reading
-  bool text = false;          // a NUL byte is refused (binary)
+  bool text = false;          // a NUL byte is refused (binary); UTF-16 with a byte-order mark is read as UTF-8
   bool empty_ok = true;       // an empty input is text; false: refused (empty)
 };
 
