@@ -29,12 +29,31 @@ int fail(const std::string& message, int code) {
   return code;
 }
 
+// A second plain argument where a calculator takes one (gpucalc ncu A.csv B.csv): the message
+// names it and the first; "" when the extras are not that.
+std::string second_positional(const Calculator* calc, CLI::App* sub, const std::string& who) {
+  if (calc == nullptr || calc->positional == nullptr) return "";
+  const std::vector<std::string> extras = sub->remaining();
+  if (extras.empty() || extras.front().empty() || extras.front()[0] == '-') return "";
+  const std::string flag = std::string("--") + calc->positional;
+  const CLI::Option* given = sub->get_option_no_throw(flag);
+  const std::string first = given != nullptr && !given->results().empty() ? given->results().back() : "";
+  return fmt::format("{}: {}", who,
+                     InputError(flag, extras.front(),
+                                fmt::format("one {} a call{}: run gpucalc {} once for each", calc->positional,
+                                            first.empty() ? "" : fmt::format(" (the first: '{}')", InputError::printable(first)),
+                                            who))
+                         .what());
+}
+
 // CLI11's messages name the option; add which subcommand and where to read the accepted form.
-std::string parse_error_message(const CLI::ParseError& e, const std::string& subcommand, CLI::App* sub) {
+std::string parse_error_message(const CLI::ParseError& e, const std::string& subcommand, CLI::App* sub,
+                                const Calculator* calc) {
   std::string what = e.what();
   const std::string who = subcommand.empty() ? "gpucalc" : subcommand;
   const std::string where = subcommand.empty() ? "gpucalc --help" : "gpucalc " + subcommand + " --help";
   if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && sub != nullptr) {
+    if (std::string second = second_positional(calc, sub, who); !second.empty()) return second;
     std::vector<std::string> names;
     for (const CLI::Option* opt : sub->get_options()) {
       for (const std::string& n : opt->get_lnames()) names.push_back("--" + n);
@@ -88,8 +107,8 @@ bool read_plain_call(const Calculator& calc, int argc, char** argv, RawOptions& 
       for (const CommonOption& o : kCommonOptions) {
         if (name == o.name) common_option = &o;
       }
-      // --require takes several values; --sweep only where an option can be swept.
-      if (common_option == nullptr || common_option->list != nullptr || (common_option->sweep_only && !sweepable)) {
+      // --require takes several values; --sweep, --batch, --strict and --plot only where the calculator takes them.
+      if (common_option == nullptr || common_option->list != nullptr || !takes_common_option(calc, *common_option, sweepable)) {
         return false;
       }
     }
@@ -176,7 +195,7 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     if (chosen == nullptr && (name.empty() || name[0] != '-')) return fail(subcommand_error(name), 2);
-    return fail(parse_error_message(e, chosen == nullptr ? "" : name, chosen_app), 2);
+    return fail(parse_error_message(e, chosen == nullptr ? "" : name, chosen_app, chosen == nullptr ? nullptr : registered.calc), 2);
   }
   if (chosen == nullptr) return fail(subcommand_error(name), 2);
   if (tool) return tool();

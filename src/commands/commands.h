@@ -115,6 +115,7 @@ struct CommonOption {
   std::vector<std::string> CommonOptions::*list = nullptr;  // --require A B ...: several values, CLI11 only
   bool shows_default = false;  // --help prints the default: --gpu TEXT=h100
   bool sweep_only = false;     // only on a calculator with a sweepable option
+  bool one_case = false;       // only where a call can be one case: not on a calculator of rows only (ncu)
   const char* not_empty = nullptr;  // set: an empty value is refused, and this is the accepted form
 };
 
@@ -128,13 +129,22 @@ inline constexpr CommonOption kCommonOptions[] = {
      .help = "KEY OP VALUE, e.g. 'occupancy>=50%' (repeatable); exit 1 when one fails",
      .list = &CommonOptions::require},
     {.name = "batch", .help = "CSV FILE (or - for stdin) whose header names options: one case a row",
-     .text = &CommonOptions::batch, .not_empty = "a CSV file, or - for standard input"},
-    {.name = "strict", .help = "with --batch: stop at the first bad row", .flag = &CommonOptions::strict},
+     .text = &CommonOptions::batch, .one_case = true, .not_empty = "a CSV file, or - for standard input"},
+    {.name = "strict", .help = "with --batch: stop at the first bad row", .flag = &CommonOptions::strict, .one_case = true},
     {.name = "sweep", .help = "AXIS[=FROM:TO[:STEP|:xFACTOR]]: one row per point", .text = &CommonOptions::sweep,
      .sweep_only = true, .not_empty = "AXIS or AXIS=FROM:TO[:STEP|:xFACTOR] (see --help)"},
     {.name = "plot", .help = "write a chart of the case or the sweep to FILE.svg", .text = &CommonOptions::plot,
-     .not_empty = "a file name ending in .svg"},
+     .one_case = true, .not_empty = "a file name ending in .svg"},
 };
+
+/// Whether `calc` takes the common option `o`: --sweep where one of its options can be swept
+/// (`sweepable`); --batch, --strict and --plot where a call is a case, not on a calculator whose
+/// every call is a form of rows (ncu: its report makes the rows, a row per kernel, no chart).
+inline bool takes_common_option(const Calculator& calc, const CommonOption& o, bool sweepable) {
+  if (o.sweep_only && !sweepable) return false;
+  const bool rows_only = calc.rows_option != nullptr && calc.forms.empty();
+  return !(o.one_case && rows_only);
+}
 
 /// Registers --format, kCommonOptions' row, on a tool's `sub` into `format` (the one declaration
 /// of it), with `help` where the tool takes more than the printers' formats (hw show: toml).

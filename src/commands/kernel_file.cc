@@ -136,11 +136,11 @@ ProgramRun run_program(const std::vector<std::string>& argv, std::string& out, d
   return run;
 }
 
-/// The seconds each cuobjdump run may take: GPUCALC_CUOBJDUMP_TIMEOUT, or 60 (reading a large
-/// fatbin takes a few seconds; a minute means it hangs).
+/// The seconds each cuobjdump run may take: GPUCALC_CUOBJDUMP_TIMEOUT, or 10 (reading a binary
+/// takes a few seconds at most; a call that waited a minute looked hung: issue 36).
 double cuobjdump_limit_s() {
   const char* text = std::getenv("GPUCALC_CUOBJDUMP_TIMEOUT");
-  if (text == nullptr) return 60;
+  if (text == nullptr) return 10;
   double seconds = 0;
   const std::string_view s(text);
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), seconds);

@@ -17,7 +17,7 @@ inline constexpr std::size_t kMaxKernelFileBytes = 64 * 1024 * 1024;
 /// Throws InputError naming --from for a missing, unreadable, oversized, empty or endless input, a binary
 /// on standard input, cuobjdump failing on the file, or a GPUCALC_CUOBJDUMP_TIMEOUT that is not a
 /// number of seconds; UnavailableError when the file is a binary and cuobjdump is not on PATH, or
-/// a cuobjdump run takes longer than GPUCALC_CUOBJDUMP_TIMEOUT seconds (default 60): it is then
+/// a cuobjdump run takes longer than GPUCALC_CUOBJDUMP_TIMEOUT seconds (default 10): it is then
 /// killed with its process group. A child that cuobjdump leaves holding its output is not waited
 /// for: reading stops when cuobjdump itself exits, and the child is killed.
 std::string read_kernel_text(const std::string& path, std::istream& in);

@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <iterator>
 #include <optional>
-#include <regex>
+#include <string_view>
+#include <unordered_map>
 
 #include "commands/commands.h"
 #include "commands/ncu_words.h"
@@ -15,6 +16,7 @@
 #include "core/ncu_report.h"
 #include "core/profile_match.h"
 #include "io/read.h"
+#include "parse/pattern.h"
 
 namespace gpucalc {
 namespace {
@@ -82,7 +84,8 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
       c.notes.push_back(fmt::format("the report's kernels ran on compute capability {}.{}; the {} profile (--gpu) is {}.{}",
                                     first->cc_major, first->cc_minor, given.key, given.cc_major, given.cc_minor));
     }
-    c.notes.push_back(fmt::format("profile {} (--gpu), {} SMs unless the report gives its own (# SMs)", given.key, given.sm_count));
+    c.notes.push_back(fmt::format("profile {} (--gpu), {} unless the report gives its own (# SMs)", given.key,
+                                  format_count(given.sm_count, "SM")));
     return c;
   }
   if (first == nullptr) {
@@ -110,8 +113,8 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
                                                                    "other ceilings for the roofline)",
                                                                    fmt::join(match.others, ", "))));
   if (first->has(NcuField::sm_count) && first->get(NcuField::sm_count) != c.gpu.sm_count) {
-    c.notes.push_back(fmt::format("the report's GPU has {} SMs (# SMs), the {} profile {}: the report's count is used",
-                                  format_number(first->get(NcuField::sm_count)), c.gpu.key, c.gpu.sm_count));
+    c.notes.push_back(fmt::format("the report's GPU has {} (# SMs), the {} profile {}: the report's count is used",
+                                  format_count(first->get(NcuField::sm_count), "SM"), c.gpu.key, c.gpu.sm_count));
     c.gpu.sm_count = static_cast<int>(first->get(NcuField::sm_count));
   } else if (!first->has(NcuField::sm_count)) {
     c.notes.push_back(fmt::format("the report gives no SM count (# SMs): the profile's {} is used for waves", c.gpu.sm_count));
@@ -220,23 +223,29 @@ std::string label(const NcuKernel& k) { return fmt::format("kernel {} ({})", k.i
 void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const Gpu& gpu, const std::string& path,
              Report& report) {
   std::vector<std::string>& e = report.explain;
-  e.push_back(fmt::format("{}: line {} of {}: {} blocks of {} threads, {} registers per thread, {} bytes of shared memory per "
-                          "block (static + dynamic){}",
-                          label(k), k.line, path, c.launch.blocks, c.launch.threads, c.launch.registers, c.launch.shared_memory,
-                          c.launch.carveout >= 0 ? fmt::format(", carveout {} bytes (Shared Memory Configuration Size, "
-                                                               "preference {}%)", c.launch.carveout, c.launch.carveout_percent)
+  e.push_back(fmt::format("{}: line {} of {}: {} of {}, {} per thread, {} of shared memory per block (static + dynamic){}",
+                          label(k), k.line, path, format_count(static_cast<double>(c.launch.blocks), "block"),
+                          format_count(c.launch.threads, "thread"), format_count(c.launch.registers, "register"),
+                          format_count(static_cast<double>(c.launch.shared_memory), "byte"),
+                          c.launch.carveout >= 0 ? fmt::format(", carveout {} (Shared Memory Configuration Size, "
+                                                               "preference {}%)",
+                                                               format_count(static_cast<double>(c.launch.carveout), "byte"),
+                                                               c.launch.carveout_percent)
                                                  : ""));
   for (std::string& n : ncu_words::launch_notes(c, gpu)) e.push_back(std::move(n));
   const OccupancyResult& r = c.occupancy;
-  e.push_back(fmt::format("occupancy ({}): registers allow {}, shared memory {}, warps {}, the SM {}{}: {} blocks, {} warps of {}, "
+  e.push_back(fmt::format("occupancy ({}): registers allow {}, shared memory {}, warps {}, the SM {}{}: {}, {} of {}, "
                           "so {}",
-                          gpu.key, limit(r.limit_registers), limit(r.limit_shared_memory), r.limit_threads, r.limit_blocks,
-                          r.limit_barriers != kNoLimit ? fmt::format(", barriers {}", r.limit_barriers) : "", r.blocks_per_sm,
-                          r.warps_per_sm, gpu.max_threads_per_sm / gpu.warp_size, format_quantity(r.occupancy, Unit::fraction)));
+                          gpu.key, format_number(limit(r.limit_registers)), format_number(limit(r.limit_shared_memory)),
+                          r.limit_threads, r.limit_blocks,
+                          r.limit_barriers != kNoLimit ? fmt::format(", barriers {}", r.limit_barriers) : "",
+                          format_count(r.blocks_per_sm, "block"), format_count(r.warps_per_sm, "warp"),
+                          gpu.max_threads_per_sm / gpu.warp_size, format_quantity(r.occupancy, Unit::fraction)));
   if (r.blocks_per_sm > 0) {
-    e.push_back(fmt::format("waves = {} blocks / ({} blocks per SM x {} SMs) = {}; {} whole, the last {} blocks", c.launch.blocks,
-                            r.blocks_per_sm, c.launch.sm_count, format_number(c.waves.waves_exact), c.waves.waves,
-                            c.waves.last_wave_blocks));
+    e.push_back(fmt::format("waves = {} / ({} per SM x {}) = {}; {} whole, the last of {}",
+                            format_count(static_cast<double>(c.launch.blocks), "block"), format_count(r.blocks_per_sm, "block"),
+                            format_count(c.launch.sm_count, "SM"), format_number(c.waves.waves_exact), c.waves.waves,
+                            format_count(static_cast<double>(c.waves.last_wave_blocks), "block")));
   }
   for (const NcuFigure& f : c.figures) {
     const std::string why = ncu_words::why(f, k, c, gpu);
@@ -255,20 +264,31 @@ void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   e.push_back("verdict: " + verdict);
 }
 
-std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
-  std::optional<std::regex> pattern;
-  if (args.has(kKernel)) {
-    try {
-      pattern.emplace(args.text(kKernel), std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      throw InputError("--kernel", args.text(kKernel), "a regular expression (ECMAScript) that kernel names are searched for");
-    }
+// --kernel's pattern, compiled; refused with its reason and where (1-based, as people count).
+std::optional<Pattern> kernel_pattern(const Args& args) {
+  if (!args.has(kKernel)) return std::nullopt;
+  try {
+    return Pattern(args.text(kKernel));
+  } catch (const PatternError& e) {
+    throw InputError("--kernel", args.text(kKernel),
+                     fmt::format("a regular expression that kernel names are searched for, {} ({}, at character {})",
+                                 pattern_form(), e.what(), e.at() + 1));
   }
+}
+
+std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
+  const std::optional<Pattern> pattern = kernel_pattern(args);
   const std::string device = args.has(kDevice) ? args.text(kDevice) : "";
+  // A report launches few kernels many times: each name is searched once.
+  std::unordered_map<std::string_view, bool> searched;
   std::vector<const NcuKernel*> picked;
   for (const NcuKernel& k : report.kernels) {
     if (!device.empty() && k.device != device) continue;
-    if (pattern && !std::regex_search(k.name, *pattern)) continue;
+    if (pattern) {
+      const auto [it, added] = searched.try_emplace(k.name, false);
+      if (added) it->second = pattern->search(k.name);
+      if (!it->second) continue;
+    }
     picked.push_back(&k);
   }
   return picked;
@@ -302,7 +322,8 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
       throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(devices, ", ")));
     }
     throw InputError("--kernel", args.text(kKernel),
-                     fmt::format("a regular expression that some of the report's {} kernel names match{}", report.kernels.size(),
+                     fmt::format("a regular expression that matches one of the report's {}{}",
+                                 format_count(static_cast<double>(report.kernels.size()), "kernel name"),
                                  args.has(kDevice) ? fmt::format(" on device {}", args.text(kDevice)) : ""));
   }
   NcuReport chosen_part;
@@ -326,9 +347,10 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   }
   sink.profile(gpu);
   sink.begin(kernels.size());
-  chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} kernel{} of {}", InputError::printable(path),
-                                                        ncu_words::format_name(report.format), kernels.size(),
-                                                        kernels.size() == 1 ? "" : "s", report.kernels.size()));
+  chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} of {}", InputError::printable(path),
+                                                        ncu_words::format_name(report.format),
+                                                        format_count(static_cast<double>(kernels.size()), "kernel"),
+                                                        report.kernels.size()));
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     Report row = blank;
     row.model = "exact";
@@ -363,7 +385,8 @@ const Calculator& ncu_command() {
       .options =
           {text_option(kReport, "report", "FILE (- for standard input): ncu --csv, ncu --csv --page raw or ncu's text report, pasted or "
                                  "not (a .ncu-rep: ncu --import FILE.ncu-rep --csv); also the first argument"),
-           text_option(kKernel, "kernel", "a regular expression: only the kernels whose names it matches"),
+           text_option(kKernel, "kernel",
+                       "a regular expression (ECMAScript's common part: docs/ncu.md): only the kernels whose names it matches"),
            text_option(kDevice, "device", "only the kernels of this device (the report's Device)")},
       .results =
           {result(kKernelId, "kernel.id", Unit::text, "the kernel launch's ID in the report").in_rows(),

@@ -11,7 +11,23 @@
 namespace gpucalc::ncu_words {
 namespace {
 
-std::string blocks_words(std::int64_t n) { return fmt::format("{} block{}", n, n == 1 ? "" : "s"); }
+std::string blocks_words(std::int64_t n) { return format_count(static_cast<double>(n), "block"); }
+
+// ncu's blocks per SM: the smallest of the report's block limits (0: it gives none), and which.
+double ncu_blocks_per_sm(const NcuKernel& k, NcuField& which) {
+  double least = 0;
+  for (const NcuField f : {NcuField::limit_sm, NcuField::limit_registers, NcuField::limit_smem, NcuField::limit_warps,
+                           NcuField::limit_barriers}) {
+    if (k.has(f) && (least == 0 || k.get(f) < least)) {
+      least = k.get(f);
+      which = f;
+    }
+  }
+  return least;
+}
+
+// Whether `x` is what ncu printed as `printed` (two decimals: within its rounding, and a hair).
+bool as_printed(double x, double printed) { return std::fabs(x - printed) <= 0.005 + 1e-9 * std::fabs(printed); }
 
 // A limiter in words: shared_memory -> shared memory, blocks -> the SM's block limit.
 std::string words(Limiter limiter) {
@@ -124,10 +140,11 @@ std::string verdict(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
   }
   parts.push_back(occ);
   if (w.waves_exact > 0 && w.waves_exact < 1) {
-    parts.push_back(fmt::format("{} waves: the grid of {} blocks fills {} of the GPU", format_number(std::round(w.waves_exact * 100) / 100),
-                                c.launch.blocks, format_quantity(w.waves_exact, Unit::fraction)));
+    parts.push_back(fmt::format("{}: the grid of {} fills {} of the GPU", format_count(std::round(w.waves_exact * 100) / 100, "wave"),
+                                blocks_words(c.launch.blocks), format_quantity(w.waves_exact, Unit::fraction)));
   } else if (c.tail_share > 0) {
-    parts.push_back(fmt::format("{} full waves and a last of {} ({} full) that may cost up to {} of the time", w.waves - 1,
+    parts.push_back(fmt::format("{} and a last of {} ({} full) that may cost up to {} of the time",
+                                format_count(static_cast<double>(w.waves - 1), "full wave"),
                                 blocks_words(w.last_wave_blocks), format_quantity(w.last_wave_utilization, Unit::fraction),
                                 format_quantity(c.tail_share, Unit::fraction)));
   }
@@ -139,53 +156,77 @@ std::string verdict(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
   // What buys the most, as the models see it.
   std::string advice;
   if (w.waves_exact > 0 && w.waves_exact < 1) {
-    advice = fmt::format("a grid of at least a wave ({} blocks) fills the GPU", w.blocks_per_wave);
+    advice = fmt::format("a grid of at least a wave ({}) fills the GPU", blocks_words(w.blocks_per_wave));
   } else if (c.tail_share >= 0.2) {
-    advice = fmt::format("a grid of a whole number of waves ({} blocks a wave)", w.blocks_per_wave);
+    advice = fmt::format("a grid of a whole number of waves ({} a wave)", blocks_words(w.blocks_per_wave));
   } else if (!full && c.one_more.registers > 0 && r.limiter == Limiter::registers) {
-    advice = fmt::format("{} registers per thread (from {}) buys a block", c.one_more.registers, c.launch.registers);
+    advice = fmt::format("{} per thread (from {}) buys a block", format_count(c.one_more.registers, "register"), c.launch.registers);
   } else if (!full && c.one_more.shared_memory >= 0 && r.limiter == Limiter::shared_memory) {
-    advice = fmt::format("{} bytes of shared memory per block (from {}) buys a block", c.one_more.shared_memory, c.launch.shared_memory);
+    advice = fmt::format("{} of shared memory per block (from {}) buys a block",
+                         format_count(static_cast<double>(c.one_more.shared_memory), "byte"), c.launch.shared_memory);
   } else if (!full && c.one_more.threads > 0) {
-    advice = fmt::format("blocks of {} threads (from {}) raise the occupancy", c.one_more.threads, c.launch.threads);
+    advice = fmt::format("blocks of {} (from {}) raise the occupancy", format_count(c.one_more.threads, "thread"), c.launch.threads);
   }
   std::string line = fmt::format("{}", fmt::join(parts, "; "));
   if (!advice.empty()) line += "; the models say: " + advice;
   if (c.differences > 0) {
-    line += fmt::format("; {} figure{} from ncu's", c.differences, c.differences == 1 ? " differs" : "s differ");
+    line += fmt::format("; {} from ncu's", c.differences == 1 ? "1 figure differs" : format_count(c.differences, "figure") + " differ");
   }
   return line;
 }
 
 std::string why(const NcuFigure& f, const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
   const OccupancyResult& r = c.occupancy;
-  if (f.both_capped) return fmt::format("both at or above the {} blocks an SM holds: neither limits", gpu.max_blocks_per_sm);
+  if (f.both_capped) return fmt::format("both at or above the {} an SM holds: neither limits", blocks_words(gpu.max_blocks_per_sm));
   if (f.equal) return {};
   switch (f.field) {
     case NcuField::limit_registers:
       if (!k.has(NcuField::registers)) return {};
-      return fmt::format("{} registers per thread, allocated per warp in units of {} over {} sub-partitions of {} registers",
-                         c.launch.registers, gpu.register_allocation_unit, gpu.register_sub_partitions,
-                         gpu.registers_per_sm / gpu.register_sub_partitions);
+      return fmt::format("{} per thread, allocated per warp in units of {} over {} of {}",
+                         format_count(c.launch.registers, "register"), gpu.register_allocation_unit,
+                         format_count(gpu.register_sub_partitions, "sub-partition"),
+                         format_count(gpu.registers_per_sm / gpu.register_sub_partitions, "register"));
     case NcuField::limit_smem:
-      return fmt::format("{} bytes per block as allocated against a carveout of {} bytes{}", r.shared_memory_per_block,
-                         r.shared_memory_per_sm,
+      return fmt::format("{} per block as allocated against a carveout of {}{}",
+                         format_count(static_cast<double>(r.shared_memory_per_block), "byte"),
+                         format_count(static_cast<double>(r.shared_memory_per_sm), "byte"),
                          c.launch.shared_memory_driver >= 0 && c.launch.shared_memory_driver != gpu.shared_memory_reserved_per_block
-                             ? fmt::format("; the report's driver shared memory is {} bytes, the profile reserves {}",
-                                           c.launch.shared_memory_driver, gpu.shared_memory_reserved_per_block)
+                             ? fmt::format("; the report's driver shared memory is {}, the profile reserves {}",
+                                           format_count(static_cast<double>(c.launch.shared_memory_driver), "byte"),
+                                           gpu.shared_memory_reserved_per_block)
                              : "");
     case NcuField::limit_barriers:
       // ncu counts the kernel's named barriers (CUTLASS uses several); the report gives no count.
       if (!(f.ncu > 0) || r.limit_barriers == kNoLimit) return {};
-      return fmt::format("gpucalc counts one barrier a block ({} per SM); ncu's {} blocks means about {} barriers a block "
+      return fmt::format("gpucalc counts one barrier a block ({} per SM); ncu's {} {} about {} a block "
                          "(the kernel's named barriers; the report gives no count)",
-                         gpu.barriers_per_sm, format_number(f.ncu), gpu.barriers_per_sm / std::max(1, static_cast<int>(f.ncu)));
+                         gpu.barriers_per_sm, format_count(f.ncu, "block"), f.ncu == 1 ? "means" : "mean",
+                         format_count(gpu.barriers_per_sm / std::max(1, static_cast<int>(f.ncu)), "barrier"));
     case NcuField::waves: {
-      // The SMs ncu's figure implies: blocks / (waves x blocks per SM).
-      const double implied = static_cast<double>(c.launch.blocks) / (f.ncu * r.blocks_per_sm);
-      return fmt::format("{} blocks / ({} blocks per SM x {} SMs{}); ncu's {} implies {} SMs", c.launch.blocks, r.blocks_per_sm,
-                         c.launch.sm_count, k.has(NcuField::sm_count) ? "" : ", the profile's: the report gives no SM count (# SMs)",
-                         format_number(f.ncu), f.ncu > 0 ? format_number(std::round(implied)) : "no");
+      // Which input explains ncu's figure: its own blocks per SM (the smallest of its block limits)
+      // where they differ from gpucalc's, a block limit's note saying why; else the SM count, which
+      // ncu's figure implies only where the report gives none (waves = blocks / (blocks per SM x SMs)).
+      const double blocks = static_cast<double>(c.launch.blocks);
+      const std::string ours = fmt::format("{} / ({} per SM x {}{})", blocks_words(c.launch.blocks), blocks_words(r.blocks_per_sm),
+                                           format_count(c.launch.sm_count, "SM"),
+                                           k.has(NcuField::sm_count) ? "" : ", the profile's: the report gives no SM count (# SMs)");
+      NcuField which = NcuField::limit_sm;
+      const double theirs_per_sm = ncu_blocks_per_sm(k, which);
+      if (theirs_per_sm >= 1 && theirs_per_sm != r.blocks_per_sm) {
+        const double theirs = blocks / (theirs_per_sm * c.launch.sm_count);
+        return fmt::format("{}; ncu's block limits allow {} per SM ({}), not {}: {} / ({} x {}) = {}{}", ours,
+                           format_count(theirs_per_sm, "block"), ncu_field_name(which), format_number(r.blocks_per_sm),
+                           format_number(blocks), format_number(theirs_per_sm), c.launch.sm_count, format_number(theirs),
+                           as_printed(theirs, f.ncu) ? ", ncu's figure: the block limit explains the waves, not the SM count"
+                                                     : ", not ncu's figure either");
+      }
+      if (k.has(NcuField::sm_count)) {
+        return fmt::format("{}; at the report's SM count and the same blocks per SM, ncu's {} is not this formula's", ours,
+                           format_number(f.ncu));
+      }
+      const double implied = blocks / (f.ncu * r.blocks_per_sm);
+      return fmt::format("{}; ncu's {} implies {}", ours, format_number(f.ncu),
+                         f.ncu > 0 ? format_count(std::round(implied), "SM") : "no SM count");
     }
     default: return {};
   }
@@ -194,14 +235,14 @@ std::string why(const NcuFigure& f, const NcuKernel& k, const NcuCheck& c, const
 std::vector<std::string> launch_notes(const NcuCheck& c, const Gpu& gpu) {
   std::vector<std::string> notes;
   for (const NcuRounded& s : c.launch.rounded) {
-    notes.push_back(fmt::format("{}: the report gives {} bytes, rounded to {} bytes; taken as {} bytes (a multiple of {})",
-                                ncu_field_name(s.field), format_number(s.reported), format_number(s.step), format_number(s.taken),
+    notes.push_back(fmt::format("{}: the report gives {}, rounded to {}; taken as {} (a multiple of {})", ncu_field_name(s.field),
+                                format_count(s.reported, "byte"), format_count(s.step, "byte"), format_count(s.taken, "byte"),
                                 format_number(s.unit)));
   }
   if (c.launch.carveout_unmatched >= 0) {
-    notes.push_back(fmt::format("Shared Memory Configuration Size {} bytes is none of {}'s carveouts ({}): the model "
+    notes.push_back(fmt::format("Shared Memory Configuration Size {} is none of {}'s carveouts ({}): the model "
                                 "takes the driver's default",
-                                format_number(c.launch.carveout_unmatched), gpu.key, fmt::join(gpu.shared_memory_carveouts, ", ")));
+                                format_count(static_cast<double>(c.launch.carveout_unmatched), "byte"), gpu.key, fmt::join(gpu.shared_memory_carveouts, ", ")));
   }
   return notes;
 }

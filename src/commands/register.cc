@@ -118,7 +118,7 @@ void add_calculator(CLI::App& sub, const Calculator& calc, Registered& r) {
   }
   CommonOptions& c = r.common;
   for (const CommonOption& o : kCommonOptions) {
-    if (o.sweep_only && !sweepable) continue;
+    if (!takes_common_option(calc, o, sweepable)) continue;
     add_common_option(sub, o, c);
   }
   sub.footer([&calc] { return results_footer(calc); });  // written only for --help

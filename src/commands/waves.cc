@@ -156,8 +156,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     in.blocks_per_sm = r.blocks_per_sm;
     report.inputs.push_back(Value::num("blocks_per_sm", r.blocks_per_sm));
     report.explain.push_back(fmt::format(
-        "occupancy of {} threads, {} registers, {} of shared memory: {} blocks per SM, limited by {}", format_number(threads),
-        occ.registers, format_quantity(static_cast<double>(occ.shared_memory), Unit::onchip_bytes), r.blocks_per_sm,
+        "occupancy of {}, {}, {} of shared memory: {} per SM, limited by {}", format_count(threads, "thread"),
+        format_count(occ.registers, "register"), format_quantity(static_cast<double>(occ.shared_memory), Unit::onchip_bytes),
+        format_count(r.blocks_per_sm, "block"),
         occupancy_notes::limiter_words(r.limiter)));
   } else if (is_gemm) {
     // The guide's A100 example: one 256x128 tile per SM. Said, not hidden.
@@ -209,10 +210,10 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
 void explain(const WavesInput& in, const WavesResult& r, bool is_gemm, const GemmTiles& tiles, const Gpu& gpu, Report& report) {
   auto n = [](std::int64_t x) { return format_number(static_cast<double>(x)); };
   report.explain.push_back(
-      fmt::format("blocks per wave = {} SMs x {} = {}", gpu.sm_count, in.blocks_per_sm, n(r.blocks_per_wave)));
+      fmt::format("blocks per wave = {} x {} = {}", format_count(gpu.sm_count, "SM"), in.blocks_per_sm, n(r.blocks_per_wave)));
   report.explain.push_back(fmt::format("waves = ceil({} / {}) = {}", n(in.blocks), n(r.blocks_per_wave), n(r.waves)));
-  report.explain.push_back(fmt::format("last wave = {} - {} x {} = {} blocks, {} of a wave", n(in.blocks), n(r.waves - 1),
-                                       n(r.blocks_per_wave), n(r.last_wave_blocks),
+  report.explain.push_back(fmt::format("last wave = {} - {} x {} = {}, {} of a wave", n(in.blocks), n(r.waves - 1),
+                                       n(r.blocks_per_wave), format_count(static_cast<double>(r.last_wave_blocks), "block"),
                                        format_quantity(r.last_wave_utilization, Unit::fraction)));
   report.explain.push_back(fmt::format("{} = {} / ({} x {}) = {}",
                                        is_gemm ? "wave quantization (the guide's \"Wave Quantization\"): wave efficiency = "
@@ -227,13 +228,15 @@ void explain(const WavesInput& in, const WavesResult& r, bool is_gemm, const Gem
                                          format_quantity(tiles.tile_efficiency * r.efficiency, Unit::fraction)));
   }
   if (in.block_time > 0) {
-    report.explain.push_back(fmt::format("time = {} waves x {} = {}", n(r.waves), format_quantity(in.block_time, Unit::seconds),
+    report.explain.push_back(fmt::format("time = {} x {} = {}", format_count(static_cast<double>(r.waves), "wave"),
+                                         format_quantity(in.block_time, Unit::seconds),
                                          format_quantity(r.time, Unit::seconds)));
   }
   if (r.waves > 1 && r.efficiency < 0.9) {
-    report.notes.push_back(fmt::format("tail effect: the last wave fills {} of the GPU; {} blocks would make {} full waves",
+    report.notes.push_back(fmt::format("tail effect: the last wave fills {} of the GPU; {} would make {}",
                                        format_quantity(r.last_wave_utilization, Unit::fraction),
-                                       n((r.waves - 1) * r.blocks_per_wave), n(r.waves - 1)));
+                                       format_count(static_cast<double>((r.waves - 1) * r.blocks_per_wave), "block"),
+                                       format_count(static_cast<double>(r.waves - 1), "full wave")));
   }
 }
 
@@ -255,8 +258,8 @@ std::string chart(const ChartData& d) {
   const double blocks = base_input(d, "blocks");
   if (std::isfinite(blocks)) {
     c.markers.push_back({blocks, base_result(d, "efficiency"),
-                         fmt::format("{} blocks: {} waves, efficiency {}", format_number(blocks),
-                                     format_number(base_result(d, "waves")),
+                         fmt::format("{}: {}, efficiency {}", format_count(blocks, "block"),
+                                     format_count(base_result(d, "waves"), "wave"),
                                      format_quantity(base_result(d, "efficiency"), Unit::fraction))});
   }
   return plot::render_svg(c);

@@ -629,6 +629,20 @@ std::int64_t parse_integer(std::string_view text, Unit unit, const std::string& 
   return static_cast<std::int64_t>(value);
 }
 
+std::string format_count(double count, std::string_view noun, std::string_view plural) {
+  std::string out = format_number(count);
+  out += ' ';
+  if (count == 1) {
+    out += noun;
+  } else if (!plural.empty()) {
+    out += plural;
+  } else {
+    out += noun;
+    out += 's';
+  }
+  return out;
+}
+
 std::string format_number(double value) {
   if (!std::isfinite(value)) return value > 0 ? "unlimited" : "n/a";
   double magnitude = std::fabs(value);

@@ -96,5 +96,8 @@ std::string format_quantity_short(double value, Unit unit, int digits);
 
 /// A number with thousands separators when whole ("16,384"), else 4 significant digits.
 std::string format_number(double value);
+/// A count and its noun, the noun plural unless the count is 1: "1 block", "2 full waves",
+/// "0.5 waves", "1,024 threads"; `plural` for a noun that does not add s ("1 process" needs none here).
+std::string format_count(double count, std::string_view noun, std::string_view plural = {});
 
 }  // namespace gpucalc

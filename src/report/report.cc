@@ -205,11 +205,42 @@ char* put_flag(char* at, bool flag) { return flag ? put(at, "true") : put(at, "f
 // Out of the way of write_csv_cell, which a batch runs for every cell.
 [[gnu::cold, gnu::noinline]] char* write_csv_not_finite(char* at, double x) { return x > 0 ? put(at, kUnlimited) : at; }
 
-// csv_cell's text at `at` (kNumberRoom bytes for a number, twice a word's length and 2 for a word).
+// A control byte that CSV's quoting does not carry: all but tab, CR and LF, which a quoted cell
+// holds as they are (a batch's multi-line cell echoed).
+bool is_csv_control(unsigned char b) { return (b < 0x20 && b != '\t' && b != '\r' && b != '\n') || b == 0x7f; }
+
+bool has_control(std::string_view s) {
+  for (const char c : s) {
+    if (is_csv_control(static_cast<unsigned char>(c))) return true;
+  }
+  return false;
+}
+
+// A word with such control bytes (a kernel name with an ESC): each written \xNN, as text cells
+// write them, so that no control sequence reaches a terminal or a spreadsheet; then quoted as needed.
+[[gnu::cold, gnu::noinline]] char* write_csv_control_word(char* at, const std::string& text) {
+  static const char* hex = "0123456789abcdef";
+  std::string shown;
+  for (const char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (is_csv_control(b)) {
+      shown += "\\x";
+      shown += hex[b >> 4];
+      shown += hex[b & 15];
+    } else {
+      shown += c;
+    }
+  }
+  return put(at, csv_quote(shown));
+}
+
+// csv_cell's text at `at` (kNumberRoom bytes for a number, kCsvWordRoom a byte and 2 for a word).
 [[gnu::always_inline]] inline char* write_csv_cell(char* at, const Value& v, NumberMemo* memo = nullptr) {
   if (v.missing) return at;
   switch (unit_info(v.unit).kind) {
-    case ValueKind::word: return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
+    case ValueKind::word:
+      if (has_control(v.text)) return write_csv_control_word(at, v.text);
+      return needs_csv_quote(v.text) ? put(at, csv_quote(v.text)) : put(at, v.text);
     case ValueKind::flag: return put_flag(at, v.flag);
     case ValueKind::number: break;
   }
@@ -221,7 +252,7 @@ char* put_flag(char* at, bool flag) { return flag ? put(at, "true") : put(at, "f
 
 void append_csv_cell(std::string& out, const Value& v) {
   const std::size_t start = out.size();
-  out.resize(start + (v.unit == Unit::text ? 2 * v.text.size() + 2 : kNumberRoom));
+  out.resize(start + (v.unit == Unit::text ? kCsvWordRoom * v.text.size() + 2 : kNumberRoom));
   char* end = write_csv_cell(out.data() + start, v);
   out.resize(static_cast<std::size_t>(end - out.data()));
 }
@@ -317,7 +348,8 @@ char* write_json_value(char* at, const Value& v, NumberMemo* memo) {
     case ValueKind::flag: return put_flag(at, v.flag);
     case ValueKind::number: break;
   }
-  if (!std::isfinite(v.number)) return v.number > 0 ? put(at, "\"unlimited\"") : put(at, "null");  // no limit: "unlimited"
+  // Not finite, no limit included: null, so that a numeric key stays a number or null (issue 36).
+  if (!std::isfinite(v.number)) return put(at, "null");
   if (whole_and_exact(v.number)) return write_whole(at, v.number);
   return write_json_fraction(at, v.number, memo);
 }
@@ -569,7 +601,7 @@ void TableWriter::write(const std::vector<const Value*>& cells) {
         if (v->unit == Unit::text) {
           // Room for the word quoted and a number's for each column after it.
           const std::size_t used = static_cast<std::size_t>(at - row_.data());
-          const std::size_t need = 2 * v->text.size() + 2 + (columns - i) * (kNumberRoom + 1) + 1;
+          const std::size_t need = kCsvWordRoom * v->text.size() + 2 + (columns - i) * (kNumberRoom + 1) + 1;
           if (row_.size() - used < need) {
             row_.resize(used + need);
             at = row_.data() + used;

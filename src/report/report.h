@@ -26,9 +26,13 @@ const char* format_name(Format format);
 /// A value for people (text and md): 40 KiB, 3.35 TB/s, 50%, true; "-" when missing.
 std::string text_cell(const Value& v);
 /// A number that has no limit (+infinity: limits.smem of a kernel without shared memory), as
-/// text, JSON (a string) and CSV write it; NaN and -infinity are no value (null, an empty cell).
+/// text and CSV write it; JSON writes null (a numeric key stays a number or null); NaN and
+/// -infinity are no value (null, an empty cell).
 inline constexpr std::string_view kUnlimited = "unlimited";
-/// A value as one CSV cell: base units, shortest round-trip number, quoted when needed.
+/// The most bytes a CSV cell takes a byte of its word: a control byte escaped (\x1b), 4.
+inline constexpr std::size_t kCsvWordRoom = 4;
+/// A value as one CSV cell: base units, shortest round-trip number, quoted when needed; a word's
+/// control bytes but tab, CR and LF (which quoting holds) written \xNN, as visible_cell does.
 std::string csv_cell(const Value& v);
 /// CSV quoting: a field with a comma, quote, CR, LF or leading/trailing space is quoted.
 std::string csv_quote(std::string_view s);
@@ -45,8 +49,8 @@ inline constexpr std::size_t kNumberRoom = 32;
 /// csv_cell and raw_number appended to `out` (the writers of many rows).
 void append_csv_cell(std::string& out, const Value& v);
 void append_raw_number(std::string& out, double x);
-/// A value as JSON (a number in base units, null when missing or not finite, "unlimited" for
-/// +infinity; a string; a bool), and a string, appended to `out`.
+/// A value as JSON (a number in base units, null when missing or not finite, +infinity included;
+/// a string; a bool), and a string, appended to `out`.
 void append_json_value(std::string& out, const Value& v);
 /// The texts of the numbers that are not whole a writer of many rows wrote, by their bits, for
 /// a later row's same number: the shortest form is the dearest part of writing a row, and a

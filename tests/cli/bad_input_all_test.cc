@@ -426,14 +426,15 @@ const std::vector<BadInput>& ncu_rows() {
   static const std::vector<BadInput> rows = {
     {{"ncu", "--report", "/nonexistent.csv"}, "--report", "an Nsight Compute report as text"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "("}, "--kernel", "a regular expression"},
-    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "gemm"}, "--kernel", "kernel names match"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "gemm"}, "--kernel", "matches one of the report's 3 kernel names"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--device", "3"}, "--device", "a device of the report's kernels (its Device: 0)"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--format", "yaml"}, "--format", "one of text, json"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--require", "bogus>1"}, "--require", "a results key of ncu"},
-    {{"ncu", "--batch", "/nonexistent.csv"}, "--batch", "a readable CSV file"},
-    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--plot", "x.svg"}, "--plot", "not with --report"},
+    // ncu takes no --batch or --plot (its report makes its rows: tests/cli/ncu_command_test.cc).
+    {{"ncu", "--batch", "/nonexistent.csv"}, "--batch", "unknown option '--batch'; see 'gpucalc ncu --help'"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--plot", "x.svg"}, "--plot", "unknown option '--plot'; see 'gpucalc ncu --help'"},
   };
   return rows;
 }

@@ -95,6 +95,21 @@ TEST_CASE("--from a binary: a hung cuobjdump is killed at GPUCALC_CUOBJDUMP_TIME
   CHECK(gone(fake.dir + "/pid"));
 }
 
+TEST_CASE("--from a binary: a cuobjdump that sleeps is stopped at the default 10 s, one line naming --from (issue 36)") {
+  // The 2026-12-01 finding: a fake cuobjdump that sleeps held the call (then a minute, the old default).
+  FakeCuobjdump fake("echo $$ > \"$(dirname \"$0\")/pid\"\nexec sleep 60\n");
+  const Timed t = run_with(fake, "");
+  CHECK(t.run.exit_code == 3);
+  CHECK(t.run.out.empty());
+  CHECK(t.run.err ==
+        "gpucalc: --from /bin/true: cuobjdump --dump-resource-usage did not finish within 10 s and was stopped: give the "
+        "text of 'cuobjdump --dump-resource-usage /bin/true' instead, or allow it longer with GPUCALC_CUOBJDUMP_TIMEOUT "
+        "(seconds)\n");
+  CHECK(t.seconds >= 10);
+  CHECK(t.seconds < 20);
+  CHECK(gone(fake.dir + "/pid"));
+}
+
 TEST_CASE("--from a binary: a child cuobjdump leaves holding its output is not waited for, and is killed") {
   // The usage, then a background child that keeps the pipe open for 30 s; cuobjdump itself exits.
   FakeCuobjdump fake(std::string("if [ \"$1\" = --dump-ptx ]; then exit 1; fi\n") + kUsage +

@@ -231,7 +231,7 @@ TEST_CASE("occupancy --explain with no shared memory on a profile that reserves 
   CHECK(h.out.find("3. shared memory: 0 B + 1 KiB reserved = 1 KiB per block; carveout 228 KiB: floor(228 KiB / 1 KiB) = 228 blocks") != std::string::npos);
 }
 
-TEST_CASE("no limit is 'unlimited' in text, JSON and CSV, not the null or empty cell of no value") {
+TEST_CASE("no limit is 'unlimited' in text and CSV, null in JSON (a numeric key stays a number or null: issue 36)") {
   // On a V100 nothing is reserved per block: no shared memory, no limit from it.
   const std::vector<std::string> args = {"occupancy", "--gpu", "v100", "--threads", "256", "--regs", "32", "--smem", "0"};
   testing::Run text = run_gpucalc(args);
@@ -240,7 +240,8 @@ TEST_CASE("no limit is 'unlimited' in text, JSON and CSV, not the null or empty 
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.end(), {"--format", "json"});
   testing::Run json = run_gpucalc(json_args);
-  CHECK(json.out.find("\"shared_memory\":\"unlimited\"") != std::string::npos);
+  CHECK(json.out.find("\"shared_memory\":null") != std::string::npos);
+  CHECK(json.out.find("unlimited") == std::string::npos);
   std::vector<std::string> csv_args = args;
   csv_args.insert(csv_args.end(), {"--format", "csv"});
   testing::Run csv = run_gpucalc(csv_args);
@@ -248,7 +249,7 @@ TEST_CASE("no limit is 'unlimited' in text, JSON and CSV, not the null or empty 
   // A sweep's rows too, and a requirement's "got".
   std::vector<std::string> swept = args;
   swept.insert(swept.end(), {"--sweep", "threads=128:256:128", "--format", "json"});
-  CHECK(run_gpucalc(swept).out.find("\"shared_memory\":\"unlimited\"") != std::string::npos);
+  CHECK(run_gpucalc(swept).out.find("\"shared_memory\":null") != std::string::npos);
   std::vector<std::string> required = args;
   required.insert(required.end(), {"--require", "limits.shared_memory<4"});
   testing::Run failed = run_gpucalc(required);

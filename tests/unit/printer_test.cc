@@ -39,7 +39,7 @@ std::string library_object(const std::vector<Value>& values) {
     } else if (v.unit == Unit::boolean) {
       value = v.flag;
     } else if (!std::isfinite(v.number)) {
-      value = v.number > 0 ? ordered("unlimited") : ordered(nullptr);
+      value = nullptr;  // no limit included: a numeric key stays a number or null (issue 36)
     } else if (v.number == std::floor(v.number) && std::fabs(v.number) < 9e15) {
       value = static_cast<long long>(v.number);
     } else {
