@@ -5,6 +5,7 @@
 // and the carveout preference set (-1: none, the driver's default).
 //   nvcc -O3 -gencode arch=compute_90,code=sm_90 -Xptxas -v carveout.cu -o carveout
 //   ncu --clock-control none --section LaunchStats --section Occupancy --csv --page details ./carveout
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc && !named; ++i) named = std::string(argv[i]) == c.id;
     if (named) run.push_back(c);
   }
-  if (reverse) run.assign(run.rbegin(), run.rend());
+  if (reverse) std::reverse(run.begin(), run.end());  // run b assigned run from its own reverse iterators: a palindrome
   for (const Case& c : run) {
     Kernel k = nullptr;
     if (c.kernel[0] == 'l') k = work<4>;
