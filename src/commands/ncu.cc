@@ -150,7 +150,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   report.num(kOccupancy, r.occupancy);
   report.word(kLimiter, limiter_word(r.limiter));
   report.num(kLimitsRegisters, limit(r.limit_registers));
-  report.num(kLimitsSharedMemory, limit(r.limit_shared_memory));
+  report.num(kLimitsSharedMemory, limit(r.limit_shared_memory_configured));
   report.num(kLimitsWarps, limit(r.limit_threads));
   report.num(kLimitsBlocks, limit(r.limit_blocks));
   if (r.limit_barriers != kNoLimit) report.num(kLimitsBarriers, limit(r.limit_barriers));
@@ -236,7 +236,7 @@ void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   const OccupancyResult& r = c.occupancy;
   e.push_back(fmt::format("occupancy ({}): registers allow {}, shared memory {}, warps {}, the SM {}{}: {}, {} of {}, "
                           "so {}",
-                          gpu.key, format_number(limit(r.limit_registers)), format_number(limit(r.limit_shared_memory)),
+                          gpu.key, format_number(limit(r.limit_registers)), format_number(limit(r.limit_shared_memory_configured)),
                           r.limit_threads, r.limit_blocks,
                           r.limit_barriers != kNoLimit ? fmt::format(", barriers {}", r.limit_barriers) : "",
                           format_count(r.blocks_per_sm, "block"), format_count(r.warps_per_sm, "warp"),

@@ -75,7 +75,7 @@ void compare_occupancy(const NcuKernel& k, const Gpu& gpu, NcuCheck& c) {
   };
   if (k.has(NcuField::limit_sm)) add(limit_figure(NcuField::limit_sm, r.limit_blocks, k, cap));
   if (k.has(NcuField::limit_registers)) add(limit_figure(NcuField::limit_registers, r.limit_registers, k, cap));
-  if (k.has(NcuField::limit_smem)) add(limit_figure(NcuField::limit_smem, r.limit_shared_memory, k, cap));
+  if (k.has(NcuField::limit_smem)) add(limit_figure(NcuField::limit_smem, r.limit_shared_memory_configured, k, cap));
   if (k.has(NcuField::limit_warps)) add(limit_figure(NcuField::limit_warps, r.limit_threads, k, cap));
   if (k.has(NcuField::limit_barriers)) add(limit_figure(NcuField::limit_barriers, r.limit_barriers, k, cap));
   if (k.has(NcuField::warps_theoretical)) {

@@ -54,7 +54,8 @@ std::int64_t align_to_carveout(std::int64_t bytes, const Gpu& gpu) {
   return sizes.back();
 }
 
-// The carveout a preference asks for (-1: the driver's default, all of it), before a block overrides it.
+// The carveout a preference asks for (-1: none, all of it, as cuda_occupancy.h takes it: the SM may
+// grow to it), before a block overrides it.
 std::int64_t preferred_carveout(int carveout_percent, const Gpu& gpu) {
   return align_to_carveout(carveout_percent < 0 ? gpu.shared_memory_per_sm : carveout_percent * gpu.shared_memory_per_sm / 100, gpu);
 }
@@ -285,6 +286,15 @@ OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
     simple(r, input, gpu);
   }
   finish(r, input, gpu);
+  r.limit_shared_memory_configured = r.limit_shared_memory;
+  // No preference: the driver configures at least the smallest carveout that holds the resident
+  // blocks (H100, driver 580: that size in 17 of 21 launches, about twice it in 4, never less;
+  // docs/device-runs/issue36-carveout). cuda_occupancy.h takes the largest.
+  if (input.model == OccupancyModel::exact && input.carveout_percent < 0 && r.blocks_per_sm > 0 &&
+      r.shared_memory_per_block > 0) {
+    r.shared_memory_per_sm = align_to_carveout(r.blocks_per_sm * r.shared_memory_per_block, gpu);
+    r.limit_shared_memory_configured = blocks_allowed(r.shared_memory_per_sm, r.shared_memory_per_block);
+  }
   return r;
 }
 

@@ -47,13 +47,17 @@ struct OccupancyResult {
   double occupancy = 0;            // resident warps / max warps, 0..1
   Limiter limiter = Limiter::none;  // registers, shared_memory, threads, blocks (or barriers)
   int limit_registers = 0;         // blocks each resource allows
-  int limit_shared_memory = 0;
+  int limit_shared_memory = 0;     // at the largest carveout the preference allows (the driver grows to it)
+  int limit_shared_memory_configured = 0;  // at the carveout the SM runs with (ncu's Block Limit Shared Mem)
   int limit_threads = 0;
   int limit_blocks = 0;
   int limit_barriers = kNoLimit;
   std::int64_t registers_per_block = 0;      // as allocated
   std::int64_t shared_memory_per_block = 0;  // as allocated, reserved part included
-  std::int64_t shared_memory_per_sm = 0;     // the carveout this configuration runs with
+  // The carveout the SM runs with. With no preference the driver's choice, as measured on an
+  // H100 (docs/device-runs/issue36-carveout): at least the smallest size that holds the resident
+  // blocks, which is what this is; the driver took more in 4 of 21 cases.
+  std::int64_t shared_memory_per_sm = 0;
   bool fits = true;
   // When not even one block fits: the resource (registers or shared_memory), what one block
   // needs of it (registers as the hardware checks them, bytes as allocated or asked) and what a

@@ -104,7 +104,7 @@ TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEM
   const NcuCheck c = check_ncu_kernel(g, h200_for(g));
   CHECK(c.launch.shared_memory == 188636);
   CHECK(c.launch.carveout == 200704);
-  CHECK(c.occupancy.limit_shared_memory == 1);
+  CHECK(c.occupancy.limit_shared_memory_configured == 1);
   CHECK(c.occupancy.limit_registers == 1);
   CHECK(c.occupancy.limit_barriers == 21);  // floor(64 / 3): launch__barrier_count 3
   CHECK(c.occupancy.occupancy == doctest::Approx(0.1875));

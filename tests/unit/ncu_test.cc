@@ -65,7 +65,7 @@ TEST_CASE("ncu text report pasted in Markdown: the H100 kernel of ScalingElectio
   CHECK(c.launch.shared_memory == 12288);  // 12.29 Kbyte: 12 KiB, the multiple of 128 within 5 bytes
   CHECK(c.launch.carveout == 32768);       // 32.77 Kbyte: the 32 KiB carveout the driver chose
   CHECK(c.occupancy.limit_registers == 2);
-  CHECK(c.occupancy.limit_shared_memory == 2);  // floor(32 KiB / 13 KiB): at the driver's carveout
+  CHECK(c.occupancy.limit_shared_memory_configured == 2);  // floor(32 KiB / 13 KiB): at the driver's carveout
   CHECK(c.occupancy.limit_threads == 2);
   CHECK(c.occupancy.blocks_per_sm == 2);
   CHECK(c.occupancy.occupancy == 1.0);
@@ -111,7 +111,7 @@ TEST_CASE("ncu text report of an sm_86 GPU without # SMs: block limits as ncu's,
     const NcuCheck c = check_ncu_kernel(r.kernels[i], a10);
     INFO(r.kernels[i].name);
     CHECK(c.occupancy.limit_registers == want[i].registers);
-    CHECK(c.occupancy.limit_shared_memory == want[i].smem);
+    CHECK(c.occupancy.limit_shared_memory_configured == want[i].smem);
     CHECK(c.occupancy.limit_threads == want[i].warps);
     CHECK(c.occupancy.blocks_per_sm == want[i].blocks);
     CHECK(c.occupancy.occupancy == doctest::Approx(want[i].occupancy));
@@ -142,7 +142,7 @@ TEST_CASE("ncu --csv of a CUTLASS sm100 GEMM: limits and waves as ncu's, Block L
   b200.sm_count = 152;  // the report's # SMs, as gpucalc ncu takes it
   const NcuCheck c = check_ncu_kernel(k, b200);
   CHECK(c.occupancy.limit_registers == 1);
-  CHECK(c.occupancy.limit_shared_memory == 1);
+  CHECK(c.occupancy.limit_shared_memory_configured == 1);
   CHECK(c.occupancy.limit_threads == 5);
   CHECK(c.occupancy.warps_per_sm == 12);
   CHECK(c.occupancy.occupancy == doctest::Approx(0.1875));
