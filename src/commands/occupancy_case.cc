@@ -109,7 +109,8 @@ void put_results(const OccupancyResult& r, bool with_barriers, Report& report) {
   report.num(kOccupancy, r.occupancy);
   report.word(kLimiter, limiter_word(r.limiter));
   report.num(kLimitsRegisters, limit_value(r.limit_registers));
-  report.num(kLimitsSharedMemory, limit_value(r.limit_shared_memory_configured));
+  report.num(kLimitsSharedMemory, limit_value(r.limit_shared_memory));
+  report.num(kLimitsCarveout, limit_value(r.limit_shared_memory_configured));
   report.num(kLimitsThreads, limit_value(r.limit_threads));
   report.num(kLimitsBlocks, limit_value(r.limit_blocks));
   // No barrier limit before sm_90: the key stays, empty.
@@ -168,27 +169,17 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
                                        ? "the driver takes the next size that holds one block"
                                        : "the next size the SM offers");
     }
-  } else if (r.shared_memory_per_sm != g.shared_memory_per_sm && r.blocks_per_sm > 0) {
-    // No preference: the smallest size that holds the blocks the limits allow, which the driver
-    // configures at least (docs/occupancy.md, "The carveout").
-    carveout_text = fmt::format("no --carveout: the driver's carveout, at least the smallest size that holds the {} "
-                                "resident: {} x {} = {}, so {}",
-                                blocks_text(r.blocks_per_sm), r.blocks_per_sm, size_text(r.shared_memory_per_block),
-                                size_text(r.blocks_per_sm * r.shared_memory_per_block), size_text(r.shared_memory_per_sm));
   } else {
-    carveout_text = fmt::format("carveout {}", size_text(r.shared_memory_per_sm));
+    carveout_text = fmt::format("carveout {}", size_text(g.shared_memory_per_sm));
   }
   if (r.shared_memory_per_block == 0) {
     // No bytes a block: shared memory limits nothing (the results say unlimited).
     steps.push_back(fmt::format("shared memory: {} per block: no limit (unlimited)", block_text));
   } else if (r.limit_shared_memory > 0 || r.fits || r.limiter != Limiter::shared_memory) {
-    steps.push_back(fmt::format("shared memory: {} per block; {}: floor({} / {}) = {}{}", block_text, carveout_text,
-                                size_text(r.shared_memory_per_sm), size_text(r.shared_memory_per_block),
-                                blocks_text(r.limit_shared_memory_configured),
-                                r.limit_shared_memory_configured == r.limit_shared_memory
-                                    ? std::string()
-                                    : fmt::format(" ({} would hold {})", size_text(g.shared_memory_per_sm),
-                                                  blocks_text(r.limit_shared_memory))));
+    // With no preference the SM may grow to all of it: the limit is at the largest size.
+    steps.push_back(fmt::format("shared memory: {} per block; {}: floor({} / {}) = {}", block_text, carveout_text,
+                                size_text(in.carveout_percent >= 0 ? r.shared_memory_per_sm : g.shared_memory_per_sm),
+                                size_text(r.shared_memory_per_block), blocks_text(r.limit_shared_memory)));
   } else {
     steps.push_back(fmt::format("shared memory: {} per block: {}", block_text, does_not_fit_text(in, r, g)));
   }
@@ -205,6 +196,16 @@ std::vector<std::string> explain_exact(const OccupancyInput& in, const Occupancy
     steps.push_back(fmt::format("barriers: {} per SM, one per block: {}", g.barriers_per_sm, blocks_text(r.limit_barriers)));
   }
   steps.push_back(last_step(in, r, g));
+  if (in.carveout_percent < 0 && r.blocks_per_sm > 0 && r.shared_memory_per_block > 0) {
+    // No preference: the smallest size holding the resident blocks, the least the driver
+    // configures (docs/occupancy.md, "The carveout").
+    steps.push_back(fmt::format("carveout: with no --carveout the driver configures at least the smallest size that "
+                                "holds the {}: {} x {} = {}, so {}, where shared memory allows {} (Nsight Compute's "
+                                "Block Limit Shared Mem)",
+                                blocks_text(r.blocks_per_sm), r.blocks_per_sm, size_text(r.shared_memory_per_block),
+                                size_text(r.blocks_per_sm * r.shared_memory_per_block), size_text(r.shared_memory_per_sm),
+                                blocks_text(r.limit_shared_memory_configured)));
+  }
   return steps;
 }
 
@@ -293,8 +294,8 @@ OptionSpec carveout_option(Place place) {
   // cudaFuncAttributePreferredSharedMemoryCarveout takes an integer percent: 57 is 57%.
   return number_option(place, "carveout",
                        "preferred shared-memory carveout, a whole percent of the SM's as "
-                       "cudaFuncAttributePreferredSharedMemoryCarveout takes it: 57, 57% or 0.57 (default: none, and the carveout "
-                       "is the smallest size that holds the resident blocks, the least the driver configures)",
+                       "cudaFuncAttributePreferredSharedMemoryCarveout takes it: 57, 57% or 0.57 (default: none; the carveout is "
+                       "then the smallest size that holds the resident blocks)",
                        Unit::fraction)
       .at_least(0)
       .at_most(1)
@@ -330,8 +331,11 @@ std::vector<ResultSpec> shape_results() {
                  "(launch_bounds: a --from row)").in_rows(),
           result(kLimitsRegisters, "limits.registers", Unit::count, "blocks per SM the registers allow"),
           result(kLimitsSharedMemory, "limits.shared_memory", Unit::count,
-                 "blocks per SM shared memory allows at the carveout the case runs with, shared_memory_per_sm, as Nsight "
-                 "Compute's Block Limit Shared Mem (unlimited: a block that uses none)"),
+                 "blocks per SM shared memory allows, at --carveout or with none at the SM's whole shared memory "
+                 "(unlimited: a block that uses none)"),
+          result(kLimitsCarveout, "limits.carveout", Unit::count,
+                 "blocks per SM the carveout the case runs with holds (shared_memory_per_sm), as Nsight Compute's "
+                 "Block Limit Shared Mem counts them"),
           result(kLimitsThreads, "limits.threads", Unit::count, "blocks per SM the SM's threads allow, a block taking whole warps"),
           result(kLimitsBlocks, "limits.blocks", Unit::count, "the SM's block limit"),
           result(kLimitsBarriers, "limits.barriers", Unit::count, "blocks per SM the barriers allow, one a block (sm_90+)"),

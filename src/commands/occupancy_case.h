@@ -21,7 +21,7 @@ enum ShapeOption : Place { kThreads, kRegs, kSmem, kSmemPerThread, kCarveout, kM
 /// order (put_results puts them).
 enum ShapeResult : Place {
   kBlocksPerSm, kWarpsPerSm, kThreadsPerSm, kOccupancy, kLimiter, kLimitsRegisters, kLimitsSharedMemory,
-  kLimitsThreads, kLimitsBlocks, kLimitsBarriers, kRegistersPerBlock, kSharedMemoryPerBlock, kSharedMemoryPerSm,
+  kLimitsCarveout, kLimitsThreads, kLimitsBlocks, kLimitsBarriers, kRegistersPerBlock, kSharedMemoryPerBlock, kSharedMemoryPerSm,
   kFits, kShapeResults,
 };
 /// The plain and the cluster forms' results after those: the smallest change that buys a block,

@@ -92,7 +92,8 @@ std::string exact_rules(Limiter resource, const OccupancyInput& in, const Occupa
     if (e.shared_memory_per_block != in.shared_memory + g.shared_memory_reserved_per_block) {
       why.push_back(fmt::format("allocated in units of {} B: {} a block", g.shared_memory_allocation_unit, size_text(e.shared_memory_per_block)));
     }
-    if (e.shared_memory_per_sm != g.shared_memory_per_sm) {
+    // A preference's carveout: the limit is at it (with none, at all of the SM's).
+    if (in.carveout_percent >= 0 && e.shared_memory_per_sm != g.shared_memory_per_sm) {
       why.push_back(fmt::format("a carveout of {}, not all {}", size_text(e.shared_memory_per_sm), size_text(g.shared_memory_per_sm)));
     }
   }

@@ -193,6 +193,15 @@ void simple(OccupancyResult& r, const OccupancyInput& in, const Gpu& gpu) {
                     ? static_cast<double>(r.threads_per_sm) / gpu.max_threads_per_sm
                     : static_cast<double>(r.warps_per_sm) / (gpu.max_threads_per_sm / gpu.warp_size);
   if (r.blocks_per_sm == 0) r.fits = false;
+  r.limit_shared_memory_configured = r.limit_shared_memory;
+  // No preference: the driver configures at least the smallest carveout that holds the resident
+  // blocks (H100, driver 580: that size in 17 of 21 launches, about twice it in 4, never less;
+  // docs/device-runs/issue36-carveout). cuda_occupancy.h takes the largest.
+  if (input.model == OccupancyModel::exact && input.carveout_percent < 0 && r.blocks_per_sm > 0 &&
+      r.shared_memory_per_block > 0) {
+    r.shared_memory_per_sm = align_to_carveout(r.blocks_per_sm * r.shared_memory_per_block, gpu);
+    r.limit_shared_memory_configured = blocks_allowed(r.shared_memory_per_sm, r.shared_memory_per_block);
+  }
 }
 
 // ---- one_more_block: the largest fewer registers or bytes that allow `wanted` blocks, in closed form ----
@@ -286,15 +295,6 @@ OccupancyResult occupancy(const OccupancyInput& input, const Gpu& gpu) {
     simple(r, input, gpu);
   }
   finish(r, input, gpu);
-  r.limit_shared_memory_configured = r.limit_shared_memory;
-  // No preference: the driver configures at least the smallest carveout that holds the resident
-  // blocks (H100, driver 580: that size in 17 of 21 launches, about twice it in 4, never less;
-  // docs/device-runs/issue36-carveout). cuda_occupancy.h takes the largest.
-  if (input.model == OccupancyModel::exact && input.carveout_percent < 0 && r.blocks_per_sm > 0 &&
-      r.shared_memory_per_block > 0) {
-    r.shared_memory_per_sm = align_to_carveout(r.blocks_per_sm * r.shared_memory_per_block, gpu);
-    r.limit_shared_memory_configured = blocks_allowed(r.shared_memory_per_sm, r.shared_memory_per_block);
-  }
   return r;
 }
 

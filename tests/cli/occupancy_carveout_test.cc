@@ -59,7 +59,7 @@ TEST_CASE("occupancy --carveout: past 100 a whole number is refused in one line 
   CHECK(r.err ==
         "gpucalc: --carveout: '101' is out of range: expected a fraction, 0% to 100%, preferred shared-memory carveout, "
         "a whole percent of the SM's as cudaFuncAttributePreferredSharedMemoryCarveout takes it: 57, 57% or 0.57 "
-        "(default: the driver's)\n");
+        "(default: none; the carveout is then the smallest size that holds the resident blocks)\n");
 }
 
 }  // namespace

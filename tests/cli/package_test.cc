@@ -49,15 +49,16 @@ TEST_CASE("install into a prefix and a .deb: the binary runs from both, with its
   REQUIRE(r.code == 0);
   // occupancy --threads 256 --regs 64 --smem 40KB on the H100: 4 blocks, 32 warps, 50%, limited
   // by registers (the README's first example); higher occupancy with --regs 48 (--threads 192
-  // buys a block of fewer warps: 30, no advice).
+  // buys a block of fewer warps: 30, no advice); the carveout the smallest size holding the 4
+  // blocks, 4 x 41 KiB = 164 KiB (limits.carveout 4).
   // On the A100 (from the installed a100.toml): registers allow 4 blocks, and so does shared
   // memory, 41 KiB (40 + 1 reserved) = 41,984 bytes a block in 164 KiB = 167,936: floor = 4.
   const std::vector<std::string> installed = field(r.out, "installed");
   REQUIRE(installed.size() == 1);
-  CHECK(installed[0] == "4,32,1024,0.5,registers,4,5,8,32,64,16384,41984,233472,true,48,,,256,528,,");
+  CHECK(installed[0] == "4,32,1024,0.5,registers,4,5,4,8,32,64,16384,41984,167936,true,48,,,256,528,,");
   const std::vector<std::string> a100 = field(r.out, "installed a100.toml");
   REQUIRE(a100.size() == 1);
-  CHECK(a100[0] == "4,32,1024,0.5,registers,4,4,8,32,,16384,41984,167936,true,,,,256,432,,");
+  CHECK(a100[0] == "4,32,1024,0.5,registers,4,4,4,8,32,,16384,41984,167936,true,,,,256,432,,");
   if (!field(r.out, "skipped").empty()) {
     MESSAGE(field(r.out, "skipped")[0] << ": the .deb is not built or checked in this build");
     return;

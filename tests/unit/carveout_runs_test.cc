@@ -89,7 +89,7 @@ TEST_CASE("carveout: the issue's kernel (256 threads, 240 registers, 113 KB on t
   CHECK(r.limit_shared_memory == 2);  // floor(228 KiB / 111.5 KiB): at the largest size
 }
 
-TEST_CASE("carveout: a preference keeps its size; the simple model keeps the SM's whole shared memory") {
+TEST_CASE("carveout: a preference keeps its size, and the simple model the SM's whole shared memory") {
   OccupancyInput in;
   in.threads = 256;
   in.registers = 32;
