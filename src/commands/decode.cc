@@ -307,6 +307,7 @@ const Calculator& decode_command() {
           {"experts_per_token", Rule::in_range,
            "{lo} to {hi} routed experts a token (fewer than --experts), given with --experts: both, or neither for a dense model"},
           {"active_params", Rule::required, "the parameters a token uses, for a model with --experts"},
+          {"experts_per_token", Rule::required, "the routed experts a token uses, 1 to fewer than --experts, for a model with --experts"},
           {"rope_dim", Rule::needs, "with --latent (MLA caches the latent and the RoPE key)"},
           {"weight_dtype", Rule::one_of, "a dtype of at least a byte: {choices}"},
           {"kv_dtype", Rule::one_of, "a dtype of at least a byte: {choices}"},

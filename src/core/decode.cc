@@ -54,6 +54,9 @@ void check_model(const DecodeModel& m) {
   if (m.experts == 0 && m.experts_per_token != 0) {
     throw FieldError("experts_per_token", static_cast<double>(m.experts_per_token), Rule::needs).other("experts");
   }
+  if (m.experts != 0 && m.experts_per_token == 0) {
+    throw FieldError("experts_per_token", "", Rule::required).other("experts");
+  }
   if (m.experts != 0 && (m.experts_per_token < 1 || m.experts_per_token >= m.experts)) {
     throw FieldError("experts_per_token", static_cast<double>(m.experts_per_token), Rule::in_range)
         .range(1, static_cast<double>(std::max<std::int64_t>(m.experts - 1, 1)))

@@ -138,6 +138,10 @@ InputError field_input_error(const FieldError& e, const Calculator* calc, const 
     // The text the user typed where there is one: a model quotes a number it read (1048576 for 2^20).
     const Args::Entry* typed = args != nullptr ? args->find(o->name) : nullptr;
     const bool has_text = typed != nullptr && typed->given && (!typed->text.empty() || !typed->items.empty());
+    // A value nobody typed that the model needs: no quote of an empty or absent value.
+    if (!has_text && (e.rule() == Rule::required || e.value().empty())) {
+      return InputError(fmt::format("{} is required: {}", o->flag(), InputError::one_line(accepted)));
+    }
     return InputError(o->flag(), has_text ? typed->text : e.value(), accepted);
   }
   return InputError(e.field(), e.value(), accepted);

@@ -74,6 +74,21 @@ std::vector<Advice> advice_in(const std::string& note) {
   return out;
 }
 
+TEST_CASE("a value the model needs and nobody typed is required, not an invalid '' or '0' (issue 36)") {
+  // decode --experts without --experts-per-token: the adversarial run's "invalid value '0'".
+  testing::Run k = run_gpucalc({"decode", "--model", "llama-3-8b", "--experts", "4", "--active-params", "1e9"});
+  CHECK(k.exit_code == 2);
+  CHECK(k.err == "gpucalc: --experts-per-token is required: the routed experts a token uses, 1 to fewer than --experts, "
+                 "for a model with --experts\n");
+  testing::Run active = run_gpucalc({"decode", "--model", "llama-3-8b", "--experts", "4", "--experts-per-token", "2"});
+  CHECK(active.exit_code == 2);
+  CHECK(active.err == "gpucalc: --active-params is required: the parameters a token uses, for a model with --experts\n");
+  // A preset's value that the typed option makes wrong is quoted: it is the model's.
+  testing::Run preset = run_gpucalc({"decode", "--model", "deepseek-v3", "--experts", "4"});
+  CHECK(preset.exit_code == 2);
+  CHECK(preset.err.find("--experts-per-token: invalid value '8': expected 1 to 3 routed experts a token") != std::string::npos);
+}
+
 TEST_CASE("the bank-conflict note advises only what the case accepts, and each piece of advice gives what it says") {
   // --words: --pad and --swizzle are refused there, so the note names a stride of the expression.
   testing::Run words = run_gpucalc({"banks", "--words", "32*t"});
