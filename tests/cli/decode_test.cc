@@ -87,7 +87,7 @@ TEST_CASE("decode: bad input through the binary: exit 2, one line naming the opt
       {{"--model", "llama-9"}, "--model", "llama-2-7b"},
       {{"--params", "7e9", "--layers", "32"}, "--heads", "is required"},
       {{"--params", "7e9", "--layers", "32", "--heads", "32", "--head-dim", "128", "--experts", "8"}, "--experts-per-token",
-       "given with --experts"},
+       "is required: the routed experts a token uses"},
       {{"--model", "mixtral-8x7b", "--active-params", "5e10"}, "--active-params", "at most"},
       {{"--model", "llama-2-7b", "--dtype", "fp12"}, "--dtype", "int4"},
       {{"--model", "llama-2-7b", "--compute-dtype", "fp8", "--gpu", "a100"}, "--compute-dtype", "tensor cores of a100"},
