@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Predicts, for each case of carveout_cases.inc, the shared-memory carveout the driver picks on an
-H200 (sm_90), by the rule written down before the run (docs/device-runs/issue36-carveout/README.md):
-  no preference: the smallest carveout size >= max(32 KiB, n * per_block), where n is the blocks
+H200 (sm_90), by the rule of docs/device-runs/issue36-carveout/README.md (gpucalc's since run a):
+  no preference: the smallest carveout size >= max(FLOOR, n * per_block), where n is the blocks
   the other limits allow (registers, warps, blocks per SM), capped by what 228 KiB holds;
   a preference p%: p * 228 KiB / 100 rounded up to a size, or, where that does not hold one
   block, the block's bytes rounded up to a size.
 per_block = dynamic + static + 1 KiB reserved. Registers: light 16, mid 71, heavy 212 (ptxas -v,
 nvcc 13.0, sm_90); per warp rounded up to 256, 4 partitions of 16384.
-Usage: carveout_predict.py carveout_cases.inc"""
+FLOOR: 0 KiB (the rule after run a, gpucalc's model), or 32 for the rule H1 written before run a.
+Usage: carveout_predict.py carveout_cases.inc [FLOOR_KIB]"""
 import re, sys
 KIB = 1024
 SIZES = [0, 8, 16, 32, 64, 100, 132, 164, 196, 228]
 REGS = {"light": 16, "mid": 71, "heavy": 212}
+FLOOR = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 
 def other_limit(kernel, threads):
     warps = (threads + 31) // 32
@@ -28,7 +30,7 @@ def predict(kernel, threads, smem, pref):
         p = up(pref * 228 / 100)
         return p if p >= per_block else up(per_block)
     n = min(other_limit(kernel, threads), 228 // per_block)
-    return up(max(32, n * per_block))
+    return up(max(FLOOR, n * per_block))
 
 print("case,kernel,threads,smem_kib,carveout,other_limit,config_kib,blocks_by_smem,blocks_per_sm")
 for m in re.finditer(r'\{"(\w+)", "(\w+)", (\d+), (\d+), (-?\d+), (\d+)\}', open(sys.argv[1]).read()):
