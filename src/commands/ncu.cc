@@ -10,8 +10,10 @@
 #include <unordered_map>
 
 #include "commands/commands.h"
+#include "commands/ncu_sol_words.h"
 #include "commands/ncu_words.h"
 #include "core/error.h"
+#include "core/kernel_name.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
 #include "core/profile_match.h"
@@ -23,7 +25,7 @@ namespace {
 
 // The handles of the options and results, in the order the declaration below gives them (the
 // engine checks it): a run reads each option and puts each result by its handle, no name looked up.
-enum Option : Place { kReport, kKernel, kDevice };
+enum Option : Place { kReport, kKernel, kDevice, kKernelName };
 enum Result : Place {
   kKernelId, kKernelName, kKernelProcess, kKernelDevice, kLaunchGrid, kLaunchBlock, kLaunchCluster,
   kLaunchRegisters, kLaunchSharedMemory, kLaunchSharedMemoryStatic, kLaunchSharedMemoryDynamic,
@@ -32,10 +34,10 @@ enum Result : Place {
   kOneMoreBlockThreads, kWaves, kFullWaves, kLastWaveBlocks, kLastWaveUtilization, kTailShare, kSmCount,
   kNcuBlockLimitSm, kNcuBlockLimitRegisters, kNcuBlockLimitSharedMemory, kNcuBlockLimitWarps,
   kNcuBlockLimitBarriers, kNcuWarpsTheoretical, kNcuOccupancyTheoretical, kNcuOccupancyAchieved,
-  kNcuWarpsAchieved, kNcuWaves, kNcuDuration, kDifferences, kFlagged, kFlops, kDramBytes, kAchievedFlops,
-  kDramBandwidth, kIntensity, kAttainable, kRooflineShare, kBound, kPrecision, kAccessSectorsPerLoad,
+  kNcuWarpsAchieved, kNcuWaves, kNcuDuration, kClockSm, kClockDram, kDifferences, kFlagged, kFlops, kDramBytes, kAchievedFlops,
+  kDramBandwidth, kIntensity, kAttainable, kRooflineShare, kRooflineShareBoost, kBound, kPrecision, kAccessSectorsPerLoad,
   kAccessSectorsPerStore, kAccessLoadExcess, kAccessLoadExcessBytes, kAccessStoreExcess,
-  kAccessStoreExcessBytes, kAccessSharedExcess, kAccessSharedExcessBytes, kVerdict,
+  kAccessStoreExcessBytes, kAccessSharedExcess, kAccessSharedExcessBytes, kSolUnit, kSolShare, kVerdict,
 };
 
 /// At most this many bytes of report are read.
@@ -61,9 +63,16 @@ struct Chosen {
   std::vector<std::string> notes;
 };
 
+// An SM count the report does not give, from ncu's Waves Per SM (ncu_check's sm_count_from_waves):
+// 0 when none is inferred. `how` shows one kernel's arithmetic.
+struct InferredSms {
+  int count = 0;
+  std::string how;
+};
+
 // The profile match_profile gives the report's device (its name, compute capability and SM count:
 // docs/profiles.md), with the report's SM count; --gpu overrides. Mixed architectures are refused.
-Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, const std::string& path) {
+Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, const std::string& path, const InferredSms& inferred) {
   const NcuKernel* first = nullptr;
   for (const NcuKernel& k : report.kernels) {
     if (k.cc_major == 0) continue;
@@ -86,6 +95,11 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
     }
     c.notes.push_back(fmt::format("profile {} (--gpu), {} unless the report gives its own (# SMs)", given.key,
                                   format_count(given.sm_count, "SM")));
+    if (inferred.count > 0) {
+      c.notes.push_back(fmt::format("the report gives no SM count (# SMs): {}, from ncu's Waves Per SM ({}), used for waves",
+                                    format_count(inferred.count, "SM"), inferred.how));
+      c.gpu.sm_count = inferred.count;
+    }
     return c;
   }
   if (first == nullptr) {
@@ -97,7 +111,7 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
   const std::string device = first->device_name;
   const ProfileMatch match = match_builtin_profile(
       {device, first->cc_major, first->cc_minor,
-       first->has(NcuField::sm_count) ? static_cast<int>(first->get(NcuField::sm_count)) : 0});
+       first->has(NcuField::sm_count) ? static_cast<int>(first->get(NcuField::sm_count)) : inferred.count});
   if (match.by == MatchedBy::none) {
     throw InputError(fmt::format("{}: line {}: compute capability {}.{}: gpucalc has no built-in profile of it (it knows {}): "
                                  "give --gpu FILE.toml, a profile of that GPU (gpucalc hw new writes one)",
@@ -116,8 +130,19 @@ Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, c
     c.notes.push_back(fmt::format("the report's GPU has {} (# SMs), the {} profile {}: the report's count is used",
                                   format_count(first->get(NcuField::sm_count), "SM"), c.gpu.key, c.gpu.sm_count));
     c.gpu.sm_count = static_cast<int>(first->get(NcuField::sm_count));
+  } else if (!first->has(NcuField::sm_count) && inferred.count > 0) {
+    // Checked against the profiles of the compute capability: the match above took one with that
+    // count when there is one.
+    c.notes.push_back(fmt::format("the report gives no SM count (# SMs): {}, from ncu's Waves Per SM ({}), used for waves; {}",
+                                  format_count(inferred.count, "SM"), inferred.how,
+                                  match.by == MatchedBy::capability_and_sm_count
+                                      ? fmt::format("the {} profile has that count", c.gpu.key)
+                                      : fmt::format("no profile of compute capability {}.{} has it ({}: {}): its SM limits with {}",
+                                                    first->cc_major, first->cc_minor, c.gpu.key, c.gpu.sm_count,
+                                                    format_count(inferred.count, "SM"))));
+    c.gpu.sm_count = inferred.count;
   } else if (!first->has(NcuField::sm_count)) {
-    c.notes.push_back(fmt::format("the report gives no SM count (# SMs): the profile's {} is used for waves", c.gpu.sm_count));
+    c.notes.push_back(fmt::format("the report gives no SM count (# SMs), nor waves that imply one: the profile's {} is used for waves", c.gpu.sm_count));
   }
   return c;
 }
@@ -130,9 +155,9 @@ void put_ncu(const NcuKernel& k, NcuField f, Result at, Report& report) {
   if (k.has(f)) report.num(at, k.get(f));
 }
 
-void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, Report& report) {
+void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const std::string& name, Report& report) {
   report.word(kKernelId, k.id);
-  report.word(kKernelName, k.name);
+  report.word(kKernelName, name);
   if (!k.process.empty()) report.word(kKernelProcess, k.process);
   if (!k.device.empty()) report.word(kKernelDevice, k.device);
   report.word(kLaunchGrid, k.grid.total > 0 ? k.grid.text() : fmt::format("{}", c.launch.blocks));
@@ -177,6 +202,8 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
   put_ncu(k, NcuField::waves, kNcuWaves, report);
   put_ncu(k, NcuField::duration, kNcuDuration, report);
+  if (c.clock_sm > 0) report.num(kClockSm, c.clock_sm);
+  if (c.clock_dram > 0) report.num(kClockDram, c.clock_dram);
   report.num(kDifferences, c.differences);
   std::vector<std::string> differ;
   for (const NcuFigure& f : c.figures) {
@@ -191,6 +218,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kIntensity, c.roofline.intensity);
     report.num(kAttainable, c.roofline.attainable);
     report.num(kRooflineShare, c.roofline.achieved_fraction);
+    report.num(kRooflineShareBoost, c.roofline_boost.achieved_fraction);
     report.word(kBound, roofline_bound_word(c.roofline.bound));
     report.word(kPrecision, fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
   }
@@ -213,12 +241,24 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kAccessSharedExcess, c.shared_excess);
     report.num(kAccessSharedExcessBytes, c.shared_excess_bytes);
   }
+  if (c.sol.measured) {
+    report.word(kSolUnit, std::string(sol_unit_word(c.sol.unit)));
+    report.num(kSolShare, c.sol.share);
+  }
   report.word(kVerdict, verdict);
 }
 
 constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
 
 std::string label(const NcuKernel& k) { return fmt::format("kernel {} ({})", k.id, InputError::printable(k.name)); }
+std::string label(const NcuKernel& k, const std::string& name) { return fmt::format("kernel {} ({})", k.id, InputError::printable(name)); }
+
+// --kernel-name: base in text and md (a table a screen wide), full in JSON and CSV (what scripts match).
+NameBase name_base(const Args& args) {
+  if (!args.has(kKernelName)) return args.for_people() ? NameBase::base : NameBase::full;
+  const std::string& v = args.text(kKernelName);
+  return v == "base" ? NameBase::base : v == "mangled" ? NameBase::mangled : NameBase::full;
+}
 
 void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const Gpu& gpu, const std::string& path,
              Report& report) {
@@ -302,6 +342,48 @@ std::string shown_value(const FieldError& e) {
   return !v.empty() && end != nullptr && *end == '\0' ? format_number(x) : v;
 }
 
+// ncu's blocks per SM: the smallest of the report's block limits (0: it gives none).
+double ncu_blocks_per_sm(const NcuKernel& k) {
+  double least = 0;
+  for (const NcuField f : {NcuField::limit_sm, NcuField::limit_registers, NcuField::limit_smem, NcuField::limit_warps,
+                           NcuField::limit_barriers}) {
+    if (k.has(f) && (least == 0 || k.get(f) < least)) least = k.get(f);
+  }
+  return least;
+}
+
+// The SM count ncu's waves imply when no kernel gives # SMs: the whole counts every kernel's
+// waves allow (each over its print rounding), where ncu's blocks per SM are gpucalc's (else the
+// waves would say more of the block limits than of the SMs); one count, or none.
+InferredSms infer_sm_count(const std::vector<const NcuKernel*>& kernels, const std::vector<NcuCheck>& checks) {
+  SmCountRange all{1, static_cast<int>(kProfileMaxCount)};
+  bool any = false;
+  int narrowest = 0;
+  InferredSms out;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const NcuKernel& k = *kernels[i];
+    if (k.has(NcuField::sm_count)) return {};
+    const int per_sm = checks[i].occupancy.blocks_per_sm;
+    const double theirs = ncu_blocks_per_sm(k);
+    if (per_sm < 1 || (theirs > 0 && theirs != per_sm)) continue;
+    const SmCountRange r = sm_count_from_waves(k, per_sm, checks[i].launch.blocks);
+    if (r.empty()) continue;
+    // The narrowest interval shows the arithmetic (many waves: two decimals pin the count).
+    if (!any || r.hi - r.lo < narrowest) {
+      narrowest = r.hi - r.lo;
+      out.how = fmt::format("kernel {}: {} / ({} x {}) = {}", k.id, format_count(static_cast<double>(checks[i].launch.blocks), "block"),
+                            format_count(per_sm, "block"), format_number(k.get(NcuField::waves)),
+                            format_number(static_cast<double>(checks[i].launch.blocks) / (per_sm * k.get(NcuField::waves))));
+    }
+    all.lo = std::max(all.lo, r.lo);
+    all.hi = std::min(all.hi, r.hi);
+    any = true;
+  }
+  if (!any || all.lo != all.hi) return {};
+  out.count = all.lo;
+  return out;
+}
+
 void run_report(const Args& args, const Gpu& given, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kReport);
   const std::string text = read_report(path, in);
@@ -328,23 +410,32 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   }
   NcuReport chosen_part;
   for (const NcuKernel* k : kernels) chosen_part.kernels.push_back(*k);
-  Chosen chosen = choose_gpu(chosen_part, args, given, path);
-  Gpu& gpu = chosen.gpu;
+  Chosen chosen = choose_gpu(chosen_part, args, given, path, {});
   // Every kernel checked before the first row goes out: a bad one is refused with no output.
   std::vector<NcuCheck> checks;
-  checks.reserve(kernels.size());
-  for (const NcuKernel* k : kernels) {
-    try {
-      checks.push_back(check_ncu_kernel(*k, gpu));
-    } catch (const FieldError& e) {
-      // The report's figure (Block Size) that is missing or out of range, with its reason.
-      // A missing figure has no value to quote: it is named as missing.
-      const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
-                                                          : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
-      throw InputError(fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k->line, label(*k), what,
-                                   accepted_form(e, &ncu_command(), &gpu)));
+  auto check_all = [&](const Gpu& gpu) {
+    checks.clear();
+    checks.reserve(kernels.size());
+    for (const NcuKernel* k : kernels) {
+      try {
+        checks.push_back(check_ncu_kernel(*k, gpu));
+      } catch (const FieldError& e) {
+        // The report's figure (Block Size) that is missing or out of range, with its reason.
+        // A missing figure has no value to quote: it is named as missing.
+        const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
+                                                            : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
+        throw InputError(fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k->line, label(*k), what,
+                                     accepted_form(e, &ncu_command(), &gpu)));
+      }
     }
+  };
+  check_all(chosen.gpu);
+  if (const InferredSms inferred = infer_sm_count(kernels, checks); inferred.count > 0) {
+    chosen = choose_gpu(chosen_part, args, given, path, inferred);
+    check_all(chosen.gpu);
   }
+  Gpu& gpu = chosen.gpu;
+  const NameBase base = name_base(args);
   sink.profile(gpu);
   sink.begin(kernels.size());
   chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} of {}", InputError::printable(path),
@@ -354,11 +445,15 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     Report row = blank;
     row.model = "exact";
-    row.label = label(*kernels[i]);
+    const std::string name = kernel_name(kernels[i]->name, base);
+    row.label = label(*kernels[i], name);
     if (i == 0) row.notes = chosen.notes;
     const std::string verdict = ncu_words::verdict(*kernels[i], checks[i], gpu);
-    put_row(*kernels[i], checks[i], verdict, row);
+    put_row(*kernels[i], checks[i], verdict, name, row);
     if (args.for_people()) {
+      if (i == 0 || !ncu_words::same_clocks(checks[i], checks[i - 1])) {
+        for (std::string& n : ncu_words::clock_notes(checks[i], gpu)) row.notes.push_back(fmt::format("{}: {}", row.label, n));
+      }
       row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
       for (const NcuFigure& f : checks[i].figures) {
         if (!f.equal) {
@@ -387,7 +482,12 @@ const Calculator& ncu_command() {
                                  "not (a .ncu-rep: ncu --import FILE.ncu-rep --csv); also the first argument"),
            text_option(kKernel, "kernel",
                        "a regular expression (ECMAScript's common part: docs/ncu.md): only the kernels whose names it matches"),
-           text_option(kDevice, "device", "only the kernels of this device (the report's Device)")},
+           text_option(kDevice, "device", "only the kernels of this device (the report's Device)"),
+           choice_option(kKernelName, "kernel-name",
+                         "how kernel names are printed: full (as the report gives them), base (the function name and "
+                         "its template head, without return type and parameters) or mangled (as the report gives "
+                         "them: gpucalc does not mangle); default base in text and md, full in json and csv",
+                         {"full", "base", "mangled"})},
       .results =
           {result(kKernelId, "kernel.id", Unit::text, "the kernel launch's ID in the report").in_rows(),
            result(kKernelName, "kernel.name", Unit::text, "the kernel's name as the report gives it").in_rows(),
@@ -446,6 +546,8 @@ const Calculator& ncu_command() {
            result(kNcuWarpsAchieved, "ncu.warps_achieved", Unit::count, "ncu's Achieved Active Warps Per SM"),
            result(kNcuWaves, "ncu.waves", Unit::count, "ncu's Waves Per SM").in_rows(),
            result(kNcuDuration, "ncu.duration", Unit::seconds, "ncu's Duration").in_rows(),
+           result(kClockSm, "clock.sm", Unit::count, "the SM clock the kernel ran at, Hz (SM Frequency)"),
+           result(kClockDram, "clock.dram", Unit::count, "the DRAM clock the kernel ran at, Hz (DRAM Frequency)"),
            result(kDifferences, "differences", Unit::count, "figures where gpucalc and ncu differ").in_rows(),
            result(kFlagged, "flagged", Unit::text, "the figures that differ, or none"),
            result(kFlops, "flops", Unit::flops,
@@ -456,7 +558,10 @@ const Calculator& ncu_command() {
            result(kIntensity, "intensity", Unit::flop_per_byte, "FLOP per DRAM byte"),
            result(kAttainable, "attainable", Unit::flops_per_second,
                   "the roofline's attainable FLOP/s at this intensity"),
-           result(kRooflineShare, "roofline_share", Unit::fraction, "achieved FLOP/s over the attainable"),
+           result(kRooflineShare, "roofline_share", Unit::fraction,
+                  "achieved FLOP/s over the attainable, at the report's clocks (SM Frequency, DRAM Frequency)"),
+           result(kRooflineShareBoost, "roofline_share_boost", Unit::fraction,
+                  "achieved FLOP/s over the attainable at the profile's peaks (the clocks they hold at)"),
            result(kBound, "bound", Unit::text, "which roof bounds the kernel: memory or compute"),
            result(kPrecision, "precision", Unit::text,
                   "the dtype and unit of most FLOP, such as fp32 cuda or bf16 tensor"),
@@ -473,6 +578,11 @@ const Calculator& ncu_command() {
                   "the share of shared-memory wavefronts spent on bank conflicts"),
            result(kAccessSharedExcessBytes, "access.shared_excess_bytes", Unit::bytes,
                   "bytes of the bank conflicts' wavefronts (128 a wavefront)"),
+           result(kSolUnit, "sol.unit", Unit::text,
+                  "the unit nearest its peak: tensor, fma, alu, fp64, sfu, issue, shared, l1, l2, dram (sm, memory: "
+                  "the report has no breakdown), or latency when none reaches 60%").in_rows(),
+           result(kSolShare, "sol.share", Unit::fraction,
+                  "that unit's share of its peak at the report's clock, as ncu measured it (latency: the highest share)").in_rows(),
            result(kVerdict, "verdict", Unit::text,
                   "what limits the kernel and the one change the models say buys the most")},
       .run = run_without_report,

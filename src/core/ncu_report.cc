@@ -16,7 +16,7 @@ namespace gpucalc {
 namespace {
 
 // What a field's unit is: how ncu's unit words convert.
-enum class Family { count, bytes, fraction, time, rate, ratio };  // ratio: any unit (byte/sector)
+enum class Family { count, bytes, fraction, time, rate, ratio, frequency };  // ratio: any unit (byte/sector)
 
 struct FieldName {
   NcuField field;
@@ -92,6 +92,34 @@ const std::vector<FieldName>& field_names() {
       {NcuField::shared_store_wavefronts, Family::count, {}, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
       {NcuField::shared_load_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}},
       {NcuField::shared_store_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}},
+      // Speed Of Light (SpeedOfLight.section; ncu 2020's names: SOL FB, SOL TEX, SM [%], Memory [%],
+      // Memory Frequency) and Compute Workload Analysis. "Memory Throughput" in % is sol_memory
+      // (put_metric: the same name in byte/second is the DRAM rate).
+      {NcuField::sm_frequency, Family::frequency, {"SM Frequency"}, {"gpc__cycles_elapsed.avg.per_second"}},
+      {NcuField::dram_frequency, Family::frequency, {"DRAM Frequency", "Memory Frequency"}, {"dram__cycles_elapsed.avg.per_second"}},
+      {NcuField::device_sm_clock_khz, Family::count, {}, {"device__attribute_max_gpu_frequency_khz"}},
+      {NcuField::device_dram_clock_khz, Family::count, {}, {"device__attribute_max_mem_frequency_khz"}},
+      {NcuField::sol_sm, Family::fraction, {"Compute (SM) Throughput", "Compute (SM) [%]", "SM [%]", "SOL SM"},
+       {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::sol_memory, Family::fraction, {"Memory [%]"}, {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::sol_dram, Family::fraction, {"DRAM Throughput", "SOL FB", "SOL DRAM"},
+       {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram__throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::sol_l1, Family::fraction, {"L1/TEX Cache Throughput", "SOL TEX", "SOL L1/TEX Cache"},
+       {"l1tex__throughput.avg.pct_of_peak_sustained_active"}},
+      {NcuField::sol_l2, Family::fraction, {"L2 Cache Throughput", "SOL L2", "SOL L2 Cache"},
+       {"lts__throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::issue_busy, Family::fraction, {"Issue Slots Busy"},
+       {"sm__inst_issued.avg.pct_of_peak_sustained_active", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed",
+        "sm__issue_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_tensor, Family::fraction, {},
+       {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
+        "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active"}},
+      {NcuField::pipe_fma, Family::fraction, {}, {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_alu, Family::fraction, {}, {"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_fp64, Family::fraction, {}, {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_xu, Family::fraction, {}, {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_shared_memory, Family::fraction, {},
+       {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed"}},
   };
   return names;
 }
@@ -144,6 +172,9 @@ bool unit_factor(std::string_view unit, Family family, double& factor) {
                                {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
   static const Word times[] = {{"nsecond", 1e-9}, {"usecond", 1e-6}, {"msecond", 1e-3}, {"second", 1},
                                {"ns", 1e-9},      {"us", 1e-6},      {"ms", 1e-3},      {"s", 1}};
+  // A clock as ncu prints it: Ghz, Mhz, Khz, hz (2023 on), or cycles per unit of time (cycle/nsecond).
+  static const Word hertz[] = {{"hz", 1}, {"Khz", 1e3}, {"Mhz", 1e6}, {"Ghz", 1e9}, {"Hz", 1}, {"kHz", 1e3},
+                               {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
   auto find = [&](const auto& table, std::string_view w) {
     for (const Word& x : table) {
       if (x.text == w) {
@@ -172,6 +203,13 @@ bool unit_factor(std::string_view unit, Family family, double& factor) {
     case Family::ratio:
       factor = 1;
       return true;
+    case Family::frequency:
+      if (word == "cycle" && !per.empty()) {
+        if (!find(times, per)) return false;
+        factor = 1 / factor;  // cycles per nsecond: 1e9 Hz
+        return true;
+      }
+      return per.empty() && find(hertz, word);
     case Family::count:
       // block, warp, SM, thread, register/thread, sector, inst, cluster, or none: a count.
       factor = 1;
@@ -350,8 +388,11 @@ void put_metric(NcuKernel& k, NcuField f, std::string_view name, std::string_vie
   double v = 0, step = 0;
   const Family family = name_of(f).family;
   if (!ncu_value(value, trim(unit), f, v, step)) {
-    // "Memory Throughput" in %: the first section's, not the rate.
-    if (f == NcuField::dram_throughput && trim(unit) == "%") return;
+    // "Memory Throughput" in %: Speed Of Light's share of the busiest memory unit, not the rate.
+    if (f == NcuField::dram_throughput && trim(unit) == "%") {
+      put_metric(k, NcuField::sol_memory, name, unit, value, line);
+      return;
+    }
     NcuReportError e = problem_at(line, NcuProblem::bad_value, value);
     e.name = std::string(name);
     e.unit = std::string(trim(unit).substr(0, 120));
