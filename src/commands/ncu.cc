@@ -25,7 +25,7 @@ namespace {
 
 // The handles of the options and results, in the order the declaration below gives them (the
 // engine checks it): a run reads each option and puts each result by its handle, no name looked up.
-enum Option : Place { kReport, kKernel, kDevice, kKernelName };
+enum Option : Place { kReport, kKernel, kDevice, kNameBase };
 enum Result : Place {
   kKernelId, kKernelName, kKernelProcess, kKernelDevice, kLaunchGrid, kLaunchBlock, kLaunchCluster,
   kLaunchRegisters, kLaunchSharedMemory, kLaunchSharedMemoryStatic, kLaunchSharedMemoryDynamic,
@@ -255,8 +255,8 @@ std::string label(const NcuKernel& k, const std::string& name) { return fmt::for
 
 // --kernel-name: base in text and md (a table a screen wide), full in JSON and CSV (what scripts match).
 NameBase name_base(const Args& args) {
-  if (!args.has(kKernelName)) return args.for_people() ? NameBase::base : NameBase::full;
-  const std::string& v = args.text(kKernelName);
+  if (!args.has(kNameBase)) return args.for_people() ? NameBase::base : NameBase::full;
+  const std::string& v = args.text(kNameBase);
   return v == "base" ? NameBase::base : v == "mangled" ? NameBase::mangled : NameBase::full;
 }
 
@@ -300,6 +300,20 @@ void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
                             format_quantity(k.get(NcuField::duration), Unit::seconds),
                             format_quantity(c.roofline.achieved_fraction, Unit::fraction),
                             format_quantity(c.roofline.attainable, Unit::flops_per_second)));
+  }
+  if (c.has_roofline) {
+    e.push_back(fmt::format("roofline at the profile's peaks: {} of the attainable {} (roofline_share_boost)",
+                            format_quantity(c.roofline_boost.achieved_fraction, Unit::fraction),
+                            format_quantity(c.roofline_boost.attainable, Unit::flops_per_second)));
+  }
+  for (std::string& n : ncu_words::clock_notes(c, gpu)) e.push_back(std::move(n));
+  if (c.sol.measured) {
+    std::vector<std::string> shares;
+    for (const SolShare& x : c.sol.shares) {
+      shares.push_back(fmt::format("{} {} ({})", sol_unit_word(x.unit), format_quantity(x.share, Unit::fraction), ncu_field_name(x.from)));
+    }
+    e.push_back(fmt::format("speed of light (each unit's share of its peak, as ncu measured it): {}; so {}", fmt::join(shares, ", "),
+                            sol_unit_word(c.sol.unit)));
   }
   e.push_back("verdict: " + verdict);
 }
@@ -483,14 +497,14 @@ const Calculator& ncu_command() {
            text_option(kKernel, "kernel",
                        "a regular expression (ECMAScript's common part: docs/ncu.md): only the kernels whose names it matches"),
            text_option(kDevice, "device", "only the kernels of this device (the report's Device)"),
-           choice_option(kKernelName, "kernel-name",
+           choice_option(kNameBase, "kernel-name",
                          "how kernel names are printed: full (as the report gives them), base (the function name and "
                          "its template head, without return type and parameters) or mangled (as the report gives "
                          "them: gpucalc does not mangle); default base in text and md, full in json and csv",
                          {"full", "base", "mangled"})},
       .results =
           {result(kKernelId, "kernel.id", Unit::text, "the kernel launch's ID in the report").in_rows(),
-           result(kKernelName, "kernel.name", Unit::text, "the kernel's name as the report gives it").in_rows(),
+           result(kKernelName, "kernel.name", Unit::text, "the kernel's name (--kernel-name: as the report gives it, or its base)").in_rows(),
            result(kKernelProcess, "kernel.process", Unit::text, "the process the kernel ran in"),
            result(kKernelDevice, "kernel.device", Unit::text, "the device the kernel ran on (the report's Device)"),
            result(kLaunchGrid, "launch.grid", Unit::text, "the grid, (x, y, z)"),

@@ -11,7 +11,7 @@
 namespace gpucalc::ncu_words {
 namespace {
 
-std::string ghz(double hz) { return fmt::format("{:.3g} GHz", hz / 1e9); }
+std::string ghz(double hz) { return fmt::format("{:.4g} GHz", hz / 1e9); }
 
 std::string percent(double share) { return format_quantity(share, Unit::fraction); }
 
@@ -28,8 +28,8 @@ std::string unit_words(SolUnit u) {
     case SolUnit::l1: return "L1/TEX";
     case SolUnit::l2: return "L2";
     case SolUnit::dram: return "DRAM";
-    case SolUnit::sm: return "the SM (Compute (SM) Throughput; the report has no pipe breakdown: --set full's raw page names the pipe)";
-    case SolUnit::memory: return "memory (Memory Throughput; the report has no breakdown of it)";
+    case SolUnit::sm: return "the SM";
+    case SolUnit::memory: return "memory";
     case SolUnit::latency: return "latency";
   }
   return "";
@@ -40,10 +40,10 @@ std::string models_say(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
   const SolUnit u = c.sol.unit;
   const std::string at_clock = c.clock_sm > 0 ? fmt::format(" at the report's {}", ghz(c.clock_sm)) : "";
   auto roofline_words = [&] {
-    return fmt::format("{} {} at {} of the attainable {}{} (the roofline: {} bound)",
+    return fmt::format("the roofline{}: {} {}, {} of the attainable {} ({} roof)", at_clock,
                        format_quantity(c.roofline.achieved, Unit::flops_per_second), c.dtype + (c.unit == ComputeUnit::tensor ? " tensor" : ""),
                        percent(c.roofline.achieved_fraction), format_quantity(c.roofline.attainable, Unit::flops_per_second),
-                       at_clock, roofline_bound_word(c.roofline.bound));
+                       roofline_bound_word(c.roofline.bound));
   };
   switch (u) {
     case SolUnit::tensor:
@@ -82,10 +82,12 @@ std::string models_say(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
         Gpu at = gpu;
         at.sm_count = c.launch.sm_count;
         const LittleResult r = little(in, at);
-        s += fmt::format("; Little's law: DRAM's {} at {} wants {} in flight per SM, {} a warp's 16-byte loads{}",
+        s += fmt::format("; Little's law: DRAM's {} at {} wants {} in flight per SM, {} warp-wide 16-byte loads (512 bytes each){}",
                          format_quantity(in.bandwidth, Unit::bytes_per_second), format_quantity(in.latency, Unit::seconds),
                          format_quantity(r.bytes_in_flight_per_sm, Unit::bytes), format_number(std::ceil(r.loads_in_flight_per_sm)),
                          warps > 0 ? fmt::format(", {} per warp", format_number(std::ceil(r.loads_in_flight_per_sm / warps * 10) / 10)) : "");
+        s += r.loads_in_flight_per_sm / std::max(warps, 1.0) < 1 ? ": the warps hold enough in flight; dependent steps in each warp keep it waiting"
+                                                                   : ": more loads in flight a warp (unrolled, independent) or more warps buy the most";
       }
       return s;
     }
@@ -108,7 +110,7 @@ std::vector<std::string> clock_notes(const NcuCheck& c, const Gpu& gpu) {
   if (c.clock_sm > 0) {
     notes.push_back(fmt::format("ceilings at the report's clocks: SM {} (SM Frequency), the profile's {} peak holds at {}: {} x {} = {}",
                                 ghz(c.clock_sm), peak, ghz(c.peak_clock), format_quantity(c.roofline_boost.peak, Unit::flops_per_second),
-                                format_number(std::round(c.sm_clock_scale * 1000) / 1000),
+                                fmt::format("{:.4f}", c.sm_clock_scale),
                                 format_quantity(c.roofline.peak, Unit::flops_per_second)));
   } else {
     notes.push_back(fmt::format("the report gives no SM Frequency: the ceilings at the profile's, the {} peak {} at {} "
@@ -118,7 +120,7 @@ std::vector<std::string> clock_notes(const NcuCheck& c, const Gpu& gpu) {
   if (c.clock_dram > 0 && c.dram_clock_max > 0) {
     notes.push_back(fmt::format("DRAM at {} (DRAM Frequency) of the device's {}: the bandwidth {} x {} = {}", ghz(c.clock_dram),
                                 ghz(c.dram_clock_max), format_quantity(gpu.memory_bandwidth, Unit::bytes_per_second),
-                                format_number(std::round(c.dram_clock_scale * 1000) / 1000),
+                                fmt::format("{:.4f}", c.dram_clock_scale),
                                 format_quantity(c.roofline.bandwidth, Unit::bytes_per_second)));
   } else {
     notes.push_back(fmt::format("DRAM {}: the profile's bandwidth as it is, {} (the report gives no maximum DRAM clock to scale by)",
@@ -144,11 +146,15 @@ std::string limiter_phrase(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu
   const SolShare& top = s.shares.front();
   std::string line = s.unit == SolUnit::latency
                          ? fmt::format("no unit near its peak (the busiest: {} at {})", unit_words(top.unit), percent(top.share))
-                         : fmt::format("{} nearest its peak, at {} ({})", unit_words(s.unit), percent(s.share), ncu_field_name(top.from));
-  // The next unit near its peak too (within the tie, or above ncu's 80% "high utilization"), once.
-  if (s.shares.size() > 1 && s.unit != SolUnit::latency) {
-    const SolShare& next = s.shares[1];
-    if (next.share >= 0.8 || next.share >= s.share - kSolTie) line += fmt::format(", {} at {}", unit_words(next.unit), percent(next.share));
+                         : fmt::format("{} nearest its peak, at {} ({}{})", unit_words(s.unit), percent(s.share), ncu_field_name(top.from),
+                                       s.unit == SolUnit::sm ? "; no pipe breakdown here: ncu --csv --page raw of --set full names the pipe"
+                                       : s.unit == SolUnit::memory ? "; no breakdown of it here" : "");
+  // The other units near its peak too (within the tie, or above ncu's 80% "high utilization"), up to three.
+  if (s.unit != SolUnit::latency) {
+    for (std::size_t i = 1; i < s.shares.size() && i <= 3; ++i) {
+      const SolShare& next = s.shares[i];
+      if (next.share >= 0.8 || next.share >= s.share - kSolTie) line += fmt::format(", {} at {}", unit_words(next.unit), percent(next.share));
+    }
   }
   const std::string models = models_say(k, c, gpu);
   if (!models.empty()) line += ": " + models;
