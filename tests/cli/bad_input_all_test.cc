@@ -428,6 +428,7 @@ const std::vector<BadInput>& ncu_rows() {
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "("}, "--kernel", "a regular expression"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "gemm"}, "--kernel", "matches one of the report's 3 kernel names"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--device", "3"}, "--device", "a device of the report's kernels (its Device: 0)"},
+    {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel-name", "short"}, "--kernel-name", "expected full, base, mangled: how kernel names are printed"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--format", "yaml"}, "--format", "one of text, json"},

@@ -3,6 +3,7 @@
 // pipes, the waves that give an SM count, and the shortened kernel names.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "core/gpu.h"
@@ -166,6 +167,23 @@ TEST_CASE("ncu: the SM count ncu's waves imply, over their rounding") {
   NcuKernel bare = r.kernels[0];
   bare.value[static_cast<std::size_t>(NcuField::waves)] = std::numeric_limits<double>::quiet_NaN();
   CHECK(sm_count_from_waves(bare, 3, 16).empty());
+}
+
+TEST_CASE("profiles: each tensor peak holds at the clock the profile says, a whole rate a clock per SM") {
+  // Scaling a peak to the report's clock is exact only where the peak is FLOP a clock x SMs x the
+  // clock it holds at (Gpu::peak_clock: peak_tensor_clock, else boost_clock). Tensor cores do a
+  // power of two of dense FP16 FLOP a clock per SM (Volta and Turing 1,024, GA100 2,048, GA10x and
+  // Ada 1,024 or 512 on GeForce, GH100 4,096): H100 SXM 989.4 T / (132 x 1.83 GHz) = 4,096.
+  for (const BuiltinProfile& p : builtin_profiles()) {
+    const Gpu gpu = p.make();
+    const double per_clock = gpu.peak(ComputeUnit::tensor, "fp16") / (gpu.sm_count * gpu.peak_clock(ComputeUnit::tensor));
+    INFO(gpu.key << ": " << per_clock << " FLOP a clock per SM");
+    // B200 and B300: the datasheet's 2.25 PFLOPS dense over 148 SMs at 1.98 GHz is 7,678 a clock,
+    // not a power of two: the clock it holds at is not published (8,192 a clock would be 1.856 GHz).
+    if (gpu.key == "b200" || gpu.key == "b300") continue;
+    const double power = std::exp2(std::round(std::log2(per_clock)));
+    CHECK(std::fabs(per_clock / power - 1) < 0.015);  // the L40S's 362.05 T at 2.52 GHz: 1,011.8 (1.2%)
+  }
 }
 
 TEST_CASE("kernel names: the function and its template head, as a table shows them") {
