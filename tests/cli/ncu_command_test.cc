@@ -55,6 +55,33 @@ std::string report(const std::string& name, const std::string& smem, const std::
 // (65,536 / (32 x 256)), 6 by warps (48 / 8), 16 the SM's: 6, so 128 / (6 x 58) = 0.37 waves.
 std::string plain_report(const std::string& name) { return report(name, "byte/block               0", "16,8,16,6", "0.37"); }
 
+TEST_CASE("ncu without # SMs: the SM count ncu's waves imply picks the profile of that compute capability (issue 37)") {
+  // sm_89 (l4: 58 SMs, l40s: 142, rtx4090: 128), no # SMs, no device name. 76,800 blocks of 256
+  // threads and 32 registers: 6 a SM (48 warps / 8; registers allow 8), ncu's Waves Per SM 100:
+  // SMs = 76,800 / (6 x 100) = 128 (99.995 to 100.005 waves: 127.99 to 128.006), the RTX 4090's.
+  std::string text = report("k(float *)", "byte/block               0", "24,8,24,6", "100");
+  auto swap = [&](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
+  swap("CC 8.6", "CC 8.9");
+  swap("(128, 1, 1)x", "(76800, 1, 1)x");
+  swap("Grid Size                                                   128", "Grid Size                                                 76800");
+  swap("    # SMs                                         SM              58\n", "");
+  testing::TempDir dir;
+  const testing::Run r = run_gpucalc({"ncu", dir.file("sm89.txt", text)});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ncu on NVIDIA GeForce RTX 4090 (rtx4090)") != std::string::npos);
+  CHECK(r.out.find("note: the report gives no SM count (# SMs): 128 SMs, from ncu's Waves Per SM (kernel 0: 76,800 blocks / "
+                   "(6 blocks x 100) = 128), used for waves; the rtx4090 profile has that count\n") != std::string::npos);
+  CHECK(r.out.find("Waves Per SM differs") == std::string::npos);
+  // Waves that leave several counts infer none: 0.37 waves of 128 blocks, 6 a SM: 128 / (6 x 0.375)
+  // = 56.9 to 128 / (6 x 0.365) = 58.4, so 57 or 58: the profile's count, and the note says so.
+  std::string few = report("k(float *)", "byte/block               0", "16,8,16,6", "0.37");
+  few.replace(few.find("    # SMs"), std::string("    # SMs                                         SM              58\n").size(), "");
+  const testing::Run vague = run_gpucalc({"ncu", dir.file("few.txt", few)});
+  REQUIRE(vague.exit_code == 0);
+  CHECK(vague.out.find("note: the report gives no SM count (# SMs), nor waves that imply one: the profile's 72 is used for waves\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("ncu --kernel: a 40,000-character name and a pattern that backtracks are answered at once (issue 36)") {
   testing::TempDir dir;
   const std::string path = dir.file("long.txt", plain_report("k" + std::string(40000, 'a')));
