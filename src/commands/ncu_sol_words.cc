@@ -73,6 +73,12 @@ std::string models_say(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
       const double warps = k.has(NcuField::warps_achieved) ? k.get(NcuField::warps_achieved) : c.occupancy.warps_per_sm;
       s += fmt::format("; {} warps per SM {}", format_number(std::round(warps * 100) / 100),
                        k.has(NcuField::warps_achieved) ? "achieved" : "resident (theoretical)");
+      if (sol_is_compute(c.sol.shares.front().unit)) {
+        // The busiest unit computes, and it too is far from its peak: the warps wait between
+        // instructions, not on memory.
+        return s + "; the busiest unit computes: the warps wait between dependent instructions or at barriers; more warps or more "
+                   "independent work a warp buy the most";
+      }
       if (gpu.latency_hbm_cycles > 0 && gpu.boost_clock > 0 && gpu.memory_bandwidth > 0) {
         LittleInput in;
         in.bandwidth = gpu.memory_bandwidth * c.dram_clock_scale;
