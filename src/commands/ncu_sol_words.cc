@@ -35,6 +35,40 @@ std::string unit_words(SolUnit u) {
   return "";
 }
 
+// What a warp waits on, as the Profiling Guide's stall reasons say it (its "Warp Stall Reasons").
+const char* stall_words(NcuField f) {
+  switch (f) {
+    case NcuField::stall_barrier: return "a barrier (__syncthreads: warps of the block wait for the slowest)";
+    case NcuField::stall_branch_resolving: return "branch targets being resolved";
+    case NcuField::stall_dispatch_stall: return "the dispatcher";
+    case NcuField::stall_drain: return "memory stores draining at exit";
+    case NcuField::stall_imc_miss: return "the immediate-constant cache";
+    case NcuField::stall_lg_throttle: return "the local/global memory queue (too many loads and stores in flight)";
+    case NcuField::stall_long_scoreboard: return "global or local memory (L1TEX: a load's result)";
+    case NcuField::stall_math_pipe_throttle: return "a busy math pipe";
+    case NcuField::stall_membar: return "a memory barrier";
+    case NcuField::stall_mio_throttle: return "the MIO queue (shared memory, special functions)";
+    case NcuField::stall_misc: return "miscellaneous";
+    case NcuField::stall_no_instruction: return "the instruction cache";
+    case NcuField::stall_short_scoreboard: return "shared memory or a special function's result";
+    case NcuField::stall_sleeping: return "nanosleep or a yield";
+    case NcuField::stall_tex_throttle: return "the texture queue";
+    case NcuField::stall_wait: return "a fixed-latency dependency";
+    case NcuField::stall_gmma: return "a warpgroup MMA (wgmma) to complete";
+    default: return "";
+  }
+}
+
+// The top stall reason, where the report has the warp states: "most of the 14.72 cycles between
+// a warp's instructions: 4.84 waiting on a warpgroup MMA".
+std::string stall_phrase(const NcuSol& s) {
+  if (s.stall == NcuField::count_ || s.stall_cycles <= 0) return "";
+  return fmt::format("; warps wait most on {}: {} of the {} cycles between a warp's instructions ({})", stall_words(s.stall),
+                     format_number(std::round(s.stall_cycles * 100) / 100),
+                     s.issue_cycles > 0 ? format_number(std::round(s.issue_cycles * 100) / 100) : std::string("?"),
+                     ncu_field_name(s.stall));
+}
+
 // What the models say of the named unit.
 std::string models_say(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
   const SolUnit u = c.sol.unit;
@@ -164,7 +198,7 @@ std::string limiter_phrase(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu
   }
   const std::string models = models_say(k, c, gpu);
   if (!models.empty()) line += ": " + models;
-  return line;
+  return line + stall_phrase(s);
 }
 
 }  // namespace gpucalc::ncu_words

@@ -42,6 +42,11 @@ enum class NcuField : std::uint8_t {
   // (the raw page of --set full) and the shared-memory wavefronts of L1's data pipe.
   sol_sm, sol_memory, sol_dram, sol_l1, sol_l2, issue_busy,
   pipe_tensor, pipe_fma, pipe_alu, pipe_fp64, pipe_xu, pipe_shared_memory,
+  // Warp State Statistics: cycles between two issued instructions of a warp (the raw page's
+  // smsp__average_warp_latency_per_inst_issued), and the part of them each stall reason takes
+  // (smsp__average_warps_issue_stalled_REASON_per_issue_active.ratio, --set full).
+  warp_cycles_per_issue,
+  stall_barrier, stall_branch_resolving, stall_dispatch_stall, stall_drain, stall_imc_miss, stall_lg_throttle, stall_long_scoreboard, stall_math_pipe_throttle, stall_membar, stall_mio_throttle, stall_misc, stall_no_instruction, stall_short_scoreboard, stall_sleeping, stall_tex_throttle, stall_wait, stall_gmma,
   count_
 };
 inline constexpr std::size_t kNcuFields = static_cast<std::size_t>(NcuField::count_);

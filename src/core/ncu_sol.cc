@@ -37,6 +37,25 @@ bool sol_is_compute(SolUnit unit) {
   }
 }
 
+bool is_stall_reason(NcuField f) {
+  return static_cast<int>(f) >= static_cast<int>(NcuField::stall_barrier) && static_cast<int>(f) <= static_cast<int>(NcuField::stall_gmma);
+}
+
+namespace {
+
+void read_stalls(const NcuKernel& k, NcuSol& s) {
+  for (int i = static_cast<int>(NcuField::stall_barrier); i <= static_cast<int>(NcuField::stall_gmma); ++i) {
+    const auto f = static_cast<NcuField>(i);
+    if (k.has(f) && k.get(f) > s.stall_cycles) {
+      s.stall = f;
+      s.stall_cycles = k.get(f);
+    }
+  }
+  if (k.has(NcuField::warp_cycles_per_issue)) s.issue_cycles = k.get(NcuField::warp_cycles_per_issue);
+}
+
+}  // namespace
+
 NcuSol speed_of_light(const NcuKernel& k) {
   using F = NcuField;
   // Each unit and the report's figure of its share; the aggregates last.
@@ -48,6 +67,7 @@ NcuSol speed_of_light(const NcuKernel& k) {
                 {SolUnit::shared, F::pipe_shared_memory}, {SolUnit::l1, F::sol_l1}, {SolUnit::l2, F::sol_l2},
                 {SolUnit::dram, F::sol_dram},      {SolUnit::sm, F::sol_sm},        {SolUnit::memory, F::sol_memory}};
   NcuSol s;
+  read_stalls(k, s);
   for (const auto& u : kUnits) {
     if (k.has(u.field)) s.shares.push_back({u.unit, k.get(u.field), u.field});
   }

@@ -44,7 +44,15 @@ struct NcuSol {
   SolUnit unit = SolUnit::latency;  // the unit nearest its peak, or latency below kSolLatencyBelow
   double share = 0;                 // that unit's share (latency: the highest share measured)
   bool aggregate_only = false;      // the named unit is sm or memory: the report has no breakdown of it
+  // The warp-state stall reason that takes the most of the cycles between a warp's instructions
+  // (the raw page of --set full; stall == NcuField::count_ when the report has none).
+  NcuField stall = NcuField::count_;
+  double stall_cycles = 0;   // cycles of that reason per issued instruction
+  double issue_cycles = 0;   // all cycles between two issued instructions of a warp (0: not given)
 };
+
+/// The stall reasons gpucalc reads, in the order of NcuField (stall_barrier ... stall_gmma).
+bool is_stall_reason(NcuField f);
 
 /// The units of `k`'s report ranked: a specific unit (a pipe, issue, L1, L2, DRAM) replaces its
 /// aggregate (sm, memory) when within kSolTie of it.

@@ -129,6 +129,21 @@ TEST_CASE("ncu sol: the unit nearest its peak is the one ncu's sections show, at
   CHECK(vs.share == doctest::Approx(0.4647));
 }
 
+TEST_CASE("ncu sol: the stall reason that takes the most of a warp's cycles, as ncu's rule names it") {
+  // full-gemm.txt's Warp State Statistics rule: "each warp of this workload spends 4.8 cycles being
+  // stalled waiting on a WARPGROUP.ARRIVES or WARPGROUP.WAIT instruction. This stall type represents
+  // about 32.9% of the total average of 14.7 cycles between issuing two instructions."
+  const NcuSol s = speed_of_light(report(kH200 + "full-gemm.raw.csv").kernels[0]);
+  CHECK(s.stall == NcuField::stall_gmma);
+  CHECK(s.stall_cycles == doctest::Approx(4.837185));
+  CHECK(s.issue_cycles == doctest::Approx(14.722592));
+  CHECK(s.stall_cycles / s.issue_cycles == doctest::Approx(0.329).epsilon(0.002));
+  // The text report gives the total (Warp Cycles Per Issued Instruction 14.72), not the reasons.
+  const NcuSol t = speed_of_light(report(kH200 + "full-gemm.txt").kernels[0]);
+  CHECK(t.stall == NcuField::count_);
+  CHECK(t.issue_cycles == doctest::Approx(14.72));
+}
+
 TEST_CASE("ncu sol: never memory where memory is far from its peak and a compute unit is not") {
   // softmax_forward_kernel2 (sm_86): DRAM 69.81, L1/TEX 70.93, L2 62.03, Compute (SM) 70.45,
   // Memory 70.45. The SM within 5 points of L1: named first.
