@@ -19,7 +19,11 @@ it says so). Nothing here is fitted to a gpucalc case: each figure is one physic
             op, host and launch), the same ops replayed from a CUDA graph (per kernel), and a raw
             launch of an empty Triton kernel is not separated (gpucalc measure calibrate has it).
 
-Usage: python3 calibrate_torch.py OUT.json [SECTION ...] (default all). Prints a table last.
+  opmix     (run under ncu by scripts/device-calibrate) each op's chain at K = 8 and 16 once, for the
+            instructions an op issues per element by pipe: physical counts that gpucalc's pipe model
+            turns into time on any GPU of the architecture.
+
+Usage: python3 calibrate_torch.py OUT.json [SECTION ...] (default all but opmix). Prints a table last.
 """
 import json
 import statistics
@@ -146,7 +150,13 @@ def stream():
         del x, y, z
 
 
-def ops():
+_CHAIN = {}
+
+
+def chain_kernel():
+    """The Triton kernel that applies one elementwise op K times to each element (built once)."""
+    if "k" in _CHAIN:
+        return _CHAIN["k"]
     import triton
     import triton.language as tl
     from triton.language.extra import libdevice
@@ -185,11 +195,21 @@ def ops():
                 v = libdevice.pow(v, 1.1)
         tl.store(y_ptr + offs, v, mask=mask)
 
+    _CHAIN["k"] = chain
+    return chain
+
+
+OPS = ("add", "mul", "div", "sin", "cos", "exp", "log", "tanh", "sigmoid", "silu", "gelu", "rsqrt", "pow")
+
+
+def ops():
+    import triton
+    chain = chain_kernel()
     n = 1 << 26
     x = torch.rand(n, device=dev) + 0.5  # (0.5, 1.5): every op's argument stays finite for a few steps
     y = torch.empty_like(x)
     grid = (triton.cdiv(n, 1024),)
-    for op in ("add", "mul", "div", "sin", "cos", "exp", "log", "tanh", "sigmoid", "silu", "gelu", "rsqrt", "pow"):
+    for op in OPS:
         t = {}
         for k in (1, 8, 16):
             s, lo, hi = timed(lambda: chain[grid](x, y, n, OP=op, K=k, BLOCK=1024), warm_s=0.2)
@@ -260,12 +280,35 @@ def launch():
     record("launch", "graph add_ on 1 element", s / ops_per, (lo / ops_per, hi / ops_per), per="kernel")
 
 
-SECTIONS = {"gemm": gemm, "stream": stream, "ops": ops, "attention": attention, "launch": launch}
+def opmix():
+    """Each op's chain once at K = 8 and K = 16 inside an NVTX range "opmix", for Nsight Compute's
+    instruction counts by pipe (scripts/device-calibrate runs this section under ncu): (K16 - K8) / 8
+    over N / 32 warps is one op's warp instructions per 32 elements. Launch order: OPS x (8, 16)."""
+    import triton
+    chain = chain_kernel()
+    n = 1 << 20
+    x = torch.rand(n, device=dev) + 0.5
+    y = torch.empty_like(x)
+    grid = (triton.cdiv(n, 1024),)
+    for op in OPS:
+        for k in (8, 16):
+            chain[grid](x, y, n, OP=op, K=k, BLOCK=1024)  # compiled outside the range
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("opmix")
+    for op in OPS:
+        for k in (8, 16):
+            chain[grid](x, y, n, OP=op, K=k, BLOCK=1024)
+            print(f"opmix {op} K={k} n={n}", flush=True)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+
+
+SECTIONS = {"gemm": gemm, "stream": stream, "ops": ops, "attention": attention, "launch": launch, "opmix": opmix}
 
 
 def main():
     out = sys.argv[1]
-    names = sys.argv[2:] or list(SECTIONS)
+    names = sys.argv[2:] or [k for k in SECTIONS if k != "opmix"]
     props = torch.cuda.get_device_properties(0)
     info = dict(gpu=props.name, sms=props.multi_processor_count, torch=torch.__version__,
                 cuda=torch.version.cuda, cudnn=torch.backends.cudnn.version(),
