@@ -267,7 +267,7 @@ RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, bool
   if (sms_column) keys.emplace_back("sms");  // --sms or a batch's sms cell: the SM count of the rows' profile
   auto number = [&](std::string_view key) {
     bool right = key == "sms";
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t i = 0; i < calc.options.size(); ++i) {
       if (keys[i] == key) right = calc.options[i].kind == OptionKind::integer || calc.options[i].kind == OptionKind::number;
     }
     return right;
