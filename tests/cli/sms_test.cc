@@ -78,7 +78,7 @@ TEST_CASE("--sms says what it scaled: a note, and an explain step with the profi
   CHECK(r.out.find("memory bandwidth " + format_quantity(h100.memory_bandwidth, Unit::bytes_per_second)) != std::string::npos);
 }
 
-TEST_CASE("every calculator but ncu takes --sms; ncu's report gives its own SM count") {
+TEST_CASE("every calculator but ncu takes --sms (ncu's report gives its own SM count)") {
   for (const Command& c : commands()) {
     if (c.calculator == nullptr) continue;
     INFO(c.name);
@@ -153,7 +153,7 @@ TEST_CASE("a batch's sms column equals single calls with --sms, row by row") {
   CHECK(nlohmann::json::parse(rows[1])["results"]["blocks_per_wave"] == 8);
 }
 
-TEST_CASE("a bad sms cell is its row's error; a bad --sms under a batch stops it before any row") {
+TEST_CASE("a bad sms cell is its row's error, and a bad --sms under a batch stops it before any row") {
   testing::TempDir dir;
   const std::string csv = dir.file("bad.csv", "blocks,blocks-per-sm,sms\n100,1,0\n100,1,4\n");
   testing::Run r = run_gpucalc({"waves", "--batch", csv, "--format", "csv"});
@@ -173,6 +173,30 @@ TEST_CASE("a sweep's default range is the scaled profile's: waves over blocks ru
   testing::Run r = run_gpucalc({"waves", "--blocks-per-sm", "1", "--sweep", "blocks", "--sms", "4", "--format", "csv"});
   REQUIRE(r.exit_code == 0);
   CHECK(testing::lines_of(r.out).size() == 1 + 4 * 4);  // the header and blocks 1 to 16
+}
+
+}  // namespace
+}  // namespace gpucalc
+
+namespace gpucalc {
+namespace {
+
+// NVIDIA's GPU Performance Background, "GPU Execution Model", figure 3: 12 blocks of one block per
+// SM on an 8-SM GPU run in 2 waves, the second at 50% (worked_examples_test.cc runs it on
+// tests/data/eight_sm_gpu.toml, the v100 profile with 8 SMs). --sms 8 on the v100 is that GPU
+// without the file: the same answer, key for key.
+TEST_CASE("--gpu v100 --sms 8 answers as the profile file of the v100 with 8 SMs") {
+  const std::vector<std::string> base = {"waves", "--blocks", "12", "--blocks-per-sm", "1", "--format", "json"};
+  std::vector<std::string> file = base, sms = base;
+  file.insert(file.end(), {"--gpu", "tests/data/eight_sm_gpu.toml"});
+  sms.insert(sms.end(), {"--gpu", "v100", "--sms", "8"});
+  testing::Run a = run_gpucalc(file);
+  testing::Run b = run_gpucalc(sms);
+  REQUIRE(a.exit_code == 0);
+  REQUIRE(b.exit_code == 0);
+  CHECK(nlohmann::json::parse(a.out)["results"] == nlohmann::json::parse(b.out)["results"]);
+  CHECK(json_number(b.out, "results.waves") == 2);
+  CHECK(json_number(b.out, "results.last_wave_utilization") == 0.5);  // 12 - 8 = 4 of 8
 }
 
 }  // namespace

@@ -376,7 +376,7 @@ TEST_CASE("with_sm_count scales every peak by n / sm_count and keeps memory, the
   }
 }
 
-TEST_CASE("with_sm_count of a scaled profile scales from the profile's own count; 0, negative and above 1,024 are refused") {
+TEST_CASE("with_sm_count of a scaled profile scales from the profile's own count, and 0, negative and above 1,024 are refused") {
   const Gpu h100 = load_gpu("h100");
   const Gpu twice = with_sm_count(with_sm_count(h100, 4), 66);
   CHECK(twice.sm_count_of_profile == h100.sm_count);
