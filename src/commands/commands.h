@@ -116,6 +116,8 @@ struct CommonOption {
   bool shows_default = false;  // --help prints the default: --gpu TEXT=h100
   bool sweep_only = false;     // only on a calculator with a sweepable option
   bool one_case = false;       // only where a call can be one case: not on a calculator of rows only (ncu)
+  bool own_profile = false;    // changes the profile: not on a calculator of rows only, whose input gives the
+                               // GPU's own figures (ncu: the report's SM count)
   const char* not_empty = nullptr;  // set: an empty value is refused, and this is the accepted form
 };
 
@@ -123,6 +125,9 @@ struct CommonOption {
 inline constexpr CommonOption kCommonOptions[] = {
     {.name = "gpu", .help = "hardware profile: a name (gpucalc hw list) or FILE.toml", .text = &CommonOptions::gpu,
      .shows_default = true},
+    {.name = "sms",
+     .help = "N SMs in place of the profile's (Stream-K's 4-SM GPU): compute peaks scaled, memory and L2 as the profile's",
+     .text = &CommonOptions::sms, .own_profile = true, .not_empty = kSmsForm},
     {.name = "format", .help = "text, json, csv or md", .text = &CommonOptions::format, .shows_default = true},
     {.name = "explain", .help = "show the derivation step by step", .flag = &CommonOptions::explain},
     {.name = "require",
@@ -139,11 +144,12 @@ inline constexpr CommonOption kCommonOptions[] = {
 
 /// Whether `calc` takes the common option `o`: --sweep where one of its options can be swept
 /// (`sweepable`); --batch, --strict and --plot where a call is a case, not on a calculator whose
-/// every call is a form of rows (ncu: its report makes the rows, a row per kernel, no chart).
+/// every call is a form of rows (ncu: its report makes the rows, a row per kernel, no chart); --sms
+/// not there either (ncu's report gives the SM count).
 inline bool takes_common_option(const Calculator& calc, const CommonOption& o, bool sweepable) {
   if (o.sweep_only && !sweepable) return false;
   const bool rows_only = calc.rows_option != nullptr && calc.forms.empty();
-  return !(o.one_case && rows_only);
+  return !((o.one_case || o.own_profile) && rows_only);
 }
 
 /// Registers --format, kCommonOptions' row, on a tool's `sub` into `format` (the one declaration

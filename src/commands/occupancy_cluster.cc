@@ -145,7 +145,10 @@ const Calculator& occupancy_cluster_command() {
             "portable"},
            {"cluster", Rule::needs_profile,
             "a profile with its GPC layout (gpc_sms, SMs per GPC): {gpu} has none; 'gpucalc measure calibrate' finds it on the "
-            "GPU and writes it, then --gpu FILE.toml"}})};
+            "GPU and writes it, then --gpu FILE.toml"}}),
+      .refuses_sms = "with --cluster, residency depends on the GPC layout (the SMs of each GPC, the profile's gpc_sms), "
+                     "which an SM count alone does not give: drop --sms, or give --gpu a profile file with its own sm_count "
+                     "and gpc_sms"};
   return calc;
 }
 

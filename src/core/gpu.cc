@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
+#include "core/error.h"
 #include "core/text.h"
 
 namespace gpucalc {
@@ -27,6 +29,28 @@ std::vector<std::string> Gpu::dtypes_with_peak(ComputeUnit unit) const {
     if (peak(unit, d.name) > 0) names.push_back(d.name);
   }
   return names;
+}
+
+Gpu with_sm_count(const Gpu& gpu, int sm_count) {
+  if (sm_count < 1 || sm_count > kMaxSmCount) throw FieldError("sm_count", sm_count, Rule::in_range).range(1, kMaxSmCount);
+  if (gpu.sm_count < 1) throw FieldError("gpu", gpu.key, Rule::needs_profile).other("sm_count");
+  Gpu out = gpu;
+  out.sm_count = sm_count;
+  out.sm_count_of_profile = gpu.sm_count_of_profile > 0 ? gpu.sm_count_of_profile : gpu.sm_count;
+  // A peak is sm_count x (FLOP per clock per SM) x clock: the per-SM rate and the clock stay, so
+  // peak' = peak x sm_count' / sm_count.
+  const double scale = static_cast<double>(sm_count) / gpu.sm_count;
+  for (auto& [dtype, flops] : out.peak_cuda) flops *= scale;
+  for (auto& [dtype, flops] : out.peak_tensor) flops *= scale;
+  out.gpc_sms.clear();  // which GPCs would hold the SMs is not known
+  out.provenance.erase("gpc_sms");
+  out.provenance["sm_count"] = {"derived", fmt::format("{} in place of the profile's {}", sm_count, gpu.sm_count)};
+  for (const auto& [table, prefix] : {std::pair{&out.peak_cuda, "peak_cuda_"}, std::pair{&out.peak_tensor, "peak_tensor_"}}) {
+    for (const auto& [dtype, flops] : *table) {
+      out.provenance[prefix + dtype] = {"derived", fmt::format("the profile's x {}/{} SMs", sm_count, gpu.sm_count)};
+    }
+  }
+  return out;
 }
 
 namespace {

@@ -124,6 +124,10 @@ struct Gpu {
   double latency_queue_time = 0;           // s of L(X) = L0 + burst / r + s rho / (1 - rho), seconds
   double warp_return_bandwidth = 0;        // r: the rate one warp's burst of loads drains at, bytes/s
 
+  // Set by with_sm_count: the SM count of the profile this one was made from (0: the profile's
+  // own count, not replaced). Not a profile field: no file holds it.
+  int sm_count_of_profile = 0;
+
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the
   // value that format meant): the engine words these as notes (profile_notes, engine/profiles.h).
@@ -142,6 +146,17 @@ struct Gpu {
   bool operator==(const Gpu&) const = default;
 #endif
 };
+
+/// `gpu` with `sm_count` SMs in place of its own (a hypothetical GPU, Stream-K's 4 SMs): every
+/// per-SM figure as the profile's, and each peak FLOP/s, the sum of its SMs' rates, scaled by
+/// sm_count / gpu.sm_count. Memory (bandwidths, sizes), the L2, the clocks and the latencies are
+/// not per SM and stay the profile's; the GPC layout (gpc_sms) is not known for another count and
+/// is left empty. sm_count_of_profile records the profile's count. Throws FieldError("sm_count")
+/// for a count below 1 or above kMaxSmCount, or a profile without SMs.
+Gpu with_sm_count(const Gpu& gpu, int sm_count);
+/// The most SMs with_sm_count takes: 1,024, six times the largest GPU of hw/ (the RTX 5090's 170),
+/// room for hypothetical GPUs while any count typed by mistake (132000) is refused.
+inline constexpr int kMaxSmCount = 1024;
 
 /// The largest whole number a count field may hold: 2^24 is far above any real count and keeps
 /// the models' int arithmetic (threads + 31, warps x registers, ...) exact.

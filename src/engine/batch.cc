@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <istream>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "parse/csv.h"
@@ -25,10 +26,11 @@ constexpr std::size_t kMaxProfiles = 64;         // distinct profiles one batch 
 using io::RecordReader;
 
 struct Columns {
-  std::vector<const OptionSpec*> options;  // nullptr: the gpu column
+  std::vector<const OptionSpec*> options;  // nullptr: the gpu or the sms column
   std::vector<std::size_t> places;         // each option's place in the calculator's options
   std::vector<std::string> names;
   bool has_gpu = false;
+  std::size_t sms = kNoPlace;  // the sms column's place among the cells (kNoPlace: none)
 };
 
 // A header cell as an option's name: --smem_per_thread and smem_per_thread are smem-per-thread.
@@ -46,13 +48,13 @@ std::vector<std::string> header_names(const std::vector<std::string>& cells) {
 
 Columns read_header(const Calculator& calc, const std::vector<std::string>& cells, long line) {
   Columns cols;
-  std::vector<std::string> known = {"gpu"};
+  std::vector<std::string> known = {"gpu", "sms"};
   for (const OptionSpec& o : calc.options) known.push_back(o.name);
   for (const std::string& cell : cells) {
     const std::string name = header_name(cell);
     const OptionSpec* spec = nullptr;
     for (const OptionSpec& o : calc.options) spec = o.name == name ? &o : spec;
-    if (spec == nullptr && name != "gpu") {
+    if (spec == nullptr && name != "gpu" && name != "sms") {
       std::string hint = did_you_mean(name, known);
       throw InputError(fmt::format("--batch line {}", line), cell,
                        fmt::format("a header of {} options: {}{}", calc.name, fmt::join(known, ", "),
@@ -63,8 +65,9 @@ Columns read_header(const Calculator& calc, const std::vector<std::string>& cell
     }
     cols.options.push_back(spec);
     cols.places.push_back(spec != nullptr ? static_cast<std::size_t>(spec - calc.options.data()) : 0);
+    if (name == "sms") cols.sms = cols.names.size();
     cols.names.push_back(name);
-    cols.has_gpu = cols.has_gpu || spec == nullptr;
+    cols.has_gpu = cols.has_gpu || name == "gpu";
   }
   return cols;
 }
@@ -86,9 +89,12 @@ struct Batch {
   GivenOptions command_line = given_by_option(calc, raw);
   std::vector<std::string_view> cells = std::vector<std::string_view>(calc.options.size());
   std::vector<std::size_t> changed{};
-  // The profile of the last row and the gpu cell it came from (empty: --gpu's).
+  // The profile of the last row and the gpu and sms cells it came from (empty: --gpu's, --sms's).
   const Gpu* gpu = nullptr;
   std::string gpu_cell{};
+  std::string sms_cell{};
+  // The last row's profile of another SM count (an sms cell or --sms), made from the named one.
+  std::unique_ptr<Gpu> scaled{};
   // A row's storage, reused from row to row.
   Args args{};
   Report report{calc.results};
@@ -121,13 +127,23 @@ void run_point(Batch& b, Printer& writer, const Args& args, const Gpu& gpu, long
   }
 }
 
-// The profile a row names in its gpu cell, else --gpu's: the last row's when the cell is the same.
-const Gpu& row_profile(Batch& b, std::string_view cell) {
-  if (b.gpu == nullptr || cell != b.gpu_cell) {
-    b.gpu = nullptr;  // until the cell's profile is found: a row in error names it again
-    const Gpu& gpu = profile(b, cell.empty() ? b.common.gpu : std::string(cell));
+// The profile a row names in its gpu cell, else --gpu's, with the SM count of its sms cell, else
+// --sms's: the last row's when the cells are the same.
+const Gpu& row_profile(Batch& b, std::string_view cell, std::string_view sms_cell) {
+  if (b.gpu == nullptr || cell != b.gpu_cell || sms_cell != b.sms_cell) {
+    b.gpu = nullptr;  // until the cells' profile is found: a row in error names it again
+    const std::string sms = sms_cell.empty() ? b.common.sms : std::string(sms_cell);
+    const int count = sms.empty() ? 0 : parse_sms(sms);
+    const Gpu& named = profile(b, cell.empty() ? b.common.gpu : std::string(cell));
+    const Gpu* gpu = &named;
+    if (count > 0) {
+      b.scaled = std::make_unique<Gpu>(with_sm_count(named, count));
+      gpu = b.scaled.get();
+      b.args.set_read_for(nullptr);  // a new profile, perhaps at the last one's address: every option read again
+    }
     b.gpu_cell = cell;
-    b.gpu = &gpu;
+    b.sms_cell = sms_cell;
+    b.gpu = gpu;
   }
   return *b.gpu;
 }
@@ -150,11 +166,12 @@ bool same_text(std::string_view cell, const std::string& text) {
                                  b.columns.names.size()));
   }
   std::string_view gpu_cell;
+  std::string_view sms_cell;
   b.changed.clear();
   for (std::size_t j = 0; j < cells.size(); ++j) {
     const OptionSpec* option = b.columns.options[j];
     if (option == nullptr) {
-      gpu_cell = cells[j];
+      (j == b.columns.sms ? sms_cell : gpu_cell) = cells[j];
       continue;
     }
     // A cell overrides the command line; an empty one leaves it. The last row's cell is its
@@ -166,7 +183,7 @@ bool same_text(std::string_view cell, const std::string& text) {
     if (changed) b.changed.push_back(i);
     b.cells[i] = cell;
   }
-  const Gpu& gpu = row_profile(b, gpu_cell);
+  const Gpu& gpu = row_profile(b, gpu_cell, sms_cell);
   std::optional<Sweep> sweep;
   if (!b.common.sweep.empty()) sweep = parse_sweep(b.calc, b.common.sweep, gpu);
   Args& args = b.args;
@@ -188,7 +205,9 @@ Row error_row(const Batch& b, const std::vector<std::string_view>& cells, long l
   row.error = message;
   for (std::size_t j = 0; j < cells.size() && j < b.columns.names.size(); ++j) {
     if (cells[j].empty()) continue;
-    if (b.columns.options[j] == nullptr) {
+    if (j == b.columns.sms) {
+      row.inputs.push_back(Value::word("sms", std::string(cells[j])));
+    } else if (b.columns.options[j] == nullptr) {
       row.gpu = std::string(cells[j]);
     } else {
       row.inputs.push_back(Value::word(b.columns.options[j]->key(), std::string(cells[j])));
@@ -270,15 +289,22 @@ int run_batch(const Calculator& whole, const RawOptions& raw, const CommonOption
   std::vector<Requirement> requirements;
   for (const std::string& text : common.require) requirements.push_back(parse_requirement(calc, text));
   Batch b{calc, raw, common, requirements, read_header(calc, header, line), {}, err};
-  std::vector<std::string> shown;
-  for (const OptionSpec* o : b.columns.options) {
-    if (o != nullptr) shown.push_back(o->key());
+  const bool sms = !common.sms.empty() || b.columns.sms != kNoPlace;
+  if (sms) {
+    refuse_sms(whole, calc, !common.sms.empty() ? fmt::format("--sms: '{}'", InputError::printable(common.sms))
+                                                : fmt::format("--batch line {}: the sms column", line));
   }
-  if (!common.sweep.empty()) shown.push_back(parse_sweep(calc, common.sweep, load_gpu(common.gpu)).axis->key());
+  if (!common.sms.empty()) (void)parse_sms(common.sms);  // a bad --sms stops the batch before any row
+  std::vector<std::string> shown;
+  for (std::size_t j = 0; j < b.columns.names.size(); ++j) {
+    if (b.columns.options[j] != nullptr) shown.push_back(b.columns.options[j]->key());
+  }
+  if (sms) shown.emplace_back("sms");
+  if (!common.sweep.empty()) shown.push_back(parse_sweep(calc, common.sweep, load_gpu(common.gpu, common.sms)).axis->key());
   const std::unique_ptr<Printer> printer = make_printer(format, out);
   Printer& writer = *printer;
   writer.begin({});
-  writer.columns(row_columns(calc, true, b.columns.has_gpu, shown));
+  writer.columns(row_columns(calc, true, b.columns.has_gpu, sms, shown));
   rows_out = &writer;
   std::vector<std::string_view> cells;
   std::string unquoted;  // the cells that split_csv_record unquotes

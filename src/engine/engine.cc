@@ -28,6 +28,21 @@ InputError for_sweep(const InputError& e, const std::string& swept) {
   return InputError("--sweep", swept, fmt::format("{} (the sweep sets --{} {})", e.accepted(), swept, e.value()));
 }
 
+// --explain's first step for a profile of another SM count: what was scaled, with a peak's
+// numbers, and what was not.
+std::string sms_step(const Gpu& gpu) {
+  const int was = gpu.sm_count_of_profile;
+  const bool tensor = gpu.peak(ComputeUnit::tensor, "fp16") > 0;
+  const double peak = tensor ? gpu.peak(ComputeUnit::tensor, "fp16") : gpu.peak(ComputeUnit::cuda, "fp32");
+  return fmt::format("--sms {}: sm_count = {} in place of {}'s {}; each peak FLOP/s is SMs x FLOP per clock per SM x clock, so "
+                     "x {}/{} ({} fp{}: {} -> {}); memory bandwidth {}, the L2 ({}), the clocks and every per-SM limit as the "
+                     "profile's",
+                     gpu.sm_count, gpu.sm_count, gpu.key, was, gpu.sm_count, was, tensor ? "tensor" : "CUDA-core",
+                     tensor ? "16" : "32", format_quantity(peak * was / gpu.sm_count, Unit::flops_per_second),
+                     format_quantity(peak, Unit::flops_per_second), format_quantity(gpu.memory_bandwidth, Unit::bytes_per_second),
+                     format_quantity(static_cast<double>(gpu.l2_size), Unit::onchip_bytes));
+}
+
 }  // namespace
 
 [[noreturn]] void rethrow_for_option(const Calculator& calc, const FieldError& e, const Gpu& gpu) {
@@ -131,10 +146,11 @@ void run_model(const Calculator& calc, const Args& args, const Gpu& gpu, const s
   }
   report.finish();
   refuse_unused(calc, args, swept);
-  // What reading the profile took on its own (an older format's default), for people only.
+  // What reading the profile took on its own (an older format's default), and --sms, for people only.
   if (args.for_people()) {
     const std::vector<std::string> noted = profile_notes(gpu);
     report.notes.insert(report.notes.end(), noted.begin(), noted.end());
+    if (gpu.sm_count_of_profile > 0) report.explain.insert(report.explain.begin(), sms_step(gpu));
   }
 }
 
@@ -168,6 +184,7 @@ void run_rows_case(const Calculator& calc, const Args& args, const Gpu& gpu, std
       if (args.for_people()) {
         const std::vector<std::string> noted = profile_notes(used);
         report.notes.insert(report.notes.end(), noted.begin(), noted.end());
+        if (used.sm_count_of_profile > 0) report.explain.insert(report.explain.begin(), sms_step(used));
       }
       next.row(report);
     }
@@ -198,6 +215,8 @@ void fill_row_inputs(const Args& args, const Report& report, const Gpu& gpu, lon
     }
     if (!restated) row.inputs.push_back(v);
   }
+  // --sms (a batch's sms cell): the profile's SM count replaced.
+  if (gpu.sm_count_of_profile > 0) row.inputs.push_back(Value::num("sms", gpu.sm_count));
 }
 
 }  // namespace
@@ -220,6 +239,13 @@ void fill_row(const Args& args, Report& report, const Gpu& gpu, long line, Row& 
   }
 }
 
+void refuse_sms(const Calculator& whole, const Calculator& calc, const std::string& given) {
+  if (whole.rows_option != nullptr && whole.forms.empty()) {
+    throw InputError(fmt::format("{} is refused by {}: its input gives the GPU's own SM count", given, whole.name));
+  }
+  if (calc.refuses_sms != nullptr) throw InputError(fmt::format("{} is refused here: {}", given, calc.refuses_sms));
+}
+
 void set_axis(Args& args, const OptionSpec& axis, double x) {
   Args::Entry* e = args.find(axis.name);
   e->number = x;
@@ -230,17 +256,18 @@ void set_axis(Args& args, const OptionSpec& axis, double x) {
 
 // ---- the columns of many rows ----
 
-RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, const std::vector<std::string>& shown_inputs,
-                       const std::vector<std::string>& shown_results) {
+RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, bool sms_column,
+                       const std::vector<std::string>& shown_inputs, const std::vector<std::string>& shown_results) {
   RowColumns out;
   out.batch = batch;
   out.gpu_column = gpu_column;
   // Numbers right-aligned, words (access, preset, an expression) left.
   std::vector<std::string> keys;
   for (const OptionSpec& o : calc.options) keys.push_back(o.key());
+  if (sms_column) keys.emplace_back("sms");  // --sms or a batch's sms cell: the SM count of the rows' profile
   auto number = [&](std::string_view key) {
-    bool right = false;
-    for (std::size_t i = 0; i < keys.size(); ++i) {
+    bool right = key == "sms";
+    for (std::size_t i = 0; i < calc.options.size(); ++i) {
       if (keys[i] == key) right = calc.options[i].kind == OptionKind::integer || calc.options[i].kind == OptionKind::number;
     }
     return right;

@@ -22,6 +22,7 @@ using RawOptions = std::vector<std::pair<std::string, std::vector<std::string>>>
 struct CommonOptions {
   std::string gpu = "h100";
   bool gpu_given = false;  // --gpu typed (a rows form that picks its own profile keeps a given one)
+  std::string sms;         // --sms N: the profile with N SMs (with_sm_count); empty: its own
   std::string format = "text";
   bool explain = false;
   std::vector<std::string> require;

@@ -25,14 +25,19 @@ Row make_row(const Args& args, const Report& report, const Gpu& gpu, long line);
 /// make_row into `row`, reusing its storage (a batch's rows, a sweep's points): the row takes
 /// the report's results, the report is left with values for run_model to overwrite.
 void fill_row(const Args& args, Report& report, const Gpu& gpu, long line, Row& row);
+/// Throws InputError where the form `calc` of `whole` takes no other SM count: a calculator of
+/// rows only, whose input gives the GPU's own figures (ncu), or a form that says why not
+/// (Calculator::refuses_sms). `given` says what asked for one: "--sms: '4'", "--batch: the sms column".
+void refuse_sms(const Calculator& whole, const Calculator& calc, const std::string& given);
 /// Puts a sweep point into `args` as if typed.
 void set_axis(Args& args, const OptionSpec& axis, double x);
 
 /// The columns of a calculator's rows (report/printer.h): every option and result key, and
 /// for people the inputs `shown_inputs`, then the results `shown_results` and the brief ones.
-/// `batch`: a line and an error column; `gpu_column`: people see the profile (a batch picks them).
-RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, const std::vector<std::string>& shown_inputs,
-                       const std::vector<std::string>& shown_results = {});
+/// `batch`: a line and an error column; `gpu_column`: people see the profile (a batch picks them);
+/// `sms_column`: an sms input (--sms, or a batch's sms cells), which people see too.
+RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, bool sms_column,
+                       const std::vector<std::string>& shown_inputs, const std::vector<std::string>& shown_results = {});
 
 /// How long --plot waits for a FIFO's reader (open() of a FIFO waits for its other end), as
 /// long as every input waits for a FIFO's writer (io/read.h).

@@ -90,7 +90,9 @@ int run_swept(const Plan& p, const Args& args, const Sweep& sweep, const Gpu& gp
   }
   std::unique_ptr<Printer> printer = make_printer(p.format, out);
   printer->begin({.title = fmt::format("{} on {} ({}): sweep over {}", p.calc.name, gpu.name, gpu.key, axis.name)});
-  printer->columns(row_columns(p.calc, false, false, {axis.key()}));
+  std::vector<std::string> shown = {axis.key()};
+  if (!p.common.sms.empty()) shown.emplace_back("sms");
+  printer->columns(row_columns(p.calc, false, false, !p.common.sms.empty(), shown));
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     printer->row(row, p.common.explain ? &explains[i] : nullptr);
@@ -141,7 +143,9 @@ int run_rows(const Plan& p, const Args& args, const Gpu& gpu, std::istream& in, 
     void begin(std::size_t rows) override {
       printer = make_printer(p.format, out);
       printer->begin({.title = fmt::format("{} on {} ({}): {} row{}", p.calc.name, used().name, used().key, rows, rows == 1 ? "" : "s")});
-      printer->columns(row_columns(p.calc, false, false, {}, p.calc.rows_columns));
+      const bool sms = !p.common.sms.empty();
+      printer->columns(row_columns(p.calc, false, false, sms, sms ? std::vector<std::string>{"sms"} : std::vector<std::string>{},
+                                   p.calc.rows_columns));
     }
     void row(Report& report) override {
       const Row row = make_row(args, report, used(), 0);
@@ -214,7 +218,8 @@ int run_calculator(const Calculator& whole, const RawOptions& raw, const CommonO
                                  rows_option != nullptr ? fmt::format(" (--{} explains each row in every format)", rows_option) : ""));
   }
   if (!common.batch.empty()) return run_batch(whole, raw, common, plan.format, out, err, in);
-  Gpu gpu = load_gpu(common.gpu);
+  if (!common.sms.empty()) refuse_sms(whole, calc, fmt::format("--sms: '{}'", InputError::printable(common.sms)));
+  Gpu gpu = load_gpu(common.gpu, common.sms);
   if (rows_form) {
     Args args = parse_args(calc, raw, gpu);
     args.set_gpu_given(common.gpu_given);

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "core/text.h"
+#include "parse/quantity.h"
 #include "io/read.h"
 
 namespace gpucalc {
@@ -39,8 +40,28 @@ Gpu load_gpu(const std::string& name_or_path) {
   return parse_gpu(text, key, name_or_path);
 }
 
+int parse_sms(const std::string& text) {
+  try {
+    return static_cast<int>(parse_integer(text, Unit::count, "--sms", 1, kMaxSmCount));
+  } catch (const InputError&) {
+    throw InputError("--sms", text, kSmsForm);
+  }
+}
+
+Gpu load_gpu(const std::string& name_or_path, const std::string& sms) {
+  if (sms.empty()) return load_gpu(name_or_path);
+  const int count = parse_sms(sms);  // before the profile: a bad count is the line, whatever --gpu is
+  return with_sm_count(load_gpu(name_or_path), count);
+}
+
 std::vector<std::string> profile_notes(const Gpu& gpu) {
   std::vector<std::string> notes;
+  if (gpu.sm_count_of_profile > 0) {
+    notes.push_back(fmt::format("--sms {}: {} of {}'s {} SMs; compute peaks scaled to {}/{}, memory bandwidth and the L2 as "
+                                "the profile's",
+                                gpu.sm_count, gpu.sm_count, gpu.key, gpu.sm_count_of_profile, gpu.sm_count,
+                                gpu.sm_count_of_profile));
+  }
   for (const Defaulted& d : gpu.defaulted) {
     notes.push_back(fmt::format("profile {} (format {}): {} left out, taken as 0 ({}); 'gpucalc hw new --from FILE' writes a "
                                 "profile in format {} with every field",

@@ -330,6 +330,9 @@ struct Calculator {
   /// Its other forms, each chosen by its option (the first given wins); the calculator itself
   /// runs when none is given.
   std::vector<Form> forms = {};
+  /// Set: --sms (another SM count) is refused with this form, and this says why (occupancy
+  /// --cluster: residency depends on the GPC layout, which a count alone does not give).
+  const char* refuses_sms = nullptr;
 };
 
 /// The form a call of `calc` runs: the first of calc.forms whose option `given` holds (a name

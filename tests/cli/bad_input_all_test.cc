@@ -34,6 +34,14 @@ struct BadInput {
 const std::vector<BadInput>& occupancy_rows() {
   static const std::vector<BadInput> rows = {
     {{"occupancy", "--threads", "256", "--regs", "64", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms", "0"}, "--sms", "invalid value '0': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms", "-1"}, "--sms", "invalid value '-1': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms", "2.5"}, "--sms", "invalid value '2.5': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms", "1025"}, "--sms", "invalid value '1025': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms", "abc"}, "--sms", "invalid value 'abc': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--cluster", "2", "--sms", "4"}, "--sms", "'4' is refused here: with --cluster, residency depends on the GPC layout"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms", ""}, "--sms", "invalid value '': expected a whole number of SMs from 1 to 1,024"},
+    {{"occupancy", "--threads", "256", "--regs", "64", "--sms"}, "--sms", "--help"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--format", "yaml"}, "--format", "one of text, json"},
     {{"occupancy", "--threads", "256", "--regs", "64", "--require", "occupancy>>0.5"}, "--require", "invalid value 'occupancy>>0.5': expected a value for occupancy"},
@@ -83,6 +91,7 @@ const std::vector<BadInput>& occupancy_rows() {
 const std::vector<BadInput>& little_rows() {
   static const std::vector<BadInput> rows = {
     {{"little", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"little", "--sms", "0"}, "--sms", "invalid value '0': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"little", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"little", "--format", "yaml"}, "--format", "one of text, json"},
     {{"little", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -123,6 +132,7 @@ const std::vector<BadInput>& little_rows() {
 const std::vector<BadInput>& sectors_rows() {
   static const std::vector<BadInput> rows = {
     {{"sectors", "--stride", "2", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"sectors", "--stride", "2", "--sms", "-4"}, "--sms", "invalid value '-4': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"sectors", "--stride", "2", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"sectors", "--stride", "2", "--format", "yaml"}, "--format", "one of text, json"},
     {{"sectors", "--stride", "2", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -169,6 +179,7 @@ const std::vector<BadInput>& sectors_rows() {
 const std::vector<BadInput>& banks_rows() {
   static const std::vector<BadInput> rows = {
     {{"banks", "--width", "33", "--access", "column", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"banks", "--width", "33", "--access", "column", "--sms", "4.5"}, "--sms", "invalid value '4.5': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"banks", "--width", "33", "--access", "column", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"banks", "--width", "33", "--access", "column", "--format", "yaml"}, "--format", "one of text, json"},
     {{"banks", "--width", "33", "--access", "column", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -218,6 +229,7 @@ const std::vector<BadInput>& banks_rows() {
 const std::vector<BadInput>& fusion_rows() {
   static const std::vector<BadInput> rows = {
     {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--sms", "1e31"}, "--sms", "invalid value '1e31': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--format", "yaml"}, "--format", "one of text, json"},
     {{"fusion", "--preset", "unary", "--ops", "4", "--n", "1e8", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -260,6 +272,7 @@ const std::vector<BadInput>& fusion_rows() {
 const std::vector<BadInput>& tiling_rows() {
   static const std::vector<BadInput> rows = {
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--sms", "nan"}, "--sms", "invalid value 'nan': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--format", "yaml"}, "--format", "one of text, json"},
     {{"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -308,6 +321,10 @@ const std::vector<BadInput>& tiling_rows() {
 const std::vector<BadInput>& waves_rows() {
   static const std::vector<BadInput> rows = {
     {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--sms", "0"}, "--sms", "invalid value '0': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--sms", "4KB"}, "--sms", "invalid value '4KB': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--sms", "2000"}, "--sms", "invalid value '2000': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--sms", "1/3"}, "--sms", "invalid value '1/3': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--format", "yaml"}, "--format", "one of text, json"},
     {{"waves", "--blocks", "265", "--blocks-per-sm", "1", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -346,6 +363,7 @@ const std::vector<BadInput>& waves_rows() {
 const std::vector<BadInput>& roofline_rows() {
   static const std::vector<BadInput> rows = {
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--sms", "inf"}, "--sms", "invalid value 'inf': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--gpu", "/nonexistent.toml"}, "--gpu", "a readable profile .toml"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--format", "yaml"}, "--format", "one of text, json"},
     {{"roofline", "--flops", "1.37e11", "--bytes", "101MB", "--require", "occupancy>>0.5"}, "--require", "a results key of"},
@@ -387,6 +405,7 @@ const std::vector<BadInput>& roofline_rows() {
 const std::vector<BadInput>& pipeline_rows() {
   static const std::vector<BadInput> rows = {
     {{"pipeline", "--tile", "128x256x64", "--gpu", "h1000"}, "--gpu", "one of a10, a100, a100-40gb-sxm"},
+    {{"pipeline", "--tile", "128x256x64", "--sms", "-132"}, "--sms", "invalid value '-132': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"pipeline", "--tile", "128x256x64", "--gpu", "l4"}, "--gpu", "an sm_90 (H100, H200), sm_100 (B200) or sm_120/sm_121 (RTX 5090) profile"},
     {{"pipeline", "--tile", "128x256x64", "--format", "yaml"}, "--format", "one of text, json"},
     {{"pipeline", "--tile", "128x256x64", "--require", "nokey>=1"}, "--require", "a results key of"},
@@ -444,6 +463,7 @@ const std::vector<BadInput>& ncu_rows() {
 const std::vector<BadInput>& attention_rows() {
   static const std::vector<BadInput> rows = {
     {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--batch-size", "x!y"}, "--batch-size", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--sms", "0x0"}, "--sms", "invalid value '0x0': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"attention", "--seq", "4096", "--head-dim", "128", "--heads", "x!y"}, "--heads", "a whole number (256 or 0xff), 1 to 1,024"},
     {{"attention", "--heads", "32", "--seq", "4096", "--head-dim", "128", "--kv-heads", "x!y"}, "--kv-heads", "a whole number (256 or 0xff), 1 to 1,024"},
     {{"attention", "--heads", "32", "--head-dim", "128", "--seq", "x!y"}, "--seq", "a whole number (256, 2^24, 16,384 or 0xff)"},
@@ -471,6 +491,7 @@ const std::vector<BadInput>& attention_rows() {
 const std::vector<BadInput>& decode_rows() {
   static const std::vector<BadInput> rows = {
     {{"decode", "--model", "x!y"}, "--model", "llama-2-7b, llama-2-13b, llama-2-70b"},
+    {{"decode", "--model", "llama-2-7b", "--sms", "2^20"}, "--sms", "invalid value '2^20': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
     {{"decode", "--model", "llama-3-8b", "--params", "x!y"}, "--params", "a number such as 256, 1e8, 2^24, 3*2^20 or"},
     {{"decode", "--model", "llama-3-8b", "--active-params", "x!y"}, "--active-params", "a number such as 256, 1e8, 2^24, 3*2^20 or"},
     {{"decode", "--model", "llama-3-8b", "--embedding-params", "x!y"}, "--embedding-params", "a number such as 256, 1e8, 2^24, 3*2^20 or"},

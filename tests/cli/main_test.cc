@@ -47,6 +47,7 @@ TEST_CASE("each common option reads the same from a plain call and through CLI11
     if (o.text == &gpucalc::CommonOptions::gpu) given = {flag, "a100"};
     if (o.text == &gpucalc::CommonOptions::format) given = {flag, "json"};
     if (o.text == &gpucalc::CommonOptions::sweep) given = {flag, "regs"};
+    if (o.text == &gpucalc::CommonOptions::sms) given = {flag, "66"};
     if (given.empty()) continue;  // --require, --batch, --plot: other inputs (cli_test, batch_test)
     std::vector<std::string> plain = base, through_cli11 = base;
     plain.insert(plain.end(), {"--threads", "256"});

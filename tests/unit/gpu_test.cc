@@ -331,3 +331,62 @@ TEST_CASE("a profile read by parse_gpu's own reader reads as toml++ reads it, ov
   // Most edits keep the text valid TOML (a value's digit, a source's letter): the comparison ran.
   CHECK(compared > 500);
 }
+
+namespace gpucalc {
+namespace {
+
+// with_sm_count: a GPU of another SM count. A peak is SMs x (FLOP per clock per SM) x clock, so
+// each peak scales by n / sm_count and its per-SM rate stays; memory, the L2, the clocks and the
+// per-SM limits are not sums over SMs and stay the profile's. Every figure is the profile's own.
+TEST_CASE("with_sm_count scales every peak by n / sm_count and keeps memory, the L2 and the per-SM limits") {
+  for (const std::string& key : builtin_gpu_keys()) {
+    const Gpu g = load_gpu(key);
+    for (const int n : {1, 4, g.sm_count / 2 + 1, g.sm_count, 2 * g.sm_count}) {
+      CAPTURE(key);
+      CAPTURE(n);
+      const Gpu s = with_sm_count(g, n);
+      CHECK(s.sm_count == n);
+      CHECK(s.sm_count_of_profile == g.sm_count);
+      REQUIRE(s.peak_cuda.size() == g.peak_cuda.size());
+      REQUIRE(s.peak_tensor.size() == g.peak_tensor.size());
+      for (const auto& [dtype, flops] : g.peak_cuda) {
+        CHECK(s.peak_cuda.at(dtype) == doctest::Approx(flops * n / g.sm_count));
+        CHECK(s.peak_cuda.at(dtype) / n == doctest::Approx(flops / g.sm_count));  // the per-SM rate
+      }
+      for (const auto& [dtype, flops] : g.peak_tensor) CHECK(s.peak_tensor.at(dtype) == doctest::Approx(flops * n / g.sm_count));
+      CHECK(s.memory_bandwidth == g.memory_bandwidth);
+      CHECK(s.memory_bandwidth_achievable == g.memory_bandwidth_achievable);
+      CHECK(s.memory_read_bandwidth == g.memory_read_bandwidth);
+      CHECK(s.dram_scattered_bandwidth == g.dram_scattered_bandwidth);
+      CHECK(s.memory_size == g.memory_size);
+      CHECK(s.l2_size == g.l2_size);
+      CHECK(s.l2_bandwidth == g.l2_bandwidth);
+      CHECK(s.l2_sector_bandwidth == g.l2_sector_bandwidth);
+      CHECK(s.boost_clock == g.boost_clock);
+      CHECK(s.peak_tensor_clock == g.peak_tensor_clock);
+      CHECK(s.max_threads_per_sm == g.max_threads_per_sm);
+      CHECK(s.registers_per_sm == g.registers_per_sm);
+      CHECK(s.shared_memory_per_sm == g.shared_memory_per_sm);
+      CHECK(s.max_blocks_per_sm == g.max_blocks_per_sm);
+      CHECK(s.sfu_ops_per_sm_per_cycle == g.sfu_ops_per_sm_per_cycle);
+      CHECK(s.latency_hbm_cycles == g.latency_hbm_cycles);
+      CHECK(s.gpc_sms.empty());  // which GPCs would hold n SMs is not known
+      CHECK(s.provenance.at("sm_count").kind == "derived");
+    }
+  }
+}
+
+TEST_CASE("with_sm_count of a scaled profile scales from the profile's own count, and 0, negative and above 1,024 are refused") {
+  const Gpu h100 = load_gpu("h100");
+  const Gpu twice = with_sm_count(with_sm_count(h100, 4), 66);
+  CHECK(twice.sm_count_of_profile == h100.sm_count);
+  CHECK(twice.peak(ComputeUnit::tensor, "bf16") == doctest::Approx(h100.peak(ComputeUnit::tensor, "bf16") * 66 / h100.sm_count));
+  for (const int bad : {0, -1, kMaxSmCount + 1}) {
+    CAPTURE(bad);
+    CHECK_THROWS_AS((void)with_sm_count(h100, bad), FieldError);
+  }
+  CHECK(with_sm_count(h100, kMaxSmCount).sm_count == kMaxSmCount);
+}
+
+}  // namespace
+}  // namespace gpucalc
