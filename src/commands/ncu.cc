@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <iterator>
@@ -78,9 +79,9 @@ class Kernels {
     try {
       try {
         NcuReader reader(file_ ? static_cast<LineSource&>(*file_) : *text_lines_);
-        format_ = reader.format();
         NcuKernel k;
         while (reader.next(k)) each(k);
+        format_ = reader.format();
       } catch (const NcuScattered&) {
         if (file_) text_ = io::read_text(path_, limits(), in_);
         whole_ = parse_ncu_report(text_);
@@ -290,7 +291,23 @@ void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, Report& 
   put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
   put_ncu(k, NcuField::waves, kNcuWaves, report);
   put_ncu(k, NcuField::duration, kNcuDuration, report);
+  // What the counters give without the launch: sectors per request.
+  if (k.has(NcuField::global_load_sectors) && k.get(NcuField::global_load_requests) > 0) {
+    report.num(kAccessSectorsPerLoad, k.get(NcuField::global_load_sectors) / k.get(NcuField::global_load_requests));
+  }
+  if (k.has(NcuField::global_store_sectors) && k.get(NcuField::global_store_requests) > 0) {
+    report.num(kAccessSectorsPerStore, k.get(NcuField::global_store_sectors) / k.get(NcuField::global_store_requests));
+  }
   report.word(kVerdict, verdict);
+}
+
+// Whether a kernel has a figure of its own beyond its launch's grid and block.
+bool has_figures(const NcuKernel& k) {
+  for (std::size_t f = 0; f < kNcuFields; ++f) {
+    const auto field = static_cast<NcuField>(f);
+    if (field != NcuField::block_size && field != NcuField::grid_size && k.has(field)) return true;
+  }
+  return false;
 }
 
 constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
@@ -413,6 +430,7 @@ struct Survey {
   std::string refusal;                    // the first refusal ("": none)
   std::size_t partial = 0;                // chosen kernels without a figure the models need
   std::string first_missing;              // the first of them, as a refusal (when every kernel lacks one)
+  std::size_t partial_with_figures = 0;   // of them, those with figures of their own
 };
 
 // A kernel checked against the models: a figure out of range is a refusal (the report's, whole);
@@ -423,6 +441,7 @@ void survey_check(const NcuKernel& k, const Gpu& gpu, const std::string& path, S
   } catch (const FieldError& e) {
     if (e.rule() == Rule::required) {
       if (s.partial++ == 0) s.first_missing = refusal(e, k, gpu, path);
+      if (has_figures(k)) ++s.partial_with_figures;
     } else if (s.refusal.empty()) {
       s.refusal = refusal(e, k, gpu, path);
     }
@@ -484,7 +503,7 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   // Every kernel checked before the first row goes out: a bad one is refused with no output.
   if (s.unchecked > 0) {
     s.refusal.clear();
-    s.partial = 0;
+    s.partial = s.partial_with_figures = 0;
     report.pass(
         [&](const NcuKernel& k) {
           if (picked(k) && s.refusal.empty()) survey_check(k, gpu, path, s);
@@ -492,8 +511,8 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
         [] {});
   }
   if (!s.refusal.empty()) throw InputError(s.refusal);
-  // No kernel with the figures the models need: nothing to model (a report without Launch Statistics).
-  if (s.partial == s.chosen) throw InputError(s.first_missing);
+  // No kernel with the figures the models need, nor one with figures of its own: nothing to show.
+  if (s.partial == s.chosen && s.partial_with_figures == 0) throw InputError(s.first_missing);
   if (s.partial > 0) {
     chosen.notes.push_back(fmt::format("{} of {} lack figures the models need ({}): their rows give the report's own figures",
                                        format_count(static_cast<double>(s.partial), "kernel"), s.chosen,

@@ -763,6 +763,7 @@ struct NcuReader::State {
   std::vector<NcuKernel> md_kernels;                        // metric rows' kernels, given at the end
   std::unordered_map<std::string, std::size_t> md_by_name;  // by their column's name
   std::size_t md_given = 0;
+  bool text_kernels = false;  // a kernel from the text report's own lines
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::string process;
 
@@ -887,6 +888,7 @@ struct NcuReader::State {
     const std::string first = lower(md_header[0]);
     if (md_header.size() >= 2 && (first == "metric" || first == "metric name" || first == "metrics" || first == "name")) {
       md = Md::metric_rows;
+      markdown_read();
       const std::string second = lower(md_header[1]);
       md_unit = second == "unit" || second == "units" || second == "metric unit" ? 1 : -1;
       md_kernel_of.assign(md_header.size(), std::string::npos);
@@ -905,8 +907,15 @@ struct NcuReader::State {
         md_units.emplace_back(unit);
       }
     }
-    if (!md_fields.empty()) md = Md::kernel_rows;
+    if (!md_fields.empty()) {
+      md = Md::kernel_rows;
+      markdown_read();
+    }
     (void)at;
+  }
+  // A text whose kernels come from Markdown tables only is a Markdown report.
+  void markdown_read() {
+    if (format == NcuFormat::text && !text_kernels) format = NcuFormat::markdown;
   }
 
   // A figure of a Markdown table's cell into `k`: a cell that is no value ("—", "n/a" words,
@@ -1039,6 +1048,8 @@ struct NcuReader::State {
       k.line = at;
       k.process = process;
       begin_count(at);
+      if (format == NcuFormat::markdown) format = NcuFormat::text;
+      text_kernels = true;
       finish_current();
       current = std::move(k);
       have_current = true;

@@ -74,7 +74,7 @@ struct NcuKernel {
 /// A figure as ncu names it: the details page's name (Block Size), else the raw page's metric.
 std::string_view ncu_field_name(NcuField field);
 
-enum class NcuFormat { details_csv, raw_csv, text };
+enum class NcuFormat { details_csv, raw_csv, text, markdown };
 
 struct NcuReport {
   NcuFormat format = NcuFormat::text;
@@ -142,7 +142,7 @@ class NcuReader {
   NcuReader& operator=(const NcuReader&) = delete;
   /// The next kernel into `kernel`; false after the last (the first call without one throws no_kernel).
   bool next(NcuKernel& kernel);
-  /// The report's format (found before the first kernel).
+  /// The report's format (a text report's Markdown tables are told by the end of the reading).
   NcuFormat format() const;
   /// The lines read so far.
   long lines() const;

@@ -261,11 +261,17 @@ std::unique_ptr<FileLines> FileLines::open(const std::string& path, const Limits
   file.fd = -1;  // the FileLines closes it
   const int flags = ::fcntl(lines->fd_, F_GETFL);
   if (flags >= 0) ::fcntl(lines->fd_, F_SETFL, flags & ~O_NONBLOCK);
-  // The first block tells UTF-16 (read whole and converted by read_text) and an empty file.
-  if (!lines->fill()) {
+  // The first block tells UTF-16 (read whole and converted by read_text: its NUL bytes are no
+  // binary's) and an empty file.
+  lines->limits_.text = false;
+  const bool any = lines->fill();
+  lines->limits_.text = limits.text;
+  if (!any) {
     if (!limits.empty_ok) throw ReadError(path, Problem::empty, limits.max_bytes, 0);
   } else if (limits.text && utf16_kind(std::string_view(lines->block_.data(), lines->end_)) != Utf16::none) {
     return nullptr;
+  } else if (limits.text && std::memchr(lines->block_.data(), '\0', lines->end_) != nullptr) {
+    throw ReadError(path, Problem::binary, limits.max_bytes, 0);
   }
   return lines;
 }
