@@ -876,8 +876,10 @@ struct NcuReader::State {
     const auto& raw_names = by_name(true);
     if (auto f = details.find(name); f != details.end()) {
       put_metric(k, f->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
-    } else if (auto r = raw_names.find(name); r != raw_names.end()) {
-      put_metric(k, r->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
+    } else if (name.find("__") != std::string_view::npos) {  // a metric's own name has one, a section's none
+      if (auto r = raw_names.find(name); r != raw_names.end()) {
+        put_metric(k, r->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
+      }
     }
   }
 
