@@ -539,7 +539,11 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
           // A figure missing (the survey refused every other fault): the report's own figures.
           const std::string verdict = fmt::format("{} is not in the report: not modelled", e.field());
           put_unmodelled_row(k, verdict, row);
-          if (args.for_people()) row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
+          if (args.for_people()) {
+            row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
+            row.explain.push_back(fmt::format("{}: line {} of {}: {} ({}); the report's own figures only", label(k), k.line,
+                                              path, verdict, kLaunchStats));
+          }
           sink.row(row);
           return;
         }

@@ -55,6 +55,12 @@ TEST_CASE("gpucalc ncu --metrics: kernels without the launch get rows of their o
   CHECK(rows[1]["results"]["access"]["sectors_per_load"].get<double>() == 33554432.0 / 8388608.0);
   CHECK(rows[0]["results"]["blocks_per_sm"].is_null());
   CHECK(rows[0]["results"]["verdict"] == "Block Size is not in the report: not modelled");
+  const testing::Run explained =
+      testing::run_gpucalc({"ncu", kData + "matrix-sums-v100-metrics.txt", "--gpu", "v100", "--format", "json", "--explain"});
+  REQUIRE(explained.exit_code == 0);
+  const auto derivation = json_lines(explained.out)[0]["explain"];
+  REQUIRE(derivation.size() == 1);
+  CHECK(derivation[0].get<std::string>().find("line 8 of") != std::string::npos);
 }
 
 TEST_CASE("gpucalc ncu: one kernel without Launch Statistics no longer refuses the others") {
