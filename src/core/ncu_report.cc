@@ -885,7 +885,7 @@ struct NcuReader::State {
 
   // A Markdown table's header (named by its delimiter row): a row per metric when its first cell
   // names the metric column, a row per kernel when a cell names a figure gpucalc reads.
-  void markdown_table(long at) {
+  void markdown_table() {
     md = Md::other;
     const std::string first = lower(md_header[0]);
     if (md_header.size() >= 2 && (first == "metric" || first == "metric name" || first == "metrics" || first == "name")) {
@@ -913,7 +913,6 @@ struct NcuReader::State {
       md = Md::kernel_rows;
       markdown_read();
     }
-    (void)at;
   }
   // A text whose kernels come from Markdown tables only is a Markdown report.
   void markdown_read() {
@@ -933,7 +932,7 @@ struct NcuReader::State {
   void markdown_row(std::string_view t, long at) {
     markdown_cells(t, cells);
     if (markdown_delimiter(cells)) {
-      if (md == Md::header) markdown_table(at);
+      if (md == Md::header) markdown_table();
       return;
     }
     if (md == Md::none || md == Md::header || md == Md::other) {
