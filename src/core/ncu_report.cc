@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -751,8 +752,10 @@ struct NcuReader::State {
   // separator after a Section line (the header or the first row comes).
   enum class Table { outside, header_next, header_seen, rows, first_row } table = Table::outside;
   bool section_seen = false;  // the last line was a Section line
-  // Markdown tables: a row per metric and a column per kernel (the kernels held to the end of the
-  // report, as a later table may add to them), or a row per kernel and a column per metric.
+  // Markdown tables: a row per metric and a column per kernel, or a row per kernel and a column per
+  // metric. Their kernels are held to the end of the report (a later table may add to them) and
+  // given only where the text has no kernel of ncu's text report: a document that pastes a text
+  // report reads as before, its tables passed over, a fault in them too (md_error).
   enum class Md { none, header, metric_rows, kernel_rows, other } md = Md::none;
   std::vector<std::string> md_header;
   long md_header_line = 0;
@@ -760,10 +763,11 @@ struct NcuReader::State {
   std::vector<std::size_t> md_kernel_of;                     // metric rows: a column's kernel (npos: none yet)
   std::vector<std::pair<int, NcuField>> md_fields;          // kernel rows: the figures' columns
   std::vector<std::string> md_units;                        // and their units from the header
-  std::vector<NcuKernel> md_kernels;                        // metric rows' kernels, given at the end
+  std::vector<NcuKernel> md_kernels;                        // the tables' kernels, given at the end
   std::unordered_map<std::string, std::size_t> md_by_name;  // by their column's name
   std::size_t md_given = 0;
   bool text_kernels = false;  // a kernel from the text report's own lines
+  std::optional<NcuReportError> md_error;  // the first fault of a table: thrown at the end, where they are read
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::string process;
 
@@ -929,7 +933,26 @@ struct NcuReader::State {
     put_metric(k, f, name, unit.empty() ? column_unit : unit, value, at);
   }
 
+  // A Markdown table's row; its fault kept for the end (md_error), the tables after it passed over.
   void markdown_row(std::string_view t, long at) {
+    if (md_error || text_kernels) return;
+    try {
+      markdown_row_read(t, at);
+    } catch (const NcuReportError& e) {
+      md_error = e;
+    }
+  }
+
+  // A Markdown kernel: counted against the bound with the others.
+  void md_kernel(long at) {
+    if (count + md_kernels.size() >= kNcuMaxKernels) {
+      NcuReportError e = problem_at(at, NcuProblem::many_kernels);
+      e.limit = static_cast<double>(kNcuMaxKernels);
+      throw e;
+    }
+  }
+
+  void markdown_row_read(std::string_view t, long at) {
     markdown_cells(t, cells);
     if (markdown_delimiter(cells)) {
       if (md == Md::header) markdown_table();
@@ -944,17 +967,16 @@ struct NcuReader::State {
     }
     if (md == Md::kernel_rows) {
       NcuKernel k;
-      k.id = std::to_string(count);
       k.name = std::string(cell(cells, md_name));
       k.line = at;
-      begin_count(at);
+      md_kernel(at);
       for (std::size_t i = 0; i < md_fields.size(); ++i) {
         const auto [col, f] = md_fields[i];
         std::string_view name, unit;
         name_and_unit(md_header[static_cast<std::size_t>(col)], name, unit);
         markdown_value(k, f, name, md_units[i], cell(cells, col), at);
       }
-      done(std::move(k));
+      md_kernels.push_back(std::move(k));
       return;
     }
     // A row per metric: its value in each kernel's column.
@@ -970,10 +992,9 @@ struct NcuReader::State {
         auto [it, fresh] = md_by_name.emplace(md_header[col], md_kernels.size());
         if (fresh) {
           NcuKernel k;
-          k.id = std::to_string(count);
           k.name = md_header[col];
           k.line = md_header_line;
-          begin_count(at);
+          md_kernel(at);
           md_kernels.push_back(std::move(k));
         }
         md_kernel_of[col] = it->second;
@@ -988,6 +1009,8 @@ struct NcuReader::State {
     const std::string_view t = trim(line);
     if (starts_with(t, "```") || starts_with(t, "~~~") || profiler_line(t)) return;
     if (!t.empty() && t.front() == '|' && table != Table::rows) {
+      table = Table::outside;  // as any line that is no table's
+      section_seen = false;
       markdown_row(t, at);
       return;
     }
@@ -1051,6 +1074,8 @@ struct NcuReader::State {
       begin_count(at);
       if (format == NcuFormat::markdown) format = NcuFormat::text;
       text_kernels = true;
+      md_kernels.clear();  // a document with a text report: its tables passed over, as before
+      md_error.reset();
       finish_current();
       current = std::move(k);
       have_current = true;
@@ -1088,7 +1113,8 @@ struct NcuReader::State {
     }
     part = Part::done;
     finish_current();
-    if (count == 0) {
+    if (!text_kernels && md_error) throw *md_error;
+    if (count == 0 && md_kernels.empty()) {
       NcuReportError e(0, NcuProblem::no_kernel);
       e.count = static_cast<double>(number);
       throw e;
@@ -1096,10 +1122,13 @@ struct NcuReader::State {
     return true;
   }
 
-  // At the end: the Markdown tables' kernels, one a step; false after the last.
+  // At the end: the Markdown tables' kernels (none where the text has a text report's), one a
+  // step, numbered in order; false after the last.
   bool give_held() {
-    if (md_given >= md_kernels.size()) return false;
-    done(std::move(md_kernels[md_given++]));
+    if (text_kernels || md_given >= md_kernels.size()) return false;
+    NcuKernel& k = md_kernels[md_given++];
+    k.id = std::to_string(count++);
+    done(std::move(k));
     return true;
   }
 };

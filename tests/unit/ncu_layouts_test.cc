@@ -117,6 +117,27 @@ TEST_CASE("Markdown tables of ncu's sections, a column per kernel: the sm_89 ker
   for (const NcuKernel& k : r.kernels) check_against_ncu(k, ada);
 }
 
+TEST_CASE("Markdown tables beside a text report are passed over, as before, a fault in them too") {
+  // A README that pastes ncu's text report and sums it up in a table: read as it was, the text's kernel.
+  const std::string text = read("scalingelections-h100-quoted.md");
+  const std::string table = "| Metric Name | Metric Unit | k |\n|---|---|---|\n| Registers Per Thread | register/thread | 3,2 |\n";
+  for (const std::string& document : {text + "\n" + table, table + "\n" + text}) {
+    const NcuReport r = parse_ncu_report(document);
+    REQUIRE(r.kernels.size() == 1);
+    CHECK(r.format == NcuFormat::text);
+    CHECK(r.kernels[0].id == "0");
+    CHECK(r.kernels[0].get(NcuField::registers) == 31);
+  }
+  // The table alone: its fault refused, naming its line.
+  try {
+    parse_ncu_report(table);
+    FAIL("a Markdown table's '3,2' registers read");
+  } catch (const NcuReportError& e) {
+    CHECK(e.line == 3);
+    CHECK(e.problem == NcuProblem::bad_value);
+  }
+}
+
 TEST_CASE("Markdown table, a row per kernel: each row a kernel, its figures by the header's names") {
   // Columns named as ncu names them in any case (Duration, Theoretical occupancy, Achieved
   // occupancy), values with their units ("5.82 us", "83.33%"); no launch figures in this paste.
