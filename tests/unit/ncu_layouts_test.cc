@@ -158,6 +158,23 @@ TEST_CASE("ncu --metrics in the text report: the raw metrics' names read") {
   CHECK(r.kernels[1].get(NcuField::global_load_sectors) == 33554432);
 }
 
+TEST_CASE("ncu --csv --metrics: a details page whose Metric Name is the metric's own (constructed)") {
+  // The layout of `ncu --csv --metrics launch__block_size,...`: the figures of raw-constructed.csv's kernel.
+  const std::string text =
+      "\"ID\",\"Process ID\",\"Kernel Name\",\"CC\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+      "\"0\",\"1\",\"k\",\"9.0\",\"launch__block_size\",\"\",\"1,024\"\n"
+      "\"0\",\"1\",\"k\",\"9.0\",\"launch__grid_size\",\"\",\"16,384\"\n"
+      "\"0\",\"1\",\"k\",\"9.0\",\"launch__registers_per_thread\",\"register/thread\",\"31\"\n"
+      "\"0\",\"1\",\"k\",\"9.0\",\"gpu__time_duration.sum\",\"usecond\",\"205.22\"\n";
+  const NcuReport r = parse_ncu_report(text);
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.format == NcuFormat::details_csv);
+  CHECK(r.kernels[0].get(NcuField::block_size) == 1024);
+  CHECK(r.kernels[0].get(NcuField::grid_size) == 16384);
+  CHECK(r.kernels[0].get(NcuField::registers) == 31);
+  CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(205.22e-6));
+}
+
 // The kernels of `text` a kernel at a time.
 std::vector<NcuKernel> streamed(const std::string& text) {
   TextLines lines(text);
