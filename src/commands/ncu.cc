@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +16,7 @@
 #include "commands/ncu_words.h"
 #include "core/error.h"
 #include "core/ncu_check.h"
+#include "core/lines.h"
 #include "core/ncu_report.h"
 #include "core/profile_match.h"
 #include "io/read.h"
@@ -46,13 +50,66 @@ const std::string kAccepted = fmt::format(
     "ncu's text report (a saved .ncu-rep: ncu --import FILE.ncu-rep --csv > FILE.csv)",
     kMaxReportBytes / (1024 * 1024));
 
-std::string read_report(const std::string& path, std::istream& in) {
-  try {
-    return io::read_text(path, {.max_bytes = kMaxReportBytes, .text = true, .empty_ok = false}, in);
-  } catch (const io::ReadError& e) {
-    throw io::input_error(e, "--report", kAccepted);
+// The report's kernels, a pass at a time: a regular file read a block at a time, again for each
+// pass, never held; standard input, a FIFO or UTF-16 text read whole within the bound. A details
+// page whose kernel's rows come apart is read whole, its kernels held (NcuScattered).
+class Kernels {
+ public:
+  Kernels(const std::string& path, std::istream& in) : path_(path), in_(in) {
+    try {
+      if (path != "-") file_ = io::FileLines::open(path, limits(), kNcuMaxLineBytes + 1);
+      if (!file_) {
+        text_ = io::read_text(path, limits(), in);
+        text_lines_ = std::make_unique<TextLines>(text_);
+      }
+    } catch (const io::ReadError& e) {
+      throw io::input_error(e, "--report", kAccepted);
+    }
   }
-}
+  NcuFormat format() const { return format_; }
+
+  /// Calls each(kernel) on every kernel of the report, in order. A report found unfit to stream
+  /// (its rows come apart) is read whole: restart() is called, and each(kernel) again from the first.
+  template <class Each, class Restart>
+  void pass(Each&& each, Restart&& restart) {
+    if (whole_) {
+      for (const NcuKernel& k : whole_->kernels) each(k);
+      return;
+    }
+    try {
+      try {
+        NcuReader reader(file_ ? static_cast<LineSource&>(*file_) : *text_lines_);
+        NcuKernel k;
+        while (reader.next(k)) each(k);
+        format_ = reader.format();
+      } catch (const NcuScattered&) {
+        if (file_) text_ = io::read_text(path_, limits(), in_);
+        whole_ = parse_ncu_report(text_);
+        format_ = whole_->format;
+        restart();
+        for (const NcuKernel& k : whole_->kernels) each(k);
+      } catch (const NcuReportError&) {
+        // What read_text refuses before any line (a NUL byte further on) comes first.
+        if (file_) file_->check_rest();
+        throw;
+      }
+    } catch (const io::ReadError& e) {
+      throw io::input_error(e, "--report", kAccepted);
+    } catch (const NcuReportError& e) {
+      throw InputError(fmt::format("{}: {}", InputError::printable(path_), ncu_words::report_problem(e)));
+    }
+  }
+
+ private:
+  static io::Limits limits() { return {.max_bytes = kMaxReportBytes, .text = true, .empty_ok = false}; }
+  std::string path_;
+  std::istream& in_;
+  std::unique_ptr<io::FileLines> file_;
+  std::string text_;
+  std::unique_ptr<TextLines> text_lines_;
+  std::optional<NcuReport> whole_;
+  NcuFormat format_ = NcuFormat::text;
+};
 
 // --- the profile ---
 
@@ -62,20 +119,16 @@ struct Chosen {
 };
 
 // The profile match_profile gives the report's device (its name, compute capability and SM count:
-// docs/profiles.md), with the report's SM count; --gpu overrides. Mixed architectures are refused.
-Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, const std::string& path) {
-  const NcuKernel* first = nullptr;
-  for (const NcuKernel& k : report.kernels) {
-    if (k.cc_major == 0) continue;
-    if (first == nullptr) first = &k;
-    if (k.cc_major != first->cc_major || k.cc_minor != first->cc_minor) {
-      if (args.gpu_given()) break;
-      throw InputError(fmt::format(
-          "{}: line {}: kernel {} ran on a GPU of compute capability {}.{}, line {}: {} on {}.{}: gpucalc models one GPU a "
-          "call: pick one device's kernels (--device N) or give --gpu",
-          path, first->line, InputError::printable(first->name), first->cc_major, first->cc_minor, k.line,
-          InputError::printable(k.name), k.cc_major, k.cc_minor));
-    }
+// docs/profiles.md), with the report's SM count; --gpu overrides. `first`: the first chosen kernel
+// with a compute capability, `other`: the first with another (mixed architectures are refused).
+Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& args, const Gpu& given, const std::string& path) {
+  if (other != nullptr && !args.gpu_given()) {
+    const NcuKernel& k = *other;
+    throw InputError(fmt::format(
+        "{}: line {}: kernel {} ran on a GPU of compute capability {}.{}, line {}: {} on {}.{}: gpucalc models one GPU a "
+        "call: pick one device's kernels (--device N) or give --gpu",
+        path, first->line, InputError::printable(first->name), first->cc_major, first->cc_minor, k.line,
+        InputError::printable(k.name), k.cc_major, k.cc_minor));
   }
   Chosen c;
   if (args.gpu_given()) {
@@ -216,6 +269,47 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   report.word(kVerdict, verdict);
 }
 
+// The row of a kernel the models cannot take (a figure they need is missing): the report's figures.
+void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, Report& report) {
+  report.word(kKernelId, k.id);
+  report.word(kKernelName, k.name);
+  if (!k.process.empty()) report.word(kKernelProcess, k.process);
+  if (!k.device.empty()) report.word(kKernelDevice, k.device);
+  if (k.grid.total > 0) report.word(kLaunchGrid, k.grid.text());
+  if (k.block.total > 0) report.word(kLaunchBlock, k.block.text());
+  put_ncu(k, NcuField::cluster_size, kLaunchCluster, report);
+  put_ncu(k, NcuField::registers, kLaunchRegisters, report);
+  put_ncu(k, NcuField::sm_count, kSmCount, report);
+  put_ncu(k, NcuField::limit_sm, kNcuBlockLimitSm, report);
+  put_ncu(k, NcuField::limit_registers, kNcuBlockLimitRegisters, report);
+  put_ncu(k, NcuField::limit_smem, kNcuBlockLimitSharedMemory, report);
+  put_ncu(k, NcuField::limit_warps, kNcuBlockLimitWarps, report);
+  put_ncu(k, NcuField::limit_barriers, kNcuBlockLimitBarriers, report);
+  put_ncu(k, NcuField::warps_theoretical, kNcuWarpsTheoretical, report);
+  put_ncu(k, NcuField::occupancy_theoretical, kNcuOccupancyTheoretical, report);
+  put_ncu(k, NcuField::occupancy_achieved, kNcuOccupancyAchieved, report);
+  put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
+  put_ncu(k, NcuField::waves, kNcuWaves, report);
+  put_ncu(k, NcuField::duration, kNcuDuration, report);
+  // What the counters give without the launch: sectors per request.
+  if (k.has(NcuField::global_load_sectors) && k.get(NcuField::global_load_requests) > 0) {
+    report.num(kAccessSectorsPerLoad, k.get(NcuField::global_load_sectors) / k.get(NcuField::global_load_requests));
+  }
+  if (k.has(NcuField::global_store_sectors) && k.get(NcuField::global_store_requests) > 0) {
+    report.num(kAccessSectorsPerStore, k.get(NcuField::global_store_sectors) / k.get(NcuField::global_store_requests));
+  }
+  report.word(kVerdict, verdict);
+}
+
+// Whether a kernel has a figure of its own beyond its launch's grid and block.
+bool has_figures(const NcuKernel& k) {
+  for (std::size_t f = 0; f < kNcuFields; ++f) {
+    const auto field = static_cast<NcuField>(f);
+    if (field != NcuField::block_size && field != NcuField::grid_size && k.has(field)) return true;
+  }
+  return false;
+}
+
 constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
 
 std::string label(const NcuKernel& k) { return fmt::format("kernel {} ({})", k.id, InputError::printable(k.name)); }
@@ -276,23 +370,37 @@ std::optional<Pattern> kernel_pattern(const Args& args) {
   }
 }
 
-std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
-  const std::optional<Pattern> pattern = kernel_pattern(args);
-  const std::string device = args.has(kDevice) ? args.text(kDevice) : "";
-  // A report launches few kernels many times: each name is searched once.
-  std::unordered_map<std::string_view, bool> searched;
-  std::vector<const NcuKernel*> picked;
-  for (const NcuKernel& k : report.kernels) {
-    if (!device.empty() && k.device != device) continue;
-    if (pattern) {
-      const auto [it, added] = searched.try_emplace(k.name, false);
-      if (added) it->second = pattern->search(k.name);
-      if (!it->second) continue;
+// Which kernels --kernel and --device choose. A report launches few kernels many times: each
+// name is searched once (the first kNamesKept names remembered).
+class Picker {
+ public:
+  explicit Picker(const Args& args) : device_(args.has(kDevice) ? args.text(kDevice) : "") {
+    try {
+      pattern_ = kernel_pattern(args);
+    } catch (const InputError&) {
+      bad_ = std::current_exception();  // refused after the report is read, whose own faults come first
     }
-    picked.push_back(&k);
   }
-  return picked;
-}
+  /// A refused --kernel, thrown.
+  void check() const {
+    if (bad_) std::rethrow_exception(bad_);
+  }
+  bool operator()(const NcuKernel& k) {
+    if (bad_ || (!device_.empty() && k.device != device_)) return false;
+    if (!pattern_) return true;
+    if (const auto it = searched_.find(k.name); it != searched_.end()) return it->second;
+    const bool found = pattern_->search(k.name);
+    if (searched_.size() < kNamesKept) searched_.emplace(k.name, found);
+    return found;
+  }
+
+ private:
+  static constexpr std::size_t kNamesKept = 4096;
+  std::optional<Pattern> pattern_;
+  std::exception_ptr bad_;
+  std::string device_;
+  std::unordered_map<std::string, bool> searched_;
+};
 
 // A model's refused figure as the report writes numbers: 1,025 (a word as it is).
 std::string shown_value(const FieldError& e) {
@@ -302,75 +410,159 @@ std::string shown_value(const FieldError& e) {
   return !v.empty() && end != nullptr && *end == '\0' ? format_number(x) : v;
 }
 
+// The line that refuses kernel `k`: the report's figure (Block Size) that is missing or out of
+// range, with its reason. A missing figure has no value to quote: it is named as missing.
+std::string refusal(const FieldError& e, const NcuKernel& k, const Gpu& gpu, const std::string& path) {
+  const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
+                                                      : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
+  return fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k.line, label(k), what,
+                     accepted_form(e, &ncu_command(), &gpu));
+}
+
+// What the first pass over the report finds: its kernels counted, the chosen ones' architecture,
+// and the first chosen kernel the models refuse (checked as soon as the profile is known).
+struct Survey {
+  std::size_t total = 0, chosen = 0;
+  std::vector<std::string> devices;      // the first devices, for --device's message
+  std::optional<NcuKernel> first, other;  // choose_gpu's
+  std::optional<Gpu> gpu;                 // the profile, once known
+  std::size_t unchecked = 0;              // chosen kernels that came before it
+  std::string refusal;                    // the first refusal ("": none)
+  std::size_t partial = 0;                // chosen kernels without a figure the models need
+  std::string first_missing;              // the first of them, as a refusal (when every kernel lacks one)
+  std::size_t partial_with_figures = 0;   // of them, those with figures of their own
+};
+
+// A kernel checked against the models: a figure out of range is a refusal (the report's, whole);
+// a figure missing (a section not collected) leaves the kernel to its own figures (partial).
+void survey_check(const NcuKernel& k, const Gpu& gpu, const std::string& path, Survey& s) {
+  try {
+    check_ncu_kernel(k, gpu);
+  } catch (const FieldError& e) {
+    if (e.rule() == Rule::required) {
+      if (s.partial++ == 0) s.first_missing = refusal(e, k, gpu, path);
+      if (has_figures(k)) ++s.partial_with_figures;
+    } else if (s.refusal.empty()) {
+      s.refusal = refusal(e, k, gpu, path);
+    }
+  }
+}
+
 void run_report(const Args& args, const Gpu& given, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kReport);
-  const std::string text = read_report(path, in);
-  NcuReport report;
-  try {
-    report = parse_ncu_report(text);
-  } catch (const NcuReportError& e) {
-    throw InputError(fmt::format("{}: {}", InputError::printable(path), ncu_words::report_problem(e)));
-  }
-  std::vector<const NcuKernel*> kernels = pick(report, args);
-  if (kernels.empty()) {
-    std::vector<std::string> devices;
-    for (const NcuKernel& k : report.kernels) {
-      if (std::find(devices.begin(), devices.end(), k.device) == devices.end()) devices.push_back(k.device.empty() ? "none named" : k.device);
-      if (devices.size() >= 8) break;
-    }
+  Kernels report(path, in);
+  Picker picked(args);
+  // The first pass: the whole report read (a bad line refused before any output), the chosen
+  // kernels counted and checked.
+  Survey s;
+  if (args.gpu_given()) s.gpu = given;
+  report.pass(
+      [&](const NcuKernel& k) {
+        ++s.total;
+        if (s.devices.size() < 8 && std::find(s.devices.begin(), s.devices.end(), k.device) == s.devices.end()) {
+          s.devices.push_back(k.device.empty() ? "none named" : k.device);
+        }
+        if (!picked(k)) return;
+        ++s.chosen;
+        if (k.cc_major != 0) {
+          if (!s.first) {
+            s.first = k;
+            if (!s.gpu) {
+              try {
+                s.gpu = choose_gpu(&*s.first, nullptr, args, given, path).gpu;
+              } catch (const InputError&) {
+                // Refused again after the pass, where the architectures are known.
+              }
+            }
+          } else if (!s.other && (k.cc_major != s.first->cc_major || k.cc_minor != s.first->cc_minor)) {
+            s.other = k;
+          }
+        }
+        if (!s.gpu) {
+          ++s.unchecked;
+        } else {
+          survey_check(k, *s.gpu, path, s);
+        }
+      },
+      [&] {
+        s = Survey{};
+        if (args.gpu_given()) s.gpu = given;
+      });
+  picked.check();
+  if (s.chosen == 0) {
     if (args.has(kDevice) && !args.has(kKernel)) {
-      throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(devices, ", ")));
+      throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(s.devices, ", ")));
     }
     throw InputError("--kernel", args.text(kKernel),
                      fmt::format("a regular expression that matches one of the report's {}{}",
-                                 format_count(static_cast<double>(report.kernels.size()), "kernel name"),
+                                 format_count(static_cast<double>(s.total), "kernel name"),
                                  args.has(kDevice) ? fmt::format(" on device {}", args.text(kDevice)) : ""));
   }
-  NcuReport chosen_part;
-  for (const NcuKernel* k : kernels) chosen_part.kernels.push_back(*k);
-  Chosen chosen = choose_gpu(chosen_part, args, given, path);
+  Chosen chosen = choose_gpu(s.first ? &*s.first : nullptr, s.other ? &*s.other : nullptr, args, given, path);
   Gpu& gpu = chosen.gpu;
   // Every kernel checked before the first row goes out: a bad one is refused with no output.
-  std::vector<NcuCheck> checks;
-  checks.reserve(kernels.size());
-  for (const NcuKernel* k : kernels) {
-    try {
-      checks.push_back(check_ncu_kernel(*k, gpu));
-    } catch (const FieldError& e) {
-      // The report's figure (Block Size) that is missing or out of range, with its reason.
-      // A missing figure has no value to quote: it is named as missing.
-      const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
-                                                          : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
-      throw InputError(fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k->line, label(*k), what,
-                                   accepted_form(e, &ncu_command(), &gpu)));
-    }
+  if (s.unchecked > 0) {
+    s.refusal.clear();
+    s.partial = s.partial_with_figures = 0;
+    report.pass(
+        [&](const NcuKernel& k) {
+          if (picked(k) && s.refusal.empty()) survey_check(k, gpu, path, s);
+        },
+        [] {});
+  }
+  if (!s.refusal.empty()) throw InputError(s.refusal);
+  // No kernel with the figures the models need, nor one with figures of its own: nothing to show.
+  if (s.partial == s.chosen && s.partial_with_figures == 0) throw InputError(s.first_missing);
+  if (s.partial > 0) {
+    chosen.notes.push_back(fmt::format("{} of {} lack figures the models need ({}): their rows give the report's own figures",
+                                       format_count(static_cast<double>(s.partial), "kernel"), s.chosen,
+                                       kLaunchStats));
   }
   sink.profile(gpu);
-  sink.begin(kernels.size());
+  sink.begin(s.chosen);
   chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} of {}", InputError::printable(path),
-                                                        ncu_words::format_name(report.format),
-                                                        format_count(static_cast<double>(kernels.size()), "kernel"),
-                                                        report.kernels.size()));
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    Report row = blank;
-    row.model = "exact";
-    row.label = label(*kernels[i]);
-    if (i == 0) row.notes = chosen.notes;
-    const std::string verdict = ncu_words::verdict(*kernels[i], checks[i], gpu);
-    put_row(*kernels[i], checks[i], verdict, row);
-    if (args.for_people()) {
-      row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
-      for (const NcuFigure& f : checks[i].figures) {
-        if (!f.equal) {
-          const std::string why = ncu_words::why(f, *kernels[i], checks[i], gpu);
-          row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, ncu_field_name(f.field),
-                                          format_number(f.gpucalc), format_number(f.ncu), why.empty() ? "" : " (" + why + ")"));
+                                                        ncu_words::format_name(report.format()),
+                                                        format_count(static_cast<double>(s.chosen), "kernel"), s.total));
+  // The rows, a second reading of the report.
+  std::size_t i = 0;
+  report.pass(
+      [&](const NcuKernel& k) {
+        if (!picked(k)) return;
+        Report row = blank;
+        row.model = "exact";
+        row.label = label(k);
+        if (i++ == 0) row.notes = chosen.notes;
+        NcuCheck check;
+        try {
+          check = check_ncu_kernel(k, gpu);
+        } catch (const FieldError& e) {
+          // A figure missing (the survey refused every other fault): the report's own figures.
+          const std::string verdict = fmt::format("{} is not in the report: not modelled", e.field());
+          put_unmodelled_row(k, verdict, row);
+          if (args.for_people()) {
+            row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
+            row.explain.push_back(fmt::format("{}: line {} of {}: {} ({}); the report's own figures only", label(k), k.line,
+                                              path, verdict, kLaunchStats));
+          }
+          sink.row(row);
+          return;
         }
-      }
-      explain(*kernels[i], checks[i], verdict, gpu, path, row);
-    }
-    sink.row(row);
-  }
+        const std::string verdict = ncu_words::verdict(k, check, gpu);
+        put_row(k, check, verdict, row);
+        if (args.for_people()) {
+          row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
+          for (const NcuFigure& f : check.figures) {
+            if (!f.equal) {
+              const std::string why = ncu_words::why(f, k, check, gpu);
+              row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, ncu_field_name(f.field),
+                                              format_number(f.gpucalc), format_number(f.ncu), why.empty() ? "" : " (" + why + ")"));
+            }
+          }
+          explain(k, check, verdict, gpu, path, row);
+        }
+        sink.row(row);
+      },
+      [] {});
 }
 
 void run_without_report(const Args&, const Gpu&, Report&) {
