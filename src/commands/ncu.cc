@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <iterator>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +18,7 @@
 #include "core/error.h"
 #include "core/kernel_name.h"
 #include "core/ncu_check.h"
+#include "core/lines.h"
 #include "core/ncu_report.h"
 #include "core/profile_match.h"
 #include "io/read.h"
@@ -48,13 +52,66 @@ const std::string kAccepted = fmt::format(
     "ncu's text report (a saved .ncu-rep: ncu --import FILE.ncu-rep --csv > FILE.csv)",
     kMaxReportBytes / (1024 * 1024));
 
-std::string read_report(const std::string& path, std::istream& in) {
-  try {
-    return io::read_text(path, {.max_bytes = kMaxReportBytes, .text = true, .empty_ok = false}, in);
-  } catch (const io::ReadError& e) {
-    throw io::input_error(e, "--report", kAccepted);
+// The report's kernels, a pass at a time: a regular file read a block at a time, again for each
+// pass, never held; standard input, a FIFO or UTF-16 text read whole within the bound. A details
+// page whose kernel's rows come apart is read whole, its kernels held (NcuScattered).
+class Kernels {
+ public:
+  Kernels(const std::string& path, std::istream& in) : path_(path), in_(in) {
+    try {
+      if (path != "-") file_ = io::FileLines::open(path, limits(), kNcuMaxLineBytes + 1);
+      if (!file_) {
+        text_ = io::read_text(path, limits(), in);
+        text_lines_ = std::make_unique<TextLines>(text_);
+      }
+    } catch (const io::ReadError& e) {
+      throw io::input_error(e, "--report", kAccepted);
+    }
   }
-}
+  NcuFormat format() const { return format_; }
+
+  /// Calls each(kernel) on every kernel of the report, in order. A report found unfit to stream
+  /// (its rows come apart) is read whole: restart() is called, and each(kernel) again from the first.
+  template <class Each, class Restart>
+  void pass(Each&& each, Restart&& restart) {
+    if (whole_) {
+      for (const NcuKernel& k : whole_->kernels) each(k);
+      return;
+    }
+    try {
+      try {
+        NcuReader reader(file_ ? static_cast<LineSource&>(*file_) : *text_lines_);
+        NcuKernel k;
+        while (reader.next(k)) each(k);
+        format_ = reader.format();
+      } catch (const NcuScattered&) {
+        if (file_) text_ = io::read_text(path_, limits(), in_);
+        whole_ = parse_ncu_report(text_);
+        format_ = whole_->format;
+        restart();
+        for (const NcuKernel& k : whole_->kernels) each(k);
+      } catch (const NcuReportError&) {
+        // What read_text refuses before any line (a NUL byte further on) comes first.
+        if (file_) file_->check_rest();
+        throw;
+      }
+    } catch (const io::ReadError& e) {
+      throw io::input_error(e, "--report", kAccepted);
+    } catch (const NcuReportError& e) {
+      throw InputError(fmt::format("{}: {}", InputError::printable(path_), ncu_words::report_problem(e)));
+    }
+  }
+
+ private:
+  static io::Limits limits() { return {.max_bytes = kMaxReportBytes, .text = true, .empty_ok = false}; }
+  std::string path_;
+  std::istream& in_;
+  std::unique_ptr<io::FileLines> file_;
+  std::string text_;
+  std::unique_ptr<TextLines> text_lines_;
+  std::optional<NcuReport> whole_;
+  NcuFormat format_ = NcuFormat::text;
+};
 
 // --- the profile ---
 
@@ -71,20 +128,17 @@ struct InferredSms {
 };
 
 // The profile match_profile gives the report's device (its name, compute capability and SM count:
-// docs/profiles.md), with the report's SM count; --gpu overrides. Mixed architectures are refused.
-Chosen choose_gpu(const NcuReport& report, const Args& args, const Gpu& given, const std::string& path, const InferredSms& inferred) {
-  const NcuKernel* first = nullptr;
-  for (const NcuKernel& k : report.kernels) {
-    if (k.cc_major == 0) continue;
-    if (first == nullptr) first = &k;
-    if (k.cc_major != first->cc_major || k.cc_minor != first->cc_minor) {
-      if (args.gpu_given()) break;
-      throw InputError(fmt::format(
-          "{}: line {}: kernel {} ran on a GPU of compute capability {}.{}, line {}: {} on {}.{}: gpucalc models one GPU a "
-          "call: pick one device's kernels (--device N) or give --gpu",
-          path, first->line, InputError::printable(first->name), first->cc_major, first->cc_minor, k.line,
-          InputError::printable(k.name), k.cc_major, k.cc_minor));
-    }
+// docs/profiles.md), with the report's SM count; --gpu overrides. `first`: the first chosen kernel
+// with a compute capability, `other`: the first with another (mixed architectures are refused).
+Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& args, const Gpu& given, const std::string& path,
+                  const InferredSms& inferred = {}) {
+  if (other != nullptr && !args.gpu_given()) {
+    const NcuKernel& k = *other;
+    throw InputError(fmt::format(
+        "{}: line {}: kernel {} ran on a GPU of compute capability {}.{}, line {}: {} on {}.{}: gpucalc models one GPU a "
+        "call: pick one device's kernels (--device N) or give --gpu",
+        path, first->line, InputError::printable(first->name), first->cc_major, first->cc_minor, k.line,
+        InputError::printable(k.name), k.cc_major, k.cc_minor));
   }
   Chosen c;
   if (args.gpu_given()) {
@@ -155,6 +209,17 @@ void put_ncu(const NcuKernel& k, NcuField f, Result at, Report& report) {
   if (k.has(f)) report.num(at, k.get(f));
 }
 
+// What the report measured nearest its peak and the clocks it ran at: every row has them, a
+// kernel the models cannot take too.
+void put_sol(const NcuSol& sol, double clock_sm, double clock_dram, Report& report) {
+  if (clock_sm > 0) report.num(kClockSm, clock_sm);
+  if (clock_dram > 0) report.num(kClockDram, clock_dram);
+  if (sol.measured) {
+    report.word(kSolUnit, std::string(sol_unit_word(sol.unit)));
+    report.num(kSolShare, sol.share);
+  }
+}
+
 void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const std::string& name, Report& report) {
   report.word(kKernelId, k.id);
   report.word(kKernelName, name);
@@ -202,8 +267,6 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
   put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
   put_ncu(k, NcuField::waves, kNcuWaves, report);
   put_ncu(k, NcuField::duration, kNcuDuration, report);
-  if (c.clock_sm > 0) report.num(kClockSm, c.clock_sm);
-  if (c.clock_dram > 0) report.num(kClockDram, c.clock_dram);
   report.num(kDifferences, c.differences);
   std::vector<std::string> differ;
   for (const NcuFigure& f : c.figures) {
@@ -241,11 +304,52 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kAccessSharedExcess, c.shared_excess);
     report.num(kAccessSharedExcessBytes, c.shared_excess_bytes);
   }
-  if (c.sol.measured) {
-    report.word(kSolUnit, std::string(sol_unit_word(c.sol.unit)));
-    report.num(kSolShare, c.sol.share);
-  }
+  put_sol(c.sol, c.clock_sm, c.clock_dram, report);
   report.word(kVerdict, verdict);
+}
+
+// The row of a kernel the models cannot take (a figure they need is missing): the report's figures.
+void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, const std::string& name, Report& report) {
+  report.word(kKernelId, k.id);
+  report.word(kKernelName, name);
+  if (!k.process.empty()) report.word(kKernelProcess, k.process);
+  if (!k.device.empty()) report.word(kKernelDevice, k.device);
+  if (k.grid.total > 0) report.word(kLaunchGrid, k.grid.text());
+  if (k.block.total > 0) report.word(kLaunchBlock, k.block.text());
+  put_ncu(k, NcuField::cluster_size, kLaunchCluster, report);
+  put_ncu(k, NcuField::registers, kLaunchRegisters, report);
+  put_ncu(k, NcuField::sm_count, kSmCount, report);
+  put_ncu(k, NcuField::limit_sm, kNcuBlockLimitSm, report);
+  put_ncu(k, NcuField::limit_registers, kNcuBlockLimitRegisters, report);
+  put_ncu(k, NcuField::limit_smem, kNcuBlockLimitSharedMemory, report);
+  put_ncu(k, NcuField::limit_warps, kNcuBlockLimitWarps, report);
+  put_ncu(k, NcuField::limit_barriers, kNcuBlockLimitBarriers, report);
+  put_ncu(k, NcuField::warps_theoretical, kNcuWarpsTheoretical, report);
+  put_ncu(k, NcuField::occupancy_theoretical, kNcuOccupancyTheoretical, report);
+  put_ncu(k, NcuField::occupancy_achieved, kNcuOccupancyAchieved, report);
+  put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
+  put_ncu(k, NcuField::waves, kNcuWaves, report);
+  put_ncu(k, NcuField::duration, kNcuDuration, report);
+  // What the counters give without the launch: sectors per request.
+  if (k.has(NcuField::global_load_sectors) && k.get(NcuField::global_load_requests) > 0) {
+    report.num(kAccessSectorsPerLoad, k.get(NcuField::global_load_sectors) / k.get(NcuField::global_load_requests));
+  }
+  if (k.has(NcuField::global_store_sectors) && k.get(NcuField::global_store_requests) > 0) {
+    report.num(kAccessSectorsPerStore, k.get(NcuField::global_store_sectors) / k.get(NcuField::global_store_requests));
+  }
+  // Speed Of Light needs no launch.
+  put_sol(speed_of_light(k), k.has(NcuField::sm_frequency) ? k.get(NcuField::sm_frequency) : -1,
+          k.has(NcuField::dram_frequency) ? k.get(NcuField::dram_frequency) : -1, report);
+  report.word(kVerdict, verdict);
+}
+
+// Whether a kernel has a figure of its own beyond its launch's grid and block.
+bool has_figures(const NcuKernel& k) {
+  for (std::size_t f = 0; f < kNcuFields; ++f) {
+    const auto field = static_cast<NcuField>(f);
+    if (field != NcuField::block_size && field != NcuField::grid_size && k.has(field)) return true;
+  }
+  return false;
 }
 
 constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
@@ -330,23 +434,37 @@ std::optional<Pattern> kernel_pattern(const Args& args) {
   }
 }
 
-std::vector<const NcuKernel*> pick(const NcuReport& report, const Args& args) {
-  const std::optional<Pattern> pattern = kernel_pattern(args);
-  const std::string device = args.has(kDevice) ? args.text(kDevice) : "";
-  // A report launches few kernels many times: each name is searched once.
-  std::unordered_map<std::string_view, bool> searched;
-  std::vector<const NcuKernel*> picked;
-  for (const NcuKernel& k : report.kernels) {
-    if (!device.empty() && k.device != device) continue;
-    if (pattern) {
-      const auto [it, added] = searched.try_emplace(k.name, false);
-      if (added) it->second = pattern->search(k.name);
-      if (!it->second) continue;
+// Which kernels --kernel and --device choose. A report launches few kernels many times: each
+// name is searched once (the first kNamesKept names remembered).
+class Picker {
+ public:
+  explicit Picker(const Args& args) : device_(args.has(kDevice) ? args.text(kDevice) : "") {
+    try {
+      pattern_ = kernel_pattern(args);
+    } catch (const InputError&) {
+      bad_ = std::current_exception();  // refused after the report is read, whose own faults come first
     }
-    picked.push_back(&k);
   }
-  return picked;
-}
+  /// A refused --kernel, thrown.
+  void check() const {
+    if (bad_) std::rethrow_exception(bad_);
+  }
+  bool operator()(const NcuKernel& k) {
+    if (bad_ || (!device_.empty() && k.device != device_)) return false;
+    if (!pattern_) return true;
+    if (const auto it = searched_.find(k.name); it != searched_.end()) return it->second;
+    const bool found = pattern_->search(k.name);
+    if (searched_.size() < kNamesKept) searched_.emplace(k.name, found);
+    return found;
+  }
+
+ private:
+  static constexpr std::size_t kNamesKept = 4096;
+  std::optional<Pattern> pattern_;
+  std::exception_ptr bad_;
+  std::string device_;
+  std::unordered_map<std::string, bool> searched_;
+};
 
 // A model's refused figure as the report writes numbers: 1,025 (a word as it is).
 std::string shown_value(const FieldError& e) {
@@ -355,6 +473,35 @@ std::string shown_value(const FieldError& e) {
   const double x = std::strtod(v.c_str(), &end);
   return !v.empty() && end != nullptr && *end == '\0' ? format_number(x) : v;
 }
+
+// The line that refuses kernel `k`: the report's figure (Block Size) that is missing or out of
+// range, with its reason. A missing figure has no value to quote: it is named as missing.
+std::string refusal(const FieldError& e, const NcuKernel& k, const Gpu& gpu, const std::string& path) {
+  const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
+                                                      : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
+  return fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k.line, label(k), what,
+                     accepted_form(e, &ncu_command(), &gpu));
+}
+
+// What the first pass over the report finds: its kernels counted, the chosen ones' architecture,
+// and the first chosen kernel the models refuse (checked as soon as the profile is known).
+struct Survey {
+  std::size_t total = 0, chosen = 0;
+  std::vector<std::string> devices;      // the first devices, for --device's message
+  std::optional<NcuKernel> first, other;  // choose_gpu's
+  std::optional<Gpu> gpu;                 // the profile, once known
+  std::size_t unchecked = 0;              // chosen kernels that came before it
+  std::string refusal;                    // the first refusal ("": none)
+  std::size_t partial = 0;                // chosen kernels without a figure the models need
+  std::string first_missing;              // the first of them, as a refusal (when every kernel lacks one)
+  std::size_t partial_with_figures = 0;   // of them, those with figures of their own
+  // The SM count ncu's waves imply, where no kernel gives # SMs (infer_sm_count).
+  bool sm_count_given = false;
+  bool waves_seen = false;
+  SmCountRange sms{1, static_cast<int>(kProfileMaxCount)};
+  int narrowest = 0;
+  std::string how;
+};
 
 // ncu's blocks per SM: the smallest of the report's block limits (0: it gives none).
 double ncu_blocks_per_sm(const NcuKernel& k) {
@@ -366,120 +513,177 @@ double ncu_blocks_per_sm(const NcuKernel& k) {
   return least;
 }
 
-// The SM count ncu's waves imply when no kernel gives # SMs: the whole counts every kernel's
-// waves allow (each over its print rounding), where ncu's blocks per SM are gpucalc's (else the
-// waves would say more of the block limits than of the SMs); one count, or none.
-InferredSms infer_sm_count(const std::vector<const NcuKernel*>& kernels, const std::vector<NcuCheck>& checks) {
-  SmCountRange all{1, static_cast<int>(kProfileMaxCount)};
-  bool any = false;
-  int narrowest = 0;
-  InferredSms out;
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const NcuKernel& k = *kernels[i];
-    if (k.has(NcuField::sm_count)) return {};
-    const int per_sm = checks[i].occupancy.blocks_per_sm;
-    const double theirs = ncu_blocks_per_sm(k);
-    if (per_sm < 1 || (theirs > 0 && theirs != per_sm)) continue;
-    const SmCountRange r = sm_count_from_waves(k, per_sm, checks[i].launch.blocks);
-    if (r.empty()) continue;
-    // The narrowest interval shows the arithmetic (many waves: two decimals pin the count).
-    if (!any || r.hi - r.lo < narrowest) {
-      narrowest = r.hi - r.lo;
-      out.how = fmt::format("kernel {}: {} / ({} x {}) = {}", k.id, format_count(static_cast<double>(checks[i].launch.blocks), "block"),
-                            format_count(per_sm, "block"), format_number(k.get(NcuField::waves)),
-                            format_number(static_cast<double>(checks[i].launch.blocks) / (per_sm * k.get(NcuField::waves))));
-    }
-    all.lo = std::max(all.lo, r.lo);
-    all.hi = std::min(all.hi, r.hi);
-    any = true;
+// The whole SM counts a kernel's waves allow (over their print rounding), where ncu's blocks per SM
+// are gpucalc's (else its waves would say more of the block limits than of the SMs), narrowed into
+// the survey's; a kernel with # SMs ends the inference.
+void narrow_sm_count(const NcuKernel& k, const NcuCheck& c, Survey& s) {
+  if (k.has(NcuField::sm_count)) s.sm_count_given = true;
+  const int per_sm = c.occupancy.blocks_per_sm;
+  const double theirs = ncu_blocks_per_sm(k);
+  if (s.sm_count_given || per_sm < 1 || (theirs > 0 && theirs != per_sm)) return;
+  const SmCountRange r = sm_count_from_waves(k, per_sm, c.launch.blocks);
+  if (r.empty()) return;
+  // The narrowest interval shows the arithmetic (many waves: two decimals pin the count).
+  if (!s.waves_seen || r.hi - r.lo < s.narrowest) {
+    s.narrowest = r.hi - r.lo;
+    const double blocks = static_cast<double>(c.launch.blocks);
+    s.how = fmt::format("kernel {}: {} / ({} x {}) = {}", k.id, format_count(blocks, "block"), format_count(per_sm, "block"),
+                        format_number(k.get(NcuField::waves)), format_number(blocks / (per_sm * k.get(NcuField::waves))));
   }
-  if (!any || all.lo != all.hi) return {};
-  out.count = all.lo;
-  return out;
+  s.sms.lo = std::max(s.sms.lo, r.lo);
+  s.sms.hi = std::min(s.sms.hi, r.hi);
+  s.waves_seen = true;
+}
+
+// The SM count the survey's kernels leave: one whole count, or none.
+InferredSms infer_sm_count(const Survey& s) {
+  if (s.sm_count_given || !s.waves_seen || s.sms.lo != s.sms.hi) return {};
+  return {s.sms.lo, s.how};
+}
+
+// A kernel checked against the models: a figure out of range is a refusal (the report's, whole);
+// a figure missing (a section not collected) leaves the kernel to its own figures (partial).
+void survey_check(const NcuKernel& k, const Gpu& gpu, const std::string& path, Survey& s) {
+  try {
+    narrow_sm_count(k, check_ncu_kernel(k, gpu), s);
+  } catch (const FieldError& e) {
+    if (e.rule() == Rule::required) {
+      if (s.partial++ == 0) s.first_missing = refusal(e, k, gpu, path);
+      if (has_figures(k)) ++s.partial_with_figures;
+    } else if (s.refusal.empty()) {
+      s.refusal = refusal(e, k, gpu, path);
+    }
+  }
 }
 
 void run_report(const Args& args, const Gpu& given, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kReport);
-  const std::string text = read_report(path, in);
-  NcuReport report;
-  try {
-    report = parse_ncu_report(text);
-  } catch (const NcuReportError& e) {
-    throw InputError(fmt::format("{}: {}", InputError::printable(path), ncu_words::report_problem(e)));
-  }
-  std::vector<const NcuKernel*> kernels = pick(report, args);
-  if (kernels.empty()) {
-    std::vector<std::string> devices;
-    for (const NcuKernel& k : report.kernels) {
-      if (std::find(devices.begin(), devices.end(), k.device) == devices.end()) devices.push_back(k.device.empty() ? "none named" : k.device);
-      if (devices.size() >= 8) break;
-    }
+  const NameBase base = name_base(args);
+  Kernels report(path, in);
+  Picker picked(args);
+  // The first pass: the whole report read (a bad line refused before any output), the chosen
+  // kernels counted and checked.
+  Survey s;
+  if (args.gpu_given()) s.gpu = given;
+  report.pass(
+      [&](const NcuKernel& k) {
+        ++s.total;
+        if (s.devices.size() < 8 && std::find(s.devices.begin(), s.devices.end(), k.device) == s.devices.end()) {
+          s.devices.push_back(k.device.empty() ? "none named" : k.device);
+        }
+        if (!picked(k)) return;
+        ++s.chosen;
+        if (k.cc_major != 0) {
+          if (!s.first) {
+            s.first = k;
+            if (!s.gpu) {
+              try {
+                s.gpu = choose_gpu(&*s.first, nullptr, args, given, path).gpu;
+              } catch (const InputError&) {
+                // Refused again after the pass, where the architectures are known.
+              }
+            }
+          } else if (!s.other && (k.cc_major != s.first->cc_major || k.cc_minor != s.first->cc_minor)) {
+            s.other = k;
+          }
+        }
+        if (!s.gpu) {
+          ++s.unchecked;
+        } else {
+          survey_check(k, *s.gpu, path, s);
+        }
+      },
+      [&] {
+        s = Survey{};
+        if (args.gpu_given()) s.gpu = given;
+      });
+  picked.check();
+  if (s.chosen == 0) {
     if (args.has(kDevice) && !args.has(kKernel)) {
-      throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(devices, ", ")));
+      throw InputError("--device", args.text(kDevice), fmt::format("a device of the report's kernels (its Device: {})", fmt::join(s.devices, ", ")));
     }
     throw InputError("--kernel", args.text(kKernel),
                      fmt::format("a regular expression that matches one of the report's {}{}",
-                                 format_count(static_cast<double>(report.kernels.size()), "kernel name"),
+                                 format_count(static_cast<double>(s.total), "kernel name"),
                                  args.has(kDevice) ? fmt::format(" on device {}", args.text(kDevice)) : ""));
   }
-  NcuReport chosen_part;
-  for (const NcuKernel* k : kernels) chosen_part.kernels.push_back(*k);
-  Chosen chosen = choose_gpu(chosen_part, args, given, path, {});
-  // Every kernel checked before the first row goes out: a bad one is refused with no output.
-  std::vector<NcuCheck> checks;
-  auto check_all = [&](const Gpu& gpu) {
-    checks.clear();
-    checks.reserve(kernels.size());
-    for (const NcuKernel* k : kernels) {
-      try {
-        checks.push_back(check_ncu_kernel(*k, gpu));
-      } catch (const FieldError& e) {
-        // The report's figure (Block Size) that is missing or out of range, with its reason.
-        // A missing figure has no value to quote: it is named as missing.
-        const std::string what = e.rule() == Rule::required ? fmt::format("{} is not in the report", e.field())
-                                                            : fmt::format("{}: invalid value '{}'", e.field(), shown_value(e));
-        throw InputError(fmt::format("{}: line {}: {}: {}: expected {}", InputError::printable(path), k->line, label(*k), what,
-                                     accepted_form(e, &ncu_command(), &gpu)));
-      }
-    }
-  };
-  check_all(chosen.gpu);
-  if (const InferredSms inferred = infer_sm_count(kernels, checks); inferred.count > 0) {
-    chosen = choose_gpu(chosen_part, args, given, path, inferred);
-    check_all(chosen.gpu);
-  }
+  Chosen chosen = choose_gpu(s.first ? &*s.first : nullptr, s.other ? &*s.other : nullptr, args, given, path);
   Gpu& gpu = chosen.gpu;
-  const NameBase base = name_base(args);
-  sink.profile(gpu);
-  sink.begin(kernels.size());
-  chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} of {}", InputError::printable(path),
-                                                        ncu_words::format_name(report.format),
-                                                        format_count(static_cast<double>(kernels.size()), "kernel"),
-                                                        report.kernels.size()));
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    Report row = blank;
-    row.model = "exact";
-    const std::string name = kernel_name(kernels[i]->name, base);
-    row.label = label(*kernels[i], name);
-    if (i == 0) row.notes = chosen.notes;
-    const std::string verdict = ncu_words::verdict(*kernels[i], checks[i], gpu);
-    put_row(*kernels[i], checks[i], verdict, name, row);
-    if (args.for_people()) {
-      if (i == 0 || !ncu_words::same_clocks(checks[i], checks[i - 1])) {
-        for (std::string& n : ncu_words::clock_notes(checks[i], gpu)) row.notes.push_back(fmt::format("{}: {}", row.label, n));
-      }
-      row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
-      for (const NcuFigure& f : checks[i].figures) {
-        if (!f.equal) {
-          const std::string why = ncu_words::why(f, *kernels[i], checks[i], gpu);
-          row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, ncu_field_name(f.field),
-                                          format_number(f.gpucalc), format_number(f.ncu), why.empty() ? "" : " (" + why + ")"));
-        }
-      }
-      explain(*kernels[i], checks[i], verdict, gpu, path, row);
-    }
-    sink.row(row);
+  // Every kernel checked before the first row goes out: a bad one is refused with no output.
+  if (s.unchecked > 0) {
+    s.refusal.clear();
+    s.partial = s.partial_with_figures = 0;
+    s.sm_count_given = s.waves_seen = false;
+    s.sms = {1, static_cast<int>(kProfileMaxCount)};
+    report.pass(
+        [&](const NcuKernel& k) {
+          if (picked(k) && s.refusal.empty()) survey_check(k, gpu, path, s);
+        },
+        [] {});
   }
+  if (!s.refusal.empty()) throw InputError(s.refusal);
+  // No # SMs in the report: the count ncu's waves imply, which may pick another profile.
+  if (const InferredSms inferred = infer_sm_count(s); inferred.count > 0) {
+    chosen = choose_gpu(s.first ? &*s.first : nullptr, s.other ? &*s.other : nullptr, args, given, path, inferred);
+  }
+  // No kernel with the figures the models need, nor one with figures of its own: nothing to show.
+  if (s.partial == s.chosen && s.partial_with_figures == 0) throw InputError(s.first_missing);
+  if (s.partial > 0) {
+    chosen.notes.push_back(fmt::format("{} of {} lack figures the models need ({}): their rows give the report's own figures",
+                                       format_count(static_cast<double>(s.partial), "kernel"), s.chosen,
+                                       kLaunchStats));
+  }
+  sink.profile(gpu);
+  sink.begin(s.chosen);
+  chosen.notes.insert(chosen.notes.begin(), fmt::format("{}: {}, {} of {}", InputError::printable(path),
+                                                        ncu_words::format_name(report.format()),
+                                                        format_count(static_cast<double>(s.chosen), "kernel"), s.total));
+  // The rows, a second reading of the report.
+  std::size_t i = 0;
+  std::optional<NcuCheck> previous;  // the clocks of the last row: a clock note only where they change
+  report.pass(
+      [&](const NcuKernel& k) {
+        if (!picked(k)) return;
+        Report row = blank;
+        row.model = "exact";
+        const std::string name = kernel_name(k.name, base);
+        row.label = label(k, name);
+        if (i++ == 0) row.notes = chosen.notes;
+        NcuCheck check;
+        try {
+          check = check_ncu_kernel(k, gpu);
+        } catch (const FieldError& e) {
+          // A figure missing (the survey refused every other fault): the report's own figures.
+          const std::string verdict = fmt::format("{} is not in the report: not modelled", e.field());
+          put_unmodelled_row(k, verdict, name, row);
+          if (args.for_people()) {
+            row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
+            row.explain.push_back(fmt::format("{}: line {} of {}: {} ({}); the report's own figures only", label(k), k.line,
+                                              path, verdict, kLaunchStats));
+          }
+          sink.row(row);
+          return;
+        }
+        const std::string verdict = ncu_words::verdict(k, check, gpu);
+        put_row(k, check, verdict, name, row);
+        if (args.for_people()) {
+          if (!previous || !ncu_words::same_clocks(check, *previous)) {
+            for (std::string& n : ncu_words::clock_notes(check, gpu)) row.notes.push_back(fmt::format("{}: {}", row.label, n));
+          }
+          previous = check;
+          row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
+          for (const NcuFigure& f : check.figures) {
+            if (!f.equal) {
+              const std::string why = ncu_words::why(f, k, check, gpu);
+              row.notes.push_back(fmt::format("{}: {} differs: gpucalc {}, ncu {}{}", row.label, ncu_field_name(f.field),
+                                              format_number(f.gpucalc), format_number(f.ncu), why.empty() ? "" : " (" + why + ")"));
+            }
+          }
+          explain(k, check, verdict, gpu, path, row);
+        }
+        sink.row(row);
+      },
+      [] {});
 }
 
 void run_without_report(const Args&, const Gpu&, Report&) {

@@ -51,6 +51,7 @@ const char* format_name(NcuFormat format) {
     case NcuFormat::details_csv: return "ncu --csv (details page)";
     case NcuFormat::raw_csv: return "ncu --csv --page raw";
     case NcuFormat::text: return "ncu's text report";
+    case NcuFormat::markdown: return "Markdown tables of ncu's figures";
   }
   return "";
 }

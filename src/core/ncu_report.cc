@@ -6,7 +6,9 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "parse/csv.h"
 #include "core/error.h"
@@ -435,31 +437,6 @@ void put_metric(NcuKernel& k, NcuField f, std::string_view name, std::string_vie
   k.step[static_cast<std::size_t>(f)] = step;
 }
 
-/// Lines of the text, each bounded; ==PROF== and the like passed over by the readers.
-class Lines {
- public:
-  explicit Lines(std::string_view text) : text_(text) {}
-  bool next(std::string_view& line) {
-    if (at_ >= text_.size()) return false;
-    std::size_t end = text_.find('\n', at_);
-    if (end == std::string_view::npos) end = text_.size();
-    line = text_.substr(at_, end - at_);
-    at_ = end + 1;
-    ++number_;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.size() > kNcuMaxLineBytes) {
-      throw problem_counted(number_, NcuProblem::long_line, static_cast<double>(line.size()), static_cast<double>(kNcuMaxLineBytes));
-    }
-    return true;
-  }
-  long number() const { return number_; }
-
- private:
-  std::string_view text_;
-  std::size_t at_ = 0;
-  long number_ = 0;
-};
-
 bool profiler_line(std::string_view line) {
   line = trim(line);
   return starts_with(line, "==PROF==") || starts_with(line, "==WARNING==") || starts_with(line, "==ERROR==") ||
@@ -564,72 +541,6 @@ void identify(NcuKernel& k, const Columns& c, const std::vector<std::string_view
   }
 }
 
-void add_kernel(NcuReport& report, NcuKernel&& k, long line) {
-  if (report.kernels.size() >= kNcuMaxKernels) {
-    NcuReportError e = problem_at(line, NcuProblem::many_kernels);
-    e.limit = static_cast<double>(kNcuMaxKernels);
-    throw e;
-  }
-  report.kernels.push_back(std::move(k));
-}
-
-void read_csv(Lines& lines, std::string_view header_line, NcuReport& report) {
-  std::vector<std::string_view> cells;
-  std::string unquoted;
-  auto split = [&](std::string_view line) {
-    const std::string_view wrong = split_csv_record(line, cells, unquoted);
-    if (!wrong.empty()) throw problem_at(lines.number(), NcuProblem::not_csv, wrong);
-  };
-  split(header_line);
-  const Columns c = read_header(cells, lines.number());
-  report.format = c.metric_name >= 0 ? NcuFormat::details_csv : NcuFormat::raw_csv;
-  const auto& details = by_name(false);
-  std::vector<std::string> units;  // the raw page's second row
-  std::unordered_map<std::string, std::size_t> seen;  // process and ID -> kernel (the details page)
-  NcuKernel* current = nullptr;                        // the last row's kernel
-  std::string last_id, last_process;
-  const int needed = std::max({c.id, c.name, c.metric_value});
-  std::string_view line;
-  while (lines.next(line)) {
-    if (trim(line).empty() || profiler_line(line)) continue;
-    split(line);
-    const long at = lines.number();
-    if (report.format == NcuFormat::raw_csv && cell(cells, c.id).empty() && report.kernels.empty() && units.empty()) {
-      for (std::string_view u : cells) units.emplace_back(u);  // the units row
-      continue;
-    }
-    if (static_cast<int>(cells.size()) <= needed) {
-      throw problem_counted(at, NcuProblem::short_record, static_cast<double>(cells.size()), needed + 1);
-    }
-    if (report.format == NcuFormat::raw_csv) {
-      NcuKernel k;
-      identify(k, c, cells, at);
-      for (const auto& [col, field] : c.metrics) {
-        const std::string_view unit = static_cast<std::size_t>(col) < units.size() ? std::string_view(units[col]) : std::string_view();
-        put_metric(k, field, name_of(field).raw.front(), unit, cell(cells, col), at);
-      }
-      add_kernel(report, std::move(k), at);
-      continue;
-    }
-    // A kernel's rows come together: the last row's kernel unless its process or ID changed.
-    if (current == nullptr || cell(cells, c.id) != last_id || cell(cells, c.process) != last_process) {
-      last_id = std::string(cell(cells, c.id));
-      last_process = std::string(cell(cells, c.process));
-      auto [it, fresh] = seen.emplace(last_process + '\x1f' + last_id, report.kernels.size());
-      if (fresh) {
-        NcuKernel k;
-        identify(k, c, cells, at);
-        add_kernel(report, std::move(k), at);
-      }
-      current = &report.kernels[it->second];
-    }
-    const std::string_view name = cell(cells, c.metric_name);
-    if (auto f = details.find(name); f != details.end()) {
-      put_metric(*current, f->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
-    }
-  }
-}
-
 // --- the text report ---
 
 // A line as pasted: Markdown quote markers ("> ") taken off; indentation kept (the tables'
@@ -639,13 +550,38 @@ std::string_view unquote(std::string_view s) {
   for (;;) {
     std::size_t j = i;
     while (j < s.size() && s[j] == ' ') ++j;
-    if (j < s.size() && s[j] == '>') {
-      i = j + 1;
-      if (i < s.size() && s[i] == ' ') ++i;
-    } else {
-      return s.substr(i);
+    // "> " quote markers, and "// " before a report pasted into a source file's comment.
+    const std::size_t marker = j < s.size() && s[j] == '>' ? 1 : s.substr(j, 2) == "//" ? 2 : 0;
+    if (marker == 0) return s.substr(i);
+    i = j + marker;
+    if (i < s.size() && s[i] == ' ') ++i;
+  }
+}
+
+// A table row without what was written after its value: "106.46  # kernel time in us",
+// "93.44  <-- CRITICAL", "// ...", "← ...". A marker counts after the row's first character (a
+// name such as "# SMs" starts with one), and after a space.
+std::string_view without_annotation(std::string_view row) {
+  static constexpr std::string_view kMarkers[] = {"#", "//", "<-", "\xE2\x86\x90"};  // the last: ←
+  std::size_t first = 0;
+  while (first < row.size() && (row[first] == ' ' || row[first] == '\t')) ++first;
+  std::size_t cut = row.size();
+  for (std::string_view m : kMarkers) {
+    for (std::size_t at = row.find(m, first + 1); at != std::string_view::npos && at < cut; at = row.find(m, at + 1)) {
+      if (row[at - 1] == ' ' || row[at - 1] == '\t') {
+        cut = at;
+        break;
+      }
     }
   }
+  return row.substr(0, cut);
+}
+
+// Whether a table cell is a value as ncu prints one: a number (1,024, 29.82, -3), or n/a.
+bool value_like(std::string_view v) {
+  if (v == "n/a" || v == "N/A") return true;
+  if (!v.empty() && (v.front() == '-' || v.front() == '+')) v.remove_prefix(1);
+  return !v.empty() && ((v.front() >= '0' && v.front() <= '9') || v.front() == '.');
 }
 
 // A kernel's first line: "NAME (gx, gy, gz)x(bx, by, bz), Context 1, Stream 7, Device 0, CC 9.0",
@@ -726,6 +662,8 @@ bool table_row(std::string_view row, const std::vector<std::pair<std::size_t, st
       name = trim(row.substr(0, e0));
       unit = trim(row.substr(e0, e1 - e0));
       value = trim(row.substr(e1));
+      // An annotation after the value, two spaces on: the value alone.
+      if (const std::size_t gap = value.find("  "); gap != std::string_view::npos && value_like(value)) value = value.substr(0, gap);
       return !name.empty();
     }
   }
@@ -745,113 +683,562 @@ bool table_row(std::string_view row, const std::vector<std::pair<std::size_t, st
     value = sp == std::string_view::npos ? parts[1] : parts[1].substr(sp + 1);
     return true;
   }
-  if (parts.size() != 3) return false;
+  // More than three: an annotation after the value, when the third is one.
+  if (parts.size() < 3 || (parts.size() > 3 && !value_like(parts[2]))) return false;
   name = parts[0];
   unit = parts[1];
   value = parts[2];
   return true;
 }
 
-void read_text(Lines& lines, std::string_view first, NcuReport& report) {
-  enum class State { outside, header_next, header_seen, rows } state = State::outside;
-  std::vector<std::pair<std::size_t, std::size_t>> spans;
-  std::string process;
-  const auto& details = by_name(false);
-  std::string_view raw = first;
-  bool have = true;
-  for (; have; have = lines.next(raw)) {
-    const long at = lines.number();
-    const std::string_view line = unquote(raw);
-    const std::string_view t = trim(line);
-    if (starts_with(t, "```") || starts_with(t, "~~~") || profiler_line(t)) continue;
-    if (state == State::rows) {
-      if (separator(line) || t.empty()) {
-        state = State::outside;
-        continue;
+// --- Markdown tables ---
+
+// A Markdown table row's cells: "| a | b |" -> a, b, each trimmed, ** and ` around it taken off.
+void markdown_cells(std::string_view row, std::vector<std::string_view>& cells) {
+  cells.clear();
+  row = trim(row);
+  if (!row.empty() && row.front() == '|') row.remove_prefix(1);
+  if (!row.empty() && row.back() == '|') row.remove_suffix(1);
+  std::size_t from = 0;
+  for (std::size_t i = 0; i <= row.size(); ++i) {
+    if (i < row.size() && (row[i] != '|' || (i > 0 && row[i - 1] == '\\'))) continue;
+    std::string_view c = trim(row.substr(from, i - from));
+    for (std::string_view mark : {"**", "__", "`"}) {
+      if (c.size() >= 2 * mark.size() && starts_with(c, mark) && c.substr(c.size() - mark.size()) == mark) {
+        c = trim(c.substr(mark.size(), c.size() - 2 * mark.size()));
       }
-      std::string_view name, unit, value;
-      if (!table_row(line, spans, name, unit, value)) {
-        throw problem_at(at, NcuProblem::bad_table_row, t);
-      }
-      if (report.kernels.empty()) throw problem_at(at, NcuProblem::table_before_kernel);
-      if (auto f = details.find(name); f != details.end()) put_metric(report.kernels.back(), f->second, name, unit, value, at);
-      continue;
     }
-    if (separator(line)) {
-      if (state == State::header_seen) {
-        spans = spans_of(line);
-        state = State::rows;
-      } else {
-        state = State::header_next;
-      }
-      continue;
+    cells.push_back(c);
+    from = i + 1;
+    if (cells.size() > kNcuMaxColumns) return;
+  }
+}
+
+// Whether a row is a table's delimiter row: ---, :---, ---: in every cell.
+bool markdown_delimiter(const std::vector<std::string_view>& cells) {
+  if (cells.empty()) return false;
+  for (std::string_view c : cells) {
+    if (!c.empty() && c.front() == ':') c.remove_prefix(1);
+    if (!c.empty() && c.back() == ':') c.remove_suffix(1);
+    if (c.empty() || c.find_first_not_of('-') != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+std::string lower(std::string_view s) {
+  std::string l(s);
+  for (char& c : l) c = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  return l;
+}
+
+// A figure named in a Markdown table: a details name or a raw metric, in any case.
+const NcuField* markdown_field(std::string_view name) {
+  static const std::unordered_map<std::string, NcuField> names = [] {
+    std::unordered_map<std::string, NcuField> m;
+    for (const FieldName& n : field_names()) {
+      for (std::string_view d : n.details) m.emplace(lower(d), n.field);
+      for (std::string_view r : n.raw) m.emplace(lower(r), n.field);
     }
-    if (state == State::header_next && starts_with(t, "Metric Name")) {
-      if (t.find("Average") != std::string_view::npos || t.find("Minimum") != std::string_view::npos) {
-        throw problem_at(at, NcuProblem::summary_table);
-      }
-      state = State::header_seen;
-      continue;
-    }
-    state = State::outside;
-    if (t.size() > 2 && t.front() == '[' && t.find("] ") != std::string_view::npos && t.find('@') != std::string_view::npos) {
-      process = std::string(t.substr(1, t.find(']') - 1));  // "[543294] softmax@127.0.0.1"
-      continue;
-    }
-    NcuKernel k;
-    k.id = std::to_string(report.kernels.size());  // the text report prints no ID: its place
-    if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
-        kernel_header(t, k, at)) {
-      k.line = at;
-      k.process = process;
-      add_kernel(report, std::move(k), at);
+    return m;
+  }();
+  const auto it = names.find(lower(name));
+  return it == names.end() ? nullptr : &it->second;
+}
+
+// A header cell "Duration (usecond)" or "Duration [us]": the name and the unit.
+void name_and_unit(std::string_view cell, std::string_view& name, std::string_view& unit) {
+  name = cell;
+  unit = {};
+  if (cell.size() > 2 && (cell.back() == ')' || cell.back() == ']')) {
+    const std::size_t open = cell.rfind(cell.back() == ')' ? '(' : '[');
+    if (open != std::string_view::npos && open > 0) {
+      name = trim(cell.substr(0, open));
+      unit = trim(cell.substr(open + 1, cell.size() - open - 2));
     }
   }
 }
 
-// Where a CSV report's header starts: a line beginning "ID", (quoted or not); npos for none.
-// Program output and ==PROF== lines may come first.
-std::size_t csv_header_at(std::string_view text) {
-  for (std::size_t at = 0; at < text.size();) {
-    std::size_t begin = at;
-    while (begin < text.size() && (text[begin] == ' ' || text[begin] == '\t')) ++begin;
-    const std::string_view rest = text.substr(begin);
-    if (starts_with(rest, "\"ID\",") || starts_with(rest, "ID,")) return at;
-    const std::size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) break;
-    at = end + 1;
+// A value cell "81.92 KB", "8.33%", "1,024": the number, and the unit written after it (if any).
+void value_and_unit(std::string_view cell, std::string_view& value, std::string_view& unit) {
+  value = cell;
+  unit = {};
+  if (const std::size_t sp = cell.find(' '); sp != std::string_view::npos) {
+    value = cell.substr(0, sp);
+    unit = trim(cell.substr(sp + 1));
+  } else if (!cell.empty() && cell.back() == '%') {
+    value = cell.substr(0, cell.size() - 1);
+    unit = "%";
   }
-  return std::string_view::npos;
+}
+
+// Whether a line is a CSV report's header: "ID", (quoted or not) after spaces or tabs.
+bool csv_header(std::string_view line) {
+  std::size_t begin = 0;
+  while (begin < line.size() && (line[begin] == ' ' || line[begin] == '\t')) ++begin;
+  const std::string_view rest = line.substr(begin);
+  return starts_with(rest, "\"ID\",") || starts_with(rest, "ID,");
 }
 
 }  // namespace
 
-NcuReport parse_ncu_report(std::string_view text) {
-  NcuReport report;
-  // A byte-order mark (an editor's, PowerShell's): not part of the first line.
-  if (starts_with(text, "\xEF\xBB\xBF")) text.remove_prefix(3);
-  Lines lines(text);
-  const std::size_t header = csv_header_at(text);
-  std::string_view line;
-  while (lines.next(line)) {
+// What a reading holds between lines: where it is in the report, the kernel being read, and the
+// one ready to be given.
+struct NcuReader::State {
+  LineSource& source;
+  bool hold = false;  // parse_ncu_report: every kernel kept (in `held`), a details page's rows merged
+  NcuFormat format = NcuFormat::text;
+  enum class Part { before, csv, text, done } part = Part::before;
+  long number = 0;             // lines read
+  long header = 0;             // the CSV header's line (0: none; the text report)
+  std::size_t count = 0;       // kernels begun
+  NcuKernel current;           // the kernel being read
+  bool have_current = false;
+  NcuKernel ready;             // a kernel read whole, to be given
+  bool have_ready = false;
+  std::vector<NcuKernel> held;  // hold: every kernel
+  // CSV
+  Columns columns;
+  std::vector<std::string_view> cells;
+  std::string unquoted;
+  std::vector<std::string> units;  // the raw page's second row
+  int needed = 0;
+  std::string last_id, last_process;  // the details page's last row's kernel
+  std::unordered_map<std::string, std::size_t> seen;  // hold: process and ID -> kernel
+  std::unordered_set<std::size_t> seen_hashes;        // streaming: the hashes of the kernels' keys given
+  std::size_t held_index = 0;                         // hold: the last row's kernel
+  // the text report
+  // outside a table; a separator seen (its header may come); the header seen; the rows; a
+  // separator after a Section line (the header or the first row comes).
+  enum class Table { outside, header_next, header_seen, rows, first_row } table = Table::outside;
+  bool section_seen = false;  // the last line was a Section line
+  // Markdown tables: a row per metric and a column per kernel, or a row per kernel and a column per
+  // metric. Their kernels are held to the end of the report (a later table may add to them) and
+  // given only where the text has no kernel of ncu's text report: a document that pastes a text
+  // report reads as before, its tables passed over, a fault in them too (md_error).
+  enum class Md { none, header, metric_rows, kernel_rows, other } md = Md::none;
+  std::vector<std::string> md_header;
+  long md_header_line = 0;
+  int md_unit = -1, md_name = 0;
+  std::vector<std::size_t> md_kernel_of;                     // metric rows: a column's kernel (npos: none yet)
+  std::vector<std::pair<int, NcuField>> md_fields;          // kernel rows: the figures' columns
+  std::vector<std::string> md_units;                        // and their units from the header
+  std::vector<NcuKernel> md_kernels;                        // the tables' kernels, given at the end
+  std::unordered_map<std::string, std::size_t> md_by_name;  // by their column's name
+  std::size_t md_given = 0;
+  bool text_kernels = false;  // a kernel from the text report's own lines
+  std::optional<NcuReportError> md_error;  // the first fault of a table: thrown at the end, where they are read
+  std::vector<std::pair<std::size_t, std::size_t>> spans;
+  std::string process;
+
+  explicit State(LineSource& s) : source(s) {}
+
+  // The next line, bounded, a byte-order mark taken off the first.
+  bool line(std::string_view& out) {
+    std::size_t length = 0;
+    if (!source.next(out, length)) return false;
+    ++number;
+    if (number == 1 && starts_with(out, "\xEF\xBB\xBF")) {
+      out.remove_prefix(3);
+      length -= 3;
+    }
+    if (length > kNcuMaxLineBytes) {
+      throw problem_counted(number, NcuProblem::long_line, static_cast<double>(length), static_cast<double>(kNcuMaxLineBytes));
+    }
+    return true;
+  }
+
+  // A new kernel: counted against the bound.
+  void begin_count(long at) {
+    if (count >= kNcuMaxKernels) {
+      NcuReportError e = problem_at(at, NcuProblem::many_kernels);
+      e.limit = static_cast<double>(kNcuMaxKernels);
+      throw e;
+    }
+    ++count;
+  }
+  // A kernel read whole: kept (hold) or ready to be given.
+  void done(NcuKernel&& k) {
+    if (hold) {
+      held.push_back(std::move(k));
+    } else {
+      ready = std::move(k);
+      have_ready = true;
+    }
+  }
+  void finish_current() {
+    if (!have_current) return;
+    have_current = false;
+    done(std::move(current));
+  }
+
+  void split(std::string_view line) {
+    const std::string_view wrong = split_csv_record(line, cells, unquoted);
+    if (!wrong.empty()) throw problem_at(number, NcuProblem::not_csv, wrong);
+  }
+
+  void csv_header_line(std::string_view header_line) {
+    split(header_line);
+    columns = read_header(cells, number);
+    format = columns.metric_name >= 0 ? NcuFormat::details_csv : NcuFormat::raw_csv;
+    needed = std::max({columns.id, columns.name, columns.metric_value});
+  }
+
+  void csv_line(std::string_view line) {
+    if (trim(line).empty() || profiler_line(line)) return;
+    split(line);
+    const long at = number;
+    const Columns& c = columns;
+    if (format == NcuFormat::raw_csv && cell(cells, c.id).empty() && count == 0 && units.empty()) {
+      for (std::string_view u : cells) units.emplace_back(u);  // the units row
+      return;
+    }
+    if (static_cast<int>(cells.size()) <= needed) {
+      throw problem_counted(at, NcuProblem::short_record, static_cast<double>(cells.size()), needed + 1);
+    }
+    if (format == NcuFormat::raw_csv) {
+      NcuKernel k;
+      identify(k, c, cells, at);
+      for (const auto& [col, field] : c.metrics) {
+        const std::string_view unit = static_cast<std::size_t>(col) < units.size() ? std::string_view(units[col]) : std::string_view();
+        put_metric(k, field, name_of(field).raw.front(), unit, cell(cells, col), at);
+      }
+      begin_count(at);
+      done(std::move(k));
+      return;
+    }
+    // A kernel's rows come together: the last row's kernel unless its process or ID changed.
+    const bool started = hold ? !held.empty() : have_current;
+    if (!started || cell(cells, c.id) != last_id || cell(cells, c.process) != last_process) {
+      last_id = std::string(cell(cells, c.id));
+      last_process = std::string(cell(cells, c.process));
+      std::string key = last_process + '\x1f' + last_id;
+      if (hold) {
+        auto [it, fresh] = seen.emplace(std::move(key), held.size());
+        if (fresh) {
+          NcuKernel k;
+          identify(k, c, cells, at);
+          begin_count(at);
+          held.push_back(std::move(k));
+        }
+        held_index = it->second;
+      } else {
+        // A kernel whose rows came before: it was given already (or a hash collision: read whole all the same).
+        if (!seen_hashes.insert(std::hash<std::string>()(key)).second) throw NcuScattered(at);
+        NcuKernel k;
+        identify(k, c, cells, at);
+        begin_count(at);
+        finish_current();
+        current = std::move(k);
+        have_current = true;
+      }
+    }
+    NcuKernel& k = hold ? held[held_index] : current;
+    // A section's name, or (ncu --metrics) the metric's own.
+    const std::string_view name = cell(cells, c.metric_name);
+    const auto& details = by_name(false);
+    const auto& raw_names = by_name(true);
+    if (auto f = details.find(name); f != details.end()) {
+      put_metric(k, f->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
+    } else if (name.find("__") != std::string_view::npos) {  // a metric's own name has one, a section's none
+      if (auto r = raw_names.find(name); r != raw_names.end()) {
+        put_metric(k, r->second, name, cell(cells, c.metric_unit), cell(cells, c.metric_value), at);
+      }
+    }
+  }
+
+  // A Markdown table's header (named by its delimiter row): a row per metric when its first cell
+  // names the metric column, a row per kernel when a cell names a figure gpucalc reads.
+  void markdown_table() {
+    md = Md::other;
+    const std::string first = lower(md_header[0]);
+    if (md_header.size() >= 2 && (first == "metric" || first == "metric name" || first == "metrics" || first == "name")) {
+      md = Md::metric_rows;
+      markdown_read();
+      const std::string second = lower(md_header[1]);
+      md_unit = second == "unit" || second == "units" || second == "metric unit" ? 1 : -1;
+      md_kernel_of.assign(md_header.size(), std::string::npos);
+      return;
+    }
+    md_fields.clear();
+    md_units.clear();
+    md_name = 0;
+    for (std::size_t i = 0; i < md_header.size(); ++i) {
+      std::string_view name, unit;
+      name_and_unit(md_header[i], name, unit);
+      const std::string l = lower(name);
+      if (l == "kernel" || l == "kernel name" || l == "function") md_name = static_cast<int>(i);
+      if (const NcuField* f = markdown_field(name)) {
+        md_fields.emplace_back(static_cast<int>(i), *f);
+        md_units.emplace_back(unit);
+      }
+    }
+    if (!md_fields.empty()) {
+      md = Md::kernel_rows;
+      markdown_read();
+    }
+  }
+  // A text whose kernels come from Markdown tables only is a Markdown report.
+  void markdown_read() {
+    if (format == NcuFormat::text && !text_kernels) format = NcuFormat::markdown;
+  }
+
+  // A figure of a Markdown table's cell into `k`: a cell that is no value ("—", "n/a" words,
+  // "[Run ncu]") is passed over; a value that is no number of its unit is refused.
+  void markdown_value(NcuKernel& k, NcuField f, std::string_view name, std::string_view column_unit, std::string_view cell,
+                      long at) {
+    std::string_view value, unit;
+    value_and_unit(cell, value, unit);
+    if (!value_like(value)) return;
+    put_metric(k, f, name, unit.empty() ? column_unit : unit, value, at);
+  }
+
+  // A Markdown table's row; its fault kept for the end (md_error), the tables after it passed over.
+  void markdown_row(std::string_view t, long at) {
+    if (md_error || text_kernels) return;
+    try {
+      markdown_row_read(t, at);
+    } catch (const NcuReportError& e) {
+      md_error = e;
+    }
+  }
+
+  // A Markdown kernel: counted against the bound with the others.
+  void md_kernel(long at) {
+    if (count + md_kernels.size() >= kNcuMaxKernels) {
+      NcuReportError e = problem_at(at, NcuProblem::many_kernels);
+      e.limit = static_cast<double>(kNcuMaxKernels);
+      throw e;
+    }
+  }
+
+  void markdown_row_read(std::string_view t, long at) {
+    markdown_cells(t, cells);
+    if (markdown_delimiter(cells)) {
+      if (md == Md::header) markdown_table();
+      return;
+    }
+    if (md == Md::none || md == Md::header || md == Md::other) {
+      if (md == Md::other) return;  // a table gpucalc does not read
+      md_header.assign(cells.begin(), cells.end());
+      md_header_line = at;
+      md = Md::header;
+      return;
+    }
+    if (md == Md::kernel_rows) {
+      NcuKernel k;
+      k.name = std::string(cell(cells, md_name));
+      k.line = at;
+      md_kernel(at);
+      for (std::size_t i = 0; i < md_fields.size(); ++i) {
+        const auto [col, f] = md_fields[i];
+        std::string_view name, unit;
+        name_and_unit(md_header[static_cast<std::size_t>(col)], name, unit);
+        markdown_value(k, f, name, md_units[i], cell(cells, col), at);
+      }
+      md_kernels.push_back(std::move(k));
+      return;
+    }
+    // A row per metric: its value in each kernel's column.
+    if (cells.empty()) return;
+    const NcuField* f = markdown_field(cells[0]);
+    if (f == nullptr) return;
+    const std::string_view unit = md_unit >= 0 ? cell(cells, md_unit) : std::string_view();
+    for (std::size_t col = md_unit >= 0 ? 2 : 1; col < md_header.size() && col < cells.size(); ++col) {
+      std::string_view value, written;
+      value_and_unit(cells[col], value, written);
+      if (!value_like(value)) continue;
+      if (md_kernel_of[col] == std::string::npos) {
+        auto [it, fresh] = md_by_name.emplace(md_header[col], md_kernels.size());
+        if (fresh) {
+          NcuKernel k;
+          k.name = md_header[col];
+          k.line = md_header_line;
+          md_kernel(at);
+          md_kernels.push_back(std::move(k));
+        }
+        md_kernel_of[col] = it->second;
+      }
+      markdown_value(md_kernels[md_kernel_of[col]], *f, cells[0], unit, cells[col], at);
+    }
+  }
+
+  void text_line(std::string_view raw) {
+    const long at = number;
+    const std::string_view line = unquote(raw);
     const std::string_view t = trim(line);
-    if (header != std::string_view::npos) {
-      // The lines before the header: program output, ==PROF== lines.
-      if (static_cast<std::size_t>(line.data() - text.data()) < header) continue;
-      read_csv(lines, t, report);
+    if (starts_with(t, "```") || starts_with(t, "~~~") || profiler_line(t)) return;
+    if (!t.empty() && t.front() == '|' && table != Table::rows) {
+      table = Table::outside;  // as any line that is no table's
+      section_seen = false;
+      markdown_row(t, at);
+      return;
+    }
+    md = Md::none;  // a line that is no table row ends a Markdown table
+    const bool after_section = section_seen;
+    section_seen = starts_with(t, "Section:");
+    if (table == Table::first_row) {
+      // An old report's table (before 2021) has no header lines: its rows follow the separator.
+      table = starts_with(t, "Metric Name") ? Table::header_next : Table::rows;
+    }
+    if (table == Table::rows) {
+      if (separator(line) || t.empty()) {
+        table = Table::outside;
+        return;
+      }
+      std::string_view name, unit, value;
+      if (!table_row(without_annotation(line), spans, name, unit, value)) {
+        throw problem_at(at, NcuProblem::bad_table_row, t);
+      }
+      if (!have_current) throw problem_at(at, NcuProblem::table_before_kernel);
+      // A section's names, or (ncu --metrics: "Section: Command line profiler metrics") the metrics'.
+      const auto& details = by_name(false);
+      const auto& raw_names = by_name(true);
+      if (auto f = details.find(name); f != details.end()) {
+        put_metric(current, f->second, name, unit, value, at);
+      } else if (auto r = raw_names.find(name); r != raw_names.end()) {
+        put_metric(current, r->second, name, unit, value, at);
+      }
+      return;
+    }
+    if (separator(line)) {
+      if (table == Table::header_seen) {
+        spans = spans_of(line);
+        table = Table::rows;
+      } else if (after_section) {
+        spans = spans_of(line);
+        table = Table::first_row;
+      } else {
+        table = Table::header_next;
+      }
+      return;
+    }
+    if (table == Table::header_next && starts_with(t, "Metric Name")) {
+      if (t.find("Average") != std::string_view::npos || t.find("Minimum") != std::string_view::npos) {
+        throw problem_at(at, NcuProblem::summary_table);
+      }
+      table = Table::header_seen;
+      return;
+    }
+    table = Table::outside;
+    if (t.size() > 2 && t.front() == '[' && t.find("] ") != std::string_view::npos && t.find('@') != std::string_view::npos) {
+      process = std::string(t.substr(1, t.find(']') - 1));  // "[543294] softmax@127.0.0.1"
+      return;
+    }
+    NcuKernel k;
+    k.id = std::to_string(count);  // the text report prints no ID: its place
+    if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
+        kernel_header(t, k, at)) {
+      k.line = at;
+      k.process = process;
+      begin_count(at);
+      if (format == NcuFormat::markdown) format = NcuFormat::text;
+      text_kernels = true;
+      md_kernels.clear();  // a document with a text report: its tables passed over, as before
+      md_error.reset();
+      finish_current();
+      current = std::move(k);
+      have_current = true;
+    }
+  }
+
+  // Reads one line and what it holds; false at the end of the report.
+  bool step() {
+    std::string_view l;
+    switch (part) {
+      case Part::done: return give_held();
+      case Part::before:
+        if (!line(l)) break;
+        if (header > 0) {
+          // The lines before the header: program output, ==PROF== lines.
+          if (number == header) {
+            csv_header_line(trim(l));
+            part = Part::csv;
+          }
+          return true;
+        }
+        if (trim(l).empty() || profiler_line(l)) return true;
+        format = NcuFormat::text;
+        part = Part::text;
+        text_line(l);
+        return true;
+      case Part::csv:
+        if (!line(l)) break;
+        csv_line(l);
+        return true;
+      case Part::text:
+        if (!line(l)) break;
+        text_line(l);
+        return true;
+    }
+    part = Part::done;
+    finish_current();
+    if (!text_kernels && md_error) throw *md_error;
+    if (count == 0 && md_kernels.empty()) {
+      NcuReportError e(0, NcuProblem::no_kernel);
+      e.count = static_cast<double>(number);
+      throw e;
+    }
+    return true;
+  }
+
+  // At the end: the Markdown tables' kernels (none where the text has a text report's), one a
+  // step, numbered in order; false after the last.
+  bool give_held() {
+    if (text_kernels || md_given >= md_kernels.size()) return false;
+    NcuKernel& k = md_kernels[md_given++];
+    k.id = std::to_string(count++);
+    done(std::move(k));
+    return true;
+  }
+};
+
+NcuReader::NcuReader(LineSource& source) : s_(std::make_unique<State>(source)) {
+  // A CSV report's header may come after program output: the report is CSV if any line is one,
+  // else a text report. Found before the reading starts again at the first line.
+  source.rewind();
+  std::string_view line;
+  std::size_t length = 0;
+  for (long n = 1; source.next(line, length); ++n) {
+    if (n == 1 && starts_with(line, "\xEF\xBB\xBF")) line.remove_prefix(3);
+    if (csv_header(line)) {
+      s_->header = n;
       break;
     }
-    if (t.empty() || profiler_line(t)) continue;
-    report.format = NcuFormat::text;
-    read_text(lines, line, report);
-    break;
   }
-  report.lines = lines.number();
-  if (report.kernels.empty()) {
-    NcuReportError e(0, NcuProblem::no_kernel);
-    e.count = static_cast<double>(report.lines);
-    throw e;
+  source.rewind();
+  if (s_->header > 0) {
+    // The format is known at the header: read the lines up to it.
+    while (s_->part == State::Part::before && s_->step()) {
+    }
   }
+}
+
+NcuReader::~NcuReader() = default;
+
+bool NcuReader::next(NcuKernel& kernel) {
+  State& s = *s_;
+  while (!s.have_ready && s.step()) {
+  }
+  if (!s.have_ready) return false;
+  kernel = std::move(s.ready);
+  s.have_ready = false;
+  return true;
+}
+
+NcuFormat NcuReader::format() const { return s_->format; }
+long NcuReader::lines() const { return s_->number; }
+
+NcuReport parse_ncu_report(std::string_view text) {
+  TextLines source(text);
+  NcuReader reader(source);
+  NcuReader::State& s = *reader.s_;
+  s.hold = true;
+  while (s.step()) {
+  }
+  NcuReport report;
+  report.format = s.format;
+  report.kernels = std::move(s.held);
+  report.lines = s.number;
   return report;
 }
 

@@ -8,11 +8,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/error.h"
+#include "core/lines.h"
 
 namespace gpucalc {
 
@@ -85,7 +87,7 @@ struct NcuKernel {
 /// A figure as ncu names it: the details page's name (Block Size), else the raw page's metric.
 std::string_view ncu_field_name(NcuField field);
 
-enum class NcuFormat { details_csv, raw_csv, text };
+enum class NcuFormat { details_csv, raw_csv, text, markdown };
 
 struct NcuReport {
   NcuFormat format = NcuFormat::text;
@@ -131,7 +133,40 @@ class NcuReportError : public UnreadableError {
   bool whole = false;     // out_of_range: the figure is a count, a whole number
 };
 
-/// Reads a report. Throws NcuReportError for a malformed line, a CSV without the
+/// A details page whose kernel's rows come apart (another kernel's rows between them): its
+/// kernels cannot be given one at a time; parse_ncu_report reads it whole. `line`: where.
+class NcuScattered : public std::exception {
+ public:
+  explicit NcuScattered(long at) : line(at) {}
+  const char* what() const noexcept override { return "a kernel's rows come apart"; }
+  long line;
+};
+
+/// A report read a kernel at a time, in one pass over `source` (from its first line): each kernel
+/// is given as soon as its last line is read, and nothing is held but the kernel being read, so
+/// a report of any number of kernels reads in the memory of one. Throws what parse_ncu_report
+/// throws, at the line where it is found, and NcuScattered for a details page whose kernel's rows
+/// come apart (a report gpucalc then reads whole).
+class NcuReader {
+ public:
+  explicit NcuReader(LineSource& source);
+  ~NcuReader();
+  NcuReader(const NcuReader&) = delete;
+  NcuReader& operator=(const NcuReader&) = delete;
+  /// The next kernel into `kernel`; false after the last (the first call without one throws no_kernel).
+  bool next(NcuKernel& kernel);
+  /// The report's format (a text report's Markdown tables are told by the end of the reading).
+  NcuFormat format() const;
+  /// The lines read so far.
+  long lines() const;
+
+ private:
+  friend NcuReport parse_ncu_report(std::string_view text);
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+/// Reads a report whole. Throws NcuReportError for a malformed line, a CSV without the
 /// columns it needs, a value of a known metric that is not a number of its unit, a line or a
 /// header past the bounds, and text that is no ncu report at all (no kernel found).
 NcuReport parse_ncu_report(std::string_view text);

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "parse/expr.h"
 #include "core/gpu.h"
+#include "core/lines.h"
 #include "core/little.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
@@ -357,6 +358,28 @@ int fuzz_ncu(const std::uint8_t* data, std::size_t size) {
     return 0;
   }
   expect(!report.kernels.empty(), "a report parsed without a kernel", text);
+  // Read a kernel at a time (gpucalc ncu's way), the same kernels, or a report that cannot be streamed.
+  std::vector<NcuKernel> streamed;
+  bool scattered = false;
+  try {
+    TextLines lines(text);
+    NcuReader reader(lines);
+    NcuKernel k;
+    while (reader.next(k) && streamed.size() <= report.kernels.size()) streamed.push_back(k);
+  } catch (const NcuScattered&) {
+    scattered = true;  // a details page whose kernel's rows come apart: read whole only
+  }
+  if (!scattered) {
+    expect(streamed.size() == report.kernels.size(), "streamed another number of kernels than read whole", text);
+    for (std::size_t i = 0; i < streamed.size(); ++i) {
+      const NcuKernel &k = streamed[i], &whole = report.kernels[i];
+      expect(k.id == whole.id && k.name == whole.name && k.line == whole.line, "a streamed kernel differs from the whole's", text);
+      for (std::size_t f = 0; f < kNcuFields; ++f) {
+        expect(k.value[f] == whole.value[f] || (std::isnan(k.value[f]) && std::isnan(whole.value[f])),
+               "a streamed figure differs from the whole's", text);
+      }
+    }
+  }
   static const Gpu gpus[] = {load_gpu("h100"), load_gpu("v100")};
   for (const NcuKernel& k : report.kernels) {
     for (const Gpu& gpu : gpus) {

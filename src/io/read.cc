@@ -48,6 +48,8 @@ std::string ReadError::reason(const std::string& option) const {
     case Problem::no_writer:
       return fmt::format("a FIFO needs a writer within {} s: none came; start the writer first, or pipe it to {} -",
                          seconds_text(kPipeWaitMs / 1000.0), option);
+    case Problem::changed:
+      return "it changed while it was read (gpucalc reads a report twice: to check it, then for its rows): write it whole first";
     case Problem::too_slow:
       return fmt::format("it did not end within {} s: write it to a file first, or allow longer with "
                          "GPUCALC_READ_TIMEOUT (seconds)",
@@ -230,6 +232,133 @@ std::string read_text(const std::string& path, const Limits& limits, std::istrea
     throw ReadError(path, Problem::binary, limits.max_bytes, 0);
   }
   return text;
+}
+
+namespace {
+
+constexpr std::size_t kLinesBlock = 1 << 18;
+
+std::int64_t mtime_of(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+std::unique_ptr<FileLines> FileLines::open(const std::string& path, const Limits& limits, std::size_t keep) {
+  struct stat st {};
+  // Not opened unless it is a regular file: opening a FIFO would let its writer go on without a reader.
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw ReadError(path, Problem::directory, limits.max_bytes, 0);
+    return nullptr;
+  }
+  Opened file;
+  file.fd = open_path(path, true, st, limits.max_bytes);
+  if (static_cast<std::uint64_t>(st.st_size) > limits.max_bytes) {
+    throw ReadError(path, Problem::too_large, limits.max_bytes, 0, static_cast<std::uint64_t>(st.st_size));
+  }
+  std::unique_ptr<FileLines> lines(
+      new FileLines(file.fd, path, limits, keep, static_cast<std::uint64_t>(st.st_size), mtime_of(st)));
+  file.fd = -1;  // the FileLines closes it
+  const int flags = ::fcntl(lines->fd_, F_GETFL);
+  if (flags >= 0) ::fcntl(lines->fd_, F_SETFL, flags & ~O_NONBLOCK);
+  // The first block tells UTF-16 (read whole and converted by read_text: its NUL bytes are no
+  // binary's) and an empty file.
+  lines->limits_.text = false;
+  const bool any = lines->fill();
+  lines->limits_.text = limits.text;
+  if (!any) {
+    if (!limits.empty_ok) throw ReadError(path, Problem::empty, limits.max_bytes, 0);
+  } else if (limits.text && utf16_kind(std::string_view(lines->block_.data(), lines->end_)) != Utf16::none) {
+    return nullptr;
+  } else if (limits.text && std::memchr(lines->block_.data(), '\0', lines->end_) != nullptr) {
+    throw ReadError(path, Problem::binary, limits.max_bytes, 0);
+  }
+  return lines;
+}
+
+FileLines::FileLines(int fd, std::string path, const Limits& limits, std::size_t keep, std::uint64_t size, std::int64_t mtime_ns)
+    : fd_(fd), path_(std::move(path)), limits_(limits), keep_(keep), size_(size), mtime_ns_(mtime_ns), block_(kLinesBlock) {}
+
+FileLines::~FileLines() { ::close(fd_); }
+
+bool FileLines::fill() {
+  pos_ = end_ = 0;
+  if (eof_) return false;
+  ssize_t n = 0;
+  do {
+    n = ::read(fd_, block_.data(), block_.size());
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) throw ReadError(path_, Problem::unreadable, limits_.max_bytes, 0);
+  if (n == 0) {
+    eof_ = true;
+    return false;
+  }
+  end_ = static_cast<std::size_t>(n);
+  read_ += end_;
+  if (read_ > limits_.max_bytes) throw ReadError(path_, Problem::larger, limits_.max_bytes, 0);
+  if (limits_.text && std::memchr(block_.data(), '\0', end_) != nullptr) {
+    throw ReadError(path_, Problem::binary, limits_.max_bytes, 0);
+  }
+  return true;
+}
+
+bool FileLines::next(std::string_view& line, std::size_t& length) {
+  if (pos_ == end_ && !fill()) return false;
+  const char* from = block_.data() + pos_;
+  if (const void* stop = std::memchr(from, '\n', end_ - pos_)) {  // most lines: within the block
+    std::size_t n = static_cast<std::size_t>(static_cast<const char*>(stop) - from);
+    pos_ += n + 1;
+    if (n > 0 && from[n - 1] == '\r') --n;
+    if (n <= keep_) {
+      line = std::string_view(from, n);
+      length = n;
+      return true;
+    }
+    line = std::string_view(from, keep_);
+    length = n;
+    return true;
+  }
+  // A line across blocks: at most keep_ bytes of it kept, all of it counted.
+  line_.clear();
+  std::size_t total = 0;
+  char last = '\0';
+  for (;;) {
+    if (pos_ == end_ && !fill()) break;  // the last line, without a line break
+    from = block_.data() + pos_;
+    const void* stop = std::memchr(from, '\n', end_ - pos_);
+    const std::size_t n = stop != nullptr ? static_cast<std::size_t>(static_cast<const char*>(stop) - from) : end_ - pos_;
+    if (n > 0) last = from[n - 1];
+    line_.append(from, std::min(n, keep_ + 1 - std::min(line_.size(), keep_ + 1)));
+    total += n;
+    pos_ += n;
+    if (stop != nullptr) {
+      ++pos_;
+      break;
+    }
+  }
+  if (last == '\r') {
+    --total;
+    if (line_.size() > total) line_.resize(total);
+  }
+  line = std::string_view(line_).substr(0, keep_);
+  length = total;
+  return true;
+}
+
+void FileLines::rewind() {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != size_ || mtime_of(st) != mtime_ns_) {
+    throw ReadError(path_, Problem::changed, limits_.max_bytes, 0);
+  }
+  if (::lseek(fd_, 0, SEEK_SET) != 0) throw ReadError(path_, Problem::unreadable, limits_.max_bytes, 0);
+  pos_ = end_ = 0;
+  read_ = 0;
+  eof_ = false;
+}
+
+void FileLines::check_rest() {
+  while (fill()) {
+  }
 }
 
 Input::~Input() {

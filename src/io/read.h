@@ -8,11 +8,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <istream>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
+#include "core/lines.h"
 
 namespace gpucalc::io {
 
@@ -35,6 +38,7 @@ enum class Problem {
   utf16,        // UTF-16 that does not decode (no byte-order mark, an odd length, an unpaired surrogate)
   no_writer,    // a FIFO whose writer did not come within kPipeWaitMs
   too_slow,     // not at its end within the time limit
+  changed,      // a file read twice (FileLines) that changed between the readings
 };
 
 /// What one whole reading may take.
@@ -80,6 +84,40 @@ double read_seconds();
 /// std::cin) within `limits`, and within read_seconds() for anything but a regular file. A FIFO
 /// is read when its writer comes within kPipeWaitMs. Throws ReadError.
 std::string read_text(const std::string& path, const Limits& limits, std::istream& in);
+
+/// A regular file's lines (core/lines.h), read in blocks and again from the start on rewind(),
+/// never held whole: what a report of any size is read through, twice if need be. Refuses, as
+/// read_text does, a file over max_bytes, an empty one, a NUL byte (when it comes to it), and a
+/// file that changed between two readings. Lines over `keep` bytes are given cut to it.
+class FileLines : public LineSource {
+ public:
+  /// `path` opened when it is a regular file of UTF-8 text (its first block read); nullptr for
+  /// anything else (a FIFO, a device, UTF-16: read_text reads those whole). Throws ReadError.
+  static std::unique_ptr<FileLines> open(const std::string& path, const Limits& limits, std::size_t keep);
+  ~FileLines() override;
+  FileLines(const FileLines&) = delete;
+  FileLines& operator=(const FileLines&) = delete;
+  bool next(std::string_view& line, std::size_t& length) override;
+  void rewind() override;
+  /// Reads the rest of the file, for what read_text refuses before any line is read (a NUL byte,
+  /// more than max_bytes): a caller that stops at a bad line calls it first. Throws ReadError.
+  void check_rest();
+
+ private:
+  FileLines(int fd, std::string path, const Limits& limits, std::size_t keep, std::uint64_t size, std::int64_t mtime_ns);
+  bool fill();  // the next block; false at the end
+  int fd_;
+  std::string path_;
+  Limits limits_;
+  std::size_t keep_;
+  std::uint64_t size_;      // as open() found it
+  std::int64_t mtime_ns_;   // likewise
+  std::vector<char> block_;
+  std::size_t pos_ = 0, end_ = 0;
+  std::uint64_t read_ = 0;  // bytes read in this reading
+  bool eof_ = false;
+  std::string line_;        // a line that spans blocks (at most keep_ bytes of it)
+};
 
 /// An input opened for a stream of records (io/records.h): a file descriptor (-1: read `in`,
 /// standard input that is not std::cin) and, for a FIFO, the first byte read while its writer

@@ -1,5 +1,7 @@
 #include "parse/csv.h"
 
+#include <cstring>
+
 #include "core/error.h"
 
 namespace gpucalc {
@@ -12,10 +14,13 @@ namespace {
 bool quoted_cell(std::string_view line, std::size_t& i, std::string_view& cell, std::string& unquoted) {
   const std::size_t begin = i;
   while (i < line.size()) {
-    if (line[i] != '"') {
-      ++i;
-      continue;
+    // The next quote, found a block at a time (a kernel's name is a long cell of every row).
+    const void* quote = std::memchr(line.data() + i, '"', line.size() - i);
+    if (quote == nullptr) {
+      i = line.size();
+      break;
     }
+    i = static_cast<std::size_t>(static_cast<const char*>(quote) - line.data());
     if (i + 1 < line.size() && line[i + 1] == '"') break;  // a "": unquoted below
     cell = line.substr(begin, i - begin);
     ++i;

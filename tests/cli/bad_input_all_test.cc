@@ -455,6 +455,11 @@ const std::vector<BadInput>& ncu_rows() {
     // ncu takes no --batch or --plot (its report makes its rows: tests/cli/ncu_command_test.cc).
     {{"ncu", "--batch", "/nonexistent.csv"}, "--batch", "unknown option '--batch'; see 'gpucalc ncu --help'"},
     {{"ncu", "tests/data/ncu/softmax-sm86.txt", "--plot", "x.svg"}, "--plot", "unknown option '--plot'; see 'gpucalc ncu --help'"},
+    // Reports people paste that gpucalc cannot read (the layouts' truncations: ncu_layouts_cli_test.cc).
+    {{"ncu", "tests/data/ncu/flash-attention-sm89-columns.md", "--gpu", "rtx4090"}, "Static Shared Memory Per Block '43.78'",
+     "expected a whole number from 0 to 4,294,967,295 bytes"},
+    {{"ncu", "tests/data/ncu/vectoradd-annotated.md", "--gpu", "h100"}, "Registers Per Thread is not in the report",
+     "expected a report with the Launch Statistics section"},
   };
   return rows;
 }
