@@ -17,20 +17,6 @@
 
 namespace gpucalc {
 
-// The latencies of NCCL's own tuning model (NVIDIA/nccl src/graph/tuning.cc,
-// ncclTunerConstantsDefaults, commit 5067397c, 2026-06): the base latency of a ring (6.6 us) and a
-// tree (6.8 us) collective and a step's hardware latency over NVLink (0.6 us), PCIe (1.0 us) and the
-// network (2.7 us) with the LL protocol NCCL picks for small sizes, where latency is what counts;
-// NVLS's one latency, 25 us (its only protocol, Simple). The bandwidth term takes the link's whole
-// rate (the Simple protocol's, for large sizes): the model is a floor at each end.
-namespace nccl_latency {
-constexpr double kRingBase = 6.6e-6;
-constexpr double kTreeBase = 6.8e-6;
-constexpr double kNvlinkStep = 0.6e-6;
-constexpr double kPcieStep = 1.0e-6;
-constexpr double kNetworkStep = 2.7e-6;
-constexpr double kNvls = 25e-6;
-}  // namespace nccl_latency
 
 namespace {
 
@@ -55,20 +41,12 @@ struct LinkChoice {
 
 LinkChoice choose_links(const Args& a, const Gpu& gpu, std::int64_t per_node) {
   LinkChoice c;
+  LinkKind kind = LinkKind::none;
+  c.links = profile_links(gpu, per_node, kind);
   CollectiveLinks& l = c.links;
-  l.ring_base_latency = nccl_latency::kRingBase;
-  l.tree_base_latency = nccl_latency::kTreeBase;
-  l.network_latency = nccl_latency::kNetworkStep;
-  l.nvls_latency = nccl_latency::kNvls;
-  const bool nvlink = gpu.nvlink_bandwidth > 0 && gpu.nvlink_domain >= per_node;
-  if (nvlink) {
-    l.link_bandwidth = gpu.nvlink_bandwidth;
-    l.link_latency = nccl_latency::kNvlinkStep;
-    l.nvls = gpu.nvls == 1;
+  if (kind == LinkKind::nvlink) {
     c.link_name = fmt::format("NVLink {} ({} links)", gpu.nvlink_generation, gpu.nvlink_links);
-  } else if (gpu.pcie_bandwidth > 0) {
-    l.link_bandwidth = gpu.pcie_bandwidth;
-    l.link_latency = nccl_latency::kPcieStep;
+  } else if (kind == LinkKind::pcie) {
     c.link_name = fmt::format("PCIe {}", gpu.pcie_generation);
     if (gpu.nvlink_bandwidth > 0) {
       c.note = fmt::format("{} GPUs a node are more than {}'s NVLink joins ({}): they talk over PCIe {}", per_node, gpu.key,
@@ -86,7 +64,7 @@ LinkChoice choose_links(const Args& a, const Gpu& gpu, std::int64_t per_node) {
                                  "profile; give each GPU's link rate, one direction (--link 450GB/s)",
                                  gpu.key));
   }
-  l.network_bandwidth = a.has(kNetwork) ? a.number(kNetwork) : gpu.network_bandwidth;
+  if (a.has(kNetwork)) l.network_bandwidth = a.number(kNetwork);
   return c;
 }
 

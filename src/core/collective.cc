@@ -173,6 +173,27 @@ Traffic traffic(CollectiveOp op, CollectiveAlgo algo, double n, double m, double
 
 }  // namespace
 
+CollectiveLinks profile_links(const Gpu& gpu, std::int64_t per_node, LinkKind& kind) {
+  CollectiveLinks l;
+  l.ring_base_latency = nccl_latency::kRingBase;
+  l.tree_base_latency = nccl_latency::kTreeBase;
+  l.network_latency = nccl_latency::kNetworkStep;
+  l.nvls_latency = nccl_latency::kNvls;
+  l.network_bandwidth = gpu.network_bandwidth;
+  kind = LinkKind::none;
+  if (gpu.nvlink_bandwidth > 0 && gpu.nvlink_domain >= per_node) {
+    kind = LinkKind::nvlink;
+    l.link_bandwidth = gpu.nvlink_bandwidth;
+    l.link_latency = nccl_latency::kNvlinkStep;
+    l.nvls = gpu.nvls == 1;
+  } else if (gpu.pcie_bandwidth > 0) {
+    kind = LinkKind::pcie;
+    l.link_bandwidth = gpu.pcie_bandwidth;
+    l.link_latency = nccl_latency::kPcieStep;
+  }
+  return l;
+}
+
 AlgoTime collective_time(const CollectiveInput& in, CollectiveAlgo algo) {
   const double n = static_cast<double>(in.gpus), m = static_cast<double>(in.nodes);
   const CollectiveLinks& l = in.links;

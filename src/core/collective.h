@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/gpu.h"
+
 namespace gpucalc {
 
 enum class CollectiveOp { allreduce, allgather, reducescatter, alltoall, broadcast, reduce };
@@ -37,6 +39,28 @@ struct CollectiveLinks {
   double ring_base_latency = 0;  // a ring or tree collective's fixed cost (NCCL's base latency)
   double tree_base_latency = 0;
 };
+
+enum class LinkKind { none, nvlink, pcie };
+
+/// The latencies of NCCL's own tuning model (NVIDIA/nccl src/graph/tuning.cc,
+/// ncclTunerConstantsDefaults, commit 5067397c, 2026-06): the base latency of a ring (6.6 us) and
+/// a tree (6.8 us) collective, a step's hardware latency over NVLink (0.6 us), PCIe (1.0 us) and
+/// the network (2.7 us) with the LL protocol NCCL picks for small sizes, where latency is what
+/// counts; NVLS's one latency, 25 us (its only protocol, Simple). The bandwidth term takes the
+/// link's whole rate (the Simple protocol's, for large sizes): the model is a floor at each end.
+namespace nccl_latency {
+inline constexpr double kRingBase = 6.6e-6;
+inline constexpr double kTreeBase = 6.8e-6;
+inline constexpr double kNvlinkStep = 0.6e-6;
+inline constexpr double kPcieStep = 1.0e-6;
+inline constexpr double kNetworkStep = 2.7e-6;
+inline constexpr double kNvls = 25e-6;
+}  // namespace nccl_latency
+
+/// The links a profile gives `per_node` GPUs of a node: its NVLink where they are inside its NVLink
+/// domain (NVLS where the profile has it), else its PCIe (kind none, bandwidth 0: neither known);
+/// its network; NCCL's latencies.
+CollectiveLinks profile_links(const Gpu& gpu, std::int64_t per_node, LinkKind& kind);
 
 struct CollectiveInput {
   CollectiveOp op = CollectiveOp::allreduce;
