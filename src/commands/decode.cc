@@ -116,7 +116,7 @@ DecodeInput read_input(const Args& a, const Gpu& gpu, Report& report) {
   if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
   if (a.has(kPeak)) in.peak = a.number(kPeak);
   if (a.has(kMemory)) in.memory = a.number(kMemory);
-  in.tp = a.integer(kTp);
+  in.tp = a.has(kTp) ? a.integer(kTp) : 1;
   if (in.tp > 1) {
     // the tensor-parallel GPUs' links: the profile's NVLink inside its domain, else PCIe; --link overrides
     LinkKind kind = LinkKind::none;
@@ -322,10 +322,9 @@ const Calculator& decode_command() {
            number_option(kPeak, "peak", "tensor peak override (989TFLOP/s)", Unit::flops_per_second).above(0),
            number_option(kMemory, "memory", "GPU memory override (80GB)", Unit::bytes).above(0),
            count_option(kHidden, "hidden", "the model's width d_model, what the all-reduces carry a token (default: --heads x --head-dim)", 1 << 20),
-           integer_option(kTp, "tp", "tensor parallelism: GPUs of one node the weights and KV cache are split over (Megatron-LM)")
+           integer_option(kTp, "tp", "tensor parallelism: GPUs of one node the weights and KV cache are split over (Megatron-LM; default 1)")
                .at_least(1)
                .at_most(1024)
-               .or_else("1")
                .sweepable([](const Gpu&) { return SweepRange{1, 8, 2, true}; }),
            number_option(kLink, "link", "with --tp: each GPU's link bandwidth, one direction (default: the profile's NVLink or PCIe)",
                          Unit::bytes_per_second)
@@ -360,7 +359,7 @@ const Calculator& decode_command() {
            result(kPrefillFlops, "prefill_flops", Unit::flops, "with --prefill: FLOP of the prompt's prefill"),
            result(kPrefillTime, "prefill_time", Unit::seconds, "with --prefill: the prefill's time"),
            result(kCommTime, "comm_time", Unit::seconds,
-                  "with --tp: a step's all-reduces, 2 a layer of batch x hidden (in step_time)").in_rows(),
+                  "with --tp: a step's all-reduces, 2 a layer of batch x hidden (in step_time)"),
            result(kAllreduceTime, "allreduce_time", Unit::seconds, "with --tp: one all-reduce's time (gpucalc collective's model)"),
            result(kAllreduceBytes, "allreduce_bytes", Unit::bytes, "with --tp: one all-reduce's size, batch x hidden x activation bytes")},
       .run = run,
