@@ -133,7 +133,7 @@ TEST_CASE("ring all-reduce by hand: 1 GB over 8 GPUs at 450 GB/s, NCCL's latenci
   CHECK(r.busbw == doctest::Approx(1e9 / (15.0e-6 + 1.75e9 / 450e9) * 1.75));
 }
 
-TEST_CASE("auto takes the fastest the op and links allow; tree and nvls refused where NCCL has none") {
+TEST_CASE("auto takes the fastest the op and links allow, tree and nvls refused where NCCL has none") {
   CollectiveInput in = case_of(CollectiveOp::allreduce, 1e9, 8, 450e9);
   in.links.nvls = true;
   in.links.nvls_latency = 25e-6;

@@ -53,7 +53,7 @@ TEST_CASE("tp: the scaling book's alpha = C / W = 990e12 / 450e9, about 2200, fr
   CHECK(28672 / alpha == doctest::Approx(13.0).epsilon(0.005));
 }
 
-TEST_CASE("tp: a GPU holds its share of the weights and of the cache; the KV heads bound the cache's split") {
+TEST_CASE("tp: a GPU holds its share of the weights and of the cache, the KV heads bound the cache's split") {
   const Gpu h100 = load_gpu("h100");
   const DecodeResult one = decode(tp_case(h100, 1, 64), h100);
   const DecodeResult eight = decode(tp_case(h100, 8, 64), h100);
