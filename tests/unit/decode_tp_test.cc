@@ -46,7 +46,8 @@ TEST_CASE("tp: each all-reduce is batch x hidden x 2 bytes, its bandwidth term t
 }
 
 TEST_CASE("tp: the scaling book's alpha = C / W = 990e12 / 450e9, about 2200, from the h100 profile") {
-  // "Within a node, this gives us about F / 2200": Y < F W / C; Llama 3's F = 28,672 gives 13-way
+  // "Within a node, this gives us about F / 2200": Y < F W / C; for Llama 3's F = 28,672 that is 13
+  // (the book, with F = 28,000, says "about 11-way TP")
   const Gpu h100 = load_gpu("h100");
   const double alpha = h100.peak(ComputeUnit::tensor, "bf16") / h100.nvlink_bandwidth;
   CHECK(alpha == doctest::Approx(2200).epsilon(0.001));
