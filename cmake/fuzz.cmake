@@ -31,7 +31,7 @@ if(GPUCALC_ENABLE_FUZZ)
                                                       ${GPUCALC_FUZZ_SANITIZERS})
 
   # One binary per target: src/fuzz/fuzz_<target>.cc holds its LLVMFuzzerTestOneInput.
-  set(GPUCALC_FUZZ_TARGETS quantity require csv profile expr ncu)
+  set(GPUCALC_FUZZ_TARGETS quantity require csv profile expr ncu nccl)
   add_custom_target(fuzzers)
   foreach(name ${GPUCALC_FUZZ_TARGETS})
     add_executable(fuzz_${name} ${CMAKE_SOURCE_DIR}/src/fuzz/fuzz_${name}.cc)

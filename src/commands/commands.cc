@@ -16,6 +16,7 @@ const std::vector<Command>& commands() {
       {"roofline", "intensity, ridge, attainable FLOP/s and the bound of a kernel", roofline_command, {}},
       {"attention", "attention's FLOPs, exponentials and HBM bytes (standard against FlashAttention), its bound and tiles", attention_command, {}},
       {"decode", "LLM decode: weights and KV cache against memory, step time, tokens/s, the compute-bound batch", decode_command, {}},
+      {"collective", "an NCCL collective over GPUs and nodes: algbw and busbw as nccl-tests gives them, time by ring, tree or NVLS; --from reads nccl-tests' output", collective_command, {}},
       {"pipeline", "a Hopper/Blackwell GEMM mainloop: stages, warpgroup registers, MMA shape, tensor memory, TMA", pipeline_command, {}},
       {"ncu", "an Nsight Compute report (text or CSV): a row per kernel, gpucalc's models beside ncu's counts", ncu_command, {}},
       {"hw", "list the hardware profiles or show one with its sources", nullptr,

@@ -88,6 +88,9 @@ const Calculator& waves_command();
 const Calculator& roofline_command();
 const Calculator& attention_command();
 const Calculator& decode_command();
+const Calculator& collective_command();
+/// collective's --from form: nccl-tests' output read back, the model beside each row.
+const Calculator& collective_from_command();
 const Calculator& pipeline_command();
 const Calculator& ncu_command();
 int run_hw(const ToolValues& values);

@@ -21,12 +21,12 @@ constexpr double kMaxTokens = double(std::int64_t{1} << 24);
 enum Option : Place {
   kModel, kParams, kActiveParams, kEmbeddingParams, kLayers, kHeads, kKvHeads, kHeadDim, kVDim, kLatent, kRopeDim,
   kExperts, kExpertsPerToken, kWindow, kDtype, kKvDtype, kComputeDtype, kContext, kBatchSize, kPrefill, kBandwidth,
-  kPeak, kMemory
+  kPeak, kMemory, kHidden, kTp, kLink, kLinkLatency
 };
 enum Result : Place {
   kWeightBytes, kKvBytesPerToken, kKvBytes, kMemoryNeeded, kFits, kStepBytes, kStepFlops, kStepTime,
   kTokensPerSecond, kComputeBoundBatch, kTokensPerSecondPerSequence, kBound, kMemorySize, kMaxContext,
-  kMaxBatch, kPrefillFlops, kPrefillTime,
+  kMaxBatch, kPrefillFlops, kPrefillTime, kCommTime, kAllreduceTime, kAllreduceBytes,
 };
 
 std::vector<std::string> preset_names() {
@@ -59,6 +59,7 @@ DecodeModel read_model(const Args& a, Report& report) {
   take(kExperts, m.experts);
   take(kExpertsPerToken, m.experts_per_token);
   take(kWindow, m.window);
+  take(kHidden, m.hidden);
   // MLA (DeepSeek-V2/V3) caches one compressed latent and one decoupled RoPE key a token a layer,
   // shared by every head (DeepSeek-V3 technical report, arXiv 2412.19437, section 2.1.1: d_c = 512,
   // d_h^R = 64): there are no KV heads to count, so --kv-heads would change nothing.
@@ -115,6 +116,28 @@ DecodeInput read_input(const Args& a, const Gpu& gpu, Report& report) {
   if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
   if (a.has(kPeak)) in.peak = a.number(kPeak);
   if (a.has(kMemory)) in.memory = a.number(kMemory);
+  in.tp = a.has(kTp) ? a.integer(kTp) : 1;
+  if (in.tp > 1) {
+    // the tensor-parallel GPUs' links: the profile's NVLink inside its domain, else PCIe; --link overrides
+    LinkKind kind = LinkKind::none;
+    in.links = profile_links(gpu, in.tp, kind);
+    if (a.has(kLink)) {
+      in.links.link_bandwidth = a.number(kLink);
+      if (kind == LinkKind::none) in.links.link_latency = nccl_latency::kNvlinkStep;
+    } else if (kind == LinkKind::none) {
+      throw InputError(fmt::format("--link is required with --tp {}: {} gives no link between GPUs (nvlink_bandwidth or "
+                                   "pcie_bandwidth); give each GPU's link rate, one direction (--link 450GB/s)",
+                                   in.tp, gpu.key));
+    }
+    if (a.has(kLinkLatency)) in.links.link_latency = a.number(kLinkLatency);
+    if (kind == LinkKind::pcie && !a.has(kLink) && gpu.nvlink_bandwidth > 0) {
+      report.notes.push_back(fmt::format("--tp {} is more GPUs than {}'s NVLink joins ({}): the all-reduces run over PCIe {}",
+                                         in.tp, gpu.key, gpu.nvlink_domain, gpu.pcie_generation));
+    }
+  } else if (a.given(kLink) || a.given(kLinkLatency)) {
+    throw InputError(fmt::format("--{}: the link between GPUs is for --tp 2 or more (tensor parallelism); --tp is 1",
+                                 a.given(kLink) ? "link" : "link-latency"));
+  }
   return in;
 }
 
@@ -136,8 +159,15 @@ void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
   }
   report.explain.push_back(fmt::format("KV cache = batch {} x {} tokens x a token's = {}{}", in.batch, r.kv_tokens,
                                        bytes(r.kv_bytes), r.kv_tokens < in.context ? " (the sliding window caps the cache)" : ""));
-  report.explain.push_back(fmt::format("memory needed = weights + KV = {} against {}: {}", bytes(r.memory_needed), bytes(r.memory),
-                                       r.fits ? "fits" : "does not fit"));
+  if (in.tp > 1) {
+    const double split = r.kv_bytes > 0 ? r.kv_bytes / (r.memory_needed - r.weight_bytes / static_cast<double>(in.tp)) : 1;
+    report.explain.push_back(fmt::format("memory needed a GPU = weights / {} + KV / {} = {} against {}: {}", in.tp,
+                                         format_number(split), bytes(r.memory_needed), bytes(r.memory),
+                                         r.fits ? "fits" : "does not fit"));
+  } else {
+    report.explain.push_back(fmt::format("memory needed = weights + KV = {} against {}: {}", bytes(r.memory_needed), bytes(r.memory),
+                                         r.fits ? "fits" : "does not fit"));
+  }
   if (m.experts > 0) {
     report.explain.push_back(fmt::format("experts a step reads = 1 - (1 - {}/{})^{} = {} of the routed experts' weights",
                                          m.experts_per_token, m.experts, in.batch,
@@ -148,10 +178,26 @@ void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
   report.explain.push_back(fmt::format("step FLOPs = 2 x batch x active parameters {} + attention {} = {}",
                                        format_quantity(r.linear_flops, Unit::flops), format_quantity(r.attention_flops, Unit::flops),
                                        format_quantity(r.step_flops, Unit::flops)));
-  report.explain.push_back(fmt::format(
-      "step time = max({} / {}, {} / {}) + max(attention FLOPs / peak, KV bytes / bandwidth) = {} + {} = {}",
-      format_quantity(r.linear_flops, Unit::flops), format_quantity(r.peak, Unit::flops_per_second), bytes(r.step_weight_bytes),
-      format_quantity(r.bandwidth, Unit::bytes_per_second), secs(r.linear_time), secs(r.attention_time), secs(r.step_time)));
+  if (in.tp > 1) {
+    const AlgoTime& t = r.allreduce.chosen;
+    report.explain.push_back(fmt::format("an all-reduce = batch {} x hidden {} x {} B = {}: {} over {} GPUs, {} + {} = {}",
+                                         in.batch, r.hidden, format_number(r.activation_bytes), bytes(r.allreduce_bytes),
+                                         collective_algo_word(t.algo), in.tp, secs(t.latency_time), secs(t.bandwidth_time),
+                                         secs(t.time)));
+    report.explain.push_back(fmt::format("communication = 2 all-reduces x {} layers x {} = {} (Megatron-LM: after attention and "
+                                         "after the MLP)",
+                                         m.layers, secs(t.time), secs(r.comm_time)));
+    report.explain.push_back(fmt::format(
+        "step time = max({} / {} / {}, {} / {} / {}) + attention (a GPU's heads) + communication = {} + {} + {} = {}",
+        format_quantity(r.linear_flops, Unit::flops), in.tp, format_quantity(r.peak, Unit::flops_per_second),
+        bytes(r.step_weight_bytes), in.tp, format_quantity(r.bandwidth, Unit::bytes_per_second), secs(r.linear_time),
+        secs(r.attention_time), secs(r.comm_time), secs(r.step_time)));
+  } else {
+    report.explain.push_back(fmt::format(
+        "step time = max({} / {}, {} / {}) + max(attention FLOPs / peak, KV bytes / bandwidth) = {} + {} = {}",
+        format_quantity(r.linear_flops, Unit::flops), format_quantity(r.peak, Unit::flops_per_second), bytes(r.step_weight_bytes),
+        format_quantity(r.bandwidth, Unit::bytes_per_second), secs(r.linear_time), secs(r.attention_time), secs(r.step_time)));
+  }
   report.explain.push_back(fmt::format("tokens/s = batch / step time = {} / {} = {} ({} a sequence)", in.batch, secs(r.step_time),
                                        format_number(r.tokens_per_second), format_number(r.tokens_per_second_per_sequence)));
   const double per_sequence = r.linear_flops / static_cast<double>(in.batch) / r.peak;  // 2 P / peak
@@ -208,6 +254,11 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   if (in.prefill > 0) {
     report.num(kPrefillFlops, r.prefill_flops);
     report.num(kPrefillTime, r.prefill_time);
+  }
+  if (in.tp > 1) {
+    report.num(kCommTime, r.comm_time);
+    report.num(kAllreduceTime, r.allreduce.chosen.time);
+    report.num(kAllreduceBytes, r.allreduce_bytes);
   }
   if (a.for_people()) {
     explain(in, r, report);
@@ -269,7 +320,18 @@ const Calculator& decode_command() {
                .sweepable([](const Gpu&) { return SweepRange{128, 131072, 2, true}; }),
            options::bandwidth(kBandwidth),
            number_option(kPeak, "peak", "tensor peak override (989TFLOP/s)", Unit::flops_per_second).above(0),
-           number_option(kMemory, "memory", "GPU memory override (80GB)", Unit::bytes).above(0)},
+           number_option(kMemory, "memory", "GPU memory override (80GB)", Unit::bytes).above(0),
+           count_option(kHidden, "hidden", "the model's width d_model, what the all-reduces carry a token (default: --heads x --head-dim)", 1 << 20),
+           integer_option(kTp, "tp", "tensor parallelism: GPUs of one node the weights and KV cache are split over (Megatron-LM; default 1)")
+               .at_least(1)
+               .at_most(1024)
+               .sweepable([](const Gpu&) { return SweepRange{1, 8, 2, true}; }),
+           number_option(kLink, "link", "with --tp: each GPU's link bandwidth, one direction (default: the profile's NVLink or PCIe)",
+                         Unit::bytes_per_second)
+               .above(0),
+           number_option(kLinkLatency, "link-latency", "with --tp: one all-reduce step's latency (default: NCCL's, 0.6us NVLink)",
+                         Unit::seconds)
+               .at_least(0)},
       .results =
           {result(kWeightBytes, "weight_bytes", Unit::bytes, "bytes of the weights").in_rows(),
            result(kKvBytesPerToken, "kv_bytes_per_token", Unit::onchip_bytes,
@@ -295,7 +357,11 @@ const Calculator& decode_command() {
            result(kMaxBatch, "max_batch", Unit::count,
                   "the most sequences that fit at this context (empty when the weights do not fit)"),
            result(kPrefillFlops, "prefill_flops", Unit::flops, "with --prefill: FLOP of the prompt's prefill"),
-           result(kPrefillTime, "prefill_time", Unit::seconds, "with --prefill: the prefill's time")},
+           result(kPrefillTime, "prefill_time", Unit::seconds, "with --prefill: the prefill's time"),
+           result(kCommTime, "comm_time", Unit::seconds,
+                  "with --tp: a step's all-reduces, 2 a layer of batch x hidden (in step_time)"),
+           result(kAllreduceTime, "allreduce_time", Unit::seconds, "with --tp: one all-reduce's time (gpucalc collective's model)"),
+           result(kAllreduceBytes, "allreduce_bytes", Unit::bytes, "with --tp: one all-reduce's size, batch x hidden x activation bytes")},
       .run = run,
       .chart_axis = "batch-size",
       .chart = chart,
@@ -312,6 +378,7 @@ const Calculator& decode_command() {
           {"weight_dtype", Rule::one_of, "a dtype of at least a byte: {choices}"},
           {"kv_dtype", Rule::one_of, "a dtype of at least a byte: {choices}"},
           {"compute_dtype", Rule::one_of, "a dtype the tensor cores of {gpu} run: {choices}"},
+          {"tp", Rule::divisor_of, "a divisor of the {hi} query heads (Megatron splits the attention by heads)"},
       }};
   return calc;
 }

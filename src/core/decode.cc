@@ -100,18 +100,40 @@ double compute_bound_batch(const DecodeModel& m, double wbytes, double active_bo
   return hi;
 }
 
+// The GPUs the KV cache is split over under tensor parallelism: its heads' (Megatron splits the
+// attention by heads; past the KV heads, GQA's are copied, as vLLM does), none for MLA, whose
+// one latent every head reads (copied on every GPU).
+double kv_split(const DecodeModel& m, std::int64_t tp) {
+  if (m.latent > 0) return 1;
+  const std::int64_t kv = m.kv_heads != 0 ? m.kv_heads : m.heads;
+  return static_cast<double>(std::min(tp, kv));
+}
+
 void fit(const DecodeInput& in, DecodeResult& r) {
-  const double free = r.memory - r.weight_bytes;
+  // a GPU's share: the weights over tp GPUs, the cache over its split
+  const double tp = static_cast<double>(in.tp), split = kv_split(in.model, in.tp);
+  const double free = r.memory - r.weight_bytes / tp;
   r.weights_fit = free > 0;
   r.fits = r.memory_needed <= r.memory;
   if (!r.weights_fit) return;
   const double b = static_cast<double>(in.batch);
   const double window = static_cast<double>(in.model.window);
-  // longest context at this batch: free / (batch x bytes a token); a window caps the cache
-  r.max_context = std::floor(free / (b * r.kv_bytes_per_token));
+  // longest context at this batch: free / (batch x a GPU's bytes a token); a window caps the cache
+  r.max_context = std::floor(free / (b * r.kv_bytes_per_token / split));
   if (window > 0 && r.max_context >= window) r.max_context = std::numeric_limits<double>::infinity();
-  // largest batch at this context: free / (cached tokens x bytes a token)
-  r.max_batch = std::floor(free / (static_cast<double>(r.kv_tokens) * r.kv_bytes_per_token));
+  // largest batch at this context: free / (cached tokens x a GPU's bytes a token)
+  r.max_batch = std::floor(free / (static_cast<double>(r.kv_tokens) * r.kv_bytes_per_token / split));
+}
+
+// One all-reduce of `tokens` rows of the model's width over the tensor-parallel GPUs of one node.
+CollectiveResult tp_allreduce(const DecodeInput& in, double tokens, double width, double element) {
+  CollectiveInput c;
+  c.op = CollectiveOp::allreduce;
+  c.size = tokens * width * element;
+  c.gpus = in.tp;
+  c.nodes = 1;
+  c.links = in.links;
+  return collective(c);
 }
 
 void prefill(const DecodeInput& in, double wbytes, double active_body, DecodeResult& r) {
@@ -124,7 +146,13 @@ void prefill(const DecodeInput& in, double wbytes, double active_body, DecodeRes
   // the weights the prompt's tokens touch, read once; the prompt's KV written
   r.prefill_bytes = params_read(m, touched_fraction(m, n)) * wbytes +
                     std::min(n, m.window > 0 ? static_cast<double>(m.window) : n) * r.kv_bytes_per_token;
-  r.prefill_time = std::max(r.prefill_flops / r.peak, r.prefill_bytes / r.bandwidth);
+  // a GPU's share of both over tp GPUs, and the prompt's 2 all-reduces a layer of N x hidden
+  const double tp = static_cast<double>(in.tp);
+  r.prefill_time = std::max(r.prefill_flops / tp / r.peak, r.prefill_bytes / tp / r.bandwidth);
+  if (in.tp > 1) {
+    r.prefill_comm_time = 2 * static_cast<double>(m.layers) * tp_allreduce(in, n, static_cast<double>(r.hidden), r.activation_bytes).chosen.time;
+    r.prefill_time += r.prefill_comm_time;
+  }
 }
 
 }  // namespace
@@ -149,6 +177,17 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   }
   r.bandwidth = in.bandwidth > 0 ? in.bandwidth : gpu.memory_bandwidth;
   r.memory = in.memory > 0 ? in.memory : static_cast<double>(gpu.memory_size);
+  if (in.tp < 1) throw FieldError("tp", static_cast<double>(in.tp), Rule::at_least).lo(1);
+  // Megatron splits the attention by heads: each GPU its heads/tp
+  if (in.tp > 1 && m.heads % in.tp != 0) {
+    throw FieldError("tp", static_cast<double>(in.tp), Rule::divisor_of).hi(static_cast<double>(m.heads)).other("heads");
+  }
+  if (in.tp > 1) check_positive("link", in.links.link_bandwidth);
+  r.hidden = m.hidden > 0 ? m.hidden : m.heads * m.head_dim;
+  // the activations the all-reduces carry: the matmuls' output type, at least 16 bits (an FP8
+  // GEMM writes bf16)
+  r.activation_bytes = std::max(2.0, element_bytes(dtype_by_name(in.compute_dtype, "compute_dtype")));
+  const double tp = static_cast<double>(in.tp), split = kv_split(m, in.tp);
   const double b = static_cast<double>(in.batch);
   const double active = m.active_params != 0 ? m.active_params : m.params;
   const double active_body = active - m.embedding_params;  // the matmuls' parameters
@@ -156,7 +195,8 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   r.kv_bytes_per_token = kv_bytes_per_token(m, kvbytes);
   r.kv_tokens = m.window > 0 ? std::min(in.context, m.window) : in.context;
   r.kv_bytes = b * static_cast<double>(r.kv_tokens) * r.kv_bytes_per_token;
-  r.memory_needed = r.weight_bytes + r.kv_bytes;
+  // a GPU's: its share of the weights and of the cache
+  r.memory_needed = r.weight_bytes / tp + r.kv_bytes / split;
   fit(in, r);
   // a step: the weights the batch's tokens touch, every sequence's cache read, the new token's K,V written
   r.experts_touched = touched_fraction(m, b);
@@ -168,9 +208,17 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   r.step_flops = r.linear_flops + r.attention_flops;
   // the scaling book's step time: the matmuls max(FLOPs / peak, weight bytes / bandwidth) plus the
   // attention max(FLOPs / peak, KV bytes / bandwidth), each sequence its own cache
-  r.linear_time = std::max(r.linear_flops / r.peak, r.step_weight_bytes / r.bandwidth);
-  r.attention_time = std::max(r.attention_flops / r.peak, r.step_kv_bytes / r.bandwidth);
-  r.step_time = r.linear_time + r.attention_time;
+  // attention, each sequence its own cache; under tensor parallelism each GPU its share (the FLOPs
+  // and weights over tp, the cache over its split) and 2 all-reduces a layer of batch x hidden
+  // (Megatron-LM: after the attention's output projection and the MLP's down projection)
+  r.linear_time = std::max(r.linear_flops / tp / r.peak, r.step_weight_bytes / tp / r.bandwidth);
+  r.attention_time = std::max(r.attention_flops / tp / r.peak, r.step_kv_bytes / split / r.bandwidth);
+  if (in.tp > 1) {
+    r.allreduce_bytes = b * static_cast<double>(r.hidden) * r.activation_bytes;
+    r.allreduce = tp_allreduce(in, b, static_cast<double>(r.hidden), r.activation_bytes);
+    r.comm_time = 2 * static_cast<double>(m.layers) * r.allreduce.chosen.time;
+  }
+  r.step_time = r.linear_time + r.attention_time + r.comm_time;
   r.bound = r.linear_flops / r.peak > r.step_weight_bytes / r.bandwidth ? RooflineBound::compute : RooflineBound::memory;
   r.tokens_per_second = b / r.step_time;
   r.tokens_per_second_per_sequence = 1 / r.step_time;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/collective.h"
 #include "core/gpu.h"
 #include "core/roofline.h"
 
@@ -28,6 +29,7 @@ struct DecodeModel {
   std::int64_t experts = 0;      // MoE: routed experts a layer (0: dense)
   std::int64_t experts_per_token = 0;
   std::int64_t window = 0;       // sliding window: the KV cache holds at most this many tokens (0: all)
+  std::int64_t hidden = 0;       // the model's width d_model, what a layer's all-reduces carry a token (0: heads x head_dim)
   std::string source;            // where the numbers come from
 };
 
@@ -45,6 +47,10 @@ struct DecodeInput {
   std::int64_t batch = 1;       // sequences in flight
   std::int64_t prefill = 0;     // prompt tokens to prefill (0: none)
   double bandwidth = 0, peak = 0, memory = 0;  // overrides (0: the profile's)
+  // Tensor parallelism (Megatron-LM, Shoeybi et al. 2019): weights and KV cache split over `tp`
+  // GPUs of one node, two all-reduces a layer over `links`.
+  std::int64_t tp = 1;
+  CollectiveLinks links;
 };
 
 struct DecodeResult {
@@ -69,6 +75,14 @@ struct DecodeResult {
   double tokens_per_second_per_sequence = 0;
   double compute_bound_batch = 0;  // the batch where the matmuls' FLOPs take as long as the weights' bytes
   double prefill_flops = 0, prefill_bytes = 0, prefill_time = 0;
+  // tensor parallelism (tp above 1): per GPU, memory_needed and the step's bytes and FLOPs are a
+  // GPU's share; the all-reduces' time is added to the step's
+  std::int64_t hidden = 0;
+  double activation_bytes = 0;      // bytes of an activation element the all-reduces carry
+  double allreduce_bytes = 0;       // one all-reduce: batch x hidden x activation bytes
+  CollectiveResult allreduce;       // its time over the links
+  double comm_time = 0;             // 2 x layers x the all-reduce's time
+  double prefill_comm_time = 0;     // the prefill's: 2 x layers all-reduces of prefill x hidden
 };
 
 /// Throws FieldError for a model that is not whole (no layers, heads not divisible by kv_heads,

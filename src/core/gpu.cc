@@ -85,6 +85,13 @@ ProfileField peak(std::string_view key, ComputeUnit unit, const char* dtype, boo
           [table, dtype](Gpu& g, const FieldValue& v) { table(g)[dtype] = std::get<double>(v); }};
 }
 
+// 0 (no) or 1 (yes).
+ProfileField yes_no(std::string_view key, int Gpu::*member) {
+  ProfileField f = count(key, "0 or 1", member, 1, 1);
+  f.zero_ok = true;
+  return f;
+}
+
 ProfileField optional_field(ProfileField f) {
   f.optional = true;
   return f;
@@ -170,6 +177,16 @@ const std::vector<ProfileField>& profile_fields() {
       optional_field(real("memory_read_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::memory_read_bandwidth)),
       optional_field(real("latency_queue_time", K::time, "s", Unit::seconds, &Gpu::latency_queue_time)),
       optional_field(real("warp_return_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::warp_return_bandwidth)),
+      // The links between GPUs: optional (0: not known, or none).
+      optional_field(count("nvlink_generation", "generation", &Gpu::nvlink_generation, 1, 10)),
+      optional_field(count("nvlink_links", "links", &Gpu::nvlink_links, 1, 1024)),
+      optional_field(real("nvlink_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::nvlink_bandwidth)),
+      optional_field(count("nvlink_domain", "GPUs", &Gpu::nvlink_domain, 2, 1 << 20)),
+      optional_field(yes_no("nvswitch", &Gpu::nvswitch)),
+      optional_field(yes_no("nvls", &Gpu::nvls)),
+      optional_field(count("pcie_generation", "generation", &Gpu::pcie_generation, 1, 10)),
+      optional_field(real("pcie_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::pcie_bandwidth)),
+      optional_field(real("network_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::network_bandwidth)),
   };
   return fields;
 }

@@ -128,6 +128,18 @@ struct Gpu {
   // own count, not replaced). Not a profile field: no file holds it.
   int sm_count_of_profile = 0;
 
+  // The links between GPUs (issue 40: gpucalc collective, decode --tp). Optional (0: not known, or
+  // none: a card without NVLink). Bandwidths per direction, bytes/s.
+  int nvlink_generation = 0;       // 2 (V100) to 5 (B200, B300)
+  int nvlink_links = 0;            // NVLink links a GPU has
+  double nvlink_bandwidth = 0;     // all its links together, one direction
+  int nvlink_domain = 0;           // GPUs its NVLink connects at that bandwidth: 8 on an HGX board, 2 bridged
+  int nvswitch = 0;                // 1: the NVLink domain is switched (NVSwitch), any GPU to any at full rate
+  int nvls = 0;                    // 1: the switch reduces and multicasts (NVLink SHARP, from Hopper's NVSwitch)
+  int pcie_generation = 0;
+  double pcie_bandwidth = 0;       // the host link, x16, one direction
+  double network_bandwidth = 0;    // a node's network for collectives (all its compute NICs), one direction
+
   std::map<std::string, Provenance> provenance;  // field -> where its value comes from
   // What reading the profile took on its own (a field an older format leaves out, set to the
   // value that format meant): the engine words these as notes (profile_notes, engine/profiles.h).

@@ -16,7 +16,9 @@
 #include "parse/expr.h"
 #include "core/gpu.h"
 #include "core/lines.h"
+#include "core/collective.h"
 #include "core/little.h"
+#include "core/nccl_tests.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
 #include "core/occupancy.h"
@@ -397,6 +399,33 @@ int fuzz_ncu(const std::uint8_t* data, std::size_t size) {
   return 0;
 }
 
+int fuzz_nccl(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text = as_text(data, size);
+  NcclLog log;
+  try {
+    log = read_nccl_log(text);
+  } catch (const InputError&) {
+    return 0;
+  }
+  expect(!log.rows.empty(), "a log read without a row", text);
+  expect(log.rows.size() <= kNcclMaxRows, "more rows than the limit", text);
+  for (const NcclRow& row : log.rows) {
+    for (const NcclPlacement* p : {&row.out_of_place, &row.in_place}) {
+      expect(std::isfinite(p->time) && p->time >= 0 && std::isfinite(p->busbw) && p->busbw >= 0, "a row's numbers not finite", text);
+    }
+    // the model at the row's size, over an H100 node's NVLink: a finite, positive time
+    CollectiveInput c;
+    c.op = log.op_known ? log.op : CollectiveOp::allreduce;
+    c.size = row.size;
+    c.gpus = 8;
+    c.links.link_bandwidth = 450e9;
+    c.links.link_latency = 0.6e-6;
+    const CollectiveResult r = collective(c);
+    expect(std::isfinite(r.chosen.time) && r.chosen.time >= 0 && std::isfinite(r.busbw), "the model's time not finite", text);
+  }
+  return 0;
+}
+
 const std::vector<FuzzTarget>& fuzz_targets() {
   static const std::vector<FuzzTarget> targets = {
       {"quantity", fuzz_quantity},
@@ -405,6 +434,7 @@ const std::vector<FuzzTarget>& fuzz_targets() {
       {"profile", fuzz_profile},
       {"expr", fuzz_expr},
       {"ncu", fuzz_ncu},
+      {"nccl", fuzz_nccl},
   };
   return targets;
 }

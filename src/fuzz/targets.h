@@ -35,6 +35,10 @@ int fuzz_profile(const std::uint8_t* data, std::size_t size);
 /// kernel that parsed (check_ncu_kernel on the h100 and v100 profiles).
 int fuzz_ncu(const std::uint8_t* data, std::size_t size);
 
+/// nccl-tests' text output: read_nccl_log on the whole input, then the collective model at each
+/// row's size.
+int fuzz_nccl(const std::uint8_t* data, std::size_t size);
+
 /// One entry point by name, for the regression test and the fuzz script.
 struct FuzzTarget {
   const char* name;

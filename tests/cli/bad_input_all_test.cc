@@ -519,12 +519,42 @@ const std::vector<BadInput>& decode_rows() {
     {{"decode", "--model", "llama-3-8b", "--bandwidth", "x!y"}, "--bandwidth", "a bandwidth with a unit such as 3.35TB/s or"},
     {{"decode", "--model", "llama-3-8b", "--peak", "x!y"}, "--peak", "a rate with a unit such as 989TFLOP/s or"},
     {{"decode", "--model", "llama-3-8b", "--memory", "x!y"}, "--memory", "a size such as 101MB, 2.15GB, 64KiB or 4096"},
+    {{"decode", "--model", "llama-3-8b", "--hidden", "x!y"}, "--hidden", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"decode", "--model", "llama-3-8b", "--tp", "x!y"}, "--tp", "a whole number (256 or 0xff), 1 to 1,024"},
+    {{"decode", "--model", "llama-3-8b", "--tp", "8", "--link", "x!y"}, "--link", "a bandwidth with a unit such as 3.35TB/s or"},
+    {{"decode", "--model", "llama-3-8b", "--tp", "8", "--link-latency", "x!y"}, "--link-latency", "400ns, 3.6us"},
     {{"decode", "--model", "llama-3-8b", "--gpu", "x!y"}, "--gpu", "one of a10, a100, a100-40gb-sxm, a100-pcie"},
     {{"decode", "--model", "llama-3-8b", "--format", "x!y"}, "--format", "one of text, json, csv, md"},
     {{"decode", "--model", "llama-3-8b", "--require", "x!y"}, "--require", "KEY OP VALUE with OP one of >= <= > < == !="},
     {{"decode", "--model", "llama-3-8b", "--batch", "x!y"}, "--batch", "a readable CSV file, or - for standard input"},
     {{"decode", "--model", "llama-3-8b", "--sweep", "x!y"}, "--sweep", "AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or"},
     {{"decode", "--model", "llama-3-8b", "--plot", "x!y"}, "--plot", "a file name ending in .svg (gpucalc writes"},
+  };
+  return rows;
+}
+
+/// The rows of collective: a malformed value of each option.
+const std::vector<BadInput>& collective_rows() {
+  static const std::vector<BadInput> rows = {
+    {{"collective", "--size", "1MB", "--op", "x!y"}, "--op", "allreduce, allgather, reducescatter, alltoall, broadcast, reduce"},
+    {{"collective", "--size", "1MB", "--sms", "0"}, "--sms", "invalid value '0': expected a whole number of SMs from 1 to 1,024, such as 4 or 66"},
+    {{"collective", "--size", "x!y"}, "--size", "a size such as 101MB, 2.15GB, 64KiB or 4096"},
+    {{"collective", "--size", "1MB", "--gpus", "x!y"}, "--gpus", "a whole number (256, 16,384 or 0xff), 2 to 1,048,576"},
+    {{"collective", "--size", "1MB", "--nodes", "x!y"}, "--nodes", "a whole number (256, 16,384 or 0xff), 1 to 1,048,576"},
+    {{"collective", "--size", "1MB", "--gpus-per-node", "x!y"}, "--gpus-per-node", "a whole number (256, 16,384 or 0xff), 1 to"},
+    {{"collective", "--size", "1MB", "--algo", "x!y"}, "--algo", "auto, ring, tree, nvls"},
+    {{"collective", "--size", "1MB", "--dtype", "x!y"}, "--dtype", "fp64, fp32, tf32, bf16, fp16, fp8_e4m3"},
+    {{"collective", "--size", "1MB", "--link", "x!y"}, "--link", "a bandwidth with a unit such as 3.35TB/s or"},
+    {{"collective", "--size", "1MB", "--link-latency", "x!y"}, "--link-latency", "400ns, 3.6us"},
+    {{"collective", "--size", "1MB", "--network", "x!y"}, "--network", "a bandwidth with a unit such as 3.35TB/s or"},
+    {{"collective", "--from", "x!y"}, "--from", "nccl-tests' text output"},
+    {{"collective", "--from", "tests/data/nccl/a3mega-h100x16-all-reduce.txt", "--op", "allreduce", "--tolerance", "x!y"}, "--tolerance", "a fraction such as 0.5 or 50%"},
+    {{"collective", "--size", "1MB", "--gpu", "x!y"}, "--gpu", "one of a10, a100, a100-40gb-sxm, a100-pcie"},
+    {{"collective", "--size", "1MB", "--format", "x!y"}, "--format", "one of text, json, csv, md"},
+    {{"collective", "--size", "1MB", "--require", "x!y"}, "--require", "KEY OP VALUE with OP one of >= <= > < == !="},
+    {{"collective", "--size", "1MB", "--batch", "x!y"}, "--batch", "a readable CSV file, or - for standard input"},
+    {{"collective", "--size", "1MB", "--sweep", "x!y"}, "--sweep", "AXIS, AXIS=FROM:TO, AXIS=FROM:TO:STEP or"},
+    {{"collective", "--size", "1MB", "--plot", "x!y"}, "--plot", "a file name ending in .svg (gpucalc writes"},
   };
   return rows;
 }
@@ -552,7 +582,7 @@ const std::vector<BadInput>& table() {
     std::vector<BadInput> all;
     for (const std::vector<BadInput>* part : {&occupancy_rows(), &little_rows(), &sectors_rows(), &banks_rows(),
                                               &fusion_rows(), &tiling_rows(), &waves_rows(), &roofline_rows(),
-                                              &pipeline_rows(), &attention_rows(), &decode_rows(), &ncu_rows(),
+                                              &pipeline_rows(), &attention_rows(), &decode_rows(), &collective_rows(), &ncu_rows(),
                                               &hw_rows()}) {
       all.insert(all.end(), part->begin(), part->end());
     }

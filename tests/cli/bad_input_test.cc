@@ -96,6 +96,19 @@ const std::vector<BadInput>& bad_inputs() {
       {{"waves", "--blocks", "1", "--blocks-per-sm", "1", "--gpu", "tests/data/negative_number.toml"},
        "field 'registers_per_sm'", "expected a whole number > 0"},
       {{"hw", "show", "tests/data/unknown_field.toml"}, "field 'sm_cnt'", "did you mean 'sm_count'?"},
+      // collective: the model's refusals and nccl-tests logs that are not whole.
+      {{"collective", "--size", "1MB", "--op", "allgather", "--algo", "tree"}, "--algo", "an algorithm that runs allgather here: ring, nvls"},
+      {{"collective", "--size", "1MB", "--nodes", "3"}, "--nodes", "a divisor of the 8 GPUs"},
+      {{"collective", "--size", "1MB", "--nodes", "2", "--gpu", "a10"}, "--network", "the network bandwidth of a node"},
+      {{"collective", "--size", "1MB", "--gpus", "1"}, "--gpus", "2 to 1,048,576"},
+      {{"collective", "--size", "1MB", "--op", "gather"}, "--op", "allreduce, allgather"},
+      {{"collective", "--size", "1MB", "--gpu", "jetson-agx-orin"}, "--link is required", "--link 450GB/s"},
+      {{"collective", "--from", "tests/data/nccl/bad/truncated-row.txt", "--op", "allreduce"}, "--from", "a row of 7 columns where the header has 13"},
+      {{"collective", "--from", "tests/data/nccl/bad/garbled-number.txt", "--op", "allreduce"}, "--from", "'12x.2' where the time column holds a number"},
+      {{"collective", "--from", "tests/data/nccl/bad/header-only.txt", "--op", "allreduce"}, "--from", "a column header but no row"},
+      {{"collective", "--from", "tests/data/nccl/bad/no-header.txt", "--op", "allreduce"}, "--from", "no column header"},
+      {{"collective", "--from", "tests/data/nccl/a3mega-h100x16-all-reduce.txt"}, "--op is required", "allreduce, allgather"},
+      {{"collective", "--from", "tests/data/nccl/gb200-nvl72-all-reduce.txt", "--op", "allreduce"}, "--gpus is required", "the log lists 1 rank"},
   };
   return table;
 }

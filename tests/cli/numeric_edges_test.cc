@@ -275,7 +275,8 @@ TEST_CASE("NaN, infinity, negative, zero and huge values are refused in every nu
   }
   CHECK(fields.size() >= 35);
   for (const std::string& field : fields) {
-    const bool may_be_zero = field == "shared_memory_reserved_per_block" ||
+    // nvswitch and nvls are 0 (no) or 1 (yes)
+    const bool may_be_zero = field == "shared_memory_reserved_per_block" || field == "nvswitch" || field == "nvls" ||
                              (field.rfind("peak_", 0) == 0 && field != "peak_cuda_fp32");
     std::vector<std::string> values = {"nan", "+inf", "-inf", "1e999", "-1", "1e31", "9223372036854775808", "\"1\""};
     if (!may_be_zero) values.push_back("0");

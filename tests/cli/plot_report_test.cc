@@ -88,13 +88,13 @@ TEST_CASE("--plot refuses what it cannot chart, and unwritable paths") {
   // The calculators with a chart, in the table's order (commands()), whichever way the call is read.
   const std::string refused =
       "gpucalc: --plot: invalid value '/tmp/x.svg': expected a calculator with a chart (sectors has none): occupancy, "
-      "little, fusion, tiling, waves, roofline, attention, decode\n";
+      "little, fusion, tiling, waves, roofline, attention, decode, collective\n";
   CHECK(r.err == refused);
   auto through_cli11 = run_gpucalc({"sectors", "--stride=2", "--plot", "/tmp/x.svg"});
   CHECK(through_cli11.exit_code == 2);
   CHECK(through_cli11.err == refused);
   auto banks = run_gpucalc({"banks", "--width", "33", "--access", "column", "--plot", "/tmp/x.svg"});
-  CHECK(banks.err.find("(banks has none): occupancy, little, fusion, tiling, waves, roofline, attention, decode\n") != std::string::npos);
+  CHECK(banks.err.find("(banks has none): occupancy, little, fusion, tiling, waves, roofline, attention, decode, collective\n") != std::string::npos);
   auto png = run_gpucalc({"roofline", "--intensity", "64", "--plot", "/tmp/x.png"});
   CHECK(png.exit_code == 2);
   CHECK(png.err.find("ending in .svg") != std::string::npos);

@@ -65,7 +65,7 @@ TEST_CASE("fuzz findings stay fixed") {
 TEST_CASE("every parser has a fuzz entry point") {
   std::vector<std::string> names;
   for (const gpucalc::FuzzTarget& target : gpucalc::fuzz_targets()) names.emplace_back(target.name);
-  CHECK(names == std::vector<std::string>{"quantity", "require", "csv", "profile", "expr", "ncu"});
+  CHECK(names == std::vector<std::string>{"quantity", "require", "csv", "profile", "expr", "ncu", "nccl"});
 }
 
 TEST_CASE("2^63 is refused as a whole number, not cast out of range") {

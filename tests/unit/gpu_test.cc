@@ -138,8 +138,9 @@ TEST_CASE("profile_fields lists every field of the profiles once, and the parser
   // tensor_memory_per_sm (optional; b200), the four of the loaded-latency model (optional; h200),
   // launch_latency, launch_overhead_graph, l2_sector_bandwidth and dram_scattered_bandwidth
   // (optional, measure calibrate), peak_cuda_clock and peak_tensor_clock (optional: the clocks the
-  // peaks hold at; the H100 family's)
-  CHECK(fields.size() == 56);
+  // peaks hold at; the H100 family's), and the nine links between GPUs (optional: NVLink's generation,
+  // links, bandwidth, domain, NVSwitch, NVLS, PCIe's generation and bandwidth, the node's network)
+  CHECK(fields.size() == 65);
   std::vector<std::string> keys;
   for (const ProfileField& f : fields) keys.emplace_back(f.key);
   std::vector<std::string> sorted = keys;

@@ -38,8 +38,15 @@ TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value
     // peak_cuda_clock and peak_tensor_clock, optional: the H100 family's, whose tensor peaks hold
     // below the boost clock (the H100 whitepaper's table 3)
     const bool clocks = key == "h100" || key == "h200" || key == "h100-pcie" || key == "h100-nvl";
+    // the links between GPUs, optional: NVLink's six fields, PCIe's two and a node's network for the
+    // HGX/DGX boards; the bridged PCIe cards (a100-pcie, h100-pcie, h100-nvl) no network; the other
+    // cards PCIe only; the Jetson none
+    const bool hgx = key == "v100" || key == "a100" || key == "a100-40gb-sxm" || key == "h100" || key == "h200" ||
+                     key == "b200" || key == "b300";
+    const bool bridged = key == "a100-pcie" || key == "h100-pcie" || key == "h100-nvl";
+    const std::size_t links = hgx ? 9 : bridged ? 8 : key == "jetson-agx-orin" ? 0 : 2;
     CHECK(g.provenance.size() == static_cast<std::size_t>(required) + (layout ? 1 : 0) + 1 + (tensor_memory ? 1 : 0) +
-                                     (loaded ? 7 : 0) + (clocks ? 2 : 0));
+                                     (loaded ? 7 : 0) + (clocks ? 2 : 0) + links);
     CHECK((g.latency_queue_time > 0) == loaded);
     CHECK((g.launch_latency > 0) == loaded);
     CHECK(g.sfu_ops_per_sm_per_cycle == 16);
