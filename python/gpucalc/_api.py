@@ -201,9 +201,10 @@ class Calculator:
     def __repr__(self):
         return f"<gpucalc calculator {self.name}: {self.help}>"
 
-    def _unknown(self, name):
+    def _unknown(self, name, value):
         """The command line's message for an option it does not take."""
-        code, _, err = _gpucalc.program(["gpucalc", self.name, "--" + name, "1"])
+        args = ["--" + name] if value is True else ["--" + name, _text(value)]
+        code, _, err = _gpucalc.program(["gpucalc", self.name, *args])
         line = err.strip().splitlines()[0] if err.strip() else f"{self.name}: unknown option '--{name}'"
         return line[len("gpucalc: "):] if line.startswith("gpucalc: ") else line
 
@@ -219,7 +220,7 @@ class Calculator:
                 continue
             option = self.options.get(name)
             if option is None:
-                raise InputError(self._unknown(name))
+                raise InputError(self._unknown(name, value))
             if value is None:
                 continue
             if option["kind"] == "flag":
