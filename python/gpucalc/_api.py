@@ -8,6 +8,7 @@ import csv
 import inspect
 import io
 import json
+import keyword
 import math
 from collections.abc import Mapping
 
@@ -28,6 +29,18 @@ _gpucalc.set_input_error(InputError)
 # (batch() is --batch, explain() and the formats are the result's), so only --gpu (and any
 # later option of a profile) is a keyword argument.
 _NOT_KEYWORDS = {"format", "batch", "sweep", "plot"}
+
+
+def _keyword(option):
+    """An option's name as a keyword argument: underscores for dashes, a Python keyword with one
+    after it (from_, pass_)."""
+    name = option.replace("-", "_")
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def _option(key):
+    """A keyword argument's option: dashes for underscores, a trailing underscore dropped."""
+    return key.rstrip("_").replace("_", "-")
 
 
 def _text(value):
@@ -178,14 +191,14 @@ class Calculator:
         self.chart = spec["chart"]
         self.rows_option = spec["rows_option"]
         self._common = [c for c in common if c not in _NOT_KEYWORDS]
-        params = [inspect.Parameter(n.replace("-", "_"), inspect.Parameter.KEYWORD_ONLY, default=None)
+        params = [inspect.Parameter(_keyword(n), inspect.Parameter.KEYWORD_ONLY, default=None)
                   for n in list(self.options) + self._common]
         self.__signature__ = inspect.Signature(params)
         lines = [f"{self.help}.", "", f"The command line's `gpucalc {self.name}`. Options:"]
         for o in self.options.values():
             default = f" (default {o['default']})" if o["default"] else ""
             required = " (required)" if o["required"] else ""
-            lines.append(f"  {o['name'].replace('-', '_')}: {o['what']}{default}{required}")
+            lines.append(f"  {_keyword(o['name'])}: {o['what']}{default}{required}")
         lines.append("  gpu: hardware profile, a name or FILE.toml (default h100)")
         lines += ["", "Result keys: " + ", ".join(self.results)]
         self.__doc__ = "\n".join(lines)
@@ -196,7 +209,7 @@ class Calculator:
         (``gpucalc.ncu.read("report.csv")``: a row per kernel launch)."""
         if self.positional is None:
             raise AttributeError(f"gpucalc.{self.name} reads no file")
-        return self.rows(**{self.positional.replace("-", "_"): str(path)}, **kwargs)
+        return self.rows(**{_keyword(self.positional): str(path)}, **kwargs)
 
     def __repr__(self):
         return f"<gpucalc calculator {self.name}: {self.help}>"
@@ -213,7 +226,7 @@ class Calculator:
         common options (--gpu)."""
         raw, common = [], []
         for key, value in kwargs.items():
-            name = key.replace("_", "-")
+            name = _option(key)
             if name in self._common:
                 if value is not None:
                     common.append((name, _text(value)))
@@ -239,7 +252,7 @@ class Calculator:
         raw, common = self._split(kwargs)
         if self.rows_option is not None and any(name == self.rows_option for name, _ in raw):
             raise InputError(f"{self.name}: --{self.rows_option} makes a row per entry: call "
-                             f"gpucalc.{self.name}.rows({self.rows_option.replace('-', '_')}=...)")
+                             f"gpucalc.{self.name}.rows({_keyword(self.rows_option)}=...)")
         return Result(_gpucalc.solve(self.name, raw, common))
 
     def rows(self, **kwargs):
@@ -283,7 +296,7 @@ def _csv_of(rows, frame):
                 header.append(key)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([h.replace("_", "-") for h in header])
+    writer.writerow([_option(h) for h in header])
     for row in rows:
         writer.writerow(["" if row.get(h) is None else _text(row[h]) for h in header])
     return out.getvalue()

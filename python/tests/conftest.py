@@ -40,7 +40,7 @@ def cli_args(kwargs):
     """Keyword arguments as command-line options (what the package hands the engine)."""
     args = []
     for k, v in kwargs.items():
-        flag = "--" + k.replace("_", "-")
+        flag = "--" + k.rstrip("_").replace("_", "-")
         if v is True:
             args.append(flag)
         else:

@@ -36,7 +36,7 @@ CASES = [
     ("roofline", dict(flops=1.37e11, bytes="101MB")),
     ("roofline", dict(flops="2*4096^3", bytes="3*2*4096^2", time="200us")),
     ("attention", dict(heads=32, seq=4096, head_dim=128, causal=True)),
-    ("attention", dict(batch_size=8, heads=32, kv_heads=8, seq=4096, head_dim=128, **{"pass": "fwd+bwd"})),
+    ("attention", dict(batch_size=8, heads=32, kv_heads=8, seq=4096, head_dim=128, pass_="fwd+bwd")),
     ("decode", dict(model="llama-2-7b")),
     ("decode", dict(model="llama-3-8b", context=8192, batch_size=16, gpu="h200")),
     ("pipeline", dict(tile="128x256x64", warpgroups="1+2", regs="40,232")),
