@@ -268,6 +268,7 @@ class Calculator:
         inputs and results (``--format csv``). A bad row raises InputError with the command
         line's message (``errors="keep"``: the row carries it in ``.error``)."""
         raw, common = self._split(kwargs)
+        common.append(("batch", "-"))  # the CSV below, as standard input
         frame = _is_frame(rows)
         text = _csv_of(rows, frame)
         if frame:

@@ -15,7 +15,7 @@ BAD = [
     ("occupancy", dict(regs=32)),
     ("little", dict(bandwidth="fast")),
     ("sectors", dict(stride=2, elem=3)),
-    ("banks", dict(width=33, access="diagonal")),
+    ("banks", dict(width=33, access="zigzag")),
     ("fusion", dict(preset="rmsnorm", rows=0, cols=4096)),
     ("tiling", dict(m=4096, n=4096, k=4096, tile=0)),
     ("waves", dict(blocks=-1, blocks_per_sm=1)),
