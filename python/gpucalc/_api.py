@@ -10,7 +10,7 @@ import io
 import json
 import keyword
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from . import _gpucalc
 
@@ -58,15 +58,7 @@ class Values(Mapping):
     """A case's results by key (the keys of ``--format json``'s "results", dotted where JSON
     nests them: ``limits.registers``), with its inputs and profile."""
 
-    __slots__ = ("calculator", "inputs", "gpu", "notes", "steps", "_results")
-
-    def __init__(self, calculator, results, inputs, gpu, notes=(), steps=()):
-        self.calculator = calculator
-        self._results = dict(results)
-        self.inputs = dict(inputs)
-        self.gpu = gpu
-        self.notes = list(notes)
-        self.steps = list(steps)
+    __slots__ = ("calculator", "_results")
 
     def __getitem__(self, key):
         try:
@@ -83,16 +75,15 @@ class Values(Mapping):
     def __len__(self):
         return len(self._results)
 
+    def __contains__(self, key):
+        return key in self._results
+
     def __eq__(self, other):
         if isinstance(other, Mapping):
             return dict(self.items()) == dict(other.items())
         return NotImplemented
 
     __hash__ = None
-
-    def __repr__(self):
-        body = ", ".join(f"{k}={v!r}" for k, v in self._results.items())
-        return f"<gpucalc.{self.calculator} on {self.gpu.get('key', '?')}: {body}>"
 
 
 class Result(Values):
@@ -103,10 +94,30 @@ class Result(Values):
     __slots__ = ("_case",)
 
     def __init__(self, case):
-        key, name, origin = case.gpu
-        super().__init__(case.calculator, case.results, case.inputs, {"key": key, "name": name, "origin": origin},
-                         case.notes, case.explain_steps)
         self._case = case
+        self.calculator = case.calculator
+        self._results = case.results
+
+    @property
+    def inputs(self):
+        """The inputs, as --format json's "inputs" (the options read, base units; derived ones)."""
+        return self._case.inputs
+
+    @property
+    def gpu(self):
+        """The profile: {"key", "name", "origin"}, as --format json's "gpu"."""
+        key, name, origin = self._case.gpu
+        return {"key": key, "name": name, "origin": origin}
+
+    @property
+    def notes(self):
+        """The notes for people, as --format json's "notes"."""
+        return self._case.notes
+
+    @property
+    def steps(self):
+        """The derivation, a step a line, as --format json --explain's "explain"."""
+        return self._case.explain_steps
 
     def explain(self):
         """What ``--explain`` prints: the text output with the derivation step by step."""
@@ -144,18 +155,23 @@ class Result(Values):
 
 
 class Row(Values):
-    """One row of many (a batch's, a report's kernels): its results, inputs, profile key,
-    derivation (``steps``), its ``line`` (a batch's CSV line) and ``error`` (a row that could not
-    run: the command line's message; the mapping is then empty)."""
+    """One row of many (a batch's, a report's kernels), as --format json writes it: its results,
+    ``inputs``, ``gpu`` (its key), ``steps`` (the derivation), ``line`` (a batch's CSV line) and
+    ``error`` (a row that could not run: the command line's message; the mapping is then empty)."""
 
-    __slots__ = ("line", "error", "_json")
+    __slots__ = ("_json",)
 
     def __init__(self, calculator, obj):
-        super().__init__(calculator, _flatten(obj.get("results") or {}), _flatten(obj.get("inputs") or {}),
-                         {"key": obj.get("gpu")}, obj.get("notes") or (), obj.get("explain") or ())
-        self.line = obj.get("line")
-        self.error = obj.get("error")
+        self.calculator = calculator
         self._json = obj
+        self._results = _flatten(obj.get("results") or {})
+
+    inputs = property(lambda self: _flatten(self._json.get("inputs") or {}), doc="the row's inputs")
+    gpu = property(lambda self: {"key": self._json.get("gpu")}, doc="the row's profile key")
+    notes = property(lambda self: list(self._json.get("notes") or ()), doc="the row's notes")
+    steps = property(lambda self: list(self._json.get("explain") or ()), doc="the row's derivation")
+    line = property(lambda self: self._json.get("line"), doc="the batch's CSV line")
+    error = property(lambda self: self._json.get("error"), doc="the row's error message, or None")
 
     def to_dict(self):
         """The row as ``--format json`` writes it."""
@@ -163,6 +179,36 @@ class Row(Values):
 
     def explain(self):
         return "\n".join(f"  {i}. {s}" for i, s in enumerate(self.steps, 1))
+
+    def __repr__(self):
+        body = ", ".join(f"{k}={v!r}" for k, v in self._results.items())
+        return f"<gpucalc.{self.calculator} row {self.line}: {self.error or body}>"
+
+
+class Rows(Sequence):
+    """A batch's rows, each read from the engine's JSON line when it is first asked for (a
+    million rows cost their parse only where they are read)."""
+
+    __slots__ = ("_calculator", "_lines", "_rows")
+
+    def __init__(self, calculator, lines):
+        self._calculator = calculator
+        self._lines = lines
+        self._rows = [None] * len(lines)
+
+    def __len__(self):
+        return len(self._lines)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        row = self._rows[i]
+        if row is None:
+            row = self._rows[i] = Row(self._calculator, json.loads(self._lines[i]))
+        return row
+
+    def __repr__(self):
+        return f"<gpucalc.{self._calculator} batch: {len(self)} rows>"
 
 
 def _flatten(obj, prefix=""):
@@ -278,7 +324,7 @@ class Calculator:
             return pandas.read_csv(io.StringIO(out))
         code, out, err = _gpucalc.invoke(self.name, raw, common, "json", False, strict, text)
         _raise_bad_rows(code, err, errors)
-        return [Row(self.name, json.loads(line)) for line in out.splitlines()]
+        return Rows(self.name, out.splitlines())
 
 
 def _is_frame(rows):

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -75,9 +76,22 @@ nb::object to_python(const Value& v) {
   return nb::float_(v.number);
 }
 
-nb::list pairs(const std::vector<Value>& values) {
-  nb::list out;
-  for (const Value& v : values) out.append(nb::make_tuple(v.key.str(), to_python(v)));
+// A key as a Python string: a declared key (a literal, the same pointer every case) made once
+// and kept, as Python interns its own names; a key made at run time each time.
+nb::object key_of(const Key& key) {
+  static std::unordered_map<const char*, nb::object>* made = new std::unordered_map<const char*, nb::object>();
+  const std::string_view text = key.view();
+  const char* literal = key.literal();
+  if (literal == nullptr) return nb::str(text.data(), text.size());
+  auto [it, fresh] = made->try_emplace(literal);
+  if (fresh) it->second = nb::str(text.data(), text.size());
+  return it->second;
+}
+
+// Values by key, in their order (a dict keeps it).
+nb::dict by_key(const std::vector<Value>& values) {
+  nb::dict out;
+  for (const Value& v : values) PyDict_SetItem(out.ptr(), key_of(v.key).ptr(), to_python(v).ptr());
   return out;
 }
 
@@ -230,8 +244,8 @@ NB_MODULE(_gpucalc, m) {
   nb::class_<SolvedCase>(m, "Case")
       .def_prop_ro("calculator", [](const SolvedCase& c) { return std::string(c.calc->name); })
       .def_prop_ro("model", [](const SolvedCase& c) { return c.report.model; })
-      .def_prop_ro("results", [](const SolvedCase& c) { return pairs(c.row.results); })
-      .def_prop_ro("inputs", [](const SolvedCase& c) { return pairs(c.row.inputs); })
+      .def_prop_ro("results", [](const SolvedCase& c) { return by_key(c.row.results); })
+      .def_prop_ro("inputs", [](const SolvedCase& c) { return by_key(c.row.inputs); })
       .def_prop_ro("notes", [](const SolvedCase& c) { return c.report.notes; })
       .def_prop_ro("explain_steps", [](const SolvedCase& c) { return c.report.explain; })
       .def_prop_ro("gpu", [](const SolvedCase& c) { return nb::make_tuple(c.gpu.key, c.gpu.name, c.gpu.origin); })
