@@ -176,3 +176,20 @@ def test_a_profile_file_as_gpu():
     check_same("occupancy", kwargs, r)
     # The Best Practices Guide's example: 12 blocks of 4 warps, 48 of 64 warps.
     assert (r["blocks_per_sm"], r["occupancy"]) == (12, 0.75)
+
+
+@pytest.mark.parametrize("case", [("waves", dict(blocks=265, blocks_per_sm=1, sms=4)),
+                                  ("roofline", dict(flops=1.37e11, bytes="101MB", sms=66)),
+                                  ("occupancy", dict(threads=256, regs=64, sms=8))], ids=case_id)
+def test_sms_as_the_cli(case):
+    name, kwargs = case
+    check_same(name, kwargs, getattr(gpucalc, name)(**kwargs))
+
+
+def test_sms_refused_as_the_cli():
+    kwargs = dict(threads=128, regs=32, cluster=2, sms=8)
+    code, _, err = run_cli("occupancy", *cli_args(kwargs))
+    assert code == 2
+    with pytest.raises(gpucalc.InputError) as e:
+        gpucalc.occupancy(**kwargs)
+    assert "gpucalc: " + str(e.value) == err.strip()

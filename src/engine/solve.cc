@@ -14,7 +14,8 @@ SolvedCase solve_case(const Calculator& whole, const RawOptions& raw, const Comm
   check_declared(calc);
   SolvedCase solved;
   solved.calc = &calc;
-  solved.gpu = load_gpu(common.gpu);
+  if (!common.sms.empty()) refuse_sms(whole, calc, fmt::format("--sms: '{}'", InputError::printable(common.sms)));
+  solved.gpu = load_gpu(common.gpu, common.sms);
   solved.args = parse_args(calc, raw, solved.gpu);
   solved.args.set_gpu_given(common.gpu_given);
   solved.report = case_report(calc, solved.args, solved.gpu, "");
