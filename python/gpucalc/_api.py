@@ -24,6 +24,7 @@ class RequirementError(AssertionError):
 
 
 _gpucalc.set_input_error(InputError)
+InputError.__module__ = RequirementError.__module__ = "gpucalc"
 
 # Options every calculator takes that the package spells its own way: a call is one case
 # (batch() is --batch, explain() and the formats are the result's), so only --gpu (and any
@@ -236,6 +237,7 @@ class Calculator:
         self.results = [key for key, _ in spec["results"]]
         self.chart = spec["chart"]
         self.rows_option = spec["rows_option"]
+        self.rows_options = list(spec["rows_options"])
         self._common = [c for c in common if c not in _NOT_KEYWORDS]
         params = [inspect.Parameter(_keyword(n), inspect.Parameter.KEYWORD_ONLY, default=None)
                   for n in list(self.options) + self._common]
@@ -296,9 +298,15 @@ class Calculator:
 
     def __call__(self, **kwargs):
         raw, common = self._split(kwargs)
-        if self.rows_option is not None and any(name == self.rows_option for name, _ in raw):
-            raise InputError(f"{self.name}: --{self.rows_option} makes a row per entry: call "
-                             f"gpucalc.{self.name}.rows({_keyword(self.rows_option)}=...)")
+        if self.rows_option is not None and self.rows_option == self.positional:
+            # A calculator of rows only (ncu): its file makes the rows.
+            raise InputError(f"{self.name}: the {self.positional} makes a row per entry: call "
+                             f"gpucalc.{self.name}.read(path)")
+        for name, _ in raw:
+            if name in self.rows_options:
+                raise InputError(f"{self.name}: --{name} makes a row per entry: call "
+                                 f"gpucalc.{self.name}.rows({_keyword(name)}=...)"
+                                 + (f" or gpucalc.{self.name}.read(path)" if name == self.positional else ""))
         return Result(_gpucalc.solve(self.name, raw, common))
 
     def rows(self, **kwargs):
@@ -316,6 +324,10 @@ class Calculator:
         raw, common = self._split(kwargs)
         common.append(("batch", "-"))  # the CSV below, as standard input
         frame = _is_frame(rows)
+        if not frame:
+            rows = list(rows)
+            if not rows:
+                return Rows(self.name, [])
         text = _csv_of(rows, frame)
         if frame:
             code, out, err = _gpucalc.invoke(self.name, raw, common, "csv", False, strict, text)
@@ -335,7 +347,6 @@ def _csv_of(rows, frame):
     """Rows as the CSV that --batch reads: a header of option names, a row a case."""
     if frame:
         return rows.to_csv(index=False)
-    rows = list(rows)
     header = []
     for row in rows:
         for key in row:

@@ -138,9 +138,14 @@ nb::list calculators() {
     d["chart"] = calc.chart != nullptr;
     d["rows_option"] = calc.rows_option != nullptr ? nb::object(nb::str(calc.rows_option)) : nb::none();
     d["positional"] = calc.positional != nullptr ? nb::object(nb::str(calc.positional)) : nb::none();
-    nb::list forms;
-    for (const Form& f : calc.forms) forms.append(f.option);
+    nb::list forms, rows_options;
+    if (calc.rows_option != nullptr) rows_options.append(calc.rows_option);
+    for (const Form& f : calc.forms) {
+      forms.append(f.option);
+      if (f.declaration().rows_option != nullptr) rows_options.append(f.declaration().rows_option);
+    }
     d["forms"] = forms;
+    d["rows_options"] = rows_options;  // the options that make a form of rows (occupancy --from, ncu's report)
     out.append(d);
   }
   return out;

@@ -65,3 +65,7 @@ def test_batch_of_a_dataframe():
     out = gpucalc.occupancy.batch(frame)
     assert list(out["blocks_per_sm"]) == [4, 3]
     assert list(out["limiter"]) == ["registers", "shared_memory"]
+
+
+def test_an_empty_batch_is_no_rows():
+    assert len(gpucalc.occupancy.batch([])) == 0

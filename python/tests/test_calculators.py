@@ -193,3 +193,19 @@ def test_sms_refused_as_the_cli():
     with pytest.raises(gpucalc.InputError) as e:
         gpucalc.occupancy(**kwargs)
     assert "gpucalc: " + str(e.value) == err.strip()
+
+
+def test_forms_of_rows_are_rows_not_one_case():
+    # occupancy --from and ncu's report make a row per kernel: .rows() / .read(), not a call.
+    with pytest.raises(gpucalc.InputError, match=r"occupancy: --from makes a row per entry: call gpucalc.occupancy.rows\(from_=...\)"):
+        gpucalc.occupancy(from_="tests/data/kernels/spill.ptxas.txt", threads=256)
+    with pytest.raises(gpucalc.InputError, match=r"ncu.read\(path\)"):
+        gpucalc.ncu(report="tests/data/ncu/h200/full-occupancy.txt")
+    with pytest.raises(gpucalc.InputError, match=r"ncu.read\(path\)"):
+        gpucalc.ncu()
+    path = ROOT / "tests" / "data" / "kernels" / "spill.ptxas.txt"
+    code, out, err = run_cli("occupancy", "--from", path, "--threads", "256", "--format", "json", "--explain")
+    assert code == 0, err
+    import json
+    expected = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [r.to_dict() for r in gpucalc.occupancy.rows(from_=path, threads=256)] == expected

@@ -12,6 +12,11 @@ namespace gpucalc {
 SolvedCase solve_case(const Calculator& whole, const RawOptions& raw, const CommonOptions& common) {
   const Calculator& calc = choose_form(whole, raw);
   check_declared(calc);
+  if (calc.run == nullptr || calc.rows_option != nullptr) {
+    // A form of rows (occupancy --from, ncu): many cases, which run_calculator runs.
+    throw InputError(fmt::format("--{}: makes a row per entry, not one case: run it as a form of rows",
+                                 calc.rows_option != nullptr ? calc.rows_option : calc.name));
+  }
   SolvedCase solved;
   solved.calc = &calc;
   if (!common.sms.empty()) refuse_sms(whole, calc, fmt::format("--sms: '{}'", InputError::printable(common.sms)));
