@@ -41,6 +41,10 @@ CASES = [
     ("decode", dict(model="llama-3-8b", context=8192, batch_size=16, gpu="h200")),
     ("pipeline", dict(tile="128x256x64", warpgroups="1+2", regs="40,232")),
     ("pipeline", dict(tile="128x128x64", dtype="bf16", gpu="b200")),
+    ("collective", dict(size="1GB", gpu="h100")),
+    ("collective", dict(size="256MB", gpus=16, nodes=2, algo="auto")),
+    ("collective", dict(op="allgather", size="64MB", gpus=4, gpu="l40s")),
+    ("decode", dict(model="llama-3-70b", tp=8, batch_size=64, gpu="h100")),
 ]
 
 
