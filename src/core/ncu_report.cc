@@ -1082,10 +1082,10 @@ struct NcuReader::State {
     // "(196, 1, 1)x(256, 1, 1), Context 1, ..."): the line above is its name.
     std::string joined;
     if (!t.empty() && t.front() == '(' && !above.empty()) joined = above + " " + std::string(t);
-    const std::string_view header = joined.empty() ? t : std::string_view(joined);
+    const std::string_view kernel_line = joined.empty() ? t : std::string_view(joined);
     above.assign(name_above(t) ? t : std::string_view());
     if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
-        kernel_header(header, k, at)) {
+        kernel_header(kernel_line, k, at)) {
       above.clear();
       k.line = at;
       k.process = process;
