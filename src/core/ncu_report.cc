@@ -829,6 +829,17 @@ struct NcuReader::State {
   std::optional<NcuReportError> md_error;  // the first fault of a table: thrown at the end, where they are read
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::string process;
+  std::string above;  // the text line just above, outside any table (a wrapped kernel line's name)
+
+  // Whether a line could be a kernel's name wrapped off its launch: a signature ("k(int)",
+  // "k<4>") or a mangled name, not a section, a rule's text or program output with spaces.
+  static bool name_above(std::string_view t) {
+    if (t.empty() || t.size() > 4096 || starts_with(t, "Section:") || starts_with(t, "OPT") || starts_with(t, "INF") ||
+        starts_with(t, "WRN")) {
+      return false;
+    }
+    return t.back() == ')' || t.back() == '>' || t.find(' ') == std::string_view::npos;
+  }
 
   explicit State(LineSource& s) : source(s) {}
 
@@ -1126,8 +1137,15 @@ struct NcuReader::State {
     }
     NcuKernel k;
     k.id = std::to_string(count);  // the text report prints no ID: its place
+    // A kernel's line wrapped in pasting before its launch ("vectorAdd(const float *, int)" then
+    // "(196, 1, 1)x(256, 1, 1), Context 1, ..."): the line above is its name.
+    std::string joined;
+    if (!t.empty() && t.front() == '(' && !above.empty()) joined = above + " " + std::string(t);
+    const std::string_view kernel_line = joined.empty() ? t : std::string_view(joined);
+    above.assign(name_above(t) ? t : std::string_view());
     if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
-        kernel_header(t, k, at)) {
+        kernel_header(kernel_line, k, at)) {
+      above.clear();
       k.line = at;
       k.process = process;
       begin_count(at);
