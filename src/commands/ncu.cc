@@ -209,6 +209,21 @@ void put_ncu(const NcuKernel& k, NcuField f, Result at, Report& report) {
   if (k.has(f)) report.num(at, k.get(f));
 }
 
+/// ncu's own occupancy figures of `k`, each beside gpucalc's (the ncu.* keys).
+void put_ncu_figures(const NcuKernel& k, Report& report) {
+  put_ncu(k, NcuField::limit_sm, kNcuBlockLimitSm, report);
+  put_ncu(k, NcuField::limit_registers, kNcuBlockLimitRegisters, report);
+  put_ncu(k, NcuField::limit_smem, kNcuBlockLimitSharedMemory, report);
+  put_ncu(k, NcuField::limit_warps, kNcuBlockLimitWarps, report);
+  put_ncu(k, NcuField::limit_barriers, kNcuBlockLimitBarriers, report);
+  put_ncu(k, NcuField::warps_theoretical, kNcuWarpsTheoretical, report);
+  put_ncu(k, NcuField::occupancy_theoretical, kNcuOccupancyTheoretical, report);
+  put_ncu(k, NcuField::occupancy_achieved, kNcuOccupancyAchieved, report);
+  put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
+  put_ncu(k, NcuField::waves, kNcuWaves, report);
+  put_ncu(k, NcuField::duration, kNcuDuration, report);
+}
+
 // What the report measured nearest its peak and the clocks it ran at: every row has them, a
 // kernel the models cannot take too.
 void put_sol(const NcuSol& sol, double clock_sm, double clock_dram, Report& report) {
@@ -256,17 +271,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kTailShare, c.tail_share);
   }
   report.num(kSmCount, c.launch.sm_count);
-  put_ncu(k, NcuField::limit_sm, kNcuBlockLimitSm, report);
-  put_ncu(k, NcuField::limit_registers, kNcuBlockLimitRegisters, report);
-  put_ncu(k, NcuField::limit_smem, kNcuBlockLimitSharedMemory, report);
-  put_ncu(k, NcuField::limit_warps, kNcuBlockLimitWarps, report);
-  put_ncu(k, NcuField::limit_barriers, kNcuBlockLimitBarriers, report);
-  put_ncu(k, NcuField::warps_theoretical, kNcuWarpsTheoretical, report);
-  put_ncu(k, NcuField::occupancy_theoretical, kNcuOccupancyTheoretical, report);
-  put_ncu(k, NcuField::occupancy_achieved, kNcuOccupancyAchieved, report);
-  put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
-  put_ncu(k, NcuField::waves, kNcuWaves, report);
-  put_ncu(k, NcuField::duration, kNcuDuration, report);
+  put_ncu_figures(k, report);
   report.num(kDifferences, c.differences);
   std::vector<std::string> differ;
   for (const NcuFigure& f : c.figures) {
@@ -319,17 +324,7 @@ void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, const st
   put_ncu(k, NcuField::cluster_size, kLaunchCluster, report);
   put_ncu(k, NcuField::registers, kLaunchRegisters, report);
   put_ncu(k, NcuField::sm_count, kSmCount, report);
-  put_ncu(k, NcuField::limit_sm, kNcuBlockLimitSm, report);
-  put_ncu(k, NcuField::limit_registers, kNcuBlockLimitRegisters, report);
-  put_ncu(k, NcuField::limit_smem, kNcuBlockLimitSharedMemory, report);
-  put_ncu(k, NcuField::limit_warps, kNcuBlockLimitWarps, report);
-  put_ncu(k, NcuField::limit_barriers, kNcuBlockLimitBarriers, report);
-  put_ncu(k, NcuField::warps_theoretical, kNcuWarpsTheoretical, report);
-  put_ncu(k, NcuField::occupancy_theoretical, kNcuOccupancyTheoretical, report);
-  put_ncu(k, NcuField::occupancy_achieved, kNcuOccupancyAchieved, report);
-  put_ncu(k, NcuField::warps_achieved, kNcuWarpsAchieved, report);
-  put_ncu(k, NcuField::waves, kNcuWaves, report);
-  put_ncu(k, NcuField::duration, kNcuDuration, report);
+  put_ncu_figures(k, report);
   // What the counters give without the launch: sectors per request.
   if (k.has(NcuField::global_load_sectors) && k.get(NcuField::global_load_requests) > 0) {
     report.num(kAccessSectorsPerLoad, k.get(NcuField::global_load_sectors) / k.get(NcuField::global_load_requests));

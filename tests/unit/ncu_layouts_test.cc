@@ -22,15 +22,6 @@ namespace {
 
 std::string read(const std::string& name) { return testing::file_text(kData + name); }
 
-// ncu's blocks per SM: the smallest of its block limits.
-double ncu_blocks(const NcuKernel& k) {
-  double least = 1e300;
-  for (NcuField f : {NcuField::limit_sm, NcuField::limit_registers, NcuField::limit_smem, NcuField::limit_warps}) {
-    if (k.has(f)) least = std::min(least, k.get(f));
-  }
-  return least;
-}
-
 // gpucalc's occupancy and waves against what ncu printed for the kernel: its block limits (the
 // registers' and the warps' exactly; shared memory where it limits), blocks per SM, theoretical
 // occupancy, and Waves Per SM to its two decimals.

@@ -25,15 +25,6 @@ namespace {
 
 std::string read(const std::string& name) { return testing::file_text(kData + name); }
 
-// ncu's blocks per SM: the smallest of the block limits the report prints.
-double ncu_blocks(const NcuKernel& k) {
-  double least = 1e300;
-  for (NcuField f : {NcuField::limit_sm, NcuField::limit_registers, NcuField::limit_smem, NcuField::limit_warps}) {
-    if (k.has(f)) least = std::min(least, k.get(f));
-  }
-  return least;
-}
-
 // The profile gpucalc ncu gives the report's device: its compute capability with its # SMs.
 Gpu profile_of(const NcuKernel& k) {
   const ProfileMatch m = match_builtin_profile({"", k.cc_major, k.cc_minor, k.has(NcuField::sm_count) ? static_cast<int>(k.get(NcuField::sm_count)) : 0});
