@@ -8,6 +8,9 @@
 #include <algorithm>
 #include <string>
 
+#include <vector>
+
+#include "core/lines.h"
 #include "core/ncu_report.h"
 
 namespace gpucalc {
@@ -22,6 +25,16 @@ inline double ncu_blocks(const NcuKernel& k) {
     if (k.has(f)) least = std::min(least, k.get(f));
   }
   return least;
+}
+
+// The kernels of `text` a kernel at a time.
+inline std::vector<NcuKernel> streamed(const std::string& text) {
+  TextLines lines(text);
+  NcuReader reader(lines);
+  std::vector<NcuKernel> kernels;
+  NcuKernel k;
+  while (reader.next(k)) kernels.push_back(k);
+  return kernels;
 }
 
 }  // namespace

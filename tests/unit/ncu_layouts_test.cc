@@ -166,16 +166,6 @@ TEST_CASE("ncu --csv --metrics: a details page whose Metric Name is the metric's
   CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(205.22e-6));
 }
 
-// The kernels of `text` a kernel at a time.
-std::vector<NcuKernel> streamed(const std::string& text) {
-  TextLines lines(text);
-  NcuReader reader(lines);
-  std::vector<NcuKernel> kernels;
-  NcuKernel k;
-  while (reader.next(k)) kernels.push_back(k);
-  return kernels;
-}
-
 TEST_CASE("ncu reader: kernel by kernel, the same kernels as the whole report, on every report of tests/data/ncu") {
   for (const char* name :
        {"scalingelections-h100-quoted.md", "softmax-sm86.txt", "superbench-sm100-details.csv", "xplacer-v100-2020.csv",

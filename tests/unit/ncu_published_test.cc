@@ -165,16 +165,6 @@ TEST_CASE("an ncu report of 2020 on the V100 whose shared-memory limit is not at
   CHECK(differing->field == NcuField::limit_smem);
 }
 
-// The kernels of `text` a kernel at a time.
-std::vector<NcuKernel> streamed(const std::string& text) {
-  TextLines lines(text);
-  NcuReader reader(lines);
-  std::vector<NcuKernel> kernels;
-  NcuKernel k;
-  while (reader.next(k)) kernels.push_back(k);
-  return kernels;
-}
-
 TEST_CASE("published ncu reports read kernel by kernel: the same kernels as the whole") {
   std::vector<std::string> files;
   for (const Published& p : kAgreeing) files.emplace_back(p.file);
