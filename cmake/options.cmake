@@ -20,3 +20,9 @@ option(GPUCALC_BUILD_TESTS "Build the doctest suite" ON)
 # what it uses (cmake/flags.cmake).
 option(GPUCALC_PCH "Precompile the common standard and fmt headers" ON)
 # GPUCALC_ENABLE_FUZZ: cmake/fuzz.cmake.
+# GPUCALC_BUILD_PYTHON: the Python module (python/), which `pip install .` builds (pyproject.toml
+# sets it); every library is then position-independent code, as a shared module needs.
+option(GPUCALC_BUILD_PYTHON "Build the Python module gpucalc._gpucalc (pip install . sets it)" OFF)
+if(GPUCALC_BUILD_PYTHON)
+  set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+endif()

@@ -13,8 +13,10 @@
 #include <unordered_map>
 
 #include "commands/commands.h"
+#include "commands/ncu_sol_words.h"
 #include "commands/ncu_words.h"
 #include "core/error.h"
+#include "core/kernel_name.h"
 #include "core/ncu_check.h"
 #include "core/lines.h"
 #include "core/ncu_report.h"
@@ -27,7 +29,7 @@ namespace {
 
 // The handles of the options and results, in the order the declaration below gives them (the
 // engine checks it): a run reads each option and puts each result by its handle, no name looked up.
-enum Option : Place { kReport, kKernel, kDevice };
+enum Option : Place { kReport, kKernel, kDevice, kNameBase };
 enum Result : Place {
   kKernelId, kKernelName, kKernelProcess, kKernelDevice, kLaunchGrid, kLaunchBlock, kLaunchCluster,
   kLaunchRegisters, kLaunchSharedMemory, kLaunchSharedMemoryStatic, kLaunchSharedMemoryDynamic,
@@ -36,10 +38,10 @@ enum Result : Place {
   kOneMoreBlockThreads, kWaves, kFullWaves, kLastWaveBlocks, kLastWaveUtilization, kTailShare, kSmCount,
   kNcuBlockLimitSm, kNcuBlockLimitRegisters, kNcuBlockLimitSharedMemory, kNcuBlockLimitWarps,
   kNcuBlockLimitBarriers, kNcuWarpsTheoretical, kNcuOccupancyTheoretical, kNcuOccupancyAchieved,
-  kNcuWarpsAchieved, kNcuWaves, kNcuDuration, kDifferences, kFlagged, kFlops, kDramBytes, kAchievedFlops,
-  kDramBandwidth, kIntensity, kAttainable, kRooflineShare, kBound, kPrecision, kAccessSectorsPerLoad,
+  kNcuWarpsAchieved, kNcuWaves, kNcuDuration, kClockSm, kClockDram, kDifferences, kFlagged, kFlops, kDramBytes, kAchievedFlops,
+  kDramBandwidth, kIntensity, kAttainable, kRooflineShare, kRooflineShareBoost, kBound, kPrecision, kAccessSectorsPerLoad,
   kAccessSectorsPerStore, kAccessLoadExcess, kAccessLoadExcessBytes, kAccessStoreExcess,
-  kAccessStoreExcessBytes, kAccessSharedExcess, kAccessSharedExcessBytes, kVerdict,
+  kAccessStoreExcessBytes, kAccessSharedExcess, kAccessSharedExcessBytes, kSolUnit, kSolShare, kVerdict,
 };
 
 /// At most this many bytes of report are read.
@@ -118,10 +120,18 @@ struct Chosen {
   std::vector<std::string> notes;
 };
 
+// An SM count the report does not give, from ncu's Waves Per SM (ncu_check's sm_count_from_waves):
+// 0 when none is inferred. `how` shows one kernel's arithmetic.
+struct InferredSms {
+  int count = 0;
+  std::string how;
+};
+
 // The profile match_profile gives the report's device (its name, compute capability and SM count:
 // docs/profiles.md), with the report's SM count; --gpu overrides. `first`: the first chosen kernel
 // with a compute capability, `other`: the first with another (mixed architectures are refused).
-Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& args, const Gpu& given, const std::string& path) {
+Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& args, const Gpu& given, const std::string& path,
+                  const InferredSms& inferred = {}) {
   if (other != nullptr && !args.gpu_given()) {
     const NcuKernel& k = *other;
     throw InputError(fmt::format(
@@ -139,6 +149,11 @@ Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& ar
     }
     c.notes.push_back(fmt::format("profile {} (--gpu), {} unless the report gives its own (# SMs)", given.key,
                                   format_count(given.sm_count, "SM")));
+    if (inferred.count > 0) {
+      c.notes.push_back(fmt::format("the report gives no SM count (# SMs): {}, from ncu's Waves Per SM ({}), used for waves",
+                                    format_count(inferred.count, "SM"), inferred.how));
+      c.gpu.sm_count = inferred.count;
+    }
     return c;
   }
   if (first == nullptr) {
@@ -150,7 +165,7 @@ Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& ar
   const std::string device = first->device_name;
   const ProfileMatch match = match_builtin_profile(
       {device, first->cc_major, first->cc_minor,
-       first->has(NcuField::sm_count) ? static_cast<int>(first->get(NcuField::sm_count)) : 0});
+       first->has(NcuField::sm_count) ? static_cast<int>(first->get(NcuField::sm_count)) : inferred.count});
   if (match.by == MatchedBy::none) {
     throw InputError(fmt::format("{}: line {}: compute capability {}.{}: gpucalc has no built-in profile of it (it knows {}): "
                                  "give --gpu FILE.toml, a profile of that GPU (gpucalc hw new writes one)",
@@ -169,8 +184,19 @@ Chosen choose_gpu(const NcuKernel* first, const NcuKernel* other, const Args& ar
     c.notes.push_back(fmt::format("the report's GPU has {} (# SMs), the {} profile {}: the report's count is used",
                                   format_count(first->get(NcuField::sm_count), "SM"), c.gpu.key, c.gpu.sm_count));
     c.gpu.sm_count = static_cast<int>(first->get(NcuField::sm_count));
+  } else if (!first->has(NcuField::sm_count) && inferred.count > 0) {
+    // Checked against the profiles of the compute capability: the match above took one with that
+    // count when there is one.
+    c.notes.push_back(fmt::format("the report gives no SM count (# SMs): {}, from ncu's Waves Per SM ({}), used for waves; {}",
+                                  format_count(inferred.count, "SM"), inferred.how,
+                                  match.by == MatchedBy::capability_and_sm_count
+                                      ? fmt::format("the {} profile has that count", c.gpu.key)
+                                      : fmt::format("no profile of compute capability {}.{} has it ({}: {}): its SM limits with {}",
+                                                    first->cc_major, first->cc_minor, c.gpu.key, c.gpu.sm_count,
+                                                    format_count(inferred.count, "SM"))));
+    c.gpu.sm_count = inferred.count;
   } else if (!first->has(NcuField::sm_count)) {
-    c.notes.push_back(fmt::format("the report gives no SM count (# SMs): the profile's {} is used for waves", c.gpu.sm_count));
+    c.notes.push_back(fmt::format("the report gives no SM count (# SMs), nor waves that imply one: the profile's {} is used for waves", c.gpu.sm_count));
   }
   return c;
 }
@@ -183,9 +209,20 @@ void put_ncu(const NcuKernel& k, NcuField f, Result at, Report& report) {
   if (k.has(f)) report.num(at, k.get(f));
 }
 
-void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, Report& report) {
+// What the report measured nearest its peak and the clocks it ran at: every row has them, a
+// kernel the models cannot take too.
+void put_sol(const NcuSol& sol, double clock_sm, double clock_dram, Report& report) {
+  if (clock_sm > 0) report.num(kClockSm, clock_sm);
+  if (clock_dram > 0) report.num(kClockDram, clock_dram);
+  if (sol.measured) {
+    report.word(kSolUnit, std::string(sol_unit_word(sol.unit)));
+    report.num(kSolShare, sol.share);
+  }
+}
+
+void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const std::string& name, Report& report) {
   report.word(kKernelId, k.id);
-  report.word(kKernelName, k.name);
+  report.word(kKernelName, name);
   if (!k.process.empty()) report.word(kKernelProcess, k.process);
   if (!k.device.empty()) report.word(kKernelDevice, k.device);
   report.word(kLaunchGrid, k.grid.total > 0 ? k.grid.text() : fmt::format("{}", c.launch.blocks));
@@ -244,6 +281,7 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kIntensity, c.roofline.intensity);
     report.num(kAttainable, c.roofline.attainable);
     report.num(kRooflineShare, c.roofline.achieved_fraction);
+    report.num(kRooflineShareBoost, c.roofline_boost.achieved_fraction);
     report.word(kBound, roofline_bound_word(c.roofline.bound));
     report.word(kPrecision, fmt::format("{} {}", c.dtype, c.unit == ComputeUnit::tensor ? "tensor" : "cuda"));
   }
@@ -266,13 +304,14 @@ void put_row(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
     report.num(kAccessSharedExcess, c.shared_excess);
     report.num(kAccessSharedExcessBytes, c.shared_excess_bytes);
   }
+  put_sol(c.sol, c.clock_sm, c.clock_dram, report);
   report.word(kVerdict, verdict);
 }
 
 // The row of a kernel the models cannot take (a figure they need is missing): the report's figures.
-void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, Report& report) {
+void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, const std::string& name, Report& report) {
   report.word(kKernelId, k.id);
-  report.word(kKernelName, k.name);
+  report.word(kKernelName, name);
   if (!k.process.empty()) report.word(kKernelProcess, k.process);
   if (!k.device.empty()) report.word(kKernelDevice, k.device);
   if (k.grid.total > 0) report.word(kLaunchGrid, k.grid.text());
@@ -298,6 +337,9 @@ void put_unmodelled_row(const NcuKernel& k, const std::string& verdict, Report& 
   if (k.has(NcuField::global_store_sectors) && k.get(NcuField::global_store_requests) > 0) {
     report.num(kAccessSectorsPerStore, k.get(NcuField::global_store_sectors) / k.get(NcuField::global_store_requests));
   }
+  // Speed Of Light needs no launch.
+  put_sol(speed_of_light(k), k.has(NcuField::sm_frequency) ? k.get(NcuField::sm_frequency) : -1,
+          k.has(NcuField::dram_frequency) ? k.get(NcuField::dram_frequency) : -1, report);
   report.word(kVerdict, verdict);
 }
 
@@ -313,6 +355,14 @@ bool has_figures(const NcuKernel& k) {
 constexpr const char* kLaunchStats = "a report with the Launch Statistics section (ncu's default set has it; --section LaunchStats)";
 
 std::string label(const NcuKernel& k) { return fmt::format("kernel {} ({})", k.id, InputError::printable(k.name)); }
+std::string label(const NcuKernel& k, const std::string& name) { return fmt::format("kernel {} ({})", k.id, InputError::printable(name)); }
+
+// --kernel-name: base in text and md (a table a screen wide), full in JSON and CSV (what scripts match).
+NameBase name_base(const Args& args) {
+  if (!args.has(kNameBase)) return args.for_people() ? NameBase::base : NameBase::full;
+  const std::string& v = args.text(kNameBase);
+  return v == "base" ? NameBase::base : v == "mangled" ? NameBase::mangled : NameBase::full;
+}
 
 void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, const Gpu& gpu, const std::string& path,
              Report& report) {
@@ -354,6 +404,20 @@ void explain(const NcuKernel& k, const NcuCheck& c, const std::string& verdict, 
                             format_quantity(k.get(NcuField::duration), Unit::seconds),
                             format_quantity(c.roofline.achieved_fraction, Unit::fraction),
                             format_quantity(c.roofline.attainable, Unit::flops_per_second)));
+  }
+  if (c.has_roofline) {
+    e.push_back(fmt::format("roofline at the profile's peaks: {} of the attainable {} (roofline_share_boost)",
+                            format_quantity(c.roofline_boost.achieved_fraction, Unit::fraction),
+                            format_quantity(c.roofline_boost.attainable, Unit::flops_per_second)));
+  }
+  for (std::string& n : ncu_words::clock_notes(c, gpu)) e.push_back(std::move(n));
+  if (c.sol.measured) {
+    std::vector<std::string> shares;
+    for (const SolShare& x : c.sol.shares) {
+      shares.push_back(fmt::format("{} {} ({})", sol_unit_word(x.unit), format_quantity(x.share, Unit::fraction), ncu_field_name(x.from)));
+    }
+    e.push_back(fmt::format("speed of light (each unit's share of its peak, as ncu measured it): {}; so {}", fmt::join(shares, ", "),
+                            sol_unit_word(c.sol.unit)));
   }
   e.push_back("verdict: " + verdict);
 }
@@ -431,13 +495,57 @@ struct Survey {
   std::size_t partial = 0;                // chosen kernels without a figure the models need
   std::string first_missing;              // the first of them, as a refusal (when every kernel lacks one)
   std::size_t partial_with_figures = 0;   // of them, those with figures of their own
+  // The SM count ncu's waves imply, where no kernel gives # SMs (infer_sm_count).
+  bool sm_count_given = false;
+  bool waves_seen = false;
+  SmCountRange sms{1, static_cast<int>(kProfileMaxCount)};
+  int narrowest = 0;
+  std::string how;
 };
+
+// ncu's blocks per SM: the smallest of the report's block limits (0: it gives none).
+double ncu_blocks_per_sm(const NcuKernel& k) {
+  double least = 0;
+  for (const NcuField f : {NcuField::limit_sm, NcuField::limit_registers, NcuField::limit_smem, NcuField::limit_warps,
+                           NcuField::limit_barriers}) {
+    if (k.has(f) && (least == 0 || k.get(f) < least)) least = k.get(f);
+  }
+  return least;
+}
+
+// The whole SM counts a kernel's waves allow (over their print rounding), where ncu's blocks per SM
+// are gpucalc's (else its waves would say more of the block limits than of the SMs), narrowed into
+// the survey's; a kernel with # SMs ends the inference.
+void narrow_sm_count(const NcuKernel& k, const NcuCheck& c, Survey& s) {
+  if (k.has(NcuField::sm_count)) s.sm_count_given = true;
+  const int per_sm = c.occupancy.blocks_per_sm;
+  const double theirs = ncu_blocks_per_sm(k);
+  if (s.sm_count_given || per_sm < 1 || (theirs > 0 && theirs != per_sm)) return;
+  const SmCountRange r = sm_count_from_waves(k, per_sm, c.launch.blocks);
+  if (r.empty()) return;
+  // The narrowest interval shows the arithmetic (many waves: two decimals pin the count).
+  if (!s.waves_seen || r.hi - r.lo < s.narrowest) {
+    s.narrowest = r.hi - r.lo;
+    const double blocks = static_cast<double>(c.launch.blocks);
+    s.how = fmt::format("kernel {}: {} / ({} x {}) = {}", k.id, format_count(blocks, "block"), format_count(per_sm, "block"),
+                        format_number(k.get(NcuField::waves)), format_number(blocks / (per_sm * k.get(NcuField::waves))));
+  }
+  s.sms.lo = std::max(s.sms.lo, r.lo);
+  s.sms.hi = std::min(s.sms.hi, r.hi);
+  s.waves_seen = true;
+}
+
+// The SM count the survey's kernels leave: one whole count, or none.
+InferredSms infer_sm_count(const Survey& s) {
+  if (s.sm_count_given || !s.waves_seen || s.sms.lo != s.sms.hi) return {};
+  return {s.sms.lo, s.how};
+}
 
 // A kernel checked against the models: a figure out of range is a refusal (the report's, whole);
 // a figure missing (a section not collected) leaves the kernel to its own figures (partial).
 void survey_check(const NcuKernel& k, const Gpu& gpu, const std::string& path, Survey& s) {
   try {
-    check_ncu_kernel(k, gpu);
+    narrow_sm_count(k, check_ncu_kernel(k, gpu), s);
   } catch (const FieldError& e) {
     if (e.rule() == Rule::required) {
       if (s.partial++ == 0) s.first_missing = refusal(e, k, gpu, path);
@@ -450,6 +558,7 @@ void survey_check(const NcuKernel& k, const Gpu& gpu, const std::string& path, S
 
 void run_report(const Args& args, const Gpu& given, std::istream& in, const Report& blank, RowSink& sink) {
   const std::string path = args.text(kReport);
+  const NameBase base = name_base(args);
   Kernels report(path, in);
   Picker picked(args);
   // The first pass: the whole report read (a bad line refused before any output), the chosen
@@ -504,6 +613,8 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
   if (s.unchecked > 0) {
     s.refusal.clear();
     s.partial = s.partial_with_figures = 0;
+    s.sm_count_given = s.waves_seen = false;
+    s.sms = {1, static_cast<int>(kProfileMaxCount)};
     report.pass(
         [&](const NcuKernel& k) {
           if (picked(k) && s.refusal.empty()) survey_check(k, gpu, path, s);
@@ -511,6 +622,10 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
         [] {});
   }
   if (!s.refusal.empty()) throw InputError(s.refusal);
+  // No # SMs in the report: the count ncu's waves imply, which may pick another profile.
+  if (const InferredSms inferred = infer_sm_count(s); inferred.count > 0) {
+    chosen = choose_gpu(s.first ? &*s.first : nullptr, s.other ? &*s.other : nullptr, args, given, path, inferred);
+  }
   // No kernel with the figures the models need, nor one with figures of its own: nothing to show.
   if (s.partial == s.chosen && s.partial_with_figures == 0) throw InputError(s.first_missing);
   if (s.partial > 0) {
@@ -525,12 +640,14 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
                                                         format_count(static_cast<double>(s.chosen), "kernel"), s.total));
   // The rows, a second reading of the report.
   std::size_t i = 0;
+  std::optional<NcuCheck> previous;  // the clocks of the last row: a clock note only where they change
   report.pass(
       [&](const NcuKernel& k) {
         if (!picked(k)) return;
         Report row = blank;
         row.model = "exact";
-        row.label = label(k);
+        const std::string name = kernel_name(k.name, base);
+        row.label = label(k, name);
         if (i++ == 0) row.notes = chosen.notes;
         NcuCheck check;
         try {
@@ -538,7 +655,7 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
         } catch (const FieldError& e) {
           // A figure missing (the survey refused every other fault): the report's own figures.
           const std::string verdict = fmt::format("{} is not in the report: not modelled", e.field());
-          put_unmodelled_row(k, verdict, row);
+          put_unmodelled_row(k, verdict, name, row);
           if (args.for_people()) {
             row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
             row.explain.push_back(fmt::format("{}: line {} of {}: {} ({}); the report's own figures only", label(k), k.line,
@@ -548,8 +665,12 @@ void run_report(const Args& args, const Gpu& given, std::istream& in, const Repo
           return;
         }
         const std::string verdict = ncu_words::verdict(k, check, gpu);
-        put_row(k, check, verdict, row);
+        put_row(k, check, verdict, name, row);
         if (args.for_people()) {
+          if (!previous || !ncu_words::same_clocks(check, *previous)) {
+            for (std::string& n : ncu_words::clock_notes(check, gpu)) row.notes.push_back(fmt::format("{}: {}", row.label, n));
+          }
+          previous = check;
           row.notes.push_back(fmt::format("{}: {}", row.label, verdict));
           for (const NcuFigure& f : check.figures) {
             if (!f.equal) {
@@ -579,10 +700,15 @@ const Calculator& ncu_command() {
                                  "not (a .ncu-rep: ncu --import FILE.ncu-rep --csv); also the first argument"),
            text_option(kKernel, "kernel",
                        "a regular expression (ECMAScript's common part: docs/ncu.md): only the kernels whose names it matches"),
-           text_option(kDevice, "device", "only the kernels of this device (the report's Device)")},
+           text_option(kDevice, "device", "only the kernels of this device (the report's Device)"),
+           choice_option(kNameBase, "kernel-name",
+                         "how kernel names are printed: full (as the report gives them), base (the function name and "
+                         "its template head, without return type and parameters) or mangled (as the report gives "
+                         "them: gpucalc does not mangle); default base in text and md, full in json and csv",
+                         {"full", "base", "mangled"})},
       .results =
           {result(kKernelId, "kernel.id", Unit::text, "the kernel launch's ID in the report").in_rows(),
-           result(kKernelName, "kernel.name", Unit::text, "the kernel's name as the report gives it").in_rows(),
+           result(kKernelName, "kernel.name", Unit::text, "the kernel's name (--kernel-name: as the report gives it, or its base)").in_rows(),
            result(kKernelProcess, "kernel.process", Unit::text, "the process the kernel ran in"),
            result(kKernelDevice, "kernel.device", Unit::text, "the device the kernel ran on (the report's Device)"),
            result(kLaunchGrid, "launch.grid", Unit::text, "the grid, (x, y, z)"),
@@ -638,6 +764,8 @@ const Calculator& ncu_command() {
            result(kNcuWarpsAchieved, "ncu.warps_achieved", Unit::count, "ncu's Achieved Active Warps Per SM"),
            result(kNcuWaves, "ncu.waves", Unit::count, "ncu's Waves Per SM").in_rows(),
            result(kNcuDuration, "ncu.duration", Unit::seconds, "ncu's Duration").in_rows(),
+           result(kClockSm, "clock.sm", Unit::count, "the SM clock the kernel ran at, Hz (SM Frequency)"),
+           result(kClockDram, "clock.dram", Unit::count, "the DRAM clock the kernel ran at, Hz (DRAM Frequency)"),
            result(kDifferences, "differences", Unit::count, "figures where gpucalc and ncu differ").in_rows(),
            result(kFlagged, "flagged", Unit::text, "the figures that differ, or none"),
            result(kFlops, "flops", Unit::flops,
@@ -648,7 +776,10 @@ const Calculator& ncu_command() {
            result(kIntensity, "intensity", Unit::flop_per_byte, "FLOP per DRAM byte"),
            result(kAttainable, "attainable", Unit::flops_per_second,
                   "the roofline's attainable FLOP/s at this intensity"),
-           result(kRooflineShare, "roofline_share", Unit::fraction, "achieved FLOP/s over the attainable"),
+           result(kRooflineShare, "roofline_share", Unit::fraction,
+                  "achieved FLOP/s over the attainable, at the report's clocks (SM Frequency, DRAM Frequency)"),
+           result(kRooflineShareBoost, "roofline_share_boost", Unit::fraction,
+                  "achieved FLOP/s over the attainable at the profile's peaks (the clocks they hold at)"),
            result(kBound, "bound", Unit::text, "which roof bounds the kernel: memory or compute"),
            result(kPrecision, "precision", Unit::text,
                   "the dtype and unit of most FLOP, such as fp32 cuda or bf16 tensor"),
@@ -665,6 +796,11 @@ const Calculator& ncu_command() {
                   "the share of shared-memory wavefronts spent on bank conflicts"),
            result(kAccessSharedExcessBytes, "access.shared_excess_bytes", Unit::bytes,
                   "bytes of the bank conflicts' wavefronts (128 a wavefront)"),
+           result(kSolUnit, "sol.unit", Unit::text,
+                  "the unit nearest its peak: tensor, fma, alu, fp64, sfu, issue, shared, l1, l2, dram (sm, memory: "
+                  "the report has no breakdown), or latency when none reaches 60%").in_rows(),
+           result(kSolShare, "sol.share", Unit::fraction,
+                  "that unit's share of its peak at the report's clock, as ncu measured it (latency: the highest share)").in_rows(),
            result(kVerdict, "verdict", Unit::text,
                   "what limits the kernel and the one change the models say buys the most")},
       .run = run_without_report,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "commands/ncu_sol_words.h"
 #include "parse/quantity.h"
 
 namespace gpucalc::ncu_words {
@@ -149,11 +150,8 @@ std::string verdict(const NcuKernel& k, const NcuCheck& c, const Gpu& gpu) {
                                 blocks_words(w.last_wave_blocks), format_quantity(w.last_wave_utilization, Unit::fraction),
                                 format_quantity(c.tail_share, Unit::fraction)));
   }
-  if (c.has_roofline) {
-    parts.push_back(fmt::format("{} bound at {} of the attainable {} {}", roofline_bound_word(c.roofline.bound),
-                                format_quantity(c.roofline.achieved_fraction, Unit::fraction), c.dtype,
-                                c.unit == ComputeUnit::tensor ? "tensor FLOP/s" : "FLOP/s"));
-  }
+  // What the report measured nearest its peak (ncu_sol_words.cc), and what the models say of it.
+  if (std::string limiter = limiter_phrase(k, c, gpu); !limiter.empty()) parts.push_back(std::move(limiter));
   // What buys the most, as the models see it.
   std::string advice;
   if (w.waves_exact > 0 && w.waves_exact < 1) {

@@ -158,8 +158,24 @@ void add_roofline(const NcuKernel& k, const Gpu& gpu, NcuCheck& c) {
   in.dtype = c.dtype;
   in.unit = c.unit;
   in.time = k.get(F::duration);
+  c.roofline_boost = roofline(in, gpu);
+  // At the report's clocks: a peak of FLOP per clock times the clock the kernel ran at, the
+  // profile's peak x clock_sm / the clock it holds at; DRAM likewise by its clock's ratio.
+  c.peak_clock = gpu.peak_clock(c.unit);
+  if (c.clock_sm > 0 && c.peak_clock > 0) c.sm_clock_scale = c.clock_sm / c.peak_clock;
+  in.peak = gpu.peak(c.unit, c.dtype) * c.sm_clock_scale;
+  in.bandwidth = gpu.memory_bandwidth * c.dram_clock_scale;
   c.roofline = roofline(in, gpu);
   c.has_roofline = true;
+}
+
+void read_clocks(const NcuKernel& k, NcuCheck& c) {
+  using F = NcuField;
+  if (k.has(F::sm_frequency) && k.get(F::sm_frequency) > 0) c.clock_sm = k.get(F::sm_frequency);
+  if (k.has(F::dram_frequency) && k.get(F::dram_frequency) > 0) c.clock_dram = k.get(F::dram_frequency);
+  // The raw page's device attribute is in kHz.
+  if (k.has(F::device_dram_clock_khz) && k.get(F::device_dram_clock_khz) > 0) c.dram_clock_max = k.get(F::device_dram_clock_khz) * 1e3;
+  if (c.clock_dram > 0 && c.dram_clock_max > 0) c.dram_clock_scale = c.clock_dram / c.dram_clock_max;
 }
 
 void add_access(const NcuKernel& k, NcuCheck& c) {
@@ -238,6 +254,20 @@ NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu) {
   return l;
 }
 
+SmCountRange sm_count_from_waves(const NcuKernel& k, int blocks_per_sm, std::int64_t blocks) {
+  SmCountRange r;
+  if (!k.has(NcuField::waves) || blocks_per_sm < 1 || blocks < 1) return r;
+  // ncu prints waves to two decimals (59.36), a whole number without them (1): half of that either way.
+  const double half = std::max(0.01, k.resolution(NcuField::waves)) / 2, w = k.get(NcuField::waves);
+  const double per_wave = static_cast<double>(blocks_per_sm), n = static_cast<double>(blocks);
+  if (w - half <= 0) return r;
+  r.lo = static_cast<int>(std::ceil(n / (per_wave * (w + half)) - 1e-9));
+  const double hi = std::floor(n / (per_wave * (w - half)) + 1e-9);
+  r.hi = static_cast<int>(std::min(hi, static_cast<double>(kProfileMaxCount)));
+  r.lo = std::max(r.lo, 1);
+  return r;
+}
+
 NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu) {
   NcuCheck c;
   c.launch = ncu_launch(k, gpu);
@@ -260,7 +290,9 @@ NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu) {
     c.tail_share = c.waves.last_wave_blocks < c.waves.blocks_per_wave && c.waves.waves > 1 ? 1.0 / static_cast<double>(c.waves.waves) : 0;
   }
   compare_waves(k, c);
+  read_clocks(k, c);
   add_roofline(k, gpu, c);
+  c.sol = speed_of_light(k);
   add_access(k, c);
   return c;
 }

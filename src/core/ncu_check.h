@@ -9,6 +9,7 @@
 
 #include "core/gpu.h"
 #include "core/ncu_report.h"
+#include "core/ncu_sol.h"
 #include "core/occupancy.h"
 #include "core/roofline.h"
 #include "core/waves.h"
@@ -61,7 +62,16 @@ struct NcuCheck {
   ComputeUnit unit = ComputeUnit::cuda;
   double flops = 0;   // FMA counted as 2
   double dram_bytes = 0;
-  RooflineResult roofline;
+  RooflineResult roofline;        // at the report's clocks (the profile's peaks scaled: below)
+  RooflineResult roofline_boost;  // at the profile's peaks, at the clocks they hold at
+  // The clocks the kernel ran at (Hz, -1: the report gives none) and the ceilings' scale to them.
+  double clock_sm = -1, clock_dram = -1;
+  double peak_clock = 0;          // the clock the roofline's compute peak holds at (Gpu::peak_clock)
+  double sm_clock_scale = 1;      // clock_sm / peak_clock (1 without SM Frequency)
+  double dram_clock_scale = 1;    // clock_dram / the device's maximum DRAM clock (1 unless the report gives both)
+  double dram_clock_max = -1;     // the device's maximum DRAM clock, Hz (the raw page's; -1: not given)
+  // What the report measured nearest its peak (Speed Of Light, the workload sections, the pipes).
+  NcuSol sol;
   // Memory access, with the counters.
   double load_sectors_per_request = -1, store_sectors_per_request = -1;  // -1: not counted
   // The share of the global sectors' bytes no lane asked for, and those bytes (-1: not counted).
@@ -74,6 +84,15 @@ struct NcuCheck {
 /// (Block Size, Registers Per Thread, ...) when one the model needs is missing (Rule::required)
 /// or out of range.
 NcuLaunch ncu_launch(const NcuKernel& k, const Gpu& gpu);
+
+/// The SM counts ncu's Waves Per SM allows: waves = blocks / (blocks per SM x SMs), so SMs =
+/// blocks / (blocks per SM x waves), over the interval of waves ncu's print rounds to its figure.
+/// lo > hi: none (no waves in the report, or no whole count in the interval).
+struct SmCountRange {
+  int lo = 1, hi = 0;
+  bool empty() const { return lo > hi; }
+};
+SmCountRange sm_count_from_waves(const NcuKernel& k, int blocks_per_sm, std::int64_t blocks);
 
 /// The models beside the report, for one kernel.
 NcuCheck check_ncu_kernel(const NcuKernel& k, const Gpu& gpu);

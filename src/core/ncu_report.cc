@@ -18,7 +18,7 @@ namespace gpucalc {
 namespace {
 
 // What a field's unit is: how ncu's unit words convert.
-enum class Family { count, bytes, fraction, time, rate, ratio };  // ratio: any unit (byte/sector)
+enum class Family { count, bytes, fraction, time, rate, ratio, frequency };  // ratio: any unit (byte/sector)
 
 struct FieldName {
   NcuField field;
@@ -94,6 +94,52 @@ const std::vector<FieldName>& field_names() {
       {NcuField::shared_store_wavefronts, Family::count, {}, {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"}},
       {NcuField::shared_load_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"}},
       {NcuField::shared_store_conflicts, Family::count, {}, {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"}},
+      // Speed Of Light (SpeedOfLight.section; ncu 2020's names: SOL FB, SOL TEX, SM [%], Memory [%],
+      // Memory Frequency) and Compute Workload Analysis. "Memory Throughput" in % is sol_memory
+      // (put_metric: the same name in byte/second is the DRAM rate).
+      {NcuField::sm_frequency, Family::frequency, {"SM Frequency"}, {"gpc__cycles_elapsed.avg.per_second"}},
+      {NcuField::dram_frequency, Family::frequency, {"DRAM Frequency", "Memory Frequency"}, {"dram__cycles_elapsed.avg.per_second"}},
+      {NcuField::device_sm_clock_khz, Family::count, {}, {"device__attribute_max_gpu_frequency_khz"}},
+      {NcuField::device_dram_clock_khz, Family::count, {}, {"device__attribute_max_mem_frequency_khz"}},
+      {NcuField::sol_sm, Family::fraction, {"Compute (SM) Throughput", "Compute (SM) [%]", "SM [%]", "SOL SM"},
+       {"sm__throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::sol_memory, Family::fraction, {"Memory [%]"}, {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::sol_dram, Family::fraction, {"DRAM Throughput", "SOL FB", "SOL DRAM"},
+       {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "dram__throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::sol_l1, Family::fraction, {"L1/TEX Cache Throughput", "SOL TEX", "SOL L1/TEX Cache"},
+       {"l1tex__throughput.avg.pct_of_peak_sustained_active"}},
+      {NcuField::sol_l2, Family::fraction, {"L2 Cache Throughput", "SOL L2", "SOL L2 Cache"},
+       {"lts__throughput.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::issue_busy, Family::fraction, {"Issue Slots Busy"},
+       {"sm__inst_issued.avg.pct_of_peak_sustained_active", "sm__inst_issued.avg.pct_of_peak_sustained_elapsed",
+        "sm__issue_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_tensor, Family::fraction, {},
+       {"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_fma, Family::fraction, {}, {"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_alu, Family::fraction, {}, {"sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_fp64, Family::fraction, {}, {"sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_xu, Family::fraction, {}, {"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_elapsed"}},
+      {NcuField::pipe_shared_memory, Family::fraction, {},
+       {"l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.pct_of_peak_sustained_elapsed"}},
+      {NcuField::warp_cycles_per_issue, Family::ratio, {"Warp Cycles Per Issued Instruction"},
+       {"smsp__average_warp_latency_per_inst_issued.ratio"}},
+      {NcuField::stall_barrier, Family::ratio, {}, {"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio"}},
+      {NcuField::stall_branch_resolving, Family::ratio, {}, {"smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"}},
+      {NcuField::stall_dispatch_stall, Family::ratio, {}, {"smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio"}},
+      {NcuField::stall_drain, Family::ratio, {}, {"smsp__average_warps_issue_stalled_drain_per_issue_active.ratio"}},
+      {NcuField::stall_imc_miss, Family::ratio, {}, {"smsp__average_warps_issue_stalled_imc_miss_per_issue_active.ratio"}},
+      {NcuField::stall_lg_throttle, Family::ratio, {}, {"smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio"}},
+      {NcuField::stall_long_scoreboard, Family::ratio, {}, {"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"}},
+      {NcuField::stall_math_pipe_throttle, Family::ratio, {}, {"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio"}},
+      {NcuField::stall_membar, Family::ratio, {}, {"smsp__average_warps_issue_stalled_membar_per_issue_active.ratio"}},
+      {NcuField::stall_mio_throttle, Family::ratio, {}, {"smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio"}},
+      {NcuField::stall_misc, Family::ratio, {}, {"smsp__average_warps_issue_stalled_misc_per_issue_active.ratio"}},
+      {NcuField::stall_no_instruction, Family::ratio, {}, {"smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"}},
+      {NcuField::stall_short_scoreboard, Family::ratio, {}, {"smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio"}},
+      {NcuField::stall_sleeping, Family::ratio, {}, {"smsp__average_warps_issue_stalled_sleeping_per_issue_active.ratio"}},
+      {NcuField::stall_tex_throttle, Family::ratio, {}, {"smsp__average_warps_issue_stalled_tex_throttle_per_issue_active.ratio"}},
+      {NcuField::stall_wait, Family::ratio, {}, {"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio"}},
+      {NcuField::stall_gmma, Family::ratio, {}, {"smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio"}},
   };
   return names;
 }
@@ -146,6 +192,9 @@ bool unit_factor(std::string_view unit, Family family, double& factor) {
                                {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
   static const Word times[] = {{"nsecond", 1e-9}, {"usecond", 1e-6}, {"msecond", 1e-3}, {"second", 1},
                                {"ns", 1e-9},      {"us", 1e-6},      {"ms", 1e-3},      {"s", 1}};
+  // A clock as ncu prints it: Ghz, Mhz, Khz, hz (2023 on), or cycles per unit of time (cycle/nsecond).
+  static const Word hertz[] = {{"hz", 1}, {"Khz", 1e3}, {"Mhz", 1e6}, {"Ghz", 1e9}, {"Hz", 1}, {"kHz", 1e3},
+                               {"KHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
   auto find = [&](const auto& table, std::string_view w) {
     for (const Word& x : table) {
       if (x.text == w) {
@@ -174,6 +223,13 @@ bool unit_factor(std::string_view unit, Family family, double& factor) {
     case Family::ratio:
       factor = 1;
       return true;
+    case Family::frequency:
+      if (word == "cycle" && !per.empty()) {
+        if (!find(times, per)) return false;
+        factor = 1 / factor;  // cycles per nsecond: 1e9 Hz
+        return true;
+      }
+      return per.empty() && find(hertz, word);
     case Family::count:
       // block, warp, SM, thread, register/thread, sector, inst, cluster, or none: a count.
       factor = 1;
@@ -352,8 +408,11 @@ void put_metric(NcuKernel& k, NcuField f, std::string_view name, std::string_vie
   double v = 0, step = 0;
   const Family family = name_of(f).family;
   if (!ncu_value(value, trim(unit), f, v, step)) {
-    // "Memory Throughput" in %: the first section's, not the rate.
-    if (f == NcuField::dram_throughput && trim(unit) == "%") return;
+    // "Memory Throughput" in %: Speed Of Light's share of the busiest memory unit, not the rate.
+    if (f == NcuField::dram_throughput && trim(unit) == "%") {
+      put_metric(k, NcuField::sol_memory, name, unit, value, line);
+      return;
+    }
     NcuReportError e = problem_at(line, NcuProblem::bad_value, value);
     e.name = std::string(name);
     e.unit = std::string(trim(unit).substr(0, 120));
@@ -770,6 +829,17 @@ struct NcuReader::State {
   std::optional<NcuReportError> md_error;  // the first fault of a table: thrown at the end, where they are read
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   std::string process;
+  std::string above;  // the text line just above, outside any table (a wrapped kernel line's name)
+
+  // Whether a line could be a kernel's name wrapped off its launch: a signature ("k(int)",
+  // "k<4>") or a mangled name, not a section, a rule's text or program output with spaces.
+  static bool name_above(std::string_view t) {
+    if (t.empty() || t.size() > 4096 || starts_with(t, "Section:") || starts_with(t, "OPT") || starts_with(t, "INF") ||
+        starts_with(t, "WRN")) {
+      return false;
+    }
+    return t.back() == ')' || t.back() == '>' || t.find(' ') == std::string_view::npos;
+  }
 
   explicit State(LineSource& s) : source(s) {}
 
@@ -1067,8 +1137,15 @@ struct NcuReader::State {
     }
     NcuKernel k;
     k.id = std::to_string(count);  // the text report prints no ID: its place
+    // A kernel's line wrapped in pasting before its launch ("vectorAdd(const float *, int)" then
+    // "(196, 1, 1)x(256, 1, 1), Context 1, ..."): the line above is its name.
+    std::string joined;
+    if (!t.empty() && t.front() == '(' && !above.empty()) joined = above + " " + std::string(t);
+    const std::string_view kernel_line = joined.empty() ? t : std::string_view(joined);
+    above.assign(name_above(t) ? t : std::string_view());
     if (!starts_with(t, "Section:") && !starts_with(t, "OPT") && !starts_with(t, "INF") && !starts_with(t, "WRN") &&
-        kernel_header(t, k, at)) {
+        kernel_header(kernel_line, k, at)) {
+      above.clear();
       k.line = at;
       k.process = process;
       begin_count(at);

@@ -36,6 +36,19 @@ enum class NcuField : std::uint8_t {
   global_load_sectors, global_load_requests, global_store_sectors, global_store_requests,
   global_load_bytes_per_sector, global_store_bytes_per_sector,  // the bytes of a sector the lanes asked for
   shared_load_wavefronts, shared_store_wavefronts, shared_load_conflicts, shared_store_conflicts,
+  // The clocks the kernel ran at (Speed Of Light: SM Frequency, DRAM Frequency; Hz) and the
+  // device's maximum clocks (the raw page's device attributes, in kHz as ncu gives them).
+  sm_frequency, dram_frequency, device_sm_clock_khz, device_dram_clock_khz,
+  // Speed Of Light's shares of each unit's peak (fractions): the SM, memory (the busiest memory
+  // unit), DRAM, L1/TEX, L2; Compute Workload Analysis's issue slots; the pipes' utilisation
+  // (the raw page of --set full) and the shared-memory wavefronts of L1's data pipe.
+  sol_sm, sol_memory, sol_dram, sol_l1, sol_l2, issue_busy,
+  pipe_tensor, pipe_fma, pipe_alu, pipe_fp64, pipe_xu, pipe_shared_memory,
+  // Warp State Statistics: cycles between two issued instructions of a warp (the raw page's
+  // smsp__average_warp_latency_per_inst_issued), and the part of them each stall reason takes
+  // (smsp__average_warps_issue_stalled_REASON_per_issue_active.ratio, --set full).
+  warp_cycles_per_issue,
+  stall_barrier, stall_branch_resolving, stall_dispatch_stall, stall_drain, stall_imc_miss, stall_lg_throttle, stall_long_scoreboard, stall_math_pipe_throttle, stall_membar, stall_mio_throttle, stall_misc, stall_no_instruction, stall_short_scoreboard, stall_sleeping, stall_tex_throttle, stall_wait, stall_gmma,
   count_
 };
 inline constexpr std::size_t kNcuFields = static_cast<std::size_t>(NcuField::count_);

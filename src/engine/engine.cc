@@ -328,6 +328,10 @@ void check_plot_path(const std::string& path) {
 }
 
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path) {
+  write_file(path, chart_svg(calc, std::move(data), args, path));
+}
+
+std::string chart_svg(const Calculator& calc, ChartData data, const Args& args, const std::string& path) {
   if (calc.chart == nullptr) throw NoChartError(calc.name, path);
   const Gpu& gpu = *data.gpu;
   if (calc.chart_needs_sweep && data.points.empty()) {
@@ -352,7 +356,7 @@ void plot_case(const Calculator& calc, ChartData data, const Args& args, const s
       data.points.push_back(make_row(point, case_report(calc, point, gpu, sweep.axis->name), gpu, 0));
     }
   }
-  write_file(path, calc.chart(data));
+  return calc.chart(data);
 }
 
 }  // namespace gpucalc

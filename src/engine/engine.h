@@ -109,6 +109,27 @@ struct NoChartError : InputError {
       : InputError("--plot", path, "a calculator with a chart (" + calculator + " has none)") {}
 };
 
+/// One case of a calculator as values, for a program that calls the engine (the Python module):
+/// what run_calculator prints for one case, before any printer sees it.
+struct SolvedCase {
+  const Calculator* calc = nullptr;  // the form that ran (occupancy --cluster: its own)
+  Gpu gpu;
+  Args args;      // the options read (their specs: the form's declarations, static)
+  Report report;  // notes, the derivation, the model's name
+  Row row;        // inputs and results, as every printer takes them
+};
+/// One case of `calc` (no --batch, --sweep, --plot or --require: those are the caller's): the
+/// form the options choose, the profile common.gpu names, the options read and the model run,
+/// as run_calculator runs one case. Throws InputError (and ProfileError) as it does.
+SolvedCase solve_case(const Calculator& calc, const RawOptions& raw, const CommonOptions& common);
+/// What run_calculator prints for that case in `format`, with the derivation when `explain`.
+void print_case(const SolvedCase& solved, Format format, bool explain, std::ostream& out);
+/// The SVG that --plot writes for that case. Throws NoChartError (path "") for a calculator without one.
+std::string chart_case(const SolvedCase& solved);
+/// The lines --require prints for that case, one per failed requirement of `texts` (none: all
+/// hold). Throws InputError naming --require for a requirement that is not KEY OP VALUE of its keys.
+std::vector<std::string> require_case(const SolvedCase& solved, const std::vector<std::string>& texts);
+
 /// A whole invocation of a calculator: one case, a sweep, a batch, or a batch with a sweep;
 /// --require, --plot, every format. Returns the exit code (0, 1 a requirement failed, 2 a bad
 /// batch row); throws InputError for bad input that stops everything.

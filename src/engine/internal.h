@@ -44,6 +44,9 @@ RowColumns row_columns(const Calculator& calc, bool batch, bool gpu_column, bool
 using io::kPipeWaitMs;
 
 void check_plot_path(const std::string& path);
+/// The chart of `data` as SVG; without sweep points, sweeps the chart's own axis. Throws
+/// NoChartError naming `path` for a calculator without a chart.
+std::string chart_svg(const Calculator& calc, ChartData data, const Args& args, const std::string& path);
 /// Writes the chart of `data` to `path`; without sweep points, sweeps the chart's own axis.
 void plot_case(const Calculator& calc, ChartData data, const Args& args, const std::string& path);
 

@@ -28,31 +28,17 @@ int print_failures(const std::vector<std::string>& failures, std::ostream& err) 
 }
 
 int run_one(const Plan& p, const Args& args, const Gpu& gpu, std::ostream& out, std::ostream& err) {
-  Report report = case_report(p.calc, args, gpu, "");
-  Row row = make_row(args, report, gpu, 0);
+  SolvedCase solved{&p.calc, gpu, args, case_report(p.calc, args, gpu, ""), {}};
+  solved.row = make_row(args, solved.report, gpu, 0);
   if (!p.common.plot.empty()) {
     ChartData data;
-    data.base = row;
-    data.base_report = report;
+    data.base = solved.row;
+    data.base_report = solved.report;
     data.gpu = &gpu;
     plot_case(p.calc, data, args, p.common.plot);
   }
-  Header header;
-  header.title = fmt::format("{} on {} ({}{}){}", p.calc.name, gpu.name, gpu.key,
-                             gpu.origin == "built-in" ? "" : ", " + gpu.origin,
-                             report.model.empty() ? "" : fmt::format(", {} model", report.model));
-  header.fields.push_back(Value::word("command", p.calc.name));
-  if (!report.model.empty()) header.fields.push_back(Value::word("model", report.model));
-  header.case_fields = {Value::word("gpu.key", gpu.key), Value::word("gpu.name", gpu.name),
-                        Value::word("gpu.origin", gpu.origin)};
-  std::unique_ptr<Printer> printer = make_printer(p.format, out);
-  printer->begin(header);
-  printer->record(row);
-  printer->drawing(report.drawing);
-  printer->notes(report.notes);
-  if (p.common.explain) printer->explain(report.explain);
-  printer->end();
-  return print_failures(check_requirements(p.requirements, row), err);
+  print_case(solved, p.format, p.common.explain, out);
+  return print_failures(check_requirements(p.requirements, solved.row), err);
 }
 
 // A point's error, named by the point: the sweep changed only the axis, so a refusal there that

@@ -55,6 +55,33 @@ std::string report(const std::string& name, const std::string& smem, const std::
 // (65,536 / (32 x 256)), 6 by warps (48 / 8), 16 the SM's: 6, so 128 / (6 x 58) = 0.37 waves.
 std::string plain_report(const std::string& name) { return report(name, "byte/block               0", "16,8,16,6", "0.37"); }
 
+TEST_CASE("ncu without # SMs: the SM count ncu's waves imply picks the profile of that compute capability (issue 37)") {
+  // sm_89 (l4: 58 SMs, l40s: 142, rtx4090: 128), no # SMs, no device name. 76,800 blocks of 256
+  // threads and 32 registers: 6 a SM (48 warps / 8; registers allow 8), ncu's Waves Per SM 100:
+  // SMs = 76,800 / (6 x 100) = 128 (99.995 to 100.005 waves: 127.99 to 128.006), the RTX 4090's.
+  std::string text = report("k(float *)", "byte/block               0", "24,8,24,6", "100");
+  auto swap = [&](const std::string& from, const std::string& to) { text.replace(text.find(from), from.size(), to); };
+  swap("CC 8.6", "CC 8.9");
+  swap("(128, 1, 1)x", "(76800, 1, 1)x");
+  swap("Grid Size                                                   128", "Grid Size                                                 76800");
+  swap("    # SMs                                         SM              58\n", "");
+  testing::TempDir dir;
+  const testing::Run r = run_gpucalc({"ncu", dir.file("sm89.txt", text)});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("ncu on NVIDIA GeForce RTX 4090 (rtx4090)") != std::string::npos);
+  CHECK(r.out.find("note: the report gives no SM count (# SMs): 128 SMs, from ncu's Waves Per SM (kernel 0: 76,800 blocks / "
+                   "(6 blocks x 100) = 128), used for waves; the rtx4090 profile has that count\n") != std::string::npos);
+  CHECK(r.out.find("Waves Per SM differs") == std::string::npos);
+  // Waves that leave several counts infer none: 0.37 waves of 128 blocks, 6 a SM: 128 / (6 x 0.375)
+  // = 56.9 to 128 / (6 x 0.365) = 58.4, so 57 or 58: the profile's count, and the note says so.
+  std::string few = report("k(float *)", "byte/block               0", "16,8,16,6", "0.37");
+  few.replace(few.find("    # SMs"), std::string("    # SMs                                         SM              58\n").size(), "");
+  const testing::Run vague = run_gpucalc({"ncu", dir.file("few.txt", few)});
+  REQUIRE(vague.exit_code == 0);
+  CHECK(vague.out.find("note: the report gives no SM count (# SMs), nor waves that imply one: the profile's 72 is used for waves\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("ncu --kernel: a 40,000-character name and a pattern that backtracks are answered at once (issue 36)") {
   testing::TempDir dir;
   const std::string path = dir.file("long.txt", plain_report("k" + std::string(40000, 'a')));
@@ -127,12 +154,12 @@ TEST_CASE("ncu's waves note names the block limit that explains ncu's waves, not
   const testing::Run r = run_gpucalc({"ncu", path});
   REQUIRE(r.exit_code == 0);
   const std::string waves =
-      "note: kernel 0 (kernel(float *)): Waves Per SM differs: gpucalc 0.368, ncu 1.1 (128 blocks / (6 blocks per SM x 58 "
+      "note: kernel 0 (kernel): Waves Per SM differs: gpucalc 0.368, ncu 1.1 (128 blocks / (6 blocks per SM x 58 "
       "SMs); ncu's block limits allow 2 blocks per SM (Block Limit Shared Mem), not 6: 128 / (2 x 58) = 1.1, ncu's "
       "figure: the block limit explains the waves, not the SM count)";
   CHECK(r.out.find(waves + "\n") != std::string::npos);
   CHECK(r.out.find("implies") == std::string::npos);
-  CHECK(r.out.find("note: kernel 0 (kernel(float *)): Block Limit Shared Mem differs: gpucalc 88, ncu 2 (1,152 bytes per "
+  CHECK(r.out.find("note: kernel 0 (kernel): Block Limit Shared Mem differs: gpucalc 88, ncu 2 (1,152 bytes per "
                    "block as allocated against a carveout of 102,400 bytes)\n") != std::string::npos);
 }
 
@@ -152,16 +179,18 @@ TEST_CASE("ncu's words: no inf in --explain, control bytes escaped, plurals (iss
     INFO(format);
     CHECK(r.exit_code == 0);
     CHECK(r.out.find('\x1b') == std::string::npos);
-    CHECK(r.out.find("evil\\x1b[31mred(int)") != std::string::npos);
+    // Text and md print the base name (--kernel-name base), CSV the full one.
+    CHECK(r.out.find(std::string(format) == "csv" ? "evil\\x1b[31mred(int)" : "evil\\x1b[31mred") != std::string::npos);
   }
   // "1 full waves" (issue 36): 168 blocks of 1 a SM on the H100's 132 SMs are 2 waves, the first full.
   const testing::Run waves = run_gpucalc({"waves", "--blocks", "168", "--blocks-per-sm", "1", "--gpu", "h100"});
   REQUIRE(waves.exit_code == 0);
   CHECK(waves.out.find("note: tail effect: the last wave fills 27.27% of the GPU; 132 blocks would make 1 full wave\n") !=
         std::string::npos);
-  // ncu's verdict: 8,192 blocks, 3 a SM on the A10's 72 SMs: 37 full waves, a last of 200 blocks (8,192 - 37 x 216).
+  // ncu's verdict: 8,192 blocks, 3 a SM on the 46 SMs ncu's 59.36 waves imply (the report gives no
+  // # SMs): 138 a wave, 59 full waves, a last of 50 blocks (8,192 - 59 x 138), 50 / 138 = 36.23% full.
   const testing::Run ncu = run_gpucalc({"ncu", "tests/data/ncu/softmax-sm86.txt", "--kernel", "kernel2"});
-  CHECK(ncu.out.find("37 full waves and a last of 200 blocks (92.59% full)") != std::string::npos);
+  CHECK(ncu.out.find("59 full waves and a last of 50 blocks (36.23% full)") != std::string::npos);
 }
 
 }  // namespace

@@ -139,6 +139,19 @@ TEST_CASE("gpucalc ncu: a NUL byte after a bad line is still called binary (read
   CHECK(r.err.find("binary, a NUL byte") != std::string::npos);
 }
 
+TEST_CASE("gpucalc ncu: a report of Speed Of Light alone is read for what it measured (issue 37)") {
+  // vectorAdd's annotated Speed Of Light (no Launch Statistics): Memory Throughput 93.44%,
+  // Compute (SM) Throughput 19.55%. No launch to model; the unit nearest its peak is memory (the
+  // report breaks it down no further), at ncu's 93.44%.
+  const testing::Run r = testing::run_gpucalc({"ncu", kData + "vectoradd-annotated.md", "--gpu", "v100", "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  const auto row = nlohmann::json::parse(testing::lines_of(r.out)[0])["results"];
+  CHECK(row["sol"]["unit"] == "memory");
+  CHECK(row["sol"]["share"].get<double>() == doctest::Approx(0.9344));
+  CHECK(row["blocks_per_sm"].is_null());
+  CHECK(row["verdict"] == "Registers Per Thread is not in the report: not modelled");
+}
+
 TEST_CASE("gpucalc ncu: the new layouts truncated or garbled, each one line and exit 2") {
   Reports d;
   const std::string sums = testing::file_text(kData + "matrix-sums-v100.txt");
@@ -166,7 +179,6 @@ TEST_CASE("gpucalc ncu: the new layouts truncated or garbled, each one line and 
       {"a row-per-kernel value garbled", d.file("rows.md", replaced(rows, "| 5.82 us |", "| 5.8.2 us |")), "Duration '5.8.2'"},
       {"a kernel's Markdown units mixed up (a real paste: the first kernel's unit for both)",
        kData + "flash-attention-sm89-columns.md", "Static Shared Memory Per Block '43.78' in 'byte/block'"},
-      {"an annotated report without Launch Statistics", kData + "vectoradd-annotated.md", "Registers Per Thread is not in the report"},
   };
   for (const Case& c : cases) {
     INFO(c.what);

@@ -118,7 +118,9 @@ TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEM
   CHECK(c.dram_bytes == doctest::Approx(1.249936e9 + 130.3552e6));
   CHECK(c.roofline.achieved == doctest::Approx(2.0 * 8320 * 8192 * 8192 / 1.631168e-3));  // 684.6 TFLOP/s
   CHECK(c.roofline.bound == RooflineBound::compute);
-  CHECK(c.roofline.achieved_fraction == doctest::Approx(684.6e12 / 989.4e12).epsilon(1e-3));  // 69% of the H200's dense bf16
+  CHECK(c.roofline_boost.achieved_fraction == doctest::Approx(684.6e12 / 989.4e12).epsilon(1e-3));  // 69% of the H200's dense bf16
+  // At the 1.349 GHz the report gives (ncu_sol_test.cc): 93.85%, ncu's tensor pipe 93.92%.
+  CHECK(c.roofline.achieved_fraction == doctest::Approx(684.6e12 / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-3));
   // Shared-memory bank conflicts: (2,289 + 222,381) of (43,648,727 + 9,942,316) wavefronts.
   CHECK(c.shared_excess == doctest::Approx((2289.0 + 222381) / (43648727.0 + 9942316)));
 }
