@@ -3,12 +3,13 @@
 // can run here, and its steps), and what the CLI asks of it. Each parses its options
 // (validating against the GPU before any launch), runs its kernels through measure/kernels.h,
 // and sets the core model's prediction beside what the GPU achieved: the families are
-// cases_memory.cc, cases_occupancy.cc, cases_compute.cc, cases_attention.cc, cases_verify.cc and
-// cases_calibrate.cc.
+// cases_memory.cc, cases_occupancy.cc, cases_compute.cc, cases_attention.cc, cases_verify.cc,
+// cases_collective.cc and cases_calibrate.cc.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -39,6 +40,13 @@ using cases::Context;
 
 std::string runs_anywhere(const DeviceInfo&) { return ""; }
 std::string needs_counters(const DeviceInfo&) { return counters_unavailable(); }
+std::string needs_gpus_and_nccl(const DeviceInfo& d) {
+  if (d.device_count < 2) {
+    return fmt::format("an NCCL collective needs 2 GPUs or more; {} visible (CUDA_VISIBLE_DEVICES={})", d.device_count,
+                       std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : "unset");
+  }
+  return dev::nccl_unavailable();
+}
 std::string needs_sm90(const DeviceInfo& d) {
   return d.cc_major == 9 && d.cc_minor == 0
              ? ""
@@ -194,6 +202,24 @@ const std::vector<CaseEntry>& registry() {
           false},
          needs_counters,
          cases::verify_case()},
+        // collective: gpucalc collective's options for one node, NVLS off as the device tool requires
+        {{"collective",
+          "an NCCL collective over this node's GPUs (ncclCommInitAll, NVLS off), nccl-tests' sizes 8 B to 8 GiB by x2: "
+          "time and busbw against gpucalc collective's model",
+          {narrowed(take(collective_command, "op"), "the collective (default: allreduce)"),
+           narrowed(take(collective_command, "size").at_least(4), "one size, nccl-tests' (all-gather: the gathered output)"),
+           text_option("sweep", "sizes as SIZE=FROM:TO:xK (size=8B:8GiB:x2, nccl-tests' -b 8 -e 8G -f 2, when neither is given)"),
+           narrowed(take(collective_command, "gpus"), "GPUs 0 to N-1 (default: every GPU visible)"),
+           take(collective_command, "algo")
+               .only({"auto", "ring", "tree"},
+                     "NCCL_ALGO and the model's algorithm: auto (NCCL's choice; the model's fastest of ring and tree), ring, "
+                     "tree (all-reduce); NVLS is off"),
+           take(collective_command, "link"), take(collective_command, "link-latency"),
+           integer_option("warmup", "launches before the timed ones, each size (nccl-tests' -w; default 5)").at_least(0).at_most(1000),
+           integer_option("iters", "timed launches, each size (nccl-tests' -n; default 20)").at_least(1).at_most(10000)},
+          false},
+         needs_gpus_and_nccl,
+         cases::collective_case()},
     };
   }();
   return table;

@@ -3,7 +3,7 @@
 // plan and run: cases_memory.cc (copy, little, sectors, banks), cases_occupancy.cc (occupancy,
 // occupancy-suggest, clusters, waves), cases_compute.cc (fusion, tiling, roofline),
 // cases_attention.cc (attention), cases_pipeline.cc (pipeline),
-// cases_verify.cc (verify) and cases_calibrate.cc (calibrate). cases.cc holds the one table
+// cases_verify.cc (verify), cases_collective.cc (collective) and cases_calibrate.cc (calibrate). cases.cc holds the one table
 // that lists them with their key, help, options and filter. Host code: no CUDA types.
 #pragma once
 
@@ -77,6 +77,7 @@ CaseRun roofline_case();
 CaseRun attention_case();
 CaseRun pipeline_case();
 CaseRun verify_case();
+CaseRun collective_case();
 
 /// A row of a timed table: predicted against achieved (NaN predicted: no prediction).
 MeasureRow row(std::string quantity, Unit unit, double predicted, double achieved);

@@ -23,6 +23,7 @@ DeviceInfo open_device() {
   err = cudaSetDevice(0);
   if (err != cudaSuccess) throw UnavailableError(std::string("measure: cannot use GPU 0 (") + cudaGetErrorString(err) + ")");
   DeviceInfo info;
+  info.device_count = count;
   info.name = p.name;
   info.cc_major = p.major;
   info.cc_minor = p.minor;

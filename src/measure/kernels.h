@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/collective.h"
 #include "measure/attention_ref.h"
 #include "measure/counters.h"
 
@@ -318,5 +319,33 @@ PatternRun run_global_pattern(const std::array<std::int64_t, 32>& offsets, std::
 /// (1, 2, 4, 8, 16) once; each block's XOR is checked against the host.
 PatternRun run_shared_pattern(const std::array<std::int64_t, 32>& element, std::uint32_t mask, int element_bytes,
                               std::size_t smem_bytes, std::size_t blocks, const std::vector<Counter>& counters, bool timed);
+
+/// NCCL (libnccl.so.2, loaded at run time with dlopen: nccl.cu): "" when the library loads with
+/// every function measure collective calls, else why not, in words.
+std::string nccl_unavailable();
+
+/// One NCCL collective over GPUs 0 to gpus - 1 of this process (ncclCommInitAll, one stream a
+/// GPU), fp32 sum, out-of-place, root 0, at each count of `chunks` (NCCL's count argument:
+/// collective_values.h says what the buffers hold). NCCL_NVLS_ENABLE=0 is set before the
+/// communicators are made (NVLink SHARP off), and NCCL_ALGO to `algo` when it is not empty.
+struct CollectiveJob {
+  CollectiveOp op = CollectiveOp::allreduce;
+  int gpus = 2;
+  int warmup = 5;  // launches before the timed ones, at each size
+  int iters = 20;  // timed launches, at each size
+  std::string algo;  // NCCL_ALGO (Ring, Tree); empty: NCCL's own choice
+  std::vector<std::uint64_t> chunks;
+};
+/// What it measured: at each count, the time of one launch (every GPU's events around the
+/// timed launches, the slowest GPU's, over iters), after every element of every output was checked.
+struct CollectiveRun {
+  std::string library;  // the file dlopen found
+  int version = 0;      // ncclGetVersion: 22809 = 2.28.9
+  std::vector<std::string> environment;  // NCCL_NVLS_ENABLE=0 and what else was set
+  std::vector<double> seconds;           // one a count of the job's
+  std::vector<double> fastest_gpu;       // the same, the fastest GPU's events
+  std::uint64_t checked = 0;             // output elements checked, all sizes and GPUs
+};
+CollectiveRun run_collective(const CollectiveJob& job);
 
 }  // namespace gpucalc::dev

@@ -48,6 +48,7 @@ struct DeviceInfo {
   long long shared_memory_reserved_per_block = 0;
   int driver_version = 0;   // cudaDriverGetVersion: 13000 = 13.0
   int runtime_version = 0;  // cudaRuntimeGetVersion
+  int device_count = 0;     // cudaGetDeviceCount: the GPUs visible (measure collective uses several)
 };
 
 /// Opens GPU 0. Throws UnavailableError ("built without CUDA support", "no CUDA device

@@ -48,6 +48,8 @@ double run_mma_peak(int) { unavailable(); }
 WgmmaRun run_wgmma_peak(int) { unavailable(); }
 PipelineStreamRun run_pipeline_stream(int, int, int, std::size_t, int) { unavailable(); }
 CublasRun run_cublas_gemm(int) { unavailable(); }
+std::string nccl_unavailable() { return "built without CUDA support"; }
+CollectiveRun run_collective(const CollectiveJob&) { unavailable(); }
 const std::vector<int>& residency_variants() { unavailable(); }
 ResidencyRun residency_attributes(int, int, std::size_t) { unavailable(); }
 ResidencyRun run_residency(int, int, std::size_t, int, long long) { unavailable(); }

@@ -29,7 +29,7 @@ std::string refusal(Call call) {
 
 const char* kWords =
     "one of copy, occupancy, occupancy-suggest, clusters, waves, little, sectors, banks, fusion, tiling, roofline, attention, "
-    "pipeline, verify, all, calibrate (see gpucalc measure --list)";
+    "pipeline, verify, collective, all, calibrate (see gpucalc measure --list)";
 
 }  // namespace
 
