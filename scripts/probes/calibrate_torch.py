@@ -226,35 +226,34 @@ def ops():
                elements=n)
 
 
-def attention():
-    B, H, S = 4, 32, 4096
+def sdpa_both(label, q, k, v, warm_s, figures):
+    """SDPA forward on q, k, v with the cuDNN and the flash backend, each recorded under
+    "attention NAME LABEL" with the figures figures(seconds) gives (a backend that refuses is
+    reported and skipped)."""
     backends = torch.nn.attention.SDPBackend
-    for d in (64, 128, 256):
-        q, k, v = (torch.randn(B, H, S, d, device=dev, dtype=bf16) for _ in range(3))
-        for name, be in (("cudnn", backends.CUDNN_ATTENTION), ("flash", backends.FLASH_ATTENTION)):
-            def run():
-                with torch.nn.attention.sdpa_kernel(be):
-                    return F.scaled_dot_product_attention(q, k, v)
-            try:
-                s, lo, hi = timed(run, warm_s=0.5)
-                record("attention", f"{name} d={d} B4 H32 S4096", s, (lo, hi), tflops=4 * B * H * S * S * d / s / 1e12,
-                       backend=name, head_dim=d, batch=B, heads=H, seq=S)
-            except Exception as e:
-                print(f"attention {name} d={d} FAILED {type(e).__name__}: {str(e)[:200]}", flush=True)
-        del q, k, v
-    # decode-shaped: one query per sequence, 8192 keys, batch 32, 32 heads, d 128
-    q = torch.randn(32, 32, 1, 128, device=dev, dtype=bf16)
-    k, v = (torch.randn(32, 32, 8192, 128, device=dev, dtype=bf16) for _ in range(2))
     for name, be in (("cudnn", backends.CUDNN_ATTENTION), ("flash", backends.FLASH_ATTENTION)):
         def run():
             with torch.nn.attention.sdpa_kernel(be):
                 return F.scaled_dot_product_attention(q, k, v)
         try:
-            s, lo, hi = timed(run, warm_s=0.3)
-            record("attention", f"{name} decode B32 H32 KV8192 d128", s, (lo, hi), kv_gbs=2 * k.numel() * 2 / s / 1e9,
-                   backend=name, head_dim=128, batch=32, heads=32, seq=8192)
+            s, lo, hi = timed(run, warm_s=warm_s)
+            record("attention", f"{name} {label}", s, (lo, hi), backend=name, **figures(s))
         except Exception as e:
-            print(f"attention {name} decode FAILED {type(e).__name__}: {str(e)[:200]}", flush=True)
+            print(f"attention {name} {label} FAILED {type(e).__name__}: {str(e)[:200]}", flush=True)
+
+
+def attention():
+    B, H, S = 4, 32, 4096
+    for d in (64, 128, 256):
+        q, k, v = (torch.randn(B, H, S, d, device=dev, dtype=bf16) for _ in range(3))
+        sdpa_both(f"d={d} B4 H32 S4096", q, k, v, 0.5,
+                  lambda s, d=d: dict(tflops=4 * B * H * S * S * d / s / 1e12, head_dim=d, batch=B, heads=H, seq=S))
+        del q, k, v
+    # decode-shaped: one query per sequence, 8192 keys, batch 32, 32 heads, d 128
+    q = torch.randn(32, 32, 1, 128, device=dev, dtype=bf16)
+    k, v = (torch.randn(32, 32, 8192, 128, device=dev, dtype=bf16) for _ in range(2))
+    sdpa_both("decode B32 H32 KV8192 d128", q, k, v, 0.3,
+              lambda s: dict(kv_gbs=2 * k.numel() * 2 / s / 1e9, head_dim=128, batch=32, heads=32, seq=8192))
 
 
 def launch():
