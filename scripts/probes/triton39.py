@@ -63,6 +63,13 @@ def occupancy(kernel, threads):
     return n.value if rc == 0 else f"CUresult {rc}"
 
 
+def describe(row, kernel, warps):
+    """What gpucalc.triton reads of a compiled kernel, and the driver's blocks per SM, into row."""
+    torch.cuda.synchronize()
+    row.update(n_regs=kernel.n_regs, n_spills=kernel.n_spills, shared=kernel.metadata.shared,
+               arch=str(kernel.metadata.target.arch), threads=warps * 32, blocks_per_sm=occupancy(kernel, warps * 32))
+
+
 def main():
     out = []
     dev = "cuda"
@@ -80,9 +87,7 @@ def main():
             grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
             k = matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
                                     c.stride(1), BM=bm, BN=bn, BK=bk, GM=8, num_stages=stages, num_warps=warps)
-            torch.cuda.synchronize()
-            row.update(n_regs=k.n_regs, n_spills=k.n_spills, shared=k.metadata.shared, arch=str(k.metadata.target.arch),
-                       threads=warps * 32, blocks_per_sm=occupancy(k, warps * 32))
+            describe(row, k, warps)
         except Exception as e:
             row.update(error=f"{type(e).__name__}: {str(e)[:200]}")
         print(row, flush=True)
@@ -95,9 +100,7 @@ def main():
             try:
                 k = softmax_kernel[(132,)](y, x, x.stride(0), y.stride(0), 4096, min(block, 8192), BLOCK=block,
                                            num_warps=warps, num_stages=1)
-                torch.cuda.synchronize()
-                row.update(n_regs=k.n_regs, n_spills=k.n_spills, shared=k.metadata.shared, arch=str(k.metadata.target.arch),
-                           threads=warps * 32, blocks_per_sm=occupancy(k, warps * 32))
+                describe(row, k, warps)
             except Exception as e:
                 row.update(error=f"{type(e).__name__}: {str(e)[:200]}")
             print(row, flush=True)

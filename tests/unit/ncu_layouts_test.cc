@@ -22,23 +22,6 @@ namespace {
 
 std::string read(const std::string& name) { return testing::file_text(kData + name); }
 
-// gpucalc's occupancy and waves against what ncu printed for the kernel: its block limits (the
-// registers' and the warps' exactly; shared memory where it limits), blocks per SM, theoretical
-// occupancy, and Waves Per SM to its two decimals.
-void check_against_ncu(const NcuKernel& k, const Gpu& gpu) {
-  INFO(k.name);
-  REQUIRE(k.has(NcuField::limit_registers));
-  REQUIRE(k.has(NcuField::occupancy_theoretical));
-  REQUIRE(k.has(NcuField::waves));
-  const NcuCheck c = check_ncu_kernel(k, gpu);
-  CHECK(c.occupancy.limit_registers == k.get(NcuField::limit_registers));
-  CHECK(c.occupancy.limit_threads == k.get(NcuField::limit_warps));
-  CHECK(c.occupancy.blocks_per_sm == ncu_blocks(k));
-  CHECK(c.occupancy.occupancy == doctest::Approx(k.get(NcuField::occupancy_theoretical)).epsilon(1e-4));
-  CHECK(std::fabs(c.waves.waves_exact - k.get(NcuField::waves)) <= 0.005 + 1e-9);
-  CHECK(c.differences == 0);
-}
-
 TEST_CASE("ncu text report of 2025 in the older layout (no Metric Name header lines): the V100's limits as ncu's") {
   // matrix_sums under ncu: two kernels, "NAME, 2025-Apr-22 00:30:24, Context 1, Stream 7" lines,
   // tables whose rows follow the separator directly; no CC, no # SMs (80: the V100's).

@@ -32,25 +32,6 @@ Gpu profile_of(const NcuKernel& k) {
   return load_gpu(m.key);
 }
 
-// gpucalc's occupancy and waves against ncu's figures for the kernel: blocks per SM (the smallest
-// of ncu's block limits), the registers' and warps' block limits, theoretical occupancy, Waves Per
-// SM to its two decimals; `explained` figures may differ (the caller says why).
-NcuCheck check_against_ncu(const NcuKernel& k, const Gpu& gpu, int explained = 0) {
-  INFO(k.name);
-  REQUIRE(k.has(NcuField::limit_registers));
-  REQUIRE(k.has(NcuField::limit_warps));
-  REQUIRE(k.has(NcuField::occupancy_theoretical));
-  REQUIRE(k.has(NcuField::waves));
-  const NcuCheck c = check_ncu_kernel(k, gpu);
-  CHECK(c.occupancy.limit_registers == k.get(NcuField::limit_registers));
-  CHECK(c.occupancy.limit_threads == k.get(NcuField::limit_warps));
-  CHECK(c.occupancy.blocks_per_sm == ncu_blocks(k));
-  CHECK(c.occupancy.occupancy == doctest::Approx(k.get(NcuField::occupancy_theoretical)).epsilon(1e-4));
-  CHECK(std::fabs(c.waves.waves_exact - k.get(NcuField::waves)) <= 0.005 + 1e-9);
-  CHECK(c.differences == explained);
-  return c;
-}
-
 struct Published {
   const char* file;
   std::size_t kernels;
