@@ -60,5 +60,23 @@ inline NcuCheck check_against_ncu(const NcuKernel& k, const Gpu& gpu, int explai
   return c;
 }
 
+// Reading `text` a kernel at a time gives the kernels of reading it whole: ids, names, lines,
+// grids and every field.
+inline void check_streamed_equals_whole(const std::string& text) {
+  const NcuReport whole = parse_ncu_report(text);
+  const std::vector<NcuKernel> one_by_one = streamed(text);
+  REQUIRE(one_by_one.size() == whole.kernels.size());
+  for (std::size_t i = 0; i < whole.kernels.size(); ++i) {
+    const NcuKernel &a = whole.kernels[i], &b = one_by_one[i];
+    CHECK(a.id == b.id);
+    CHECK(a.name == b.name);
+    CHECK(a.line == b.line);
+    CHECK(a.grid.total == b.grid.total);
+    for (std::size_t f = 0; f < kNcuFields; ++f) {
+      CHECK((a.value[f] == b.value[f] || (std::isnan(a.value[f]) && std::isnan(b.value[f]))));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpucalc

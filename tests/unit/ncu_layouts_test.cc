@@ -156,20 +156,7 @@ TEST_CASE("ncu reader: kernel by kernel, the same kernels as the whole report, o
         "moe-sm89-columns.md", "decode-kernels-rows.md", "h200/full-gemm.details.csv", "h200/full-gemm.raw.csv",
         "h200/full-gemm.txt", "h200/banks.details.csv", "h200/sectors.txt"}) {
     INFO(name);
-    const std::string text = read(name);
-    const NcuReport whole = parse_ncu_report(text);
-    const std::vector<NcuKernel> one_by_one = streamed(text);
-    REQUIRE(one_by_one.size() == whole.kernels.size());
-    for (std::size_t i = 0; i < whole.kernels.size(); ++i) {
-      const NcuKernel &a = whole.kernels[i], &b = one_by_one[i];
-      CHECK(a.id == b.id);
-      CHECK(a.name == b.name);
-      CHECK(a.line == b.line);
-      CHECK(a.grid.total == b.grid.total);
-      for (std::size_t f = 0; f < kNcuFields; ++f) {
-        CHECK((a.value[f] == b.value[f] || (std::isnan(a.value[f]) && std::isnan(b.value[f]))));
-      }
-    }
+    check_streamed_equals_whole(read(name));
   }
 }
 

@@ -153,18 +153,7 @@ TEST_CASE("published ncu reports read kernel by kernel: the same kernels as the 
   files.emplace_back("jacobi-openacc-v100-2020.md");
   for (const std::string& name : files) {
     INFO(name);
-    const std::string text = read(name);
-    const NcuReport whole = parse_ncu_report(text);
-    const std::vector<NcuKernel> one_by_one = streamed(text);
-    REQUIRE(one_by_one.size() == whole.kernels.size());
-    for (std::size_t i = 0; i < whole.kernels.size(); ++i) {
-      const NcuKernel &a = whole.kernels[i], &b = one_by_one[i];
-      CHECK(a.name == b.name);
-      CHECK(a.line == b.line);
-      for (std::size_t f = 0; f < kNcuFields; ++f) {
-        CHECK((a.value[f] == b.value[f] || (std::isnan(a.value[f]) && std::isnan(b.value[f]))));
-      }
-    }
+    check_streamed_equals_whole(read(name));
   }
 }
 
