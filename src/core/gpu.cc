@@ -42,6 +42,14 @@ Gpu with_sm_count(const Gpu& gpu, int sm_count) {
   const double scale = static_cast<double>(sm_count) / gpu.sm_count;
   for (auto& [dtype, flops] : out.peak_cuda) flops *= scale;
   for (auto& [dtype, flops] : out.peak_tensor) flops *= scale;
+  // The achievable compute rates are sums over the SMs too; bandwidths and fixed times stay.
+  for (auto [member, key] : {std::pair{&Gpu::tensor_achievable, "tensor_achievable"},
+                             std::pair{&Gpu::attention_wgmma_achievable, "attention_wgmma_achievable"},
+                             std::pair{&Gpu::attention_mma_achievable, "attention_mma_achievable"}}) {
+    if (!(out.*member > 0)) continue;
+    out.*member *= scale;
+    out.provenance[key] = {"derived", fmt::format("the profile's x {}/{} SMs", sm_count, gpu.sm_count)};
+  }
   out.gpc_sms.clear();  // which GPCs would hold the SMs is not known
   out.provenance.erase("gpc_sms");
   out.provenance["sm_count"] = {"derived", fmt::format("{} in place of the profile's {}", sm_count, gpu.sm_count)};
@@ -177,6 +185,14 @@ const std::vector<ProfileField>& profile_fields() {
       optional_field(real("memory_read_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::memory_read_bandwidth)),
       optional_field(real("latency_queue_time", K::time, "s", Unit::seconds, &Gpu::latency_queue_time)),
       optional_field(real("warp_return_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::warp_return_bandwidth)),
+      // What library kernels reach (core/expected.h): optional (0: not measured).
+      optional_field(real("tensor_achievable", K::rate, "FLOP/s", Unit::flops_per_second, &Gpu::tensor_achievable)),
+      optional_field(real("attention_wgmma_achievable", K::rate, "FLOP/s", Unit::flops_per_second, &Gpu::attention_wgmma_achievable)),
+      optional_field(real("attention_mma_achievable", K::rate, "FLOP/s", Unit::flops_per_second, &Gpu::attention_mma_achievable)),
+      optional_field(real("attention_wgmma_kv_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::attention_wgmma_kv_bandwidth)),
+      optional_field(real("attention_mma_kv_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::attention_mma_kv_bandwidth)),
+      optional_field(real("gemm_fixed_time", K::time, "s", Unit::seconds, &Gpu::gemm_fixed_time)),
+      optional_field(real("launch_overhead_eager", K::time, "s", Unit::seconds, &Gpu::launch_overhead_eager)),
       // The links between GPUs: optional (0: not known, or none).
       optional_field(count("nvlink_generation", "generation", &Gpu::nvlink_generation, 1, 10)),
       optional_field(count("nvlink_links", "links", &Gpu::nvlink_links, 1, 1024)),

@@ -124,6 +124,17 @@ struct Gpu {
   double latency_queue_time = 0;           // s of L(X) = L0 + burst / r + s rho / (1 - rho), seconds
   double warp_return_bandwidth = 0;        // r: the rate one warp's burst of loads drains at, bytes/s
 
+  // What the kernels that exist reach (issue 38's achievable ceilings), measured by
+  // scripts/device-calibrate with random inputs at sustained clocks; the expected times
+  // (core/expected.h) take them. Optional (0: not measured on this GPU: no expected times).
+  double tensor_achievable = 0;            // FLOP/s, bf16 dense: cuBLAS at 4096^3 to 16384^3
+  double attention_wgmma_achievable = 0;   // FLOP/s: cuDNN's fused attention (FA3 class), head dim 128
+  double attention_mma_achievable = 0;     // FLOP/s: FlashAttention 2 (mma.sync), head dim 128
+  double attention_wgmma_kv_bandwidth = 0; // bytes/s of K and V: one query a sequence (decode), cuDNN
+  double attention_mma_kv_bandwidth = 0;   // bytes/s of K and V: one query a sequence, FlashAttention 2
+  double gemm_fixed_time = 0;              // s: a library kernel's time beyond its bytes or FLOPs at these rates
+  double launch_overhead_eager = 0;        // s: the host's cost of one eager framework op (PyTorch)
+
   // Set by with_sm_count: the SM count of the profile this one was made from (0: the profile's
   // own count, not replaced). Not a profile field: no file holds it.
   int sm_count_of_profile = 0;

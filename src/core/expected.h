@@ -1,0 +1,101 @@
+// The time to expect beside the bound: what the kernels that exist (cuBLAS, cuDNN, FlashAttention,
+// PyTorch's elementwise kernels) take, from the rates they were measured to reach on the GPU (the
+// profile's achievable ceilings, each measured by scripts/device-calibrate and kept with its source).
+//
+// The bounds elsewhere in the core take the datasheet's peaks; these take what a library kernel of
+// the class reaches at sustained clocks with random inputs, and add the costs a bound leaves out:
+// the partial last wave of tiles, a library kernel's fixed time, the launch path's cost per kernel.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/gpu.h"
+
+namespace gpucalc {
+
+/// How the host starts the kernels: PyTorch's eager dispatch, a CUDA graph's replay, a raw CUDA
+/// launch back to back, or a cost per kernel the user gives.
+enum class LaunchPath : std::uint8_t { eager, graph, cuda, given };
+/// "eager", "graph", "cuda", "given".
+const char* launch_path_word(LaunchPath path);
+
+struct Launch {
+  LaunchPath path = LaunchPath::eager;
+  double given = 0;  // seconds per kernel, for LaunchPath::given
+};
+
+/// Seconds a kernel costs on `launch`'s path: eager, the profile's launch_overhead_eager (the host's
+/// cost of one framework op: the GPU waits when kernels are shorter); graph, launch_overhead_graph
+/// (added to each kernel); cuda, launch_overhead; given, the user's. 0 where the profile lacks it.
+double launch_cost(const Launch& launch, const Gpu& gpu);
+
+/// True when the profile has the ceilings the expected times need (tensor_achievable,
+/// memory_read_bandwidth, memory_bandwidth_achievable): a GPU measured by scripts/device-calibrate.
+bool has_achievable(const Gpu& gpu);
+
+/// Kernels launched back to back on one path, run repeatedly: eager keeps the slower of the host
+/// (kernels x its cost per op) and the GPU (the kernels' sum); graph and cuda add the cost to each
+/// kernel, since the GPU waits for the next launch (a graph) or the launches are queued (cuda: the
+/// back-to-back rate). `kernels` kernels whose own times add up to `busy` seconds.
+double launched_time(double busy, double kernels, const Launch& launch, const Gpu& gpu);
+
+// ---- GEMM: a library GEMM (cuBLAS) of an M x N x K shape --------------------------------------
+
+struct GemmExpected {
+  double flops = 0;          // 2 M N K
+  double bytes = 0;          // A, B and C once each
+  int tile_m = 0, tile_n = 0;  // the output tile of the fastest schedule
+  std::int64_t tiles = 0;    // output tiles of that tile
+  std::int64_t waves = 0;    // ceil(tiles / SMs)
+  double rate = 0;           // FLOP/s the GPU's SMs reach for the dtype (tensor_achievable scaled)
+  double compute = 0;        // waves x one tile's FLOPs at one SM's share of the rate
+  double memory = 0;         // bytes at memory_read_bandwidth
+  double fixed = 0;          // gemm_fixed_time
+  double time = 0;           // max(compute, memory) + fixed: the kernel's own time
+  bool memory_bound = false;
+};
+
+/// A library GEMM's time for `dtype` on `unit`. The rate is tensor_achievable (bf16, the profile)
+/// times the dtype's peak over bf16's (CUDA cores: the same fraction of their peak); the schedule is
+/// the output tile, of 64 to 256 by 64 to 256, that finishes in the fewest tile-times (the wave
+/// quantization `waves --gemm` shows; cuBLAS's heuristics pick among such tiles). Throws FieldError
+/// for a profile without the ceilings or a dtype without a peak.
+GemmExpected expected_gemm(const Gpu& gpu, double m, double n, double k, const std::string& dtype,
+                           ComputeUnit unit = ComputeUnit::tensor);
+
+// ---- attention: a fused attention kernel of a class ------------------------------------------
+
+/// The kernel classes with measured ceilings: warp-specialized wgmma kernels (FlashAttention 3,
+/// cuDNN's fused attention) and mma.sync ones (FlashAttention 2).
+enum class AttentionImpl : std::uint8_t { fa3, fa2 };
+/// "fa3", "fa2".
+const char* attention_impl_word(AttentionImpl impl);
+
+struct AttentionExpected {
+  AttentionImpl impl = AttentionImpl::fa3;
+  double matmul_rate = 0;    // FLOP/s of the class's matmuls, with the exponentials' time taken out
+  double exp_time = 0;       // the exponentials at the SFU rate (not overlapped with the matmuls)
+  double matmul_time = 0;    // the FLOPs at matmul_rate
+  double kv_bandwidth = 0;   // bytes/s the class streams K and V at when one query row is short
+  double kv_time = 0;        // K and V's bytes at kv_bandwidth
+  double fixed = 0;          // gemm_fixed_time: a library kernel's fixed time
+  double time = 0;           // max(matmul + exp, kv) + fixed
+  bool memory_bound = false;
+};
+
+/// Expected time of one forward attention kernel of `impl` for `flops` matmul FLOPs, `exps`
+/// exponentials and `kv_bytes` of K and V, head dimension `head_dim`. The class's measured rate at
+/// head dimension 128 (attention_*_achievable) is split into its exponentials (at the SFU rate,
+/// sfu_ops_per_sm_per_cycle x SMs x peak_tensor_clock) and its matmuls, so other head dimensions
+/// move the exponentials' share as the hardware does. Throws FieldError for a profile without them.
+AttentionExpected expected_attention(const Gpu& gpu, AttentionImpl impl, double flops, double exps,
+                                     double kv_bytes);
+
+// ---- streaming (elementwise) kernels -------------------------------------------------------------
+
+/// A memory-bound kernel's own time: bytes at memory_bandwidth_achievable (what PyTorch's
+/// elementwise kernels and cudaMemcpy stream, read + write). Throws FieldError without it.
+double expected_stream_time(const Gpu& gpu, double bytes);
+
+}  // namespace gpucalc
