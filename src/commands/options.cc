@@ -39,6 +39,29 @@ OptionSpec bandwidth(Place place) {
   return number_option(place, "bandwidth", "memory bandwidth (default: the profile's)", Unit::bytes_per_second).above(0);
 }
 
+OptionSpec launch(Place place, std::string fallback) {
+  OptionSpec spec = text_option(place, "launch",
+                                "how the host starts each kernel: eager, graph, cuda or a time per kernel such as 3.6us");
+  spec.fallback = std::move(fallback);
+  return spec;
+}
+
+Launch read_launch(const Args& a, Place place) {
+  const std::string& text = a.text(place);
+  if (text == "eager") return {LaunchPath::eager, 0};
+  if (text == "graph") return {LaunchPath::graph, 0};
+  if (text == "cuda") return {LaunchPath::cuda, 0};
+  const std::string accepted = "eager, graph, cuda or a time per kernel from 0 to 1s, such as 3.6us";
+  double seconds = 0;
+  try {
+    seconds = parse_quantity(text, Unit::seconds, "--launch");
+  } catch (const InputError&) {
+    throw InputError("--launch", text, accepted);
+  }
+  if (!(seconds >= 0 && seconds <= 1)) throw InputError("--launch", text, accepted);
+  return {LaunchPath::given, seconds};
+}
+
 std::vector<FieldReason> occupancy_reasons() {
   return {
       {"threads", Rule::in_range, "{rule} (threads per block on {gpu})"},

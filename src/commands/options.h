@@ -3,6 +3,7 @@
 // declaration (spec.h: Place).
 #pragma once
 
+#include "core/expected.h"
 #include "engine/spec.h"
 
 namespace gpucalc::options {
@@ -18,6 +19,13 @@ OptionSpec smem(Place place);
 OptionSpec dtype(Place place, std::string fallback, bool sub_byte = false);
 /// --bandwidth: a memory bandwidth override (default: the profile's).
 OptionSpec bandwidth(Place place);
+
+/// --launch: how the host starts each kernel, for the expected times: eager (a framework's eager
+/// op, launch_overhead_eager), graph (a CUDA graph's replay, launch_overhead_graph), cuda (raw
+/// launches back to back, launch_overhead) or a time per kernel (3.6us).
+OptionSpec launch(Place place, std::string fallback);
+/// The path --launch names; a time is LaunchPath::given. Throws InputError with the accepted form.
+Launch read_launch(const Args& a, Place place);
 
 /// The reasons of the occupancy model's refusals (threads, regs, smem, carveout), for every
 /// calculator that runs it.
