@@ -3,6 +3,7 @@
 #include "core/attention.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "commands/occupancy_notes.h"
 #include "commands/options.h"
 #include "core/error.h"
+#include "core/expected.h"
 
 namespace gpucalc {
 namespace {
@@ -21,12 +23,12 @@ constexpr double kMaxSeq = double(std::int64_t{1} << 24);
 // The handles of the options and results, in the order the declaration below gives them (the
 // engine checks it): a run reads each option and puts each result by its handle, no name looked up.
 enum Option : Place {
-  kBatchSize, kHeads, kKvHeads, kSeq, kSeqQ, kSeqKv, kHeadDim, kVDim, kDtype, kCausal, kPass, kTile, kStages, kWarps, kRegs
+  kBatchSize, kHeads, kKvHeads, kSeq, kSeqQ, kSeqKv, kHeadDim, kVDim, kDtype, kCausal, kPass, kTile, kStages, kWarps, kRegs, kImpl
 };
 enum Result : Place {
   kFlops, kExps, kHbmBytes, kHbmBytesStandard, kIntensity, kIntensityStandard, kTime, kBound, kTensorTime, kMemoryTime,
   kSpecialFunctionTime, kStandardMemoryTime, kKvReuse, kSmemPerBlock, kAccumulatorRegisters,
-  kAccumulatorRegistersPerThread, kBlocksPerSm, kOccupancy, kLimiter,
+  kAccumulatorRegistersPerThread, kBlocksPerSm, kOccupancy, kLimiter, kExpectedTime, kExpectedTflops,
 };
 
 
@@ -201,10 +203,83 @@ void add_notes(const AttentionInput& in, const AttentionResult& r, const Gpu& gp
   report.notes.push_back(overlap);
 }
 
+/// The forward kernel's expected time, or why it is empty (the reason is a note).
+struct Expected {
+  bool has = false;
+  AttentionExpected e;
+  double pairs = 0;  // computed pairs of one head: the causal diagonal's tiles whole
+  double flops = 0, exps = 0;
+  std::string why_empty;
+};
+
+Expected expected(const AttentionInput& in, const AttentionResult& r, AttentionImpl impl, const Gpu& gpu) {
+  Expected x;
+  const std::vector<std::string> missing = missing_attention_fields(gpu, impl);
+  if (in.pass != AttentionPass::fwd) {
+    x.why_empty = "expected_time is empty: it is the forward kernel's, and no backward kernel's ceiling was measured "
+                  "(give --pass fwd)";
+  } else if (!missing.empty()) {
+    x.why_empty = fmt::format("expected_time is empty: {} lacks {} for --impl {} (the ceilings scripts/device-calibrate "
+                              "measures; h100 and h200 have them)",
+                              gpu.key, fmt::join(missing, ", "), attention_impl_word(impl));
+  } else if (in.dtype != "bf16" && in.dtype != "fp16") {
+    x.why_empty = fmt::format("expected_time is empty: the attention ceilings were measured in bf16 (fp16 runs at the same "
+                              "tensor peak), not {}",
+                              in.dtype);
+  }
+  if (!x.why_empty.empty()) return x;
+  x.has = true;
+  x.pairs = attention_tile_pairs(in.seq_q, in.seq_kv, in.causal, in.tile_q, in.tile_kv);
+  const double scale = r.pairs > 0 ? x.pairs / r.pairs : 1;
+  x.flops = r.fwd_flops * scale;
+  x.exps = r.exps * scale;
+  x.e = expected_attention(gpu, impl, x.flops, x.exps, r.hbm_bytes);
+  return x;
+}
+
+void expected_note(const AttentionInput& in, const AttentionResult& r, const Expected& x, const Gpu& gpu, Report& report) {
+  if (!x.has) {
+    report.notes.push_back(x.why_empty);
+    return;
+  }
+  const AttentionExpected& e = x.e;
+  const bool fa2 = e.impl == AttentionImpl::fa2;
+  const std::string kind = fa2 ? "FlashAttention 2's mma.sync kernels (--impl fa2)"
+                               : "warp-specialized wgmma kernels, FlashAttention 3's and cuDNN's (--impl fa3)";
+  const std::string causal =
+      in.causal ? fmt::format("; the causal mask's diagonal tiles computed whole ({} query rows a block): {} pairs a head, "
+                              "not {}",
+                              in.tile_q, format_number(x.pairs), format_number(r.pairs))
+                : std::string();
+  const std::string matmuls = fmt::format(
+      "the matmuls' {} at {} ({} {} measured at head dim 128, the exponentials' share taken out) + {} exponentials at the "
+      "special-function rate: {} + {}",
+      format_quantity(x.flops, Unit::flops), format_quantity(e.matmul_rate, Unit::flops_per_second),
+      fa2 ? "attention_mma_achievable" : "attention_wgmma_achievable",
+      format_quantity(fa2 ? gpu.attention_mma_achievable : gpu.attention_wgmma_achievable, Unit::flops_per_second),
+      format_number(x.exps), format_quantity(e.matmul_time, Unit::seconds), format_quantity(e.exp_time, Unit::seconds));
+  const std::string bytes = fmt::format("{} of K, V, Q and O at {} {} (measured with one query)",
+                                        format_quantity(r.hbm_bytes, Unit::bytes),
+                                        fa2 ? "attention_mma_kv_bandwidth" : "attention_wgmma_kv_bandwidth",
+                                        format_quantity(e.kv_bandwidth, Unit::bytes_per_second));
+  report.notes.push_back(fmt::format(
+      "expected_time {}: the forward kernel of {}, {}: {}{} (against {}: {}), + gemm_fixed_time {}; the kernel's own time "
+      "(a lone eager call below about {} waits for the host)",
+      format_quantity(e.time, Unit::seconds), kind, e.memory_bound ? "bound by its bytes" : "bound by its matmuls and exponentials",
+      e.memory_bound ? bytes : matmuls, causal,
+      e.memory_bound ? "the matmuls and exponentials" : "the bytes",
+      format_quantity(e.memory_bound ? e.matmul_time + e.exp_time : e.kv_time, Unit::seconds),
+      format_quantity(e.fixed, Unit::seconds), format_quantity(gpu.launch_overhead_eager, Unit::seconds)));
+}
+
 void run(const Args& a, const Gpu& gpu, Report& report) {
   const AttentionInput in = read_input(a);
   const AttentionResult r = attention(in, gpu);
   if (!a.has(kKvHeads)) report.inputs.push_back(Value::num("kv_heads", static_cast<double>(r.kv_heads)));
+  const AttentionImpl impl = a.has(kImpl) ? (a.text(kImpl) == "fa2" ? AttentionImpl::fa2 : AttentionImpl::fa3)
+                                          : best_attention_impl(gpu);
+  if (!a.has(kImpl)) report.inputs.push_back(Value::word("impl", attention_impl_word(impl)));
+  const Expected x = expected(in, r, impl, gpu);
   report.num(kFlops, r.flops);
   report.num(kExps, r.exps);
   report.num(kHbmBytes, r.hbm_bytes);
@@ -224,9 +299,14 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
   report.num(kBlocksPerSm, r.occupancy.blocks_per_sm);
   report.num(kOccupancy, r.occupancy.occupancy);
   report.word(kLimiter, r.occupancy.fits ? limiter_word(r.occupancy.limiter) : "does_not_fit");
+  if (x.has) {
+    report.num(kExpectedTime, x.e.time);
+    report.num(kExpectedTflops, r.fwd_flops / x.e.time);
+  }
   if (a.for_people()) {
     explain(in, r, gpu, report);
     add_notes(in, r, gpu, a, report);
+    expected_note(in, r, x, gpu, report);
   }
 }
 
@@ -280,7 +360,11 @@ const Calculator& attention_command() {
            text_option(kTile, "tile", "BRxBC: query rows a block holds x key rows a step takes (128x64)").or_else("128x64"),
            integer_option(kStages, "stages", "buffers of the streamed tile (K,V forward; Q,dO backward)").at_least(1).at_most(8).or_else("1"),
            integer_option(kWarps, "warps", "warps per block").at_least(1).at_most(32).or_else("4"),
-           options::regs(kRegs).fills("registers")},
+           options::regs(kRegs).fills("registers"),
+           choice_option(kImpl, "impl",
+                         "the kernel class of expected_time: fa3 (warp-specialized wgmma: FlashAttention 3, cuDNN) or fa2 "
+                         "(FlashAttention 2's mma.sync); default: the best the profile has a ceiling for",
+                         {"fa2", "fa3"})},
       .results =
           {result(kFlops, "flops", Unit::flops, "the matmuls' FLOP of the passes run").in_rows(),
            result(kExps, "exps", Unit::count,
@@ -310,7 +394,12 @@ const Calculator& attention_command() {
                   "fp32 accumulator registers a thread"),
            result(kBlocksPerSm, "blocks_per_sm", Unit::count, "resident blocks per SM, by the occupancy model"),
            result(kOccupancy, "occupancy", Unit::fraction, "resident warps over the SM's maximum"),
-           result(kLimiter, "limiter", Unit::text, "the resource that limits blocks per SM")},
+           result(kLimiter, "limiter", Unit::text, "the resource that limits blocks per SM"),
+           result(kExpectedTime, "expected_time", Unit::seconds,
+                  "expected: the forward kernel of --impl's class, from its measured ceilings (empty for the backward pass "
+                  "and on profiles without them)").in_rows(),
+           result(kExpectedTflops, "expected_tflops", Unit::flops_per_second,
+                  "expected: the forward FLOPs (the mask's pairs) / expected_time")},
       .run = run,
       .chart_axis = "seq",
       .chart = chart,

@@ -2,6 +2,7 @@
 #include "core/tiling.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "commands/commands.h"
 #include "commands/options.h"
 #include "core/error.h"
+#include "core/expected.h"
 
 namespace gpucalc {
 namespace {
@@ -20,14 +22,14 @@ constexpr std::int64_t kMaxTile = std::int64_t{1} << 20;
 
 // The handles of the options and results, in the order the declaration below gives them (the
 // engine checks it): a run reads each option and puts each result by its handle, no name looked up.
-enum Option : Place { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta, kGroupM };
+enum Option : Place { kM, kN, kK, kTile, kTileM, kTileN, kTileK, kDtype, kUnit, kPeak, kBandwidth, kDtypeA, kDtypeB, kDtypeC, kBeta, kGroupM, kLaunch };
 enum Result : Place {
   kNaiveReads, kTiledReads, kWrites, kReduction, kIntensity, kTileSmemBytes, kFitsSmem, kMaxSquareTile,
   kNaiveTime, kTiledTime, kComputeTime, kMinBytes, kMinTime, kHongKungReads, kKernelIntensity, kRidgeTile,
   kCReads, kMinIntensity, kTiledBytes, kComputeBoundN, kFlops, kNaiveReadBytes, kTiledReadBytes, kWriteBytes,
   kCReadBytes, kNaiveDramBytes, kNaiveDramDrift, kTiledDramBytes, kNaiveL2Bytes, kTiledL2Bytes, kTiledBPasses,
   kNaiveChipTime, kNaiveTimeModel, kNaiveTimeDrift, kNaiveBound, kTiledChipTime, kTiledTimeModel, kTiledBound,
-  kTiledDramHigh,
+  kTiledDramHigh, kExpectedGemmTime, kExpectedGemmKernelTime, kExpectedGemmTflops, kExpectedGemmTile, kExpectedGemmWaves,
 };
 
 std::string bar(double used, double limit) {
@@ -427,12 +429,73 @@ void add_notes(const TilingInput& in, const TilingResult& r, Report& report) {
       r.tiled_time > r.compute_time ? "memory" : "compute", format_number(r.intensity), format_number(r.ridge)));
 }
 
+/// What sets expected_gemm_time: the tiles' waves at the achievable rate, or the bytes; the fixed
+/// time; the launch path.
+void add_expected_note(const TilingInput& in, const GemmExpected& g, const Launch& launch, double launched, const Gpu& gpu,
+                       Report& report) {
+  const std::string kernel = fmt::format(
+      "{} + gemm_fixed_time {} = {}", format_quantity(std::max(g.compute, g.memory), Unit::seconds),
+      format_quantity(g.fixed, Unit::seconds), format_quantity(g.time, Unit::seconds));
+  const std::string compute = fmt::format(
+      "{} wave{} of {}x{} tiles ({} tile{} on {} SMs) at {} (tensor_achievable {}{}, over the {} of SM slots the "
+      "calibration's 8192^3 kept busy)",
+      g.waves, g.waves == 1 ? "" : "s", g.tile_m, g.tile_n, g.tiles, g.tiles == 1 ? "" : "s", gpu.sm_count,
+      format_quantity(g.full_wave_rate, Unit::flops_per_second), format_quantity(gpu.tensor_achievable, Unit::flops_per_second),
+      in.dtype == "bf16" ? std::string() : fmt::format(" x the {} peak over bf16's", in.dtype),
+      format_quantity(g.calibration_efficiency, Unit::fraction));
+  const std::string memory = fmt::format("A, B and C's {} at memory_read_bandwidth {}", format_quantity(g.bytes, Unit::bytes),
+                                         format_quantity(gpu.memory_read_bandwidth, Unit::bytes_per_second));
+  std::string path;
+  const double cost = launch_cost(launch, gpu);
+  switch (launch.path) {
+    case LaunchPath::eager:
+      path = launched > g.time
+                 ? fmt::format("launched eagerly, as `a @ b` in PyTorch times back to back (--launch eager): the host's {} an "
+                               "op (launch_overhead_eager) exceeds the kernel, so the GPU waits and the host sets the time",
+                               format_quantity(cost, Unit::seconds))
+                 : fmt::format("launched eagerly, as `a @ b` in PyTorch times back to back (--launch eager): the host's {} an op "
+                               "(launch_overhead_eager) hides behind the kernel",
+                               format_quantity(cost, Unit::seconds));
+      break;
+    case LaunchPath::graph:
+      path = fmt::format("replayed from a CUDA graph (--launch graph): + launch_overhead_graph {}", format_quantity(cost, Unit::seconds));
+      break;
+    case LaunchPath::cuda:
+      path = fmt::format("raw CUDA launches back to back (--launch cuda): + launch_overhead {}", format_quantity(cost, Unit::seconds));
+      break;
+    case LaunchPath::given:
+      path = fmt::format("+ {} a kernel (--launch)", format_quantity(cost, Unit::seconds));
+      break;
+  }
+  report.notes.push_back(fmt::format(
+      "expected_gemm_time {}: a library GEMM (cuBLAS) of {} x {} x {} {}, {}-bound: {} ({}), the kernel {}; {}",
+      format_quantity(launched, Unit::seconds), in.m, in.n, in.k, in.dtype, g.memory_bound ? "memory" : "compute",
+      g.memory_bound ? memory : compute, g.memory_bound ? "the tiles' waves: " + format_quantity(g.compute, Unit::seconds)
+                                                        : "the bytes: " + format_quantity(g.memory, Unit::seconds),
+      kernel, path));
+}
+
 void run(const Args& a, const Gpu& gpu, Report& report) {
   const TilingInput in = read_input(a);
   const TilingResult r = tiling(in, gpu);
   const bool square = in.tile_m == in.tile_n && in.tile_n == in.tile_k;  // true without a tile: no sides to echo
   add_derived_inputs(a, in, r, square, report);
   put_results(r, report);
+  const std::vector<std::string> missing = missing_gemm_fields(gpu);
+  const bool has_peak = gpu.peak(in.unit, in.dtype) > 0 && gpu.peak(ComputeUnit::tensor, "bf16") > 0;
+  const Launch launch = options::read_launch(a, kLaunch);
+  GemmExpected g;
+  double launched = 0;
+  if (missing.empty() && has_peak) {
+    g = expected_gemm(gpu, static_cast<double>(in.m), static_cast<double>(in.n), static_cast<double>(in.k), in.dtype, in.unit,
+                      r.min_bytes);
+    launched = launched_time(g.time, 1, launch, gpu);
+    report.num(kExpectedGemmTime, launched);
+    report.num(kExpectedGemmKernelTime, g.time);
+    report.num(kExpectedGemmTflops, g.flops / launched);
+    report.word(kExpectedGemmTile, fmt::format("{}x{}", g.tile_m, g.tile_n));
+    report.num(kExpectedGemmWaves, static_cast<double>(g.waves));
+  }
   if (!a.for_people()) return;  // many rows without --explain: no one reads the words
   explain_traffic(in, r, square, report);
   explain_tile(in, r, square, report);
@@ -444,6 +507,16 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
                                  bar(static_cast<double>(r.tile_smem_bytes), static_cast<double>(r.smem_limit)));
   }
   add_notes(in, r, report);
+  if (!missing.empty()) {
+    report.notes.push_back(fmt::format("expected_gemm_* are empty: {} lacks {} (the achievable ceilings scripts/device-calibrate "
+                                       "measures; h100 and h200 have them)",
+                                       gpu.key, fmt::join(missing, ", ")));
+  } else if (!has_peak) {
+    report.notes.push_back(fmt::format("expected_gemm_* are empty: {} has no {} peak for {} to scale tensor_achievable by",
+                                       gpu.key, in.unit == ComputeUnit::cuda ? "CUDA-core" : "tensor-core", in.dtype));
+  } else {
+    add_expected_note(in, g, launch, launched, gpu, report);
+  }
 }
 
 // HBM time of the tiled kernel, compute time and the minimum traffic over the swept square tile.
@@ -514,7 +587,8 @@ const Calculator& tiling_command() {
            integer_option(kGroupM, "group-m", "block order for the L2 model: G tile rows walked column by column (1: row-major)")
                .at_least(1)
                .at_most(static_cast<double>(std::int64_t{1} << 20))
-               .or_else("1")},
+               .or_else("1"),
+           options::launch(kLaunch, "eager")},
       .results =
           {result(kNaiveReads, "naive_reads", Unit::count, "elements the naive kernel reads: 2 M N K"),
            result(kTiledReads, "tiled_reads", Unit::count,
@@ -577,7 +651,16 @@ const Calculator& tiling_command() {
            result(kTiledBound, "tiled_bound", Unit::text,
                   "L2 model: what sets the tiled time: dram, l2, onchip, compute or a sum"),
            result(kTiledDramHigh, "tiled_dram_high", Unit::bytes,
-                  "L2 model: the tiled DRAM bytes with a copy in each L2 partition (the bound's other end)")},
+                  "L2 model: the tiled DRAM bytes with a copy in each L2 partition (the bound's other end)"),
+           result(kExpectedGemmTime, "expected_gemm_time", Unit::seconds,
+                  "expected: a library GEMM (cuBLAS) of M x N x K on --launch's path (eager: max(kernel, the host's op))").in_rows(),
+           result(kExpectedGemmKernelTime, "expected_gemm_kernel_time", Unit::seconds,
+                  "expected: that GEMM kernel's own time, max(tiles' waves at tensor_achievable, bytes at memory_read_bandwidth) "
+                  "+ gemm_fixed_time"),
+           result(kExpectedGemmTflops, "expected_gemm_tflops", Unit::flops_per_second, "expected: 2 M N K / expected_gemm_time"),
+           result(kExpectedGemmTile, "expected_gemm_tile", Unit::text,
+                  "expected: the output tile TmxTn that finishes in the fewest waves"),
+           result(kExpectedGemmWaves, "expected_gemm_waves", Unit::count, "expected: waves of that tile on the SMs")},
       .run = run,
       .chart_axis = "tile",
       .chart = chart,

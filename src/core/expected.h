@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/gpu.h"
 
@@ -49,7 +50,9 @@ struct GemmExpected {
   std::int64_t tiles = 0;    // output tiles of that tile
   std::int64_t waves = 0;    // ceil(tiles / SMs)
   double rate = 0;           // FLOP/s the GPU's SMs reach for the dtype (tensor_achievable scaled)
-  double compute = 0;        // waves x one tile's FLOPs at one SM's share of the rate
+  double calibration_efficiency = 0;  // tiles over SM slots at the calibration's shape (8192^3)
+  double full_wave_rate = 0;  // rate / calibration_efficiency: a wave with every SM busy
+  double compute = 0;        // waves x one tile's FLOPs at one SM's share of full_wave_rate
   double memory = 0;         // bytes at memory_read_bandwidth
   double fixed = 0;          // gemm_fixed_time
   double time = 0;           // max(compute, memory) + fixed: the kernel's own time
@@ -57,12 +60,20 @@ struct GemmExpected {
 };
 
 /// A library GEMM's time for `dtype` on `unit`. The rate is tensor_achievable (bf16, the profile)
-/// times the dtype's peak over bf16's (CUDA cores: the same fraction of their peak); the schedule is
-/// the output tile, of 64 to 256 by 64 to 256, that finishes in the fewest tile-times (the wave
-/// quantization `waves --gemm` shows; cuBLAS's heuristics pick among such tiles). Throws FieldError
-/// for a profile without the ceilings or a dtype without a peak.
+/// times the dtype's peak over bf16's (CUDA cores: the same fraction of their peak). The schedule is
+/// the output tile that finishes in the fewest tile-times (the wave quantization `waves --gemm`
+/// shows): 128x128, 128x256 or 256x128, the tiles cuBLAS runs large problems with, and 64x64, 64x128
+/// or 128x64 only where the large tiles leave SMs idle in their one wave; a full wave runs
+/// at the rate over the calibration shape's own wave efficiency (tensor_achievable was measured
+/// with that shape's idle last wave in it). The bytes, A, B and C once each (`bytes`, or at the
+/// dtype's size when 0), stream at memory_read_bandwidth; the kernel's time is the larger of the two
+/// plus gemm_fixed_time. Throws FieldError for a profile without the ceilings or a dtype without a peak.
 GemmExpected expected_gemm(const Gpu& gpu, double m, double n, double k, const std::string& dtype,
-                           ComputeUnit unit = ComputeUnit::tensor);
+                           ComputeUnit unit = ComputeUnit::tensor, double bytes = 0);
+
+/// The profile fields expected_gemm needs that `gpu` lacks (tensor_achievable,
+/// memory_read_bandwidth, gemm_fixed_time), in that order; empty when it has them all.
+std::vector<std::string> missing_gemm_fields(const Gpu& gpu);
 
 // ---- attention: a fused attention kernel of a class ------------------------------------------
 
@@ -85,12 +96,27 @@ struct AttentionExpected {
 };
 
 /// Expected time of one forward attention kernel of `impl` for `flops` matmul FLOPs, `exps`
-/// exponentials and `kv_bytes` of K and V, head dimension `head_dim`. The class's measured rate at
-/// head dimension 128 (attention_*_achievable) is split into its exponentials (at the SFU rate,
-/// sfu_ops_per_sm_per_cycle x SMs x peak_tensor_clock) and its matmuls, so other head dimensions
-/// move the exponentials' share as the hardware does. Throws FieldError for a profile without them.
+/// exponentials and `kv_bytes` the kernel reads from HBM (K and V, with Q and O). The class's
+/// measured rate at head dimension 128 (attention_*_achievable) is split into its exponentials (at
+/// the SFU rate, sfu_ops_per_sm_per_cycle x SMs x peak_tensor_clock) and its matmuls, so other head
+/// dimensions move the exponentials' share as the hardware does; the bytes stream at the class's
+/// attention_*_kv_bandwidth (measured with one query: the decode shape). The time is the larger of
+/// the two plus gemm_fixed_time. Throws FieldError for a profile without them.
 AttentionExpected expected_attention(const Gpu& gpu, AttentionImpl impl, double flops, double exps,
                                      double kv_bytes);
+
+/// The profile fields expected_attention needs for `impl` that `gpu` lacks, in order.
+std::vector<std::string> missing_attention_fields(const Gpu& gpu, AttentionImpl impl);
+/// The best class the profile has a ceiling for: fa3 where it has attention_wgmma_achievable (and
+/// where it has neither), else fa2.
+AttentionImpl best_attention_impl(const Gpu& gpu);
+
+/// (query, key) pairs a FlashAttention-style forward kernel computes in one head with query tiles
+/// of `tile_q` rows and key tiles of `tile_kv`: seq_q x seq_kv without a mask; under the causal mask
+/// (bottom-right, as FlashAttention aligns it) a block skips the key tiles wholly masked for all its
+/// rows but computes the tiles the diagonal crosses whole (s^2 / 2 + s tile_q / 2 for seq_q = seq_kv
+/// = s when tile_kv divides tile_q, against the mask's s (s + 1) / 2).
+double attention_tile_pairs(std::int64_t seq_q, std::int64_t seq_kv, bool causal, int tile_q, int tile_kv);
 
 // ---- streaming (elementwise) kernels -------------------------------------------------------------
 
