@@ -229,11 +229,11 @@ Expected expected(const AttentionInput& in, const AttentionResult& r, AttentionI
   }
   if (!x.why_empty.empty()) return x;
   x.has = true;
-  x.pairs = attention_tile_pairs(in.seq_q, in.seq_kv, in.causal, in.tile_q, in.tile_kv);
-  const double scale = r.pairs > 0 ? x.pairs / r.pairs : 1;
-  x.flops = r.fwd_flops * scale;
-  x.exps = r.exps * scale;
-  x.e = expected_attention(gpu, impl, x.flops, x.exps, r.hbm_bytes);
+  const AttentionForward f = expected_attention_forward(gpu, impl, in, r);
+  x.e = f.e;
+  x.pairs = f.pairs;
+  x.flops = f.flops;
+  x.exps = f.exps;
   return x;
 }
 

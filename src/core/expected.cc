@@ -187,6 +187,18 @@ double attention_tile_pairs(std::int64_t seq_q, std::int64_t seq_kv, bool causal
   return pairs;
 }
 
+AttentionForward expected_attention_forward(const Gpu& gpu, AttentionImpl impl, const AttentionInput& input,
+                                            const AttentionResult& result) {
+  AttentionForward f;
+  f.pairs = attention_tile_pairs(input.seq_q, input.seq_kv, input.causal, input.tile_q, input.tile_kv);
+  const double scale = result.pairs > 0 ? f.pairs / result.pairs : 1;
+  f.flops = result.fwd_flops * scale;
+  f.exps = static_cast<double>(input.batch) * static_cast<double>(input.heads) * f.pairs;
+  f.bytes = result.fwd_once_bytes + result.fwd_kv_hbm_bytes;
+  f.e = expected_attention(gpu, impl, f.flops, f.exps, f.bytes);
+  return f;
+}
+
 double expected_stream_time(const Gpu& gpu, double bytes) {
   need(gpu, gpu.memory_bandwidth_achievable, "memory_bandwidth_achievable");
   return bytes / gpu.memory_bandwidth_achievable;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/attention.h"
 #include "core/gpu.h"
 
 namespace gpucalc {
@@ -104,6 +105,20 @@ struct AttentionExpected {
 /// the two plus gemm_fixed_time. Throws FieldError for a profile without them.
 AttentionExpected expected_attention(const Gpu& gpu, AttentionImpl impl, double flops, double exps,
                                      double kv_bytes);
+
+/// The forward kernel of an attention() case: its FLOPs and exponentials over the pairs the kernel
+/// computes (attention_tile_pairs with the input's tile: the causal diagonal's tiles whole), and the
+/// forward's HBM bytes (K and V as the result's kv_reuse says, GQA's shared K and V once a KV head;
+/// Q read, O written) at the class's kv bandwidth.
+struct AttentionForward {
+  AttentionExpected e;
+  double pairs = 0;  // computed (query, key) pairs of one head
+  double flops = 0, exps = 0, bytes = 0;
+};
+/// For a forward pass (input.pass fwd) of `result` = attention(input, gpu). Throws FieldError as
+/// expected_attention does.
+AttentionForward expected_attention_forward(const Gpu& gpu, AttentionImpl impl, const AttentionInput& input,
+                                            const AttentionResult& result);
 
 /// The profile fields expected_attention needs for `impl` that `gpu` lacks, in order.
 std::vector<std::string> missing_attention_fields(const Gpu& gpu, AttentionImpl impl);
