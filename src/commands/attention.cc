@@ -263,13 +263,12 @@ void expected_note(const AttentionInput& in, const AttentionResult& r, const Exp
                                         fa2 ? "attention_mma_kv_bandwidth" : "attention_wgmma_kv_bandwidth",
                                         format_quantity(e.kv_bandwidth, Unit::bytes_per_second));
   report.notes.push_back(fmt::format(
-      "expected_time {}: the forward kernel of {}, {}: {}{} (against {}: {}), + gemm_fixed_time {}; the kernel's own time "
+      "expected_time {}: the forward kernel of {}, {}: {} (against {}: {}), + gemm_fixed_time {}{}; the kernel's own time "
       "(a lone eager call below about {} waits for the host)",
       format_quantity(e.time, Unit::seconds), kind, e.memory_bound ? "bound by its bytes" : "bound by its matmuls and exponentials",
-      e.memory_bound ? bytes : matmuls, causal,
-      e.memory_bound ? "the matmuls and exponentials" : "the bytes",
+      e.memory_bound ? bytes : matmuls, e.memory_bound ? "the matmuls and exponentials" : "the bytes",
       format_quantity(e.memory_bound ? e.matmul_time + e.exp_time : e.kv_time, Unit::seconds),
-      format_quantity(e.fixed, Unit::seconds), format_quantity(gpu.launch_overhead_eager, Unit::seconds)));
+      format_quantity(e.fixed, Unit::seconds), causal, format_quantity(gpu.launch_overhead_eager, Unit::seconds)));
 }
 
 void run(const Args& a, const Gpu& gpu, Report& report) {

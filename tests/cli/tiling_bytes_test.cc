@@ -49,7 +49,7 @@ TEST_CASE("gpucalc tiling without --tile: minimum traffic, compute time, largest
 
   testing::Run text = run_gpucalc({"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--explain"});
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("min_time          30.0 us") != std::string::npos);
+  CHECK(text.out.find("min_time                   30.0 us") != std::string::npos);
   CHECK(text.out.find("largest square tile: T^2 x (2 + 2) <= 232448") != std::string::npos);
   CHECK(text.out.find("writes = M N = 16,777,216 elements = 33.6 MB") != std::string::npos);
   CHECK(text.out.find("shared memory per block") == std::string::npos);  // no tile pair to draw
@@ -124,7 +124,7 @@ TEST_CASE("bytes beside the element counts: the README's worked examples") {
   CHECK(json_number(mixed.out, "results.flops") == 2.0 * 4096 * 4096 * 4096);  // beta's 2 M N is not counted
   testing::Run text = run_gpucalc({"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--beta", "1",
                                    "--dtype-a", "int8"});
-  CHECK(text.out.find("tiled_read_bytes  1.64 GB") != std::string::npos);
+  CHECK(text.out.find("tiled_read_bytes           1.64 GB") != std::string::npos);
 }
 
 TEST_CASE("tiling's CSV columns: the old ones in their places, the byte keys and flops after them") {
