@@ -3,13 +3,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <memory>
 
 #include "commands/chart.h"
 #include "commands/commands.h"
 #include "commands/options.h"
+#include "core/elementwise_ops.h"
 #include "core/error.h"
+#include "core/expected.h"
 
 namespace gpucalc {
 namespace {
@@ -25,7 +29,7 @@ enum Result : Place {
   kUnfusedTransfers, kFusedTransfers, kUnfusedBytes, kFusedBytes, kUnfusedKernels, kFusedKernels, kUnfusedTime,
   kFusedTime, kSpeedup, kRegime, kCrossoverN, kTrafficRatio, kUnfusedMemoryTime, kFusedMemoryTime,
   kUnfusedDramBytesModel, kFusedDramBytesModel, kUnfusedTimeModel, kFusedTimeModel, kSpeedupModel,
-  kUnfusedTimeGraph, kFusedTimeGraph, kSpeedupGraph,
+  kUnfusedTimeGraph, kFusedTimeGraph, kSpeedupGraph, kExpectedUnfusedTime, kExpectedFusedTime, kExpectedSpeedup,
 };
 
 /// "R,W" in units of N: two numbers of 0 or more.
@@ -48,8 +52,60 @@ KernelPerN read_kernel(const std::string& text, const std::string& option) {
   return k;
 }
 
+/// --ops: a count of ops (1 to 10,000), or the ops by name, comma-separated.
+struct OpsText {
+  int count = 0;
+  std::vector<const ElementwiseOp*> named;  // empty: a count
+};
+
+OpsText read_ops_text(const std::string& text) {
+  OpsText ops;
+  if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.front())) != 0 || text.front() == '.')) {
+    const std::string accepted = "a whole number of ops from 1 to 10,000, or op names such as sin,cos,exp";
+    double k = 0;
+    try {
+      k = parse_quantity(text, Unit::count, "--ops");
+    } catch (const InputError&) {
+      throw InputError("--ops", text, accepted);
+    }
+    if (!(k >= 1 && k <= 10000) || k != std::floor(k)) throw InputError("--ops", text, accepted);
+    ops.count = static_cast<int>(k);
+    return ops;
+  }
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string name = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const ElementwiseOp* op = find_elementwise_op(name);
+    if (op == nullptr) {
+      throw InputError("--ops", name, fmt::format("op names separated by commas ({}), or a count from 1 to 10,000",
+                                                  elementwise_op_names()));
+    }
+    ops.named.push_back(op);
+    if (ops.named.size() > 10000) throw InputError("--ops", text, "at most 10,000 ops");
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  ops.count = static_cast<int>(ops.named.size());
+  return ops;
+}
+
+/// The preset --ops implies when --preset is not given: binary when every named op reads a
+/// second tensor (add,mul), else unary.
+std::string preset_of(const Args& a) {
+  if (a.has(kPreset)) return a.text(kPreset);
+  if (a.has(kKernel)) return "custom";
+  if (a.has(kOps)) {
+    const OpsText ops = read_ops_text(a.text(kOps));
+    const bool binary = !ops.named.empty() &&
+                        std::all_of(ops.named.begin(), ops.named.end(), [](const ElementwiseOp* op) { return op->inputs == 2; });
+    if (binary) return "binary";
+  }
+  return "unary";
+}
+
 FusionChain read_chain(const Args& a, Report& report) {
-  const std::string preset = a.has(kPreset) ? a.text(kPreset) : a.has(kKernel) ? "custom" : "unary";
+  const std::string preset = preset_of(a);
   if (!a.given(kPreset)) report.inputs.push_back(Value::word("preset", preset));
   auto read_n = [&]() {
     if (!a.has(kN)) {
@@ -57,25 +113,33 @@ FusionChain read_chain(const Args& a, Report& report) {
     }
     return a.number(kN);
   };
-  auto read_ops = [&]() {
-    if (!a.has(kOps)) {
-      throw InputError(fmt::format("--ops is required: the number of ops k in the chain for --preset {}, 1 to 10,000", preset));
-    }
-    return a.count(kOps);
-  };
   if (preset == "unary" || preset == "binary") {
-    const int k = read_ops();
+    if (!a.has(kOps)) {
+      throw InputError(fmt::format(
+          "--ops is required: the ops of the chain for --preset {}, a count (1 to 10,000) or names such as sin,cos,exp", preset));
+    }
+    const OpsText ops = read_ops_text(a.text(kOps));
     const double n = read_n();
-    return preset == "unary" ? unary_chain(k, n) : binary_chain(k, n);
+    if (ops.named.empty()) return preset == "unary" ? unary_chain(ops.count, n) : binary_chain(ops.count, n);
+    if (preset == "binary") {
+      for (const ElementwiseOp* op : ops.named) {
+        if (op->inputs != 2) {
+          throw InputError("--ops", std::string(op->name),
+                           "ops that read a second tensor for --preset binary (add, sub, mul, div)");
+        }
+      }
+    }
+    return op_chain(ops.named, n, preset == "binary");
   }
-  if (preset == "rmsnorm") {
-    if (!a.has(kRows)) throw InputError("--rows is required: rows (tokens) of the RMSNorm input, such as 16384");
-    if (!a.has(kCols)) throw InputError("--cols is required: features per row h of the RMSNorm input, such as 4096");
+  if (preset == "rmsnorm" || preset == "softmax" || preset == "layernorm") {
+    if (!a.has(kRows)) throw InputError(fmt::format("--rows is required: rows (tokens) of the {} input, such as 16384", preset));
+    if (!a.has(kCols)) throw InputError(fmt::format("--cols is required: features per row h of the {} input, such as 4096", preset));
     const double rows = a.number(kRows), cols = a.number(kCols);
     if (rows * cols > static_cast<double>(kMaxElements)) {
       throw InputError("--rows", a.text(kRows), "rows x cols of at most 1e14 elements");
     }
-    return rmsnorm_chain(rows, cols);
+    return preset == "rmsnorm" ? rmsnorm_chain(rows, cols) : preset == "softmax" ? softmax_chain(rows, cols)
+                                                                                  : layernorm_chain(rows, cols);
   }
   if (preset == "swiglu") return swiglu_chain(read_n());
   // custom
@@ -172,18 +236,65 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
   for (FusionKernel& k : chain.fused) k.launch = l;
 }
 
+/// The expected keys (core/expected.h) where the profile has the achievable ceilings; otherwise
+/// they stay empty and a note names the fields the profile lacks.
+void put_expected(const FusionInput& in, double traffic_ratio, const Launch& launch, const Gpu& gpu, Report& report) {
+  if (!has_achievable(gpu) || !(gpu.boost_clock > 0)) {
+    std::vector<std::string> missing;
+    if (!(gpu.tensor_achievable > 0)) missing.emplace_back("tensor_achievable");
+    if (!(gpu.memory_read_bandwidth > 0)) missing.emplace_back("memory_read_bandwidth");
+    if (!(gpu.memory_bandwidth_achievable > 0)) missing.emplace_back("memory_bandwidth_achievable");
+    if (!(gpu.boost_clock > 0)) missing.emplace_back("boost_clock");
+    report.notes.push_back(fmt::format(
+        "expected_* left empty: {} has no {} (the achievable ceilings scripts/device-calibrate measures: h100, h200)",
+        gpu.key, fmt::join(missing, ", ")));
+    return;
+  }
+  const FusionExpected x = expected_fusion(in.chain, in.element_bytes, launch, gpu);
+  report.num(kExpectedUnfusedTime, x.unfused.time);
+  report.num(kExpectedFusedTime, x.fused.time);
+  report.num(kExpectedSpeedup, x.speedup);
+  const std::string path = launch.path == LaunchPath::given ? format_quantity(x.launch_cost, Unit::seconds) + " a kernel"
+                                                            : std::string(launch_path_word(launch.path));
+  const char* how = launch.path == LaunchPath::eager
+                        ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
+                        : "the kernels' own times + kernels x the path's cost a kernel";
+  report.notes.push_back(fmt::format(
+      "expected, launched {} ({} a kernel): {}; a kernel's own time is max(bytes / memory_bandwidth_achievable {}, its "
+      "instructions at the SMs' pipes): unfused {}, fused {}, {}x",
+      path, format_quantity(x.launch_cost, Unit::seconds), how,
+      format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second), format_quantity(x.unfused.time, Unit::seconds),
+      format_quantity(x.fused.time, Unit::seconds), format_number(x.speedup)));
+  if (!x.compute_counted) {
+    report.notes.push_back("expected: the ops' compute is not counted (ops given by count or as custom kernels): name them, "
+                           "--ops sin,cos,exp, to count it");
+  }
+  if (x.fused.compute_bound) {
+    const ExpectedKernel& f = x.fused.kernels.front();
+    report.notes.push_back(fmt::format(
+        "the fused kernel is compute-bound{}: its instructions take {} at the SMs' pipes against {} for its bytes, so "
+        "fusing saves less than its bytes say (expected_speedup {}x against traffic_ratio {}x)",
+        x.unfused.compute_bound ? "" : " where the unfused kernels are not (fusing turned the chain compute-bound)",
+        format_quantity(f.compute, Unit::seconds), format_quantity(f.memory, Unit::seconds), format_number(x.speedup),
+        format_number(traffic_ratio)));
+  }
+}
+
 void run(const Args& a, const Gpu& gpu, Report& report) {
   report.inputs.reserve(3);  // the preset, the launch overhead and the bandwidth at most
   FusionInput in;
   in.chain = read_chain(a, report);
   const Dtype& dtype = dtype_by_name(a.text(kDtype), "dtype");
   in.element_bytes = dtype.bytes;
-  if (a.has(kLaunch)) in.launch_overhead = a.number(kLaunch);
+  // --launch: the path of the expected keys; a time is also the lesson's o (the bound keys'),
+  // which otherwise is the profile's launch_overhead
+  const Launch launch = options::read_launch(a, kLaunch);
+  if (launch.path == LaunchPath::given) in.launch_overhead = launch.given;
   if (a.has(kBandwidth)) in.bandwidth = a.number(kBandwidth);
   set_loads_in_flight(a, gpu, in.chain);
   const FusionResult r = fusion(in, gpu);
   // The profile's values, when the case takes them.
-  if (!a.has(kLaunch)) report.inputs.push_back(Value::num("launch", r.launch_overhead, Unit::seconds));
+  if (launch.path != LaunchPath::given) report.inputs.push_back(Value::num("launch_overhead", r.launch_overhead, Unit::seconds));
   if (!a.has(kBandwidth)) report.inputs.push_back(Value::num("bandwidth", r.bandwidth, Unit::bytes_per_second));
   report.num(kUnfusedTransfers, r.unfused.transfers);
   report.num(kFusedTransfers, r.fused.transfers);
@@ -211,10 +322,7 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     explain(in, r, dtype, report);
     explain_model(r, gpu, report);
   }
-  // A time given in cycles: which clock made it a time.
-  if (std::string step = options::cycles_step(a, "launch", gpu); !step.empty()) {
-    report.explain.insert(report.explain.begin(), step);
-  }
+  put_expected(in, r.traffic_ratio, launch, gpu, report);
 }
 
 // The derivation, the table and the notes: for people (a single call, --explain).
@@ -304,16 +412,16 @@ const Calculator& fusion_command() {
       .name = "fusion",
       .options =
           {choice_option(kPreset, "preset",
-                         "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N) or custom "
-                         "(default: unary, or custom with --kernel)",
-                         {"unary", "binary", "rmsnorm", "swiglu", "custom"}),
-           integer_option(kOps, "ops", "k: ops in a unary or binary chain").at_least(1).at_most(10000),
+                         "unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm (7N vs 2N), swiglu (5N vs 3N), softmax and "
+                         "layernorm (PyTorch's one kernel, 2N) or custom (default: unary, binary for --ops of two-tensor "
+                         "ops, custom with --kernel)",
+                         {"unary", "binary", "rmsnorm", "swiglu", "softmax", "layernorm", "custom"}),
+           text_option(kOps, "ops", "the ops of a unary or binary chain: a count k (1 to 10,000) or names, sin,cos,exp,neg"),
            integer_option(kN, "n", "N: elements of the tensor (1e8)").at_least(1).at_most(static_cast<double>(kMaxElements)).sweepable(decades),
-           integer_option(kRows, "rows", "rmsnorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
-           integer_option(kCols, "cols", "rmsnorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
+           integer_option(kRows, "rows", "rmsnorm, softmax, layernorm: rows (tokens), 16384").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)).sweepable(decades),
+           integer_option(kCols, "cols", "rmsnorm, softmax, layernorm: features per row h, 4096").at_least(1).at_most(static_cast<double>(std::int64_t{1} << 40)),
            options::dtype(kDtype, "bf16"),
-           number_option(kLaunch, "launch", "launch overhead per kernel (3.6us; default: the profile's launch_overhead)", Unit::seconds)
-               .at_least(0),
+           options::launch(kLaunch, "eager"),
            options::bandwidth(kBandwidth),
            repeated_option(kKernel, "kernel", "custom: one unfused kernel's READS,WRITES in units of N (repeatable), such as 2,1"),
            text_option(kFused, "fused", "custom: the fused kernel's READS,WRITES in units of N, such as 1,1"),
@@ -360,7 +468,12 @@ const Calculator& fusion_command() {
            result(kFusedTimeGraph, "fused_time_graph", Unit::seconds,
                   "hardware model: the fused kernel replayed from a CUDA graph"),
            result(kSpeedupGraph, "speedup_graph", Unit::count,
-                  "hardware model: unfused time / fused time, replayed from a CUDA graph")},
+                  "hardware model: unfused time / fused time, replayed from a CUDA graph"),
+           result(kExpectedUnfusedTime, "expected_unfused_time", Unit::seconds,
+                  "the time to expect: the unfused kernels at the achievable ceilings, launched on --launch's path").in_rows(),
+           result(kExpectedFusedTime, "expected_fused_time", Unit::seconds,
+                  "the time to expect: the fused kernel, max(its bytes, its compute), launched on --launch's path").in_rows(),
+           result(kExpectedSpeedup, "expected_speedup", Unit::count, "expected unfused time / expected fused time").in_rows()},
       .run = run,
       .chart_axis = "n",
       .chart = chart,

@@ -7,7 +7,9 @@
 #include <limits>
 #include <utility>
 
+#include "core/elementwise_ops.h"
 #include "core/error.h"
+#include "core/expected.h"
 #include "core/little.h"
 #include "core/occupancy.h"
 #include "core/waves.h"
@@ -19,6 +21,22 @@ double FusionKernel::read_elements() const {
   for (const Operand& o : reads) sum += o.elements;
   return sum;
 }
+
+namespace {
+
+/// A kernel's instructions over `elements`: (the ops' per 32 elements + the kernel's own) x elements / 32.
+InstructionMix kernel_compute(const InstructionMix& ops_per_warp, double elements) {
+  return (elements / 32) * (ops_per_warp + elementwise_kernel_overhead());
+}
+
+/// The named ops' instructions per 32 elements, summed.
+InstructionMix ops_mix(std::initializer_list<std::string_view> names) {
+  InstructionMix sum{};
+  for (std::string_view name : names) sum = sum + find_elementwise_op(name)->per_warp;
+  return sum;
+}
+
+}  // namespace
 
 FusionChain unary_chain(int ops, double n) {
   FusionChain c{"unary", n, {}, {}};
@@ -43,24 +61,25 @@ FusionChain rmsnorm_chain(double rows, double cols) {
   const double h = cols;
   FusionChain c{"rmsnorm", n, {}, {}};
   c.unfused.reserve(6);
-  c.unfused.push_back({"x.pow(2)", {{n, -1}}, n, {}});
-  c.unfused.push_back({".mean(-1)", {{n, 0}}, rows, {}});
-  c.unfused.push_back({"+ eps", {{rows, 1}}, rows, {}});
-  c.unfused.push_back({"rsqrt", {{rows, 2}}, rows, {}});
+  // each kernel's instructions: its op (the op table's) over the elements it writes or reduces
+  c.unfused.push_back({"x.pow(2)", {{n, -1}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
+  c.unfused.push_back({".mean(-1)", {{n, 0}}, rows, {}, kernel_compute(ops_mix({"add"}), n)});
+  c.unfused.push_back({"+ eps", {{rows, 1}}, rows, {}, kernel_compute(ops_mix({"add"}), rows)});
+  c.unfused.push_back({"rsqrt", {{rows, 2}}, rows, {}, kernel_compute(ops_mix({"rsqrt"}), rows)});
   // x again (an input of the chain), r one value a row: every lane of a row reads it
-  c.unfused.push_back({"x * r", {{n, -1}, {rows, 3, true}}, n, {}});
+  c.unfused.push_back({"x * r", {{n, -1}, {rows, 3, true}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
   // w one value a column: every row reads it
-  c.unfused.push_back({"w * (...)", {{n, 4}, {h, -1, true}}, n, {}});
-  // fused: read x (N) and w (h), write the output (N)
-  c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}});
+  c.unfused.push_back({"w * (...)", {{n, 4}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
+  // fused: read x (N) and w (h), write the output (N); square, sum, two multiplies an element
+  c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul", "add", "mul", "mul"}), n)});
   return c;
 }
 
 FusionChain swiglu_chain(double n) {
   FusionChain c{"swiglu", n, {}, {}};
-  c.unfused.push_back({"silu(a)", {{n, -1}}, n, {}});
-  c.unfused.push_back({"t * b", {{n, 0}, {n, -1}}, n, {}});
-  c.fused.push_back({"fused silu(a) * b", {{2 * n, -1}}, n, {}});
+  c.unfused.push_back({"silu(a)", {{n, -1}}, n, {}, kernel_compute(ops_mix({"silu"}), n)});
+  c.unfused.push_back({"t * b", {{n, 0}, {n, -1}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
+  c.fused.push_back({"fused silu(a) * b", {{2 * n, -1}}, n, {}, kernel_compute(ops_mix({"silu", "mul"}), n)});
   return c;
 }
 
@@ -75,6 +94,40 @@ FusionChain custom_chain(const std::vector<KernelPerN>& kernels, const KernelPer
     c.unfused.push_back(std::move(k));
   }
   c.fused.push_back({"fused", {{fused.reads * n, -1}}, fused.writes * n, {}});
+  return c;
+}
+
+FusionChain op_chain(const std::vector<const ElementwiseOp*>& ops, double n, bool binary) {
+  const int k = static_cast<int>(ops.size());
+  FusionChain c = binary ? binary_chain(k, n) : unary_chain(k, n);
+  InstructionMix all{};
+  for (int i = 0; i < k; ++i) {
+    FusionKernel& kernel = c.unfused[static_cast<std::size_t>(i)];
+    kernel.name = binary ? fmt::format("{} (w{})", ops[i]->name, i + 1) : std::string(ops[i]->name);
+    kernel.compute = kernel_compute(ops[i]->per_warp, n);
+    all = all + ops[i]->per_warp;
+  }
+  c.fused.front().compute = kernel_compute(all, n);
+  return c;
+}
+
+FusionChain softmax_chain(double rows, double cols) {
+  const double n = rows * cols;
+  FusionChain c{"softmax", n, {}, {}};
+  const InstructionMix per_element = ops_mix({"relu", "sub", "exp", "add", "mul"});
+  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, kernel_compute(per_element, n)});
+  c.fused.push_back({"softmax", {{n, -1}}, n, {}, kernel_compute(per_element, n)});
+  return c;
+}
+
+FusionChain layernorm_chain(double rows, double cols) {
+  const double n = rows * cols;
+  FusionChain c{"layernorm", n, {}, {}};
+  const InstructionMix per_element = ops_mix({"add", "sub", "mul", "mul", "mul"});
+  // x (N); w and b (h each), read again by every row; the output (N), mean and rstd (a row each)
+  const FusionKernel k{"layer_norm", {{n, -1}, {2 * cols, -1, true}}, n + 2 * rows, {}, kernel_compute(per_element, n)};
+  c.unfused.push_back(k);
+  c.fused.push_back(k);
   return c;
 }
 
@@ -286,6 +339,47 @@ FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
   r.speedup_eager = ratio(r.unfused.eager, r.fused.eager);
   r.speedup_graph = ratio(r.unfused.graph, r.fused.graph);
   return r;
+}
+
+namespace {
+
+/// One chain's expected times: each kernel max(bytes / memory_bandwidth_achievable, its compute),
+/// launched back to back on the path.
+ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int element_bytes, const Launch& launch,
+                             const Gpu& gpu) {
+  ExpectedChain c;
+  c.kernels.reserve(kernels.size());
+  for (const FusionKernel& k : kernels) {
+    ExpectedKernel e;
+    // bytes = (read + written elements) x element bytes
+    e.bytes = (k.read_elements() + k.writes) * element_bytes;
+    e.memory = expected_stream_time(gpu, e.bytes);
+    e.compute = chain_compute_time(k.compute, gpu);
+    // own time = max(memory, compute): the loads of one round overlap the instructions of another
+    e.time = std::max(e.memory, e.compute);
+    e.compute_bound = e.compute > e.memory;
+    c.busy += e.time;
+    c.compute_bound = c.compute_bound || e.compute_bound;
+    c.kernels.push_back(e);
+  }
+  c.time = launched_time(c.busy, static_cast<double>(kernels.size()), launch, gpu);
+  return c;
+}
+
+}  // namespace
+
+FusionExpected expected_fusion(const FusionChain& chain, int element_bytes, const Launch& launch, const Gpu& gpu) {
+  if (chain.unfused.empty()) throw FieldError("kernel", "", Rule::at_least).lo(1);
+  if (chain.fused.empty()) throw FieldError("fused", "", Rule::required);
+  if (element_bytes <= 0) throw FieldError("element_bytes", static_cast<double>(element_bytes), Rule::above).lo(0);
+  FusionExpected x;
+  x.unfused = expected_chain(chain.unfused, element_bytes, launch, gpu);
+  x.fused = expected_chain(chain.fused, element_bytes, launch, gpu);
+  // expected speed-up = unfused / fused, each launched on the path
+  x.speedup = ratio(x.unfused.time, x.fused.time);
+  x.launch_cost = launch_cost(launch, gpu);
+  for (const FusionKernel& k : chain.unfused) x.compute_counted = x.compute_counted || k.compute.instructions > 0;
+  return x;
 }
 
 }  // namespace gpucalc

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/elementwise_ops.h"
+#include "core/expected.h"
 #include "core/gpu.h"
 #include "core/pipes.h"
 
@@ -58,6 +60,7 @@ struct FusionKernel {
   std::vector<Operand> reads;
   double writes = 0;     // elements written
   KernelLaunch launch{};
+  InstructionMix compute{};  // the whole kernel's warp instructions, for its expected time (0: not counted)
   double read_elements() const;
 };
 
@@ -85,6 +88,21 @@ struct KernelPerN {
   double writes = 0;
 };
 FusionChain custom_chain(const std::vector<KernelPerN>& kernels, const KernelPerN& fused, double n);
+
+/// A unary (binary: each op reads one extra tensor) chain of the named ops on N elements: the
+/// unary or binary chain's bytes, each kernel named by its op and carrying its instructions (its
+/// op's per 32 elements plus the kernel's own, elementwise_kernel_overhead, x N / 32); the fused
+/// kernel all the ops' and one kernel's own.
+FusionChain op_chain(const std::vector<const ElementwiseOp*>& ops, double n, bool binary);
+/// PyTorch's softmax over the last dim of rows x cols (N = rows cols), eager: one kernel that
+/// reads N and writes N (a block a row: max, sum of exponentials, write; the row from shared
+/// memory or the caches after its first read); fused: the same kernel. Per element: max, subtract,
+/// exp, add, multiply (the op table's relu, sub, exp, add, mul).
+FusionChain softmax_chain(double rows, double cols);
+/// F.layer_norm over the last dim with a weight and a bias, eager: one kernel that reads x (N) and
+/// w and b (2h) and writes the output (N) and each row's mean and rstd (2 rows); fused: the same.
+/// Per element: add (the sum), sub, mul (the square), mul (x rstd), mul (x w + b, one FFMA).
+FusionChain layernorm_chain(double rows, double cols);
 
 /// One kernel under both models.
 struct KernelTime {
@@ -145,6 +163,33 @@ struct FusionResult {
 /// counts, rates not positive, or a kernel with a launch on a profile without the loaded-latency
 /// constants.
 FusionResult fusion(const FusionInput& input, const Gpu& gpu);
+
+/// The time to expect (core/expected.h): each kernel's own time from the profile's achievable
+/// ceilings, the chain launched on a path.
+struct ExpectedKernel {
+  double bytes = 0;    // its reads and writes
+  double memory = 0;   // bytes / memory_bandwidth_achievable
+  double compute = 0;  // its instructions at the SMs' pipes (chain_compute_time; 0: not counted)
+  double time = 0;     // max(memory, compute): its own time
+  bool compute_bound = false;
+};
+struct ExpectedChain {
+  std::vector<ExpectedKernel> kernels;
+  double busy = 0;     // the sum of the kernels' own times
+  double time = 0;     // launched_time(busy, kernels, launch)
+  bool compute_bound = false;  // some kernel's compute exceeds its bytes' time
+};
+struct FusionExpected {
+  ExpectedChain unfused;
+  ExpectedChain fused;
+  double speedup = 0;        // unfused time / fused time
+  double launch_cost = 0;    // launch_cost(launch): seconds a kernel on the path
+  bool compute_counted = false;  // some kernel's instructions are known (ops given by name)
+};
+
+/// The expected times of a chain launched on `launch`. Throws FieldError naming the profile's
+/// field when it lacks the achievable ceilings (has_achievable).
+FusionExpected expected_fusion(const FusionChain& chain, int element_bytes, const Launch& launch, const Gpu& gpu);
 
 /// A chain run repeatedly, the host launching each kernel at o a launch: the slower of the host
 /// and the GPU sets the pace, max(k o, sum of (busy + g)).

@@ -157,7 +157,8 @@ const std::vector<CaseEntry>& registry() {
                .only({"unary", "binary", "rmsnorm"},
                      "the chains measure has kernels for: unary (2kN vs 2N), binary (3kN vs (2+k)N), rmsnorm "
                      "(7N vs 2N); default: unary"),
-           take(fusion_command, "ops").at_most(16), take(fusion_command, "n").at_most(std::int64_t{1} << 29),
+           // its own --ops: the calculator's takes op names too, which measure's kernels do not run
+           integer_option("ops", "k: ops in a unary or binary chain").at_least(1).at_most(16), take(fusion_command, "n").at_most(std::int64_t{1} << 29),
            take(fusion_command, "rows").at_most(1 << 20), take(fusion_command, "cols").at_least(8).at_most(8192)},
           true},
          runs_anywhere,

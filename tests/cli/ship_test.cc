@@ -122,7 +122,7 @@ TEST_CASE("bash completion: subcommands, options, choices, profiles, files") {
   CHECK(bash_complete({"gpucalc", "banks", "--access", "d"}) == Words{"diagonal"});
   CHECK(bash_complete({"gpucalc", "fusion", "--dtype", ""}) ==
         Words{"fp64", "fp32", "tf32", "bf16", "fp16", "fp8_e4m3", "fp8_e5m2", "fp8", "int8"});
-  CHECK(bash_complete({"gpucalc", "fusion", "--preset", ""}) == Words{"unary", "binary", "rmsnorm", "swiglu", "custom"});
+  CHECK(bash_complete({"gpucalc", "fusion", "--preset", ""}) == Words{"unary", "binary", "rmsnorm", "swiglu", "softmax", "layernorm", "custom"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--model", ""}) == Words{"exact", "simple"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--format", ""}) == Words{"text", "json", "csv", "md"});
   CHECK(bash_complete({"gpucalc", "occupancy", "--sweep", ""}) == Words{"threads", "regs", "smem"});

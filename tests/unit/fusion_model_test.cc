@@ -253,9 +253,9 @@ TEST_CASE("fusion model: unary x4 fp32 on the h200, launch-bound at 2^14 and str
   CHECK(b.unfused.hbm_bytes == doctest::Approx(4 * 2147483648.0));
   CHECK(b.unfused.eager == doctest::Approx(4 * (kernel + 0.68e-6)));
   CHECK(b.speedup_eager == doctest::Approx(4));
-  // a profile without launch_overhead_graph (the h100's): g = 0
+  // a profile without launch_overhead_graph (the a100's): g = 0
   FusionInput in = input_of(unary_chain(4, 16384), 4, -1, 4.29e12);
-  CHECK(fusion(in, load_gpu("h100")).gap == 0);
+  CHECK(fusion(in, load_gpu("a100")).gap == 0);
 }
 
 TEST_CASE("fusion model: RMSNorm 16384 x 4096 on the h200: the small kernels' row vectors from the L2") {
