@@ -218,6 +218,17 @@ void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
   }
 }
 
+// How a pass's kernels start, in words: "from a CUDA graph", "eagerly", "as raw CUDA launches", "at 3.6 us each".
+std::string launch_how(const Launch& l) {
+  switch (l.path) {
+    case LaunchPath::graph: return "from a CUDA graph";
+    case LaunchPath::eager: return "eagerly";
+    case LaunchPath::cuda: return "as raw CUDA launches";
+    case LaunchPath::given: return fmt::format("at {} each", secs(l.given));
+  }
+  return "";
+}
+
 std::string launch_words(const Launch& l, const Gpu& gpu) {
   if (l.path == LaunchPath::given) return fmt::format("{} a kernel (--launch)", secs(l.given));
   const char* field = l.path == LaunchPath::eager ? "launch_overhead_eager" : l.path == LaunchPath::graph ? "launch_overhead_graph" : "launch_overhead";
@@ -280,14 +291,14 @@ void expected_notes(const DecodeInput& in, const DecodeResult& r, const Gpu& gpu
   }
   report.notes.push_back(fmt::format(
       "expected times: the kernels of a plain PyTorch (Hugging Face-style) Llama forward, {} a layer (a decode step; {} a "
-      "prefill) and {} a forward, MLP width {} from the parameters; attention {} ({}); a decode step launched {}, a "
-      "prefill {}{}",
+      "prefill) and {} a forward, MLP width {} from the parameters; attention {} ({}); a decode step's kernels launched {}, "
+      "a prefill's {}{}",
       in.kernels_per_layer > 0 ? in.kernels_per_layer : kLayerKernelsDecode,
       in.kernels_per_layer > 0 ? in.kernels_per_layer : kLayerKernelsPrefill, kForwardKernels, r.intermediate,
       attention_impl_word(in.impl),
       in.impl == AttentionImpl::fa3 ? "cuDNN or FlashAttention 3: PyTorch's SDPA picks cuDNN first on Hopper; --impl fa2 for FlashAttention 2"
                                     : "FlashAttention 2's mma.sync kernels",
-      launch_path_word(in.step_launch.path), launch_path_word(in.prefill_launch.path),
+      launch_how(in.step_launch), launch_how(in.prefill_launch),
       in.prefill > 0 ? fmt::format("; expected_prefill_time prefills {} tokens for each of the {} sequences (prefill_time is one "
                                    "sequence's)",
                                    in.prefill, in.batch)
