@@ -95,7 +95,7 @@ TEST_CASE("decode: bad input through the binary: exit 2, one line naming the opt
       {{"--model", "llama-2-7b", "--launch", "fast"}, "--launch", "eager, graph, cuda or a time per kernel"},
       {{"--model", "llama-2-7b", "--launch", "-1us"}, "--launch", "eager, graph, cuda or a time per kernel"},
       {{"--model", "llama-2-7b", "--kernels-per-layer", "0"}, "--kernels-per-layer", "1 to"},
-      {{"--model", "llama-2-7b", "--kernels-per-layer", "2.5"}, "--kernels-per-layer", ""},
+      {{"--model", "llama-2-7b", "--kernels-per-layer", "2.5"}, "--kernels-per-layer", "a whole number"},
       {{"--model", "llama-2-7b", "--impl", "fa4"}, "--impl", "fa3"},
   };
   testing::check_refused("decode", table);
