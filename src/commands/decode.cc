@@ -21,12 +21,13 @@ constexpr double kMaxTokens = double(std::int64_t{1} << 24);
 enum Option : Place {
   kModel, kParams, kActiveParams, kEmbeddingParams, kLayers, kHeads, kKvHeads, kHeadDim, kVDim, kLatent, kRopeDim,
   kExperts, kExpertsPerToken, kWindow, kDtype, kKvDtype, kComputeDtype, kContext, kBatchSize, kPrefill, kBandwidth,
-  kPeak, kMemory, kHidden, kTp, kLink, kLinkLatency
+  kPeak, kMemory, kHidden, kTp, kLink, kLinkLatency, kLaunch, kImpl, kKernelsPerLayer
 };
 enum Result : Place {
   kWeightBytes, kKvBytesPerToken, kKvBytes, kMemoryNeeded, kFits, kStepBytes, kStepFlops, kStepTime,
   kTokensPerSecond, kComputeBoundBatch, kTokensPerSecondPerSequence, kBound, kMemorySize, kMaxContext,
-  kMaxBatch, kPrefillFlops, kPrefillTime, kCommTime, kAllreduceTime, kAllreduceBytes,
+  kMaxBatch, kPrefillFlops, kPrefillTime, kCommTime, kAllreduceTime, kAllreduceBytes, kExpectedStepTime,
+  kExpectedPrefillTime,
 };
 
 std::vector<std::string> preset_names() {
@@ -138,6 +139,10 @@ DecodeInput read_input(const Args& a, const Gpu& gpu, Report& report) {
     throw InputError(fmt::format("--{}: the link between GPUs is for --tp 2 or more (tensor parallelism); --tp is 1",
                                  a.given(kLink) ? "link" : "link-latency"));
   }
+  // the expected times: --launch for both passes, else a step from a CUDA graph and a prefill eager
+  if (a.given(kLaunch)) in.step_launch = in.prefill_launch = options::read_launch(a, kLaunch);
+  in.impl = a.text(kImpl) == "fa2" ? AttentionImpl::fa2 : AttentionImpl::fa3;
+  if (a.has(kKernelsPerLayer)) in.kernels_per_layer = a.integer(kKernelsPerLayer);
   return in;
 }
 
@@ -213,6 +218,93 @@ void explain(const DecodeInput& in, const DecodeResult& r, Report& report) {
   }
 }
 
+// How a pass's kernels start, in words: "from a CUDA graph", "eagerly", "as raw CUDA launches", "at 3.6 us each".
+std::string launch_how(const Launch& l) {
+  switch (l.path) {
+    case LaunchPath::graph: return "from a CUDA graph";
+    case LaunchPath::eager: return "eagerly";
+    case LaunchPath::cuda: return "as raw CUDA launches";
+    case LaunchPath::given: return fmt::format("at {} each", secs(l.given));
+  }
+  return "";
+}
+
+std::string launch_words(const Launch& l, const Gpu& gpu) {
+  if (l.path == LaunchPath::given) return fmt::format("{} a kernel (--launch)", secs(l.given));
+  const char* field = l.path == LaunchPath::eager ? "launch_overhead_eager" : l.path == LaunchPath::graph ? "launch_overhead_graph" : "launch_overhead";
+  return fmt::format("{} a kernel ({}, {})", secs(launch_cost(l, gpu)), launch_path_word(l.path), field);
+}
+
+void explain_pass(const char* what, const DecodeInput& in, const PassExpected& p, const Launch& l,
+                  const Gpu& gpu, Report& report) {
+  const DecodeModel& m = in.model;
+  report.explain.push_back(fmt::format(
+      "expected {}: GEMMs {} ({} a layer x {} layers + the LM head, cuBLAS-class at tensor_achievable and "
+      "memory_read_bandwidth) + attention {} ({} kernels, {}{}) + streaming kernels {} ({} at memory_bandwidth_achievable) = {} "
+      "on the GPU",
+      what, secs(p.gemm_time), kLayerGemms, m.layers, secs(p.attention_time), m.layers, attention_impl_word(in.impl),
+      p.attention_memory_bound ? ", K and V's bytes" : ", its matmuls", secs(p.stream_time), bytes(p.stream_bytes), secs(p.busy)));
+  const std::string combine = l.path == LaunchPath::eager
+                                  ? fmt::format("max({}, {} kernels x {}) = {}", secs(p.busy), format_number(p.kernels),
+                                                launch_words(l, gpu), secs(p.time))
+                                  : fmt::format("{} + {} kernels x {} = {}", secs(p.busy), format_number(p.kernels),
+                                                launch_words(l, gpu), secs(p.time));
+  report.explain.push_back(fmt::format("expected {} = {}{}", what, combine,
+                                       in.kernels_per_layer > 0 ? " (--kernels-per-layer)" : ""));
+}
+
+// The profile's fields the expected times need and lack.
+std::vector<std::string> missing_fields(const DecodeInput& in, const Gpu& gpu) {
+  std::vector<std::string> out;
+  const bool fa2 = in.impl == AttentionImpl::fa2;
+  const std::pair<const char*, double> need[] = {
+      {"tensor_achievable", gpu.tensor_achievable},
+      {"memory_read_bandwidth", gpu.memory_read_bandwidth},
+      {"memory_bandwidth_achievable", gpu.memory_bandwidth_achievable},
+      {fa2 ? "attention_mma_achievable" : "attention_wgmma_achievable", fa2 ? gpu.attention_mma_achievable : gpu.attention_wgmma_achievable},
+      {fa2 ? "attention_mma_kv_bandwidth" : "attention_wgmma_kv_bandwidth", fa2 ? gpu.attention_mma_kv_bandwidth : gpu.attention_wgmma_kv_bandwidth},
+  };
+  for (const auto& [name, value] : need) {
+    if (!(value > 0)) out.emplace_back(name);
+  }
+  return out;
+}
+
+void expected_notes(const DecodeInput& in, const DecodeResult& r, const Gpu& gpu, Report& report) {
+  switch (r.expected_gap) {
+    case ExpectedGap::none: break;
+    case ExpectedGap::profile:
+      report.notes.push_back(fmt::format("no expected times: {} lacks the achievable ceilings they need ({}; "
+                                         "scripts/device-calibrate measures them)",
+                                         gpu.key, fmt::join(missing_fields(in, gpu), ", ")));
+      return;
+    case ExpectedGap::experts: report.notes.push_back("no expected times: they model a dense model's kernels, not routed experts"); return;
+    case ExpectedGap::latent: report.notes.push_back("no expected times: they model MHA and GQA attention, not MLA's latent"); return;
+    case ExpectedGap::tp: report.notes.push_back("no expected times: they model one GPU (--tp 1)"); return;
+    case ExpectedGap::dtype:
+      report.notes.push_back(fmt::format("no expected times: they model weights in the matmuls' type ({} weights, {} matmuls)",
+                                         in.weight_dtype, in.compute_dtype));
+      return;
+    case ExpectedGap::shape:
+      report.notes.push_back("no expected times: the parameters leave no gated MLP beside the attention (a Llama-shaped layer)");
+      return;
+  }
+  report.notes.push_back(fmt::format(
+      "expected times: the kernels of a plain PyTorch (Hugging Face-style) Llama forward, {} a layer (a decode step; {} a "
+      "prefill) and {} a forward, MLP width {} from the parameters; attention {} ({}); a decode step's kernels launched {}, "
+      "a prefill's {}{}",
+      in.kernels_per_layer > 0 ? in.kernels_per_layer : kLayerKernelsDecode,
+      in.kernels_per_layer > 0 ? in.kernels_per_layer : kLayerKernelsPrefill, kForwardKernels, r.intermediate,
+      attention_impl_word(in.impl),
+      in.impl == AttentionImpl::fa3 ? "cuDNN or FlashAttention 3: PyTorch's SDPA picks cuDNN first on Hopper; --impl fa2 for FlashAttention 2"
+                                    : "FlashAttention 2's mma.sync kernels",
+      launch_how(in.step_launch), launch_how(in.prefill_launch),
+      in.prefill > 0 ? fmt::format("; expected_prefill_time prefills {} tokens for each of the {} sequences (prefill_time is one "
+                                   "sequence's)",
+                                   in.prefill, in.batch)
+                     : ""));
+}
+
 void add_notes(const DecodeInput& in, const DecodeResult& r, Report& report) {
   if (!r.weights_fit) {
     const bool wide = dtype_by_name(in.weight_dtype, "dtype").bytes > 1;
@@ -260,9 +352,18 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     report.num(kAllreduceTime, r.allreduce.chosen.time);
     report.num(kAllreduceBytes, r.allreduce_bytes);
   }
+  if (r.expected_gap == ExpectedGap::none) {
+    report.num(kExpectedStepTime, r.step_expected.time);
+    if (in.prefill > 0) report.num(kExpectedPrefillTime, r.prefill_expected.time);
+  }
   if (a.for_people()) {
     explain(in, r, report);
+    if (r.expected_gap == ExpectedGap::none) {
+      explain_pass("step", in, r.step_expected, in.step_launch, gpu, report);
+      if (in.prefill > 0) explain_pass("prefill", in, r.prefill_expected, in.prefill_launch, gpu, report);
+    }
     add_notes(in, r, report);
+    expected_notes(in, r, gpu, report);
   }
 }
 
@@ -331,7 +432,17 @@ const Calculator& decode_command() {
                .above(0),
            number_option(kLinkLatency, "link-latency", "with --tp: one all-reduce step's latency (default: NCCL's, 0.6us NVLink)",
                          Unit::seconds)
-               .at_least(0)},
+               .at_least(0),
+           options::launch(kLaunch, ""),
+           choice_option(kImpl, "impl",
+                         "the attention kernel class of the expected times: fa3 (cuDNN, FlashAttention 3: wgmma) or fa2 "
+                         "(FlashAttention 2: mma.sync)",
+                         {"fa3", "fa2"})
+               .or_else("fa3"),
+           count_option(kKernelsPerLayer, "kernels-per-layer",
+                        "kernels a layer launches, for the expected times' launch costs (default: a plain PyTorch layer's, 26 "
+                        "a decode step, 24 a prefill)",
+                        1 << 16)},
       .results =
           {result(kWeightBytes, "weight_bytes", Unit::bytes, "bytes of the weights").in_rows(),
            result(kKvBytesPerToken, "kv_bytes_per_token", Unit::onchip_bytes,
@@ -361,7 +472,14 @@ const Calculator& decode_command() {
            result(kCommTime, "comm_time", Unit::seconds,
                   "with --tp: a step's all-reduces, 2 a layer of batch x hidden (in step_time)"),
            result(kAllreduceTime, "allreduce_time", Unit::seconds, "with --tp: one all-reduce's time (gpucalc collective's model)"),
-           result(kAllreduceBytes, "allreduce_bytes", Unit::bytes, "with --tp: one all-reduce's size, batch x hidden x activation bytes")},
+           result(kAllreduceBytes, "allreduce_bytes", Unit::bytes, "with --tp: one all-reduce's size, batch x hidden x activation bytes"),
+           result(kExpectedStepTime, "expected_step_time", Unit::seconds,
+                  "the step's time to expect: a plain PyTorch forward's kernels at the profile's achievable rates, each "
+                  "launched (--launch; default a CUDA graph); empty without the profile's ceilings")
+               .in_rows(),
+           result(kExpectedPrefillTime, "expected_prefill_time", Unit::seconds,
+                  "with --prefill: the prefill's time to expect, --prefill tokens for each of the batch's sequences "
+                  "(--launch; default eager)")},
       .run = run,
       .chart_axis = "batch-size",
       .chart = chart,

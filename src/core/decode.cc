@@ -155,6 +155,89 @@ void prefill(const DecodeInput& in, double wbytes, double active_body, DecodeRes
   }
 }
 
+// The MLP's width of a dense model from its parameters: an untied LM head as large as the embedding
+// table, a final norm, and a layer of the attention's four projections, two norms and a gated MLP
+// (gate, up, down: 3 x hidden x intermediate), as Llama's config.json shapes sum to its parameters.
+double derived_intermediate(const DecodeModel& m, double hidden) {
+  const double h = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads != 0 ? m.kv_heads : m.heads);
+  const double qk = static_cast<double>(m.head_dim), v = static_cast<double>(m.v_dim != 0 ? m.v_dim : m.head_dim);
+  const double attention = hidden * (h * qk + kv * qk + kv * v) + h * v * hidden;
+  const double layer = (m.params - 2 * m.embedding_params - hidden) / static_cast<double>(m.layers);
+  return std::round((layer - attention - 2 * hidden) / (3 * hidden));
+}
+
+// One pass (a decode step: `rows` = batch tokens attending `keys` cached tokens; a prefill: `rows`
+// = batch x prompt tokens, causal) as the kernels of kLayerKernels* run it.
+PassExpected expected_pass(const DecodeInput& in, const DecodeResult& r, const Gpu& gpu, bool step) {
+  const DecodeModel& m = in.model;
+  const double b = static_cast<double>(in.batch);
+  const double s = step ? 1 : static_cast<double>(in.prefill);
+  const double t = b * s;  // the rows every GEMM and streaming kernel of a layer runs over
+  const double layers = static_cast<double>(m.layers), hidden = static_cast<double>(r.hidden);
+  const double heads = static_cast<double>(m.heads), kv = static_cast<double>(m.kv_heads != 0 ? m.kv_heads : m.heads);
+  const double qk = static_cast<double>(m.head_dim), v = static_cast<double>(m.v_dim != 0 ? m.v_dim : m.head_dim);
+  const double inter = static_cast<double>(r.intermediate);
+  const double e = r.activation_bytes, kv_e = dtype_bytes(in.kv_dtype, "kv_dtype");
+  const std::string& dtype = in.compute_dtype;
+  PassExpected p;
+  // a layer's GEMMs, M = the rows: q, k, v, o, gate, up, down
+  const double shapes[kLayerGemms][2] = {{heads * qk, hidden}, {kv * qk, hidden}, {kv * v, hidden}, {hidden, heads * v},
+                                         {inter, hidden},      {inter, hidden},   {hidden, inter}};
+  double layer_gemms = 0;
+  for (const auto& nk : shapes) layer_gemms += expected_gemm(gpu, t, nk[0], nk[1], dtype).time;
+  p.gemm_time = layers * layer_gemms;
+  // the LM head over the last token of each sequence
+  if (r.vocab > 0) p.gemm_time += expected_gemm(gpu, b, static_cast<double>(r.vocab), hidden, dtype).time;
+  // a layer's attention: a step's one query a sequence against the cache and the new token; a
+  // prefill's causal pairs, each sequence its own
+  double flops = 0, exps = 0, kv_bytes = 0;
+  if (step) {
+    const double keys = static_cast<double>(std::min(r.kv_tokens + 1, m.window > 0 ? m.window : r.kv_tokens + 1));
+    exps = b * heads * keys;
+    flops = 2 * exps * (qk + v);
+    kv_bytes = b * kv * keys * (qk + v) * kv_e;
+  } else {
+    exps = b * heads * attention_pairs(in.prefill, in.prefill, true);
+    flops = 2 * exps * (qk + v);
+    kv_bytes = b * kv * s * (qk + v) * kv_e;
+  }
+  const AttentionExpected a = expected_attention(gpu, in.impl, flops, exps, kv_bytes);
+  p.attention_time = layers * a.time;
+  p.attention_memory_bound = a.memory_bound;
+  // a layer's streaming kernels, read + write: 2 norms (2 t hidden each), rotate_half on q and k
+  // (neg t d, cat 2 t d, two muls 2 t d each, add 3 t d: 10 t d), 2 residual adds (3 t hidden
+  // each), silu (2 t inter), mul (3 t inter); a step's 2 KV-cache copies (2 t (k, v widths))
+  double layer_elements = 4 * hidden + 10 * (heads * qk + kv * qk) + 6 * hidden + 5 * inter;
+  if (step) layer_elements += 2 * kv * (qk + v);
+  // the forward's: the embedding gather (2 t hidden) and the final norm over the last tokens (2 b hidden)
+  p.stream_bytes = (layers * t * layer_elements + 2 * t * hidden + 2 * b * hidden) * e;
+  p.stream_time = expected_stream_time(gpu, p.stream_bytes);
+  p.busy = p.gemm_time + p.attention_time + p.stream_time;
+  const double per_layer = in.kernels_per_layer > 0 ? static_cast<double>(in.kernels_per_layer)
+                           : step                   ? static_cast<double>(kLayerKernelsDecode)
+                                                    : static_cast<double>(kLayerKernelsPrefill);
+  p.kernels = layers * per_layer + static_cast<double>(kForwardKernels);
+  p.time = launched_time(p.busy, p.kernels, step ? in.step_launch : in.prefill_launch, gpu);
+  return p;
+}
+
+// Why the expected times cannot be given, or none.
+ExpectedGap expected_gap(const DecodeInput& in, const DecodeResult& r, const Gpu& gpu) {
+  const DecodeModel& m = in.model;
+  const bool fa2 = in.impl == AttentionImpl::fa2;
+  const double rate = fa2 ? gpu.attention_mma_achievable : gpu.attention_wgmma_achievable;
+  const double kv = fa2 ? gpu.attention_mma_kv_bandwidth : gpu.attention_wgmma_kv_bandwidth;
+  if (!has_achievable(gpu) || !(rate > 0) || !(kv > 0)) {
+    return ExpectedGap::profile;
+  }
+  if (m.experts > 0) return ExpectedGap::experts;
+  if (m.latent > 0) return ExpectedGap::latent;
+  if (in.tp > 1) return ExpectedGap::tp;
+  if (in.weight_dtype != in.compute_dtype || !(gpu.peak(ComputeUnit::tensor, in.compute_dtype) > 0)) return ExpectedGap::dtype;
+  if (r.intermediate < 1) return ExpectedGap::shape;
+  return ExpectedGap::none;
+}
+
 }  // namespace
 
 double kv_bytes_per_token(const DecodeModel& m, double element_bytes) {
@@ -224,6 +307,15 @@ DecodeResult decode(const DecodeInput& in, const Gpu& gpu) {
   r.tokens_per_second_per_sequence = 1 / r.step_time;
   r.compute_bound_batch = compute_bound_batch(m, wbytes, active_body, r);
   if (in.prefill > 0) prefill(in, wbytes, active_body, r);
+  // the expected times from the kernels a plain PyTorch forward runs
+  if (in.kernels_per_layer < 0) throw FieldError("kernels_per_layer", static_cast<double>(in.kernels_per_layer), Rule::at_least).lo(1);
+  r.intermediate = static_cast<std::int64_t>(std::max(0.0, derived_intermediate(m, static_cast<double>(r.hidden))));
+  r.vocab = static_cast<std::int64_t>(std::llround(m.embedding_params / static_cast<double>(r.hidden)));
+  r.expected_gap = expected_gap(in, r, gpu);
+  if (r.expected_gap == ExpectedGap::none) {
+    r.step_expected = expected_pass(in, r, gpu, true);
+    if (in.prefill > 0) r.prefill_expected = expected_pass(in, r, gpu, false);
+  }
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/collective.h"
+#include "core/expected.h"
 #include "core/gpu.h"
 #include "core/roofline.h"
 
@@ -51,6 +52,42 @@ struct DecodeInput {
   // GPUs of one node, two all-reduces a layer over `links`.
   std::int64_t tp = 1;
   CollectiveLinks links;
+  // The expected times (issue 38): how each pass's kernels are launched (a decode step from a CUDA
+  // graph, as serving engines replay it; a prefill eagerly), the attention kernel's class, and the
+  // kernels a layer launches (0: a plain PyTorch layer's, kLayerKernelsDecode / kLayerKernelsPrefill).
+  Launch step_launch{LaunchPath::graph, 0};
+  Launch prefill_launch{LaunchPath::eager, 0};
+  AttentionImpl impl = AttentionImpl::fa3;
+  std::int64_t kernels_per_layer = 0;
+};
+
+// The kernels of a plain PyTorch (Hugging Face-style) Llama layer, ATen op by op
+// (scripts/probes/expect38.py's Llama.layer; docs/decode.md derives the count): F.rms_norm (one
+// fused kernel on CUDA), the q, k, v projections, rotate_half's neg, cat, two muls and an add for
+// each of q and k, the two KV-cache copies (a decode step only), SDPA, the o projection, the
+// residual add, F.rms_norm, gate, up, silu, mul, down, the residual add. Views (view, transpose,
+// slices, reshape of a contiguous tensor) launch nothing.
+constexpr std::int64_t kLayerGemms = 7;
+constexpr std::int64_t kLayerKernelsDecode = 26;   // 7 GEMMs, 1 attention, 18 streaming
+constexpr std::int64_t kLayerKernelsPrefill = 24;  // no KV-cache copies
+// A forward's kernels outside its layers: the embedding gather, the rotary tables (arange, div,
+// pow, reciprocal, the positions' cast, mul, cos twice, cat, cast, sin twice, cat, cast: 14), the
+// final norm and the LM head.
+constexpr std::int64_t kForwardKernels = 17;
+
+/// Why a decode has no expected times.
+enum class ExpectedGap : std::uint8_t { none, profile, experts, latent, tp, dtype, shape };
+
+/// A pass's (a decode step's or a prefill's) expected time from its kernels.
+struct PassExpected {
+  double gemm_time = 0;       // the GEMMs' own times (expected_gemm): 7 a layer and the LM head
+  double attention_time = 0;  // the attention kernels' (expected_attention), one a layer
+  double stream_bytes = 0;    // the streaming kernels' bytes (norms, rotary, KV-cache copies, adds, silu, mul, gather)
+  double stream_time = 0;     // those bytes at memory_bandwidth_achievable
+  double busy = 0;            // the kernels' own times: the GPU with no gaps
+  double kernels = 0;         // kernels the pass launches
+  double time = 0;            // launched_time(busy, kernels, the pass's launch path)
+  bool attention_memory_bound = false;
 };
 
 struct DecodeResult {
@@ -83,6 +120,13 @@ struct DecodeResult {
   CollectiveResult allreduce;       // its time over the links
   double comm_time = 0;             // 2 x layers x the all-reduce's time
   double prefill_comm_time = 0;     // the prefill's: 2 x layers all-reduces of prefill x hidden
+  // expected times (issue 38), where expected_gap is none: a dense model without MLA on one GPU,
+  // weights in the matmuls' type, a profile with the achievable ceilings
+  ExpectedGap expected_gap = ExpectedGap::none;
+  std::int64_t intermediate = 0;    // the MLP's width, from the parameters (a gated MLP, an untied LM head)
+  std::int64_t vocab = 0;           // embedding_params / hidden
+  PassExpected step_expected;
+  PassExpected prefill_expected;    // --prefill tokens for each of the batch's sequences
 };
 
 /// Throws FieldError for a model that is not whole (no layers, heads not divisible by kv_heads,

@@ -92,6 +92,11 @@ TEST_CASE("decode: bad input through the binary: exit 2, one line naming the opt
       {{"--model", "llama-2-7b", "--dtype", "fp12"}, "--dtype", "int4"},
       {{"--model", "llama-2-7b", "--compute-dtype", "fp8", "--gpu", "a100"}, "--compute-dtype", "tensor cores of a100"},
       {{"--model", "llama-2-7b", "--rope-dim", "64"}, "--rope-dim", "with --latent"},
+      {{"--model", "llama-2-7b", "--launch", "fast"}, "--launch", "eager, graph, cuda or a time per kernel"},
+      {{"--model", "llama-2-7b", "--launch", "-1us"}, "--launch", "eager, graph, cuda or a time per kernel"},
+      {{"--model", "llama-2-7b", "--kernels-per-layer", "0"}, "--kernels-per-layer", "1 to"},
+      {{"--model", "llama-2-7b", "--kernels-per-layer", "2.5"}, "--kernels-per-layer", "a whole number"},
+      {{"--model", "llama-2-7b", "--impl", "fa4"}, "--impl", "fa3"},
   };
   testing::check_refused("decode", table);
 }
@@ -107,6 +112,44 @@ TEST_CASE("decode end to end: the result keys scripts rely on, in JSON") {
     CHECK(j["results"].contains(key));
   }
   CHECK(j["results"]["kv_bytes"].get<double>() == 16.0 * 8192 * 131072);
+}
+
+// The expected times through the binary: --launch changes every kernel's cost, the default being a
+// step from a CUDA graph and a prefill eager; --kernels-per-layer the count.
+TEST_CASE("decode --launch and --kernels-per-layer: the expected step's launches") {
+  auto expected = [](std::vector<std::string> extra, const char* key = "expected_step_time") {
+    std::vector<std::string> args = {"decode", "--model", "llama-2-7b", "--gpu", "h100", "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const testing::Run r = testing::run_gpucalc(args);
+    REQUIRE(r.exit_code == 0);
+    return nlohmann::json::parse(r.out)["results"][key].get<double>();
+  };
+  const double graph = expected({});
+  CHECK(expected({"--launch", "graph"}) == graph);
+  // 849 kernels (26 a layer x 32 + 17), each 3.6 us instead of the graph's 1.16 us
+  CHECK(expected({"--launch", "3.6us"}) == doctest::Approx(graph + 849 * (3.6e-6 - 1.16e-6)).epsilon(1e-9));
+  CHECK(expected({"--launch", "cuda"}) == doctest::Approx(graph + 849 * (3.6e-6 - 1.16e-6)).epsilon(1e-9));
+  // eager: 849 ops at the host's 10.3 us (8.745 ms) outrun the kernels' own 6.46 ms
+  CHECK(expected({"--launch", "eager"}) == doctest::Approx(849 * 10.3e-6).epsilon(1e-9));
+  // 10 kernels a layer: 32 x 16 fewer launches
+  CHECK(expected({"--kernels-per-layer", "10"}) == doctest::Approx(graph - 32 * 16 * 1.16e-6).epsilon(1e-9));
+  // the prefill's default is eager, a step's a graph; --launch sets both
+  const double prefill = expected({"--prefill", "2048"}, "expected_prefill_time");
+  CHECK(expected({"--prefill", "2048", "--launch", "eager"}, "expected_prefill_time") == prefill);
+  CHECK(expected({"--prefill", "2048", "--launch", "graph"}, "expected_prefill_time") > prefill);
+  // FlashAttention 2 streams K and V slower (2.425 against 3.062 TB/s): a longer step
+  CHECK(expected({"--impl", "fa2"}) > graph);
+}
+
+TEST_CASE("decode on a profile without the ceilings: the expected keys empty, a note naming the fields") {
+  const testing::Run j = testing::run_gpucalc({"decode", "--model", "llama-2-7b", "--gpu", "a100", "--format", "json"});
+  REQUIRE(j.exit_code == 0);
+  const nlohmann::json results = nlohmann::json::parse(j.out)["results"];
+  CHECK((!results.contains("expected_step_time") || results["expected_step_time"].is_null()));
+  CHECK(results["step_time"].get<double>() > 0);
+  const testing::Run text = testing::run_gpucalc({"decode", "--model", "llama-2-7b", "--gpu", "a100"});
+  CHECK(text.out.find("no expected times: a100 lacks the achievable ceilings they need (tensor_achievable, "
+                      "memory_read_bandwidth, memory_bandwidth_achievable") != std::string::npos);
 }
 
 }  // namespace
