@@ -7,7 +7,7 @@ The rows are scripts/bench's occupancy formula (threads 32 to 1,024, registers 1
 memory 0 to 100 KiB), row i for i in 0..ROWS-1. Each time is the best of RUNS (default 3) of the
 whole call: the columns or dicts handed over, every row run by the engine, the results made as
 Python objects. The command line is timed as a process (`gpucalc occupancy --batch FILE --format
-csv`, the CSV written to a file first; build/gpucalc, or $GPUCALC_CLI). CPU time (user + sys of
+csv|json`, the CSV written to a file first; build/gpucalc, or $GPUCALC_CLI). CPU time (user + sys of
 this process or the child) is given beside wall time: on a shared machine it moves less.
 """
 
@@ -51,11 +51,11 @@ def best(runs, f):
     return min(walls), min(cpus), out
 
 
-def cli(path, runs):
+def cli(path, runs, fmt):
     walls, cpus = [], []
     for _ in range(runs):
         c0, t0 = cpu(resource.RUSAGE_CHILDREN), time.perf_counter()
-        subprocess.run([CLI, "occupancy", "--batch", path, "--format", "csv"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([CLI, "occupancy", "--batch", path, "--format", fmt], check=True, stdout=subprocess.DEVNULL)
         walls.append(time.perf_counter() - t0)
         cpus.append(cpu(resource.RUSAGE_CHILDREN) - c0)
     return min(walls), min(cpus)
@@ -71,7 +71,8 @@ def main():
         with open(path, "w") as f:
             f.write("threads,regs,smem\n")
             f.writelines(f"{t},{r},{s}\n" for t, r, s in zip(lists["threads"], lists["regs"], lists["smem"]))
-        results.append(("`gpucalc occupancy --batch FILE --format csv` (a process)", *cli(path, runs)))
+        for fmt in ("csv", "json"):
+            results.append((f"`gpucalc occupancy --batch FILE --format {fmt}` (a process)", *cli(path, runs, fmt)))
     try:
         import numpy
     except ImportError:

@@ -332,10 +332,10 @@ class Calculator:
             rows = [dict(r) for r in rows]
         keys = _gpucalc.row_keys(rows)
         names = [_option(k) for k in keys]
-        code, out, err = _gpucalc.batch(self.name, raw, common, names, keys, rows, [], [], len(rows),
-                                        "json", False, strict)
+        code, lines, err = _gpucalc.batch(self.name, raw, common, names, keys, rows, [], [], len(rows),
+                                          "json-lines", False, strict)
         _raise_bad_rows(code, err, errors)
-        return Rows(self.name, out.splitlines())
+        return Rows(self.name, lines)
 
     def _batch_columns(self, table, raw, common, strict, errors):
         frame = _is_frame(table)
