@@ -159,3 +159,16 @@ def test_a_bad_cell_in_a_column_is_the_cli_message():
 def test_columns_of_other_lengths_are_refused():
     with pytest.raises(ValueError):
         gpucalc.occupancy.batch(dict(threads=[256, 128], regs=[32]))
+
+
+def test_a_nan_in_a_dataframe_is_an_empty_cell():
+    pandas = pytest.importorskip("pandas")
+    # smem as floats with a NaN: row 1 takes --smem's default (0), as DataFrame.to_csv's empty cell does.
+    frame = pandas.DataFrame(dict(threads=[256, 256], regs=[64, 64], smem=[40960.0, float("nan")]))
+    code, rows, err = cli_rows("threads,regs,smem\n256,64,40960\n256,64,\n")
+    assert code == 0, err
+    out = gpucalc.occupancy.batch(frame)
+    assert_columns_are_cli_rows({k: list(out[k]) for k in out.columns}, rows, types=False)
+    # 256 threads at 64 registers: 65,536 / (64 x 256) = 4 blocks by registers either way; a block's
+    # shared memory is its own plus the 1 KiB the h100 reserves a block: 40,960 + 1,024 and 0 + 1,024.
+    assert list(out["blocks_per_sm"]) == [4, 4] and list(out["shared_memory_per_block"]) == [41984, 1024]
