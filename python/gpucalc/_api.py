@@ -4,9 +4,7 @@ Nothing here computes a model: each call hands the options, as the command line 
 them, to the engine that the command line calls, and wraps what comes back.
 """
 
-import csv
 import inspect
-import io
 import json
 import keyword
 import math
@@ -316,48 +314,89 @@ class Calculator:
         return [Row(self.name, json.loads(line)) for line in out.splitlines() if line.startswith("{")]
 
     def batch(self, rows, *, strict=False, errors="raise", **kwargs):
-        """Many cases through the engine's --batch: ``rows`` a list of dicts (keys: options, and
-        gpu) or a pandas DataFrame; keyword arguments apply to every row, as options on the
-        command line do. A list gives a list of Row; a DataFrame gives a DataFrame of the rows'
-        inputs and results (``--format csv``). A bad row raises InputError with the command
-        line's message (``errors="keep"``: the row carries it in ``.error``)."""
+        """Many cases through the engine's --batch, cells handed to it as they are (no CSV or
+        JSON text between): ``rows`` a list of dicts (keys: options, and gpu), a dict of columns
+        (lists, or numpy arrays) or a pandas DataFrame; keyword arguments apply to every row, as
+        options on the command line do. A list gives a list of Row (each ``--format json``'s
+        row); columns give the rows' columns as ``--format csv`` has them (line, gpu, inputs,
+        results, error): a dict of lists, of numpy arrays where a column came as one, a
+        DataFrame for a DataFrame. A bad row raises InputError with the command line's message
+        (``errors="keep"``: the row carries it in ``.error``, or the error column)."""
         raw, common = self._split(kwargs)
-        common.append(("batch", "-"))  # the CSV below, as standard input
-        frame = _is_frame(rows)
-        if not frame:
-            rows = list(rows)
-            if not rows:
-                return Rows(self.name, [])
-        text = _csv_of(rows, frame)
-        if frame:
-            code, out, err = _gpucalc.invoke(self.name, raw, common, "csv", False, strict, text)
-            _raise_bad_rows(code, err, errors)
-            import pandas
-            return pandas.read_csv(io.StringIO(out))
-        code, out, err = _gpucalc.invoke(self.name, raw, common, "json", False, strict, text)
+        if _is_frame(rows) or isinstance(rows, Mapping):
+            return self._batch_columns(rows, raw, common, strict, errors)
+        rows = list(rows)
+        if not rows:
+            return Rows(self.name, [])
+        if not all(type(r) is dict for r in rows):
+            rows = [dict(r) for r in rows]
+        keys = _gpucalc.row_keys(rows)
+        names = [_option(k) for k in keys]
+        code, lines, err = _gpucalc.batch(self.name, raw, common, names, keys, rows, [], [], len(rows),
+                                          "json-lines", False, strict)
         _raise_bad_rows(code, err, errors)
-        return Rows(self.name, out.splitlines())
+        return Rows(self.name, lines)
+
+    def _batch_columns(self, table, raw, common, strict, errors):
+        frame = _is_frame(table)
+        names, columns, nan_missing = [], [], []
+        arrays = frame
+        count = None
+        for key in table:
+            column, missing, array = _column(table[key])
+            arrays = arrays or array
+            if count is None:
+                count = len(column)
+            elif len(column) != count:
+                raise ValueError(f"batch: column {key!r} has {len(column)} rows, the first {count}")
+            names.append(_option(str(key)))
+            columns.append(column)
+            nan_missing.append(missing)
+        code, out, err = _gpucalc.batch(self.name, raw, common, names, [], None, columns, nan_missing,
+                                        count or 0, "arrays" if arrays else "columns", False, strict)
+        _raise_bad_rows(code, err, errors)
+        result = _columns_out(out, arrays)
+        if frame:
+            import pandas
+            return pandas.DataFrame(result)
+        return result
 
 
 def _is_frame(rows):
     return type(rows).__name__ == "DataFrame" and hasattr(rows, "to_csv")
 
 
-def _csv_of(rows, frame):
-    """Rows as the CSV that --batch reads: a header of option names, a row a case."""
-    if frame:
-        return rows.to_csv(index=False)
-    header = []
-    for row in rows:
-        for key in row:
-            if key not in header:
-                header.append(key)
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([_option(h) for h in header])
-    for row in rows:
-        writer.writerow(["" if row.get(h) is None else _text(row[h]) for h in header])
-    return out.getvalue()
+def _column(values):
+    """A column as the module takes it: (a list, or a contiguous float64 or int64 array; whether
+    a NaN is a missing value; whether it came as an array)."""
+    if type(values) is list:
+        return values, False, False
+    if hasattr(values, "dtype"):  # a numpy array, or a pandas Series
+        array = values.to_numpy() if hasattr(values, "to_numpy") else values
+        import numpy
+        kind = getattr(array.dtype, "kind", "O")
+        if kind in "iu":
+            return numpy.ascontiguousarray(array, dtype=numpy.int64), True, True
+        if kind == "f":
+            return numpy.ascontiguousarray(array, dtype=numpy.float64), True, True
+        return list(array.tolist()), True, True  # words, bools (true/false), objects
+    return list(values), False, False
+
+
+def _columns_out(columns, arrays):
+    """The module's columns as Python's: with `arrays`, those of numbers as numpy arrays (int64
+    when every one is a whole number, else float64 with NaN for none); the others, and every
+    column without `arrays`, lists of what --format json writes (int, float, str, bool, None)."""
+    out = {}
+    if arrays:
+        import numpy
+    for key, numbers, whole, values in columns:
+        if values is not None:
+            out[key] = values
+        else:
+            column = numpy.frombuffer(numbers, dtype=numpy.float64)
+            out[key] = column.astype(numpy.int64) if whole else column.copy()
+    return out
 
 
 def _raise_bad_rows(code, err, errors):

@@ -240,13 +240,13 @@ std::string trouble_message(RecordReader::Trouble trouble, long line) {
 // A record the reader could not take, or one that split_csv_record found `wrong`, or one joined
 // over lines: throws for a bad row, returns for a joined record that is well formed.
 [[gnu::noinline]] void check_record(RecordReader& reader, RecordReader::Trouble trouble, std::string_view record,
-                                    std::string_view wrong, const Columns& columns, long line,
+                                    std::string_view wrong, std::size_t columns, long line,
                                     std::vector<std::string_view>& cells, std::string& unquoted) {
   if (trouble != RecordReader::Trouble::none) {
     cells.clear();
     throw InputError(trouble_message(trouble, line));
   }
-  if (reader.joined() && (!wrong.empty() || cells.size() != columns.names.size())) {
+  if (reader.joined() && (!wrong.empty() || cells.size() != columns)) {
     // Line breaks in quotes that make no record: the quote was not closed on its line.
     record = reader.first_line_again();
     wrong = split_csv_record(record, cells, unquoted);
@@ -260,27 +260,16 @@ std::string trouble_message(RecordReader::Trouble trouble, long line) {
 
 }  // namespace
 
-int run_batch(const Calculator& whole, const RawOptions& raw, const CommonOptions& common, Format format,
-              std::ostream& out, std::ostream& err, std::istream& in) {
-  io::Input input;
-  try {
-    io::open_input(common.batch, in, input);
-  } catch (const io::ReadError& e) {
-    throw io::input_error(e, "--batch", "a readable CSV file, or - for standard input");
-  }
-  Printer* rows_out = nullptr;  // set once the printer is made
-  RecordReader reader(input.fd(), in, {kMaxRecordBytes, kMaxSkipBytes, kMaxLines}, [&rows_out] {
-    if (rows_out != nullptr) rows_out->flush();
-  });
-  if (input.first()) reader.put_back(*input.first());
-  std::string_view record;
-  long line = 0;
-  RecordReader::Trouble trouble{};
-  if (!reader.next(record, line, trouble)) {
-    throw InputError("--batch", common.batch, "a CSV file whose first line names options (threads,regs,smem)");
-  }
-  if (trouble != RecordReader::Trouble::none) throw InputError(trouble_message(trouble, line));
-  const std::vector<std::string> header = parse_csv_record(record, fmt::format("--batch line {}", line));
+namespace {
+
+// A batch's rows after its header, from any source: `header` the header's option names (line
+// `header_line`), `fetch(line)` the next row's line (false: no more), `split(cells)` its cells
+// (throws InputError for a row it cannot take). A template, so that the CSV's loop inlines both.
+template <typename Fetch, typename Split>
+int run_rows(const Calculator& whole, const RawOptions& raw, const CommonOptions& common,
+             const std::vector<std::string>& header, long header_line, Printer& writer, std::ostream& err,
+             Fetch&& fetch, Split&& split) {
+  long line = header_line;
   const Calculator& calc = choose_form(whole, raw, header_names(header));
   if (&calc != &whole && calc.rows_option != nullptr) {  // a form of rows, chosen by a header cell
     const std::string flag = std::string("--") + calc.rows_option;
@@ -301,18 +290,12 @@ int run_batch(const Calculator& whole, const RawOptions& raw, const CommonOption
   }
   if (sms) shown.emplace_back("sms");
   if (!common.sweep.empty()) shown.push_back(parse_sweep(calc, common.sweep, load_gpu(common.gpu, common.sms)).axis->key());
-  const std::unique_ptr<Printer> printer = make_printer(format, out);
-  Printer& writer = *printer;
   writer.begin({});
   writer.columns(row_columns(calc, true, b.columns.has_gpu, sms, shown));
-  rows_out = &writer;
   std::vector<std::string_view> cells;
-  std::string unquoted;  // the cells that split_csv_record unquotes
-  while (reader.next(record, line, trouble)) {
+  while (fetch(line)) {
     try {
-      const std::string_view wrong =
-          trouble == RecordReader::Trouble::none ? split_csv_record(record, cells, unquoted) : std::string_view("?");
-      if (!wrong.empty() || reader.joined()) check_record(reader, trouble, record, wrong, b.columns, line, cells, unquoted);
+      split(cells, line);
       run_record(b, writer, cells, line);
     } catch (const InputError& e) {
       b.args.set_read_for(nullptr);  // the next row reads every option afresh
@@ -328,6 +311,53 @@ int run_batch(const Calculator& whole, const RawOptions& raw, const CommonOption
   writer.end();
   if (b.bad > 0) return 2;
   return b.failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_batch(const Calculator& whole, const RawOptions& raw, const CommonOptions& common, Format format,
+              std::ostream& out, std::ostream& err, std::istream& in) {
+  io::Input input;
+  try {
+    io::open_input(common.batch, in, input);
+  } catch (const io::ReadError& e) {
+    throw io::input_error(e, "--batch", "a readable CSV file, or - for standard input");
+  }
+  Printer* rows_out = nullptr;  // set once the header is read
+  RecordReader reader(input.fd(), in, {kMaxRecordBytes, kMaxSkipBytes, kMaxLines}, [&rows_out] {
+    if (rows_out != nullptr) rows_out->flush();
+  });
+  if (input.first()) reader.put_back(*input.first());
+  std::string_view record;
+  long line = 0;
+  RecordReader::Trouble trouble{};
+  if (!reader.next(record, line, trouble)) {
+    throw InputError("--batch", common.batch, "a CSV file whose first line names options (threads,regs,smem)");
+  }
+  if (trouble != RecordReader::Trouble::none) throw InputError(trouble_message(trouble, line));
+  const std::vector<std::string> header = parse_csv_record(record, fmt::format("--batch line {}", line));
+  const std::unique_ptr<Printer> printer = make_printer(format, out);
+  rows_out = printer.get();
+  std::string unquoted;  // the cells that split_csv_record unquotes
+  auto fetch = [&](long& at) { return reader.next(record, at, trouble); };
+  auto split = [&](std::vector<std::string_view>& cells, long at) {
+    const std::string_view wrong =
+        trouble == RecordReader::Trouble::none ? split_csv_record(record, cells, unquoted) : std::string_view("?");
+    if (!wrong.empty() || reader.joined()) check_record(reader, trouble, record, wrong, header.size(), at, cells, unquoted);
+  };
+  return run_rows(whole, raw, common, header, line, *printer, err, fetch, split);
+}
+
+int run_batch_cells(const Calculator& whole, const RawOptions& raw, const CommonOptions& common,
+                    const std::vector<std::string>& header, long rows, const BatchCells& cells_of, Printer& printer,
+                    std::ostream& err) {
+  long row = -1;
+  auto fetch = [&](long& at) {
+    at = ++row + 2;  // row k is line k + 2, as in a CSV of them under its header
+    return row < rows;
+  };
+  auto split = [&](std::vector<std::string_view>& cells, long) { cells_of(row, cells); };
+  return run_rows(whole, raw, common, header, 1, printer, err, fetch, split);
 }
 
 }  // namespace gpucalc

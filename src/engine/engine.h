@@ -2,6 +2,7 @@
 // with one message form, sweeps with one grammar, batch rows, requirements, charts, output.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -14,6 +15,8 @@
 #include "report/report.h"
 
 namespace gpucalc {
+
+class Printer;  // report/printer.h
 
 /// What the user typed for one case: option name (no dashes) -> values, in order given.
 using RawOptions = std::vector<std::pair<std::string, std::vector<std::string>>>;
@@ -135,5 +138,18 @@ std::vector<std::string> require_case(const SolvedCase& solved, const std::vecto
 /// batch row); throws InputError for bad input that stops everything.
 int run_calculator(const Calculator& calc, const RawOptions& raw, const CommonOptions& common, std::ostream& out,
                    std::ostream& err, std::istream& in);
+
+/// A batch's row as cells for run_batch_cells: `cells_of(k, cells)` sets `cells` to row k's texts,
+/// one a header name ("" for none: the option's command-line text or default), each valid until
+/// the next call.
+using BatchCells = std::function<void(long row, std::vector<std::string_view>& cells)>;
+/// A batch of `rows` rows that a program hands over as cells, not as a CSV (the Python module's
+/// columns): `header` names options as a --batch CSV's first line does, row k is what that CSV's
+/// line k + 2 would be (its messages name that line). Runs as run_calculator runs --batch (one
+/// form, --sweep, --require, --strict), each row to `printer` (the caller's: made by
+/// make_printer, or its own), each bad row's line to `err`; returns run_calculator's code.
+int run_batch_cells(const Calculator& calc, const RawOptions& raw, const CommonOptions& common,
+                    const std::vector<std::string>& header, long rows, const BatchCells& cells_of, Printer& printer,
+                    std::ostream& err);
 
 }  // namespace gpucalc
