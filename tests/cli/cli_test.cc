@@ -127,7 +127,7 @@ TEST_CASE("formats: json has inputs, results, gpu and explain, csv a header and 
         "3,2.007575757575758,132,1,0.007575757575757576,0.6691919191919192,,,,,,,,\n");
   testing::Run text = run_gpucalc({"little"});
   CHECK(text.out.find("little on NVIDIA H100 SXM5 80GB (h100)\n") == 0);
-  CHECK(text.out.find("  bytes_in_flight         1.34 MB\n") != std::string::npos);
+  CHECK(text.out.find("  bytes_in_flight             1.34 MB\n") != std::string::npos);
 }
 
 }  // namespace

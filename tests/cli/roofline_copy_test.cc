@@ -32,8 +32,8 @@ TEST_CASE("gpucalc roofline --flops 0 --bytes 1GB --time 1ms: json, csv and text
 
   testing::Run text = run_gpucalc({"roofline", "--flops", "0", "--bytes", "1GB", "--time", "1ms", "--explain"});
   REQUIRE(text.exit_code == 0);
-  CHECK(text.out.find("achieved_bandwidth  1.00 TB/s") != std::string::npos);
-  CHECK(text.out.find("bandwidth_fraction  29.85%") != std::string::npos);
+  CHECK(text.out.find("achieved_bandwidth      1.00 TB/s") != std::string::npos);
+  CHECK(text.out.find("bandwidth_fraction      29.85%") != std::string::npos);
   CHECK(text.out.find("time floor = max of the two = 299 us (no compute time: 0 FLOP)") != std::string::npos);
   CHECK(text.out.find("has no meaning") != std::string::npos);
   for (const char* bad : {"inf", "nan", "n/a", "-0"}) {
@@ -44,8 +44,8 @@ TEST_CASE("gpucalc roofline --flops 0 --bytes 1GB --time 1ms: json, csv and text
   testing::Run csv = run_gpucalc({"roofline", "--flops", "0", "--bytes", "1GB", "--time", "1ms", "--format", "csv"});
   REQUIRE(csv.exit_code == 0);
   // ..., peak_fraction, bandwidth_fraction, achieved_fraction (empty: no value), nearer_bound,
-  // memory_time_achievable (empty: the h100 profile has no memory_bandwidth_achievable)
-  CHECK(csv.out.find(",0,0.29850746268656714,,memory,\n") != std::string::npos);
+  // memory_time_achievable: 1 GB at the h100's memory_bandwidth_achievable, 2.999 TB/s = 333.44 us
+  CHECK(csv.out.find(",0,0.29850746268656714,,memory,0.000333444") != std::string::npos);
 
   // -0 FLOP reads as 0: intensity 0, not -0
   testing::Run minus = run_gpucalc({"roofline", "--flops", "-0", "--bytes", "1GB", "--format", "json"});

@@ -162,8 +162,8 @@ TEST_CASE("under load: bad input names the field") {
   // A profile without the constants: the first one missing is named.
   // The profile lacks the loaded-latency fields: the first one named.
   try {
-    (void)loaded_model(load_gpu("h100"));
-    FAIL("h100 has no loaded-latency fields");
+    (void)loaded_model(load_gpu("a100"));
+    FAIL("a100 has no loaded-latency fields");
   } catch (const FieldError& e) {
     CHECK(e.field() == "gpu");
     CHECK(e.rule() == Rule::needs_profile);
