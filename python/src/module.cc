@@ -253,6 +253,19 @@ std::string render(const SolvedCase& c, const std::string& format, bool explain)
 // None nothing, a bool true/false, an int its digits, a whole float as an int, another float
 // its repr, a str itself, anything else str(). `nan_missing`: a NaN is no value (pandas' and
 // numpy's missing number, as DataFrame.to_csv writes it).
+// A float as a cell: a whole number as an integer (2^53 and below), else Python's repr.
+void float_cell(double v, std::string& text) {
+  char buf[32];
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+    text.assign(buf, std::to_chars(buf, buf + sizeof buf, static_cast<long long>(v)).ptr);
+    return;
+  }
+  char* r = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);
+  if (r == nullptr) throw nb::python_error();
+  text = r;
+  PyMem_Free(r);
+}
+
 void cell_of(PyObject* o, bool nan_missing, std::string& text) {
   text.clear();
   if (o == nullptr || o == Py_None) return;
@@ -271,15 +284,7 @@ void cell_of(PyObject* o, bool nan_missing, std::string& text) {
   } else if (PyFloat_Check(o)) {
     const double v = PyFloat_AS_DOUBLE(o);
     if (std::isnan(v) && nan_missing) return;
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
-      text.assign(buf, std::to_chars(buf, buf + sizeof buf, static_cast<long long>(v)).ptr);
-      return;
-    }
-    char* r = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);
-    if (r == nullptr) throw nb::python_error();
-    text = r;
-    PyMem_Free(r);
-    return;
+    return float_cell(v, text);
   } else if (PyUnicode_Check(o)) {
     Py_ssize_t size = 0;
     const char* utf8 = PyUnicode_AsUTF8AndSize(o, &size);
@@ -317,14 +322,7 @@ void cell_of(const ColumnIn& c, long k, std::string& text) {
   double v;
   std::memcpy(&v, at, sizeof v);
   if (std::isnan(v)) return;  // numpy's missing number
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
-    text.assign(buf, std::to_chars(buf, buf + sizeof buf, static_cast<long long>(v)).ptr);
-    return;
-  }
-  char* r = PyOS_double_to_string(v, 'r', 0, Py_DTSF_ADD_DOT_0, nullptr);
-  if (r == nullptr) throw nb::python_error();
-  text = r;
-  PyMem_Free(r);
+  float_cell(v, text);
 }
 
 // The rows' columns as --format csv has them ([line] [gpu] inputs results [error]), gathered

@@ -118,9 +118,13 @@ def call(name, kwargs, requirements):
 
 
 def test_the_tables_are_read():
-    # Each table's rows, as `grep -c '^ *{{"'` counts them in its file, and the access table's.
+    # Each table's rows as the parser read them equal the rows a line count finds in its file (a
+    # row opens with `{{"` on its own line, as `grep -c '^ *{{"'` counts them), and the access table's.
     per_file = collections.Counter(where.split(":")[0] for where, _ in CASES)
-    assert per_file["bad_input_all_test.cc"] == 435 and per_file["bad_input_test.cc"] == 81
+    for name in ("bad_input_all_test.cc", "bad_input_test.cc"):
+        text = (ROOT / "tests" / "cli" / name).read_text()
+        opened = sum(1 for line in text.splitlines() if line.lstrip().startswith('{{"'))
+        assert per_file[name] == opened > 50, name
     assert per_file["bad_input_access_test.cc"] > 50
 
 

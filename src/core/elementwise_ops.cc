@@ -85,13 +85,7 @@ PipeClocks chain_pipe_clocks(const InstructionMix& mix, const Gpu& gpu) {
   PipeClocks c = pipe_clocks(mix, gpu);
   // issue [clocks] = instructions / (4 x kChainIssueAchieved)
   c.issue = mix.instructions / (kIssuePerClock * kChainIssueAchieved);
-  c.clocks = std::max({c.issue, c.fp32, c.integer, c.sfu, c.data_path});
-  c.bound = c.clocks == c.issue ? Pipe::issue
-            : c.clocks == c.fp32 ? Pipe::fp32
-            : c.clocks == c.integer ? Pipe::integer
-            : c.clocks == c.sfu ? Pipe::sfu
-                                : Pipe::data_path;
-  return c;
+  return busiest(c);
 }
 
 double chain_compute_time(const InstructionMix& warp_mix, const Gpu& gpu) {

@@ -30,6 +30,10 @@ PipeClocks pipe_clocks(const InstructionMix& mix, const Gpu& gpu) {
   c.integer = mix.integer / kIntegerPerClock;
   c.sfu = gpu.sfu_ops_per_sm_per_cycle > 0 ? mix.sfu * 32 / gpu.sfu_ops_per_sm_per_cycle : 0;
   c.data_path = mix.wavefronts / kWavefrontsPerClock;
+  return busiest(c);
+}
+
+PipeClocks busiest(PipeClocks c) {
   c.clocks = std::max({c.issue, c.fp32, c.integer, c.sfu, c.data_path});
   c.bound = c.clocks == c.data_path ? Pipe::data_path
             : c.clocks == c.issue   ? Pipe::issue

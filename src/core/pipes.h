@@ -48,6 +48,9 @@ struct PipeClocks {
 double fp32_warps_per_clock(const Gpu& gpu);
 
 PipeClocks pipe_clocks(const InstructionMix& mix, const Gpu& gpu);
+/// `c` with clocks set to its busiest pipe's and bound to that pipe (ties: data path, issue, FP32,
+/// integer, SFU): for a caller that rates a pipe its own way (the elementwise chains' issue).
+PipeClocks busiest(PipeClocks c);
 
 /// Data-path wavefronts of a warp access that moves `bytes` through L1 (a global load or store,
 /// a shuffle): bytes / 128, at least 1.
