@@ -252,6 +252,13 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
     if (c.cublas_bf16 > 0) how += fmt::format("; cuBLAS bf16 GEMM {}^3 {:.0f} TFLOP/s", c.cublas_n, c.cublas_bf16 / 1e12);
     measured("peak_tensor_bf16", how);
   }
+  if (c.cublas_bf16 > 0) {
+    // What a library GEMM reaches on real data at the sustained clock: the expected times' rate
+    // (core/expected.h), not the peak.
+    g.tensor_achievable = c.cublas_bf16;
+    measured("tensor_achievable", fmt::format("cuBLAS bf16 GEMM {}^3, random inputs, after 2 s back to back (sustained clock), "
+                                              "median", c.cublas_n));
+  }
   if (!c.gpc_sms.empty()) {
     g.gpc_sms = c.gpc_sms;
     measured("gpc_sms", c.gpc_how);

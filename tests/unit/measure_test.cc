@@ -292,6 +292,8 @@ TEST_CASE("calibrated profile: measured fields replaced and marked, the rest cop
   c.fp32_peak = 59.8e12;
   c.bf16_tensor_peak = 645e12;
   c.copy_variant = "16B x4, one pass";
+  c.cublas_bf16 = 689e12;  // cuBLAS on random inputs at the sustained clock: the expected times' rate
+  c.cublas_n = 8192;
   Gpu g = calibrated_profile(base, c, h200_device(), "2026-11-29");
   std::string text = profile_toml(g, "calibrated \"quoted\" \\ comment");
   Gpu back = parse_gpu(text, "h200-calibrated", "calibrated.toml");
@@ -301,8 +303,11 @@ TEST_CASE("calibrated profile: measured fields replaced and marked, the rest cop
   CHECK(back.launch_overhead == 3.74e-6);
   CHECK(back.peak(ComputeUnit::cuda, "fp32") == 59.8e12);
   CHECK(back.peak(ComputeUnit::tensor, "bf16") == 645e12);
+  CHECK(back.tensor_achievable == c.cublas_bf16);
+  CHECK(back.provenance.at("tensor_achievable").source.find("cuBLAS bf16 GEMM 8192^3, random inputs") != std::string::npos);
   for (const char* f : {"memory_bandwidth", "l2_bandwidth", "latency_l1_cycles", "latency_l2_cycles", "latency_hbm_cycles",
-                        "launch_overhead", "peak_cuda_fp32", "peak_tensor_bf16", "sm_count", "l2_size", "boost_clock"}) {
+                        "launch_overhead", "peak_cuda_fp32", "peak_tensor_bf16", "tensor_achievable", "sm_count", "l2_size",
+                        "boost_clock"}) {
     INFO(f);
     CHECK(back.provenance.at(f).kind == "measured");
     CHECK(back.provenance.at(f).source.find("gpucalc measure calibrate on NVIDIA H200") != std::string::npos);
