@@ -224,7 +224,7 @@ MeasureTable calibration_table(const Calibration& c, const Gpu& base) {
   if (!c.wgmma_skipped.empty()) t.notes.push_back("wgmma: not run: " + c.wgmma_skipped);
   if (c.cublas_bf16 > 0) {
     t.notes.push_back(fmt::format("cuBLAS: {} loaded at run time; cublasGemmEx C = A^T B, {}^3, bf16 in and out, CUBLAS_COMPUTE_32F, "
-                                  "random inputs (+-[1, 2)), timed after 2 s back to back (the power limit's sustained clock); 256 "
+                                  "random inputs (near-normal, as torch.randn), timed after 2 s back to back (the power limit's sustained clock); 256 "
                                   "sampled elements checked against the sum in double; the profile's tensor_achievable",
                                   c.cublas_library, c.cublas_n));
   }

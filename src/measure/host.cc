@@ -256,7 +256,7 @@ Gpu calibrated_profile(const Gpu& base, const Calibration& c, const DeviceInfo& 
     // What a library GEMM reaches on real data at the sustained clock: the expected times' rate
     // (core/expected.h), not the peak.
     g.tensor_achievable = c.cublas_bf16;
-    measured("tensor_achievable", fmt::format("cuBLAS bf16 GEMM {}^3, random inputs, after 2 s back to back (sustained clock), "
+    measured("tensor_achievable", fmt::format("cuBLAS bf16 GEMM {}^3, near-normal random inputs (as torch.randn), after 2 s back to back (sustained clock), "
                                               "median", c.cublas_n));
   }
   if (!c.gpc_sms.empty()) {

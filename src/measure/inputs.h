@@ -43,6 +43,21 @@ GPUCALC_HD std::uint16_t bf16_bits(std::uint32_t seed, std::uint64_t i) {
   return static_cast<std::uint16_t>(0x3F80u | (h & 0x7Fu) | ((h >> 8) & 1u) << 15);
 }
 
+/// bf16 bits of a value drawn about as torch.randn draws them: near-normal (the sum of four
+/// uniforms, mean 0, variance 1), its exponents varying as real data's do, rounded to nearest.
+GPUCALC_HD std::uint16_t bf16_normal_bits(std::uint32_t seed, std::uint64_t i) {
+  const std::uint32_t a = hash(seed, 2 * i), b = hash(seed, 2 * i + 1);
+  const float sum = static_cast<float>((a & 0xFFFFu) + (a >> 16) + (b & 0xFFFFu) + (b >> 16));  // 4 uniforms of [0, 65536)
+  const float x = (sum / 65536.0f - 2.0f) * 1.7320508f;  // Irwin-Hall(4): mean 2, variance 4/12
+  std::uint32_t bits;
+#ifdef __CUDA_ARCH__
+  bits = __float_as_uint(x);
+#else
+  std::memcpy(&bits, &x, sizeof bits);
+#endif
+  return static_cast<std::uint16_t>((bits + 0x8000u) >> 16);
+}
+
 /// The float value of bf16 bits (exact).
 inline float bf16_to_float(std::uint16_t bits) {
   std::uint32_t b = static_cast<std::uint32_t>(bits) << 16;

@@ -211,6 +211,28 @@ TEST_CASE("inputs: random, never zero, the same on host and device") {
   CHECK(sum_of_words(9, n) == serial);
 }
 
+TEST_CASE("inputs: bf16_normal_bits draws as torch.randn does: mean 0, variance 1, exponents that vary") {
+  // The sum of four uniforms of [0, 65536) / 65536 - 2, times sqrt(3): mean 0, variance 4 x 1/12 x 3 = 1,
+  // within [-2 sqrt(3), 2 sqrt(3)]; 10^5 draws put the sample mean within 0.01 (5 standard errors of
+  // 1 / sqrt(10^5)) and the variance within 0.02 of 1.
+  constexpr int kDraws = 100000;
+  double sum = 0, squares = 0;
+  std::set<int> exponents;
+  for (int i = 0; i < kDraws; ++i) {
+    const std::uint16_t bits = inputs::bf16_normal_bits(7, static_cast<std::uint64_t>(i));
+    const double x = inputs::bf16_to_float(bits);
+    CHECK(std::fabs(x) <= 2 * std::sqrt(3.0) + 0.02);
+    sum += x;
+    squares += x * x;
+    exponents.insert((bits >> 7) & 0xFF);
+  }
+  const double mean = sum / kDraws;
+  CHECK(std::fabs(mean) < 0.01);
+  CHECK(std::fabs(squares / kDraws - mean * mean - 1) < 0.02);
+  // |x| from below 2^-8 to above 2: at least ten exponents (bf16_bits keeps one)
+  CHECK(exponents.size() >= 10);
+}
+
 TEST_CASE("profile for a device: the built-in profile that matches, else its properties with a note") {
   DeviceProfile h200 = profile_for_device(h200_device());
   CHECK(h200.gpu.key == "h200");
@@ -304,7 +326,7 @@ TEST_CASE("calibrated profile: measured fields replaced and marked, the rest cop
   CHECK(back.peak(ComputeUnit::cuda, "fp32") == 59.8e12);
   CHECK(back.peak(ComputeUnit::tensor, "bf16") == 645e12);
   CHECK(back.tensor_achievable == c.cublas_bf16);
-  CHECK(back.provenance.at("tensor_achievable").source.find("cuBLAS bf16 GEMM 8192^3, random inputs") != std::string::npos);
+  CHECK(back.provenance.at("tensor_achievable").source.find("cuBLAS bf16 GEMM 8192^3, near-normal random inputs") != std::string::npos);
   for (const char* f : {"memory_bandwidth", "l2_bandwidth", "latency_l1_cycles", "latency_l2_cycles", "latency_hbm_cycles",
                         "launch_overhead", "peak_cuda_fp32", "peak_tensor_bf16", "tensor_achievable", "sm_count", "l2_size",
                         "boost_clock"}) {
