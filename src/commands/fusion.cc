@@ -269,6 +269,17 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
     report.notes.push_back("expected: the ops' compute is not counted (ops given by count or as custom kernels): name them, "
                            "--ops sin,cos,exp, to count it");
   }
+  const FusionKernel& row_kernel = in.chain.fused.front();
+  if (row_kernel.row.rows > 0) {
+    const double w = row_working_set(row_kernel.row, in.element_bytes, gpu);
+    const double miss = row_reread_miss(row_kernel.row, in.element_bytes, gpu);
+    report.notes.push_back(fmt::format(
+        "expected: the fused kernel reads each row twice (ATen's row kernel, {} threads a row: the statistic, then the row "
+        "again); the second read comes from the L2 while the rows in flight fit: {} against half the L2 ({}), so {}% of it "
+        "({}) crosses HBM again",
+        row_kernel.row.threads, format_quantity(w, Unit::bytes), format_quantity(static_cast<double>(gpu.l2_size) / 2, Unit::bytes),
+        format_number(100 * miss), format_quantity(x.fused.kernels.front().reread_bytes, Unit::bytes)));
+  }
   if (x.fused.compute_bound) {
     const ExpectedKernel& f = x.fused.kernels.front();
     report.notes.push_back(fmt::format(

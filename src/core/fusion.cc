@@ -24,6 +24,11 @@ double FusionKernel::read_elements() const {
 
 namespace {
 
+/// ATen's vectorized_layer_norm_kernel (F.layer_norm and F.rms_norm in PyTorch 2.11): a block of
+/// 32 x 4 threads a row at every row length (Nsight Compute on the H100, 1,024 to 32,768 columns:
+/// docs/device-runs/issue38-rows/run-1-h100/rowsncu.csv).
+constexpr int kAtenRowThreads = 128;
+
 /// A kernel's instructions over `elements`: (the ops' per 32 elements + the kernel's own) x elements / 32.
 InstructionMix kernel_compute(const InstructionMix& ops_per_warp, double elements) {
   return (elements / 32) * (ops_per_warp + elementwise_kernel_overhead());
@@ -71,7 +76,9 @@ FusionChain rmsnorm_chain(double rows, double cols) {
   // w one value a column: every row reads it
   c.unfused.push_back({"w * (...)", {{n, 4}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
   // fused: read x (N) and w (h), write the output (N); square, sum, two multiplies an element
-  c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul", "add", "mul", "mul"}), n)});
+  // fused as PyTorch's F.rms_norm runs it: ATen's row kernel, 128 threads a row, two passes
+  c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul", "add", "mul", "mul"}), n),
+                     {rows, cols, kAtenRowThreads}});
   return c;
 }
 
@@ -125,7 +132,8 @@ FusionChain layernorm_chain(double rows, double cols) {
   FusionChain c{"layernorm", n, {}, {}};
   const InstructionMix per_element = ops_mix({"add", "sub", "mul", "mul", "mul"});
   // x (N); w and b (h each), read again by every row; the output (N), mean and rstd (a row each)
-  const FusionKernel k{"layer_norm", {{n, -1}, {2 * cols, -1, true}}, n + 2 * rows, {}, kernel_compute(per_element, n)};
+  const FusionKernel k{"layer_norm", {{n, -1}, {2 * cols, -1, true}}, n + 2 * rows, {}, kernel_compute(per_element, n),
+                       {rows, cols, kAtenRowThreads}};
   c.unfused.push_back(k);
   c.fused.push_back(k);
   return c;
@@ -341,6 +349,22 @@ FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
   return r;
 }
 
+double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu) {
+  if (!(row.rows > 0) || !(row.cols > 0) || row.threads < 1) return 0;
+  // blocks an SM = max_threads_per_sm / threads, at most max_blocks_per_sm
+  const int blocks = std::min(gpu.max_threads_per_sm / row.threads, gpu.max_blocks_per_sm);
+  // W = min(rows, SMs x blocks) x cols x element bytes
+  return std::min(row.rows, static_cast<double>(gpu.sm_count) * blocks) * row.cols * element_bytes;
+}
+
+double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu) {
+  const double w = row_working_set(row, element_bytes, gpu);
+  if (!(w > 0) || gpu.l2_size <= 0) return 0;
+  // miss = clamp(1.5 - C / W, 0, 1), C = l2_size / 2
+  const double c = static_cast<double>(gpu.l2_size) / 2;
+  return std::clamp(1.5 - c / w, 0.0, 1.0);
+}
+
 namespace {
 
 /// One chain's expected times: each kernel max(bytes / memory_bandwidth_achievable, its compute),
@@ -351,8 +375,9 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
   c.kernels.reserve(kernels.size());
   for (const FusionKernel& k : kernels) {
     ExpectedKernel e;
-    // bytes = (read + written elements) x element bytes
-    e.bytes = (k.read_elements() + k.writes) * element_bytes;
+    // bytes = (read + written elements) x element bytes + the second read's misses
+    e.reread_bytes = row_reread_miss(k.row, element_bytes, gpu) * k.row.rows * k.row.cols * element_bytes;
+    e.bytes = (k.read_elements() + k.writes) * element_bytes + e.reread_bytes;
     e.memory = expected_stream_time(gpu, e.bytes);
     e.compute = chain_compute_time(k.compute, gpu);
     // own time = max(memory, compute): the loads of one round overlap the instructions of another

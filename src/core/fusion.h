@@ -54,6 +54,14 @@ struct Operand {
                            // touch it comes from the caches, so no round of loads waits on it
 };
 
+/// A row kernel that reads its row twice, a block a row: the row's statistic in one pass, then
+/// the row again to normalize it (ATen's layer norm and RMSNorm kernels). rows 0: not one.
+struct RowPasses {
+  double rows = 0;
+  double cols = 0;   // elements a row
+  int threads = 0;   // a row's block
+};
+
 /// One kernel: the operands it reads and the elements it writes.
 struct FusionKernel {
   std::string name;
@@ -61,8 +69,20 @@ struct FusionKernel {
   double writes = 0;     // elements written
   KernelLaunch launch{};
   InstructionMix compute{};  // the whole kernel's warp instructions, for its expected time (0: not counted)
+  RowPasses row{};           // a two-pass row kernel's shape, for its expected bytes
   double read_elements() const;
 };
+
+/// The share of a two-pass row kernel's second read that misses the L2 and crosses HBM again.
+/// Between a line's two reads, the other rows in flight bring in about W = rows in flight x row
+/// bytes of new lines (their first reads, then their writes), with rows in flight = SMs x the
+/// blocks an SM holds (max_threads_per_sm / threads, at most max_blocks_per_sm), at most all rows.
+/// The line survives when W is under C = l2_size / 2 (each half of the L2 caches the accesses of
+/// the SMs wired to it: NVIDIA's A100 and H100 whitepapers). Blocks' phases spread W by about
+/// +-50%: miss = clamp(1.5 - C / W, 0, 1). 0 where the kernel is not a row kernel.
+double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu);
+/// W: the bytes of the rows in flight (0 where the kernel is not a row kernel).
+double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu);
 
 /// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
 struct FusionChain {
@@ -77,7 +97,8 @@ FusionChain unary_chain(int ops, double n);
 /// k ops that each read one extra tensor of N elements (y = x w_i): 3kN; fused (2 + k)N.
 FusionChain binary_chain(int ops, double n);
 /// Eager RMSNorm, w * (x * rsqrt(x.pow(2).mean(-1) + eps)), on rows x cols (N = rows cols, h = cols):
-/// the lesson's six kernels, 7N + 6N/h + h in all; fused: read x and w, write the output (2N + h).
+/// the lesson's six kernels, 7N + 6N/h + h in all; fused: read x and w, write the output (2N + h),
+/// as ATen's two-pass row kernel (RowPasses: its expected bytes add the second read's L2 misses).
 FusionChain rmsnorm_chain(double rows, double cols);
 /// out = silu(a) * b: silu reads a, writes t (2N); * reads t and b, writes out (3N); fused 3N.
 FusionChain swiglu_chain(double n);
@@ -101,6 +122,7 @@ FusionChain op_chain(const std::vector<const ElementwiseOp*>& ops, double n, boo
 FusionChain softmax_chain(double rows, double cols);
 /// F.layer_norm over the last dim with a weight and a bias, eager: one kernel that reads x (N) and
 /// w and b (2h) and writes the output (N) and each row's mean and rstd (2 rows); fused: the same.
+/// ATen's two-pass row kernel (RowPasses).
 /// Per element: add (the sum), sub, mul (the square), mul (x rstd), mul (x w + b, one FFMA).
 FusionChain layernorm_chain(double rows, double cols);
 
@@ -167,7 +189,8 @@ FusionResult fusion(const FusionInput& input, const Gpu& gpu);
 /// The time to expect (core/expected.h): each kernel's own time from the profile's achievable
 /// ceilings, the chain launched on a path.
 struct ExpectedKernel {
-  double bytes = 0;    // its reads and writes
+  double bytes = 0;    // its reads and writes, and a row kernel's second read where it misses the L2
+  double reread_bytes = 0;  // of them, the second read's (row_reread_miss x the row bytes)
   double memory = 0;   // bytes / memory_bandwidth_achievable
   double compute = 0;  // its instructions at the SMs' pipes (chain_compute_time; 0: not counted)
   double time = 0;     // max(memory, compute): its own time
