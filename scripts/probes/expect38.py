@@ -70,7 +70,7 @@ def report(case, group, fn, **params):
 
 # ---- elementwise chains (fusion): eager, compiled, and small N in a graph -------------------
 UNARY = {"sin": torch.sin, "cos": torch.cos, "exp": torch.exp, "neg": torch.neg, "tanh": torch.tanh,
-         "sigmoid": torch.sigmoid, "silu": F.silu, "relu": F.relu, "abs": torch.abs}
+         "sigmoid": torch.sigmoid, "silu": F.silu, "relu": F.relu, "abs": torch.abs, "gelu": F.gelu}
 
 
 def unary_chain(ops):
@@ -275,7 +275,21 @@ def heldout():
     prefill_case(g, 4, 1024)
 
 
-SETS = {"validation": validation, "heldout": heldout}
+def heldout2():
+    """Predicted before its run, after probe38 chose the row kernels' re-read and tanh's two-sided
+    count (docs/device-runs/issue38-rows/): new shapes on both sides of the L2 and across it."""
+    g = "heldout2"
+    norm_cases(g, "rmsnorm", 2048, 12288, ["eager"])
+    norm_cases(g, "layernorm", 32768, 2560, ["eager"])
+    norm_cases(g, "rmsnorm", 8192, 6144, ["eager"])
+    norm_cases(g, "layernorm", 4096, 12288, ["eager"])
+    norm_cases(g, "rmsnorm", 16384, 2048, ["eager"])
+    chain_cases(g, "unary", ["sin", "tanh"], 1 << 26, bf16, ["compiled"])
+    chain_cases(g, "unary", ["tanh", "tanh", "tanh", "tanh"], 1 << 25, torch.float32, ["compiled"])
+    chain_cases(g, "unary", ["tanh", "gelu"], 1 << 26, bf16, ["compiled"])
+
+
+SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2}
 
 
 def main():
