@@ -1,0 +1,106 @@
+// A two-pass row kernel's second read (core/fusion.h's row_reread_miss) against the DRAM bytes
+// Nsight Compute counted on an H100: ATen's vectorized_layer_norm_kernel (F.rms_norm and
+// F.layer_norm, 128 threads a row) and Inductor's looped reductions (512 threads a row), over 2^26
+// bf16 elements at 1,024 to 32,768 columns (docs/device-runs/issue38-rows/run-1-h100/rowsncu.csv).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/fusion.h"
+#include "engine/profiles.h"
+#include "../file_text.h"
+#include "parse/csv.h"
+
+namespace gpucalc {
+namespace {
+
+const std::string kRowsncu = std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-1-h100/rowsncu.csv";
+
+struct Launch {
+  std::string kernel;
+  double grid = 0;
+  double threads = 0;
+  double dram_read = 0;
+};
+
+/// "(a, b, c)" -> a x b x c
+double dims(std::string text) {
+  for (char& ch : text) {
+    if (ch == '(' || ch == ')' || ch == ',') ch = ' ';
+  }
+  std::istringstream in(text);
+  double product = 1;
+  double d = 0;
+  while (in >> d) product *= d;
+  return product;
+}
+
+std::map<int, Launch> launches() {
+  std::map<int, Launch> out;
+  std::istringstream in(testing::file_text(kRowsncu));
+  std::string line;
+  std::map<std::string, std::size_t> at;  // the header's column of each name
+  while (std::getline(in, line)) {
+    if (line.empty() || line.front() != '"') continue;
+    const std::vector<std::string> c = parse_csv_record(line, "rowsncu.csv");
+    if (c.front() == "ID") {
+      for (std::size_t i = 0; i < c.size(); ++i) at[c[i]] = i;
+      continue;
+    }
+    REQUIRE(at.size() > 5);
+    Launch& l = out[std::stoi(c.front())];
+    l.kernel = c.at(at.at("Kernel Name"));
+    l.threads = dims(c.at(at.at("Block Size")));
+    l.grid = dims(c.at(at.at("Grid Size")));
+    if (c.at(at.at("Metric Name")) == "dram__bytes_read.sum") {
+      std::string v = c.at(at.at("Metric Value"));
+      std::erase(v, ',');
+      l.dram_read = std::stod(v);
+    }
+  }
+  return out;
+}
+
+TEST_CASE("row kernels: the second read's HBM share against ncu's DRAM bytes on an H100 (recorded)") {
+  const Gpu h100 = load_gpu("h100");
+  const double elements = 67108864;  // 2^26 bf16 a case
+  int checked = 0;
+  for (const auto& [id, l] : launches()) {
+    const bool aten = l.kernel.find("vectorized_layer_norm_kernel") != std::string::npos;
+    const bool inductor = l.kernel.find("triton_red_fused") != std::string::npos;
+    if (!aten && !inductor) continue;  // the softmax kernels hold the row: one read
+    INFO(id << " " << l.kernel.substr(0, 40) << " grid " << l.grid << " threads " << l.threads);
+    // one block a row: rows = the grid, cols = 2^26 / rows
+    const RowPasses row{l.grid, elements / l.grid, static_cast<int>(l.threads)};
+    // measured share = DRAM reads / the row bytes - 1 (the first read is all of it)
+    const double measured = l.dram_read / (elements * 2) - 1;
+    // within 0.15 of the row bytes: 0 against 0.13 at 4,096 columns (W 17.3 MB, under C 26.2
+    // MB), 0.74 against 0.82 and 0.83 at 8,192 (34.6 MB), 0 and 1 exactly elsewhere
+    CHECK(row_reread_miss(row, 2, h100) == doctest::Approx(measured).epsilon(0.15));
+    ++checked;
+  }
+  // ATen at 1,024 to 32,768 columns (rms and layer norm: 12 launches), Inductor at 1,024, 4,096
+  // and 16,384 (rms, layer norm and softmax: 9)
+  CHECK(checked == 21);
+}
+
+TEST_CASE("row kernels: the working set and the share by hand") {
+  const Gpu h100 = load_gpu("h100");
+  // 2,112 rows in flight (132 SMs x 2048 / 128) x 8,192 x 2 bytes = 34.6 MB; C = 52,428,800 / 2:
+  // 1.5 - 26.2 / 34.6 = 0.742
+  const RowPasses rows{4096, 8192, 128};
+  CHECK(row_working_set(rows, 2, h100) == doctest::Approx(132 * 16 * 8192 * 2.0));
+  CHECK(row_reread_miss(rows, 2, h100) == doctest::Approx(1.5 - 26214400.0 / (132 * 16 * 8192 * 2.0)));
+  // fewer rows than fit: all of them; no row kernel: 0
+  CHECK(row_working_set({1000, 8192, 128}, 2, h100) == doctest::Approx(1000 * 8192 * 2.0));
+  CHECK(row_reread_miss({}, 2, h100) == 0);
+  CHECK(row_reread_miss({4096, 1024, 128}, 2, h100) == 0);
+  CHECK(row_reread_miss({4096, 65536, 128}, 2, h100) == 1);
+}
+
+}  // namespace
+}  // namespace gpucalc
