@@ -78,8 +78,9 @@ struct FusionKernel {
 /// bytes of new lines (their first reads, then their writes), with rows in flight = SMs x the
 /// blocks an SM holds (max_threads_per_sm / threads, at most max_blocks_per_sm), at most all rows.
 /// The line survives when W is under C = l2_size / 2 (each half of the L2 caches the accesses of
-/// the SMs wired to it: NVIDIA's A100 whitepaper, "A100 L2 Cache"; the H100's DRAM bytes agree). Blocks' phases spread W by about
-/// +-50%: miss = clamp(1.5 - C / W, 0, 1). 0 where the kernel is not a row kernel.
+/// the SMs wired to it: NVIDIA's A100 whitepaper, "A100 L2 Cache"; the H100's DRAM bytes agree).
+/// Blocks' phases spread W by about +-50%: miss = clamp(1.5 - C / W, 0, 1). 0 where the kernel is
+/// not a row kernel.
 double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu);
 /// W: the bytes of the rows in flight (0 where the kernel is not a row kernel).
 double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu);
