@@ -276,9 +276,11 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
     report.notes.push_back(fmt::format(
         "expected: the fused kernel reads each row twice (ATen's row kernel, {} threads a row: the statistic, then the row "
         "again); the second read comes from the L2 while the rows in flight fit: {} against half the L2 ({}), so {}% of it "
-        "({}) crosses HBM again",
+        "({}) crosses HBM again; its bytes move at {} ({})",
         row_kernel.row.threads, format_quantity(w, Unit::bytes), format_quantity(static_cast<double>(gpu.l2_size) / 2, Unit::bytes),
-        format_number(100 * miss), format_quantity(x.fused.kernels.front().reread_bytes, Unit::bytes)));
+        format_number(100 * miss), format_quantity(x.fused.kernels.front().reread_bytes, Unit::bytes),
+        format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
+        gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
   }
   if (x.fused.compute_bound) {
     const ExpectedKernel& f = x.fused.kernels.front();

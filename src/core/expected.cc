@@ -204,4 +204,13 @@ double expected_stream_time(const Gpu& gpu, double bytes) {
   return bytes / gpu.memory_bandwidth_achievable;
 }
 
+double row_kernel_rate(const Gpu& gpu) {
+  return gpu.row_kernel_bandwidth > 0 ? gpu.row_kernel_bandwidth : gpu.memory_bandwidth_achievable;
+}
+
+double expected_row_kernel_time(const Gpu& gpu, double bytes) {
+  need(gpu, row_kernel_rate(gpu), "memory_bandwidth_achievable");
+  return bytes / row_kernel_rate(gpu);
+}
+
 }  // namespace gpucalc

@@ -139,4 +139,13 @@ double attention_tile_pairs(std::int64_t seq_q, std::int64_t seq_kv, bool causal
 /// elementwise kernels and cudaMemcpy stream, read + write). Throws FieldError without it.
 double expected_stream_time(const Gpu& gpu, double bytes);
 
+/// The rate ATen's two-pass row kernels (F.layer_norm, F.rms_norm: a block a row, the row's
+/// statistic, then the row again) move their bytes at: row_kernel_bandwidth, or where the profile
+/// lacks it memory_bandwidth_achievable. Their loads stop while a block reduces its row, so fewer
+/// bytes are in flight than in an elementwise kernel's stream.
+double row_kernel_rate(const Gpu& gpu);
+/// A row kernel's own time: its bytes (core/fusion.h's, the second read's misses included) at
+/// row_kernel_rate. Throws FieldError without either rate.
+double expected_row_kernel_time(const Gpu& gpu, double bytes);
+
 }  // namespace gpucalc

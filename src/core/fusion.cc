@@ -378,7 +378,7 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
     // bytes = (read + written elements) x element bytes + the second read's misses
     e.reread_bytes = row_reread_miss(k.row, element_bytes, gpu) * k.row.rows * k.row.cols * element_bytes;
     e.bytes = (k.read_elements() + k.writes) * element_bytes + e.reread_bytes;
-    e.memory = expected_stream_time(gpu, e.bytes);
+    e.memory = k.row.rows > 0 ? expected_row_kernel_time(gpu, e.bytes) : expected_stream_time(gpu, e.bytes);
     e.compute = chain_compute_time(k.compute, gpu);
     // own time = max(memory, compute): the loads of one round overlap the instructions of another
     e.time = std::max(e.memory, e.compute);

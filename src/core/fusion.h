@@ -192,7 +192,7 @@ FusionResult fusion(const FusionInput& input, const Gpu& gpu);
 struct ExpectedKernel {
   double bytes = 0;    // its reads and writes, and a row kernel's second read where it misses the L2
   double reread_bytes = 0;  // of them, the second read's (row_reread_miss x the row bytes)
-  double memory = 0;   // bytes / memory_bandwidth_achievable
+  double memory = 0;   // bytes / memory_bandwidth_achievable (a row kernel's: / row_kernel_rate)
   double compute = 0;  // its instructions at the SMs' pipes (chain_compute_time; 0: not counted)
   double time = 0;     // max(memory, compute): its own time
   bool compute_bound = false;

@@ -192,6 +192,7 @@ const std::vector<ProfileField>& profile_fields() {
       optional_field(real("attention_wgmma_kv_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::attention_wgmma_kv_bandwidth)),
       optional_field(real("attention_mma_kv_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::attention_mma_kv_bandwidth)),
       optional_field(real("gemm_fixed_time", K::time, "s", Unit::seconds, &Gpu::gemm_fixed_time)),
+      optional_field(real("row_kernel_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::row_kernel_bandwidth)),
       optional_field(real("launch_overhead_eager", K::time, "s", Unit::seconds, &Gpu::launch_overhead_eager)),
       // The links between GPUs: optional (0: not known, or none).
       optional_field(count("nvlink_generation", "generation", &Gpu::nvlink_generation, 1, 10)),

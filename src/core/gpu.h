@@ -133,6 +133,7 @@ struct Gpu {
   double attention_wgmma_kv_bandwidth = 0; // bytes/s of K and V: one query a sequence (decode), cuDNN
   double attention_mma_kv_bandwidth = 0;   // bytes/s of K and V: one query a sequence, FlashAttention 2
   double gemm_fixed_time = 0;              // s: a library kernel's time beyond its bytes or FLOPs at these rates
+  double row_kernel_bandwidth = 0;         // bytes/s, read + write: ATen's two-pass row kernels (layer and RMS norm)
   double launch_overhead_eager = 0;        // s: the host's cost of one eager framework op (PyTorch)
 
   // Set by with_sm_count: the SM count of the profile this one was made from (0: the profile's
