@@ -289,7 +289,20 @@ def heldout2():
     chain_cases(g, "unary", ["tanh", "gelu"], 1 << 26, bf16, ["compiled"])
 
 
-SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2}
+def heldout3():
+    """Predicted before its run, after held-out set 2 missed and row_kernel_bandwidth was added
+    (docs/device-runs/issue38-rows/run-3/predictions.md): new shapes, none run before."""
+    g = "heldout3"
+    norm_cases(g, "rmsnorm", 1024, 24576, ["eager"])
+    norm_cases(g, "layernorm", 12288, 5120, ["eager"])
+    norm_cases(g, "rmsnorm", 65536, 1536, ["eager"])
+    norm_cases(g, "layernorm", 2048, 20480, ["eager"])
+    norm_cases(g, "rmsnorm", 6144, 10240, ["eager"])
+    norm_cases(g, "layernorm", 16384, 3072, ["eager"])
+    chain_cases(g, "unary", ["tanh", "sin", "tanh"], 1 << 26, bf16, ["compiled"])
+
+
+SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3}
 
 
 def main():
