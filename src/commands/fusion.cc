@@ -281,6 +281,15 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
         format_number(100 * miss), format_quantity(x.fused.kernels.front().reread_bytes, Unit::bytes),
         format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
         gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
+    const double slots = row_slots(row_kernel.row, gpu);
+    // where the kernel's own time matters (above a launch's cost)
+    if (row_kernel.row.rows < slots && x.fused.kernels.front().memory > x.launch_cost) {
+      report.notes.push_back(fmt::format(
+          "expected: {} {} fill {}% of the GPU's {} row slots (one partial wave): fewer bytes are in flight than that rate "
+          "was measured with, so expect the kernel slower than expected_fused_time",
+          format_number(row_kernel.row.rows), row_kernel.row.rows == 1 ? "row" : "rows",
+          format_number(100 * row_kernel.row.rows / slots), format_number(slots)));
+    }
   }
   if (x.fused.compute_bound) {
     const ExpectedKernel& f = x.fused.kernels.front();

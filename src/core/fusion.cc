@@ -349,12 +349,15 @@ FusionResult fusion(const FusionInput& in, const Gpu& gpu) {
   return r;
 }
 
-double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu) {
+double row_slots(const RowPasses& row, const Gpu& gpu) {
   if (!(row.rows > 0) || !(row.cols > 0) || row.threads < 1) return 0;
-  // blocks an SM = max_threads_per_sm / threads, at most max_blocks_per_sm
-  const int blocks = std::min(gpu.max_threads_per_sm / row.threads, gpu.max_blocks_per_sm);
-  // W = min(rows, SMs x blocks) x cols x element bytes
-  return std::min(row.rows, static_cast<double>(gpu.sm_count) * blocks) * row.cols * element_bytes;
+  // slots = SMs x blocks an SM, blocks = max_threads_per_sm / threads, at most max_blocks_per_sm
+  return static_cast<double>(gpu.sm_count) * std::min(gpu.max_threads_per_sm / row.threads, gpu.max_blocks_per_sm);
+}
+
+double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu) {
+  // W = min(rows, slots) x cols x element bytes
+  return std::min(row.rows, row_slots(row, gpu)) * row.cols * element_bytes;
 }
 
 double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu) {

@@ -84,6 +84,9 @@ struct FusionKernel {
 double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu);
 /// W: the bytes of the rows in flight (0 where the kernel is not a row kernel).
 double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu);
+/// The rows the GPU holds at once: SMs x the blocks of `threads` an SM holds (0 where the kernel is
+/// not a row kernel). Fewer rows than this fill one partial wave.
+double row_slots(const RowPasses& row, const Gpu& gpu);
 
 /// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
 struct FusionChain {

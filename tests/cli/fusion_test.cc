@@ -109,6 +109,30 @@ TEST_CASE("fusion: bad --warps-per-sm and --loads-per-warp") {
   }
 }
 
+TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_time, and a partial wave's note") {
+  // rmsnorm 1024 x 24576 bf16 on the h100: rows in flight min(1024, 132 x 2048 / 128) = 1024 x
+  // 49,152 bytes = 50.3 MB against C = 52,428,800 / 2: miss 1.5 - C / W = 0.979; bytes = x and w
+  // read, the output written, the second read's misses: (N + h + N + 0.979 N) x 2 at 2.825 TB/s
+  const testing::Run r = run_gpucalc(
+      {"fusion", "--preset", "rmsnorm", "--rows", "1024", "--cols", "24576", "--gpu", "h100", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const double n = 1024.0 * 24576;
+  const double miss = 1.5 - 26214400.0 / (n * 2);
+  CHECK(json_number(r.out, "expected_fused_time") == doctest::Approx(((2 + miss) * n + 24576) * 2 / 2.825e12));
+  CHECK(r.out.find("so 97.92% of it (49.3 MB) crosses HBM again; its bytes move at 2.83 TB/s (row_kernel_bandwidth)") !=
+        std::string::npos);
+  CHECK(r.out.find("1,024 rows fill 48.48% of the GPU's 2,112 row slots") != std::string::npos);
+  // 16384 rows fill the slots; 17.3 MB of rows in flight fit half the L2: one read, no partial wave
+  const testing::Run full = run_gpucalc(
+      {"fusion", "--preset", "layernorm", "--rows", "16384", "--cols", "4096", "--gpu", "h100", "--format", "json"});
+  REQUIRE(full.exit_code == 0);
+  const double m = 16384.0 * 4096;
+  CHECK(json_number(full.out, "expected_fused_time") == doctest::Approx((2 * m + 2 * 4096 + 2 * 16384) * 2 / 2.825e12));
+  CHECK(full.out.find("so 0% of it (0 B) crosses HBM again") != std::string::npos);
+  CHECK(full.out.find("row slots") == std::string::npos);
+}
+
 TEST_CASE("fusion: --ops by name, the expected keys, compute-bound when fused") {
   // unary tanh,sigmoid,silu over 2^27 bf16 on the h100: each eager kernel streams 2 x 2^27 x 2
   // bytes at 2.999 TB/s (179.0 us, above its compute); the fused kernel's 50.5 warp
