@@ -10,6 +10,8 @@
            tanh,sigmoid,silu, inside an NVTX range "opsncu": instructions per element by pipe where
            a warp's lanes take different branches (the opmix calibration chained each op 8 and 16
            times, which drives values into one branch).
+  host     the host's cost of one eager op, by op (1 and 2^14 elements), and of replaying a CUDA
+           graph of 1 to 64 tiny kernels from Python.
 
 Usage: python3 probe38.py OUT.json SECTION ... (scripts/device-probe38 runs the ncu sections under ncu).
 """
@@ -169,7 +171,55 @@ def opsncu():
     torch.cuda.nvtx.range_pop()
 
 
-SECTIONS = {"rows": rows, "rowsncu": rowsncu, "opsncu": opsncu}
+def host():
+    """The host's cost of one eager PyTorch op, by op: each called back to back 1000 times on 1
+    element and on 2^14 fp32 elements (both far under a launch's GPU time), CUDA-event medians a call;
+    and a CUDA graph of k tiny kernels (k = 1, 4, 16, 64) replayed from a Python loop, a replay."""
+    calls = 1000
+    for n in (1, 1 << 14):
+        x = torch.randn(n, device=dev)
+        y = torch.rand(n, device=dev) + 0.5
+        x2 = torch.randn(max(1, n // 64), 64, device=dev)
+        w64 = torch.randn(64, device=dev)
+        wmat = torch.randn(64, 64, device=dev)
+        ops = {
+            "sin": lambda: torch.sin(x), "exp": lambda: torch.exp(x), "neg": lambda: torch.neg(x),
+            "abs": lambda: torch.abs(x), "relu": lambda: F.relu(x), "sigmoid": lambda: torch.sigmoid(x),
+            "silu": lambda: F.silu(x), "tanh": lambda: torch.tanh(x), "x + y": lambda: x + y,
+            "x * y": lambda: x * y, "x / y": lambda: x / y, "x + 1.0": lambda: x + 1.0,
+            "x.add_(1.0)": lambda: x.add_(1.0), "x.mul_(y)": lambda: x.mul_(y),
+            "rms_norm": lambda: F.rms_norm(x2, (64,), w64, eps=1e-6), "softmax": lambda: torch.softmax(x2, dim=-1),
+            "x2 @ w (cuBLAS)": lambda: x2 @ wmat,
+        }
+        for name, op in ops.items():
+            def loop(op=op):
+                for _ in range(calls):
+                    op()
+            s, lo, hi = timed(loop, warm_s=0.2, reps=5)
+            rows_out.append(dict(section="host", op=name, n=n, seconds=s / calls, min=lo / calls, max=hi / calls))
+            print(f"host eager {name:18s} n={n:6d} {s / calls * 1e6:8.2f} us a call", flush=True)
+    x = torch.randn(1, device=dev)
+    for k in (1, 4, 16, 64):
+        g = torch.cuda.CUDAGraph()
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(k):
+                x.add_(1.0)
+        torch.cuda.current_stream().wait_stream(side)
+        with torch.cuda.graph(g):
+            for _ in range(k):
+                x.add_(1.0)
+
+        def replays(g=g):
+            for _ in range(100):
+                g.replay()
+        s, lo, hi = timed(replays, warm_s=0.2, reps=5)
+        rows_out.append(dict(section="graph", kernels=k, seconds=s / 100, min=lo / 100, max=hi / 100))
+        print(f"host graph of {k:3d} tiny kernels replayed from Python: {s / 100 * 1e6:8.2f} us a replay", flush=True)
+
+
+SECTIONS = {"rows": rows, "rowsncu": rowsncu, "opsncu": opsncu, "host": host}
 
 
 def main():
