@@ -279,11 +279,9 @@ def heldout2():
     """Predicted before its run, after probe38 chose the row kernels' re-read and tanh's two-sided
     count (docs/device-runs/issue38-rows/): new shapes on both sides of the L2 and across it."""
     g = "heldout2"
-    norm_cases(g, "rmsnorm", 2048, 12288, ["eager"])
-    norm_cases(g, "layernorm", 32768, 2560, ["eager"])
-    norm_cases(g, "rmsnorm", 8192, 6144, ["eager"])
-    norm_cases(g, "layernorm", 4096, 12288, ["eager"])
-    norm_cases(g, "rmsnorm", 16384, 2048, ["eager"])
+    for kind, rows_, cols in (("rmsnorm", 2048, 12288), ("layernorm", 32768, 2560), ("rmsnorm", 8192, 6144),
+                              ("layernorm", 4096, 12288), ("rmsnorm", 16384, 2048)):
+        norm_cases(g, kind, rows_, cols, ["eager"])
     chain_cases(g, "unary", ["sin", "tanh"], 1 << 26, bf16, ["compiled"])
     chain_cases(g, "unary", ["tanh", "tanh", "tanh", "tanh"], 1 << 25, torch.float32, ["compiled"])
     chain_cases(g, "unary", ["tanh", "gelu"], 1 << 26, bf16, ["compiled"])
@@ -293,12 +291,9 @@ def heldout3():
     """Predicted before its run, after held-out set 2 missed and row_kernel_bandwidth was added
     (docs/device-runs/issue38-rows/run-3/predictions.md): new shapes, none run before."""
     g = "heldout3"
-    norm_cases(g, "rmsnorm", 1024, 24576, ["eager"])
-    norm_cases(g, "layernorm", 12288, 5120, ["eager"])
-    norm_cases(g, "rmsnorm", 65536, 1536, ["eager"])
-    norm_cases(g, "layernorm", 2048, 20480, ["eager"])
-    norm_cases(g, "rmsnorm", 6144, 10240, ["eager"])
-    norm_cases(g, "layernorm", 16384, 3072, ["eager"])
+    for kind, rows_, cols in (("rmsnorm", 1024, 24576), ("layernorm", 12288, 5120), ("rmsnorm", 65536, 1536),
+                              ("layernorm", 2048, 20480), ("rmsnorm", 6144, 10240), ("layernorm", 16384, 3072)):
+        norm_cases(g, kind, rows_, cols, ["eager"])
     chain_cases(g, "unary", ["tanh", "sin", "tanh"], 1 << 26, bf16, ["compiled"])
 
 
