@@ -282,6 +282,13 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
         format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
         gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
     const double slots = row_slots(row_kernel.row, gpu);
+    // LayerNorm's short rows: measured slower than its bytes (its per-row statistics)
+    if (in.chain.name == "layernorm" && row_kernel.row.cols < 4096 && x.fused.kernels.front().memory > x.launch_cost) {
+      report.notes.push_back(
+          "expected: ATen's LayerNorm at rows under 4,096 columns ran 1.16-1.55x its expected time on an H100 (1,024 to "
+          "3,072 columns, docs/device-runs/issue38-rows): its per-row mean and variance cost more than the bytes; treat "
+          "expected_fused_time as a floor here");
+    }
     // where the kernel's own time matters (above a launch's cost)
     if (row_kernel.row.rows < slots && x.fused.kernels.front().memory > x.launch_cost) {
       report.notes.push_back(fmt::format(
@@ -290,6 +297,12 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
           format_number(row_kernel.row.rows), row_kernel.row.rows == 1 ? "row" : "rows",
           format_number(100 * row_kernel.row.rows / slots), format_number(slots)));
     }
+  }
+  if (in.chain.name == "softmax" && x.fused.kernels.front().memory > x.launch_cost) {
+    report.notes.push_back(
+        "expected: PyTorch's softmax kernels (a warp or a block a row, the row held on chip, read once) ran 1.3-2.9x "
+        "expected_fused_time on an H100 (2^26 bf16, 1,024 to 32,768 columns, docs/device-runs/issue38-rows): their "
+        "reductions leave few bytes in flight, which the model does not count; treat it as a floor");
   }
   if (x.fused.compute_bound) {
     const ExpectedKernel& f = x.fused.kernels.front();

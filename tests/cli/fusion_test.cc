@@ -131,6 +131,22 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   CHECK(json_number(full.out, "expected_fused_time") == doctest::Approx((2 * m + 2 * 4096 + 2 * 16384) * 2 / 2.825e12));
   CHECK(full.out.find("so 0% of it (0 B) crosses HBM again") != std::string::npos);
   CHECK(full.out.find("row slots") == std::string::npos);
+  CHECK(full.out.find("LayerNorm at rows under 4,096 columns") == std::string::npos);
+  // the measured misses say so where the kernel's own time counts: LayerNorm's short rows, softmax
+  const testing::Run short_rows =
+      run_gpucalc({"fusion", "--preset", "layernorm", "--rows", "32768", "--cols", "2048", "--gpu", "h100"});
+  REQUIRE(short_rows.exit_code == 0);
+  CHECK(short_rows.out.find("ATen's LayerNorm at rows under 4,096 columns ran 1.16-1.55x") != std::string::npos);
+  const testing::Run softmax =
+      run_gpucalc({"fusion", "--preset", "softmax", "--rows", "8192", "--cols", "8192", "--gpu", "h100"});
+  REQUIRE(softmax.exit_code == 0);
+  CHECK(softmax.out.find("PyTorch's softmax kernels") != std::string::npos);
+  CHECK(softmax.out.find("reads each row twice") == std::string::npos);  // it holds the row: one read
+  // a launch-bound softmax: no such note
+  const testing::Run tiny =
+      run_gpucalc({"fusion", "--preset", "softmax", "--rows", "8", "--cols", "64", "--gpu", "h100"});
+  REQUIRE(tiny.exit_code == 0);
+  CHECK(tiny.out.find("PyTorch's softmax kernels") == std::string::npos);
 }
 
 TEST_CASE("fusion: --ops by name, the expected keys, compute-bound when fused") {
