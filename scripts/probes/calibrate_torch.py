@@ -9,6 +9,8 @@ it says so). Nothing here is fitted to a gpucalc case: each figure is one physic
             M = 1..512 against 8192 x 8192 weights, the GEMV regime of decode, as weight bytes/s);
             fp16, tf32 and fp32 at 8192^3. SM clock (nvidia-smi) sampled after each sustained run.
   stream    elementwise kernels (copy, add, mul) on 2^28 fp32 and bf16: bytes read + written / s.
+  rows      ATen's norm kernels (F.rms_norm, F.layer_norm) at 16,384 and 32,768 columns of 2^26
+            bf16, where the row is read twice from HBM: row_kernel_bandwidth, the median.
   ops       the cost of one elementwise op per element: a Triton kernel applies the op K times to
             each element (K = 1, 8, 16); (t16 - t8) / 8 / N is the op's time per element once the
             kernel is compute-bound; t1 is the streaming time. Triton's tl/libdevice calls are the
@@ -148,6 +150,24 @@ def stream():
         s, lo, hi = timed(lambda: torch.mul(x, 1.5, out=z), warm_s=0.5)
         record("stream", f"mul scalar {str(dt)[6:]}", s, (lo, hi), gbs=2 * n * size / s / 1e9, elements=n)
         del x, y, z
+
+
+def rows():
+    """row_kernel_bandwidth: ATen's norm kernels (F.rms_norm, F.layer_norm: a block a row, the row
+    read twice) over 2^26 bf16 at 16,384 and 32,768 columns, where the rows in flight outgrow the L2
+    on an H100 or H200 and both reads cross HBM: (2 reads + 1 write of the rows, the weights) / time.
+    The profile takes the median of the four (docs/fusion.md)."""
+    n = 1 << 26
+    for cols in (16384, 32768):
+        r = n // cols
+        x = torch.randn(r, cols, device=dev, dtype=bf16)
+        w = torch.randn(cols, device=dev, dtype=bf16)
+        for kind, f in (("rmsnorm", lambda: F.rms_norm(x, (cols,), w, eps=1e-6)),
+                        ("layernorm", lambda: F.layer_norm(x, (cols,), w, None, eps=1e-5))):
+            s, lo, hi = timed(f, warm_s=0.3)
+            moved = (3 * n + cols + (cols + 2 * r if kind == "layernorm" else 0)) * 2  # as gpucalc counts them
+            record("rows", f"{kind} {r}x{cols} eager", s, (lo, hi), gbs=moved / s / 1e9, rows=r, cols=cols)
+        del x, w
 
 
 _CHAIN = {}
@@ -302,7 +322,8 @@ def opmix():
     torch.cuda.nvtx.range_pop()
 
 
-SECTIONS = {"gemm": gemm, "stream": stream, "ops": ops, "attention": attention, "launch": launch, "opmix": opmix}
+SECTIONS = {"gemm": gemm, "stream": stream, "rows": rows, "ops": ops, "attention": attention, "launch": launch,
+            "opmix": opmix}
 
 
 def main():
