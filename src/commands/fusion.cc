@@ -260,10 +260,12 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
                         ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
                         : "the kernels' own times + kernels x the path's cost a kernel";
   report.notes.push_back(fmt::format(
-      "expected, launched {} ({} a kernel): {}; a kernel's own time is max(bytes / memory_bandwidth_achievable {}, its "
+      "expected, launched {} ({} a kernel): {}; a kernel's own time is max(bytes / memory_bandwidth_achievable {}{}, its "
       "instructions at the SMs' pipes): unfused {}, fused {}, {}x",
       path, format_quantity(x.launch_cost, Unit::seconds), how,
-      format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second), format_quantity(x.unfused.time, Unit::seconds),
+      format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second),
+      in.chain.fused.front().row.rows > 0 ? " (the row kernel's: its own rate, below)" : "",
+      format_quantity(x.unfused.time, Unit::seconds),
       format_quantity(x.fused.time, Unit::seconds), format_number(x.speedup)));
   if (!x.compute_counted) {
     report.notes.push_back("expected: the ops' compute is not counted (ops given by count or as custom kernels): name them, "
