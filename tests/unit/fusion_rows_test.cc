@@ -5,81 +5,36 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "core/expected.h"
 #include "core/fusion.h"
+#include "core/ncu_report.h"
 #include "engine/profiles.h"
 #include "../file_text.h"
-#include "parse/csv.h"
 
 namespace gpucalc {
 namespace {
 
 const std::string kRowsncu = std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-1-h100/rowsncu.csv";
 
-struct NcuLaunch {
-  std::string kernel;
-  double grid = 0;
-  double threads = 0;
-  double dram_read = 0;
-};
-
-/// "(a, b, c)" -> a x b x c
-double dims(std::string text) {
-  for (char& ch : text) {
-    if (ch == '(' || ch == ')' || ch == ',') ch = ' ';
-  }
-  std::istringstream in(text);
-  double product = 1;
-  double d = 0;
-  while (in >> d) product *= d;
-  return product;
-}
-
-std::map<int, NcuLaunch> launches() {
-  std::map<int, NcuLaunch> out;
-  std::istringstream in(testing::file_text(kRowsncu));
-  std::string line;
-  std::map<std::string, std::size_t> at;  // the header's column of each name
-  while (std::getline(in, line)) {
-    if (line.empty() || line.front() != '"') continue;
-    const std::vector<std::string> c = parse_csv_record(line, "rowsncu.csv");
-    if (c.front() == "ID") {
-      for (std::size_t i = 0; i < c.size(); ++i) at[c[i]] = i;
-      continue;
-    }
-    REQUIRE(at.size() > 5);
-    NcuLaunch& l = out[std::stoi(c.front())];
-    l.kernel = c.at(at.at("Kernel Name"));
-    l.threads = dims(c.at(at.at("Block Size")));
-    l.grid = dims(c.at(at.at("Grid Size")));
-    if (c.at(at.at("Metric Name")) == "dram__bytes_read.sum") {
-      std::string v = c.at(at.at("Metric Value"));
-      std::erase(v, ',');
-      l.dram_read = std::stod(v);
-    }
-  }
-  return out;
-}
-
 TEST_CASE("row kernels: the second read's HBM share against ncu's DRAM bytes on an H100 (recorded)") {
   const Gpu h100 = load_gpu("h100");
   const double elements = 67108864;  // 2^26 bf16 a case
   int checked = 0;
-  for (const auto& [id, l] : launches()) {
-    const bool aten = l.kernel.find("vectorized_layer_norm_kernel") != std::string::npos;
-    const bool inductor = l.kernel.find("triton_red_fused") != std::string::npos;
+  for (const NcuKernel& k : parse_ncu_report(testing::file_text(kRowsncu)).kernels) {
+    const bool aten = k.name.find("vectorized_layer_norm_kernel") != std::string::npos;
+    const bool inductor = k.name.find("triton_red_fused") != std::string::npos;
     if (!aten && !inductor) continue;  // the softmax kernels hold the row: one read
-    INFO(id << " " << l.kernel.substr(0, 40) << " grid " << l.grid << " threads " << l.threads);
+    INFO(k.id << " " << k.name.substr(0, 40) << " grid " << k.grid.total << " threads " << k.block.total);
     // one block a row: rows = the grid, cols = 2^26 / rows
-    const RowPasses row{l.grid, elements / l.grid, static_cast<int>(l.threads)};
+    const double rows = static_cast<double>(k.grid.total);
+    const RowPasses row{rows, elements / rows, static_cast<int>(k.block.total)};
+    REQUIRE(k.has(NcuField::dram_read_bytes));
     // measured share = DRAM reads / the row bytes - 1 (the first read is all of it)
-    const double measured = l.dram_read / (elements * 2) - 1;
+    const double measured = k.get(NcuField::dram_read_bytes) / (elements * 2) - 1;
     // within 0.15 of the row bytes: 0 against 0.13 at 4,096 columns (W 17.3 MB, under C 26.2
     // MB), 0.74 against 0.82 and 0.83 at 8,192 (34.6 MB), 0 and 1 exactly elsewhere
     CHECK(row_reread_miss(row, 2, h100) == doctest::Approx(measured).epsilon(0.15));
