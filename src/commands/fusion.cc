@@ -236,6 +236,48 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
   for (FusionKernel& k : chain.fused) k.launch = l;
 }
 
+bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
+
+/// The fused row kernel's notes: its second read and rate, and where measurement says its expected
+/// time is a floor (a partial wave, LayerNorm's short rows, softmax's kernels). Only where the
+/// kernel's own time counts, above a launch's cost.
+void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
+  const RowPasses& row = in.chain.fused.front().row;
+  const ExpectedKernel& fused = x.fused.kernels.front();
+  const bool own_time_counts = fused.memory > x.launch_cost;
+  if (is_row_kernel(in.chain)) {
+    report.notes.push_back(fmt::format(
+        "expected: the fused kernel reads each row twice (ATen's row kernel, {} threads a row: the statistic, then the row "
+        "again); the second read comes from the L2 while the rows in flight fit: {} against half the L2 ({}), so {}% of it "
+        "({}) crosses HBM again; its bytes move at {} ({})",
+        row.threads, format_quantity(row_working_set(row, in.element_bytes, gpu), Unit::bytes),
+        format_quantity(static_cast<double>(gpu.l2_size) / 2, Unit::bytes),
+        format_number(100 * row_reread_miss(row, in.element_bytes, gpu)), format_quantity(fused.reread_bytes, Unit::bytes),
+        format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
+        gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
+    if (in.chain.name == "layernorm" && row.cols < 4096 && own_time_counts) {
+      report.notes.push_back(
+          "expected: ATen's LayerNorm at rows under 4,096 columns ran 1.16-1.55x its expected time on an H100 (1,024 to "
+          "3,072 columns, docs/device-runs/issue38-rows): its per-row mean and variance cost more than the bytes; treat "
+          "expected_fused_time as a floor here");
+    }
+    const double slots = row_slots(row, gpu);
+    if (row.rows < slots && own_time_counts) {
+      report.notes.push_back(fmt::format(
+          "expected: {} {} fill {}% of the GPU's {} row slots (one partial wave): fewer bytes are in flight than that rate "
+          "was measured with, so expect the kernel slower than expected_fused_time",
+          format_number(row.rows), row.rows == 1 ? "row" : "rows", format_number(100 * row.rows / slots),
+          format_number(slots)));
+    }
+  }
+  if (in.chain.name == "softmax" && own_time_counts) {
+    report.notes.push_back(
+        "expected: PyTorch's softmax kernels (a warp or a block a row, the row held on chip, read once) ran 1.3-2.9x "
+        "expected_fused_time on an H100 (2^26 bf16, 1,024 to 32,768 columns, docs/device-runs/issue38-rows): their "
+        "reductions leave few bytes in flight, which the model does not count; treat it as a floor");
+  }
+}
+
 /// The expected keys (core/expected.h) where the profile has the achievable ceilings; otherwise
 /// they stay empty and a note names the fields the profile lacks.
 void put_expected(const FusionInput& in, double traffic_ratio, const Launch& launch, const Gpu& gpu, Report& report) {
@@ -264,48 +306,14 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
       "instructions at the SMs' pipes): unfused {}, fused {}, {}x",
       path, format_quantity(x.launch_cost, Unit::seconds), how,
       format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second),
-      in.chain.fused.front().row.rows > 0 ? " (the row kernel's: its own rate, below)" : "",
+      is_row_kernel(in.chain) ? " (the row kernel's: its own rate, below)" : "",
       format_quantity(x.unfused.time, Unit::seconds),
       format_quantity(x.fused.time, Unit::seconds), format_number(x.speedup)));
   if (!x.compute_counted) {
     report.notes.push_back("expected: the ops' compute is not counted (ops given by count or as custom kernels): name them, "
                            "--ops sin,cos,exp, to count it");
   }
-  const FusionKernel& row_kernel = in.chain.fused.front();
-  if (row_kernel.row.rows > 0) {
-    const double w = row_working_set(row_kernel.row, in.element_bytes, gpu);
-    const double miss = row_reread_miss(row_kernel.row, in.element_bytes, gpu);
-    report.notes.push_back(fmt::format(
-        "expected: the fused kernel reads each row twice (ATen's row kernel, {} threads a row: the statistic, then the row "
-        "again); the second read comes from the L2 while the rows in flight fit: {} against half the L2 ({}), so {}% of it "
-        "({}) crosses HBM again; its bytes move at {} ({})",
-        row_kernel.row.threads, format_quantity(w, Unit::bytes), format_quantity(static_cast<double>(gpu.l2_size) / 2, Unit::bytes),
-        format_number(100 * miss), format_quantity(x.fused.kernels.front().reread_bytes, Unit::bytes),
-        format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
-        gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
-    const double slots = row_slots(row_kernel.row, gpu);
-    // LayerNorm's short rows: measured slower than its bytes (its per-row statistics)
-    if (in.chain.name == "layernorm" && row_kernel.row.cols < 4096 && x.fused.kernels.front().memory > x.launch_cost) {
-      report.notes.push_back(
-          "expected: ATen's LayerNorm at rows under 4,096 columns ran 1.16-1.55x its expected time on an H100 (1,024 to "
-          "3,072 columns, docs/device-runs/issue38-rows): its per-row mean and variance cost more than the bytes; treat "
-          "expected_fused_time as a floor here");
-    }
-    // where the kernel's own time matters (above a launch's cost)
-    if (row_kernel.row.rows < slots && x.fused.kernels.front().memory > x.launch_cost) {
-      report.notes.push_back(fmt::format(
-          "expected: {} {} fill {}% of the GPU's {} row slots (one partial wave): fewer bytes are in flight than that rate "
-          "was measured with, so expect the kernel slower than expected_fused_time",
-          format_number(row_kernel.row.rows), row_kernel.row.rows == 1 ? "row" : "rows",
-          format_number(100 * row_kernel.row.rows / slots), format_number(slots)));
-    }
-  }
-  if (in.chain.name == "softmax" && x.fused.kernels.front().memory > x.launch_cost) {
-    report.notes.push_back(
-        "expected: PyTorch's softmax kernels (a warp or a block a row, the row held on chip, read once) ran 1.3-2.9x "
-        "expected_fused_time on an H100 (2^26 bf16, 1,024 to 32,768 columns, docs/device-runs/issue38-rows): their "
-        "reductions leave few bytes in flight, which the model does not count; treat it as a floor");
-  }
+  put_row_kernel_notes(in, x, gpu, report);
   if (x.fused.compute_bound) {
     const ExpectedKernel& f = x.fused.kernels.front();
     report.notes.push_back(fmt::format(
