@@ -5,9 +5,12 @@ parameters), its expected key, its bound, the measured time, measured / expected
 by the issue's criteria: within 15% of the expected time where the case ran at least 50 us, within
 30% below that, and never faster than the bound. With --predict, it takes only the cases'
 parameters from the JSON (an earlier run's, on any GPU) and prints the commands and their expected
-times for GPU: the predictions, to commit before a run on that GPU.
+times for GPU: the predictions, to commit before a run on that GPU. With --predictions FILE (such
+a table, committed earlier), each case's expected time is the one FILE holds, not what gpucalc says
+now: the verdicts of predictions made by an earlier model. Several JSON files are read as one run.
 
-Usage: python3 compare38.py GPUCALC GPU expect38.json [--predict]   (a Markdown table on stdout)
+Usage: python3 compare38.py GPUCALC GPU expect38.json [more.json ...] [--predict | --predictions FILE]
+(a Markdown table on stdout)
 """
 import json
 import subprocess
@@ -75,10 +78,29 @@ def us(seconds):
     return f"{seconds * 1e6:.2f}"
 
 
+def committed(path, gpu):
+    """{(set, case): expected seconds} from the rows of a --predict table made for GPU."""
+    table = {}
+    with open(path) as f:
+        for line in f:
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 5 and cells[3][:1].isdigit() and cells[2].endswith(f"--gpu {gpu}`"):
+                table[(cells[0], cells[1])] = float(cells[3]) * 1e-6
+    return table
+
+
 def main():
-    binary, gpu = sys.argv[1], sys.argv[2]
-    data = json.load(open(sys.argv[3]))
-    if sys.argv[4:] == ["--predict"]:
+    binary, gpu, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+    predict = "--predict" in rest
+    earlier = None
+    if "--predictions" in rest:
+        i = rest.index("--predictions")
+        earlier = committed(rest[i + 1], gpu)
+        del rest[i:i + 2]
+    files = [a for a in rest if a != "--predict"]
+    runs = [json.load(open(f)) for f in files]
+    data = {"info": runs[0]["info"], "rows": [row for run in runs for row in run["rows"]]}
+    if predict:
         print(f"Predictions for gpucalc --gpu {gpu} (the cases' parameters from {data['info']['gpu']}'s run)\n")
         print("| set | case | gpucalc command | expected (us) | bound (us) |")
         print("| --- | --- | --- | ---: | ---: |")
@@ -89,7 +111,8 @@ def main():
             print(f"| {row['set']} | {row['case']} | `gpucalc {' '.join(args)} --gpu {gpu}` | {us(e) if e is not None else ''} | "
                   f"{us(bound_of(r, bounds))} |")
         return
-    print(f"GPU of the run: {data['info']['gpu']} ({data['info']['date']}); gpucalc --gpu {gpu}\n")
+    print(f"GPU of the run: {data['info']['gpu']} ({data['info']['date']}); gpucalc --gpu {gpu}"
+          + (", expected times as committed earlier" if earlier is not None else "") + "\n")
     print("| set | case | gpucalc command | expected (us) | bound (us) | measured (us) | measured / expected | verdict |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
     tally = {}
@@ -97,6 +120,8 @@ def main():
         args, key, bounds = command(row)
         r = gpucalc(binary, gpu, args)
         expected, bound, measured = r.get(key), bound_of(r, bounds), row["seconds"]
+        if earlier is not None:
+            expected = earlier.get((row["set"], row["case"]))
         if expected is None:
             verdict, ratio = "no expected time", ""
         else:

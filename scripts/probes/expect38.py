@@ -5,7 +5,8 @@ the same numbers: `validation` (the cases the expected-time model is checked on)
 (predicted before the run and never used to choose a model). PyTorch 2.x, bf16 unless named,
 random inputs, CUDA-event medians after a warm-up (METHOD.md).
 
-Usage: python3 expect38.py OUT.json [validation|heldout|CASE ...] (default: both sets).
+Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4;
+default: all).
 """
 import json
 import statistics
@@ -297,7 +298,31 @@ def heldout3():
     chain_cases(g, "unary", ["tanh", "sin", "tanh"], 1 << 26, bf16, ["compiled"])
 
 
-SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3}
+def heldout4():
+    """Predicted before its run (docs/device-runs/issue38-expect/run-4/predictions.md), on main as it
+    stood after held-out set 3: new shapes of every kind the issue names, none run before, chosen
+    before any of them ran, kept whether the model covers them or not (softmax, compiled norms)."""
+    g = "heldout4"
+    chain_cases(g, "unary", ["cos", "sigmoid", "relu"], 1 << 27, bf16, ["eager", "compiled"])
+    chain_cases(g, "binary", ["mul", "add", "mul"], 1 << 25, bf16, ["eager", "compiled"])
+    chain_cases(g, "unary", ["silu", "gelu"], 1 << 16, torch.float32, ["eager-graph", "compiled-graph"])
+    norm_cases(g, "rmsnorm", 8192, 5120, ["eager"])
+    norm_cases(g, "layernorm", 4096, 8192, ["eager"])
+    norm_cases(g, "rmsnorm", 32768, 4096, ["compiled"])
+    norm_cases(g, "softmax", 4096, 4096, ["eager"])
+    for m, n, k in ((6144, 6144, 6144), (4096, 4096, 14336), (2048, 2048, 8192), (32, 11008, 4096), (4, 4096, 14336),
+                    (12288, 4096, 1024)):
+        gemm_case(g, m, n, k)
+    sdpa_case(g, "cudnn", 1, 32, 8192, 128, causal=True)
+    sdpa_case(g, "flash", 16, 16, 2048, 64)
+    sdpa_case(g, "cudnn", 16, 32, 8192, 128, q_len=1)
+    cache = {}
+    decode_case(g, 16, 4096, cache)
+    decode_case(g, 128, 512, cache)
+    prefill_case(g, 2, 2048)
+
+
+SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4}
 
 
 def main():
