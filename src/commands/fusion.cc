@@ -238,8 +238,8 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
 
-/// The fused row kernel's notes: its second read and rate, and where measurement says its expected
-/// time is a floor (a partial wave, LayerNorm's short rows, softmax's kernels). Only where the
+/// The fused row kernel's notes: its second read and rate, its counted instructions where they
+/// bound it, and where measurement says its expected time is a floor (a partial wave, softmax's kernels). Only where the
 /// kernel's own time counts, above a launch's cost.
 void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
   const RowPasses& row = in.chain.fused.front().row;
@@ -255,11 +255,11 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
         format_number(100 * row_reread_miss(row, in.element_bytes, gpu)), format_quantity(fused.reread_bytes, Unit::bytes),
         format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
         gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
-    if (in.chain.name == "layernorm" && row.cols < 4096 && own_time_counts) {
+    if (fused.compute_bound && own_time_counts) {
       report.notes.push_back(
-          "expected: ATen's LayerNorm at rows under 4,096 columns ran 1.16-1.55x its expected time on an H100 (1,024 to "
-          "3,072 columns, docs/device-runs/issue38-rows): its per-row mean and variance cost more than the bytes; treat "
-          "expected_fused_time as a floor here");
+          "expected: the row kernel's instructions are ATen's, counted from its SASS (a loop iteration of 128 elements a "
+          "warp, and each row's reductions); LayerNorm without a bias at 1,024 to 3,072 columns ran 0.84-1.02x this on an "
+          "H100 (docs/device-runs/issue38-rows): short rows issue at up to 0.86 of 4 a clock, not the chains' 0.75");
     }
     const double slots = row_slots(row, gpu);
     if (row.rows < slots && own_time_counts) {

@@ -29,6 +29,29 @@ namespace {
 /// docs/device-runs/issue38-rows/run-1-h100/rowsncu.csv).
 constexpr int kAtenRowThreads = 128;
 
+/// ATen's vectorized_layer_norm_kernel's warp instructions, {instructions, fp32 (FFMA, FMUL, FADD),
+/// integer (integer, logic, IMAD: the bf16 unpacking), sfu (MUFU), 0}: PyTorch 2.11's sm_90 SASS
+/// (libtorch_cuda.so) counted by hand along the path finite data takes
+/// (docs/device-runs/issue38-rows/aten-norm-sass.md). Each of a row's 4 warps runs cols / 512
+/// iterations of the two loops (4 elements a lane: the statistic, then the normalized row), so a
+/// row runs cols / 128 warp iterations and one fixed part (the block's reductions, rstd, the
+/// statistics' writes). Nsight Compute counted the same on an H100 at 16,384 x 4,096: 2,002 and
+/// 4,935 warp instructions a row (tests/data/ncu/h100-37/all.raw.csv).
+struct AtenRowInstructions {
+  InstructionMix per_iteration;  // one warp's iteration of both loops: 128 elements
+  InstructionMix per_row;        // the fixed part, the 4 warps together
+};
+/// F.rms_norm (with a weight): sum of squares 15 a iteration, normalize 32; fixed 498.
+constexpr AtenRowInstructions kAtenRmsNorm{{47, 12, 24, 0, 0}, {498, 50, 198, 5, 0}};
+/// F.layer_norm (with a weight and a bias): Welford 71 a iteration (4 MUFU.RCP), normalize 47;
+/// fixed 1,159.
+constexpr AtenRowInstructions kAtenLayerNorm{{118, 44, 43, 4, 0}, {1159, 344, 338, 28, 0}};
+
+/// The kernel's warp instructions on rows x cols: rows x (cols / 128 x an iteration's + the row's).
+InstructionMix aten_row_compute(const AtenRowInstructions& k, double rows, double cols) {
+  return rows * ((cols / 128) * k.per_iteration + k.per_row);
+}
+
 /// A kernel's instructions over `elements`: (the ops' per 32 elements + the kernel's own) x elements / 32.
 InstructionMix kernel_compute(const InstructionMix& ops_per_warp, double elements) {
   return (elements / 32) * (ops_per_warp + elementwise_kernel_overhead());
@@ -75,9 +98,9 @@ FusionChain rmsnorm_chain(double rows, double cols) {
   c.unfused.push_back({"x * r", {{n, -1}, {rows, 3, true}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
   // w one value a column: every row reads it
   c.unfused.push_back({"w * (...)", {{n, 4}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
-  // fused: read x (N) and w (h), write the output (N); square, sum, two multiplies an element
-  // fused as PyTorch's F.rms_norm runs it: ATen's row kernel, 128 threads a row, two passes
-  c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul", "add", "mul", "mul"}), n),
+  // fused: read x (N) and w (h), write the output (N), as PyTorch's F.rms_norm runs it: ATen's
+  // row kernel, 128 threads a row, two passes, its instructions counted
+  c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}, aten_row_compute(kAtenRmsNorm, rows, cols),
                      {rows, cols, kAtenRowThreads}});
   return c;
 }
@@ -130,10 +153,9 @@ FusionChain softmax_chain(double rows, double cols) {
 FusionChain layernorm_chain(double rows, double cols) {
   const double n = rows * cols;
   FusionChain c{"layernorm", n, {}, {}};
-  const InstructionMix per_element = ops_mix({"add", "sub", "mul", "mul", "mul"});
   // x (N); w and b (h each), read again by every row; the output (N), mean and rstd (a row each)
-  const FusionKernel k{"layer_norm", {{n, -1}, {2 * cols, -1, true}}, n + 2 * rows, {}, kernel_compute(per_element, n),
-                       {rows, cols, kAtenRowThreads}};
+  const FusionKernel k{"layer_norm", {{n, -1}, {2 * cols, -1, true}}, n + 2 * rows, {},
+                       aten_row_compute(kAtenLayerNorm, rows, cols), {rows, cols, kAtenRowThreads}};
   c.unfused.push_back(k);
   c.fused.push_back(k);
   return c;

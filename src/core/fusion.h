@@ -102,7 +102,8 @@ FusionChain unary_chain(int ops, double n);
 FusionChain binary_chain(int ops, double n);
 /// Eager RMSNorm, w * (x * rsqrt(x.pow(2).mean(-1) + eps)), on rows x cols (N = rows cols, h = cols):
 /// the lesson's six kernels, 7N + 6N/h + h in all; fused: read x and w, write the output (2N + h),
-/// as ATen's two-pass row kernel (RowPasses: its expected bytes add the second read's L2 misses).
+/// as ATen's two-pass row kernel (RowPasses: its expected bytes add the second read's L2 misses;
+/// its instructions, counted from its SASS, its expected compute).
 FusionChain rmsnorm_chain(double rows, double cols);
 /// out = silu(a) * b: silu reads a, writes t (2N); * reads t and b, writes out (3N); fused 3N.
 FusionChain swiglu_chain(double n);
@@ -126,8 +127,9 @@ FusionChain op_chain(const std::vector<const ElementwiseOp*>& ops, double n, boo
 FusionChain softmax_chain(double rows, double cols);
 /// F.layer_norm over the last dim with a weight and a bias, eager: one kernel that reads x (N) and
 /// w and b (2h) and writes the output (N) and each row's mean and rstd (2 rows); fused: the same.
-/// ATen's two-pass row kernel (RowPasses).
-/// Per element: add (the sum), sub, mul (the square), mul (x rstd), mul (x w + b, one FFMA).
+/// ATen's two-pass row kernel (RowPasses), its instructions counted from its SASS: Welford's
+/// update (a reciprocal an element) and the per-row reductions make LayerNorm's short rows
+/// issue-bound.
 FusionChain layernorm_chain(double rows, double cols);
 
 /// One kernel under both models.

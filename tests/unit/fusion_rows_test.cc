@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "core/fusion.h"
 #include "core/ncu_report.h"
 #include "engine/profiles.h"
+#include "parse/csv.h"
 #include "../file_text.h"
 
 namespace gpucalc {
@@ -65,12 +68,19 @@ TEST_CASE("row kernels: eager norms' times on the H100 against expected_fused_ti
     INFO(k);
     CHECK(ratio.at(k) == doctest::Approx(1).epsilon(0.07));
   }
-  // the known misses, slower than expected, not faster: 4,096 columns, at the L2's edge (1.23,
-  // 1.31), and LayerNorm's shorter rows, its own arithmetic (1.55 and 1.22)
-  for (const char* k : {"rmsnorm 4096", "layernorm 4096", "layernorm 1024", "layernorm 2048"}) {
+  // the known misses, slower than expected, not faster: 4,096 columns, at the L2's edge (1.23, 1.20)
+  for (const char* k : {"rmsnorm 4096", "layernorm 4096"}) {
     INFO(k);
     CHECK(ratio.at(k) > 1.15);
-    CHECK(ratio.at(k) < 1.6);
+    CHECK(ratio.at(k) < 1.25);
+  }
+  // LayerNorm's shorter rows issue-bound by its counted instructions (Welford's reciprocals, the
+  // row's reductions) at the chains' issue share: 0.84 and 0.91 (these ran without a bias, whose
+  // instructions the preset counts: 4% and 6% of them), where its bytes alone gave 1.55 and 1.22
+  for (const char* k : {"layernorm 1024", "layernorm 2048"}) {
+    INFO(k);
+    CHECK(ratio.at(k) > 0.8);
+    CHECK(ratio.at(k) < 0.95);
   }
   // the cases that set the rate: within 2% of it, both ways
   for (const char* k : {"rmsnorm 16384", "rmsnorm 32768", "layernorm 16384", "layernorm 32768"}) {
@@ -82,6 +92,44 @@ TEST_CASE("row kernels: eager norms' times on the H100 against expected_fused_ti
   Gpu bare = h100;
   bare.row_kernel_bandwidth = 0;
   CHECK(row_kernel_rate(bare) == h100.memory_bandwidth_achievable);
+}
+
+TEST_CASE("row kernels: ATen's norm kernels' warp instructions, counted from the SASS, equal ncu's on an H100 (recorded)") {
+  // tests/data/ncu/h100-37/all.raw.csv (scripts/probes/ncu37_kernels.py): F.rms_norm (weight) and
+  // F.layer_norm (weight and bias) over 16,384 x 4,096 bf16, smsp__inst_executed.sum
+  const std::string path = std::string(GPUCALC_SOURCE_DIR) + "/tests/data/ncu/h100-37/all.raw.csv";
+  std::istringstream in(testing::file_text(path));
+  std::string line;
+  std::vector<std::string> header;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line.front() != '"') continue;
+    const std::vector<std::string> cells = parse_csv_record(line, path);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    const auto cell = [&](std::string_view name) {
+      const auto at = std::find(header.begin(), header.end(), name);
+      REQUIRE(at != header.end());
+      return cells.at(static_cast<std::size_t>(at - header.begin()));
+    };
+    const std::string name = cell("Kernel Name");
+    if (name.find("vectorized_layer_norm_kernel") == std::string::npos) continue;
+    std::string grid = cell("launch__grid_size"), inst = cell("smsp__inst_executed.sum");
+    std::erase(grid, ',');
+    std::erase(inst, ',');
+    const double rows = std::stod(grid);
+    REQUIRE(rows == 16384);
+    // the template's last argument: 1 for rms_norm
+    const bool rms = name.find("float, 1>") != std::string::npos;
+    const FusionChain c = rms ? rmsnorm_chain(rows, 4096) : layernorm_chain(rows, 4096);
+    INFO(name.substr(0, 70));
+    // rms: 16,384 x (4,096 / 128 x 47 + 498) = 16,384 x 2,002; layer norm: 16,384 x (32 x 118 + 1,159) = 16,384 x 4,935
+    CHECK(c.fused.front().compute.instructions == std::stod(inst));
+    ++checked;
+  }
+  CHECK(checked == 2);
 }
 
 TEST_CASE("row kernels: the working set and the share by hand") {
