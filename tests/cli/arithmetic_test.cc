@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "../approx.h"
 #include "core/roofline.h"
 #include "../verify_helpers.h"
 
@@ -29,11 +30,11 @@ TEST_CASE("NVIDIA GPU Performance Background, Understanding Performance: intensi
   REQUIRE(linear.exit_code == 0);
   CHECK(json_number(linear.out, "inputs.flops") == 4294967296.0);
   CHECK(json_number(linear.out, "inputs.bytes") == 13631488.0);
-  CHECK(json_number(linear.out, "results.intensity") == doctest::Approx(315.08).epsilon(1e-4));  // the guide: 315
+  CHECK(json_number(linear.out, "results.intensity") == gpucalc::testing::approx(315.08).epsilon(1e-4));  // the guide: 315
   testing::Run batch1 = run_gpucalc({"roofline", "--flops", "2*1024*4096", "--bytes", "2*(1024+1024*4096+4096)",
                                      "--dtype", "fp16", "--format", "json"});
   REQUIRE(batch1.exit_code == 0);
-  CHECK(json_number(batch1.out, "results.intensity") == doctest::Approx(0.99878).epsilon(1e-4));  // the guide: 1
+  CHECK(json_number(batch1.out, "results.intensity") == gpucalc::testing::approx(0.99878).epsilon(1e-4));  // the guide: 1
   CHECK(json_word(batch1.out, "results.bound") == "memory");
   // ReLU: one FLOP per element, 2 bytes read and 2 written; the same in elements with --elem.
   testing::Run relu = run_gpucalc({"roofline", "--flops", "2^20", "--bytes", "2*2^20", "--elem", "2", "--dtype", "fp16",
@@ -45,7 +46,7 @@ TEST_CASE("NVIDIA GPU Performance Background, Understanding Performance: intensi
   testing::Run v100 = run_gpucalc({"roofline", "--intensity", "315", "--peak", "125TFLOP/s", "--bandwidth", "900GB/s",
                                    "--format", "json"});
   REQUIRE(v100.exit_code == 0);
-  CHECK(json_number(v100.out, "results.ridge") == doctest::Approx(138.89).epsilon(1e-4));
+  CHECK(json_number(v100.out, "results.ridge") == gpucalc::testing::approx(138.89).epsilon(1e-4));
   CHECK(json_word(v100.out, "results.bound") == "compute");
 }
 
@@ -56,16 +57,16 @@ TEST_CASE("NVIDIA GPU Performance Background, Architecture Fundamentals: peaks a
   testing::Run a100 = run_gpucalc({"roofline", "--intensity", "1000", "--peak", "108*1024*2*1.41e9FLOP/s", "--format", "json"});
   INFO(a100.err);
   REQUIRE(a100.exit_code == 0);
-  CHECK(json_number(a100.out, "results.peak") == doctest::Approx(311.87e12).epsilon(1e-4));  // the guide: 312
+  CHECK(json_number(a100.out, "results.peak") == gpucalc::testing::approx(311.87e12).epsilon(1e-4));  // the guide: 312
   testing::Run v100 = run_gpucalc({"roofline", "--intensity", "1000", "--dtype", "fp32", "--unit", "cuda", "--peak",
                                    "80*64*2*1.53e9FLOP/s", "--format", "json"});
   REQUIRE(v100.exit_code == 0);
-  CHECK(json_number(v100.out, "results.peak") == doctest::Approx(15.67e12).epsilon(1e-3));  // the guide: 15.7
+  CHECK(json_number(v100.out, "results.peak") == gpucalc::testing::approx(15.67e12).epsilon(1e-3));  // the guide: 15.7
   // An add counts 1 FLOP where the FMA counts 2: an add-only kernel tops out at half.
   testing::Run add = run_gpucalc({"roofline", "--intensity", "1000", "--dtype", "fp32", "--unit", "cuda", "--peak",
                                   "80*64*2*1.53e9FLOP/s", "--op", "add", "--format", "json"});
   REQUIRE(add.exit_code == 0);
-  CHECK(json_number(add.out, "results.peak") == doctest::Approx(7.834e12).epsilon(1e-3));
+  CHECK(json_number(add.out, "results.peak") == gpucalc::testing::approx(7.834e12).epsilon(1e-3));
 }
 
 TEST_CASE("roofline --op on the H100 profile: fp32 CUDA cores 66.9 TFLOP/s for FMA, 33.45 for add or mul") {
@@ -84,8 +85,8 @@ TEST_CASE("roofline --op on the H100 profile: fp32 CUDA cores 66.9 TFLOP/s for F
   // Vector add: 2^24 adds take 2^24 / 33.45 TFLOP/s = 0.502 us; the ridge halves to 9.99 FLOP/B.
   testing::Run r = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--dtype", "fp32", "--op", "add",
                                 "--format", "json"});
-  CHECK(json_number(r.out, "results.compute_time") == doctest::Approx(16777216 / 33.45e12));
-  CHECK(json_number(r.out, "results.ridge") == doctest::Approx(33.45 / 3.35));
+  CHECK(json_number(r.out, "results.compute_time") == gpucalc::testing::approx(16777216 / 33.45e12));
+  CHECK(json_number(r.out, "results.ridge") == gpucalc::testing::approx(33.45 / 3.35));
   testing::Run text = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--dtype", "fp32", "--op", "add",
                                    "--explain"});
   CHECK(text.out.find("peak: 66.9 TFLOP/s counts an FMA as 2 FLOP; an add is 1 FLOP in the same issue slot") !=
@@ -102,18 +103,18 @@ TEST_CASE("roofline --op on the H100 profile: fp32 CUDA cores 66.9 TFLOP/s for F
 }
 
 // A 4096^3 bf16 GEMM on the H100: 2 x 4096^3 = 137.4 GFLOP, 3 x 2 x 4096^2 = 100.7 MB. Measured at
-// 200 us: 687.2 TFLOP/s = 69.46% of 989.4; 503.3 GB/s = 15.02% of 3.35 TB/s; intensity 1365 is
+// 200 us: 687.2 TFLOP/s = 69.456% of 989.4; 503.3 GB/s = 15.02% of 3.35 TB/s; intensity 1365 is
 // above the ridge (295.3), so the roofline is the peak and 69.46% of it is achieved.
 TEST_CASE("roofline --time: achieved rates, fractions and the nearer bound, by hand") {
   testing::Run r = run_gpucalc({"roofline", "--flops", "2*4096^3", "--bytes", "3*2*4096^2", "--time", "200us", "--format",
                                 "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(json_number(r.out, "results.achieved") == doctest::Approx(2 * 68719476736.0 / 200e-6));
-  CHECK(json_number(r.out, "results.achieved_bandwidth") == doctest::Approx(100663296 / 200e-6));
-  CHECK(json_number(r.out, "results.peak_fraction") == doctest::Approx(0.69464).epsilon(1e-4));
-  CHECK(json_number(r.out, "results.bandwidth_fraction") == doctest::Approx(0.15024).epsilon(1e-4));
-  CHECK(json_number(r.out, "results.achieved_fraction") == doctest::Approx(0.69464).epsilon(1e-4));
+  CHECK(json_number(r.out, "results.achieved") == gpucalc::testing::approx(2 * 68719476736.0 / 200e-6));
+  CHECK(json_number(r.out, "results.achieved_bandwidth") == gpucalc::testing::approx(100663296 / 200e-6));
+  CHECK(json_number(r.out, "results.peak_fraction") == gpucalc::testing::approx(0.69456).epsilon(1e-4));
+  CHECK(json_number(r.out, "results.bandwidth_fraction") == gpucalc::testing::approx(0.15024).epsilon(1e-4));
+  CHECK(json_number(r.out, "results.achieved_fraction") == gpucalc::testing::approx(0.69456).epsilon(1e-4));
   CHECK(json_word(r.out, "results.nearer_bound") == "compute");
   CHECK(json_number(r.out, "inputs.time") == 200e-6);
   // --require on the new keys: 69% passes 60% and fails 70%.
@@ -130,9 +131,9 @@ TEST_CASE("roofline --time: achieved rates, fractions and the nearer bound, by h
                                   "--time", "70us", "--format", "json"});
   INFO(vec.err);
   REQUIRE(vec.exit_code == 0);
-  CHECK(json_number(vec.out, "results.bandwidth_fraction") == doctest::Approx(201326592 / 70e-6 / 3.35e12));
-  CHECK(json_number(vec.out, "results.achieved_fraction") == doctest::Approx(201326592 / 3.35e12 / 70e-6));
-  CHECK(json_number(vec.out, "results.peak_fraction") == doctest::Approx(16777216 / 70e-6 / 66.9e12));
+  CHECK(json_number(vec.out, "results.bandwidth_fraction") == gpucalc::testing::approx(201326592 / 70e-6 / 3.35e12));
+  CHECK(json_number(vec.out, "results.achieved_fraction") == gpucalc::testing::approx(201326592 / 3.35e12 / 70e-6));
+  CHECK(json_number(vec.out, "results.peak_fraction") == gpucalc::testing::approx(16777216 / 70e-6 / 66.9e12));
   CHECK(json_word(vec.out, "results.nearer_bound") == "memory");
   testing::Run text = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--dtype", "fp32", "--time",
                                    "70us", "--explain"});
@@ -145,7 +146,7 @@ TEST_CASE("roofline --time: achieved rates, fractions and the nearer bound, by h
   // In cycles at the boost clock: 198,000 cycles at 1,980 MHz are 100 us.
   testing::Run cyc = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--dtype", "fp32", "--time",
                                   "198000cyc", "--format", "json"});
-  CHECK(json_number(cyc.out, "inputs.time") == doctest::Approx(100e-6));
+  CHECK(json_number(cyc.out, "inputs.time") == gpucalc::testing::approx(100e-6));
   // Without --time the keys are there, empty.
   testing::Run none = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*4*2^24", "--format", "json"});
   for (const char* key : {"achieved", "achieved_bandwidth", "peak_fraction", "bandwidth_fraction", "achieved_fraction",
@@ -168,7 +169,7 @@ TEST_CASE("--elem: --bytes in elements") {
                                     "--format", "json"});
   INFO(elems.err);
   REQUIRE(elems.exit_code == 0);
-  CHECK(json_number(elems.out, "results.memory_time") == doctest::Approx(201326592 / 3.35e12));
+  CHECK(json_number(elems.out, "results.memory_time") == gpucalc::testing::approx(201326592 / 3.35e12));
   CHECK(json_number(elems.out, "inputs.bytes") == 201326592);  // restated in bytes
   CHECK(json_number(elems.out, "inputs.elem") == 4);
   testing::Run text = run_gpucalc({"roofline", "--flops", "2^24", "--bytes", "3*2^24", "--elem", "4", "--explain"});
@@ -187,10 +188,10 @@ TEST_CASE("cycles in every time option, at the profile's boost clock") {
   testing::Run h100 = run_gpucalc({"little", "--latency", "672cyc", "--format", "json"});
   INFO(h100.err);
   REQUIRE(h100.exit_code == 0);
-  CHECK(json_number(h100.out, "inputs.latency") == doctest::Approx(672 / 1.98e9));
-  CHECK(json_number(h100.out, "results.bytes_in_flight") == doctest::Approx(3.35e12 * 672 / 1.98e9));
+  CHECK(json_number(h100.out, "inputs.latency") == gpucalc::testing::approx(672 / 1.98e9));
+  CHECK(json_number(h100.out, "results.bytes_in_flight") == gpucalc::testing::approx(3.35e12 * 672 / 1.98e9));
   testing::Run a100 = run_gpucalc({"little", "--latency", "672 cycles", "--gpu", "a100", "--format", "json"});
-  CHECK(json_number(a100.out, "inputs.latency") == doctest::Approx(672 / 1.41e9));  // A100 boost 1,410 MHz
+  CHECK(json_number(a100.out, "inputs.latency") == gpucalc::testing::approx(672 / 1.41e9));  // A100 boost 1,410 MHz
   testing::Run text = run_gpucalc({"little", "--latency", "672cyc", "--explain"});
   CHECK(text.out.find("--latency 672cyc: cycles at the profile's boost clock 1,980 MHz (boost_clock), 1 cycle = 505 ps: "
                       "339 ns") != std::string::npos);
@@ -198,7 +199,7 @@ TEST_CASE("cycles in every time option, at the profile's boost clock") {
   testing::Run wait = run_gpucalc({"little", "--warps", "1", "--issue-cycles", "10", "--wait-cycles", "250ns", "--format",
                                    "json"});
   REQUIRE(wait.exit_code == 0);
-  CHECK(json_number(wait.out, "results.scheduler_utilization") == doctest::Approx(10.0 / 505));
+  CHECK(json_number(wait.out, "results.scheduler_utilization") == gpucalc::testing::approx(10.0 / 505));
   testing::Run wait_text = run_gpucalc({"little", "--warps", "1", "--issue-cycles", "10", "--wait-cycles", "250ns", "--explain"});
   CHECK(wait_text.out.find("--wait-cycles 250ns: a time at the profile's boost clock 1,980 MHz (boost_clock), 1 cycle = "
                            "505 ps: 495 cycles") != std::string::npos);
@@ -207,9 +208,9 @@ TEST_CASE("cycles in every time option, at the profile's boost clock") {
   testing::Run waves = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1", "--block-time", "198000cyc",
                                     "--format", "json"});
   REQUIRE(waves.exit_code == 0);
-  CHECK(json_number(waves.out, "results.time") == doctest::Approx(300e-6));
+  CHECK(json_number(waves.out, "results.time") == gpucalc::testing::approx(300e-6));
   testing::Run mixed = run_gpucalc({"little", "--latency", "400ns+2*100cyc", "--format", "json"});
-  CHECK(json_number(mixed.out, "inputs.latency") == doctest::Approx(400e-9 + 200 / 1.98e9));
+  CHECK(json_number(mixed.out, "inputs.latency") == gpucalc::testing::approx(400e-9 + 200 / 1.98e9));
 }
 
 TEST_CASE("expressions in integer options, sweeps, batch rows and --require") {

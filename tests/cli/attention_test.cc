@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../approx.h"
 #include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
@@ -42,7 +43,7 @@ TEST_CASE("end to end: the result keys scripts rely on, in JSON") {
     CAPTURE(key);
     CHECK(res.contains(key));
   }
-  CHECK(res["flops"].get<double>() == doctest::Approx(3.5 * 4 * 8 * 32 * 128 * 4096.0 * 4097 / 2));
+  CHECK(res["flops"].get<double>() == gpucalc::testing::approx(3.5 * 4 * 8 * 32 * 128 * 4096.0 * 4097 / 2));
   CHECK(res["exps"].get<double>() == 2.0 * 8 * 32 * 4096.0 * 4097 / 2);
   CHECK(res["bound"] == "tensor");
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "parse/csv.h"
 #include "../verify_helpers.h"
 
@@ -135,7 +136,7 @@ TEST_CASE("--require applies to every batch row, empty cells take the command li
   // Row 2 (256 threads, 64 registers, 64 KB): 3 blocks by shared memory, 24 warps, 37.5%.
   CHECK(gpucalc::testing::json_number(lines[0], "results.blocks_per_sm") == 3);
   // Row 3 (128 threads, the command line's 32 registers, 64 KB): 3 blocks, 18.75%.
-  CHECK(gpucalc::testing::json_number(lines[1], "results.occupancy") == doctest::Approx(0.1875));
+  CHECK(gpucalc::testing::json_number(lines[1], "results.occupancy") == gpucalc::testing::approx(0.1875));
   REQUIRE(r.err_lines().size() == 1);
   CHECK(r.err_lines()[0] == "line 3: requirement failed: occupancy >= 0.3 (got 0.1875)");
 }

@@ -1,6 +1,7 @@
 // LLM decode: KV-cache sizes and decode rooflines against the scaling book's inference chapter,
 // published KV sizes, the presets against their config.json shapes, the lesson's H100/A100
 // ratio, a model that does not fit, and bad input through the binary.
+#include "../approx.h"
 #include "core/decode.h"
 
 #include <doctest/doctest.h>
@@ -44,7 +45,7 @@ TEST_CASE("int4 weights: half a byte a parameter, the scaling book's 35 GB for L
   REQUIRE(r.exit_code == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   CHECK(j["results"]["weight_bytes"].get<double>() == 70553706496.0 * 0.5);
-  CHECK(j["results"]["weight_bytes"].get<double>() == doctest::Approx(35e9).epsilon(0.01));
+  CHECK(j["results"]["weight_bytes"].get<double>() == gpucalc::testing::approx(35e9).epsilon(0.01));
   // int8's 70 GB is twice it
   const testing::Run int8 = testing::run_gpucalc({"decode", "--model", "llama-3-70b", "--dtype", "int8", "--format", "json"});
   REQUIRE(int8.exit_code == 0);
@@ -127,12 +128,12 @@ TEST_CASE("decode --launch and --kernels-per-layer: the expected step's launches
   const double graph = expected({});
   CHECK(expected({"--launch", "graph"}) == graph);
   // 849 kernels (26 a layer x 32 + 17), each 3.6 us instead of the graph's 1.16 us
-  CHECK(expected({"--launch", "3.6us"}) == doctest::Approx(graph + 849 * (3.6e-6 - 1.16e-6)).epsilon(1e-9));
-  CHECK(expected({"--launch", "cuda"}) == doctest::Approx(graph + 849 * (3.6e-6 - 1.16e-6)).epsilon(1e-9));
+  CHECK(expected({"--launch", "3.6us"}) == gpucalc::testing::approx(graph + 849 * (3.6e-6 - 1.16e-6)).epsilon(1e-9));
+  CHECK(expected({"--launch", "cuda"}) == gpucalc::testing::approx(graph + 849 * (3.6e-6 - 1.16e-6)).epsilon(1e-9));
   // eager: 849 ops at the host's 10.3 us (8.745 ms) outrun the kernels' own 6.46 ms
-  CHECK(expected({"--launch", "eager"}) == doctest::Approx(849 * 10.3e-6).epsilon(1e-9));
+  CHECK(expected({"--launch", "eager"}) == gpucalc::testing::approx(849 * 10.3e-6).epsilon(1e-9));
   // 10 kernels a layer: 32 x 16 fewer launches
-  CHECK(expected({"--kernels-per-layer", "10"}) == doctest::Approx(graph - 32 * 16 * 1.16e-6).epsilon(1e-9));
+  CHECK(expected({"--kernels-per-layer", "10"}) == gpucalc::testing::approx(graph - 32 * 16 * 1.16e-6).epsilon(1e-9));
   // the prefill's default is eager, a step's a graph; --launch sets both
   const double prefill = expected({"--prefill", "2048"}, "expected_prefill_time");
   CHECK(expected({"--prefill", "2048", "--launch", "eager"}, "expected_prefill_time") == prefill);

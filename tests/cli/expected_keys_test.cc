@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
@@ -41,8 +42,8 @@ TEST_CASE("attention --impl: fa3 by default on h100, fa2 slower by the classes' 
   CHECK(results(base)["expected_time"] == t3);
   // 8 x 32 x 2048^2 pairs = 1.074e9: fa3 550 GFLOP at 853.1 TFLOP/s + 1.074e9 exps at 3.865e12/s =
   // 644.5 + 277.8 us, + 6.2 us = 928.5 us; fa2 at 401.2 TFLOP/s: 1370.6 + 277.8 + 6.2 = 1654.6 us
-  CHECK(t3 == doctest::Approx(928.5e-6).epsilon(2e-3));
-  CHECK(t2 == doctest::Approx(1654.6e-6).epsilon(2e-3));
+  CHECK(t3 == gpucalc::testing::approx(928.5e-6).epsilon(2e-3));
+  CHECK(t2 == gpucalc::testing::approx(1654.6e-6).epsilon(2e-3));
   // never below the bound
   CHECK(t3 > results(base)["time"].get<double>());
 }
@@ -68,18 +69,18 @@ TEST_CASE("tiling: expected_gemm_time eager by default (the host's op where the 
   // = 3.10 us, + 6.2 us = 9.30 us: under launch_overhead_eager's 10.3 us, so the eager time is 10.3 us.
   const std::vector<std::string> base = {"tiling", "--gpu", "h100", "--m", "1024", "--n", "1024", "--k", "1024", "--format", "json"};
   const nlohmann::json eager = results(base);
-  CHECK(eager["expected_gemm_kernel_time"].get<double>() == doctest::Approx(9.30e-6).epsilon(2e-3));
-  CHECK(eager["expected_gemm_time"].get<double>() == doctest::Approx(10.3e-6));
+  CHECK(eager["expected_gemm_kernel_time"].get<double>() == gpucalc::testing::approx(9.30e-6).epsilon(2e-3));
+  CHECK(eager["expected_gemm_time"].get<double>() == gpucalc::testing::approx(10.3e-6));
   CHECK(eager["expected_gemm_tile"] == "128x64");
   CHECK(eager["expected_gemm_waves"] == 1);
   std::vector<std::string> graph = base;
   graph.insert(graph.end(), {"--launch", "graph"});
   CHECK(results(graph)["expected_gemm_time"].get<double>() ==
-        doctest::Approx(eager["expected_gemm_kernel_time"].get<double>() + 1.16e-6));
+        gpucalc::testing::approx(eager["expected_gemm_kernel_time"].get<double>() + 1.16e-6));
   std::vector<std::string> given = base;
   given.insert(given.end(), {"--launch", "3.6us"});
   CHECK(results(given)["expected_gemm_time"].get<double>() ==
-        doctest::Approx(eager["expected_gemm_kernel_time"].get<double>() + 3.6e-6));
+        gpucalc::testing::approx(eager["expected_gemm_kernel_time"].get<double>() + 3.6e-6));
 }
 
 TEST_CASE("tiling: profiles without the ceilings leave expected_gemm_* null, in their places, with a note") {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -37,7 +38,7 @@ TEST_CASE("sectors --rows: the column sweep's DRAM bytes, L2 bytes and time") {
   CHECK(json_number(r.out, "sweep_reuse_distance") == 67108864.0);  // 2^19 rows x 128 B
   CHECK(json_number(r.out, "sweep_dram_bytes") == 17179869184.0);   // misses: 2^23 requests x 2048 B
   CHECK(json_number(r.out, "sweep_l2_bytes") == 8589934592.0);
-  CHECK(json_number(r.out, "sweep_time") == doctest::Approx(17179869184.0 / 4.8e12));  // h200's datasheet 4.8 TB/s
+  CHECK(json_number(r.out, "sweep_time") == gpucalc::testing::approx(17179869184.0 / 4.8e12));  // h200's datasheet 4.8 TB/s
   CHECK(testing::json_word(r.out, "sweep_bound") == "HBM");
   // without --rows the sweep's keys are null
   const testing::Run plain = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--format", "json"});
@@ -69,14 +70,14 @@ TEST_CASE("banks --lds --instructions: the cost of a 32-way conflict in measure'
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(json_number(r.out, "ways") == 32);
-  CHECK(json_number(r.out, "cost_cycles") == doctest::Approx(8));
-  CHECK(json_number(r.out, "time_ratio") == doctest::Approx(32));
-  CHECK(json_number(r.out, "time_ratio_serial") == doctest::Approx(18.33).epsilon(0.001));
+  CHECK(json_number(r.out, "cost_cycles") == gpucalc::testing::approx(8));
+  CHECK(json_number(r.out, "time_ratio") == gpucalc::testing::approx(32));
+  CHECK(json_number(r.out, "time_ratio_serial") == gpucalc::testing::approx(18.33).epsilon(0.001));
   // by default one LDS and nothing else per access: the ratio is the ways
   const testing::Run d = run_gpucalc({"banks", "--access", "column", "--format", "json"});
   CHECK(json_number(d.out, "time_ratio") == 32);
   const testing::Run busy = run_gpucalc({"banks", "--access", "column", "--instructions", "64", "--format", "json"});
-  CHECK(json_number(busy.out, "time_ratio") == doctest::Approx(2));  // max(32, 16) / max(1, 16)
+  CHECK(json_number(busy.out, "time_ratio") == gpucalc::testing::approx(2));  // max(32, 16) / max(1, 16)
 }
 
 TEST_CASE("banks --lds --instructions: bad values") {
@@ -106,13 +107,13 @@ TEST_CASE("sectors --rows: dram_scattered_bandwidth in a profile sets the time o
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(json_number(r.out, "sweep_dram_rate") == 2.4e12);
-  CHECK(json_number(r.out, "sweep_time") == doctest::Approx(17179869184.0 / 2.4e12));  // 7.158 ms
+  CHECK(json_number(r.out, "sweep_time") == gpucalc::testing::approx(17179869184.0 / 2.4e12));  // 7.158 ms
   // the built-in h200 has none: the streaming 4.8 TB/s, and --explain says the time is a lower bound
   const testing::Run b = run_gpucalc({"sectors", "--cols", "512", "--access", "column", "--rows", "2^19", "--gpu", "h200", "--explain"});
   CHECK(b.out.find("so the time is a lower bound") != std::string::npos);
   // 2^18 x 1024: between the L2's halves, the range's far end
   const testing::Run m = run_gpucalc({"sectors", "--cols", "1024", "--access", "column", "--rows", "2^18", "--gpu", toml, "--format", "json"});
-  CHECK(json_number(m.out, "sweep_time_all_miss") == doctest::Approx(17179869184.0 / 2.4e12));
+  CHECK(json_number(m.out, "sweep_time_all_miss") == gpucalc::testing::approx(17179869184.0 / 2.4e12));
   std::remove(toml.c_str());
   for (const char* bad : {"-1", "0", "nan"}) {
     const std::string t = h200_with(std::string("dram_scattered_bandwidth = { value = ") + bad + ", kind = \"measured\", source = \"test\" }");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../file_text.h"
 #include "../verify_helpers.h"
 
@@ -81,9 +82,9 @@ TEST_CASE("fusion's expected times against the H100 validation set of issue 38 (
       CHECK(measured >= testing::json_number(r.out, c.key == "expected_fused_time" ? "fused_time" : "unfused_time"));
     }
     if (c.miss == 0) {
-      CHECK(ratio == doctest::Approx(1).epsilon(measured >= 50e-6 ? 0.15 : 0.30));
+      CHECK(ratio == gpucalc::testing::approx(1).epsilon(measured >= 50e-6 ? 0.15 : 0.30));
     } else {
-      CHECK(ratio == doctest::Approx(c.miss).epsilon(0.10));
+      CHECK(ratio == gpucalc::testing::approx(c.miss).epsilon(0.10));
     }
   }
 }

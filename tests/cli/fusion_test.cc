@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -24,14 +25,14 @@ using testing::run_gpucalc;
 TEST_CASE("end to end: fusion through the binary, json, csv, --require") {
   Ran r = run_gpucalc("fusion --preset rmsnorm --rows 16384 --cols 4096 --launch 3.6us --format json");
   REQUIRE(r.code == 0);
-  CHECK(json_number(r.out, "unfused_bytes") / 1e6 == doctest::Approx(940).epsilon(0.001));
-  CHECK(json_number(r.out, "unfused_memory_time") * 1e6 == doctest::Approx(281).epsilon(0.002));
-  CHECK(json_number(r.out, "fused_time") * 1e6 == doctest::Approx(80).epsilon(0.002));
-  CHECK(json_number(r.out, "traffic_ratio") == doctest::Approx(3.5).epsilon(0.001));
+  CHECK(json_number(r.out, "unfused_bytes") / 1e6 == gpucalc::testing::approx(940).epsilon(0.001));
+  CHECK(json_number(r.out, "unfused_memory_time") * 1e6 == gpucalc::testing::approx(281).epsilon(0.002));
+  CHECK(json_number(r.out, "fused_time") * 1e6 == gpucalc::testing::approx(80).epsilon(0.002));
+  CHECK(json_number(r.out, "traffic_ratio") == gpucalc::testing::approx(3.5).epsilon(0.001));
   CHECK(testing::json_word(r.out, "results.regime") == "memory");
   r = run_gpucalc("fusion --preset rmsnorm --rows 8 --cols 4096 --launch 3.6us --format json");
   REQUIRE(r.code == 0);
-  CHECK(json_number(r.out, "speedup") == doctest::Approx(6));
+  CHECK(json_number(r.out, "speedup") == gpucalc::testing::approx(6));
   r = run_gpucalc("fusion --preset unary --ops 1 --n 1e6 --launch 3.6us --format json");
   REQUIRE(r.code == 0);
   CHECK(json_number(r.out, "crossover_n") == 3015000);
@@ -55,23 +56,23 @@ TEST_CASE("fusion: the model's keys, eager and graph, beside the lesson's") {
                                                "--bandwidth", "4.29TB/s", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(json_number(r.out, "speedup") == doctest::Approx(4));  // the lesson's: 4 launches against 1
+  CHECK(json_number(r.out, "speedup") == gpucalc::testing::approx(4));  // the lesson's: 4 launches against 1
   // eager: the host's 4 launches of o = 3.36 us against 1, each kernel busy 0.34-0.37 us + g 0.68
-  CHECK(json_number(r.out, "unfused_time_model") == doctest::Approx(4 * 3.36e-6));
-  CHECK(json_number(r.out, "fused_time_model") == doctest::Approx(3.36e-6));
-  CHECK(json_number(r.out, "speedup_model") == doctest::Approx(4));
+  CHECK(json_number(r.out, "unfused_time_model") == gpucalc::testing::approx(4 * 3.36e-6));
+  CHECK(json_number(r.out, "fused_time_model") == gpucalc::testing::approx(3.36e-6));
+  CHECK(json_number(r.out, "speedup_model") == gpucalc::testing::approx(4));
   // graph: busy + g a kernel; op 1 and the fused kernel 131,072 B at 4.29 TB/s, ops 2-4 at the L2's
   // 5.5 TB/s (the input from the L2), each + 672 cycles / 1.98 GHz
   const double first = 672 / 1.98e9 + 131072 / 4.29e12, later = 672 / 1.98e9 + 131072 / 5.5e12;
-  CHECK(json_number(r.out, "unfused_time_graph") == doctest::Approx(first + 3 * later + 4 * 0.68e-6));
-  CHECK(json_number(r.out, "fused_time_graph") == doctest::Approx(first + 0.68e-6));
-  CHECK(json_number(r.out, "unfused_dram_bytes_model") == doctest::Approx(4 * 131072.0 - 3 * 65536.0));
+  CHECK(json_number(r.out, "unfused_time_graph") == gpucalc::testing::approx(first + 3 * later + 4 * 0.68e-6));
+  CHECK(json_number(r.out, "fused_time_graph") == gpucalc::testing::approx(first + 0.68e-6));
+  CHECK(json_number(r.out, "unfused_dram_bytes_model") == gpucalc::testing::approx(4 * 131072.0 - 3 * 65536.0));
   // the h100's g: launch_overhead_graph 1.16 us (issue 38's calibration); the fused kernel's busy is
   // the ramp 480 cycles / 1.98 GHz + 131,072 B at 3.35 TB/s
   const testing::Run h100 = testing::run_gpucalc({"fusion", "--ops", "4", "--n", "2^14", "--dtype", "fp32", "--format", "json"});
   REQUIRE(h100.exit_code == 0);
-  CHECK(json_number(h100.out, "speedup_model") == doctest::Approx(4));
-  CHECK(json_number(h100.out, "fused_time_graph") * 1e6 == doctest::Approx((480 / 1.98e9 + 131072 / 3.35e12 + 1.16e-6) * 1e6));
+  CHECK(json_number(h100.out, "speedup_model") == gpucalc::testing::approx(4));
+  CHECK(json_number(h100.out, "fused_time_graph") * 1e6 == gpucalc::testing::approx((480 / 1.98e9 + 131072 / 3.35e12 + 1.16e-6) * 1e6));
 }
 
 TEST_CASE("fusion: --warps-per-sm sets every kernel's bandwidth from its loads in flight") {
@@ -79,9 +80,9 @@ TEST_CASE("fusion: --warps-per-sm sets every kernel's bandwidth from its loads i
                                                "h200", "--bandwidth", "4.29TB/s", "--warps-per-sm", "40", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(json_number(r.out, "fused_time") == doctest::Approx(62.57e-6).epsilon(0.001));  // the lesson's: bytes / BW
+  CHECK(json_number(r.out, "fused_time") == gpucalc::testing::approx(62.57e-6).epsilon(0.001));  // the lesson's: bytes / BW
   // 268 MB at X = 3.47 TB/s (40 warps x 1 load: little's loaded latency) + 0.34 us ramp + 0.68 us g
-  CHECK(json_number(r.out, "fused_time_graph") == doctest::Approx(268443648 / 3.47e12 + 0.34e-6 + 0.68e-6).epsilon(0.01));
+  CHECK(json_number(r.out, "fused_time_graph") == gpucalc::testing::approx(268443648 / 3.47e12 + 0.34e-6 + 0.68e-6).epsilon(0.01));
 }
 
 TEST_CASE("fusion: bad --warps-per-sm and --loads-per-warp") {
@@ -119,7 +120,7 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   REQUIRE(r.exit_code == 0);
   const double n = 1024.0 * 24576;
   const double miss = 1.5 - 26214400.0 / (n * 2);
-  CHECK(json_number(r.out, "expected_fused_time") / (((2 + miss) * n + 24576) * 2 / 2.825e12) == doctest::Approx(1));
+  CHECK(json_number(r.out, "expected_fused_time") / (((2 + miss) * n + 24576) * 2 / 2.825e12) == gpucalc::testing::approx(1));
   CHECK(r.out.find("so 97.92% of it (49.3 MB) crosses HBM again; its bytes move at 2.83 TB/s (row_kernel_bandwidth)") !=
         std::string::npos);
   CHECK(r.out.find("1,024 rows fill 48.48% of the GPU's 2,112 row slots") != std::string::npos);
@@ -130,7 +131,7 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   const double m = 16384.0 * 4096;
   // (x and w read, the output written) x 2 bytes at 2.825 TB/s (doctest's Approx is absolute under
   // 1: the ratio is compared)
-  CHECK(json_number(full.out, "expected_fused_time") / ((2 * m + 4096) * 2 / 2.825e12) == doctest::Approx(1));
+  CHECK(json_number(full.out, "expected_fused_time") / ((2 * m + 4096) * 2 / 2.825e12) == gpucalc::testing::approx(1));
   CHECK(full.out.find("so 0% of it (0 B) crosses HBM again") != std::string::npos);
   CHECK(full.out.find("row slots") == std::string::npos);
   CHECK(full.out.find("counted from its SASS") == std::string::npos);  // its bytes bound it
@@ -140,7 +141,7 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
       {"fusion", "--preset", "layernorm", "--rows", "32768", "--cols", "2048", "--gpu", "h100", "--format", "json"});
   REQUIRE(short_rows.exit_code == 0);
   CHECK(json_number(short_rows.out, "expected_fused_time") / (32768.0 * (2048.0 / 128 * 118 + 1159) / (132 * 4 * 0.75 * 1.98e9)) ==
-        doctest::Approx(1));
+        gpucalc::testing::approx(1));
   CHECK(short_rows.out.find("counted from its SASS") != std::string::npos);
   CHECK(short_rows.out.find("ran 0.84-1.02x this on an H100") != std::string::npos);
   // the measured misses say so where the kernel's own time counts: softmax
@@ -167,18 +168,18 @@ TEST_CASE("fusion: --ops by name, the expected keys, compute-bound when fused") 
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(testing::json_word(r.out, "inputs.preset") == "unary");
-  CHECK(json_number(r.out, "expected_unfused_time") * 1e6 == doctest::Approx(3 * 536870912 / 2.999e6));
-  CHECK(json_number(r.out, "expected_fused_time") * 1e6 == doctest::Approx(270.2).epsilon(0.001));
-  CHECK(json_number(r.out, "expected_speedup") == doctest::Approx(1.988).epsilon(0.002));
+  CHECK(json_number(r.out, "expected_unfused_time") * 1e6 == gpucalc::testing::approx(3 * 536870912 / 2.999e6));
+  CHECK(json_number(r.out, "expected_fused_time") * 1e6 == gpucalc::testing::approx(270.2).epsilon(0.001));
+  CHECK(json_number(r.out, "expected_speedup") == gpucalc::testing::approx(1.988).epsilon(0.002));
   // the bound keys are the lesson's: 3 kernels of 2N against 1, at the datasheet's 3.35 TB/s
-  CHECK(json_number(r.out, "speedup") == doctest::Approx(3));
+  CHECK(json_number(r.out, "speedup") == gpucalc::testing::approx(3));
   CHECK(r.out.find("fusing turned the chain compute-bound") != std::string::npos);
   // add,mul,sub,mul: all read a second tensor, so the binary preset
   const testing::Run b = run_gpucalc({"fusion", "--ops", "add,mul,sub,mul", "--n", "2^26", "--dtype", "fp32", "--format", "json"});
   REQUIRE(b.exit_code == 0);
   CHECK(testing::json_word(b.out, "inputs.preset") == "binary");
   CHECK(json_number(b.out, "unfused_transfers") == 12 * 67108864.0);  // 3kN
-  CHECK(json_number(b.out, "expected_fused_time") * 1e6 == doctest::Approx(6 * 67108864 * 4 / 2.999e6));
+  CHECK(json_number(b.out, "expected_fused_time") * 1e6 == gpucalc::testing::approx(6 * 67108864 * 4 / 2.999e6));
   // --ops by count: the same bound keys as its names, compute not counted (a note says so)
   const testing::Run c = run_gpucalc({"fusion", "--ops", "4", "--n", "2^26", "--dtype", "fp32", "--format", "json"});
   const testing::Run n = run_gpucalc({"fusion", "--ops", "sin,cos,exp,neg", "--n", "2^26", "--dtype", "fp32", "--format", "json"});
@@ -198,8 +199,8 @@ TEST_CASE("fusion: --launch eager|graph|cuda|TIME, the lesson's figure kept") {
     const testing::Run r = run_gpucalc({"fusion", "--preset", "rmsnorm", "--rows", "8", "--cols", "4096", "--launch", launch,
                                         "--format", "json"});
     REQUIRE(r.exit_code == 0);
-    CHECK(json_number(r.out, "speedup") == doctest::Approx(6));
-    CHECK(json_number(r.out, "unfused_time") * 1e6 == doctest::Approx(6 * 3.6));
+    CHECK(json_number(r.out, "speedup") == gpucalc::testing::approx(6));
+    CHECK(json_number(r.out, "unfused_time") * 1e6 == gpucalc::testing::approx(6 * 3.6));
   }
   // the expected keys on each path, 4 tiny kernels (2^14 fp32: 0.044 us of bytes each)
   const double bytes_us = 131072 / 2.999e6;
@@ -213,7 +214,7 @@ TEST_CASE("fusion: --launch eager|graph|cuda|TIME, the lesson's figure kept") {
     const testing::Run r = run_gpucalc({"fusion", "--ops", "sin,cos,exp,neg", "--n", "2^14", "--dtype", "fp32", "--launch",
                                         p.launch, "--format", "json"});
     REQUIRE(r.exit_code == 0);
-    CHECK(json_number(r.out, "expected_unfused_time") * 1e6 == doctest::Approx(p.unfused_us));
+    CHECK(json_number(r.out, "expected_unfused_time") * 1e6 == gpucalc::testing::approx(p.unfused_us));
   }
   // a profile without the achievable ceilings: the expected keys empty, a note names the fields
   const testing::Run a = run_gpucalc({"fusion", "--ops", "4", "--n", "1e8", "--gpu", "a100", "--format", "json"});

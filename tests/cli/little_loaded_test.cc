@@ -2,6 +2,7 @@
 // (docs/little.md), the keys old calls keep, and bad input (exit 2, one line naming the option).
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -15,16 +16,16 @@ TEST_CASE("gpucalc little --warps-per-sm: 16 warps x 4 float4 loads on the H200"
       run_gpucalc({"little", "--gpu", "h200", "--warps-per-sm", "16", "--loads-per-warp", "4", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   // s = 128.6 ns, r = 15.9 GB/s (measure calibrate, 2026-12-02): measure little ran 3.92 TB/s
-  CHECK(json_number(r.out, "results.achieved_bandwidth") == doctest::Approx(3.827e12).epsilon(2e-3));
-  CHECK(json_number(r.out, "results.loaded_latency") == doctest::Approx(1.130e-6).epsilon(2e-3));
-  CHECK(json_number(r.out, "results.knee_bytes_per_sm") == doctest::Approx(50650).epsilon(1e-3));
-  CHECK(json_number(r.out, "results.knee_warps_per_sm") == doctest::Approx(24.73).epsilon(1e-3));
+  CHECK(json_number(r.out, "results.achieved_bandwidth") == gpucalc::testing::approx(3.827e12).epsilon(2e-3));
+  CHECK(json_number(r.out, "results.loaded_latency") == gpucalc::testing::approx(1.130e-6).epsilon(2e-3));
+  CHECK(json_number(r.out, "results.knee_bytes_per_sm") == gpucalc::testing::approx(50650).epsilon(1e-3));
+  CHECK(json_number(r.out, "results.knee_warps_per_sm") == gpucalc::testing::approx(24.73).epsilon(1e-3));
   // D SMs / L0 = 32,768 x 132 / 339.4 ns = 12.7 TB/s, above B: the idle bandwidth is B.
-  CHECK(json_number(r.out, "results.idle_bandwidth") == doctest::Approx(4.57e12));
+  CHECK(json_number(r.out, "results.idle_bandwidth") == gpucalc::testing::approx(4.57e12));
   // The old keys keep their values: 400 ns at the datasheet's 4.8 TB/s.
-  CHECK(json_number(r.out, "results.bytes_in_flight") == doctest::Approx(1.92e6));
+  CHECK(json_number(r.out, "results.bytes_in_flight") == gpucalc::testing::approx(1.92e6));
   // And the honest range beside them: 400 ns at cudaMemcpy's 4,241 GB/s.
-  CHECK(json_number(r.out, "results.bytes_in_flight_achievable") == doctest::Approx(1.6964e6));
+  CHECK(json_number(r.out, "results.bytes_in_flight_achievable") == gpucalc::testing::approx(1.6964e6));
   const testing::Run one = run_gpucalc({"little", "--gpu", "h200", "--warps-per-sm", "1", "--loads-per-warp", "4", "--explain"});
   REQUIRE(one.exit_code == 0);
   CHECK(one.out.find("2,048 B / 15.9 GB/s = 129 ns") != std::string::npos);
@@ -41,7 +42,7 @@ TEST_CASE("gpucalc little --warps-per-sm: --latency and --bandwidth replace L0 a
   REQUIRE(base.exit_code == 0);
   REQUIRE(slow.exit_code == 0);
   CHECK(json_number(slow.out, "results.achieved_bandwidth") < json_number(base.out, "results.achieved_bandwidth"));
-  CHECK(json_number(slow.out, "results.idle_bandwidth") == doctest::Approx(8 * 512 * 132 / 500e-9));
+  CHECK(json_number(slow.out, "results.idle_bandwidth") == gpucalc::testing::approx(8 * 512 * 132 / 500e-9));
   CHECK(json_number(slow.out, "results.memory_utilization") < 1);
 }
 
@@ -61,8 +62,8 @@ TEST_CASE("gpucalc roofline on the H200: the memory time at the datasheet's band
   const testing::Run r =
       run_gpucalc({"roofline", "--gpu", "h200", "--flops", "2^24", "--bytes", "3*4*2^24", "--dtype", "fp32", "--format", "json"});
   REQUIRE(r.exit_code == 0);
-  CHECK(json_number(r.out, "results.memory_time") == doctest::Approx(201326592 / 4.8e12));
-  CHECK(json_number(r.out, "results.memory_time_achievable") == doctest::Approx(201326592 / 4.241e12));
+  CHECK(json_number(r.out, "results.memory_time") == gpucalc::testing::approx(201326592 / 4.8e12));
+  CHECK(json_number(r.out, "results.memory_time_achievable") == gpucalc::testing::approx(201326592 / 4.241e12));
   // --bandwidth names the bandwidth: no range
   const testing::Run given = run_gpucalc(
       {"roofline", "--gpu", "h200", "--flops", "2^24", "--bytes", "1GB", "--bandwidth", "4TB/s", "--format", "json"});

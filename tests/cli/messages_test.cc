@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "commands/commands.h"
 #include "core/gpu.h"
 #include "engine/engine.h"
@@ -168,9 +169,9 @@ TEST_CASE("little's scheduler form: bytes in flight from --wait-cycles at the pr
   REQUIRE(r.exit_code == 0);
   // bytes in flight = bandwidth x L / clock
   const double latency = 500 / h100.boost_clock;
-  CHECK(json_number(r.out, "inputs.latency") == doctest::Approx(latency));
-  CHECK(json_number(r.out, "results.bytes_in_flight") == doctest::Approx(h100.memory_bandwidth * latency));
-  CHECK(json_number(r.out, "results.bytes_in_flight") != doctest::Approx(1.34e6));
+  CHECK(json_number(r.out, "inputs.latency") == gpucalc::testing::approx(latency));
+  CHECK(json_number(r.out, "results.bytes_in_flight") == gpucalc::testing::approx(h100.memory_bandwidth * latency));
+  CHECK(json_number(r.out, "results.bytes_in_flight") != gpucalc::testing::approx(1.34e6));
   testing::Run text = run_gpucalc({"little", "--warps", "4", "--issue-cycles", "10", "--wait-cycles", "500", "--explain"});
   CHECK(text.out.find(fmt::format("latency = L / boost clock = 500 cycles / {} MHz", format_number(h100.boost_clock / 1e6))) !=
         std::string::npos);
@@ -210,7 +211,7 @@ TEST_CASE("little's warps_needed is a whole number of warps, and warps_needed_ex
   testing::Run r = run_gpucalc({"little", "--warps", "1", "--issue-cycles", "11", "--wait-cycles", "111", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   CHECK(json_number(r.out, "results.warps_needed") == 12);
-  CHECK(json_number(r.out, "results.warps_needed_exact") == doctest::Approx(122.0 / 11));
+  CHECK(json_number(r.out, "results.warps_needed_exact") == gpucalc::testing::approx(122.0 / 11));
   // A ratio that is whole stays whole (0.6 / 0.1 is 6 within a rounding).
   testing::Run whole = run_gpucalc({"little", "--warps", "1", "--issue-cycles", "0.1", "--wait-cycles", "0.5", "--format", "json"});
   CHECK(json_number(whole.out, "results.warps_needed") == 6);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "../approx.h"
 #include "core/ncu_report.h"
 #include "../verify_helpers.h"
 
@@ -101,7 +102,7 @@ TEST_CASE("ncu hostile reports: a grid past CUDA's limits is refused before its 
   testing::Run r = testing::run_gpucalc({"ncu", largest, "--format", "json"});
   REQUIRE(r.exit_code == 0);
   const auto results = nlohmann::json::parse(r.out)["results"];
-  CHECK(results["waves"].get<double>() == doctest::Approx(8733987272472266.0));
+  CHECK(results["waves"].get<double>() == gpucalc::testing::approx(8733987272472266.0));
   CHECK(results["blocks_per_sm"] == 8);
 }
 
@@ -146,7 +147,7 @@ TEST_CASE("ncu hostile reports: commas only between thousands: \"3,2\" and a dec
   CHECK(nlohmann::json::parse(r.out)["results"]["launch"]["grid"] == "1024");
   double v = 0, step = 0;
   CHECK(ncu_value("4,788,773.59", "", NcuField::fadd, v, step));
-  CHECK(v == doctest::Approx(4788773.59));
+  CHECK(v == gpucalc::testing::approx(4788773.59));
   for (const char* bad : {"3,2", "1,5", "12,34", "1,0245", ",123", "1,,024", "1.024,5", "1,024,", "1e", "--1", "1.5.5"}) {
     INFO(bad);
     CHECK_FALSE(ncu_value(bad, "", NcuField::fadd, v, step));

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../approx.h"
 #include "../file_text.h"
 #include "../ncu_helpers.h"
 #include "../verify_helpers.h"
@@ -122,7 +123,7 @@ TEST_CASE("gpucalc ncu: a details page whose kernel's rows come apart is read wh
   CHECK(rows[0]["results"]["kernel"]["process"] == "11");
   CHECK(rows[0]["results"]["launch"]["registers"] == 32);  // from its last row, after process 12's
   // 1,024 blocks of 256 threads at 32 registers: 8 a SM (the H100's 2,048 threads), 132 SMs.
-  CHECK(rows[0]["results"]["waves"].get<double>() == doctest::Approx(1024.0 / (8 * 132)));
+  CHECK(rows[0]["results"]["waves"].get<double>() == gpucalc::testing::approx(1024.0 / (8 * 132)));
 }
 
 TEST_CASE("gpucalc ncu: a NUL byte after a bad line is still called binary (read before the lines)") {
@@ -147,7 +148,7 @@ TEST_CASE("gpucalc ncu: a report of Speed Of Light alone is read for what it mea
   REQUIRE(r.exit_code == 0);
   const auto row = nlohmann::json::parse(testing::lines_of(r.out)[0])["results"];
   CHECK(row["sol"]["unit"] == "memory");
-  CHECK(row["sol"]["share"].get<double>() == doctest::Approx(0.9344));
+  CHECK(row["sol"]["share"].get<double>() == gpucalc::testing::approx(0.9344));
   CHECK(row["blocks_per_sm"].is_null());
   CHECK(row["verdict"] == "Registers Per Thread is not in the report: not modelled");
 }

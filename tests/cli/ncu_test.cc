@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "../approx.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
 #include "../verify_helpers.h"
@@ -34,11 +35,11 @@ TEST_CASE("gpucalc ncu: a row per kernel, the profile of the report's architectu
   CHECK(first["results"]["launch"]["registers"] == 39);
   CHECK(first["results"]["blocks_per_sm"] == 3);
   CHECK(first["results"]["ncu"]["occupancy_theoretical"] == 1.0);
-  CHECK(first["results"]["ncu"]["occupancy_achieved"].get<double>() == doctest::Approx(0.333));
-  CHECK(first["results"]["ncu"]["duration"].get<double>() == doctest::Approx(15.15e-3));
+  CHECK(first["results"]["ncu"]["occupancy_achieved"].get<double>() == gpucalc::testing::approx(0.333));
+  CHECK(first["results"]["ncu"]["duration"].get<double>() == gpucalc::testing::approx(15.15e-3));
   const auto third = nlohmann::json::parse(lines[2]);
   CHECK(third["results"]["limiter"] == "blocks");
-  CHECK(third["results"]["occupancy"].get<double>() == doctest::Approx(1.0 / 3));
+  CHECK(third["results"]["occupancy"].get<double>() == gpucalc::testing::approx(1.0 / 3));
 }
 
 TEST_CASE("gpucalc ncu (issue 37): clock.sm, clock.dram, roofline_share at the report's clock and the profile's, sol.unit and sol.share") {
@@ -48,14 +49,14 @@ TEST_CASE("gpucalc ncu (issue 37): clock.sm, clock.dram, roofline_share at the r
   testing::Run r = testing::run_gpucalc({"ncu", "tests/data/ncu/h200/full-gemm.raw.csv", "--format", "json"});
   REQUIRE(r.exit_code == 0);
   const auto row = nlohmann::json::parse(testing::lines_of(r.out)[0])["results"];
-  CHECK(row["clock"]["sm"].get<double>() == doctest::Approx(1.349196e9));
-  CHECK(row["clock"]["dram"].get<double>() == doctest::Approx(3.199422e9));
+  CHECK(row["clock"]["sm"].get<double>() == gpucalc::testing::approx(1.349196e9));
+  CHECK(row["clock"]["dram"].get<double>() == gpucalc::testing::approx(3.199422e9));
   const double achieved = 2.0 * 8320 * 8192 * 8192 / 1.631168e-3;
-  CHECK(row["roofline_share_boost"].get<double>() == doctest::Approx(achieved / 989.4e12).epsilon(1e-6));
-  CHECK(row["roofline_share"].get<double>() == doctest::Approx(achieved / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-6));
+  CHECK(row["roofline_share_boost"].get<double>() == gpucalc::testing::approx(achieved / 989.4e12).epsilon(1e-6));
+  CHECK(row["roofline_share"].get<double>() == gpucalc::testing::approx(achieved / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-6));
   // ncu's own tensor-pipe share in the same report: sm__pipe_tensor_cycles_active 93.924372%.
   CHECK(row["sol"]["unit"] == "tensor");
-  CHECK(row["sol"]["share"].get<double>() == doctest::Approx(0.93924372));
+  CHECK(row["sol"]["share"].get<double>() == gpucalc::testing::approx(0.93924372));
   CHECK(std::fabs(row["roofline_share"].get<double>() - 0.93924372) < 0.001);
   CHECK(row["kernel"]["name"] == "nvjet_sm90_tst_320x128_64x3_1x2_h_bz_coopB_TNT");
   // The text report names no maximum DRAM clock, and the details page has no FLOP: no roofline,
@@ -63,7 +64,7 @@ TEST_CASE("gpucalc ncu (issue 37): clock.sm, clock.dram, roofline_share at the r
   testing::Run t = testing::run_gpucalc({"ncu", "tests/data/ncu/h200/full-gemm.txt", "--format", "json"});
   REQUIRE(t.exit_code == 0);
   const auto text = nlohmann::json::parse(testing::lines_of(t.out)[0])["results"];
-  CHECK(text["clock"]["sm"].get<double>() == doctest::Approx(1.35e9));
+  CHECK(text["clock"]["sm"].get<double>() == gpucalc::testing::approx(1.35e9));
   CHECK(text["roofline_share"].is_null());
   CHECK(text["sol"]["unit"] == "sm");  // Compute (SM) Throughput 93.92, L1/TEX 98.24: within 5 points, the SM
   // --kernel-name: full in JSON unless asked; base on request.
@@ -165,7 +166,7 @@ TEST_CASE("gpucalc ncu: the report on standard input, --gpu overriding the repor
   const auto row = nlohmann::json::parse(r.out);
   CHECK(row["gpu"] == "v100");
   CHECK(row["results"]["differences"] == 0);
-  CHECK(row["results"]["waves"].get<double>() == doctest::Approx(0.6325));
+  CHECK(row["results"]["waves"].get<double>() == gpucalc::testing::approx(0.6325));
 }
 
 TEST_CASE("gpucalc ncu: bad reports, each one line and exit 2") {

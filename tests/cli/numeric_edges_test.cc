@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace {
@@ -86,7 +87,7 @@ void expect_answer(std::vector<std::string> args, const std::map<std::string, do
   CHECK_MESSAGE(json_numbers_finite(o.out, bad), "not a finite JSON number: " << bad);
   for (const auto& [key, value] : want) {
     INFO("results." << key);
-    CHECK(result(o.out, key) == doctest::Approx(value).epsilon(1e-12));
+    CHECK(result(o.out, key) == gpucalc::testing::approx(value).epsilon(1e-12));
   }
 }
 

@@ -2,6 +2,7 @@
 // cudaOccupancyAvailableDynamicSMemPerBlock (--target-blocks), against cuda_occupancy.h.
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -17,7 +18,7 @@ TEST_CASE("gpucalc occupancy --suggest end to end") {
   CHECK(json_number(r.out, "results.block_size") == 768);
   CHECK(json_number(r.out, "results.min_grid_size") == 264);
   CHECK(json_number(r.out, "results.blocks_per_sm") == 2);
-  CHECK(json_number(r.out, "results.occupancy") == doctest::Approx(0.75));
+  CHECK(json_number(r.out, "results.occupancy") == gpucalc::testing::approx(0.75));
   testing::Run per_thread = run_gpucalc({"occupancy", "--suggest", "--regs", "16", "--smem-per-thread", "256", "--format", "csv"});
   REQUIRE(per_thread.exit_code == 0);
   CHECK(per_thread.out.find(",896,132,") != std::string::npos);  // block_size, min_grid_size

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -36,7 +37,7 @@ TEST_CASE("occupancy --carveout 57 is 57%, rounded up to the 132 KB carveout, an
     testing::Run r = carveout(value);
     REQUIRE(r.exit_code == 0);
     CHECK(r.err.empty());
-    CHECK(json_number(r.out, "inputs.carveout") == doctest::Approx(57.0 / 100));
+    CHECK(json_number(r.out, "inputs.carveout") == gpucalc::testing::approx(57.0 / 100));
     CHECK(json_number(r.out, "results.shared_memory_per_sm") == 132 * 1024);
     CHECK(json_number(r.out, "results.limits.shared_memory") == 3);
     CHECK(json_number(r.out, "results.blocks_per_sm") == 3);

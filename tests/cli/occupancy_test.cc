@@ -1,4 +1,5 @@
 // Occupancy: the lessons' numbers, NVIDIA's own calculator, and the next block.
+#include "../approx.h"
 #include "core/occupancy.h"
 
 #include <doctest/doctest.h>
@@ -48,7 +49,7 @@ TEST_CASE("gpucalc occupancy: the lesson's examples end to end") {
     CHECK(r.err.empty());
     CHECK(json_number(r.out, "results.blocks_per_sm") == c.blocks);
     CHECK(json_number(r.out, "results.warps_per_sm") == c.warps);
-    CHECK(json_number(r.out, "results.occupancy") == doctest::Approx(c.occupancy));
+    CHECK(json_number(r.out, "results.occupancy") == gpucalc::testing::approx(c.occupancy));
     CHECK(json_word(r.out, "results.limiter") == c.limiter);
     CHECK(json_word(r.out, "results.fits") == "true");
   }

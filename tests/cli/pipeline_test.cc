@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../temp_dir.h"
 #include "../verify_helpers.h"
 
@@ -202,7 +203,7 @@ TEST_CASE("pipeline --latency: at most 1 ms, and the derivation's bytes in fligh
   testing::Run r = run_gpucalc({"pipeline", "--tile", "128x128x64", "--latency", "1ms", "--format", "json", "--explain"});
   REQUIRE(r.exit_code == 0);
   const double bytes = json_number(r.out, "results.bytes_in_flight_needed");
-  CHECK(bytes == doctest::Approx(3.35e12 / 132 * 1e-3));
+  CHECK(bytes == gpucalc::testing::approx(3.35e12 / 132 * 1e-3));
   CHECK(r.out.find("= 25,378,788 B an SM (Little's law)") != std::string::npos);
   CHECK(r.out.find("-9.223") == std::string::npos);
   r = run_gpucalc({"pipeline", "--tile", "128x128x64", "--latency", "1e10s", "--explain"});

@@ -2,6 +2,7 @@
 // (never NaN, never a crash); their axes and tick labels: tests/unit/plot_axes_test.cc.
 //
 // GPUCALC_PLOT_EXAMPLES=DIR writes the example charts (docs/plots/) into DIR.
+#include "../approx.h"
 #include "engine/profiles.h"
 #include "plot/plot.h"
 
@@ -185,13 +186,13 @@ TEST_CASE("roofline: the roofs, the ridge, the point and its attainable value") 
   auto lines = polylines(svg);
   REQUIRE(lines.size() == 2);
   REQUIRE(lines[1].size() == 3);
-  CHECK(lines[1][1].first == doctest::Approx(l.x.to_pixel(989.4e12 / 3.35e12)).epsilon(1e-3));
-  CHECK(lines[1][1].second == doctest::Approx(l.y.to_pixel(989.4e12)).epsilon(1e-3));
+  CHECK(lines[1][1].first == gpucalc::testing::approx(l.x.to_pixel(989.4e12 / 3.35e12)).epsilon(1e-3));
+  CHECK(lines[1][1].second == gpucalc::testing::approx(l.y.to_pixel(989.4e12)).epsilon(1e-3));
   // The point sits on the memory roof.
   auto dots = marker_centres(svg);
   REQUIRE(dots.size() == 1);
-  CHECK(dots[0].first == doctest::Approx(l.x.to_pixel(64)).epsilon(1e-3));
-  CHECK(dots[0].second == doctest::Approx(l.y.to_pixel(214.4e12)).epsilon(1e-3));
+  CHECK(dots[0].first == gpucalc::testing::approx(l.x.to_pixel(64)).epsilon(1e-3));
+  CHECK(dots[0].second == gpucalc::testing::approx(l.y.to_pixel(214.4e12)).epsilon(1e-3));
   CHECK(l.x.lo <= 20);
   CHECK(l.x.hi >= 2950);
   CHECK(l.y.hi > 989.4e12);
@@ -254,8 +255,8 @@ TEST_CASE("line chart: labels, legend, every point, markers through the axis tra
   CHECK(lines[1].size() == 62);
   const Layout l = layout(c);
   // The crossing point of the fused line lies where the transform puts it.
-  CHECK(lines[1][30].first == doctest::Approx(l.x.to_pixel(1e6)).epsilon(1e-3));
-  CHECK(lines[1][30].second == doctest::Approx(l.y.to_pixel(3.6e-6)).epsilon(1e-3));
+  CHECK(lines[1][30].first == gpucalc::testing::approx(l.x.to_pixel(1e6)).epsilon(1e-3));
+  CHECK(lines[1][30].second == gpucalc::testing::approx(l.y.to_pixel(3.6e-6)).epsilon(1e-3));
   CHECK(l.left < l.right);
   CHECK(l.top < l.bottom);
 }
@@ -279,9 +280,9 @@ TEST_CASE("occupancy charts: step series and the current configuration marked") 
     const Layout l = layout(c);
     auto dots = marker_centres(svg);
     REQUIRE(dots.size() == 1);
-    CHECK(dots[0].first == doctest::Approx(l.x.to_pixel(c.markers[0].x)).epsilon(1e-3));
-    CHECK(dots[0].second == doctest::Approx(l.y.to_pixel(0.5)).epsilon(1e-3));
-    CHECK(l.y.to_pixel(0.5) == doctest::Approx((l.top + l.bottom) / 2));
+    CHECK(dots[0].first == gpucalc::testing::approx(l.x.to_pixel(c.markers[0].x)).epsilon(1e-3));
+    CHECK(dots[0].second == gpucalc::testing::approx(l.y.to_pixel(0.5)).epsilon(1e-3));
+    CHECK(l.y.to_pixel(0.5) == gpucalc::testing::approx((l.top + l.bottom) / 2));
   }
   CHECK(contains(render_svg(example_occupancy("shared memory")), ">64 KiB<"));
   CHECK(contains(render_svg(example_occupancy("threads")), ">256<"));
@@ -329,8 +330,8 @@ TEST_CASE("waves chart: saw-tooth through the wave boundaries") {
   CHECK(lines[0].size() == 528);
   const Layout l = layout(c);
   // 132 blocks fill the wave (100%); 133 leave one block in the last wave.
-  CHECK(lines[0][131].second == doctest::Approx(l.y.to_pixel(1.0)).epsilon(1e-3));
-  CHECK(lines[0][132].second == doctest::Approx(l.y.to_pixel(1.0 / 132)).epsilon(1e-3));
+  CHECK(lines[0][131].second == gpucalc::testing::approx(l.y.to_pixel(1.0)).epsilon(1e-3));
+  CHECK(lines[0][132].second == gpucalc::testing::approx(l.y.to_pixel(1.0 / 132)).epsilon(1e-3));
 }
 
 TEST_CASE("text is escaped everywhere") {

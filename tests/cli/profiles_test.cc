@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/roofline.h"
 #include "../verify_helpers.h"
@@ -65,7 +66,7 @@ TEST_CASE("roofline --dtype fp4: the B200's 9 PFLOPS, refused on a GPU without i
   INFO(b200.err);
   REQUIRE(b200.exit_code == 0);
   CHECK(json_number(b200.out, "results.peak") == 9e15);
-  CHECK(json_number(b200.out, "results.ridge") == doctest::Approx(9e15 / 7.7e12));
+  CHECK(json_number(b200.out, "results.ridge") == gpucalc::testing::approx(9e15 / 7.7e12));
   testing::Run h100 = run_gpucalc({"roofline", "--gpu", "h100", "--flops", "1e12", "--bytes", "1GB", "--dtype", "fp4"});
   CHECK(h100.exit_code == 2);
   CHECK(h100.out.empty());
@@ -92,7 +93,7 @@ TEST_CASE("roofline --sparse doubles the dense tensor peak, refused where there 
   REQUIRE(sparse.exit_code == 0);
   CHECK(json_number(dense.out, "results.peak") == 989.4e12);
   CHECK(json_number(sparse.out, "results.peak") == 1978.8e12);
-  CHECK(json_number(sparse.out, "results.ridge") == doctest::Approx(1978.8e12 / 3.35e12));
+  CHECK(json_number(sparse.out, "results.ridge") == gpucalc::testing::approx(1978.8e12 / 3.35e12));
   CHECK(json_word(sparse.out, "inputs.sparse") == "true");
   // B200 FP4: 18 PFLOPS with sparsity (HGX B200 datasheet, per GPU).
   testing::Run fp4 = run_gpucalc({"roofline", "--gpu", "b200", "--intensity", "1e4", "--dtype", "fp4", "--sparse", "--format", "json"});

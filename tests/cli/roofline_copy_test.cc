@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -23,8 +24,8 @@ TEST_CASE("gpucalc roofline --flops 0 --bytes 1GB --time 1ms: json, csv and text
   CHECK(json_word(j.out, "results.bound") == "memory");
   CHECK(json_number(j.out, "results.attainable") == 0);
   CHECK(json_number(j.out, "results.achieved_bandwidth") == 1e12);
-  CHECK(json_number(j.out, "results.bandwidth_fraction") == doctest::Approx(1 / 3.35));
-  CHECK(json_number(j.out, "results.memory_time") == doctest::Approx(298.507e-6).epsilon(1e-5));
+  CHECK(json_number(j.out, "results.bandwidth_fraction") == gpucalc::testing::approx(1 / 3.35));
+  CHECK(json_number(j.out, "results.memory_time") == gpucalc::testing::approx(298.507e-6).epsilon(1e-5));
   CHECK(json_number(j.out, "results.peak_fraction") == 0);
   CHECK(json_word(j.out, "results.achieved_fraction") == "null");
   CHECK(json_word(j.out, "results.nearer_bound") == "memory");
@@ -54,7 +55,7 @@ TEST_CASE("gpucalc roofline --flops 0 --bytes 1GB --time 1ms: json, csv and text
   // without --time: a floor of the memory time alone
   testing::Run floor = run_gpucalc({"roofline", "--flops", "0", "--bytes", "1GB", "--format", "json"});
   REQUIRE(floor.exit_code == 0);
-  CHECK(json_number(floor.out, "results.time") == doctest::Approx(1e9 / 3.35e12));
+  CHECK(json_number(floor.out, "results.time") == gpucalc::testing::approx(1e9 / 3.35e12));
   CHECK(json_number(floor.out, "results.compute_time") == 0);
 }
 

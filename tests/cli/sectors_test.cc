@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -23,12 +24,12 @@ TEST_CASE("end to end: sectors --stride 2 and the bf16 column through the binary
   Ran r = run_gpucalc("sectors --stride 2 --format json");
   REQUIRE(r.code == 0);
   CHECK(json_number(r.out, "sectors") == 8);
-  CHECK(json_number(r.out, "efficiency") == doctest::Approx(0.5));
+  CHECK(json_number(r.out, "efficiency") == gpucalc::testing::approx(0.5));
   CHECK(json_number(r.out, "bytes_fetched") == 256);
   r = run_gpucalc("sectors --cols 4096 --access column --elem 2 --format json");
   REQUIRE(r.code == 0);
   CHECK(json_number(r.out, "sectors") == 32);
-  CHECK(json_number(r.out, "efficiency") == doctest::Approx(0.0625));
+  CHECK(json_number(r.out, "efficiency") == gpucalc::testing::approx(0.0625));
   r = run_gpucalc("sectors --stride 16 --gpu h200 --format json");
   REQUIRE(r.code == 0);
   CHECK(json_number(r.out, "dram_bytes") == 2048);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "commands/commands.h"
 #include "engine/profiles.h"
 #include "../temp_dir.h"
@@ -36,16 +37,16 @@ TEST_CASE("Stream-K's example: 384x384x128 in 128x128 tiles on 4 SMs is 9 tiles,
   CHECK(json_number(r.out, "results.blocks_per_wave") == per_wave);
   CHECK(json_number(r.out, "results.waves") == waves);
   CHECK(json_number(r.out, "results.last_wave_blocks") == tiles - (waves - 1) * per_wave);
-  CHECK(json_number(r.out, "results.last_wave_utilization") == doctest::Approx(1.0 / 4));
-  CHECK(json_number(r.out, "results.efficiency") == doctest::Approx(tiles / (waves * per_wave)));
-  CHECK(json_number(r.out, "results.wave_efficiency") == doctest::Approx(9.0 / 12));
-  CHECK(json_number(r.out, "results.waves_per_sm") == doctest::Approx(tiles / per_wave));
+  CHECK(json_number(r.out, "results.last_wave_utilization") == gpucalc::testing::approx(1.0 / 4));
+  CHECK(json_number(r.out, "results.efficiency") == gpucalc::testing::approx(tiles / (waves * per_wave)));
+  CHECK(json_number(r.out, "results.wave_efficiency") == gpucalc::testing::approx(9.0 / 12));
+  CHECK(json_number(r.out, "results.waves_per_sm") == gpucalc::testing::approx(tiles / per_wave));
   CHECK(json_number(r.out, "inputs.sms") == 4);
   // The same GEMM on the whole H100: 9 tiles fill 9 of its 132 SMs in one wave.
   testing::Run whole = run_gpucalc({"waves", "--gemm", "384,384,128", "--tile", "128x128", "--format", "json"});
   REQUIRE(whole.exit_code == 0);
   CHECK(json_number(whole.out, "results.waves") == 1);
-  CHECK(json_number(whole.out, "results.efficiency") == doctest::Approx(tiles / load_gpu("h100").sm_count));
+  CHECK(json_number(whole.out, "results.efficiency") == gpucalc::testing::approx(tiles / load_gpu("h100").sm_count));
   CHECK(whole.out.find("\"sms\"") == std::string::npos);  // inputs.sms only when given
 }
 
@@ -55,14 +56,14 @@ TEST_CASE("roofline --sms 66 on the h100 halves the compute peak and the ridge, 
   const double peak = h100.peak(ComputeUnit::tensor, "bf16");
   testing::Run half = run_gpucalc({"roofline", "--intensity", "100", "--sms", "66", "--format", "json"});
   REQUIRE(half.exit_code == 0);
-  CHECK(json_number(half.out, "results.peak") == doctest::Approx(peak * 66 / 132));
+  CHECK(json_number(half.out, "results.peak") == gpucalc::testing::approx(peak * 66 / 132));
   CHECK(json_number(half.out, "results.bandwidth") == h100.memory_bandwidth);
-  CHECK(json_number(half.out, "results.ridge") == doctest::Approx(peak / 2 / h100.memory_bandwidth));
+  CHECK(json_number(half.out, "results.ridge") == gpucalc::testing::approx(peak / 2 / h100.memory_bandwidth));
   CHECK(json_number(half.out, "inputs.sms") == 66);
   // At an intensity above both ridges the attainable rate is the peak: halved too.
   testing::Run high = run_gpucalc({"roofline", "--intensity", "1000", "--sms", "66", "--format", "json"});
   REQUIRE(high.exit_code == 0);
-  CHECK(json_number(high.out, "results.attainable") == doctest::Approx(peak / 2));
+  CHECK(json_number(high.out, "results.attainable") == gpucalc::testing::approx(peak / 2));
   CHECK(json_word(high.out, "results.bound") == "compute");
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/tiling.h"
 #include "../verify_helpers.h"
@@ -33,14 +34,14 @@ TEST_CASE("gpucalc tiling without --tile: minimum traffic, compute time, largest
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(json_number(r.out, "results.min_bytes") == 3.0 * 4096 * 4096 * 2);                          // 101 MB
-  CHECK(json_number(r.out, "results.min_time") * 1e6 == doctest::Approx(30).epsilon(0.005));        // 30 us
-  CHECK(json_number(r.out, "results.compute_time") * 1e6 == doctest::Approx(139).epsilon(0.005));   // 139 us
+  CHECK(json_number(r.out, "results.min_time") * 1e6 == gpucalc::testing::approx(30).epsilon(0.005));        // 30 us
+  CHECK(json_number(r.out, "results.compute_time") * 1e6 == gpucalc::testing::approx(139).epsilon(0.005));   // 139 us
   CHECK(json_number(r.out, "results.max_square_tile") == 241);
-  CHECK(json_number(r.out, "results.ridge_tile") == doctest::Approx(590.69).epsilon(1e-4));
+  CHECK(json_number(r.out, "results.ridge_tile") == gpucalc::testing::approx(590.69).epsilon(1e-4));
   CHECK(json_number(r.out, "results.naive_reads") == 137438953472.0);
   CHECK(json_number(r.out, "results.naive_read_bytes") == 274877906944.0);  // 275 GB
   CHECK(json_number(r.out, "results.flops") == 137438953472.0);
-  CHECK(json_number(r.out, "results.min_intensity") == doctest::Approx(4096.0 / 3));
+  CHECK(json_number(r.out, "results.min_intensity") == gpucalc::testing::approx(4096.0 / 3));
   for (const std::string& key : kTileKeys) {
     INFO(key);
     CHECK(json_word(r.out, "results." + key) == "null");
@@ -95,17 +96,17 @@ TEST_CASE("bytes beside the element counts: the README's worked examples") {
   CHECK(json_number(small.out, "results.write_bytes") == 2e6);
   CHECK(json_number(small.out, "results.flops") == 2e9);
   const Gpu h100 = load_gpu("h100");
-  CHECK(tiling(square_input(1000, 128), h100).approx_reads == doctest::Approx(15625000.0));
+  CHECK(tiling(square_input(1000, 128), h100).approx_reads == gpucalc::testing::approx(15625000.0));
 
   // 4096^3 at T = 128: naive 275 GB / 82 ms, tiled 2.15 GB / 641 us, minimum 101 MB / 30 us, compute 139 us
   testing::Run big = run_gpucalc({"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--format", "json"});
   REQUIRE(big.exit_code == 0);
-  CHECK(json_number(big.out, "results.naive_read_bytes") / 1e9 == doctest::Approx(275).epsilon(0.001));
-  CHECK(json_number(big.out, "results.naive_time") * 1e3 == doctest::Approx(82).epsilon(0.002));
+  CHECK(json_number(big.out, "results.naive_read_bytes") / 1e9 == gpucalc::testing::approx(275).epsilon(0.001));
+  CHECK(json_number(big.out, "results.naive_time") * 1e3 == gpucalc::testing::approx(82).epsilon(0.002));
   CHECK(json_number(big.out, "results.tiled_read_bytes") == 2147483648.0);  // 2.15 GB
-  CHECK(json_number(big.out, "results.tiled_time") * 1e6 == doctest::Approx(641).epsilon(0.001));
-  CHECK(json_number(big.out, "results.min_bytes") / 1e6 == doctest::Approx(101).epsilon(0.005));
-  CHECK(json_number(big.out, "results.compute_time") * 1e6 == doctest::Approx(139).epsilon(0.005));
+  CHECK(json_number(big.out, "results.tiled_time") * 1e6 == gpucalc::testing::approx(641).epsilon(0.001));
+  CHECK(json_number(big.out, "results.min_bytes") / 1e6 == gpucalc::testing::approx(101).epsilon(0.005));
+  CHECK(json_number(big.out, "results.compute_time") * 1e6 == gpucalc::testing::approx(139).epsilon(0.005));
   CHECK(json_number(big.out, "results.flops") == 2.0 * 4096 * 4096 * 4096);
   CHECK(json_number(big.out, "results.c_read_bytes") == 0);
 

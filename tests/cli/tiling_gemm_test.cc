@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/tiling.h"
@@ -38,16 +39,16 @@ TEST_CASE("guide, Math And Memory Bounds: 8192x128x8192 fp16 is 124.1 FLOP/B, th
   testing::Run a = run_gpucalc({"tiling", "--m", "8192", "--n", "128", "--k", "8192", "--tile", "128", "--dtype", "fp16",
                                 "--format", "json"});
   REQUIRE(a.exit_code == 0);
-  CHECK(json_number(a.out, "results.min_intensity") == doctest::Approx(124.1).epsilon(0.001));
+  CHECK(json_number(a.out, "results.min_intensity") == gpucalc::testing::approx(124.1).epsilon(0.001));
   testing::Run b = run_gpucalc({"tiling", "--m", "4096", "--n", "512", "--k", "1024", "--tile", "128", "--dtype", "fp16",
                                 "--format", "json"});
   REQUIRE(b.exit_code == 0);
-  CHECK(json_number(b.out, "results.min_intensity") == doctest::Approx(315).epsilon(0.001));
+  CHECK(json_number(b.out, "results.min_intensity") == gpucalc::testing::approx(315).epsilon(0.001));
   testing::Run c = run_gpucalc({"tiling", "--m", "4096", "--n", "1", "--k", "1024", "--tile", "128", "--dtype", "fp16",
                                 "--format", "json"});
   REQUIRE(c.exit_code == 0);
   // 4096 x 1024 / (4096 x 1024 + 1024 + 4096) = 0.9988: "1 FLOP/B"
-  CHECK(json_number(c.out, "results.min_intensity") == doctest::Approx(4096.0 * 1024 / (4096.0 * 1024 + 1024 + 4096)));
+  CHECK(json_number(c.out, "results.min_intensity") == gpucalc::testing::approx(4096.0 * 1024 / (4096.0 * 1024 + 1024 + 4096)));
   CHECK(std::round(json_number(c.out, "results.min_intensity")) == 1);
 }
 
@@ -67,8 +68,8 @@ TEST_CASE("--beta 1 reads C: M N more elements in every read count, and the mini
   CHECK(with_c.tiled_read_bytes == 1090519040.0 * 2);
   CHECK(with_c.min_bytes == 4.0 * 4096 * 4096 * 2);
   // each matrix once: 2 n^3 / (3 n^2 e) without C read, 2 n^3 / (4 n^2 e) with it
-  CHECK(plain.flops / plain.min_bytes == doctest::Approx(4096.0 / 3));
-  CHECK(with_c.flops / with_c.min_bytes == doctest::Approx(1024.0));
+  CHECK(plain.flops / plain.min_bytes == gpucalc::testing::approx(4096.0 / 3));
+  CHECK(with_c.flops / with_c.min_bytes == gpucalc::testing::approx(1024.0));
   in.beta = -0.5;  // any beta other than 0 reads C
   CHECK(tiling(in, h100).c_reads == 16777216.0);
   in.beta = std::nan("");
@@ -97,7 +98,7 @@ TEST_CASE("mixed operand types: int8 A with bf16 B (hand-derived at 4096^3, tile
   CHECK(r.tiled_read_bytes == 4096.0 * 4096 * 32 * 1 + 4096.0 * 4096 * 32 * 2);
   CHECK(r.write_bytes == 4096.0 * 4096 * 2);
   // step intensity 2 T^3 / (T^2 (1 + 2)) = 2 x 128 / 3
-  CHECK(r.intensity == doctest::Approx(256.0 / 3));
+  CHECK(r.intensity == gpucalc::testing::approx(256.0 / 3));
   CHECK(r.tile_smem_bytes == 128 * 128 * 3);
   // T^2 x 3 <= 232,448: T = 278 (278^2 x 3 = 231,852; 279^2 x 3 = 233,523)
   CHECK(r.max_square_tile == 278);
@@ -111,7 +112,7 @@ TEST_CASE("mixed operand types: int8 A with bf16 B (hand-derived at 4096^3, tile
                                   "--dtype-b", "bf16", "--format", "json"});
   REQUIRE(cli.exit_code == 0);
   CHECK(json_number(cli.out, "results.tiled_bytes") == 1644167168.0);
-  CHECK(json_number(cli.out, "results.intensity") == doctest::Approx(256.0 / 3));
+  CHECK(json_number(cli.out, "results.intensity") == gpucalc::testing::approx(256.0 / 3));
   testing::Run text = run_gpucalc({"tiling", "--m", "4096", "--n", "4096", "--k", "4096", "--tile", "128", "--dtype-a",
                                    "int8", "--explain"});
   CHECK(text.out.find("operand types: A int8 (1 B), B bf16 (2 B), C bf16 (2 B)") != std::string::npos);
@@ -186,7 +187,7 @@ TEST_CASE("PMPP 5.4: 16x16 tiles are 4 FLOP/B in fp32 (6,220 GFLOPS at 1,555 GB/
     testing::Run r = run_gpucalc({"roofline", "--intensity", std::to_string(intensity), "--bandwidth", "1555GB/s", "--dtype",
                                   "fp32", "--gpu", "a100", "--format", "json"});
     REQUIRE(r.exit_code == 0);
-    CHECK(json_number(r.out, "results.attainable") == doctest::Approx(gflops * 1e9));
+    CHECK(json_number(r.out, "results.attainable") == gpucalc::testing::approx(gflops * 1e9));
     CHECK(json_word(r.out, "results.bound") == "memory");
   }
   // the naive kernel: 2 FLOP per 8 bytes read = 0.25 FLOP/B

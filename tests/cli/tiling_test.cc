@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -21,9 +22,9 @@ TEST_CASE("end to end: tiling through the binary, json, csv, --require fits_smem
   Ran r = run_gpucalc("tiling --m 4096 --n 4096 --k 4096 --tile 128 --dtype bf16 --format json");
   REQUIRE(r.code == 0);
   CHECK(json_number(r.out, "naive_reads") == 137438953472.0);
-  CHECK(json_number(r.out, "tiled_time") * 1e6 == doctest::Approx(641).epsilon(0.001));
-  CHECK(json_number(r.out, "min_time") * 1e6 == doctest::Approx(30).epsilon(0.005));
-  CHECK(json_number(r.out, "compute_time") * 1e6 == doctest::Approx(139).epsilon(0.005));
+  CHECK(json_number(r.out, "tiled_time") * 1e6 == gpucalc::testing::approx(641).epsilon(0.001));
+  CHECK(json_number(r.out, "min_time") * 1e6 == gpucalc::testing::approx(30).epsilon(0.005));
+  CHECK(json_number(r.out, "compute_time") * 1e6 == gpucalc::testing::approx(139).epsilon(0.005));
   CHECK(json_number(r.out, "max_square_tile") == 241);
   r = run_gpucalc("tiling --m 1000 --n 1000 --k 1000 --tile 128 --format csv");
   REQUIRE(r.code == 0);

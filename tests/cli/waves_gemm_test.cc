@@ -3,6 +3,7 @@
 // public worked examples; core and end to end.
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "core/waves.h"
 #include "../refusal_checks.h"
 #include "../verify_helpers.h"
@@ -36,8 +37,8 @@ TEST_CASE("guide, Wave Quantization: A100, 256x128 tiles, one per SM: 108 tiles 
   CHECK(json_number(over.out, "results.tiles") == 117);
   CHECK(json_number(over.out, "results.waves") == 2);
   CHECK(json_number(over.out, "results.last_wave_blocks") == 9);
-  CHECK(json_number(over.out, "results.wave_efficiency") == doctest::Approx(117.0 / 216));
-  CHECK(json_number(over.out, "results.gemm_efficiency") == doctest::Approx(117.0 / 216));
+  CHECK(json_number(over.out, "results.wave_efficiency") == gpucalc::testing::approx(117.0 / 216));
+  CHECK(json_number(over.out, "results.gemm_efficiency") == gpucalc::testing::approx(117.0 / 216));
   CHECK(a100.sm_count == 108);
 }
 
@@ -50,7 +51,7 @@ TEST_CASE("Horace He's A100 example: 1792x1792 in 256x128 tiles is 7 x 14 = 98 t
   REQUIRE(r.exit_code == 0);
   CHECK(json_number(r.out, "results.tiles") == 98);
   CHECK(json_number(r.out, "results.waves") == 1);
-  CHECK(json_number(r.out, "results.wave_efficiency") == doctest::Approx(98.0 / 108));
+  CHECK(json_number(r.out, "results.wave_efficiency") == gpucalc::testing::approx(98.0 / 108));
   CHECK(json_number(r.out, "results.tile_efficiency") == 1.0);
   CHECK(json_number(r.out, "results.flops") == 2.0 * 1792 * 1792 * 4096);
   CHECK(json_number(r.out, "results.executed_flops") == 2.0 * 1792 * 1792 * 4096);
@@ -61,7 +62,7 @@ TEST_CASE("Horace He's A100 example: 1792x1792 in 256x128 tiles is 7 x 14 = 98 t
   CHECK(json_number(s.out, "results.tiles") == 196);
   CHECK(json_number(s.out, "results.waves") == 2);
   CHECK(json_number(s.out, "results.last_wave_blocks") == 88);
-  CHECK(json_number(s.out, "results.wave_efficiency") == doctest::Approx(196.0 / 216));
+  CHECK(json_number(s.out, "results.wave_efficiency") == gpucalc::testing::approx(196.0 / 216));
   CHECK(tiles_of(1792, 1792, 4096, 256, 128, 2).k_per_split == 2048);
   CHECK(tiles_of(1792, 1792, 4097, 256, 128, 2).k_per_split == 2049);
 }
@@ -72,7 +73,7 @@ TEST_CASE("hand-derived: H100 4096^2 in 128x256 tiles is 32 x 16 = 512 tiles, 4 
   CHECK(json_number(r.out, "results.tiles") == 512);
   CHECK(json_number(r.out, "results.waves") == 4);
   CHECK(json_number(r.out, "results.last_wave_blocks") == 116);
-  CHECK(json_number(r.out, "results.wave_efficiency") == doctest::Approx(512.0 / 528));
+  CHECK(json_number(r.out, "results.wave_efficiency") == gpucalc::testing::approx(512.0 / 528));
   // two tiles per SM (given): a wave is 264 tiles, 2 waves, 512 / 528 again
   testing::Run two =
       run_gpucalc({"waves", "--gemm", "4096,4096", "--tile", "128x256", "--blocks-per-sm", "2", "--format", "json"});
@@ -90,8 +91,8 @@ TEST_CASE("hand-derived: H100 4096^2 in 128x256 tiles is 32 x 16 = 512 tiles, 4 
   CHECK(json_number(both.out, "results.tiles") == 1056);
   CHECK(json_number(both.out, "results.waves") == 8);
   CHECK(json_number(both.out, "results.wave_efficiency") == 1.0);
-  CHECK(json_number(both.out, "results.tile_efficiency") == doctest::Approx(4100.0 / 4224));
-  CHECK(json_number(both.out, "results.gemm_efficiency") == doctest::Approx(4100.0 / 4224));
+  CHECK(json_number(both.out, "results.tile_efficiency") == gpucalc::testing::approx(4100.0 / 4224));
+  CHECK(json_number(both.out, "results.gemm_efficiency") == gpucalc::testing::approx(4100.0 / 4224));
 }
 
 TEST_CASE("waves --gemm: blocks per SM from the occupancy inputs, and the explain names the guide's sections") {

@@ -1,6 +1,7 @@
 // Waves and the tail effect: the lessons' numbers, core and end to end.
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -19,8 +20,8 @@ TEST_CASE("gpucalc waves: 264 against 265 blocks end to end") {
   CHECK(json_number(b.out, "results.waves") == 3);
   CHECK(json_number(b.out, "results.blocks_per_wave") == 132);
   CHECK(json_number(b.out, "results.last_wave_blocks") == 1);
-  CHECK(json_number(b.out, "results.last_wave_utilization") == doctest::Approx(1.0 / 132));
-  CHECK(json_number(b.out, "results.efficiency") == doctest::Approx(265.0 / 396));
+  CHECK(json_number(b.out, "results.last_wave_utilization") == gpucalc::testing::approx(1.0 / 132));
+  CHECK(json_number(b.out, "results.efficiency") == gpucalc::testing::approx(265.0 / 396));
   testing::Run text = run_gpucalc({"waves", "--blocks", "265", "--blocks-per-sm", "1"});
   CHECK(text.out.find("tail effect") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../verify_helpers.h"
 
 namespace gpucalc {
@@ -61,7 +62,7 @@ TEST_CASE("CUDA C++ Programming Guide, Multiprocessor Level: a 4-cycle latency o
   CHECK(json_number(four, "results.warps_needed") * 4 == 16);  // 4 warp schedulers per SM
   CHECK(json_number(four, "results.scheduler_utilization") == 1.0);
   const std::string three = json_of({"little", "--gpu", "v100", "--warps", "3", "--issue-cycles", "1", "--wait-cycles", "3"});
-  CHECK(json_number(three, "results.scheduler_utilization") == doctest::Approx(0.75));
+  CHECK(json_number(three, "results.scheduler_utilization") == gpucalc::testing::approx(0.75));
 }
 
 // https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#shared-memory-5-x, Figure
@@ -133,7 +134,7 @@ TEST_CASE("CUDA C++ Best Practices Guide 10.2.1.3, misaligned offsetCopy: 4 segm
     const std::string r = json_of({"sectors", "--gpu", "v100", "--stride", "1", "--offset", std::to_string(4 * offset)});
     const bool aligned = offset % 8 == 0;
     CHECK(json_number(r, "results.sectors") == (aligned ? 4 : 5));
-    CHECK(json_number(r, "results.efficiency") == doctest::Approx(aligned ? 1.0 : 0.8));
+    CHECK(json_number(r, "results.efficiency") == gpucalc::testing::approx(aligned ? 1.0 : 0.8));
   }
 }
 
@@ -184,7 +185,7 @@ TEST_CASE("NVIDIA GPU Performance Background, Architecture Fundamentals: A100 15
   CHECK(json_word(r, "inputs.unit") == "tensor");
   const std::string product =
       json_of({"roofline", "--intensity", "1000", "--peak", "108*512*2*1.41e9FLOP/s", "--bandwidth", "2039GB/s"});
-  CHECK(json_number(product, "results.peak") == doctest::Approx(156e12).epsilon(0.001));  // 155.93e12
+  CHECK(json_number(product, "results.peak") == gpucalc::testing::approx(156e12).epsilon(0.001));  // 155.93e12
 }
 
 // The same guide, "Understanding Performance", the table for a V100 with FP16 data: "Max pooling
@@ -195,7 +196,7 @@ TEST_CASE("NVIDIA GPU Performance Background, Architecture Fundamentals: A100 15
 TEST_CASE("NVIDIA GPU Performance Background, Understanding Performance: 3x3 max pooling is 2.25 FLOPS/B, memory-bound on V100") {
   const std::string r = json_of({"roofline", "--gpu", "v100", "--dtype", "fp16", "--flops", "9*2^20", "--bytes", "(2+2)*2^20"});
   CHECK(json_number(r, "results.intensity") == 2.25);
-  CHECK(json_number(r, "results.ridge") == doctest::Approx(138.9).epsilon(0.001));
+  CHECK(json_number(r, "results.ridge") == gpucalc::testing::approx(138.9).epsilon(0.001));
   CHECK(json_word(r, "results.bound") == "memory");
 }
 
@@ -208,11 +209,11 @@ TEST_CASE("NVIDIA GPU Performance Background, Understanding Performance: 3x3 max
 // 8192^3 / (3 x 8192^2) = 2730.67.
 TEST_CASE("NVIDIA Matrix Multiplication Background, Math And Memory Bounds: 8192^3 fp16 is 2730 FLOPS/B, math-limited on V100") {
   const std::string t = json_of({"tiling", "--gpu", "v100", "--m", "8192", "--n", "8192", "--k", "8192", "--tile", "128", "--dtype", "fp16"});
-  CHECK(json_number(t, "results.min_intensity") == doctest::Approx(8192.0 / 3));
+  CHECK(json_number(t, "results.min_intensity") == gpucalc::testing::approx(8192.0 / 3));
   CHECK(static_cast<int>(json_number(t, "results.min_intensity")) == 2730);
   const std::string r = json_of({"roofline", "--gpu", "v100", "--dtype", "fp16", "--flops", "2*8192^3", "--bytes", "2*3*8192^2"});
   CHECK(json_word(r, "results.bound") == "compute");
-  CHECK(json_number(r, "results.ridge") == doctest::Approx(138.89).epsilon(1e-4));
+  CHECK(json_number(r, "results.ridge") == gpucalc::testing::approx(138.89).epsilon(1e-4));
 }
 
 // ---- Austin et al., "How to Scale Your Model", Part 12 "How to Think About GPUs" ----------------
@@ -241,12 +242,12 @@ TEST_CASE("How to Scale Your Model, GPUs, Memory: 255 (the book's 256) registers
 // same product at 1.59 GHz.
 TEST_CASE("How to Scale Your Model, GPUs, Quiz 1 Q2: H100 fp32 vector FLOPs without FMA, 33.5 TFLOP/s at boost") {
   const std::string add = json_of({"roofline", "--intensity", "1", "--dtype", "fp32", "--op", "add"});
-  CHECK(json_number(add, "results.peak") == doctest::Approx(33.45e12));
-  CHECK(json_number(add, "results.peak") == doctest::Approx(132 * 4 * 32 * 1.98e9).epsilon(0.001));
+  CHECK(json_number(add, "results.peak") == gpucalc::testing::approx(33.45e12));
+  CHECK(json_number(add, "results.peak") == gpucalc::testing::approx(132 * 4 * 32 * 1.98e9).epsilon(0.001));
   const std::string fma = json_of({"roofline", "--intensity", "1", "--dtype", "fp32"});
   CHECK(json_number(fma, "results.peak") == 2 * json_number(add, "results.peak"));
   const std::string base = json_of({"roofline", "--intensity", "1", "--peak", "132*4*32*1.59e9FLOP/s"});
-  CHECK(json_number(base, "results.peak") == doctest::Approx(26.9e12).epsilon(0.002));  // 26.86, the book rounds up
+  CHECK(json_number(base, "results.peak") == gpucalc::testing::approx(26.9e12).epsilon(0.002));  // 26.86, the book rounds up
 }
 
 // Quiz 1, Question 3: "For an H100, we have a peak 990e12 fp16 FLOPs and 3.35e12 bytes / s of
@@ -260,11 +261,11 @@ TEST_CASE("How to Scale Your Model, GPUs, Quiz 1 Q3: critical intensity H100 295
     args.insert(args.begin(), {"roofline", "--intensity", "1"});
     return json_number(json_of(args), "results.ridge");
   };
-  CHECK(ridge({"--dtype", "fp16"}) == doctest::Approx(295.3).epsilon(0.001));
-  CHECK(ridge({"--dtype", "fp8"}) == doctest::Approx(590.7).epsilon(0.001));
+  CHECK(ridge({"--dtype", "fp16"}) == gpucalc::testing::approx(295.3).epsilon(0.001));
+  CHECK(ridge({"--dtype", "fp8"}) == gpucalc::testing::approx(590.7).epsilon(0.001));
   CHECK(ridge({"--gpu", "b200", "--dtype", "fp16", "--bandwidth", "8TB/s"}) == 281.25);
   CHECK(ridge({"--gpu", "b200", "--dtype", "fp8", "--bandwidth", "8TB/s"}) == 562.5);
-  CHECK(ridge({"--gpu", "b200", "--dtype", "fp16"}) == doctest::Approx(2250.0 / 7.7));  // the profile's 7.7 TB/s
+  CHECK(ridge({"--gpu", "b200", "--dtype", "fp16"}) == gpucalc::testing::approx(2250.0 / 7.7));  // the profile's 7.7 TB/s
 }
 
 // Quiz 1, Question 4: an fp16[64, 4096] x fp16[4096, 8192] matmul on a B200: "We read or write 2BD
@@ -275,14 +276,14 @@ TEST_CASE("How to Scale Your Model, GPUs, Quiz 1 Q3: critical intensity H100 295
 TEST_CASE("How to Scale Your Model, GPUs, Quiz 1 Q4: B200 matmul, batch 64 is 69e6 bytes in 8.6 us, batch 512 15 us") {
   const std::string small = json_of({"roofline", "--gpu", "b200", "--dtype", "fp16", "--bandwidth", "8TB/s", "--flops",
                                      "2*64*4096*8192", "--bytes", "2*64*4096 + 2*4096*8192 + 2*64*8192"});
-  CHECK(json_number(small, "inputs.bytes") == doctest::Approx(69e6).epsilon(0.01));  // 68,681,728
+  CHECK(json_number(small, "inputs.bytes") == gpucalc::testing::approx(69e6).epsilon(0.01));  // 68,681,728
   CHECK(json_word(small, "results.bound") == "memory");
-  CHECK(json_number(small, "results.time") == doctest::Approx(8.6e-6).epsilon(0.01));
+  CHECK(json_number(small, "results.time") == gpucalc::testing::approx(8.6e-6).epsilon(0.01));
   const std::string large = json_of({"roofline", "--gpu", "b200", "--dtype", "fp16", "--bandwidth", "8TB/s", "--flops",
                                      "2*512*4096*8192", "--bytes", "2*512*4096 + 2*4096*8192 + 2*512*8192"});
   CHECK(json_word(large, "results.bound") == "compute");
-  CHECK(json_number(large, "results.time") == doctest::Approx(2.0 * 512 * 4096 * 8192 / 2.25e15));
-  CHECK(json_number(large, "results.time") == doctest::Approx(15e-6).epsilon(0.02));
+  CHECK(json_number(large, "results.time") == gpucalc::testing::approx(2.0 * 512 * 4096 * 8192 / 2.25e15));
+  CHECK(json_number(large, "results.time") == gpucalc::testing::approx(15e-6).epsilon(0.02));
 }
 
 // Quiz 1, Question 7: adding two fp32[N] vectors on an H100 "performs N FLOPs and requires 4 * N * 2
@@ -292,12 +293,12 @@ TEST_CASE("How to Scale Your Model, GPUs, Quiz 1 Q4: B200 matmul, batch 64 is 69
 // have a roofline of about 3.84ms".
 TEST_CASE("How to Scale Your Model, GPUs, Quiz 1 Q7: H100 fp32 vector add is 1/12 FLOP/B, 0.23 us at 65,536, 3.84 ms at 2^30") {
   const std::string small = json_of({"roofline", "--dtype", "fp32", "--op", "add", "--flops", "65536", "--bytes", "12*65536"});
-  CHECK(json_number(small, "results.intensity") == doctest::Approx(1.0 / 12));
-  CHECK(json_number(small, "results.ridge") == doctest::Approx(10).epsilon(0.002));  // 33.45 / 3.35 = 9.985
+  CHECK(json_number(small, "results.intensity") == gpucalc::testing::approx(1.0 / 12));
+  CHECK(json_number(small, "results.ridge") == gpucalc::testing::approx(10).epsilon(0.002));  // 33.45 / 3.35 = 9.985
   CHECK(json_word(small, "results.bound") == "memory");
-  CHECK(json_number(small, "results.time") == doctest::Approx(0.23e-6).epsilon(0.03));  // 0.2348 us
+  CHECK(json_number(small, "results.time") == gpucalc::testing::approx(0.23e-6).epsilon(0.03));  // 0.2348 us
   const std::string large = json_of({"roofline", "--dtype", "fp32", "--op", "add", "--flops", "2^30", "--bytes", "12*2^30"});
-  CHECK(json_number(large, "results.time") == doctest::Approx(3.84e-3).epsilon(0.002));  // 3.846 ms
+  CHECK(json_number(large, "results.time") == gpucalc::testing::approx(3.84e-3).epsilon(0.002));  // 3.846 ms
 }
 
 // ---- Hwu, Kirk and El Hajj, Programming Massively Parallel Processors (4th ed.) ----------------

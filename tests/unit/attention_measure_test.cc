@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "../approx.h"
 #include "cli/measure_options.h"
 #include "core/attention.h"
 #include "core/error.h"
@@ -72,7 +73,7 @@ TEST_CASE("measure attention: FLOPs equal FlashAttention's benchmark formula and
       CHECK(attn::kv_elements(c) == 4LL * 4 * 2048 * d);
     }
   }
-  CHECK(attn::softmax_scale(s) == doctest::Approx(0.125));
+  CHECK(attn::softmax_scale(s) == gpucalc::testing::approx(0.125));
 }
 
 TEST_CASE("measure attention: the sampled rows are distinct, ascending, in range, the tile edges in head 0") {
@@ -100,20 +101,20 @@ TEST_CASE("measure attention: the host reference row, derived by hand") {
   const double e = std::exp(1.0);
   attn::RowReference r = attn::reference_row(q, k, v, 2, 2, 1.0);
   REQUIRE(r.o.size() == 2);
-  CHECK(r.o[0] == doctest::Approx((e + 3) / (e + 1)));  // 1.537882...
-  CHECK(r.o[1] == doctest::Approx((2 * e + 4) / (e + 1)));
-  CHECK(r.lse == doctest::Approx(std::log(e + 1)));  // 1.313261...
+  CHECK(r.o[0] == gpucalc::testing::approx((e + 3) / (e + 1)));  // 1.537882...
+  CHECK(r.o[1] == gpucalc::testing::approx((2 * e + 4) / (e + 1)));
+  CHECK(r.lse == gpucalc::testing::approx(std::log(e + 1)));  // 1.313261...
   // one key (the causal mask's first row): o = v_0, lse = the scaled score, 0.5 x 1
   attn::RowReference one = attn::reference_row(q, k, v, 1, 2, 0.5);
-  CHECK(one.o[0] == doctest::Approx(1));
-  CHECK(one.o[1] == doctest::Approx(2));
-  CHECK(one.lse == doctest::Approx(0.5));
+  CHECK(one.o[0] == gpucalc::testing::approx(1));
+  CHECK(one.o[1] == gpucalc::testing::approx(2));
+  CHECK(one.lse == gpucalc::testing::approx(0.5));
   // equal scores: the plain mean of V, lse = ln(keys) + score
   const float q0[2] = {0, 0};
   attn::RowReference mean = attn::reference_row(q0, k, v, 2, 2, 1.0);
-  CHECK(mean.o[0] == doctest::Approx(2));
-  CHECK(mean.o[1] == doctest::Approx(3));
-  CHECK(mean.lse == doctest::Approx(std::log(2.0)));
+  CHECK(mean.o[0] == gpucalc::testing::approx(2));
+  CHECK(mean.o[1] == gpucalc::testing::approx(3));
+  CHECK(mean.lse == gpucalc::testing::approx(std::log(2.0)));
 }
 
 TEST_CASE("measure attention: the options the kernel cannot take are input errors before any launch") {

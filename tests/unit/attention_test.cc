@@ -1,6 +1,7 @@
 // Attention: FLOPs against FlashAttention's benchmark formula, the causal mask as FlashAttention 2
 // aligns it, FlashAttention 3's special-function figures, the FlashAttention paper's IO analysis,
 // the tiles, and bad input through the binary.
+#include "../approx.h"
 #include "core/attention.h"
 
 #include <doctest/doctest.h>
@@ -56,9 +57,9 @@ TEST_CASE("causal, equal lengths: the benchmark halves s^2, exactly it is s (s +
     const AttentionResult r = attention(self(2, 32, s, 128, true), h100);
     CHECK(r.pairs == double(s) * double(s + 1) / 2);
     // the benchmark's figure times (1 + 1/s): the diagonal it leaves out
-    CHECK(r.flops == doctest::Approx(benchmark_flops(2, double(s), 32, 128, true, AttentionPass::fwd) * (1 + 1.0 / double(s))));
+    CHECK(r.flops == gpucalc::testing::approx(benchmark_flops(2, double(s), 32, 128, true, AttentionPass::fwd) * (1 + 1.0 / double(s))));
     const AttentionResult both = attention(self(2, 32, s, 128, true, AttentionPass::fwd_bwd), h100);
-    CHECK(both.flops == doctest::Approx(3.5 * r.flops));
+    CHECK(both.flops == gpucalc::testing::approx(3.5 * r.flops));
   }
 }
 
@@ -101,17 +102,17 @@ TEST_CASE("FlashAttention 3's special-function figures: 3.9 T exps/s against 989
   // FA3 (Shah et al. 2024, section 3.1): "the H100 SXM5 GPU has 989 TFLOPS of FP16 matmul but only
   // 3.9 TFLOPS of special functions"; 16 a clock a SM x 132 SMs x the 1.83 GHz the datasheet's
   // tensor peak assumes gives it
-  CHECK(16.0 * h100.sm_count * 1.83e9 == doctest::Approx(3.9e12).epsilon(0.01));
+  CHECK(16.0 * h100.sm_count * 1.83e9 == gpucalc::testing::approx(3.9e12).epsilon(0.01));
   // at head dimension 64 a score costs 4 x 64 = 256 FLOP of matmul and one exp: 989 / 3.9 = 254
   // FLOP per exp, so the exps take about as long as the matmuls
   const AttentionResult d64 = attention(self(4, 16, 8192, 64), h100);
   CHECK(d64.flops / d64.exps == 256);
-  CHECK(d64.sfu_time / d64.tensor_time == doctest::Approx(989.4e12 / 256 / d64.sfu_rate));
+  CHECK(d64.sfu_time / d64.tensor_time == gpucalc::testing::approx(989.4e12 / 256 / d64.sfu_rate));
   CHECK(d64.sfu_time / d64.tensor_time > 0.9);
   CHECK(d64.sfu_time / d64.tensor_time < 1.1);
   // at 128 the matmuls take twice as long: tensor-bound
   const AttentionResult d128 = attention(self(4, 16, 8192, 128), h100);
-  CHECK(d128.sfu_time / d128.tensor_time == doctest::Approx(d64.sfu_time / d64.tensor_time / 2));
+  CHECK(d128.sfu_time / d128.tensor_time == gpucalc::testing::approx(d64.sfu_time / d64.tensor_time / 2));
   CHECK(d128.bound == AttentionBound::tensor);
   // FP8 doubles the tensor rate, not the exps': special-function-bound at 64
   AttentionInput fp8 = self(4, 16, 8192, 64);
@@ -121,7 +122,7 @@ TEST_CASE("FlashAttention 3's special-function figures: 3.9 T exps/s against 989
   // from 1 to 2.25 PFLOPS while the SFU count stays: the exps' share of the time doubles
   const AttentionResult b200 = attention(self(4, 16, 8192, 128), load_gpu("b200"));
   CHECK((b200.sfu_time / b200.tensor_time) / (d128.sfu_time / d128.tensor_time) ==
-        doctest::Approx(2.25e15 / 989.4e12 * 132 / 148 * 1.83e9 / load_gpu("b200").peak_clock(ComputeUnit::tensor)).epsilon(1e-9));
+        gpucalc::testing::approx(2.25e15 / 989.4e12 * 132 / 148 * 1.83e9 / load_gpu("b200").peak_clock(ComputeUnit::tensor)).epsilon(1e-9));
 }
 
 TEST_CASE("standard attention's intensity: N d / (e (N + d)) forward, by hand") {
@@ -132,10 +133,10 @@ TEST_CASE("standard attention's intensity: N d / (e (N + d)) forward, by hand") 
   // 8,448 = 248.2 FLOP/B; FlashAttention's own intensity is far above both.
   const Gpu h100 = load_gpu("h100");
   const AttentionResult small = attention(self(1, 1, 1024, 64), h100);
-  CHECK(small.intensity_standard == doctest::Approx(1024.0 * 64 / (2 * (1024 + 64))));
-  CHECK(small.intensity_standard == doctest::Approx(30.1176).epsilon(1e-5));
+  CHECK(small.intensity_standard == gpucalc::testing::approx(1024.0 * 64 / (2 * (1024 + 64))));
+  CHECK(small.intensity_standard == gpucalc::testing::approx(30.1176).epsilon(1e-5));
   const AttentionResult big = attention(self(8, 32, 4096, 128), h100);
-  CHECK(big.intensity_standard == doctest::Approx(4096.0 * 128 / (2 * (4096 + 128))));
+  CHECK(big.intensity_standard == gpucalc::testing::approx(4096.0 * 128 / (2 * (4096 + 128))));
   CHECK(big.intensity > big.intensity_standard);
 }
 
@@ -156,17 +157,17 @@ TEST_CASE("the exponentials' share of the matmul time at one clock: FlashAttenti
     CHECK(gpu.peak_clock(ComputeUnit::cuda) == gpu.boost_clock);
     const AttentionResult fp16 = attention(self(4, 16, 8192, 128), gpu);
     CHECK(fp16.clock == 1.83e9);
-    CHECK(fp16.sfu_rate == doctest::Approx(16.0 * 132 * 1.83e9));
-    CHECK(fp16.sfu_time / fp16.tensor_time == doctest::Approx(0.5).epsilon(1e-3));
+    CHECK(fp16.sfu_rate == gpucalc::testing::approx(16.0 * 132 * 1.83e9));
+    CHECK(fp16.sfu_time / fp16.tensor_time == gpucalc::testing::approx(0.5).epsilon(1e-3));
     AttentionInput fp8_in = self(4, 16, 8192, 128);
     fp8_in.dtype = "fp8";
     const AttentionResult fp8 = attention(fp8_in, gpu);
-    CHECK(fp8.sfu_time / fp8.tensor_time == doctest::Approx(1.0).epsilon(1e-3));
+    CHECK(fp8.sfu_time / fp8.tensor_time == gpucalc::testing::approx(1.0).epsilon(1e-3));
   }
   // A profile whose tensor peaks hold at the boost clock (the A100's 312 TFLOP/s = 108 x 2,048 x
   // 1.41 GHz) takes the SFU rate at that clock: 16 x 108 x 1.41 GHz.
   const AttentionResult a100 = attention(self(4, 16, 8192, 128), load_gpu("a100"));
-  CHECK(a100.sfu_rate == doctest::Approx(16.0 * 108 * 1.41e9));
+  CHECK(a100.sfu_rate == gpucalc::testing::approx(16.0 * 108 * 1.41e9));
 }
 
 TEST_CASE("FlashAttention paper's IO analysis: standard Theta(N d + N^2), flash K,V re-read N/Br times") {
@@ -227,7 +228,7 @@ TEST_CASE("decode with GQA: the group's query heads are the rows of one tile, K,
   CHECK(r.bound == AttentionBound::memory);
   // the scaling book: decode attention's intensity is about 1 a KV head's query (ST / (S + T), T = 1),
   // here the group of 4 query heads sharing each K,V
-  CHECK(r.intensity == doctest::Approx(4 * 32768.0 * 4 * 128 / (32768.0 * 256 * 2)).epsilon(0.001));
+  CHECK(r.intensity == gpucalc::testing::approx(4 * 32768.0 * 4 * 128 / (32768.0 * 256 * 2)).epsilon(0.001));
 }
 
 TEST_CASE("tiles: shared memory, fp32 accumulators and the occupancy they allow") {

@@ -3,6 +3,7 @@
 // own clocks come from the kernel's SASS: kernel_mix_test.cc; its runs: recorded_runs_test.cc).
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "measure/attention_time.h"
 #include "engine/profiles.h"
@@ -20,18 +21,18 @@ constexpr int kSms = 132;
 
 TEST_CASE("attention slots: the busiest slot's block-tiles in launch order") {
   // without the mask: ceil(4096 blocks / 264 slots) = 16 x 64 tiles; seq 8192: ceil(8192 / 264) = 32 x 128
-  CHECK(attention_busiest_slot_tiles({4, 16, 4096, false}, kSms, 2) == doctest::Approx(16.0 * 64));
-  CHECK(attention_busiest_slot_tiles({4, 16, 8192, false}, kSms, 2) == doctest::Approx(32.0 * 128));
-  CHECK(attention_busiest_slot_tiles({2, 8, 4096, false}, kSms, 1) == doctest::Approx(8.0 * 64));
+  CHECK(attention_busiest_slot_tiles({4, 16, 4096, false}, kSms, 2) == gpucalc::testing::approx(16.0 * 64));
+  CHECK(attention_busiest_slot_tiles({4, 16, 8192, false}, kSms, 2) == gpucalc::testing::approx(32.0 * 128));
+  CHECK(attention_busiest_slot_tiles({2, 8, 4096, false}, kSms, 1) == gpucalc::testing::approx(8.0 * 64));
   // causal by hand: seq 192 (3 query tiles), 2 heads, 2 slots: 3, 2 | 1 -> 3 | 3 -> 6, 2 -> 5 | 1 -> 6
-  CHECK(attention_busiest_slot_tiles({1, 2, 192, true}, 1, 2) == doctest::Approx(6));
+  CHECK(attention_busiest_slot_tiles({1, 2, 192, true}, 1, 2) == gpucalc::testing::approx(6));
   // one slot runs all: 3 + 2 + 1; more slots than blocks: the longest block
-  CHECK(attention_busiest_slot_tiles({1, 1, 192, true}, 1, 1) == doctest::Approx(6));
-  CHECK(attention_busiest_slot_tiles({1, 1, 192, true}, 8, 2) == doctest::Approx(3));
+  CHECK(attention_busiest_slot_tiles({1, 1, 192, true}, 1, 1) == gpucalc::testing::approx(6));
+  CHECK(attention_busiest_slot_tiles({1, 1, 192, true}, 8, 2) == gpucalc::testing::approx(3));
   // the d 64 causal default: 4096 blocks of 64 .. 1 tiles, a head at a time, 264 slots: 540, 7% over
   // the even spread (133,120 / 264 = 504.2); one block an SM: 1038 against 1008.5
-  CHECK(attention_busiest_slot_tiles({4, 16, 4096, true}, kSms, 2) == doctest::Approx(540));
-  CHECK(attention_busiest_slot_tiles({4, 16, 4096, true}, kSms, 1) == doctest::Approx(1038));
+  CHECK(attention_busiest_slot_tiles({4, 16, 4096, true}, kSms, 2) == gpucalc::testing::approx(540));
+  CHECK(attention_busiest_slot_tiles({4, 16, 4096, true}, kSms, 1) == gpucalc::testing::approx(1038));
   CHECK(attention_busiest_slot_tiles({4, 16, 4096, false}, 0, 2) == 0);
 }
 
@@ -49,17 +50,17 @@ TEST_CASE("attention time: the range's ends by hand") {
   const double low_trip = 288 + 1024 / g.warp_return_bandwidth * g.boost_clock;
   const double high_trip = 672 + 264 * 8192 / g.l2_sector_bandwidth * g.boost_clock;
   CHECK(t.work_cycles == 8 * 900);
-  CHECK(t.trip_low_cycles == doctest::Approx(low_trip));
-  CHECK(t.trip_high_cycles == doctest::Approx(high_trip));
+  CHECK(t.trip_low_cycles == gpucalc::testing::approx(low_trip));
+  CHECK(t.trip_high_cycles == gpucalc::testing::approx(high_trip));
   // low: max(2 x 7200, 7200 + 2 x low trip) = 14,400 (the other block hides the trips); high: 14,400 + 2 x high trip
-  CHECK(t.round_low == doctest::Approx(14400));
-  CHECK(t.round_high == doctest::Approx(14400 + 2 * high_trip));
+  CHECK(t.round_low == gpucalc::testing::approx(14400));
+  CHECK(t.round_high == gpucalc::testing::approx(14400 + 2 * high_trip));
   CHECK(t.slot_tiles == 1024);
-  CHECK(t.low == doctest::Approx(1024 * 14400 / g.boost_clock));
-  CHECK(t.high == doctest::Approx(1024 * (14400 + 2 * high_trip) / g.boost_clock));
+  CHECK(t.low == gpucalc::testing::approx(1024 * 14400 / g.boost_clock));
+  CHECK(t.high == gpucalc::testing::approx(1024 * (14400 + 2 * high_trip) / g.boost_clock));
   // one block an SM: nothing hides the trips
   const AttentionTime one = attention_time({2, 8, 4096, false}, tile, 1, g);
-  CHECK(one.round_low == doctest::Approx(7200 + 2 * low_trip));
+  CHECK(one.round_low == gpucalc::testing::approx(7200 + 2 * low_trip));
   // a grid of 16 blocks on 132 SMs: one block an SM whatever the runtime allows; 16 load at once
   const AttentionTime small = attention_time({1, 1, 1024, false}, tile, 2, g);
   CHECK(small.blocks_resident == 1);

@@ -1,6 +1,7 @@
 // Collectives: nccl-tests' bus-bandwidth factors (doc/PERFORMANCE.md), two published nccl-tests
 // logs read back with their busbw recomputed from their algbw, the scaling book's worked
 // collective times on an 8xH100 node, and the model's time a floor under every published row.
+#include "../approx.h"
 #include "core/collective.h"
 
 #include <doctest/doctest.h>
@@ -35,10 +36,10 @@ TEST_CASE("busbw factors are nccl-tests' (PERFORMANCE.md, Summary)") {
   for (int n = 2; n <= 72; ++n) {
     INFO("n = ", n);
     const double nn = n;
-    CHECK(busbw_factor(CollectiveOp::allreduce, n) == doctest::Approx(2 * (nn - 1) / nn).epsilon(1e-15));
-    CHECK(busbw_factor(CollectiveOp::reducescatter, n) == doctest::Approx((nn - 1) / nn).epsilon(1e-15));
-    CHECK(busbw_factor(CollectiveOp::allgather, n) == doctest::Approx((nn - 1) / nn).epsilon(1e-15));
-    CHECK(busbw_factor(CollectiveOp::alltoall, n) == doctest::Approx((nn - 1) / nn).epsilon(1e-15));
+    CHECK(busbw_factor(CollectiveOp::allreduce, n) == gpucalc::testing::approx(2 * (nn - 1) / nn).epsilon(1e-15));
+    CHECK(busbw_factor(CollectiveOp::reducescatter, n) == gpucalc::testing::approx((nn - 1) / nn).epsilon(1e-15));
+    CHECK(busbw_factor(CollectiveOp::allgather, n) == gpucalc::testing::approx((nn - 1) / nn).epsilon(1e-15));
+    CHECK(busbw_factor(CollectiveOp::alltoall, n) == gpucalc::testing::approx((nn - 1) / nn).epsilon(1e-15));
     CHECK(busbw_factor(CollectiveOp::broadcast, n) == 1);
     CHECK(busbw_factor(CollectiveOp::reduce, n) == 1);
   }
@@ -75,8 +76,8 @@ TEST_CASE("a published all_reduce_perf log, 16 H100 on 2 A3 Mega nodes: read, bu
   CHECK(log.rows.back().type == "float");
   CHECK(log.rows.back().redop == "sum");
   // the last row, as printed: 47535 us, 180.71 GB/s, 338.82 GB/s
-  CHECK(log.rows.back().out_of_place.time == doctest::Approx(47535e-6));
-  CHECK(log.rows.back().out_of_place.busbw == doctest::Approx(338.82e9));
+  CHECK(log.rows.back().out_of_place.time == gpucalc::testing::approx(47535e-6));
+  CHECK(log.rows.back().out_of_place.busbw == gpucalc::testing::approx(338.82e9));
   check_log(log, CollectiveOp::allreduce, 16);
 }
 
@@ -92,24 +93,24 @@ TEST_CASE("the scaling book's collective times on an 8xH100 node, 450 GB/s a dir
   // 2 x 1024 x 16384 x (8 - 1) / (8 x 450e9) = 65 us (the bandwidth term)
   const double bytes = 2.0 * 1024 * 16384;
   const AlgoTime ag = collective_time(case_of(CollectiveOp::allgather, bytes, 8, 450e9), CollectiveAlgo::ring);
-  CHECK(ag.bandwidth_time == doctest::Approx(bytes * 7 / (8 * 450e9)));
-  CHECK(ag.bandwidth_time * 1e6 == doctest::Approx(65.2).epsilon(0.005));
+  CHECK(ag.bandwidth_time == gpucalc::testing::approx(bytes * 7 / (8 * 450e9)));
+  CHECK(ag.bandwidth_time * 1e6 == gpucalc::testing::approx(65.2).epsilon(0.005));
   // Quiz 2, Question 3: B = 4096 x 65536 x 2 bytes all-gathered: 536e6 x 7 / 3.6e12 = 1.04 ms
   const double b = 4096.0 * 65536 * 2;
   CHECK(collective_time(case_of(CollectiveOp::allgather, b, 8, 450e9), CollectiveAlgo::ring).bandwidth_time * 1e3 ==
-        doctest::Approx(1.04).epsilon(0.005));
+        gpucalc::testing::approx(1.04).epsilon(0.005));
   // an AllReduce is twice an AllGather's cost without SHARP ("Intra-node collectives")
   const AlgoTime ar = collective_time(case_of(CollectiveOp::allreduce, b, 8, 450e9), CollectiveAlgo::ring);
-  CHECK(ar.bandwidth_time == doctest::Approx(2 * b * 7 / (8 * 450e9)));
+  CHECK(ar.bandwidth_time == gpucalc::testing::approx(2 * b * 7 / (8 * 450e9)));
   // AllToAll within a node: B (N - 1) / (W N^2) for B the whole array: here nccl-tests' size is a
   // rank's B / N, so (N - 1) / N x size / W
   const AlgoTime a2a = collective_time(case_of(CollectiveOp::alltoall, b / 8, 8, 450e9), CollectiveAlgo::ring);
-  CHECK(a2a.bandwidth_time == doctest::Approx(b * 7 / (450e9 * 64)));
+  CHECK(a2a.bandwidth_time == gpucalc::testing::approx(b * 7 / (450e9 * 64)));
   // SHARP all-reduce: "bytes / GPU egress bandwidth"; the model also counts the GPU's own shard
   // through the switch (multimem), (n+1)/n of it
   CollectiveInput nvls = case_of(CollectiveOp::allreduce, b, 8, 450e9);
   nvls.links.nvls = true;
-  CHECK(collective_time(nvls, CollectiveAlgo::nvls).bandwidth_time == doctest::Approx(b / 450e9 * 9 / 8));
+  CHECK(collective_time(nvls, CollectiveAlgo::nvls).bandwidth_time == gpucalc::testing::approx(b / 450e9 * 9 / 8));
 }
 
 TEST_CASE("ring all-reduce by hand: 1 GB over 8 GPUs at 450 GB/s, NCCL's latencies") {
@@ -119,18 +120,18 @@ TEST_CASE("ring all-reduce by hand: 1 GB over 8 GPUs at 450 GB/s, NCCL's latenci
   const AlgoTime t = collective_time(in, CollectiveAlgo::ring);
   // 2(n-1) = 14 steps; 6.6 us + 14 x 0.6 us = 15.0 us; 2 x 7/8 x 1e9 / 450e9 = 3.8889 ms
   CHECK(t.steps == 14);
-  CHECK(t.latency_time == doctest::Approx(15.0e-6));
-  CHECK(t.bandwidth_time == doctest::Approx(1.75e9 / 450e9));
+  CHECK(t.latency_time == gpucalc::testing::approx(15.0e-6));
+  CHECK(t.bandwidth_time == gpucalc::testing::approx(1.75e9 / 450e9));
   // the crossover: the size whose bandwidth term is the latency, 15 us x 450e9 / 1.75 = 3.857 MB
-  CHECK(t.crossover_size == doctest::Approx(15.0e-6 * 450e9 / 1.75));
+  CHECK(t.crossover_size == gpucalc::testing::approx(15.0e-6 * 450e9 / 1.75));
   in.size = t.crossover_size;
   const AlgoTime at = collective_time(in, CollectiveAlgo::ring);
-  CHECK(at.bandwidth_time == doctest::Approx(at.latency_time));
+  CHECK(at.bandwidth_time == gpucalc::testing::approx(at.latency_time));
   // busbw = algbw x 2(n-1)/n; at 1 GB: 1e9 / 3.904 ms x 1.75
   in.size = 1e9;
   in.automatic = false;
   const CollectiveResult r = collective(in);
-  CHECK(r.busbw == doctest::Approx(1e9 / (15.0e-6 + 1.75e9 / 450e9) * 1.75));
+  CHECK(r.busbw == gpucalc::testing::approx(1e9 / (15.0e-6 + 1.75e9 / 450e9) * 1.75));
 }
 
 TEST_CASE("auto takes the fastest the op and links allow, tree and nvls refused where NCCL has none") {
@@ -179,7 +180,7 @@ TEST_CASE("the model's time is under every published row") {
     // at 8 GiB the tree's two-node network term, S / 200 GB/s, is within 11% of what ran
     in.size = 8589934592.0;
     CHECK(log_of("a3mega-h100x16-all-reduce.txt").rows.back().out_of_place.time / collective(in).chosen.time ==
-          doctest::Approx(1.106).epsilon(0.01));
+          gpucalc::testing::approx(1.106).epsilon(0.01));
   }
   {
     // GB200 NVL72: 72 GPUs in one NVLink 5 domain, 900 GB/s a direction (hw/b200.toml's NVLink)
@@ -244,7 +245,7 @@ TEST_CASE("nccl-tests logs that are not whole are refused with the line") {
   const NcclLog log = read_nccl_log(header + "host:1:2 [0] NCCL INFO Channel 00\n  8  2  float  sum  -1  135.8  0.00  0.00  0  123.5  0.00  0.00  N/A\n");
   REQUIRE(log.rows.size() == 1);
   CHECK(log.rows[0].in_place.wrong == -1);
-  CHECK(log.rows[0].out_of_place.time == doctest::Approx(135.8e-6));
+  CHECK(log.rows[0].out_of_place.time == gpucalc::testing::approx(135.8e-6));
 }
 
 }  // namespace

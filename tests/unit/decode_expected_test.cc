@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../approx.h"
 #include "../decode_helpers.h"
 #include "core/decode.h"
 #include "core/expected.h"
@@ -46,12 +47,12 @@ TEST_CASE("decode expected: a batch-1 step by hand (Llama-2-7B, context 4096, a 
   //   LM head: (4096 + 32000 x 4096 + 32000) x 2 B = 262,216,192 B -> 82.510 us + 6.2 = 88.710 us
   const double layer = 4 * (33570816 / 3.178e12 + 6.2e-6) + 3 * (90207744 / 3.178e12 + 6.2e-6);
   const double gemms = 32 * layer + 262216192 / 3.178e12 + 6.2e-6;
-  CHECK(gemms == doctest::Approx(5554.6e-6).epsilon(1e-4));
-  CHECK(p.gemm_time == doctest::Approx(gemms).epsilon(1e-9));
+  CHECK(gemms == gpucalc::testing::approx(5554.6e-6).epsilon(1e-4));
+  CHECK(p.gemm_time == gpucalc::testing::approx(gemms).epsilon(1e-9));
   // attention (cuDNN class): K and V of 4097 tokens (the cache and the new token), 32 heads x
   // (128 + 128) x 2 B = 67,125,248 B at 3.062 TB/s = 21.922 us, + 6.2 us; the matmuls (2 x 32 x
   // 4097 x 256 FLOPs = 67 MFLOP) take a fraction of a microsecond. 32 layers: 899.9 us
-  CHECK(p.attention_time == doctest::Approx(32 * (67125248 / 3.062e12 + 6.2e-6)).epsilon(1e-9));
+  CHECK(p.attention_time == gpucalc::testing::approx(32 * (67125248 / 3.062e12 + 6.2e-6)).epsilon(1e-9));
   CHECK(p.attention_memory_bound);
   // streaming, read + write: a layer's elements a row, 2 norms x 2 x 4096 + 2 adds x 3 x 4096 +
   // rotary 10 x (4096 + 4096) + silu 2 x 11008 + mul 3 x 11008 + the two KV-cache copies 2 x 32 x
@@ -59,11 +60,11 @@ TEST_CASE("decode expected: a batch-1 step by hand (Llama-2-7B, context 4096, a 
   // elements x 2 B = 12,468,224 B at 2.999 TB/s = 4.157 us
   CHECK(p.stream_bytes == (32.0 * 194304 + 4 * 4096) * 2);
   CHECK(p.stream_bytes == 12468224);
-  CHECK(p.stream_time == doctest::Approx(12468224 / 2.999e12).epsilon(1e-9));
+  CHECK(p.stream_time == gpucalc::testing::approx(12468224 / 2.999e12).epsilon(1e-9));
   // 26 kernels a layer and 17 a forward: 849, each 1.16 us from a graph
   CHECK(p.kernels == 32 * 26 + 17);
-  CHECK(p.time == doctest::Approx(p.busy + 849 * 1.16e-6).epsilon(1e-12));
-  CHECK(p.time == doctest::Approx(5554.6e-6 + 899.9e-6 + 4.157e-6 + 984.84e-6).epsilon(1e-3));
+  CHECK(p.time == gpucalc::testing::approx(p.busy + 849 * 1.16e-6).epsilon(1e-12));
+  CHECK(p.time == gpucalc::testing::approx(5554.6e-6 + 899.9e-6 + 4.157e-6 + 984.84e-6).epsilon(1e-3));
   // never under the bound: 4.59 ms of weights and KV at the datasheet's 3.35 TB/s
   CHECK(p.time > r.step_time);
 }
@@ -76,17 +77,17 @@ TEST_CASE("decode expected: --launch and --kernels-per-layer change only the lau
   const PassExpected fused = decode(in, h100).step_expected;
   CHECK(fused.busy == graph.busy);
   CHECK(fused.kernels == 32 * 10 + 17);
-  CHECK(graph.time - fused.time == doctest::Approx(32 * 16 * 1.16e-6).epsilon(1e-9));
+  CHECK(graph.time - fused.time == gpucalc::testing::approx(32 * 16 * 1.16e-6).epsilon(1e-9));
   // eager: the host's 10.3 us an op against the GPU's time, the slower: 849 x 10.3 us = 8.745 ms,
   // above the kernels' 6.46 ms, so the host sets it
   in.kernels_per_layer = 0;
   in.step_launch = {LaunchPath::eager, 0};
   const PassExpected eager = decode(in, h100).step_expected;
-  CHECK(eager.time == doctest::Approx(849 * 10.3e-6).epsilon(1e-12));
+  CHECK(eager.time == gpucalc::testing::approx(849 * 10.3e-6).epsilon(1e-12));
   CHECK(eager.busy < eager.time);
   // a time a kernel: 3.6 us (the lessons' figure) added to each of 849
   in.step_launch = {LaunchPath::given, 3.6e-6};
-  CHECK(decode(in, h100).step_expected.time == doctest::Approx(graph.busy + 849 * 3.6e-6).epsilon(1e-12));
+  CHECK(decode(in, h100).step_expected.time == gpucalc::testing::approx(graph.busy + 849 * 3.6e-6).epsilon(1e-12));
 }
 
 TEST_CASE("decode expected: none without the profile's ceilings, for MoE, MLA and tensor parallelism") {
@@ -123,7 +124,7 @@ TEST_CASE("decode expected: within 15% of the H100's Llama-2-7B steps and prefil
     const double expected = prefill ? r.prefill_expected.time : r.step_expected.time;
     const double bound = prefill ? r.prefill_time : r.step_time;
     const double measured = row["seconds"].get<double>();
-    CHECK(measured / expected == doctest::Approx(1).epsilon(0.15));
+    CHECK(measured / expected == gpucalc::testing::approx(1).epsilon(0.15));
     CHECK(measured >= bound);
     CHECK(expected >= bound);
     ++held;

@@ -1,6 +1,7 @@
 // LLM decode: KV-cache sizes and decode rooflines against the scaling book's inference chapter,
 // published KV sizes, the presets against their config.json shapes, the lesson's H100/A100
 // ratio, a model that does not fit, and bad input through the binary.
+#include "../approx.h"
 #include "core/decode.h"
 
 #include <doctest/doctest.h>
@@ -80,7 +81,7 @@ DecodeInput scaling_book_13b(std::int64_t batch, std::int64_t kv_heads) {
 TEST_CASE("the scaling book's LLaMA 2-13B tables: KV cache, step time, throughput, what fits") {
   const Gpu h100 = load_gpu("h100");  // every rate is overridden
   // "a KV cache for a single 8192 sequence at bf16 is 8192 x 40 x 128 x 40 x 2 x 2 = 6.7 GB"
-  CHECK(decode(preset("llama-2-13b", 8192), h100).kv_bytes == doctest::Approx(6.7e9).epsilon(0.002));
+  CHECK(decode(preset("llama-2-13b", 8192), h100).kv_bytes == gpucalc::testing::approx(6.7e9).epsilon(0.002));
   struct Row {
     std::int64_t batch;
     double step_ms, tokens_per_second;
@@ -90,15 +91,15 @@ TEST_CASE("the scaling book's LLaMA 2-13B tables: KV cache, step time, throughpu
                          Row{64, 69.33, 923.13}, Row{240, 249.09, 963.53}}) {
     CAPTURE(row.batch);
     const DecodeResult r = decode(scaling_book_13b(row.batch, 40), h100);
-    CHECK(r.step_time * 1e3 == doctest::Approx(row.step_ms).epsilon(0.003));
-    CHECK(r.tokens_per_second == doctest::Approx(row.tokens_per_second).epsilon(0.003));
+    CHECK(r.step_time * 1e3 == gpucalc::testing::approx(row.step_ms).epsilon(0.003));
+    CHECK(r.tokens_per_second == gpucalc::testing::approx(row.tokens_per_second).epsilon(0.003));
     CHECK(r.bound == RooflineBound::memory);
   }
   for (const Row& row : {Row{1, 4.17, 239.94}, Row{8, 5.60, 1429.19}, Row{64, 17.04, 3756.62}, Row{240, 52.99, 4529.34}}) {
     CAPTURE(row.batch);
     const DecodeResult r = decode(scaling_book_13b(row.batch, 8), h100);
-    CHECK(r.step_time * 1e3 == doctest::Approx(row.step_ms).epsilon(0.003));
-    CHECK(r.tokens_per_second == doctest::Approx(row.tokens_per_second).epsilon(0.003));
+    CHECK(r.step_time * 1e3 == gpucalc::testing::approx(row.step_ms).epsilon(0.003));
+    CHECK(r.tokens_per_second == gpucalc::testing::approx(row.tokens_per_second).epsilon(0.003));
   }
   // "We OOM beyond batch size 16"; with 8 KV heads "we can fit a much bigger batch of 64"
   CHECK(decode(scaling_book_13b(16, 40), h100).max_batch == 16);
@@ -120,12 +121,12 @@ TEST_CASE("the scaling book's pop quiz: 30B int8 on 16 TPU v5e, 100 kB a token a
   in.batch = 4;
   const Gpu h100 = load_gpu("h100");
   // (4 x 819e6 + 30e9) / (16 x 8.1e11) = 2.5 ms
-  CHECK(decode(in, h100).step_time == doctest::Approx((4 * 819.2e6 + 30e9) / (16 * 8.1e11)).epsilon(1e-3));
+  CHECK(decode(in, h100).step_time == gpucalc::testing::approx((4 * 819.2e6 + 30e9) / (16 * 8.1e11)).epsilon(1e-3));
   // 256 x 819e6 / (16 x 8.1e11) + 2 x 256 x 30e9 / (16 x 1.97e14) = 21 ms: the matmuls compute-bound
   in.batch = 256;
   const DecodeResult r = decode(in, h100);
-  CHECK(r.step_time == doctest::Approx(256 * 819.2e6 / (16 * 8.1e11) + 2 * 256 * 30e9 / (16 * 1.97e14)).epsilon(1e-3));
-  CHECK(r.step_time * 1e3 == doctest::Approx(21).epsilon(0.01));
+  CHECK(r.step_time == gpucalc::testing::approx(256 * 819.2e6 / (16 * 8.1e11) + 2 * 256 * 30e9 / (16 * 1.97e14)).epsilon(1e-3));
+  CHECK(r.step_time * 1e3 == gpucalc::testing::approx(21).epsilon(0.01));
   CHECK(r.bound == RooflineBound::compute);
 }
 
@@ -134,11 +135,11 @@ TEST_CASE("the batch where decode turns compute-bound: B_crit 240 on a TPU v5e i
   in.peak = 1.97e14;
   in.bandwidth = 8.2e11;
   const Gpu h100 = load_gpu("h100");
-  CHECK(decode(in, h100).compute_bound_batch == doctest::Approx(1.97e14 / 8.2e11).epsilon(1e-9));  // 240
+  CHECK(decode(in, h100).compute_bound_batch == gpucalc::testing::approx(1.97e14 / 8.2e11).epsilon(1e-9));  // 240
   in.weight_dtype = "int8";  // "int8 parameters but ... computation in bfloat16, the critical batch size drops to 120"
-  CHECK(decode(in, h100).compute_bound_batch == doctest::Approx(1.97e14 / 8.2e11 / 2).epsilon(1e-9));
+  CHECK(decode(in, h100).compute_bound_batch == gpucalc::testing::approx(1.97e14 / 8.2e11 / 2).epsilon(1e-9));
   // the H100 in bf16: 989.4 / 3.35 = 295
-  CHECK(decode(preset("llama-3-8b"), h100).compute_bound_batch == doctest::Approx(989.4e12 / 3.35e12));
+  CHECK(decode(preset("llama-3-8b"), h100).compute_bound_batch == gpucalc::testing::approx(989.4e12 / 3.35e12));
 }
 
 TEST_CASE("the lesson: an H100 decodes an LLM only about 1.6x faster than an A100 (bandwidth)") {
@@ -148,8 +149,8 @@ TEST_CASE("the lesson: an H100 decodes an LLM only about 1.6x faster than an A10
     CAPTURE(model);
     const double h100 = decode(preset(model), load_gpu("h100")).tokens_per_second;
     const double a100 = decode(preset(model), load_gpu("a100")).tokens_per_second;
-    CHECK(h100 / a100 == doctest::Approx(3.35 / 2.039));
-    CHECK(h100 / a100 == doctest::Approx(1.6).epsilon(0.05));
+    CHECK(h100 / a100 == gpucalc::testing::approx(3.35 / 2.039));
+    CHECK(h100 / a100 == gpucalc::testing::approx(1.6).epsilon(0.05));
   }
 }
 
@@ -160,7 +161,7 @@ TEST_CASE("MoE: a step reads the experts its tokens choose, and a sliding window
   CHECK(decode(preset("mixtral-8x7b"), h100).step_weight_bytes == (mixtral.active_params - mixtral.embedding_params) * 2);
   // many: every expert
   CHECK(decode(preset("mixtral-8x7b", 4096, 4096), h100).step_weight_bytes ==
-        doctest::Approx((mixtral.params - mixtral.embedding_params) * 2));
+        gpucalc::testing::approx((mixtral.params - mixtral.embedding_params) * 2));
   // two tokens: 1 - (6/8)^2 = 7/16 of the experts' weights
   CHECK(decode(preset("mixtral-8x7b", 4096, 2), h100).experts_touched == 7.0 / 16);
   // Mistral 7B's rolling buffer of 4,096 tokens: 32k of context caches 4k
@@ -174,7 +175,7 @@ TEST_CASE("prefill: 2 N P FLOPs plus the causal attention, compute-bound for a l
   const DecodeModel& m = in.model;
   const double pairs = 8192.0 * 8193 / 2;
   CHECK(r.prefill_flops == 2 * 8192 * (m.params - m.embedding_params) + 2 * pairs * 32 * 32 * 256);
-  CHECK(r.prefill_time == doctest::Approx(r.prefill_flops / 989.4e12));
+  CHECK(r.prefill_time == gpucalc::testing::approx(r.prefill_flops / 989.4e12));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // tensor-parallel cost on GPUs ("How to Think About GPUs", "Tensor Parallelism") and by hand.
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "../decode_helpers.h"
 #include "core/collective.h"
 #include "core/decode.h"
@@ -38,10 +39,10 @@ TEST_CASE("tp: each all-reduce is batch x hidden x 2 bytes, its bandwidth term t
           return c;
         }(),
         CollectiveAlgo::ring);
-    CHECK(ring.bandwidth_time == doctest::Approx(2.0 * 2 * b * d / 450e9 * 7 / 8));
+    CHECK(ring.bandwidth_time == gpucalc::testing::approx(2.0 * 2 * b * d / 450e9 * 7 / 8));
     // a step: 2 all-reduces a layer over 80 layers (Megatron-LM), each the fastest algorithm's time
-    CHECK(r.comm_time == doctest::Approx(2 * 80 * r.allreduce.chosen.time));
-    CHECK(r.step_time == doctest::Approx(r.linear_time + r.attention_time + r.comm_time));
+    CHECK(r.comm_time == gpucalc::testing::approx(2 * 80 * r.allreduce.chosen.time));
+    CHECK(r.step_time == gpucalc::testing::approx(r.linear_time + r.attention_time + r.comm_time));
   }
 }
 
@@ -50,8 +51,8 @@ TEST_CASE("tp: the scaling book's alpha = C / W = 990e12 / 450e9, about 2200, fr
   // (the book, with F = 28,000, says "about 11-way TP")
   const Gpu h100 = load_gpu("h100");
   const double alpha = h100.peak(ComputeUnit::tensor, "bf16") / h100.nvlink_bandwidth;
-  CHECK(alpha == doctest::Approx(2200).epsilon(0.001));
-  CHECK(28672 / alpha == doctest::Approx(13.0).epsilon(0.005));
+  CHECK(alpha == gpucalc::testing::approx(2200).epsilon(0.001));
+  CHECK(28672 / alpha == gpucalc::testing::approx(13.0).epsilon(0.005));
 }
 
 TEST_CASE("tp: a GPU holds its share of the weights and of the cache, the KV heads bound the cache's split") {
@@ -59,15 +60,15 @@ TEST_CASE("tp: a GPU holds its share of the weights and of the cache, the KV hea
   const DecodeResult one = decode(tp_case(h100, 1, 64), h100);
   const DecodeResult eight = decode(tp_case(h100, 8, 64), h100);
   // 8 KV heads over 8 GPUs: weights / 8 + KV / 8
-  CHECK(eight.memory_needed == doctest::Approx(one.weight_bytes / 8 + one.kv_bytes / 8));
+  CHECK(eight.memory_needed == gpucalc::testing::approx(one.weight_bytes / 8 + one.kv_bytes / 8));
   CHECK_FALSE(one.fits);  // 141 GB of weights on one 80 GB H100
   CHECK(eight.fits);
   // 16 GPUs: the weights / 16, the cache still / 8 (GQA's 8 KV heads are copied, as vLLM does)
   DecodeInput sixteen = tp_case(h100, 16, 64);
   sixteen.links.link_bandwidth = 450e9;
-  CHECK(decode(sixteen, h100).memory_needed == doctest::Approx(one.weight_bytes / 16 + one.kv_bytes / 8));
+  CHECK(decode(sixteen, h100).memory_needed == gpucalc::testing::approx(one.weight_bytes / 16 + one.kv_bytes / 8));
   // the memory-bound step's weights over 8 GPUs: 1/8 of the time to read them
-  CHECK(eight.linear_time == doctest::Approx(one.linear_time / 8));
+  CHECK(eight.linear_time == gpucalc::testing::approx(one.linear_time / 8));
   // heads not divisible: refused
   DecodeInput three = tp_case(h100, 3, 1);
   CHECK_THROWS_AS(decode(three, h100), FieldError);
@@ -79,8 +80,8 @@ TEST_CASE("tp: latency-bound at batch 1, by hand") {
   const Gpu h100 = load_gpu("h100");
   const DecodeResult r = decode(tp_case(h100, 8, 1), h100);
   CHECK(r.allreduce.chosen.algo == CollectiveAlgo::ring);
-  CHECK(r.allreduce.chosen.time == doctest::Approx(15.0e-6 + 2.0 * 7 / 8 * 16384 / 450e9));
-  CHECK(r.comm_time == doctest::Approx(160 * (15.0e-6 + 2.0 * 7 / 8 * 16384 / 450e9)));
+  CHECK(r.allreduce.chosen.time == gpucalc::testing::approx(15.0e-6 + 2.0 * 7 / 8 * 16384 / 450e9));
+  CHECK(r.comm_time == gpucalc::testing::approx(160 * (15.0e-6 + 2.0 * 7 / 8 * 16384 / 450e9)));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "core/elementwise_ops.h"
 #include "core/expected.h"
 #include "core/fusion.h"
@@ -65,22 +66,22 @@ TEST_CASE("elementwise ops: the measured counts are opmix.csv's (K16 - K8) / 8 p
       // 3.6's libdevice tanh, by hand: 5 to test |x| against 0.6 and reconverge (FADD |x|, FSETP,
       // BSSY, BRA, BSYNC) + the 7 of the polynomial (MOV, FMUL, 5 FFMA) = 12, none on the XU; the
       // table holds the two-sided case (next test)
-      CHECK(slope("smsp__inst_executed.sum") == doctest::Approx(5 + 7));
-      CHECK(slope("smsp__inst_executed_pipe_xu.sum") == doctest::Approx(0));
+      CHECK(slope("smsp__inst_executed.sum") == gpucalc::testing::approx(5 + 7));
+      CHECK(slope("smsp__inst_executed_pipe_xu.sum") == gpucalc::testing::approx(0));
       continue;
     }
-    CHECK(op->per_warp.instructions == doctest::Approx(slope("smsp__inst_executed.sum")));
-    CHECK(op->per_warp.fp32 == doctest::Approx(slope("smsp__inst_executed_pipe_fma.sum")));
-    CHECK(op->per_warp.integer == doctest::Approx(slope("smsp__inst_executed_pipe_alu.sum")));
-    CHECK(op->per_warp.sfu == doctest::Approx(slope("smsp__inst_executed_pipe_xu.sum")));
+    CHECK(op->per_warp.instructions == gpucalc::testing::approx(slope("smsp__inst_executed.sum")));
+    CHECK(op->per_warp.fp32 == gpucalc::testing::approx(slope("smsp__inst_executed_pipe_fma.sum")));
+    CHECK(op->per_warp.integer == gpucalc::testing::approx(slope("smsp__inst_executed_pipe_alu.sum")));
+    CHECK(op->per_warp.sfu == gpucalc::testing::approx(slope("smsp__inst_executed_pipe_xu.sum")));
     CHECK(std::string(op->source).rfind("measured", 0) == 0);
   }
   // the kernel's own: add at K = 8 less its 8 adds
   const auto& add8 = counts.at(0);
   const InstructionMix own = elementwise_kernel_overhead();
-  CHECK(own.instructions == doctest::Approx(add8.at("smsp__inst_executed.sum") / units - 8));
-  CHECK(own.fp32 == doctest::Approx(add8.at("smsp__inst_executed_pipe_fma.sum") / units - 8));
-  CHECK(own.integer == doctest::Approx(add8.at("smsp__inst_executed_pipe_alu.sum") / units));
+  CHECK(own.instructions == gpucalc::testing::approx(add8.at("smsp__inst_executed.sum") / units - 8));
+  CHECK(own.fp32 == gpucalc::testing::approx(add8.at("smsp__inst_executed_pipe_fma.sum") / units - 8));
+  CHECK(own.integer == gpucalc::testing::approx(add8.at("smsp__inst_executed_pipe_alu.sum") / units));
 }
 
 TEST_CASE("elementwise ops: a second H100's K = 1 counts on random data agree with the table, and tanh is theirs") {
@@ -96,21 +97,21 @@ TEST_CASE("elementwise ops: a second H100's K = 1 counts on random data agree wi
     const int id = static_cast<int>(i);
     if (kOpsncuOps[i] == "tanh") {
       // the table's tanh is this run's, exactly
-      CHECK(op->per_warp.instructions == doctest::Approx(less_copy(id, "smsp__inst_executed.sum")));
-      CHECK(op->per_warp.fp32 == doctest::Approx(less_copy(id, "smsp__inst_executed_pipe_fma.sum")));
-      CHECK(op->per_warp.integer == doctest::Approx(less_copy(id, "smsp__inst_executed_pipe_alu.sum")));
-      CHECK(op->per_warp.sfu == doctest::Approx(less_copy(id, "smsp__inst_executed_pipe_xu.sum")));
+      CHECK(op->per_warp.instructions == gpucalc::testing::approx(less_copy(id, "smsp__inst_executed.sum")));
+      CHECK(op->per_warp.fp32 == gpucalc::testing::approx(less_copy(id, "smsp__inst_executed_pipe_fma.sum")));
+      CHECK(op->per_warp.integer == gpucalc::testing::approx(less_copy(id, "smsp__inst_executed_pipe_alu.sum")));
+      CHECK(op->per_warp.sfu == gpucalc::testing::approx(less_copy(id, "smsp__inst_executed_pipe_xu.sum")));
       // and the SASS by hand, both sides of |x| = 0.6 in nearly every warp (0.45^32 + 0.55^32 of
       // warps take one): 5 + 7 + the 10 above 0.6 (FMUL, a constant, FSETP, MUFU.EX2, FADD,
       // MUFU.RCP, FFMA, FSEL, LOP3, BRA) = 22, 2 on the XU; measured 23.375
-      CHECK(op->per_warp.instructions == doctest::Approx(5 + 7 + 10).epsilon(0.07));
+      CHECK(op->per_warp.instructions == gpucalc::testing::approx(5 + 7 + 10).epsilon(0.07));
       CHECK(op->per_warp.sfu == 2);
       continue;
     }
     // the others were measured as K-slopes on another H100: K = 1 less the copy agrees within
     // 1.4 instructions (the kernels' own code differs a little with its op), XU counts exactly
     CHECK(std::abs(less_copy(id, "smsp__inst_executed.sum") - op->per_warp.instructions) <= 1.4);
-    CHECK(less_copy(id, "smsp__inst_executed_pipe_xu.sum") == doctest::Approx(op->per_warp.sfu));
+    CHECK(less_copy(id, "smsp__inst_executed_pipe_xu.sum") == gpucalc::testing::approx(op->per_warp.sfu));
   }
 }
 
@@ -156,18 +157,18 @@ TEST_CASE("the compute term against the calibration's x16 Triton chains on the H
     const double time = std::max(compute, expected_stream_time(h100, 2 * n * 4));
     // within 17% of every measured time (log +16%, gelu +10%, tanh -13%, sin and cos and pow
     // within 1%)
-    CHECK(time / measured.at(name) == doctest::Approx(1).epsilon(0.17));
+    CHECK(time / measured.at(name) == gpucalc::testing::approx(1).epsilon(0.17));
   }
   // by hand, sin: (16 x 26 + 3.125) / (4 x 0.75) = 139.7 clocks a warp's worth on an SM, x 2^21 /
   // 132 warps' worth an SM / 1.98 GHz = 1121 us (measured 1123.85)
   const InstructionMix sin16 = (n / 32) * (16 * find_elementwise_op("sin")->per_warp + elementwise_kernel_overhead());
-  CHECK(chain_compute_time(sin16, h100) * 1e6 == doctest::Approx((16 * 26 + 3.125) / 3.0 * (n / 32 / 132) / 1.98e9 * 1e6));
-  CHECK(chain_compute_time(sin16, h100) * 1e6 == doctest::Approx(1121).epsilon(0.001));
+  CHECK(chain_compute_time(sin16, h100) * 1e6 == gpucalc::testing::approx((16 * 26 + 3.125) / 3.0 * (n / 32 / 132) / 1.98e9 * 1e6));
+  CHECK(chain_compute_time(sin16, h100) * 1e6 == gpucalc::testing::approx(1121).epsilon(0.001));
   // sigmoid is XU-bound: 16 x 2 MUFU x 32 lanes / 16 a clock = 64 clocks (issue: 59.7)
   const InstructionMix sig16 = (n / 32) * (16 * find_elementwise_op("sigmoid")->per_warp + elementwise_kernel_overhead());
   const PipeClocks c = chain_pipe_clocks((1.0 / 132) * sig16, h100);
   CHECK(c.bound == Pipe::sfu);
-  CHECK(c.sfu == doctest::Approx(64 * n / 32 / 132));
+  CHECK(c.sfu == gpucalc::testing::approx(64 * n / 32 / 132));
 }
 
 TEST_CASE("expected fusion: named ops carry their compute, a fused transcendental chain turns compute-bound") {
@@ -178,18 +179,18 @@ TEST_CASE("expected fusion: named ops carry their compute, a fused transcendenta
   const FusionExpected x = expected_fusion(c, 2, Launch{LaunchPath::eager, 0}, h100);
   // each eager kernel streams 2 x 2^27 x 2 bytes at 2.999 TB/s: 179.0 us, above its compute
   REQUIRE(x.unfused.kernels.size() == 3);
-  for (const ExpectedKernel& k : x.unfused.kernels) CHECK(k.time * 1e6 == doctest::Approx(536870912 / 2.999e12 * 1e6));
+  for (const ExpectedKernel& k : x.unfused.kernels) CHECK(k.time * 1e6 == gpucalc::testing::approx(536870912 / 2.999e12 * 1e6));
   CHECK_FALSE(x.unfused.compute_bound);
   // fused: (23.375 + 11 + 13 + 3.125) / 3 clocks x 2^27 / 32 / 132 / 1.98 GHz = 270.2 us > 179.0 us
   CHECK(x.fused.compute_bound);
-  CHECK(x.fused.time * 1e6 == doctest::Approx(270.2).epsilon(0.001));
-  CHECK(x.fused.time * 1e6 == doctest::Approx(50.5 / 3 * (134217728.0 / 32 / 132) / 1.98e9 * 1e6));
-  CHECK(x.speedup == doctest::Approx(3 * 536870912 / 2.999e12 / x.fused.time));
+  CHECK(x.fused.time * 1e6 == gpucalc::testing::approx(270.2).epsilon(0.001));
+  CHECK(x.fused.time * 1e6 == gpucalc::testing::approx(50.5 / 3 * (134217728.0 / 32 / 132) / 1.98e9 * 1e6));
+  CHECK(x.speedup == gpucalc::testing::approx(3 * 536870912 / 2.999e12 / x.fused.time));
   // graph: + 1.16 us a kernel (launch_overhead_graph); eager of tiny kernels: 10.3 us each (the host)
   const FusionExpected g = expected_fusion(unary_chain(4, 16384), 4, Launch{LaunchPath::graph, 0}, h100);
-  CHECK(g.unfused.time * 1e6 == doctest::Approx(4 * (1.16 + 131072 / 2.999e6)));
+  CHECK(g.unfused.time * 1e6 == gpucalc::testing::approx(4 * (1.16 + 131072 / 2.999e6)));
   const FusionExpected e = expected_fusion(unary_chain(4, 16384), 4, Launch{LaunchPath::eager, 0}, h100);
-  CHECK(e.unfused.time * 1e6 == doctest::Approx(4 * 10.3));
+  CHECK(e.unfused.time * 1e6 == gpucalc::testing::approx(4 * 10.3));
   CHECK_FALSE(e.compute_counted);
   // a profile without the ceilings is refused by name
   CHECK_THROWS_AS(expected_fusion(unary_chain(4, 16384), 4, Launch{}, load_gpu("a100")), FieldError);

@@ -2,6 +2,7 @@
 // ceilings, and against what the H100 measured (issue 38): the calibration that set the ceilings
 // (docs/device-runs/issue38-calibrate/h100-2026-12-06/calibrate.json) and the validation set
 // (docs/device-runs/issue38-expect/run-1-h100/expect38.json), read as recorded.
+#include "../approx.h"
 #include "core/expected.h"
 
 #include <doctest/doctest.h>
@@ -45,12 +46,12 @@ TEST_CASE("expected_gemm: 4096^3 bf16, four waves of 256x128 tiles at the full-w
   CHECK(g.tile_n == 128);
   CHECK(g.tiles == 512);
   CHECK(g.waves == 4);
-  CHECK(g.calibration_efficiency == doctest::Approx(2048.0 / 2112));
-  CHECK(g.compute == doctest::Approx(4 * 2.0 * 256 * 128 * 4096 / kFullWavePerSm));
-  CHECK(g.compute == doctest::Approx(198.69e-6).epsilon(1e-4));
-  CHECK(g.memory == doctest::Approx(3 * 4096.0 * 4096 * 2 / 3.178e12));
+  CHECK(g.calibration_efficiency == gpucalc::testing::approx(2048.0 / 2112));
+  CHECK(g.compute == gpucalc::testing::approx(4 * 2.0 * 256 * 128 * 4096 / kFullWavePerSm));
+  CHECK(g.compute == gpucalc::testing::approx(198.69e-6).epsilon(1e-4));
+  CHECK(g.memory == gpucalc::testing::approx(3 * 4096.0 * 4096 * 2 / 3.178e12));
   CHECK_FALSE(g.memory_bound);
-  CHECK(g.time == doctest::Approx(198.69e-6 + 6.2e-6).epsilon(1e-4));
+  CHECK(g.time == gpucalc::testing::approx(198.69e-6 + 6.2e-6).epsilon(1e-4));
 }
 
 TEST_CASE("expected_gemm: a GEMV's bytes at memory_read_bandwidth, small tiles only to fill the SMs") {
@@ -61,35 +62,35 @@ TEST_CASE("expected_gemm: a GEMV's bytes at memory_read_bandwidth, small tiles o
   CHECK(g.tile_m == 64);
   CHECK(g.tile_n == 128);
   CHECK(g.waves == 1);
-  CHECK(g.compute == doctest::Approx(2.0 * 64 * 128 * 4096 / kFullWavePerSm));
+  CHECK(g.compute == gpucalc::testing::approx(2.0 * 64 * 128 * 4096 / kFullWavePerSm));
   CHECK(g.memory_bound);
   CHECK(g.bytes == (4096.0 + 4096.0 * 11008 + 11008) * 2);
-  CHECK(g.time == doctest::Approx(90.21e6 / 3.178e12 + 6.2e-6).epsilon(1e-3));
+  CHECK(g.time == gpucalc::testing::approx(90.21e6 / 3.178e12 + 6.2e-6).epsilon(1e-3));
   // A large problem never takes a 64-wide tile, even where one would trim the last wave: 8192^3 with
   // 64x64 tiles would be 16,384 tiles in 125 waves (99.3% busy) against 256x128's 97.0%.
   CHECK(expected_gemm(h100(), 8192, 8192, 8192, "bf16").tile_m == 256);
   // The bytes given (int8 weights: B at one byte) replace the dtype's.
   CHECK(expected_gemm(h100(), 1, 11008, 4096, "bf16", ComputeUnit::tensor, 45.1e6).memory ==
-        doctest::Approx(45.1e6 / 3.178e12));
+        gpucalc::testing::approx(45.1e6 / 3.178e12));
 }
 
 TEST_CASE("expected_gemm: other dtypes scale tensor_achievable by their peak over bf16's") {
   // tf32's tensor peak is half bf16's: 8192^3 at 16 waves of 256x128 takes twice the bf16 compute.
   const GemmExpected bf16 = expected_gemm(h100(), 8192, 8192, 8192, "bf16");
   const GemmExpected tf32 = expected_gemm(h100(), 8192, 8192, 8192, "tf32");
-  CHECK(tf32.rate == doctest::Approx(6.917e14 * h100().peak(ComputeUnit::tensor, "tf32") / h100().peak(ComputeUnit::tensor, "bf16")));
-  CHECK(tf32.compute == doctest::Approx(bf16.compute * 2).epsilon(1e-3));
+  CHECK(tf32.rate == gpucalc::testing::approx(6.917e14 * h100().peak(ComputeUnit::tensor, "tf32") / h100().peak(ComputeUnit::tensor, "bf16")));
+  CHECK(tf32.compute == gpucalc::testing::approx(bf16.compute * 2).epsilon(1e-3));
   // the calibration measured tf32 8192^3 at 3147 us (calibrate.log): the model's 3166 us is within 1%
-  CHECK(tf32.time == doctest::Approx(3147.15e-6).epsilon(0.02));
+  CHECK(tf32.time == gpucalc::testing::approx(3147.15e-6).epsilon(0.02));
 }
 
 TEST_CASE("launched_time: one eager matmul waits for the host below launch_overhead_eager") {
   // 1024^3: one wave of 128x64 tiles (128 tiles), 2 x 128 x 64 x 1024 / 5.40390e12 = 3.10 us + 6.2 us
   // = 9.30 us, under the host's 10.3 us an op: the eager time is the host's.
   const GemmExpected g = expected_gemm(h100(), 1024, 1024, 1024, "bf16");
-  CHECK(g.time == doctest::Approx(2.0 * 128 * 64 * 1024 / kFullWavePerSm + 6.2e-6));
-  CHECK(launched_time(g.time, 1, Launch{LaunchPath::eager, 0}, h100()) == doctest::Approx(10.3e-6));
-  CHECK(launched_time(g.time, 1, Launch{LaunchPath::graph, 0}, h100()) == doctest::Approx(g.time + 1.16e-6));
+  CHECK(g.time == gpucalc::testing::approx(2.0 * 128 * 64 * 1024 / kFullWavePerSm + 6.2e-6));
+  CHECK(launched_time(g.time, 1, Launch{LaunchPath::eager, 0}, h100()) == gpucalc::testing::approx(10.3e-6));
+  CHECK(launched_time(g.time, 1, Launch{LaunchPath::graph, 0}, h100()) == gpucalc::testing::approx(g.time + 1.16e-6));
 }
 
 TEST_CASE("expected_gemm and expected_attention refuse a profile without the ceilings, naming the field") {
@@ -125,18 +126,18 @@ TEST_CASE("expected_attention: the measured rate at head dim 128 split into matm
   // fa3 (cuDNN 596.1 TFLOP/s at d = 128): a pair is 512 FLOP in 512 / 596.1e12 = 0.85892 ps, its
   // exponential 1 / 3.86496e12 = 0.25874 ps: the matmuls take 0.60018 ps, 853.1 TFLOP/s.
   const AttentionExpected a = expected_attention(h100(), AttentionImpl::fa3, 512, 1, 0);
-  CHECK(a.matmul_rate == doctest::Approx(512 / (512 / 5.961e14 - 1 / kSfu)));
-  CHECK(a.matmul_rate == doctest::Approx(853.1e12).epsilon(1e-3));
+  CHECK(a.matmul_rate == gpucalc::testing::approx(512 / (512 / 5.961e14 - 1 / kSfu)));
+  CHECK(a.matmul_rate == gpucalc::testing::approx(853.1e12).epsilon(1e-3));
   // so the calibration's own case comes back at its rate: 4 x 32 x 4096^2 pairs at d = 128
   const double pairs = 4 * 32 * 4096.0 * 4096;
   const AttentionExpected cal = expected_attention(h100(), AttentionImpl::fa3, 512 * pairs, pairs, 0);
-  CHECK(cal.time - cal.fixed == doctest::Approx(512 * pairs / 5.961e14));
+  CHECK(cal.time - cal.fixed == gpucalc::testing::approx(512 * pairs / 5.961e14));
   // fa2 (FlashAttention 2, 333.6 TFLOP/s): 512 / (1.53477 - 0.25874) ps = 401.2 TFLOP/s
-  CHECK(expected_attention(h100(), AttentionImpl::fa2, 512, 1, 0).matmul_rate == doctest::Approx(401.2e12).epsilon(1e-3));
+  CHECK(expected_attention(h100(), AttentionImpl::fa2, 512, 1, 0).matmul_rate == gpucalc::testing::approx(401.2e12).epsilon(1e-3));
   // one query: the bytes at the class's kv bandwidth, 2.147 GB at 2.425 TB/s = 885.6 us + 6.2 us
   const AttentionExpected decode = expected_attention(h100(), AttentionImpl::fa2, 1e9, 4e6, 2.147e9);
   CHECK(decode.memory_bound);
-  CHECK(decode.time == doctest::Approx(2.147e9 / 2.425e12 + 6.2e-6));
+  CHECK(decode.time == gpucalc::testing::approx(2.147e9 / 2.425e12 + 6.2e-6));
 }
 
 TEST_CASE("expected_attention against the calibration's other head dimensions (64 and 256)") {

@@ -2,6 +2,7 @@
 // access in its loop (fusion's: fusion_model_test.cc). Numbers derived by hand in the comments.
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "core/banks.h"
 #include "core/error.h"
 #include "core/gpu.h"
@@ -23,18 +24,18 @@ TEST_CASE("column sweep: 65536 x 4096 fp32 hits in the L2, 8 GiB of sectors to t
   CHECK(s.reuse_distance == 8388608.0);
   CHECK(s.reuse_hits);
   CHECK_FALSE(s.reuse_range);
-  CHECK(s.l2_bytes == doctest::Approx(8589934592.0));  // 2^28 elements x 32 B
-  CHECK(s.dram_bytes == doctest::Approx(1073741824.0));
+  CHECK(s.l2_bytes == gpucalc::testing::approx(8589934592.0));  // 2^28 elements x 32 B
+  CHECK(s.dram_bytes == gpucalc::testing::approx(1073741824.0));
   // h200's l2_sector_bandwidth, measured by calibrate: 8.59 GB / 4.018 TB/s = 2.138 ms > 1 GiB / 4.29 TB/s (run c)
   CHECK(s.l2_rate_measured);
-  CHECK(s.l2_time == doctest::Approx(8589934592.0 / 4.018e12));
+  CHECK(s.l2_time == gpucalc::testing::approx(8589934592.0 / 4.018e12));
   CHECK(s.bound == SweepBound::l2);
   // without it, the full-line 5.5 TB/s: 8.59 GB / 5.5 TB/s = 1.5618 ms, a lower bound
   Gpu without = h200();
   without.l2_sector_bandwidth = 0;
   const ColumnSweep lower = column_sweep(65536, 4096, 4, 4.29e12, without);
   CHECK_FALSE(lower.l2_rate_measured);
-  CHECK(lower.l2_time == doctest::Approx(8589934592.0 / 5.5e12));
+  CHECK(lower.l2_time == gpucalc::testing::approx(8589934592.0 / 5.5e12));
 }
 
 TEST_CASE("column sweep: the reuse distance against the L2, below, between the halves, above") {
@@ -46,9 +47,9 @@ TEST_CASE("column sweep: the reuse distance against the L2, below, between the h
   const ColumnSweep far = column_sweep(524288, 512, 4, 4.29e12, h200());
   CHECK_FALSE(far.reuse_hits);
   // every request moves 32 granules of 64 B: 2^28 / 32 requests x 2048 B = 16 GiB
-  CHECK(far.dram_bytes == doctest::Approx(17179869184.0));
+  CHECK(far.dram_bytes == gpucalc::testing::approx(17179869184.0));
   CHECK(far.bound == SweepBound::hbm);
-  CHECK(far.time == doctest::Approx(17179869184.0 / 4.29e12));
+  CHECK(far.time == gpucalc::testing::approx(17179869184.0 / 4.29e12));
 }
 
 TEST_CASE("column sweep: a measured l2_sector_bandwidth sets the L2 bound") {
@@ -56,7 +57,7 @@ TEST_CASE("column sweep: a measured l2_sector_bandwidth sets the L2 bound") {
   g.l2_sector_bandwidth = 4e12;
   const ColumnSweep s = column_sweep(65536, 4096, 4, 4.29e12, g);
   CHECK(s.l2_rate_measured);
-  CHECK(s.time == doctest::Approx(8589934592.0 / 4e12));  // 2.147 ms
+  CHECK(s.time == gpucalc::testing::approx(8589934592.0 / 4e12));  // 2.147 ms
 }
 
 TEST_CASE("column sweep: a narrow matrix's column spans fewer lines than rows x 128") {
@@ -79,7 +80,7 @@ TEST_CASE("bank access cost: a lone LDS per access costs its wavefronts") {
   CHECK(c.cost_cycles == 32);
   CHECK(c.time_ratio == 32);
   CHECK(c.bound == CostBound::shared);
-  CHECK(c.time_ratio_serial == doctest::Approx(32.25 / 1.25));
+  CHECK(c.time_ratio_serial == gpucalc::testing::approx(32.25 / 1.25));
 }
 
 TEST_CASE("bank access cost: measure's compiled loop, 32 LDS and 101 instructions per 128 accesses") {
@@ -87,11 +88,11 @@ TEST_CASE("bank access cost: measure's compiled loop, 32 LDS and 101 instruction
   // 32 warps per SM x 16384 accesses x 8 cycles / 1.98 GHz = 2.118 ms (the H200 ran 2.12 ms).
   const AccessLoop loop{0.25, 101.0 / 128};
   const AccessCost column = access_cost(32, 1, loop);
-  CHECK(column.cost_cycles == doctest::Approx(8));
-  CHECK(column.time_ratio == doctest::Approx(32));
+  CHECK(column.cost_cycles == gpucalc::testing::approx(8));
+  CHECK(column.time_ratio == gpucalc::testing::approx(32));
   // serial: (8 + 0.1973) / (0.25 + 0.1973) = 18.33
-  CHECK(column.time_ratio_serial == doctest::Approx(8.197266 / 0.447266).epsilon(1e-4));
-  CHECK(32 * 16384 * column.cost_cycles / 1.98e9 == doctest::Approx(2.118e-3).epsilon(1e-3));
+  CHECK(column.time_ratio_serial == gpucalc::testing::approx(8.197266 / 0.447266).epsilon(1e-4));
+  CHECK(32 * 16384 * column.cost_cycles / 1.98e9 == gpucalc::testing::approx(2.118e-3).epsilon(1e-3));
 }
 
 // The same loop with its 64 IADD3 per 128 accesses on the integer pipe (2 warps a clock an SM):
@@ -103,10 +104,10 @@ TEST_CASE("bank access cost: the integer adds tie the row read, each time a rang
   const AccessLoop loop{0.25, 101.0 / 128, 0.5};
   const double per_clock = 24.0 * 16384 / 1.98e9;
   const AccessCost row = access_cost(1, 1, loop);
-  CHECK(row.issue_cycles == doctest::Approx(0.25));  // 0.5 IADD3 / 2 above 0.789 / 4
-  CHECK(row.cost_cycles == doctest::Approx(0.25));
-  CHECK(row.serial_cycles == doctest::Approx(0.5));
-  CHECK(row.cost_cycles * per_clock == doctest::Approx(49.65e-6).epsilon(1e-3));
+  CHECK(row.issue_cycles == gpucalc::testing::approx(0.25));  // 0.5 IADD3 / 2 above 0.789 / 4
+  CHECK(row.cost_cycles == gpucalc::testing::approx(0.25));
+  CHECK(row.serial_cycles == gpucalc::testing::approx(0.5));
+  CHECK(row.cost_cycles * per_clock == gpucalc::testing::approx(49.65e-6).epsilon(1e-3));
   struct Ran {
     int ways;
     double seconds;
@@ -117,7 +118,7 @@ TEST_CASE("bank access cost: the integer adds tie the row read, each time a rang
     CHECK_MESSAGE(r.seconds <= c.serial_cycles * per_clock, r.ways);
   }
   // without the integer pipe the issue term is 0.197 (the serial end 0.447): the tie is the pipe's
-  CHECK(access_cost(1, 1, AccessLoop{0.25, 101.0 / 128}).issue_cycles == doctest::Approx(101.0 / 128 / 4));
+  CHECK(access_cost(1, 1, AccessLoop{0.25, 101.0 / 128}).issue_cycles == gpucalc::testing::approx(101.0 / 128 / 4));
   CHECK_THROWS_AS(access_cost(1, 1, AccessLoop{0.25, 0.5, 0.6}), FieldError);   // more integer than instructions
   CHECK_THROWS_AS(access_cost(1, 1, AccessLoop{0.25, 0.5, -0.1}), FieldError);
 }
@@ -125,8 +126,8 @@ TEST_CASE("bank access cost: the integer adds tie the row read, each time a rang
 TEST_CASE("bank access cost: an issue-bound loop hides part of a conflict") {
   // 8 instructions per access: issue 2 cycles; a 16-way conflict with 1 LDS: max(16, 2) = 16 against
   // max(1, 2) = 2: 8x, not 16x; a 2-way one costs nothing: max(2, 2) / 2 = 1
-  CHECK(access_cost(16, 1, AccessLoop{1, 8}).time_ratio == doctest::Approx(8));
-  CHECK(access_cost(2, 1, AccessLoop{1, 8}).time_ratio == doctest::Approx(1));
+  CHECK(access_cost(16, 1, AccessLoop{1, 8}).time_ratio == gpucalc::testing::approx(8));
+  CHECK(access_cost(2, 1, AccessLoop{1, 8}).time_ratio == gpucalc::testing::approx(1));
   CHECK(access_cost(1, 1, AccessLoop{1, 8}).bound == CostBound::issue);
 }
 

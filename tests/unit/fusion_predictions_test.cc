@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "../approx.h"
 #include "../fusion_chain_helpers.h"
 #include "../recorded_runs.h"
 #include "core/fusion.h"
@@ -63,14 +64,14 @@ TEST_CASE("fusion predictions: run b of issue 35, pinned") {
   for (const Predicted& p : kPredicted) {
     INFO(p.command);
     const FusionResult m = fusion(measured_chain(parse_command(p.command), shapes, gpu, 4.27e12), gpu);
-    CHECK(m.unfused.graph / us == doctest::Approx(p.unfused_graph).epsilon(2e-3));
-    CHECK(m.fused.graph / us == doctest::Approx(p.fused_graph).epsilon(2e-3));
-    CHECK(m.speedup_graph == doctest::Approx(p.speedup_graph).epsilon(2e-3));
-    CHECK(m.unfused.eager / us == doctest::Approx(p.unfused_host).epsilon(2e-3));
-    CHECK(m.fused.eager / us == doctest::Approx(p.fused_host).epsilon(2e-3));
-    CHECK(m.speedup_eager == doctest::Approx(p.speedup_host).epsilon(2e-3));
-    CHECK(m.unfused.hbm_bytes == doctest::Approx(p.unfused_hbm).epsilon(2e-3));
-    CHECK(m.fused.hbm_bytes == doctest::Approx(p.fused_hbm).epsilon(2e-3));
+    CHECK(m.unfused.graph / us == gpucalc::testing::approx(p.unfused_graph).epsilon(2e-3));
+    CHECK(m.fused.graph / us == gpucalc::testing::approx(p.fused_graph).epsilon(2e-3));
+    CHECK(m.speedup_graph == gpucalc::testing::approx(p.speedup_graph).epsilon(2e-3));
+    CHECK(m.unfused.eager / us == gpucalc::testing::approx(p.unfused_host).epsilon(2e-3));
+    CHECK(m.fused.eager / us == gpucalc::testing::approx(p.fused_host).epsilon(2e-3));
+    CHECK(m.speedup_eager == gpucalc::testing::approx(p.speedup_host).epsilon(2e-3));
+    CHECK(m.unfused.hbm_bytes == gpucalc::testing::approx(p.unfused_hbm).epsilon(2e-3));
+    CHECK(m.fused.hbm_bytes == gpucalc::testing::approx(p.fused_hbm).epsilon(2e-3));
     held_back += p.use == Use::held_back ? 1 : 0;
   }
   CHECK(held_back == 6);

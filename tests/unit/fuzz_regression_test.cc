@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/occupancy.h"
@@ -90,5 +91,5 @@ TEST_CASE("the simple occupancy model never exceeds 100%") {
   }
   gpucalc::OccupancyResult r = gpucalc::occupancy({65, 1, 0, -1, gpucalc::OccupancyModel::simple}, gpu);
   CHECK(r.blocks_per_sm == 31);
-  CHECK(r.occupancy == doctest::Approx(2015.0 / 2048.0));
+  CHECK(r.occupancy == gpucalc::testing::approx(2015.0 / 2048.0));
 }

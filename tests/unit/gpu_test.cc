@@ -1,4 +1,5 @@
 // Hardware profiles: the built-in ones load; broken ones are rejected with file, field and form.
+#include "../approx.h"
 #include "core/gpu.h"
 
 #include <doctest/doctest.h>
@@ -74,7 +75,7 @@ TEST_CASE("the profiles hold the lessons' numbers") {
   CHECK(h100.shared_memory_per_sm == 228 * 1024);
   CHECK(h100.shared_memory_per_block_optin == 227 * 1024);
   CHECK(h100.max_blocks_per_sm == 32);
-  CHECK(h100.peak(ComputeUnit::cuda, "fp32") == doctest::Approx(67e12).epsilon(0.01));
+  CHECK(h100.peak(ComputeUnit::cuda, "fp32") == gpucalc::testing::approx(67e12).epsilon(0.01));
   const Gpu a100 = load_gpu("a100");
   CHECK(a100.sm_count == 108);
   CHECK(a100.memory_bandwidth == 2.039e12);
@@ -355,10 +356,10 @@ TEST_CASE("with_sm_count scales every peak by n / sm_count and keeps memory, the
       REQUIRE(s.peak_cuda.size() == g.peak_cuda.size());
       REQUIRE(s.peak_tensor.size() == g.peak_tensor.size());
       for (const auto& [dtype, flops] : g.peak_cuda) {
-        CHECK(s.peak_cuda.at(dtype) == doctest::Approx(flops * n / g.sm_count));
-        CHECK(s.peak_cuda.at(dtype) / n == doctest::Approx(flops / g.sm_count));  // the per-SM rate
+        CHECK(s.peak_cuda.at(dtype) == gpucalc::testing::approx(flops * n / g.sm_count));
+        CHECK(s.peak_cuda.at(dtype) / n == gpucalc::testing::approx(flops / g.sm_count));  // the per-SM rate
       }
-      for (const auto& [dtype, flops] : g.peak_tensor) CHECK(s.peak_tensor.at(dtype) == doctest::Approx(flops * n / g.sm_count));
+      for (const auto& [dtype, flops] : g.peak_tensor) CHECK(s.peak_tensor.at(dtype) == gpucalc::testing::approx(flops * n / g.sm_count));
       CHECK(s.memory_bandwidth == g.memory_bandwidth);
       CHECK(s.memory_bandwidth_achievable == g.memory_bandwidth_achievable);
       CHECK(s.memory_read_bandwidth == g.memory_read_bandwidth);
@@ -385,7 +386,7 @@ TEST_CASE("with_sm_count of a scaled profile scales from the profile's own count
   const Gpu h100 = load_gpu("h100");
   const Gpu twice = with_sm_count(with_sm_count(h100, 4), 66);
   CHECK(twice.sm_count_of_profile == h100.sm_count);
-  CHECK(twice.peak(ComputeUnit::tensor, "bf16") == doctest::Approx(h100.peak(ComputeUnit::tensor, "bf16") * 66 / h100.sm_count));
+  CHECK(twice.peak(ComputeUnit::tensor, "bf16") == gpucalc::testing::approx(h100.peak(ComputeUnit::tensor, "bf16") * 66 / h100.sm_count));
   for (const int bad : {0, -1, kMaxSmCount + 1}) {
     CAPTURE(bad);
     CHECK_THROWS_AS((void)with_sm_count(h100, bad), FieldError);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/pipes.h"
 #include "measure/attention_ref.h"
@@ -71,7 +72,7 @@ TEST_CASE("sass: an instruction line, a predicated backward branch and its loop 
 // SFU 16 a clock: a MUFU is 2 clocks
 TEST_CASE("pipes: each pipe's count over its rate, the largest the bound") {
   const Gpu h200 = load_gpu("h200");
-  CHECK(fp32_warps_per_clock(h200) == doctest::Approx(4).epsilon(1e-3));
+  CHECK(fp32_warps_per_clock(h200) == gpucalc::testing::approx(4).epsilon(1e-3));
   InstructionMix m;
   m.instructions = 100;
   m.fp32 = 64;
@@ -80,7 +81,7 @@ TEST_CASE("pipes: each pipe's count over its rate, the largest the bound") {
   m.wavefronts = 30;
   const PipeClocks c = pipe_clocks(m, h200);
   CHECK(c.issue == 25);
-  CHECK(c.fp32 == doctest::Approx(16).epsilon(1e-3));
+  CHECK(c.fp32 == gpucalc::testing::approx(16).epsilon(1e-3));
   CHECK(c.integer == 20);
   CHECK(c.sfu == 20);
   CHECK(c.data_path == 30);
@@ -156,7 +157,7 @@ TEST_CASE("kernel mix: the banks reads' loop from its SASS") {
       CHECK(loop.lds_per_access > 0);
       CHECK(loop.lds_per_access <= 1);
       CHECK(loop.integer_per_access >= 0.5);
-      CHECK(trip.at("LDS") / loop.lds_per_access == doctest::Approx(trip.at("IADD3") * 2).epsilon(0.05));
+      CHECK(trip.at("LDS") / loop.lds_per_access == gpucalc::testing::approx(trip.at("IADD3") * 2).epsilon(0.05));
     }
   }
 }
@@ -169,16 +170,16 @@ TEST_CASE("kernel mix: the fusion kernels' instructions a warp, per op and once"
   for (const auto& code : listings()) {
     const cases::OpsMix u = cases::ops_mix(code, "unary_kernel", 90);
     CHECK(u.loops == 4);
-    CHECK(u.per_op.fp32 == doctest::Approx(20));
+    CHECK(u.per_op.fp32 == gpucalc::testing::approx(20));
     // the straight code: address arithmetic and the four loads, and more than one op's worth of nothing else
     CHECK(u.straight.instructions > 20);
     CHECK(u.straight.instructions < 2 * u.per_op.instructions + 40);
     const cases::OpsMix b = cases::ops_mix(code, "binary_kernel", 90);
     CHECK(b.loops == 4);
-    CHECK(b.per_op.fp32 == doctest::Approx(16));
+    CHECK(b.per_op.fp32 == gpucalc::testing::approx(16));
     // 4 LDG.128 an op, each 512 B a warp: 4 data-path wavefronts each
-    CHECK(b.per_op.wavefronts == doctest::Approx(16));
-    CHECK(u.of(16).instructions == doctest::Approx(u.straight.instructions + 16 * u.per_op.instructions));
+    CHECK(b.per_op.wavefronts == gpucalc::testing::approx(16));
+    CHECK(u.of(16).instructions == gpucalc::testing::approx(u.straight.instructions + 16 * u.per_op.instructions));
     CHECK_THROWS_AS(cases::ops_mix(code, "no_such_kernel", 90), cases::NoSass);
   }
 }

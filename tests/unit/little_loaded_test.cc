@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/little.h"
 #include "engine/profiles.h"
@@ -21,25 +22,25 @@ TEST_CASE("under load, by hand: 3 warps on 100 SMs sit at rho = 1/2, L = 300 ns"
   // and N / L = 153,600 B / 300 ns = 0.512 TB/s: the root.
   const LoadResult r = loaded({3, 1, 16}, round_model(100));
   CHECK(r.bytes_in_flight_per_sm == 1536);
-  CHECK(r.burst_time == doctest::Approx(100e-9));
-  CHECK(r.achieved_bandwidth == doctest::Approx(0.512e12).epsilon(1e-9));
-  CHECK(r.utilization == doctest::Approx(0.5).epsilon(1e-9));
-  CHECK(r.queue_wait == doctest::Approx(100e-9).epsilon(1e-8));
-  CHECK(r.loaded_latency == doctest::Approx(300e-9).epsilon(1e-8));
+  CHECK(r.burst_time == gpucalc::testing::approx(100e-9));
+  CHECK(r.achieved_bandwidth == gpucalc::testing::approx(0.512e12).epsilon(1e-9));
+  CHECK(r.utilization == gpucalc::testing::approx(0.5).epsilon(1e-9));
+  CHECK(r.queue_wait == gpucalc::testing::approx(100e-9).epsilon(1e-8));
+  CHECK(r.loaded_latency == gpucalc::testing::approx(300e-9).epsilon(1e-8));
   // idle: min(B, N / L0) = min(1.024 TB/s, 1.536 TB/s)
-  CHECK(r.idle_bandwidth == doctest::Approx(1.024e12));
+  CHECK(r.idle_bandwidth == gpucalc::testing::approx(1.024e12));
   // knee: L = 200 + 9 x 100 = 1,100 ns; D = 0.9 x 1.024 TB/s x 1,100 ns / 100 = 10,137.6 B, 19.8 warps
-  CHECK(r.knee_bytes_per_sm == doctest::Approx(10137.6));
-  CHECK(r.knee_warps_per_sm == doctest::Approx(19.8));
+  CHECK(r.knee_bytes_per_sm == gpucalc::testing::approx(10137.6));
+  CHECK(r.knee_warps_per_sm == gpucalc::testing::approx(19.8));
 }
 
 TEST_CASE("under load, by hand: 5 warps on 150 SMs sit at rho = 3/4, L = 500 ns") {
   // N = 5 x 512 x 150 = 384,000 B; rho = 0.75: L = 200 + 300 = 500 ns, N / L = 0.768 TB/s = 0.75 B
   const LoadResult r = loaded({5, 1, 16}, round_model(150));
-  CHECK(r.achieved_bandwidth == doctest::Approx(0.768e12).epsilon(1e-9));
-  CHECK(r.loaded_latency == doctest::Approx(500e-9).epsilon(1e-8));
+  CHECK(r.achieved_bandwidth == gpucalc::testing::approx(0.768e12).epsilon(1e-9));
+  CHECK(r.loaded_latency == gpucalc::testing::approx(500e-9).epsilon(1e-8));
   // Little's law holds at the root: D SMs = X L
-  CHECK(r.bytes_in_flight_per_sm * 150 == doctest::Approx(r.achieved_bandwidth * r.loaded_latency).epsilon(1e-9));
+  CHECK(r.bytes_in_flight_per_sm * 150 == gpucalc::testing::approx(r.achieved_bandwidth * r.loaded_latency).epsilon(1e-9));
 }
 
 TEST_CASE("under load: the bandwidth rises with bytes in flight and stays below B, and the latency rises") {
@@ -63,27 +64,27 @@ TEST_CASE("under load on the H200: the held-back rows of measure little (2026-12
   // 8 x 8 4.05 TB/s, 1 x 8 1.00 TB/s.
   const Gpu h200 = load_gpu("h200");
   const LoadedModel m = loaded_model(h200);
-  CHECK(m.idle_latency == doctest::Approx(339.39e-9).epsilon(1e-4));  // 672 cycles at 1.98 GHz
+  CHECK(m.idle_latency == gpucalc::testing::approx(339.39e-9).epsilon(1e-4));  // 672 cycles at 1.98 GHz
   CHECK(m.read_bandwidth == 4.57e12);
   const LoadResult knee = loaded({16, 4, 16}, m);
-  CHECK(knee.achieved_bandwidth == doctest::Approx(3.827e12).epsilon(2e-3));
-  CHECK(knee.loaded_latency == doctest::Approx(1.130e-6).epsilon(2e-3));
-  CHECK(3.92e12 / knee.achieved_bandwidth == doctest::Approx(1.024).epsilon(0.003));
-  CHECK(1.10e-6 / knee.loaded_latency == doctest::Approx(0.973).epsilon(0.003));  // 3.24x the idle latency, both
+  CHECK(knee.achieved_bandwidth == gpucalc::testing::approx(3.827e12).epsilon(2e-3));
+  CHECK(knee.loaded_latency == gpucalc::testing::approx(1.130e-6).epsilon(2e-3));
+  CHECK(3.92e12 / knee.achieved_bandwidth == gpucalc::testing::approx(1.024).epsilon(0.003));
+  CHECK(1.10e-6 / knee.loaded_latency == gpucalc::testing::approx(0.973).epsilon(0.003));  // 3.24x the idle latency, both
   // 1 warp x 4 loads: Little's law at the idle latency said 797 GB/s; the burst drain (2 KiB at
   // 15.9 GB/s: 129 ns) is what it missed.
   const LoadResult one = loaded({1, 4, 16}, m);
-  CHECK(one.burst_time == doctest::Approx(128.7e-9).epsilon(2e-3));
-  CHECK(one.idle_bandwidth == doctest::Approx(797e9).epsilon(1e-3));
-  CHECK(one.achieved_bandwidth == doctest::Approx(556e9).epsilon(2e-3));
-  CHECK(578e9 / one.achieved_bandwidth == doctest::Approx(1.04).epsilon(0.005));
+  CHECK(one.burst_time == gpucalc::testing::approx(128.7e-9).epsilon(2e-3));
+  CHECK(one.idle_bandwidth == gpucalc::testing::approx(797e9).epsilon(1e-3));
+  CHECK(one.achieved_bandwidth == gpucalc::testing::approx(556e9).epsilon(2e-3));
+  CHECK(578e9 / one.achieved_bandwidth == gpucalc::testing::approx(1.04).epsilon(0.005));
   // 8 loads a lane, never in a fit: 8 x 8 within 10%; 1 x 8 is not (1.16: the burst term is linear in U)
   const LoadResult eight = loaded({8, 8, 16}, m);
-  CHECK(4.05e12 / eight.achieved_bandwidth == doctest::Approx(1.088).epsilon(0.005));
+  CHECK(4.05e12 / eight.achieved_bandwidth == gpucalc::testing::approx(1.088).epsilon(0.005));
   const LoadResult lone = loaded({1, 8, 16}, m);
-  CHECK(1.00e12 / lone.achieved_bandwidth == doctest::Approx(1.160).epsilon(0.005));
+  CHECK(1.00e12 / lone.achieved_bandwidth == gpucalc::testing::approx(1.160).epsilon(0.005));
   // The knee of 4 float4 loads a lane (0.9 B): 50.6 KB per SM
-  CHECK(knee.knee_bytes_per_sm == doctest::Approx(50.65e3).epsilon(3e-3));
+  CHECK(knee.knee_bytes_per_sm == gpucalc::testing::approx(50.65e3).epsilon(3e-3));
 }
 
 // measure calibrate's sweep on 2026-12-02 (run-b/extra.txt, its notes, 3 digits): (warps, loads, GB/s)
@@ -101,9 +102,9 @@ TEST_CASE("fit_loaded: the H200 profile's s and r are measure calibrate's fit to
   CHECK(f.points == 12);
   // the printed points are rounded to 3 digits: the fit moves within 2%
   const Gpu h200 = load_gpu("h200");
-  CHECK(h200.latency_queue_time == doctest::Approx(f.queue_time).epsilon(0.02));
-  CHECK(h200.warp_return_bandwidth == doctest::Approx(f.warp_return_bandwidth).epsilon(0.02));
-  CHECK(f.worst_ratio == doctest::Approx(0.90).epsilon(0.02));  // calibrate: 0.899
+  CHECK(h200.latency_queue_time == gpucalc::testing::approx(f.queue_time).epsilon(0.02));
+  CHECK(h200.warp_return_bandwidth == gpucalc::testing::approx(f.warp_return_bandwidth).epsilon(0.02));
+  CHECK(f.worst_ratio == gpucalc::testing::approx(0.90).epsilon(0.02));  // calibrate: 0.899
 }
 
 // The read sweep of anchors/h200-probe-2026-11-29.txt: (loads, warps, GB/s).
@@ -123,8 +124,8 @@ TEST_CASE("fit_loaded: s and r from 12 of the anchor probe's 14 points, every po
   }
   const LoadFit f = fit_loaded(training, 672 / 1.98e9, 4.57e12, 132);
   CHECK(f.points == 12);
-  CHECK(f.queue_time == doctest::Approx(43.0e-9).epsilon(2e-3));
-  CHECK(f.warp_return_bandwidth == doctest::Approx(11.79e9).epsilon(2e-3));
+  CHECK(f.queue_time == gpucalc::testing::approx(43.0e-9).epsilon(2e-3));
+  CHECK(f.warp_return_bandwidth == gpucalc::testing::approx(11.79e9).epsilon(2e-3));
   CHECK(std::fabs(std::log(f.worst_ratio)) < std::log(1.05));
   // The profile held this fit until measure calibrate fitted gpucalc's own kernel (the test above);
   // with it, the model meets the probe's 14 points, the 2 held back among them.
@@ -146,9 +147,9 @@ TEST_CASE("fit_loaded recovers the constants of points the model made") {
     for (double w : {1.0, 4.0, 16.0}) points.push_back({w, u, 16, loaded({w, u, 16}, m).achieved_bandwidth});
   }
   const LoadFit f = fit_loaded(points, m.idle_latency, m.read_bandwidth, m.sm_count);
-  CHECK(f.queue_time == doctest::Approx(50e-9).epsilon(1e-6));
-  CHECK(f.warp_return_bandwidth == doctest::Approx(10e9).epsilon(1e-6));
-  CHECK(f.worst_ratio == doctest::Approx(1).epsilon(1e-6));
+  CHECK(f.queue_time == gpucalc::testing::approx(50e-9).epsilon(1e-6));
+  CHECK(f.warp_return_bandwidth == gpucalc::testing::approx(10e9).epsilon(1e-6));
+  CHECK(f.worst_ratio == gpucalc::testing::approx(1).epsilon(1e-6));
 }
 
 TEST_CASE("under load: bad input names the field") {

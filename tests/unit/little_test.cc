@@ -1,4 +1,5 @@
 // Little's law and the scheduler form: the lessons' numbers, core and end to end.
+#include "../approx.h"
 #include "core/little.h"
 
 #include <doctest/doctest.h>
@@ -15,13 +16,13 @@ TEST_CASE("Little's law on an H100 at 400 ns: 1.34 MB, about 10 KB and 80 loads 
   in.bandwidth = h100.memory_bandwidth;
   in.latency = 400e-9;
   LittleResult r = little(in, h100);
-  CHECK(r.bytes_in_flight == doctest::Approx(1.34e6));
-  CHECK(r.bytes_in_flight_per_sm == doctest::Approx(10151.5).epsilon(1e-5));
-  CHECK(r.loads_in_flight_per_sm == doctest::Approx(79.3).epsilon(1e-3));
+  CHECK(r.bytes_in_flight == gpucalc::testing::approx(1.34e6));
+  CHECK(r.bytes_in_flight_per_sm == gpucalc::testing::approx(10151.5).epsilon(1e-5));
+  CHECK(r.loads_in_flight_per_sm == gpucalc::testing::approx(79.3).epsilon(1e-3));
   CHECK_FALSE(r.has_scheduler);
   // float4 loads: 512 bytes each, a quarter as many.
   in.bytes_per_load = 512;
-  CHECK(little(in, h100).loads_in_flight_per_sm == doctest::Approx(79.3 / 4).epsilon(1e-3));
+  CHECK(little(in, h100).loads_in_flight_per_sm == gpucalc::testing::approx(79.3 / 4).epsilon(1e-3));
 }
 
 TEST_CASE("lesson check 2: an A100 at 400 ns needs 816 KB in flight, about 7.6 KB per SM") {
@@ -30,11 +31,11 @@ TEST_CASE("lesson check 2: an A100 at 400 ns needs 816 KB in flight, about 7.6 K
   in.bandwidth = a100.memory_bandwidth;
   in.latency = 400e-9;
   LittleResult r = little(in, a100);
-  CHECK(r.bytes_in_flight == doctest::Approx(815.6e3));
-  CHECK(r.bytes_in_flight / 1e3 == doctest::Approx(816).epsilon(0.001));
+  CHECK(r.bytes_in_flight == gpucalc::testing::approx(815.6e3));
+  CHECK(r.bytes_in_flight / 1e3 == gpucalc::testing::approx(816).epsilon(0.001));
   // 815,600 / 108 = 7,552 B; the lesson rounds 816,000 / 108 to 7.6 KB.
-  CHECK(r.bytes_in_flight_per_sm == doctest::Approx(7551.85).epsilon(1e-5));
-  CHECK(r.bytes_in_flight_per_sm / 1e3 == doctest::Approx(7.6).epsilon(0.01));
+  CHECK(r.bytes_in_flight_per_sm == gpucalc::testing::approx(7551.85).epsilon(1e-5));
+  CHECK(r.bytes_in_flight_per_sm / 1e3 == gpucalc::testing::approx(7.6).epsilon(0.01));
 }
 
 TEST_CASE("the scheduler: c = 10, L = 500 -> one warp keeps it 2% busy, 51 warps are needed") {
@@ -47,8 +48,8 @@ TEST_CASE("the scheduler: c = 10, L = 500 -> one warp keeps it 2% busy, 51 warps
   in.wait_cycles = 500;
   LittleResult r = little(in, h100);
   REQUIRE(r.has_scheduler);
-  CHECK(r.scheduler_utilization == doctest::Approx(1.0 / 51));
-  CHECK(r.warps_needed == doctest::Approx(51));
+  CHECK(r.scheduler_utilization == gpucalc::testing::approx(1.0 / 51));
+  CHECK(r.warps_needed == gpucalc::testing::approx(51));
   in.warps = 60;
   CHECK(little(in, h100).scheduler_utilization == 1.0);
 }

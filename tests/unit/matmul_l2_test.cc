@@ -2,6 +2,7 @@
 // block orders, and the one-output-per-thread kernels on chip. The H200 numbers are checked
 // against `gpucalc measure tiling` on one H200 (docs/device-runs/merged-2026-12-02/counted.txt:
 // T = 32 read 8.40 GB and took 15.6 ms, T = 16 17.0 GB and 16.6 ms, naive 14.3 GB and 23.3 ms).
+#include "../approx.h"
 #include "core/matmul_l2.h"
 
 #include <doctest/doctest.h>
@@ -142,14 +143,14 @@ TEST_CASE("matmul L2: the naive kernel's misses each cost one fill wavefront and
   // = 67,108,864 + 262,144 + 131,072 = 67,502,080 bytes
   const PanelReuse naive = naive_fp32(4096, 4096, 4096);
   CHECK(naive.b_distance == 67502080);
-  CHECK(naive.b_passes_drift == doctest::Approx(512 * std::exp(-kH200L2 / 67502080)));  // 201.6
-  CHECK(naive.dram_read_bytes_drift == doctest::Approx(kMiB64 * (1 + naive.b_passes_drift)));
+  CHECK(naive.b_passes_drift == gpucalc::testing::approx(512 * std::exp(-kH200L2 / 67502080)));  // 201.6
+  CHECK(naive.dram_read_bytes_drift == gpucalc::testing::approx(kMiB64 * (1 + naive.b_passes_drift)));
   // B's mean distance fits (2048^3: 16,777,216 + 131,072 + 65,536 = 16,973,824 bytes): once in
   // step; drifting, a use still misses when its distance exceeds the L2: 256 exp(-3.707) = 6.29 passes
   const PanelReuse small = naive_fp32(2048, 2048, 2048);
   CHECK(small.b_passes == 1);
-  CHECK(small.b_passes_drift == doctest::Approx(256 * std::exp(-kH200L2 / 16973824)));
-  CHECK(small.b_passes_drift == doctest::Approx(6.29).epsilon(0.002));
+  CHECK(small.b_passes_drift == gpucalc::testing::approx(256 * std::exp(-kH200L2 / 16973824)));
+  CHECK(small.b_passes_drift == gpucalc::testing::approx(6.29).epsilon(0.002));
   // a distance just over the L2 cannot give fewer than one pass
   // (two tile rows: 2 exp(-0.998) = 0.74)
   const PanelReuse edge = naive_fp32(16, 4096, 3840);
@@ -168,21 +169,21 @@ TEST_CASE("tiling: the L2 model's times for 4096^3 fp32 on the H200 (the bound k
   in.bandwidth = 4.28e12;  // the copy kernel measured in that run
   const TilingResult r = tiling(in, h200);
   // on chip: 2.125 x 2^36 / 32 warp FMAs / 132 SMs = 34,571,233 cycles at 1.98 GHz = 17.46 ms (ran 15.6 ms)
-  CHECK(r.tiled.onchip_cycles == doctest::Approx(2.125 * 2147483648.0 / 132));
-  CHECK(r.tiled.time == doctest::Approx(17.46e-3).epsilon(0.001));
+  CHECK(r.tiled.onchip_cycles == gpucalc::testing::approx(2.125 * 2147483648.0 / 132));
+  CHECK(r.tiled.time == gpucalc::testing::approx(17.46e-3).epsilon(0.001));
   CHECK(std::string(r.tiled.bound) == "onchip");
   // naive: (2 + 0.25 fills) x 2^31 / 132 = 36.6 M cycles: 18.49 ms on chip, + DRAM: B 512 passes
   // (blocks in step) 514 x 64 MiB / 4.28 TB/s = 8.06 ms: 26.55 ms; drifting, B 512 exp(-62914560 /
   // 67502080) = 201.6 passes: 203.6 x 64 MiB = 3.19 ms: 21.68 ms (ran 23.3 ms: see docs/tiling.md)
-  CHECK(r.naive.onchip_time == doctest::Approx(2.25 * 2147483648.0 / 132 / 1.98e9));
-  CHECK(r.naive.time == doctest::Approx(26.55e-3).epsilon(0.001));
-  CHECK(r.naive.time_drift == doctest::Approx(21.68e-3).epsilon(0.001));
-  CHECK(r.naive.dram_bytes_drift == doctest::Approx((2 + 512 * std::exp(-62914560.0 / 67502080)) * kMiB64));
+  CHECK(r.naive.onchip_time == gpucalc::testing::approx(2.25 * 2147483648.0 / 132 / 1.98e9));
+  CHECK(r.naive.time == gpucalc::testing::approx(26.55e-3).epsilon(0.001));
+  CHECK(r.naive.time_drift == gpucalc::testing::approx(21.68e-3).epsilon(0.001));
+  CHECK(r.naive.dram_bytes_drift == gpucalc::testing::approx((2 + 512 * std::exp(-62914560.0 / 67502080)) * kMiB64));
   CHECK(std::string(r.naive.bound) == "onchip+dram");
   CHECK(r.tiled.dram_bytes == 129 * kMiB64 + kMiB64);  // A once, B 128 times, C written
-  CHECK(r.tiled.dram_time == doctest::Approx(130 * kMiB64 / 4.28e12));
-  CHECK(r.tiled.l2_time == doctest::Approx((256 + 1) * kMiB64 / 5.5e12));
-  CHECK(r.tiled_time == doctest::Approx(256 * kMiB64 / 4.28e12));  // the every-tile-from-HBM bound, as before
+  CHECK(r.tiled.dram_time == gpucalc::testing::approx(130 * kMiB64 / 4.28e12));
+  CHECK(r.tiled.l2_time == gpucalc::testing::approx((256 + 1) * kMiB64 / 5.5e12));
+  CHECK(r.tiled_time == gpucalc::testing::approx(256 * kMiB64 / 4.28e12));  // the every-tile-from-HBM bound, as before
   // a 128 x 128 tile is not a one-output-per-thread kernel: bytes but no time
   in.tile_m = in.tile_n = in.tile_k = 128;
   const TilingResult big = tiling(in, h200);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../approx.h"
 #include "../file_text.h"
 #include "../measure_device.h"
 #include "cli/measure_options.h"
@@ -144,12 +145,12 @@ TEST_CASE("measure collective: algbw and busbw of a time as nccl-tests prints th
   }
   // The factor is the model's (busbw_factor), for every op: PERFORMANCE.md's 2(n-1)/n all-reduce,
   // (n-1)/n all-gather, reduce-scatter, all-to-all, 1 broadcast and reduce; 8 ranks, 1 GB in 10 ms.
-  CHECK(collective_bandwidth(CollectiveOp::allreduce, 8, 1e9, 0.01).busbw == doctest::Approx(175e9));
-  CHECK(collective_bandwidth(CollectiveOp::allgather, 8, 1e9, 0.01).busbw == doctest::Approx(87.5e9));
-  CHECK(collective_bandwidth(CollectiveOp::reducescatter, 8, 1e9, 0.01).busbw == doctest::Approx(87.5e9));
-  CHECK(collective_bandwidth(CollectiveOp::alltoall, 8, 1e9, 0.01).busbw == doctest::Approx(87.5e9));
-  CHECK(collective_bandwidth(CollectiveOp::broadcast, 8, 1e9, 0.01).busbw == doctest::Approx(100e9));
-  CHECK(collective_bandwidth(CollectiveOp::reduce, 8, 1e9, 0.01).busbw == doctest::Approx(100e9));
+  CHECK(collective_bandwidth(CollectiveOp::allreduce, 8, 1e9, 0.01).busbw == gpucalc::testing::approx(175e9));
+  CHECK(collective_bandwidth(CollectiveOp::allgather, 8, 1e9, 0.01).busbw == gpucalc::testing::approx(87.5e9));
+  CHECK(collective_bandwidth(CollectiveOp::reducescatter, 8, 1e9, 0.01).busbw == gpucalc::testing::approx(87.5e9));
+  CHECK(collective_bandwidth(CollectiveOp::alltoall, 8, 1e9, 0.01).busbw == gpucalc::testing::approx(87.5e9));
+  CHECK(collective_bandwidth(CollectiveOp::broadcast, 8, 1e9, 0.01).busbw == gpucalc::testing::approx(100e9));
+  CHECK(collective_bandwidth(CollectiveOp::reduce, 8, 1e9, 0.01).busbw == gpucalc::testing::approx(100e9));
 }
 
 TEST_CASE("measure collective: the table sets NCCL's time and busbw beside the model's, NVLS left out") {
@@ -172,17 +173,17 @@ TEST_CASE("measure collective: the table sets NCCL's time and busbw beside the m
   // B / 450 GB/s = 38.18 ms; NVLS ((9/8) x 8 GiB / 450 GB/s + 25 us = 21.5 ms) would beat both,
   // but it is off.
   CHECK(t.rows[2].quantity == "8589934592 B: time (model: ring)");
-  CHECK(t.rows[2].predicted == doctest::Approx(15.0e-6 + 0.033405301).epsilon(1e-6));
+  CHECK(t.rows[2].predicted == gpucalc::testing::approx(15.0e-6 + 0.033405301).epsilon(1e-6));
   CHECK(t.rows[2].achieved == 0.05);
   // busbw measured: 8589934592 B / 0.05 s = 171.7987 GB/s algbw, x 1.75 = 300.6477 GB/s
   CHECK(t.rows[3].quantity == "8589934592 B: busbw");
-  CHECK(t.rows[3].achieved == doctest::Approx(300.647710720e9));
+  CHECK(t.rows[3].achieved == gpucalc::testing::approx(300.647710720e9));
   // the model's busbw: 8589934592 x 1.75 / 33.420301 ms = 449.80 GB/s
-  CHECK(t.rows[3].predicted == doctest::Approx(8589934592.0 * 1.75 / (15.0e-6 + 0.033405301)).epsilon(1e-6));
+  CHECK(t.rows[3].predicted == gpucalc::testing::approx(8589934592.0 * 1.75 / (15.0e-6 + 0.033405301)).epsilon(1e-6));
   // 8 B: ring, latency only: 15.0 us (tree 15.2 us)
   CHECK(t.rows[0].quantity == "8 B: time (model: ring)");
-  CHECK(t.rows[0].predicted == doctest::Approx(15.0e-6 + 14.0 / 8 * 8 / 450e9));
-  CHECK(t.rows[0].ratio() == doctest::Approx(20e-6 / t.rows[0].predicted));
+  CHECK(t.rows[0].predicted == gpucalc::testing::approx(15.0e-6 + 14.0 / 8 * 8 / 450e9));
+  CHECK(t.rows[0].ratio() == gpucalc::testing::approx(20e-6 / t.rows[0].predicted));
   bool nvls_note = false;
   for (const std::string& n : t.notes) nvls_note = nvls_note || n.find("NCCL_NVLS_ENABLE=0") != std::string::npos;
   CHECK(nvls_note);

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 
+#include "../approx.h"
 #include "commands/warp_access.h"
 #include "core/error.h"
 #include "engine/profiles.h"
@@ -32,7 +33,7 @@ TEST_CASE("counters: one CUPTI metric each, Nsight Compute's names") {
         "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum");
   CHECK(std::string(counter_metric(Counter::achieved_occupancy)) == "sm__warps_active.avg.pct_of_peak_sustained_active");
   CHECK_FALSE(counter_for_metric("bogus__metric.sum").has_value());
-  CHECK(counter_value(Counter::achieved_occupancy, 50.0) == doctest::Approx(0.5));
+  CHECK(counter_value(Counter::achieved_occupancy, 50.0) == gpucalc::testing::approx(0.5));
   CHECK(counter_value(Counter::global_load_sectors, 12.0) == 12.0);
 }
 
@@ -264,10 +265,10 @@ TEST_CASE("measure reads a pattern with the calculator's own reader: its default
 
 TEST_CASE("DRAM tolerance: 2% plus one L2 per kernel of the model's bytes") {
   const double l2 = 60.0 * (1 << 20);
-  CHECK(dram_tolerance(8.0 * (1u << 30), 4, l2) == doctest::Approx(0.02 + 4 * l2 / (8.0 * (1u << 30))));
-  CHECK(dram_tolerance(8.0 * (1u << 30), 4, l2) == doctest::Approx(0.0493).epsilon(0.001));
-  CHECK(dram_tolerance(1e9, 0, l2) == doctest::Approx(0.02));
-  CHECK(dram_tolerance(0, 3, l2) == doctest::Approx(0.02));
+  CHECK(dram_tolerance(8.0 * (1u << 30), 4, l2) == gpucalc::testing::approx(0.02 + 4 * l2 / (8.0 * (1u << 30))));
+  CHECK(dram_tolerance(8.0 * (1u << 30), 4, l2) == gpucalc::testing::approx(0.0493).epsilon(0.001));
+  CHECK(dram_tolerance(1e9, 0, l2) == gpucalc::testing::approx(0.02));
+  CHECK(dram_tolerance(0, 3, l2) == gpucalc::testing::approx(0.02));
   // a 2 GiB fused chain counted 1% short agrees; 10% short does not
   const double fused = 2.0 * (1u << 30);
   CHECK(compare_count(fused, 0.99 * fused, dram_tolerance(fused, 1, l2)).agree);

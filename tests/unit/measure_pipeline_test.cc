@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "engine/profiles.h"
@@ -92,14 +93,14 @@ TEST_CASE("measure pipeline: the model's blocks per SM and shared memory for the
 
 TEST_CASE("measure pipeline: Little's law, min(bandwidth, S x stage bytes x blocks x SMs / latency)") {
   // 1 stage of 16,384 B, 1 block, 100 SMs, 1 us: 1.6384 TB/s, below 3 TB/s
-  CHECK(pipeline_little_bandwidth(1, 16384, 1, 100, 1e-6, 3e12) == doctest::Approx(1.6384e12));
+  CHECK(pipeline_little_bandwidth(1, 16384, 1, 100, 1e-6, 3e12) == gpucalc::testing::approx(1.6384e12));
   // 2 stages: 3.2768 TB/s in flight, so the bandwidth, 3 TB/s
-  CHECK(pipeline_little_bandwidth(2, 16384, 1, 100, 1e-6, 3e12) == doctest::Approx(3e12));
+  CHECK(pipeline_little_bandwidth(2, 16384, 1, 100, 1e-6, 3e12) == gpucalc::testing::approx(3e12));
   // blocks multiply like stages: 1 stage, 2 blocks = 2 stages, 1 block
-  CHECK(pipeline_little_bandwidth(1, 16384, 2, 100, 1e-6, 9e12) == doctest::Approx(3.2768e12));
+  CHECK(pipeline_little_bandwidth(1, 16384, 2, 100, 1e-6, 9e12) == gpucalc::testing::approx(3.2768e12));
   // H200: 1 stage of 32,768 B, 1 block, 132 SMs, 672 cycles at 1.98 GHz (339.4 ns): 12.74 TB/s
   // in flight (by hand: 32,768 x 132 / 339.4 ns), more than a 4.2 TB/s copy bandwidth: the
   // prediction is the bandwidth; under 12.74 TB/s the law itself shows
-  CHECK(pipeline_little_bandwidth(1, 32768, 1, 132, 672 / 1.98e9, 4.2e12) == doctest::Approx(4.2e12));
-  CHECK(pipeline_little_bandwidth(1, 32768, 1, 132, 672 / 1.98e9, 20e12) == doctest::Approx(1.2745e13).epsilon(1e-3));
+  CHECK(pipeline_little_bandwidth(1, 32768, 1, 132, 672 / 1.98e9, 4.2e12) == gpucalc::testing::approx(4.2e12));
+  CHECK(pipeline_little_bandwidth(1, 32768, 1, 132, 672 / 1.98e9, 20e12) == gpucalc::testing::approx(1.2745e13).epsilon(1e-3));
 }

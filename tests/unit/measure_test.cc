@@ -9,6 +9,7 @@
 #include <string>
 #include <sys/wait.h>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "engine/profiles.h"
@@ -107,8 +108,8 @@ TEST_CASE("measure: range rows") {
   CHECK(in.predicted_low == 1.0);
   CHECK(in.is_range());
   CHECK(in.ratio() == 1.0);
-  CHECK(cases::range_row("t", Unit::seconds, 1.0, 2.0, 2.5).ratio() == doctest::Approx(1.25));
-  CHECK(cases::range_row("t", Unit::seconds, 1.0, 2.0, 0.5).ratio() == doctest::Approx(0.5));
+  CHECK(cases::range_row("t", Unit::seconds, 1.0, 2.0, 2.5).ratio() == gpucalc::testing::approx(1.25));
+  CHECK(cases::range_row("t", Unit::seconds, 1.0, 2.0, 0.5).ratio() == gpucalc::testing::approx(0.5));
   CHECK(std::isnan(cases::range_row("t", Unit::seconds, 1.0, 2.0, std::nan("")).ratio()));
   CHECK_FALSE(cases::row("t", Unit::seconds, 1.0, 2.0).is_range());
   CHECK(cases::row("t", Unit::seconds, 1.0, 2.0).ratio() == 2.0);
@@ -163,8 +164,8 @@ TEST_CASE("residency: the most blocks resident at once on one SM") {
 }
 
 TEST_CASE("timing: the first run is dropped, the median kept") {
-  CHECK(median_after_first({100.0, 1.0, 3.0, 2.0}) == doctest::Approx(2.0));
-  CHECK(median_after_first({100.0, 1.0, 4.0}) == doctest::Approx(2.5));
+  CHECK(median_after_first({100.0, 1.0, 3.0, 2.0}) == gpucalc::testing::approx(2.0));
+  CHECK(median_after_first({100.0, 1.0, 4.0}) == gpucalc::testing::approx(2.5));
   CHECK_THROWS(median_after_first({1.0}));
 }
 
@@ -255,7 +256,7 @@ TEST_CASE("profile for a device: the built-in profile that matches, else its pro
   CHECK(made.gpu.sm_count == 84);
   CHECK(made.gpu.max_threads_per_sm == 1536);
   CHECK(made.gpu.shared_memory_per_block_optin == 101376);
-  CHECK(made.gpu.memory_bandwidth == doctest::Approx(2 * 8.001e9 * 384 / 8));
+  CHECK(made.gpu.memory_bandwidth == gpucalc::testing::approx(2 * 8.001e9 * 384 / 8));
   CHECK(made.gpu.origin == "device properties over a10");
   CHECK(made.note.find("no built-in profile matches NVIDIA RTX A6000") != std::string::npos);
   // What it makes is a valid profile.
@@ -371,8 +372,8 @@ TEST_CASE("calibration table: FMA at the measured clock, wgmma beside mma.sync a
   // 66.9 TFLOP/s at 1980 MHz is 256 FLOP/clk/SM on 132 SMs; at 1755 MHz, 59.3 TFLOP/s.
   const MeasureRow* at_clock = find("FP32 FMA peak at the measured SM clock (1755 MHz)");
   REQUIRE(at_clock != nullptr);
-  CHECK(at_clock->predicted == doctest::Approx(base.peak(ComputeUnit::cuda, "fp32") * 1.755e9 / base.boost_clock));
-  CHECK(at_clock->predicted == doctest::Approx(256.0 * 132 * 1.755e9).epsilon(0.01));
+  CHECK(at_clock->predicted == gpucalc::testing::approx(base.peak(ComputeUnit::cuda, "fp32") * 1.755e9 / base.boost_clock));
+  CHECK(at_clock->predicted == gpucalc::testing::approx(256.0 * 132 * 1.755e9).epsilon(0.01));
   const MeasureRow* mma = find("bf16 tensor-core peak (wmma, mma.sync)");
   const MeasureRow* wgmma = find("bf16 tensor-core peak (wgmma, sm_90a)");
   const MeasureRow* cublas = find("cuBLAS bf16 GEMM 8192^3");
@@ -383,7 +384,7 @@ TEST_CASE("calibration table: FMA at the measured clock, wgmma beside mma.sync a
   REQUIRE(against != nullptr);
   CHECK(mma->achieved == 646e12);
   CHECK(wgmma->achieved == 700e12);
-  CHECK(against->ratio() == doctest::Approx(700.0 / 761.0));
+  CHECK(against->ratio() == gpucalc::testing::approx(700.0 / 761.0));
   int read_notes = 0;
   for (const std::string& n : t.notes) read_notes += n.rfind("read variant ", 0) == 0 ? 1 : 0;
   CHECK(read_notes == 2);
@@ -419,7 +420,7 @@ TEST_CASE("measure table rows: the ratio is achieved over predicted, none withou
   r.unit = Unit::seconds;
   r.predicted = 2.0;
   r.achieved = 3.0;
-  CHECK(r.ratio() == doctest::Approx(1.5));
+  CHECK(r.ratio() == gpucalc::testing::approx(1.5));
   r.predicted = std::numeric_limits<double>::quiet_NaN();
   CHECK(std::isnan(r.ratio()));
 }

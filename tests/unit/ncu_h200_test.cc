@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
@@ -93,8 +94,8 @@ TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEM
   CHECK(o.launch.registers == 68);
   CHECK(o.occupancy.limit_registers == 3);  // 72 x 32 = 2,304 a warp; floor(16,384 / 2,304) = 7 a quarter, 28 warps, 3 blocks
   CHECK(o.occupancy.blocks_per_sm == 3);
-  CHECK(o.occupancy.occupancy == doctest::Approx(0.375));
-  CHECK(o.waves.waves_exact == doctest::Approx(3.0));  // 1,188 / (3 x 132)
+  CHECK(o.occupancy.occupancy == gpucalc::testing::approx(0.375));
+  CHECK(o.waves.waves_exact == gpucalc::testing::approx(3.0));  // 1,188 / (3 x 132)
   CHECK(o.tail_share == 0);
   // gemm: nvjet_sm90 cluster-of-2 kernel, 384 threads, 168 registers, 188,636 B dynamic, 200.7 KB carveout.
   const NcuReport gemm = parse_ncu_report(read(kH200 + "full-gemm.raw.csv"));
@@ -107,22 +108,22 @@ TEST_CASE("ncu on the H200: the residency kernel at 68 registers, the cuBLAS GEM
   CHECK(c.occupancy.limit_shared_memory_configured == 1);
   CHECK(c.occupancy.limit_registers == 1);
   CHECK(c.occupancy.limit_barriers == 21);  // floor(64 / 3): launch__barrier_count 3
-  CHECK(c.occupancy.occupancy == doctest::Approx(0.1875));
-  CHECK(c.waves.waves_exact == doctest::Approx(1.0));
+  CHECK(c.occupancy.occupancy == gpucalc::testing::approx(0.1875));
+  CHECK(c.waves.waves_exact == gpucalc::testing::approx(1.0));
   // Tensor-core work: the bf16 tensor operations, 2 x 8,320 x 8,192 x 8,192 (an 8192^3 GEMM in
   // 320-row tiles: 26 x 320 = 8,320 rows executed), in 1.631168 ms; DRAM 1.249936 GB + 130.3552 MB.
   REQUIRE(c.has_roofline);
   CHECK(c.unit == ComputeUnit::tensor);
   CHECK(c.dtype == "bf16");
   CHECK(c.flops == 2.0 * 8320 * 8192 * 8192);
-  CHECK(c.dram_bytes == doctest::Approx(1.249936e9 + 130.3552e6));
-  CHECK(c.roofline.achieved == doctest::Approx(2.0 * 8320 * 8192 * 8192 / 1.631168e-3));  // 684.6 TFLOP/s
+  CHECK(c.dram_bytes == gpucalc::testing::approx(1.249936e9 + 130.3552e6));
+  CHECK(c.roofline.achieved == gpucalc::testing::approx(2.0 * 8320 * 8192 * 8192 / 1.631168e-3));  // 684.6 TFLOP/s
   CHECK(c.roofline.bound == RooflineBound::compute);
-  CHECK(c.roofline_boost.achieved_fraction == doctest::Approx(684.6e12 / 989.4e12).epsilon(1e-3));  // 69% of the H200's dense bf16
+  CHECK(c.roofline_boost.achieved_fraction == gpucalc::testing::approx(684.6e12 / 989.4e12).epsilon(1e-3));  // 69% of the H200's dense bf16
   // At the 1.349 GHz the report gives (ncu_sol_test.cc): 93.85%, ncu's tensor pipe 93.92%.
-  CHECK(c.roofline.achieved_fraction == doctest::Approx(684.6e12 / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-3));
+  CHECK(c.roofline.achieved_fraction == gpucalc::testing::approx(684.6e12 / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-3));
   // Shared-memory bank conflicts: (2,289 + 222,381) of (43,648,727 + 9,942,316) wavefronts.
-  CHECK(c.shared_excess == doctest::Approx((2289.0 + 222381) / (43648727.0 + 9942316)));
+  CHECK(c.shared_excess == gpucalc::testing::approx((2289.0 + 222381) / (43648727.0 + 9942316)));
 }
 
 TEST_CASE("ncu on the H200 --set full: the roofline of the residency kernel from the per-cycle FMA counts") {
@@ -133,11 +134,11 @@ TEST_CASE("ncu on the H200 --set full: the roofline of the residency kernel from
   CHECK(c.dtype == "fp32");
   // FLOP = (fadd + fmul + 2 ffma) per elapsed SMSP cycle x smsp__cycles_elapsed.avg.
   const double cycles = k.get(NcuField::smsp_cycles);
-  CHECK(c.flops == doctest::Approx((k.get(NcuField::fadd_rate) + 2 * k.get(NcuField::ffma_rate)) * cycles));
-  CHECK(c.dram_bytes == doctest::Approx(k.get(NcuField::dram_read_bytes) + k.get(NcuField::dram_write_bytes)));
+  CHECK(c.flops == gpucalc::testing::approx((k.get(NcuField::fadd_rate) + 2 * k.get(NcuField::ffma_rate)) * cycles));
+  CHECK(c.dram_bytes == gpucalc::testing::approx(k.get(NcuField::dram_read_bytes) + k.get(NcuField::dram_write_bytes)));
   CHECK(c.roofline.bound == RooflineBound::compute);
   CHECK(c.load_sectors_per_request == -1);  // no global loads: 0 requests
-  CHECK(c.store_sectors_per_request == doctest::Approx(1.0));  // 3,564 sectors in 3,564 requests
+  CHECK(c.store_sectors_per_request == gpucalc::testing::approx(1.0));  // 3,564 sectors in 3,564 requests
 }
 
 TEST_CASE("ncu on the H200 --set full: the uint4 copy kernel's sectors, fully used") {

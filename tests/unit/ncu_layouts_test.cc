@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 
+#include "../approx.h"
 #include "../file_text.h"
 #include "../ncu_helpers.h"
 #include "core/lines.h"
@@ -32,7 +33,7 @@ TEST_CASE("ncu text report of 2025 in the older layout (no Metric Name header li
   CHECK(r.kernels[0].process == "823622");
   CHECK(r.kernels[0].get(NcuField::registers) == 21);
   CHECK(r.kernels[1].get(NcuField::registers) == 26);
-  CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(3.42e-3));
+  CHECK(r.kernels[0].get(NcuField::duration) == gpucalc::testing::approx(3.42e-3));
   const Gpu v100 = load_gpu("v100");
   for (const NcuKernel& k : r.kernels) check_against_ncu(k, v100);
 }
@@ -45,7 +46,7 @@ TEST_CASE("ncu text report of 2020 pasted into a source file's // comment: the A
   CHECK(k.name == "add(int, float*, float*)");
   CHECK(k.process == "14142");
   CHECK(k.get(NcuField::grid_size) == 4096);  // "4,096"
-  CHECK(k.get(NcuField::smem_driver) == doctest::Approx(1020));
+  CHECK(k.get(NcuField::smem_driver) == gpucalc::testing::approx(1020));
   check_against_ncu(k, load_gpu("a100"));
 }
 
@@ -68,7 +69,7 @@ TEST_CASE("ncu text report with an annotation after a value: the value read, the
     INFO(row);
     const NcuReport t = parse_ncu_report(kernel + row);
     REQUIRE(t.kernels.size() == 1);
-    CHECK(t.kernels[0].get(NcuField::duration) == doctest::Approx(106.46e-6));
+    CHECK(t.kernels[0].get(NcuField::duration) == gpucalc::testing::approx(106.46e-6));
   }
   // "# SMs" starts with the marker: a name, not an annotation.
   const NcuReport sms = parse_ncu_report(kernel + "    # SMs                            SM          132  # the H100's\n");
@@ -84,7 +85,7 @@ TEST_CASE("Markdown tables of ncu's sections, a column per kernel: the sm_89 ker
   CHECK(r.kernels[1].name == "baseline");
   CHECK(r.kernels[0].get(NcuField::registers) == 72);
   CHECK(r.kernels[1].get(NcuField::registers) == 70);
-  CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(61.0e-3));
+  CHECK(r.kernels[0].get(NcuField::duration) == gpucalc::testing::approx(61.0e-3));
   Gpu ada = load_gpu("rtx4090");
   ada.sm_count = static_cast<int>(r.kernels[0].get(NcuField::sm_count));  // the report's 58, as gpucalc ncu takes it
   REQUIRE(ada.sm_count == 58);
@@ -118,9 +119,9 @@ TEST_CASE("Markdown table, a row per kernel: each row a kernel, its figures by t
   const NcuReport r = parse_ncu_report(read("decode-kernels-rows.md"));
   REQUIRE(r.kernels.size() == 5);
   CHECK(r.kernels[0].name == "Initial joint S1, T8");
-  CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(5.82e-6));
-  CHECK(r.kernels[1].get(NcuField::occupancy_theoretical) == doctest::Approx(1.0));
-  CHECK(r.kernels[4].get(NcuField::occupancy_achieved) == doctest::Approx(0.7875));
+  CHECK(r.kernels[0].get(NcuField::duration) == gpucalc::testing::approx(5.82e-6));
+  CHECK(r.kernels[1].get(NcuField::occupancy_theoretical) == gpucalc::testing::approx(1.0));
+  CHECK(r.kernels[4].get(NcuField::occupancy_achieved) == gpucalc::testing::approx(0.7875));
   CHECK_FALSE(r.kernels[0].has(NcuField::block_size));
 }
 
@@ -146,7 +147,7 @@ TEST_CASE("ncu --csv --metrics: a details page whose Metric Name is the metric's
   CHECK(r.kernels[0].get(NcuField::block_size) == 1024);
   CHECK(r.kernels[0].get(NcuField::grid_size) == 16384);
   CHECK(r.kernels[0].get(NcuField::registers) == 31);
-  CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(205.22e-6));
+  CHECK(r.kernels[0].get(NcuField::duration) == gpucalc::testing::approx(205.22e-6));
 }
 
 TEST_CASE("ncu reader: kernel by kernel, the same kernels as the whole report, on every report of tests/data/ncu") {

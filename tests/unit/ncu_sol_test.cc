@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/kernel_name.h"
 #include "core/ncu_check.h"
@@ -27,23 +28,23 @@ Gpu h200() { return load_gpu("h200"); }
 TEST_CASE("ncu clocks: SM Frequency and DRAM Frequency in every unit ncu prints them, to Hz") {
   // The text report and the details page print Ghz to two decimals; the raw page the metric itself.
   const NcuKernel t = report(kH200 + "full-gemm.txt").kernels[0];
-  CHECK(t.get(NcuField::sm_frequency) == doctest::Approx(1.35e9));
-  CHECK(t.get(NcuField::dram_frequency) == doctest::Approx(3.20e9));
+  CHECK(t.get(NcuField::sm_frequency) == gpucalc::testing::approx(1.35e9));
+  CHECK(t.get(NcuField::dram_frequency) == gpucalc::testing::approx(3.20e9));
   const NcuKernel d = report(kH200 + "full-gemm.details.csv").kernels[0];
-  CHECK(d.get(NcuField::sm_frequency) == doctest::Approx(1.35e9));
+  CHECK(d.get(NcuField::sm_frequency) == gpucalc::testing::approx(1.35e9));
   const NcuKernel r = report(kH200 + "full-gemm.raw.csv").kernels[0];
-  CHECK(r.get(NcuField::sm_frequency) == doctest::Approx(1.349196e9));   // gpc__cycles_elapsed.avg.per_second 1.349196 Ghz
-  CHECK(r.get(NcuField::dram_frequency) == doctest::Approx(3.199422e9)); // dram__cycles_elapsed.avg.per_second
+  CHECK(r.get(NcuField::sm_frequency) == gpucalc::testing::approx(1.349196e9));   // gpc__cycles_elapsed.avg.per_second 1.349196 Ghz
+  CHECK(r.get(NcuField::dram_frequency) == gpucalc::testing::approx(3.199422e9)); // dram__cycles_elapsed.avg.per_second
   CHECK(r.get(NcuField::device_dram_clock_khz) == 3201000);              // device__attribute_max_mem_frequency_khz
   // sm_86, an older ncu: cycle/usecond and cycle/nsecond.
   const NcuKernel s = report(kData + "softmax-sm86.txt").kernels[0];
-  CHECK(s.get(NcuField::sm_frequency) == doctest::Approx(913.58e6));  // 913.58 cycle/usecond
-  CHECK(s.get(NcuField::dram_frequency) == doctest::Approx(6.98e9));  // 6.98 cycle/nsecond
+  CHECK(s.get(NcuField::sm_frequency) == gpucalc::testing::approx(913.58e6));  // 913.58 cycle/usecond
+  CHECK(s.get(NcuField::dram_frequency) == gpucalc::testing::approx(6.98e9));  // 6.98 cycle/nsecond
   // 2023 on: hz; 2020: Memory Frequency in cycle/second.
-  CHECK(report(kData + "superbench-sm100-details.csv").kernels[0].get(NcuField::sm_frequency) == doctest::Approx(1239496049.13));
+  CHECK(report(kData + "superbench-sm100-details.csv").kernels[0].get(NcuField::sm_frequency) == gpucalc::testing::approx(1239496049.13));
   const NcuKernel x = report(kData + "xplacer-v100-2020.csv").kernels[0];
-  CHECK(x.get(NcuField::dram_frequency) == doctest::Approx(768683274.02));
-  CHECK(x.get(NcuField::sm_frequency) == doctest::Approx(1138271055.75));
+  CHECK(x.get(NcuField::dram_frequency) == gpucalc::testing::approx(768683274.02));
+  CHECK(x.get(NcuField::sm_frequency) == gpucalc::testing::approx(1138271055.75));
 }
 
 TEST_CASE("ncu roofline at the report's clock: cuBLAS's bf16 GEMM on the H200 near ncu's tensor-pipe share") {
@@ -51,35 +52,35 @@ TEST_CASE("ncu roofline at the report's clock: cuBLAS's bf16 GEMM on the H200 ne
   Gpu gpu = h200();
   const NcuCheck c = check_ncu_kernel(g, gpu);
   REQUIRE(c.has_roofline);
-  CHECK(c.clock_sm == doctest::Approx(1.349196e9));
-  CHECK(c.peak_clock == doctest::Approx(1.83e9));  // hw/h200.toml peak_tensor_clock: 132 x 4,096 x 1.83 GHz = 989.4 T
+  CHECK(c.clock_sm == gpucalc::testing::approx(1.349196e9));
+  CHECK(c.peak_clock == gpucalc::testing::approx(1.83e9));  // hw/h200.toml peak_tensor_clock: 132 x 4,096 x 1.83 GHz = 989.4 T
   // At the profile's peaks: 2 x 8,320 x 8,192^2 FLOP / 1.631168 ms = 684.6 TFLOP/s of 989.4: 69.2%.
   const double achieved = 2.0 * 8320 * 8192 * 8192 / 1.631168e-3;
-  CHECK(c.roofline_boost.achieved_fraction == doctest::Approx(achieved / 989.4e12).epsilon(1e-6));
+  CHECK(c.roofline_boost.achieved_fraction == gpucalc::testing::approx(achieved / 989.4e12).epsilon(1e-6));
   // At the report's clock: 989.4 T x 1.349196 / 1.83 = 729.5 TFLOP/s; 684.6 / 729.5 = 93.85%.
-  CHECK(c.roofline.peak == doctest::Approx(989.4e12 * 1.349196 / 1.83).epsilon(1e-6));
-  CHECK(c.roofline.achieved_fraction == doctest::Approx(achieved / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-6));
+  CHECK(c.roofline.peak == gpucalc::testing::approx(989.4e12 * 1.349196 / 1.83).epsilon(1e-6));
+  CHECK(c.roofline.achieved_fraction == gpucalc::testing::approx(achieved / (989.4e12 * 1.349196 / 1.83)).epsilon(1e-6));
   // ncu's own figure for the tensor pipe in the same report: sm__pipe_tensor_cycles_active
   // 93.924372% of its peak sustained over the elapsed cycles. gpucalc's share, from the FLOP, the
   // duration and the datasheet's per-clock rate, is within 0.1 point of it (ncu's own
   // sm__ops_path_tensor_src_bf16_dst_fp32 reads 46.96%: its peak counts 8,192 a clock per SM,
   // twice the dense 4,096).
   const double ncu_tensor = g.get(NcuField::pipe_tensor);
-  CHECK(ncu_tensor == doctest::Approx(0.93924372));
+  CHECK(ncu_tensor == gpucalc::testing::approx(0.93924372));
   CHECK(std::fabs(c.roofline.achieved_fraction - ncu_tensor) < 0.001);
   // DRAM: 3.199422 GHz of the device's 3.201 GHz scales the 4.8 TB/s by 0.99951.
-  CHECK(c.dram_clock_scale == doctest::Approx(3.199422 / 3.201));
-  CHECK(c.roofline.bandwidth == doctest::Approx(4.8e12 * 3.199422 / 3.201));
+  CHECK(c.dram_clock_scale == gpucalc::testing::approx(3.199422 / 3.201));
+  CHECK(c.roofline.bandwidth == gpucalc::testing::approx(4.8e12 * 3.199422 / 3.201));
   // The text report gives no maximum DRAM clock: the bandwidth as the profile has it.
   const NcuCheck t = check_ncu_kernel(report(kH200 + "full-gemm.txt").kernels[0], gpu);
   CHECK(t.dram_clock_scale == 1);
-  CHECK(t.clock_sm == doctest::Approx(1.35e9));
+  CHECK(t.clock_sm == gpucalc::testing::approx(1.35e9));
   // Without SM Frequency the ceilings are the profile's.
   NcuKernel bare = g;
   bare.value[static_cast<std::size_t>(NcuField::sm_frequency)] = std::numeric_limits<double>::quiet_NaN();
   const NcuCheck b = check_ncu_kernel(bare, gpu);
   CHECK(b.clock_sm == -1);
-  CHECK(b.roofline.achieved_fraction == doctest::Approx(b.roofline_boost.achieved_fraction));
+  CHECK(b.roofline.achieved_fraction == gpucalc::testing::approx(b.roofline_boost.achieved_fraction));
 }
 
 TEST_CASE("ncu sol: the unit nearest its peak is the one ncu's sections show, at ncu's share") {
@@ -90,20 +91,20 @@ TEST_CASE("ncu sol: the unit nearest its peak is the one ncu's sections show, at
   const NcuSol s = speed_of_light(g);
   REQUIRE(s.measured);
   CHECK(s.unit == SolUnit::tensor);
-  CHECK(s.share == doctest::Approx(0.93924372));
-  CHECK(g.get(NcuField::sol_l1) == doctest::Approx(0.98243695));
-  CHECK(g.get(NcuField::sol_dram) == doctest::Approx(0.17585422));
+  CHECK(s.share == gpucalc::testing::approx(0.93924372));
+  CHECK(g.get(NcuField::sol_l1) == gpucalc::testing::approx(0.98243695));
+  CHECK(g.get(NcuField::sol_dram) == gpucalc::testing::approx(0.17585422));
   // The text report of the same run: Speed Of Light's Compute (SM) Throughput 93.92 (no pipes),
   // L1/TEX 98.24, Memory Throughput 95.10, Issue Slots Busy 15.56: the SM's aggregate named.
   for (const char* file : {"full-gemm.txt", "full-gemm.details.csv"}) {
     CAPTURE(file);
     const NcuKernel k = report(kH200 + file).kernels[0];
-    CHECK(k.get(NcuField::sol_memory) == doctest::Approx(0.9510));  // "Memory Throughput  %  95.10", not the rate
-    CHECK(k.get(NcuField::dram_throughput) == doctest::Approx(846.20e9));  // "Memory Throughput  Gbyte/s  846.20"
-    CHECK(k.get(NcuField::issue_busy) == doctest::Approx(0.1556));
+    CHECK(k.get(NcuField::sol_memory) == gpucalc::testing::approx(0.9510));  // "Memory Throughput  %  95.10", not the rate
+    CHECK(k.get(NcuField::dram_throughput) == gpucalc::testing::approx(846.20e9));  // "Memory Throughput  Gbyte/s  846.20"
+    CHECK(k.get(NcuField::issue_busy) == gpucalc::testing::approx(0.1556));
     const NcuSol t = speed_of_light(k);
     CHECK(t.unit == SolUnit::sm);
-    CHECK(t.share == doctest::Approx(0.9392));
+    CHECK(t.share == gpucalc::testing::approx(0.9392));
   }
   // gpucalc's own waves kernel (default set): ncu's SOLBottleneck rule fired ("below 60.0% of
   // peak ... latency issues"): Compute (SM) and Memory Throughput both low.
@@ -111,22 +112,22 @@ TEST_CASE("ncu sol: the unit nearest its peak is the one ncu's sections show, at
   const NcuSol l = speed_of_light(w);
   CHECK(l.unit == SolUnit::latency);
   CHECK(l.share < kSolLatencyBelow);
-  CHECK(l.share == doctest::Approx(std::max({w.get(NcuField::sol_sm), w.get(NcuField::sol_l1), w.get(NcuField::sol_l2),
+  CHECK(l.share == gpucalc::testing::approx(std::max({w.get(NcuField::sol_sm), w.get(NcuField::sol_l1), w.get(NcuField::sol_l2),
                                              w.get(NcuField::sol_dram)})));
   // An H100 kernel pasted behind "> " (scalingelections): L1/TEX 79.90, Memory 78.65, SM 66.51,
   // DRAM 10.69: L1, the busiest, more than 5 points above the SM.
   const NcuSol h = speed_of_light(report(kData + "scalingelections-h100-quoted.md").kernels[0]);
   CHECK(h.unit == SolUnit::l1);
-  CHECK(h.share == doctest::Approx(0.7990));
+  CHECK(h.share == gpucalc::testing::approx(0.7990));
   // ncu 2020's names (V100): SOL FB 46.47, SOL L2 13.61, SM [%] 22.48, SOL TEX 11.33,
   // Memory [%] 46.47: DRAM (SOL FB) is the memory unit; below 60%: latency at 46.47%.
   const NcuKernel v = report(kData + "xplacer-v100-2020.csv").kernels[0];
-  CHECK(v.get(NcuField::sol_dram) == doctest::Approx(0.4647));
-  CHECK(v.get(NcuField::sol_sm) == doctest::Approx(0.2248));
+  CHECK(v.get(NcuField::sol_dram) == gpucalc::testing::approx(0.4647));
+  CHECK(v.get(NcuField::sol_sm) == gpucalc::testing::approx(0.2248));
   const NcuSol vs = speed_of_light(v);
   CHECK(vs.unit == SolUnit::latency);
   CHECK(vs.shares.front().unit == SolUnit::dram);
-  CHECK(vs.share == doctest::Approx(0.4647));
+  CHECK(vs.share == gpucalc::testing::approx(0.4647));
 }
 
 TEST_CASE("ncu sol: the stall reason that takes the most of a warp's cycles, as ncu's rule names it") {
@@ -135,13 +136,13 @@ TEST_CASE("ncu sol: the stall reason that takes the most of a warp's cycles, as 
   // about 32.9% of the total average of 14.7 cycles between issuing two instructions."
   const NcuSol s = speed_of_light(report(kH200 + "full-gemm.raw.csv").kernels[0]);
   CHECK(s.stall == NcuField::stall_gmma);
-  CHECK(s.stall_cycles == doctest::Approx(4.837185));
-  CHECK(s.issue_cycles == doctest::Approx(14.722592));
-  CHECK(s.stall_cycles / s.issue_cycles == doctest::Approx(0.329).epsilon(0.002));
+  CHECK(s.stall_cycles == gpucalc::testing::approx(4.837185));
+  CHECK(s.issue_cycles == gpucalc::testing::approx(14.722592));
+  CHECK(s.stall_cycles / s.issue_cycles == gpucalc::testing::approx(0.329).epsilon(0.002));
   // The text report gives the total (Warp Cycles Per Issued Instruction 14.72), not the reasons.
   const NcuSol t = speed_of_light(report(kH200 + "full-gemm.txt").kernels[0]);
   CHECK(t.stall == NcuField::count_);
-  CHECK(t.issue_cycles == doctest::Approx(14.72));
+  CHECK(t.issue_cycles == gpucalc::testing::approx(14.72));
 }
 
 TEST_CASE("ncu sol: never memory where memory is far from its peak and a compute unit is not") {
@@ -150,7 +151,7 @@ TEST_CASE("ncu sol: never memory where memory is far from its peak and a compute
   const NcuReport r = report(kData + "softmax-sm86.txt");
   const NcuSol s = speed_of_light(r.kernels[1]);
   CHECK(s.unit == SolUnit::sm);
-  CHECK(s.share == doctest::Approx(0.7045));
+  CHECK(s.share == gpucalc::testing::approx(0.7045));
   // kernel3: DRAM 55.98, SM 12.02: nothing at 60%: latency, the busiest DRAM.
   const NcuSol t = speed_of_light(r.kernels[2]);
   CHECK(t.unit == SolUnit::latency);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/ncu_check.h"
 #include "core/ncu_report.h"
@@ -56,10 +57,10 @@ TEST_CASE("ncu text report pasted in Markdown: the H100 kernel of ScalingElectio
   CHECK(k.block.text() == "(32, 32, 1)");
   CHECK(k.cc_major == 9);
   CHECK(k.get(NcuField::registers) == 31);
-  CHECK(k.get(NcuField::duration) == doctest::Approx(205.22e-6));
-  CHECK(k.get(NcuField::smem_static) == doctest::Approx(12290));
+  CHECK(k.get(NcuField::duration) == gpucalc::testing::approx(205.22e-6));
+  CHECK(k.get(NcuField::smem_static) == gpucalc::testing::approx(12290));
   CHECK(k.get(NcuField::sm_count) == 132);
-  CHECK(k.get(NcuField::occupancy_achieved) == doctest::Approx(0.9297));
+  CHECK(k.get(NcuField::occupancy_achieved) == gpucalc::testing::approx(0.9297));
   const Gpu h100 = load_gpu("h100");
   const NcuCheck c = check_ncu_kernel(k, h100);
   CHECK(c.launch.shared_memory == 12288);  // 12.29 Kbyte: 12 KiB, the multiple of 128 within 5 bytes
@@ -69,7 +70,7 @@ TEST_CASE("ncu text report pasted in Markdown: the H100 kernel of ScalingElectio
   CHECK(c.occupancy.limit_threads == 2);
   CHECK(c.occupancy.blocks_per_sm == 2);
   CHECK(c.occupancy.occupancy == 1.0);
-  CHECK(c.waves.waves_exact == doctest::Approx(16384.0 / 264));  // 62.06
+  CHECK(c.waves.waves_exact == gpucalc::testing::approx(16384.0 / 264));  // 62.06
   CHECK(c.differences == 0);
   // ncu's Block Limit Barriers is 32 (the SM's block limit); gpucalc's 64 barriers allow 64.
   const NcuFigure* barriers = figure(c, "Block Limit Barriers");
@@ -87,7 +88,7 @@ TEST_CASE("ncu raw page: the same kernel from metric-name columns and a units ro
   CHECK(k.device_name == "NVIDIA H100 80GB HBM3");
   CHECK(k.get(NcuField::block_size) == 1024);  // "1,024"
   CHECK(k.get(NcuField::grid_size) == 16384);
-  CHECK(k.get(NcuField::duration) == doctest::Approx(205.22e-6));
+  CHECK(k.get(NcuField::duration) == gpucalc::testing::approx(205.22e-6));
   const NcuCheck c = check_ncu_kernel(k, load_gpu("h100"));
   CHECK(c.occupancy.blocks_per_sm == 2);
   CHECK(c.differences == 0);
@@ -98,8 +99,8 @@ TEST_CASE("ncu text report of an sm_86 GPU without # SMs: block limits as ncu's,
   REQUIRE(r.kernels.size() == 3);
   CHECK(r.kernels[0].process == "543294");
   CHECK(r.kernels[2].get(NcuField::grid_size) == 8192);  // "8,192"
-  CHECK(r.kernels[1].get(NcuField::duration) == doctest::Approx(945.95e-6));  // usecond
-  CHECK(r.kernels[0].get(NcuField::duration) == doctest::Approx(15.15e-3));   // msecond
+  CHECK(r.kernels[1].get(NcuField::duration) == gpucalc::testing::approx(945.95e-6));  // usecond
+  CHECK(r.kernels[0].get(NcuField::duration) == gpucalc::testing::approx(15.15e-3));   // msecond
   const Gpu a10 = load_gpu("a10");
   struct Expected {
     int registers, smem, warps, blocks;
@@ -114,7 +115,7 @@ TEST_CASE("ncu text report of an sm_86 GPU without # SMs: block limits as ncu's,
     CHECK(c.occupancy.limit_shared_memory_configured == want[i].smem);
     CHECK(c.occupancy.limit_threads == want[i].warps);
     CHECK(c.occupancy.blocks_per_sm == want[i].blocks);
-    CHECK(c.occupancy.occupancy == doctest::Approx(want[i].occupancy));
+    CHECK(c.occupancy.occupancy == gpucalc::testing::approx(want[i].occupancy));
     // Waves: the profile's 72 SMs, not the report's GPU's.
     const NcuFigure* waves = figure(c, "Waves Per SM");
     REQUIRE(waves != nullptr);
@@ -137,7 +138,7 @@ TEST_CASE("ncu --csv of a CUTLASS sm100 GEMM: limits and waves as ncu's, Block L
   const NcuKernel& k = r.kernels[0];
   CHECK(k.cc_major == 10);
   CHECK(k.grid.total == 288);
-  CHECK(k.get(NcuField::duration) == doctest::Approx(406240e-9));  // ns
+  CHECK(k.get(NcuField::duration) == gpucalc::testing::approx(406240e-9));  // ns
   Gpu b200 = load_gpu("b200");
   b200.sm_count = 152;  // the report's # SMs, as gpucalc ncu takes it
   const NcuCheck c = check_ncu_kernel(k, b200);
@@ -145,11 +146,11 @@ TEST_CASE("ncu --csv of a CUTLASS sm100 GEMM: limits and waves as ncu's, Block L
   CHECK(c.occupancy.limit_shared_memory_configured == 1);
   CHECK(c.occupancy.limit_threads == 5);
   CHECK(c.occupancy.warps_per_sm == 12);
-  CHECK(c.occupancy.occupancy == doctest::Approx(0.1875));
-  CHECK(c.waves.waves_exact == doctest::Approx(288.0 / 152));
+  CHECK(c.occupancy.occupancy == gpucalc::testing::approx(0.1875));
+  CHECK(c.waves.waves_exact == gpucalc::testing::approx(288.0 / 152));
   CHECK(c.waves.waves == 2);
   CHECK(c.waves.last_wave_blocks == 136);  // ncu's rule: "a partial wave of 136 thread blocks"
-  CHECK(c.tail_share == doctest::Approx(0.5));  // ncu's rule: "up to 50.0% of the total runtime"
+  CHECK(c.tail_share == gpucalc::testing::approx(0.5));  // ncu's rule: "up to 50.0% of the total runtime"
   // ncu's 9: the kernel's named barriers (64 / 9 = 7 a block); gpucalc counts one a block.
   const NcuFigure* barriers = figure(c, "Block Limit Barriers");
   REQUIRE(barriers != nullptr);
@@ -169,33 +170,33 @@ TEST_CASE("ncu --csv of 2020 (a Kernel Time column, no CC): the V100's limits as
   CHECK(c.occupancy.limit_registers == 14);
   CHECK(c.occupancy.limit_threads == 10);
   CHECK(c.occupancy.warps_per_sm == 60);
-  CHECK(c.occupancy.occupancy == doctest::Approx(0.9375));
-  CHECK(c.waves.waves_exact == doctest::Approx(506.0 / 800));
+  CHECK(c.occupancy.occupancy == gpucalc::testing::approx(0.9375));
+  CHECK(c.waves.waves_exact == gpucalc::testing::approx(506.0 / 800));
   CHECK(c.differences == 0);  // shared memory: none used, gpucalc unlimited, ncu the 32 blocks of the SM
 }
 
 TEST_CASE("ncu values: units and thousands separators") {
   double v = 0, step = 0;
   CHECK(ncu_value("4,788,773.59", "cycle", NcuField::waves, v, step));
-  CHECK(v == doctest::Approx(4788773.59));
+  CHECK(v == gpucalc::testing::approx(4788773.59));
   CHECK(ncu_value("29.82", "Kbyte/block", NcuField::smem_dynamic, v, step));
-  CHECK(v == doctest::Approx(29820));
-  CHECK(step == doctest::Approx(10));
+  CHECK(v == gpucalc::testing::approx(29820));
+  CHECK(step == gpucalc::testing::approx(10));
   CHECK(ncu_value("1,024", "byte/block", NcuField::smem_driver, v, step));
   CHECK(v == 1024);
   CHECK(step == 0);
   CHECK(ncu_value("3.28", "msecond", NcuField::duration, v, step));
-  CHECK(v == doctest::Approx(3.28e-3));
+  CHECK(v == gpucalc::testing::approx(3.28e-3));
   CHECK(ncu_value("33.33", "%", NcuField::occupancy_theoretical, v, step));
-  CHECK(v == doctest::Approx(0.3333));
+  CHECK(v == gpucalc::testing::approx(0.3333));
   CHECK(ncu_value("846.20", "Gbyte/s", NcuField::dram_throughput, v, step));  // the text report's rate
-  CHECK(v == doctest::Approx(846.2e9));
+  CHECK(v == gpucalc::testing::approx(846.2e9));
   CHECK(ncu_value("9.725159", "Mbyte/second", NcuField::dram_throughput, v, step));
-  CHECK(v == doctest::Approx(9.725159e6));
+  CHECK(v == gpucalc::testing::approx(9.725159e6));
   CHECK(ncu_value("1.249936", "Gbyte", NcuField::dram_read_bytes, v, step));
-  CHECK(v == doctest::Approx(1.249936e9));
+  CHECK(v == gpucalc::testing::approx(1.249936e9));
   CHECK(ncu_value("406240", "ns", NcuField::duration, v, step));
-  CHECK(v == doctest::Approx(406240e-9));
+  CHECK(v == gpucalc::testing::approx(406240e-9));
   CHECK(ncu_value("1.5e+06", "", NcuField::grid_size, v, step));  // an exponent, not decimals
   CHECK(v == 1.5e6);
   CHECK_FALSE(ncu_value("12", "usecond", NcuField::smem_static, v, step));  // a time for a size
@@ -229,7 +230,7 @@ TEST_CASE("ncu reports: several processes with the same IDs, CRLF line ends, a t
   const NcuReport w = parse_ncu_report(crlf);
   REQUIRE(w.kernels.size() == 1);
   CHECK(w.kernels[0].get(NcuField::limit_registers) == 2);
-  CHECK(w.kernels[0].get(NcuField::waves) == doctest::Approx(62.06));
+  CHECK(w.kernels[0].get(NcuField::waves) == gpucalc::testing::approx(62.06));
   // A kernel name with parentheses and ")x(" of its own: the launch is the last "(grid)x(block)".
   const NcuReport t = parse_ncu_report("  void f<(int)1>(float *)x(int) (4, 2, 1)x(64, 1, 1), Context 1, Stream 7, Device 0, CC 8.0\n");
   REQUIRE(t.kernels.size() == 1);

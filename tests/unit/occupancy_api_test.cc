@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/occupancy.h"
@@ -49,7 +50,7 @@ TEST_CASE("suggest: worked examples on the h100 (derived by hand)") {
   CHECK(s.block_size == 1024);
   CHECK(s.min_grid_size == 2 * 132);
   CHECK(s.block_sizes_tried == 1);
-  CHECK(s.at.occupancy == doctest::Approx(1.0));
+  CHECK(s.at.occupancy == gpucalc::testing::approx(1.0));
   // 64 registers: 8 warps per sub-partition, 32 per SM: 1,024 threads per SM at best, first
   // reached by one block of 1,024 (the tie with 512 x 2 goes to the larger block).
   s = suggest(h100, 64, 0);

@@ -1,4 +1,5 @@
 // Occupancy: the lessons' numbers, NVIDIA's own calculator, and the next block.
+#include "../approx.h"
 #include "core/occupancy.h"
 
 #include <doctest/doctest.h>
@@ -44,7 +45,7 @@ TEST_CASE("lesson example: 256 threads, 64 registers, 40 KB -> 4 blocks, 50%, re
     OccupancyResult r = occ(h100, 256, 64, 40 * 1024, model);
     CHECK(r.blocks_per_sm == 4);
     CHECK(r.warps_per_sm == 32);
-    CHECK(r.occupancy == doctest::Approx(0.5));
+    CHECK(r.occupancy == gpucalc::testing::approx(0.5));
     CHECK(r.limiter == Limiter::registers);
     CHECK(r.limit_registers == 4);
     CHECK(r.limit_shared_memory == 5);  // floor(228 / 40); exact: floor(228 / 41)
@@ -61,7 +62,7 @@ TEST_CASE("lesson quick check: 128 threads, 32 registers, 64 KB -> 3 blocks, 18.
     OccupancyResult r = occ(h100, 128, 32, 64 * 1024, model);
     CHECK(r.blocks_per_sm == 3);
     CHECK(r.warps_per_sm == 12);
-    CHECK(r.occupancy == doctest::Approx(0.1875));
+    CHECK(r.occupancy == gpucalc::testing::approx(0.1875));
     CHECK(r.limiter == Limiter::shared_memory);
   }
 }
@@ -73,7 +74,7 @@ TEST_CASE("lesson check 1: 128 threads at 255 registers -> 2 blocks, 8 warps, 12
     OccupancyResult r = occ(h100, 128, 255, 0, model);
     CHECK(r.blocks_per_sm == 2);
     CHECK(r.warps_per_sm == 8);
-    CHECK(r.occupancy == doctest::Approx(0.125));
+    CHECK(r.occupancy == gpucalc::testing::approx(0.125));
     CHECK(r.limiter == Limiter::registers);
   }
   // 255 registers round up to 256 per thread: 8,192 per warp.
@@ -136,7 +137,7 @@ TEST_CASE("vector-add worked example: 256 threads, 16 registers, no shared memor
     OccupancyResult r = occ(h100, 256, 16, 0, model);
     CHECK(r.blocks_per_sm == 8);
     CHECK(r.warps_per_sm == 64);
-    CHECK(r.occupancy == doctest::Approx(1.0));
+    CHECK(r.occupancy == gpucalc::testing::approx(1.0));
     CHECK(r.limiter == Limiter::threads);
     CHECK(r.limit_registers == 16);
   }
@@ -172,14 +173,14 @@ TEST_CASE("CUDA C++ Best Practices Guide, Calculating Occupancy (cc 7.0): 37 reg
   const Gpu v100 = load_gpu("v100");
   OccupancyResult small = occ(v100, 128, 37, 0);
   CHECK(small.blocks_per_sm == 12);
-  CHECK(small.occupancy == doctest::Approx(0.75));
+  CHECK(small.occupancy == gpucalc::testing::approx(0.75));
   CHECK(small.limiter == Limiter::registers);
   // 37 x 32 = 1,184 registers per warp, allocated as 1,280: 12 warps per sub-partition.
   CHECK(small.registers_per_block == 4 * 1280);
   OccupancyResult large = occ(v100, 320, 37, 0);
   CHECK(large.blocks_per_sm == 4);
-  CHECK(large.occupancy == doctest::Approx(40.0 / 64));  // 62.5%, "63%"
-  CHECK(occ(v100, 256, 32, 0).occupancy == doctest::Approx(1.0));
+  CHECK(large.occupancy == gpucalc::testing::approx(40.0 / 64));  // 62.5%, "63%"
+  CHECK(occ(v100, 256, 32, 0).occupancy == gpucalc::testing::approx(1.0));
   CHECK(occ(v100, 256, 33, 0).occupancy < 1.0);
 }
 
@@ -190,9 +191,9 @@ TEST_CASE("the architectures' own limits: threads per SM, blocks per SM, carveou
   OccupancyResult t = occ(t4, 256, 32, 0);
   CHECK(t.blocks_per_sm == 4);  // floor(32 warps / 8)
   CHECK(t.limiter == Limiter::threads);
-  CHECK(t.occupancy == doctest::Approx(1.0));
+  CHECK(t.occupancy == gpucalc::testing::approx(1.0));
   CHECK(occ(t4, 32, 16, 0).blocks_per_sm == 16);  // the block limit: 16 warps of 32, 50%
-  CHECK(occ(t4, 32, 16, 0).occupancy == doctest::Approx(0.5));
+  CHECK(occ(t4, 32, 16, 0).occupancy == gpucalc::testing::approx(0.5));
   OccupancyResult s = occ(t4, 64, 16, 20 * 1024 + 1);
   CHECK(s.shared_memory_per_block == 20 * 1024 + 256);  // no reserved KB, 256-byte units
   CHECK(s.limit_shared_memory == 3);                     // floor(64 KB / 20.25 KB)
@@ -203,7 +204,7 @@ TEST_CASE("the architectures' own limits: threads per SM, blocks per SM, carveou
   const Gpu a10 = load_gpu("a10");
   CHECK(occ(a10, 256, 32, 0).blocks_per_sm == 6);  // 48 / 8 warps
   CHECK(occ(a10, 32, 16, 0).blocks_per_sm == 16);
-  CHECK(occ(a10, 32, 16, 0).occupancy == doctest::Approx(16.0 / 48));
+  CHECK(occ(a10, 32, 16, 0).occupancy == gpucalc::testing::approx(16.0 / 48));
   CHECK(occ(a10, 128, 32, 40 * 1024).limit_shared_memory == 2);  // floor(100 KB / 41 KB)
   CHECK(occ(a10, 128, 32, 40 * 1024, kExact, 50).shared_memory_per_sm == 64 * 1024);  // 50 KB rounds up to 64
   CHECK(occ(a10, 128, 32, 40 * 1024, kExact, 50).limit_shared_memory == 1);
@@ -212,7 +213,7 @@ TEST_CASE("the architectures' own limits: threads per SM, blocks per SM, carveou
     CAPTURE(key);
     const Gpu ada = load_gpu(key);
     CHECK(occ(ada, 32, 16, 0).blocks_per_sm == 24);
-    CHECK(occ(ada, 32, 16, 0).occupancy == doctest::Approx(0.5));
+    CHECK(occ(ada, 32, 16, 0).occupancy == gpucalc::testing::approx(0.5));
     CHECK(occ(ada, 1024, 32, 0).blocks_per_sm == 1);  // 48 warps hold one block of 32
   }
   // B200 (cc 10.0): Hopper's limits: 64 warps, 32 blocks, 228 KB, 64 block barriers.

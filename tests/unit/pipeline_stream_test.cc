@@ -9,6 +9,7 @@
 #include <cmath>
 #include <string>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/pipeline_stream.h"
@@ -47,29 +48,29 @@ TEST_CASE("stage-cycle model: hand-derived, without a queue") {
   // a microsecond = 100 GB/s at 1 stage, 200 GB/s at 2
   PipelineStreamInput in = toy();
   PipelineStreamResult r = pipeline_stream(in);
-  CHECK(r.mma_time == doctest::Approx(100e-9));
-  CHECK(r.handoff_time == doctest::Approx(50e-9));
-  CHECK(r.consume_time == doctest::Approx(150e-9));
-  CHECK(r.bandwidth == doctest::Approx(1e11).epsilon(1e-6));
-  CHECK(r.stage_cycle == doctest::Approx(1e-6).epsilon(1e-6));
+  CHECK(r.mma_time == gpucalc::testing::approx(100e-9));
+  CHECK(r.handoff_time == gpucalc::testing::approx(50e-9));
+  CHECK(r.consume_time == gpucalc::testing::approx(150e-9));
+  CHECK(r.bandwidth == gpucalc::testing::approx(1e11).epsilon(1e-6));
+  CHECK(r.stage_cycle == gpucalc::testing::approx(1e-6).epsilon(1e-6));
   CHECK(r.limiter == "latency");
   // Little at the idle latency ignores the wgmma: 100 x 1,000 / 850 ns = 117.6 GB/s
-  CHECK(r.idle_little == doctest::Approx(1e5 / 850e-9));
+  CHECK(r.idle_little == gpucalc::testing::approx(1e5 / 850e-9));
   in.stages = 2;
-  CHECK(pipeline_stream(in).bandwidth == doctest::Approx(2e11).epsilon(1e-6));
+  CHECK(pipeline_stream(in).bandwidth == gpucalc::testing::approx(2e11).epsilon(1e-6));
   // 10 stages would be 1 TB/s, but one consumer takes a stage each 150 ns: 100 x 1,000 / 150 ns
   in.stages = 10;
   r = pipeline_stream(in);
-  CHECK(r.bandwidth == doctest::Approx(1e5 / 150e-9));
+  CHECK(r.bandwidth == gpucalc::testing::approx(1e5 / 150e-9));
   CHECK(r.limiter == "consumer");
   // 2 blocks an SM share its tensor cores: 100 x 1,000 B a 100 ns wgmma, not 2 x 1,000 a 150 ns cycle
   in.blocks_per_sm = 2;
-  CHECK(pipeline_stream(in).bandwidth == doctest::Approx(1e5 / 100e-9));
+  CHECK(pipeline_stream(in).bandwidth == gpucalc::testing::approx(1e5 / 100e-9));
   CHECK(pipeline_stream(in).limiter == "consumer");
   in.blocks_per_sm = 1;
   // a ceiling below both: the bandwidth
   in.bandwidth = 5e11;
-  CHECK(pipeline_stream(in).bandwidth == doctest::Approx(5e11));
+  CHECK(pipeline_stream(in).bandwidth == gpucalc::testing::approx(5e11));
   CHECK(pipeline_stream(in).limiter == "bandwidth");
 }
 
@@ -81,10 +82,10 @@ TEST_CASE("stage-cycle model: the queue lengthens the latency at the fixed point
   in.queue_time = 1e-6;
   in.stages = 2;
   const PipelineStreamResult r = pipeline_stream(in);
-  CHECK(r.bandwidth == doctest::Approx(1e11).epsilon(1e-6));
-  CHECK(r.utilization == doctest::Approx(0.5).epsilon(1e-6));
-  CHECK(r.queue_wait == doctest::Approx(1e-6).epsilon(1e-5));
-  CHECK(r.loaded_latency == doctest::Approx(1.85e-6).epsilon(1e-5));
+  CHECK(r.bandwidth == gpucalc::testing::approx(1e11).epsilon(1e-6));
+  CHECK(r.utilization == gpucalc::testing::approx(0.5).epsilon(1e-6));
+  CHECK(r.queue_wait == gpucalc::testing::approx(1e-6).epsilon(1e-5));
+  CHECK(r.loaded_latency == gpucalc::testing::approx(1.85e-6).epsilon(1e-5));
 }
 
 TEST_CASE("stage-cycle model: bad input names the field") {
@@ -114,34 +115,34 @@ TEST_CASE("stage-cycle model: the H200's 128x128x64 rows of run a and run e") {
   const PipelineStreamInput in = pipeline_stream_input(p, 1, 1, 132, kTensorLoadClock, copy, h200);
   // constants: L0 672 cycles / 1.98 GHz, B 4.57 TB/s, s 128.6 ns (hw/h200.toml), 4,096 FLOP a
   // cycle an SM, hand-offs 2 x 30 cycles (latency_shared_cycles)
-  CHECK(in.idle_latency == doctest::Approx(339.4e-9).epsilon(1e-3));
-  CHECK(in.read_bandwidth == doctest::Approx(4.57e12));
-  CHECK(in.queue_time == doctest::Approx(128.6e-9));
+  CHECK(in.idle_latency == gpucalc::testing::approx(339.4e-9).epsilon(1e-3));
+  CHECK(in.read_bandwidth == gpucalc::testing::approx(4.57e12));
+  CHECK(in.queue_time == gpucalc::testing::approx(128.6e-9));
   CHECK(in.stage_bytes == 32768);
   CHECK(in.handoff_cycles == 60);
   const PipelineStreamResult one = pipeline_stream(in);
   // 2 x 128 x 128 x 64 = 2,097,152 FLOP / 4,096 = 512 cycles: 286 ns at 1.79 GHz. Nsight
   // Compute (run e): 320 us / 256 stages x 1.80 GHz = 2,250 cycles a stage, 512 / 2,250 = 22.8%,
   // the tensor pipe's 22.9% busy
-  CHECK(one.mma_time * kTensorLoadClock == doctest::Approx(512));
+  CHECK(one.mma_time * kTensorLoadClock == gpucalc::testing::approx(512));
   // the model's wgmma cycles over Nsight Compute's stage: the tensor pipe's 22.9% busy
-  CHECK(one.mma_time * kTensorLoadClock / (320e-6 / 256 * 1.80e9) == doctest::Approx(0.229).epsilon(0.01));
+  CHECK(one.mma_time * kTensorLoadClock / (320e-6 / 256 * 1.80e9) == gpucalc::testing::approx(0.229).epsilon(0.01));
   // S = 1: 4.33 MB in flight; the fixed point 3.665 TB/s at rho 0.80 (queue 529 ns, stage
   // cycle 1.18 us); the boost clock's wgmma is 259 ns: 3.694 TB/s
-  CHECK(one.bandwidth == doctest::Approx(3.665e12).epsilon(2e-3));
+  CHECK(one.bandwidth == gpucalc::testing::approx(3.665e12).epsilon(2e-3));
   CHECK(one.limiter == "latency");
-  CHECK(one.stage_cycle == doctest::Approx(1.181e-6).epsilon(3e-3));
+  CHECK(one.stage_cycle == gpucalc::testing::approx(1.181e-6).epsilon(3e-3));
   const PipelineStreamResult boost = pipeline_stream(pipeline_stream_input(p, 1, 1, 132, h200.boost_clock, copy, h200));
-  CHECK(boost.bandwidth == doctest::Approx(3.694e12).epsilon(2e-3));
+  CHECK(boost.bandwidth == gpucalc::testing::approx(3.694e12).epsilon(2e-3));
   // run a 3.36, run e 3.41 TB/s: 0.92 and 0.93 (Little at the idle latency said 4.29: 0.78-0.79)
-  CHECK(ratio(3.36e12, one) == doctest::Approx(0.917).epsilon(0.005));
-  CHECK(ratio(3.41e12, one) == doctest::Approx(0.930).epsilon(0.005));
-  CHECK(3.36e12 / one.idle_little == doctest::Approx(0.783).epsilon(0.005));
+  CHECK(ratio(3.36e12, one) == gpucalc::testing::approx(0.917).epsilon(0.005));
+  CHECK(ratio(3.41e12, one) == gpucalc::testing::approx(0.930).epsilon(0.005));
+  CHECK(3.36e12 / one.idle_little == gpucalc::testing::approx(0.783).epsilon(0.005));
   // S = 2: 4.187 TB/s (run a 3.98, run e 4.01: 0.95, 0.96); S = 3 to 7 the copy's 4.29
   // (run a 4.08, 3.98, 4.04, 4.02, 4.04: 0.93-0.95)
   const PipelineStreamResult two = pipeline_stream(pipeline_stream_input(p, 2, 1, 132, kTensorLoadClock, copy, h200));
-  CHECK(two.bandwidth == doctest::Approx(4.187e12).epsilon(2e-3));
-  CHECK(ratio(3.98e12, two) == doctest::Approx(0.951).epsilon(0.005));
+  CHECK(two.bandwidth == gpucalc::testing::approx(4.187e12).epsilon(2e-3));
+  CHECK(ratio(3.98e12, two) == gpucalc::testing::approx(0.951).epsilon(0.005));
   const double run_a[] = {3.36e12, 3.98e12, 4.08e12, 3.98e12, 4.04e12, 4.02e12, 4.04e12};
   for (int s = 1; s <= 7; ++s) {
     INFO("S = " << s);
@@ -159,9 +160,9 @@ TEST_CASE("stage-cycle model: the H200's 64x128x64 rows of run a (2 blocks an SM
   // S = 1, 2 blocks: 6.49 MB in flight, wgmma 256 cycles: 4.081 TB/s (run a 4.04: 0.99);
   // S >= 2 the copy's 4.29 (run a 4.19-4.21 with 2 blocks: 0.98; 4.05-4.07 with 1: 0.94-0.95)
   const PipelineStreamResult one = pipeline_stream(pipeline_stream_input(p, 1, 2, 132, kTensorLoadClock, copy, h200));
-  CHECK(one.mma_time * kTensorLoadClock == doctest::Approx(256));
-  CHECK(one.bandwidth == doctest::Approx(4.081e12).epsilon(2e-3));
-  CHECK(ratio(4.04e12, one) == doctest::Approx(0.990).epsilon(0.005));
+  CHECK(one.mma_time * kTensorLoadClock == gpucalc::testing::approx(256));
+  CHECK(one.bandwidth == gpucalc::testing::approx(4.081e12).epsilon(2e-3));
+  CHECK(ratio(4.04e12, one) == gpucalc::testing::approx(0.990).epsilon(0.005));
   const double run_a[] = {4.04e12, 4.19e12, 4.20e12, 4.21e12, 4.06e12, 4.06e12, 4.07e12, 4.05e12, 4.05e12};
   for (int s = 1; s <= 9; ++s) {
     INFO("S = " << s);
@@ -180,11 +181,11 @@ TEST_CASE("stage-cycle model: held back, 64x256x64 (docs/device-runs/issue28-202
   CHECK(p.data_bytes == 40960);
   const double copy = 4.29e12;
   CHECK(pipeline_stream(pipeline_stream_input(p, 1, 1, 132, kTensorLoadClock, copy, h200)).bandwidth ==
-        doctest::Approx(3.887e12).epsilon(2e-3));
+        gpucalc::testing::approx(3.887e12).epsilon(2e-3));
   CHECK(pipeline_stream(pipeline_stream_input(p, 1, 1, 132, h200.boost_clock, copy, h200)).bandwidth ==
-        doctest::Approx(3.906e12).epsilon(2e-3));
+        gpucalc::testing::approx(3.906e12).epsilon(2e-3));
   CHECK(pipeline_stream(pipeline_stream_input(p, 2, 1, 132, kTensorLoadClock, copy, h200)).bandwidth ==
-        doctest::Approx(4.276e12).epsilon(2e-3));
+        gpucalc::testing::approx(4.276e12).epsilon(2e-3));
   CHECK(pipeline_stream(pipeline_stream_input(p, 3, 1, 132, kTensorLoadClock, copy, h200)).limiter == "bandwidth");
 }
 

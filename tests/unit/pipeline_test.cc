@@ -1,5 +1,6 @@
 // gpucalc pipeline: CUTLASS's stage-count arithmetic, setmaxnreg splits, MMA shapes, tensor
 // memory and TMA boxes, against the sources they come from (each cited where it is used).
+#include "../approx.h"
 #include "core/pipeline.h"
 
 #include <doctest/doctest.h>
@@ -304,7 +305,7 @@ TEST_CASE("latency: the bytes in flight an SM needs and the stages that carry th
   PipelineInput in = tile(128, 256, 64);
   in.latency = 2e-6;  // a long latency: 3.35e12 / 132 x 2 us = 50,758 B an SM
   const PipelineResult r = pipeline(in, h100);
-  CHECK(r.bytes_in_flight_needed == doctest::Approx(3.35e12 / 132 * 2e-6));
+  CHECK(r.bytes_in_flight_needed == gpucalc::testing::approx(3.35e12 / 132 * 2e-6));
   CHECK(r.stages_in_flight_needed == 2);  // 50,758 / 49,152 = 1.03
   CHECK(r.hides_latency);                 // 4 stages: 3 in flight
   in.stages = 2;
@@ -312,7 +313,7 @@ TEST_CASE("latency: the bytes in flight an SM needs and the stages that carry th
   in.latency = 0;
   in.stages = 0;
   const PipelineResult d = pipeline(in, h100);
-  CHECK(d.latency == doctest::Approx(h100.latency_hbm_cycles / h100.boost_clock));
+  CHECK(d.latency == gpucalc::testing::approx(h100.latency_hbm_cycles / h100.boost_clock));
   CHECK(d.stages_in_flight_needed == 1);
 }
 
@@ -325,7 +326,7 @@ TEST_CASE("blocks per SM through the occupancy model, the 1 KiB reserved a block
   PipelineResult r = pipeline(in, h100);
   CHECK(r.blocks_per_sm == 1);
   CHECK(r.limiter == Limiter::registers);
-  CHECK(r.occupancy == doctest::Approx(256.0 / 2048));
+  CHECK(r.occupancy == gpucalc::testing::approx(256.0 / 2048));
   in.launch_regs = 80;  // 8 warps x 2,560 = 20,480: 3 blocks by registers, 3 by shared memory
   r = pipeline(in, h100);
   CHECK(r.blocks_per_sm == 3);

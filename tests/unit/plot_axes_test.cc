@@ -1,5 +1,6 @@
 // The SVG charts' axes and labels: nice steps, tick labels with units, linear and log ticks, the
 // axis transforms, XML escaping, and the XML checker the chart tests use (tests/svg_checks.h).
+#include "../approx.h"
 #include "plot/plot.h"
 
 #include <doctest/doctest.h>
@@ -18,12 +19,12 @@ using namespace gpucalc::testing;
 // ---------------------------------------------------------------- axes and labels
 
 TEST_CASE("nice_step picks 1, 2 or 5 times a power of ten") {
-  CHECK(nice_step(0.3) == doctest::Approx(0.5));
-  CHECK(nice_step(1) == doctest::Approx(1));
-  CHECK(nice_step(1.1) == doctest::Approx(2));
-  CHECK(nice_step(3) == doctest::Approx(5));
-  CHECK(nice_step(7) == doctest::Approx(10));
-  CHECK(nice_step(170) == doctest::Approx(200));
+  CHECK(nice_step(0.3) == gpucalc::testing::approx(0.5));
+  CHECK(nice_step(1) == gpucalc::testing::approx(1));
+  CHECK(nice_step(1.1) == gpucalc::testing::approx(2));
+  CHECK(nice_step(3) == gpucalc::testing::approx(5));
+  CHECK(nice_step(7) == gpucalc::testing::approx(10));
+  CHECK(nice_step(170) == gpucalc::testing::approx(200));
   CHECK(nice_step(0) == 1);
   CHECK(nice_step(-5) == 1);
   CHECK(nice_step(std::numeric_limits<double>::quiet_NaN()) == 1);
@@ -58,7 +59,7 @@ TEST_CASE("linear ticks: 1-2-5 steps inside the range, never more than asked") {
   CHECK(t[0].label == "0%");
   CHECK(t[1].label == "25%");
   CHECK(t[4].label == "100%");
-  CHECK(t[4].value == doctest::Approx(1));
+  CHECK(t[4].value == gpucalc::testing::approx(1));
   auto t11 = linear_ticks(0, 1, 11, Unit::fraction);
   REQUIRE(t11.size() == 11);
   CHECK(t11[3].label == "30%");
@@ -104,8 +105,8 @@ TEST_CASE("log ticks: decades, every other decade when crowded, 1-2-5 on short r
 
   auto crowded = log_ticks(1e3, 1e9, 4, Unit::count);
   REQUIRE(crowded.size() == 3);
-  CHECK(crowded[0].value == doctest::Approx(1e4));
-  CHECK(crowded[2].value == doctest::Approx(1e8));
+  CHECK(crowded[0].value == gpucalc::testing::approx(1e4));
+  CHECK(crowded[2].value == gpucalc::testing::approx(1e8));
 
   auto flops = log_ticks(1e12, 3e15, 8, Unit::flops_per_second);
   REQUIRE(flops.size() == 4);
@@ -132,18 +133,18 @@ TEST_CASE("log ticks: decades, every other decade when crowded, 1-2-5 on short r
 
 TEST_CASE("axis transforms map data to pixels, linear and log") {
   Scale lin{0, 100, false, 50, 850};
-  CHECK(lin.to_pixel(0) == doctest::Approx(50));
-  CHECK(lin.to_pixel(100) == doctest::Approx(850));
-  CHECK(lin.to_pixel(25) == doctest::Approx(250));
+  CHECK(lin.to_pixel(0) == gpucalc::testing::approx(50));
+  CHECK(lin.to_pixel(100) == gpucalc::testing::approx(850));
+  CHECK(lin.to_pixel(25) == gpucalc::testing::approx(250));
   Scale y{0, 1, false, 500, 100};  // y grows upward
-  CHECK(y.to_pixel(0.5) == doctest::Approx(300));
-  CHECK(y.to_pixel(1) == doctest::Approx(100));
+  CHECK(y.to_pixel(0.5) == gpucalc::testing::approx(300));
+  CHECK(y.to_pixel(1) == gpucalc::testing::approx(100));
   Scale lg{1e3, 1e9, true, 0, 600};
-  CHECK(lg.to_pixel(1e3) == doctest::Approx(0));
-  CHECK(lg.to_pixel(1e6) == doctest::Approx(300));
-  CHECK(lg.to_pixel(1e9) == doctest::Approx(600));
-  CHECK(lg.to_pixel(0) == doctest::Approx(0));   // clamped to lo
-  CHECK(lg.to_pixel(-5) == doctest::Approx(0));
+  CHECK(lg.to_pixel(1e3) == gpucalc::testing::approx(0));
+  CHECK(lg.to_pixel(1e6) == gpucalc::testing::approx(300));
+  CHECK(lg.to_pixel(1e9) == gpucalc::testing::approx(600));
+  CHECK(lg.to_pixel(0) == gpucalc::testing::approx(0));   // clamped to lo
+  CHECK(lg.to_pixel(-5) == gpucalc::testing::approx(0));
   CHECK(std::isfinite(lg.to_pixel(std::numeric_limits<double>::quiet_NaN())));
   Scale flat{2, 2, false, 10, 20};
   CHECK(std::isfinite(flat.to_pixel(2)));

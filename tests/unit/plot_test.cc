@@ -2,6 +2,7 @@
 // (never NaN, never a crash); their axes and tick labels: tests/unit/plot_axes_test.cc.
 //
 // GPUCALC_PLOT_EXAMPLES=DIR writes the example charts (docs/plots/) into DIR.
+#include "../approx.h"
 #include "plot/plot.h"
 
 #include <doctest/doctest.h>
@@ -31,11 +32,11 @@ TEST_CASE("a marker label moves away from what is already there") {
   };
   // Nothing in the way: up and to the right of the dot.
   auto free = label_at(render_svg(c), "the label");
-  CHECK(free.first == doctest::Approx(X + 10).epsilon(0.01));
-  CHECK(free.second == doctest::Approx(Y - 10).epsilon(0.01));
+  CHECK(free.first == gpucalc::testing::approx(X + 10).epsilon(0.01));
+  CHECK(free.second == gpucalc::testing::approx(Y - 10).epsilon(0.01));
   // A note there: the label goes elsewhere.
   Chart blocked = c;
   blocked.notes = {{2.5, 8, "a note in the way", "start", -10}};  // on the same baseline
   auto moved = label_at(render_svg(blocked), "the label");
-  CHECK((moved.first != doctest::Approx(free.first) || moved.second != doctest::Approx(free.second)));
+  CHECK((moved.first != gpucalc::testing::approx(free.first) || moved.second != gpucalc::testing::approx(free.second)));
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "../approx.h"
 #include "core/gpu.h"
 #include "core/roofline.h"
 
@@ -66,7 +67,7 @@ TEST_CASE("every GPU of issue 12 is built in, loads, and every field has a value
     // The datasheet FP32 peak is SMs x FP32 lanes x 2 x the boost clock, within the datasheet's
     // rounding (Volta, Turing and GA100 have 64 FP32 lanes per SM; GA10x, Ada, Hopper and Blackwell 128).
     const double lanes = g.cc_major == 7 || (g.cc_major == 8 && g.cc_minor == 0) ? 64 : 128;
-    CHECK(g.peak(ComputeUnit::cuda, "fp32") == doctest::Approx(g.sm_count * lanes * 2 * g.boost_clock).epsilon(0.02));
+    CHECK(g.peak(ComputeUnit::cuda, "fp32") == gpucalc::testing::approx(g.sm_count * lanes * 2 * g.boost_clock).epsilon(0.02));
   }
 }
 

@@ -1,4 +1,5 @@
 // Quantities as people type them: every form DESIGN lists, and malformed ones.
+#include "../approx.h"
 #include "parse/quantity.h"
 
 #include <doctest/doctest.h>
@@ -97,7 +98,7 @@ TEST_CASE("arithmetic: + - * / ^ and parentheses, by hand") {
   CHECK(q("2*16KB", Unit::onchip_bytes) == 32768);         // a count times a size is a size
   CHECK(q("16KB*2", Unit::onchip_bytes) == 32768);
   CHECK(q("16KB+64", Unit::onchip_bytes) == 16448);        // a bare number beside a size is bytes
-  CHECK(q("400ns+2*100ns", Unit::seconds) == doctest::Approx(600e-9).epsilon(1e-15));
+  CHECK(q("400ns+2*100ns", Unit::seconds) == gpucalc::testing::approx(600e-9).epsilon(1e-15));
   CHECK(q("1ms/4", Unit::seconds) == 250e-6);
   CHECK(q("(1+2)*3", Unit::count) == 9);
   CHECK(q("1+2*3", Unit::count) == 7);
@@ -117,19 +118,19 @@ TEST_CASE("arithmetic: + - * / ^ and parentheses, by hand") {
   CHECK(q("1MB/1us", Unit::bytes_per_second) == 1e12);
   CHECK(q("3.35TB/s*2", Unit::bytes_per_second) == 6.7e12);
   CHECK(q("1GFLOP/1MB", Unit::flop_per_byte) == 1000);
-  CHECK(q("2*4096^3/(3*2*4096^2)", Unit::flop_per_byte) == doctest::Approx(4096.0 / 3));
-  CHECK(q("3.35TB/s*400ns", Unit::bytes) == doctest::Approx(1.34e6));  // Little's law
+  CHECK(q("2*4096^3/(3*2*4096^2)", Unit::flop_per_byte) == gpucalc::testing::approx(4096.0 / 3));
+  CHECK(q("3.35TB/s*400ns", Unit::bytes) == gpucalc::testing::approx(1.34e6));  // Little's law
   CHECK(q("(64KB)^2/64KB", Unit::onchip_bytes) == 65536);
-  CHECK(q("989TFLOP/s/3.35TB/s", Unit::flop_per_byte) == doctest::Approx(295.22).epsilon(1e-4));  // H100's ridge
+  CHECK(q("989TFLOP/s/3.35TB/s", Unit::flop_per_byte) == gpucalc::testing::approx(295.22).epsilon(1e-4));  // H100's ridge
 }
 
 TEST_CASE("cycles: a time at the profile's clock, and a time in cycles") {
   QuantityContext h100{1.98e9};  // H100 SXM5 boost clock, hw/h100.toml
-  CHECK(parse_quantity("672cyc", Unit::seconds, "--latency", h100) == doctest::Approx(672 / 1.98e9));
-  CHECK(parse_quantity("672 cycles", Unit::seconds, "--latency", h100) == doctest::Approx(339.39e-9).epsilon(1e-4));
-  CHECK(parse_quantity("1cycle", Unit::seconds, "--latency", h100) == doctest::Approx(1 / 1.98e9));
-  CHECK(parse_quantity("400ns+100cyc", Unit::seconds, "--latency", h100) == doctest::Approx(400e-9 + 100 / 1.98e9));
-  CHECK(parse_quantity("250ns", Unit::cycles, "--wait-cycles", h100) == doctest::Approx(495));
+  CHECK(parse_quantity("672cyc", Unit::seconds, "--latency", h100) == gpucalc::testing::approx(672 / 1.98e9));
+  CHECK(parse_quantity("672 cycles", Unit::seconds, "--latency", h100) == gpucalc::testing::approx(339.39e-9).epsilon(1e-4));
+  CHECK(parse_quantity("1cycle", Unit::seconds, "--latency", h100) == gpucalc::testing::approx(1 / 1.98e9));
+  CHECK(parse_quantity("400ns+100cyc", Unit::seconds, "--latency", h100) == gpucalc::testing::approx(400e-9 + 100 / 1.98e9));
+  CHECK(parse_quantity("250ns", Unit::cycles, "--wait-cycles", h100) == gpucalc::testing::approx(495));
   CHECK(parse_quantity("500cycles", Unit::cycles, "--wait-cycles", h100) == 500);
   CHECK(parse_quantity("500cyc", Unit::cycles, "--wait-cycles") == 500);
   // Without a clock, cycles are not a time.

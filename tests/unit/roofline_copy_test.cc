@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/gpu.h"
 #include "core/roofline.h"
@@ -28,12 +29,12 @@ TEST_CASE("0 FLOP with --time: achieved bandwidth and its fraction, intensity 0,
   CHECK(r.bound == RooflineBound::memory);
   CHECK(r.attainable == 0);
   CHECK(r.compute_time == 0);
-  CHECK(r.memory_time == doctest::Approx(1e9 / 3.35e12));
+  CHECK(r.memory_time == gpucalc::testing::approx(1e9 / 3.35e12));
   CHECK(r.time == r.memory_time);
   CHECK(r.achieved == 0);
-  CHECK(r.achieved_bandwidth == doctest::Approx(1e12));
+  CHECK(r.achieved_bandwidth == gpucalc::testing::approx(1e12));
   CHECK(r.peak_fraction == 0);
-  CHECK(r.bandwidth_fraction == doctest::Approx(1 / 3.35));
+  CHECK(r.bandwidth_fraction == gpucalc::testing::approx(1 / 3.35));
   CHECK_FALSE(r.has_achieved_fraction);  // FLOP/s against a 0 FLOP/s roof: 0 / 0
   CHECK(r.nearer_bound == RooflineBound::memory);
   for (double x : {r.intensity, r.ridge, r.attainable, r.compute_time, r.memory_time, r.time, r.achieved,
@@ -44,7 +45,7 @@ TEST_CASE("0 FLOP with --time: achieved bandwidth and its fraction, intensity 0,
   in.flops = 1e9;
   const RooflineResult some = roofline(in, h100);
   CHECK(some.has_achieved_fraction);
-  CHECK(some.achieved_fraction == doctest::Approx(1e9 / 3.35e12 / 1e-3));
+  CHECK(some.achieved_fraction == gpucalc::testing::approx(1e9 / 3.35e12 / 1e-3));
   // -0 FLOP is 0: no negative zero anywhere
   in.flops = -0.0;
   CHECK_FALSE(std::signbit(roofline(in, h100).intensity));

@@ -1,4 +1,5 @@
 // The roofline: the lessons' numbers, core and end to end.
+#include "../approx.h"
 #include "core/roofline.h"
 
 #include <doctest/doctest.h>
@@ -29,21 +30,21 @@ TEST_CASE("vector add: 201 MB take 60 us against 0.25 us of arithmetic") {
   for (double peak : {67e12, 0.0}) {  // the lesson's 67 TFLOP/s, and the profile's 66.9
     CAPTURE(peak);
     RooflineResult r = roof(h100, n, 3 * 4 * n, "fp32", ComputeUnit::cuda, peak);
-    CHECK(r.memory_time == doctest::Approx(60.09e-6).epsilon(1e-3));
-    CHECK(r.compute_time == doctest::Approx(0.25e-6).epsilon(0.01));
+    CHECK(r.memory_time == gpucalc::testing::approx(60.09e-6).epsilon(1e-3));
+    CHECK(r.compute_time == gpucalc::testing::approx(0.25e-6).epsilon(0.01));
     CHECK(r.time == r.memory_time);
     CHECK(r.bound == RooflineBound::memory);
-    CHECK(r.intensity == doctest::Approx(1.0 / 12));
-    CHECK(r.memory_time / r.compute_time == doctest::Approx(240).epsilon(0.01));
+    CHECK(r.intensity == gpucalc::testing::approx(1.0 / 12));
+    CHECK(r.memory_time / r.compute_time == gpucalc::testing::approx(240).epsilon(0.01));
   }
 }
 
 TEST_CASE("lesson check 6: 1 GB read + 1 GB written and 1e9 FLOP fp32 -> 597 us against 15 us") {
   const Gpu h100 = load_gpu("h100");
   RooflineResult r = roof(h100, 1e9, 2e9, "fp32", ComputeUnit::cuda);
-  CHECK(r.memory_time == doctest::Approx(597e-6).epsilon(1e-3));
-  CHECK(r.compute_time == doctest::Approx(15e-6).epsilon(0.01));
-  CHECK(r.time == doctest::Approx(0.597e-3).epsilon(1e-3));
+  CHECK(r.memory_time == gpucalc::testing::approx(597e-6).epsilon(1e-3));
+  CHECK(r.compute_time == gpucalc::testing::approx(15e-6).epsilon(0.01));
+  CHECK(r.time == gpucalc::testing::approx(0.597e-3).epsilon(1e-3));
   CHECK(r.bound == RooflineBound::memory);
 }
 
@@ -55,12 +56,12 @@ TEST_CASE("ridge, attainable and the bound, the dtype picks the unit's peak") {
   in.unit = ComputeUnit::tensor;
   RooflineResult r = roofline(in, h100);
   CHECK(r.peak == 989.4e12);
-  CHECK(r.ridge == doctest::Approx(989.4e12 / 3.35e12));
+  CHECK(r.ridge == gpucalc::testing::approx(989.4e12 / 3.35e12));
   CHECK(r.attainable == r.peak);
   CHECK(r.bound == RooflineBound::compute);
   in.intensity = 64;
   r = roofline(in, h100);
-  CHECK(r.attainable == doctest::Approx(64 * 3.35e12));
+  CHECK(r.attainable == gpucalc::testing::approx(64 * 3.35e12));
   CHECK(r.bound == RooflineBound::memory);
   in.unit = ComputeUnit::cuda;
   in.dtype = "fp8";  // no CUDA-core fp8 path

@@ -1,5 +1,6 @@
 // Sectors: the lessons' coalescing tables, the H200 Nsight Compute anchors, and the properties
 // (lane order never matters; never more than 32 sectors for aligned fp32, never fewer than the bytes need).
+#include "../approx.h"
 #include "core/sectors.h"
 
 #include <doctest/doctest.h>
@@ -36,14 +37,14 @@ TEST_CASE("lesson table: fp32 stride 1, 2, 4, >= 32 use 100%, 50%, 25%, 12.5% of
     CAPTURE(row.stride);
     const SectorsResult r = strided(row.stride);
     CHECK(r.sectors == row.sectors);
-    CHECK(r.efficiency == doctest::Approx(row.efficiency));
+    CHECK(r.efficiency == gpucalc::testing::approx(row.efficiency));
     CHECK(r.bytes_requested == 128);
     CHECK(r.bytes_fetched == 32 * row.sectors);
   }
 }
 
 TEST_CASE("lesson quick check: stride 2 uses half of each sector (50%)") {
-  CHECK(strided(2).efficiency == doctest::Approx(0.5));
+  CHECK(strided(2).efficiency == gpucalc::testing::approx(0.5));
 }
 
 TEST_CASE("lesson table: a broadcast (every lane the same address) is one sector") {
@@ -60,12 +61,12 @@ TEST_CASE("lesson: row-major fp32 matrix of 4096 columns, row 4 sectors 100%, co
   const SectorsResult row = sectors(matrix_load(4096, MatrixAccess::row, 7, 4, 0, 0xffffffffu), h100);
   CHECK(row.sectors == 4);
   CHECK(row.bytes_fetched == 128);
-  CHECK(row.efficiency == doctest::Approx(1.0));
+  CHECK(row.efficiency == gpucalc::testing::approx(1.0));
   const SectorsResult col = sectors(matrix_load(4096, MatrixAccess::column, 7, 4, 0, 0xffffffffu), h100);
   CHECK(col.sectors == 32);
   CHECK(col.lines == 32);
   CHECK(col.bytes_fetched == 1024);
-  CHECK(col.efficiency == doctest::Approx(0.125));
+  CHECK(col.efficiency == gpucalc::testing::approx(0.125));
 }
 
 TEST_CASE("lesson check yourself: bf16 row 2 sectors 100%, column 32 sectors 6.25% (16x the traffic)") {
@@ -73,16 +74,16 @@ TEST_CASE("lesson check yourself: bf16 row 2 sectors 100%, column 32 sectors 6.2
   const SectorsResult row = sectors(matrix_load(4096, MatrixAccess::row, 0, 2, 0, 0xffffffffu), h100);
   CHECK(row.sectors == 2);
   CHECK(row.bytes_requested == 64);
-  CHECK(row.efficiency == doctest::Approx(1.0));
+  CHECK(row.efficiency == gpucalc::testing::approx(1.0));
   const SectorsResult col = sectors(matrix_load(4096, MatrixAccess::column, 0, 2, 0, 0xffffffffu), h100);
   CHECK(col.sectors == 32);
-  CHECK(col.efficiency == doctest::Approx(0.0625));
+  CHECK(col.efficiency == gpucalc::testing::approx(0.0625));
   CHECK(col.bytes_fetched / row.bytes_fetched == 16);
 }
 
 TEST_CASE("lesson: a misaligned contiguous read costs one extra sector") {
   CHECK(strided(1, 4, 4).sectors == 5);
-  CHECK(strided(1, 4, 4).efficiency == doctest::Approx(0.8));
+  CHECK(strided(1, 4, 4).efficiency == gpucalc::testing::approx(0.8));
   CHECK(strided(1, 4, 32).sectors == 4);  // shifted by a whole sector: aligned again
   CHECK(strided(1, 2, 2).sectors == 3);
 }
@@ -99,8 +100,8 @@ TEST_CASE("float4 (16-byte elements, LDG.128): contiguous 512 bytes = 16 sectors
   const SectorsResult r = strided(1, 16);
   CHECK(r.sectors == 16);
   CHECK(r.lines == 4);
-  CHECK(r.efficiency == doctest::Approx(1.0));
-  CHECK(strided(2, 16).efficiency == doctest::Approx(0.5));
+  CHECK(r.efficiency == gpucalc::testing::approx(1.0));
+  CHECK(strided(2, 16).efficiency == gpucalc::testing::approx(0.5));
   CHECK(strided(1, 1).sectors == 1);  // 32 bytes
 }
 
@@ -126,7 +127,7 @@ TEST_CASE("H200 anchors: DRAM bytes per request for fp32 strides 1..32 match Nsi
     CAPTURE(row.stride);
     const SectorsResult r = sectors(strided_load(row.stride, 4, 0, 0xffffffffu), h200);
     CHECK(r.sectors == row.sectors);
-    CHECK(static_cast<double>(r.dram_bytes) * 131072 / 1e6 == doctest::Approx(row.dram_mb).epsilon(0.001));
+    CHECK(static_cast<double>(r.dram_bytes) * 131072 / 1e6 == gpucalc::testing::approx(row.dram_mb).epsilon(0.001));
   }
 }
 
@@ -138,7 +139,7 @@ TEST_CASE("explicit addresses: a list and a lane expression") {
   const SectorsResult list = sectors(address_load(lane_values("0,4,8,12", "--addresses", 32, 0, 1LL << 48), 4, 0xffffffffu), h100);
   CHECK(list.sectors == 1);
   CHECK(list.bytes_requested == 16);
-  CHECK(list.efficiency == doctest::Approx(0.5));
+  CHECK(list.efficiency == gpucalc::testing::approx(0.5));
 }
 
 TEST_CASE("property: lane order never changes the answer (random permutations)") {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "../approx.h"
 #include "parse/quantity.h"
 #include "parse/units.h"
 
@@ -25,7 +26,7 @@ TEST_CASE("units: every example of a unit's accepted forms reads as the value th
       text = text.substr(0, text.find(" ("));  // "672cyc (at the profile's clock)"
       INFO(text);
       const double want = e.cycles ? e.value / clock.clock_hz : e.value;
-      CHECK(parse_quantity(text, unit, "--x", clock) == doctest::Approx(want).epsilon(1e-12));
+      CHECK(parse_quantity(text, unit, "--x", clock) == gpucalc::testing::approx(want).epsilon(1e-12));
     }
     // And the message lists them all.
     const std::string message = accepted_forms(unit);
@@ -43,7 +44,7 @@ TEST_CASE("units: a number of each unit, printed in its readable scale, reads ba
       const std::string printed = format_quantity(x, unit);
       INFO(printed);
       // Three significant digits at least (two decimals of KiB, all of a plain number).
-      CHECK(parse_quantity(printed, unit, "--x", {}) == doctest::Approx(x).epsilon(5e-3));
+      CHECK(parse_quantity(printed, unit, "--x", {}) == gpucalc::testing::approx(x).epsilon(5e-3));
     }
   }
 }

@@ -3,6 +3,7 @@
 // public worked examples; core and end to end.
 #include <doctest/doctest.h>
 
+#include "../approx.h"
 #include "core/error.h"
 #include "core/waves.h"
 
@@ -24,10 +25,10 @@ TEST_CASE("guide, Tile Quantization: 256x256 is 4 tiles of 128x128, 257x256 is 6
   CHECK(b.tiles_n == 2);
   CHECK(static_cast<double>(b.tiles) / static_cast<double>(a.tiles) == 1.5);
   // useful work: 257 x 256 against 256 x 256 is 0.39% more (the guide's figure, from the model's FLOPs)
-  CHECK(tiles_of(257, 256, 1, 128, 128).flops / tiles_of(256, 256, 1, 128, 128).flops - 1 == doctest::Approx(0.0039).epsilon(0.01));
+  CHECK(tiles_of(257, 256, 1, 128, 128).flops / tiles_of(256, 256, 1, 128, 128).flops - 1 == gpucalc::testing::approx(0.0039).epsilon(0.01));
   // the tiles compute 384 x 256: tile efficiency 257 / 384
   CHECK(b.padded_m == 384);
-  CHECK(b.tile_efficiency == doctest::Approx(257.0 / 384));
+  CHECK(b.tile_efficiency == gpucalc::testing::approx(257.0 / 384));
   // with K given, executed FLOP = 2 x 384 x 256 x K: 1.5x the 256x256 case's
   GemmTiles bk = tiles_of(257, 256, 4096, 128, 128);
   CHECK(bk.executed_flops == 2.0 * 384 * 256 * 4096);

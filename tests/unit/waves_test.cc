@@ -1,4 +1,5 @@
 // Waves and the tail effect: the lessons' numbers, core and end to end.
+#include "../approx.h"
 #include "core/waves.h"
 
 #include <doctest/doctest.h>
@@ -32,12 +33,12 @@ TEST_CASE("lesson check 3: 264 blocks are 2 waves, 265 are 3 (one block per SM)"
   WavesResult b = w(h100, 265, 1);
   CHECK(b.waves == 3);
   CHECK(b.last_wave_blocks == 1);
-  CHECK(b.last_wave_utilization == doctest::Approx(1.0 / 132));
-  CHECK(b.efficiency == doctest::Approx(265.0 / 396));
+  CHECK(b.last_wave_utilization == gpucalc::testing::approx(1.0 / 132));
+  CHECK(b.efficiency == gpucalc::testing::approx(265.0 / 396));
   // Same block time: the second launch takes 1.5x as long.
-  CHECK(w(h100, 265, 1, 1e-3).time / w(h100, 264, 1, 1e-3).time == doctest::Approx(1.5));
+  CHECK(w(h100, 265, 1, 1e-3).time / w(h100, 264, 1, 1e-3).time == gpucalc::testing::approx(1.5));
   // 132 against 133 blocks: about 2 ms when one block takes 1 ms.
-  CHECK(w(h100, 133, 1, 1e-3).time == doctest::Approx(2e-3));
+  CHECK(w(h100, 133, 1, 1e-3).time == gpucalc::testing::approx(2e-3));
 }
 
 TEST_CASE("vector-add worked example: 65,536 blocks at 8 per SM -> 63 waves, 64 blocks in the last") {
@@ -46,8 +47,8 @@ TEST_CASE("vector-add worked example: 65,536 blocks at 8 per SM -> 63 waves, 64 
   CHECK(r.blocks_per_wave == 1056);
   CHECK(r.waves == 63);
   CHECK(r.last_wave_blocks == 64);
-  CHECK(r.last_wave_utilization == doctest::Approx(64.0 / 1056));
-  CHECK(r.efficiency == doctest::Approx(65536.0 / (63 * 1056)));
+  CHECK(r.last_wave_utilization == gpucalc::testing::approx(64.0 / 1056));
+  CHECK(r.efficiency == gpucalc::testing::approx(65536.0 / (63 * 1056)));
 }
 
 TEST_CASE("waves rejects zero blocks and blocks per SM out of range") {
