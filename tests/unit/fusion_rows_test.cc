@@ -135,6 +135,48 @@ TEST_CASE("row kernels: ATen's norm kernels' warp instructions, counted from the
   CHECK(checked == 2);
 }
 
+TEST_CASE("row kernels: ATen's norm kernels' counted instructions at six row lengths equal ncu's on an H100 (recorded)") {
+  // docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv: smsp__inst_executed.sum of F.rms_norm and
+  // F.layer_norm (a weight, no bias) over 2^26 bf16 at 1,024 to 32,768 columns. The model's LayerNorm
+  // has a bias too: per the SASS (aten-norm-sass.md) the bias adds 11 instructions a loop iteration
+  // (its loads, unpacking and add) and its branch saves 12 of the row's fixed part
+  const std::string path = std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv";
+  // ncu's metric rows (ID, ..., Kernel Name, ..., Metric Name, Metric Unit, Metric Value): by launch
+  std::map<std::string, std::map<std::string, std::string>> launches;
+  std::istringstream in(testing::file_text(path));
+  std::vector<std::string> header;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line.front() != '"') continue;
+    const std::vector<std::string> cells = parse_csv_record(line, path);
+    if (header.empty()) {
+      header = cells;
+      continue;
+    }
+    const auto at = [&](std::string_view name) {
+      const auto i = std::find(header.begin(), header.end(), name);
+      REQUIRE(i != header.end());
+      return cells.at(static_cast<std::size_t>(i - header.begin()));
+    };
+    std::string value = at("Metric Value");
+    std::erase(value, ',');
+    launches[at("ID")]["name"] = at("Kernel Name");
+    launches[at("ID")][at("Metric Name")] = value;
+  }
+  int checked = 0;
+  for (auto& [id, m] : launches) {
+    if (m["name"].find("vectorized_layer_norm_kernel") == std::string::npos) continue;
+    INFO(id << " " << m["name"].substr(0, 70));
+    const double rows = std::stod(m.at("launch__grid_size"));
+    const double cols = 67108864 / rows;
+    const bool rms = m["name"].find("float, 1>") != std::string::npos;
+    const double model = (rms ? rmsnorm_chain(rows, cols) : layernorm_chain(rows, cols)).fused.front().compute.instructions;
+    const double bias = rms ? 0 : rows * (11 * cols / 128 - 12);
+    CHECK(model - bias == std::stod(m.at("smsp__inst_executed.sum")));
+    ++checked;
+  }
+  CHECK(checked == 12);
+}
+
 TEST_CASE("row kernels: the working set and the share by hand") {
   const Gpu h100 = load_gpu("h100");
   // 2,112 rows in flight (132 SMs x 2048 / 128) x 8,192 x 2 bytes = 34.6 MB; C = 52,428,800 / 2:
