@@ -298,8 +298,10 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
   report.num(kExpectedSpeedup, x.speedup);
   const std::string path = launch.path == LaunchPath::given ? format_quantity(x.launch_cost, Unit::seconds) + " a kernel"
                                                             : std::string(launch_path_word(launch.path));
-  const char* how = launch.path == LaunchPath::eager
-                        ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
+  const char* how = launch.path == LaunchPath::eager ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
+                    : launch.path == LaunchPath::graph
+                        ? "max(graph_replay_host: the host's replay, graph_replay_start + the kernels' own times + kernels x the "
+                          "path's cost a kernel)"
                         : "the kernels' own times + kernels x the path's cost a kernel";
   report.notes.push_back(fmt::format(
       "expected, launched {} ({} a kernel): {}; a kernel's own time is max(bytes / memory_bandwidth_achievable {}{}, its "

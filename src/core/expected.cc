@@ -38,6 +38,10 @@ bool has_achievable(const Gpu& gpu) {
 double launched_time(double busy, double kernels, const Launch& launch, const Gpu& gpu) {
   const double cost = launch_cost(launch, gpu);
   if (launch.path == LaunchPath::eager) return std::max(busy, kernels * cost);
+  // a graph: max(the host's replay, its start + the kernels with their cost each)
+  if (launch.path == LaunchPath::graph) {
+    return std::max(gpu.graph_replay_host, gpu.graph_replay_start + busy + kernels * cost);
+  }
   return busy + kernels * cost;
 }
 

@@ -39,7 +39,9 @@ bool has_achievable(const Gpu& gpu);
 /// Kernels launched back to back on one path, run repeatedly: eager keeps the slower of the host
 /// (kernels x its cost per op) and the GPU (the kernels' sum); graph and cuda add the cost to each
 /// kernel, since the GPU waits for the next launch (a graph) or the launches are queued (cuda: the
-/// back-to-back rate). `kernels` kernels whose own times add up to `busy` seconds.
+/// back-to-back rate). A graph's replay adds graph_replay_start once, and takes at least
+/// graph_replay_host, the host's own cost of a replay (0 where the profile lacks them). `kernels`
+/// kernels whose own times add up to `busy` seconds.
 double launched_time(double busy, double kernels, const Launch& launch, const Gpu& gpu);
 
 // ---- GEMM: a library GEMM (cuBLAS) of an M x N x K shape --------------------------------------

@@ -194,6 +194,8 @@ const std::vector<ProfileField>& profile_fields() {
       optional_field(real("gemm_fixed_time", K::time, "s", Unit::seconds, &Gpu::gemm_fixed_time)),
       optional_field(real("row_kernel_bandwidth", K::rate, "bytes/s", Unit::bytes_per_second, &Gpu::row_kernel_bandwidth)),
       optional_field(real("launch_overhead_eager", K::time, "s", Unit::seconds, &Gpu::launch_overhead_eager)),
+      optional_field(real("graph_replay_host", K::time, "s", Unit::seconds, &Gpu::graph_replay_host)),
+      optional_field(real("graph_replay_start", K::time, "s", Unit::seconds, &Gpu::graph_replay_start)),
       // The links between GPUs: optional (0: not known, or none).
       optional_field(count("nvlink_generation", "generation", &Gpu::nvlink_generation, 1, 10)),
       optional_field(count("nvlink_links", "links", &Gpu::nvlink_links, 1, 1024)),

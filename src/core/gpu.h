@@ -135,6 +135,8 @@ struct Gpu {
   double gemm_fixed_time = 0;              // s: a library kernel's time beyond its bytes or FLOPs at these rates
   double row_kernel_bandwidth = 0;         // bytes/s, read + write: ATen's two-pass row kernels (layer and RMS norm)
   double launch_overhead_eager = 0;        // s: the host's cost of one eager framework op (PyTorch)
+  double graph_replay_host = 0;            // s: the host's cost of one CUDA graph replay from PyTorch (a floor)
+  double graph_replay_start = 0;           // s: a graph replay's own cost on the GPU beyond its kernels'
 
   // Set by with_sm_count: the SM count of the profile this one was made from (0: the profile's
   // own count, not replaced). Not a profile field: no file holds it.

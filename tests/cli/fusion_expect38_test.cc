@@ -53,12 +53,14 @@ TEST_CASE("fusion's expected times against the H100 validation set of issue 38 (
        {"fusion", "--preset", "rmsnorm", "--rows", "16384", "--cols", "4096", "--gpu", "h100"}, "expected_fused_time"},
       // misses: the host's cost of an eager op here (5.7 us) is not the calibration's add_ (10.3 us)
       {"unary sin,cos,exp,neg n=16384 float32 eager", with(unary, {"--n", "2^14"}), "expected_unfused_time", 0.556},
-      // a 4-kernel graph replayed from a Python loop: the host's replay, not the GPU, sets the pace
+      // a 4-kernel graph replayed from a Python loop: the replay's start (graph_replay_start) counted,
+      // 1.14 (it was 1.47 before), within the tolerance
       {"unary sin,cos,exp,neg n=16384 float32 eager in a graph", with(unary, {"--n", "2^14", "--launch", "graph"}),
-       "expected_unfused_time", 1.47},
-      // torch.compile reduce-overhead at tiny N: cudagraph trees' Python per call
+       "expected_unfused_time"},
+      // torch.compile reduce-overhead at tiny N: cudagraph trees' Python per call, over the host's
+      // floor of a plain replay (graph_replay_host 4.79 us): 61.2 us, 12.8x
       {"unary sin,cos,exp,neg n=16384 float32 compiled in a graph", with(unary, {"--n", "2^14", "--launch", "graph"}),
-       "expected_fused_time", 51.0},
+       "expected_fused_time", 12.8},
       // F.rms_norm is one fused kernel in PyTorch 2.11, a block a row: it streams at 2.0 TB/s
       {"rmsnorm 16384x4096 bf16 eager",
        {"fusion", "--preset", "rmsnorm", "--rows", "16384", "--cols", "4096", "--gpu", "h100"}, "expected_fused_time", 1.48},

@@ -90,7 +90,31 @@ TEST_CASE("launched_time: one eager matmul waits for the host below launch_overh
   const GemmExpected g = expected_gemm(h100(), 1024, 1024, 1024, "bf16");
   CHECK(g.time == gpucalc::testing::approx(2.0 * 128 * 64 * 1024 / kFullWavePerSm + 6.2e-6));
   CHECK(launched_time(g.time, 1, Launch{LaunchPath::eager, 0}, h100()) == gpucalc::testing::approx(10.3e-6));
-  CHECK(launched_time(g.time, 1, Launch{LaunchPath::graph, 0}, h100()) == gpucalc::testing::approx(g.time + 1.16e-6));
+  // from a graph: the replay's start (1.36 us) + the kernel + 1.16 us, above the host's 4.79 us a replay
+  CHECK(launched_time(g.time, 1, Launch{LaunchPath::graph, 0}, h100()) ==
+        gpucalc::testing::approx(1.36e-6 + g.time + 1.16e-6));
+}
+
+TEST_CASE("launched_time: graphs of tiny kernels replayed from Python against the H100 host's (recorded)") {
+  // docs/device-runs/issue38-rows/run-4-h100/host.json: graphs of 1, 4, 16 and 64 one-element add_
+  // kernels, a replay each from a Python loop. The model: max(graph_replay_host, graph_replay_start +
+  // k x (the kernel's own time + launch_overhead_graph)), a kernel's own time 0 here (its run is in
+  // launch_overhead_graph, measured the same way). graph_replay_start came from the 4, 16 and 64;
+  // graph_replay_host from the 1: within 5% of each
+  const nlohmann::json run = nlohmann::json::parse(testing::file_text(
+      std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-4-h100/host.json"));
+  int checked = 0;
+  for (const auto& r : run["rows"]) {
+    if (r.value("section", "") != "graph") continue;
+    const double k = r["kernels"];
+    INFO(k << " kernels: " << double(r["seconds"]) * 1e6 << " us");
+    CHECK(launched_time(0, k, Launch{LaunchPath::graph, 0}, h100()) == gpucalc::testing::approx(double(r["seconds"])).epsilon(0.05));
+    ++checked;
+  }
+  CHECK(checked == 4);
+  // the host's floor sets the one-kernel graph; the GPU's side the 64
+  CHECK(launched_time(0, 1, Launch{LaunchPath::graph, 0}, h100()) == h100().graph_replay_host);
+  CHECK(launched_time(0, 64, Launch{LaunchPath::graph, 0}, h100()) > h100().graph_replay_host);
 }
 
 TEST_CASE("expected_gemm and expected_attention refuse a profile without the ceilings, naming the field") {

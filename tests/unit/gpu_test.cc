@@ -143,8 +143,9 @@ TEST_CASE("profile_fields lists every field of the profiles once, and the parser
   // links, bandwidth, domain, NVSwitch, NVLS, PCIe's generation and bandwidth, the node's network),
   // and the eight achievable ceilings of issue 38 (optional: tensor_achievable, the attention classes'
   // two rates and two K/V bandwidths, gemm_fixed_time, row_kernel_bandwidth, launch_overhead_eager;
-  // h100 and h200)
-  CHECK(fields.size() == 73);
+  // h100 and h200), and a CUDA graph replay's host floor and start (graph_replay_host,
+  // graph_replay_start; h100)
+  CHECK(fields.size() == 75);
   std::vector<std::string> keys;
   for (const ProfileField& f : fields) keys.emplace_back(f.key);
   std::vector<std::string> sorted = keys;
