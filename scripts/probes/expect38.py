@@ -5,7 +5,7 @@ the same numbers: `validation` (the cases the expected-time model is checked on)
 (predicted before the run and never used to choose a model). PyTorch 2.x, bf16 unless named,
 random inputs, CUDA-event medians after a warm-up (METHOD.md).
 
-Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4;
+Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4, heldout5;
 default: all).
 """
 import json
@@ -115,19 +115,20 @@ def chain_cases(group, kind, ops, n, dtype, modes):
                    dtype=str(dtype)[6:], mode=mode)
 
 
-def norm_cases(group, kind, rows_, cols, modes):
+def norm_cases(group, kind, rows_, cols, modes, bias=False):
     x = torch.randn(rows_, cols, device=dev, dtype=bf16)
     w = torch.randn(cols, device=dev, dtype=bf16)
+    b = torch.randn(cols, device=dev, dtype=bf16) if bias else None
     if kind == "rmsnorm":
         f = lambda t: F.rms_norm(t, (cols,), w, eps=1e-6)
     elif kind == "softmax":
         f = lambda t: torch.softmax(t, dim=-1)
     else:
-        f = lambda t: F.layer_norm(t, (cols,), w, None, eps=1e-5)
+        f = lambda t: F.layer_norm(t, (cols,), w, b, eps=1e-5)
     for mode in modes:
         g = f if mode == "eager" else torch.compile(f)
-        report(f"{kind} {rows_}x{cols} bf16 {mode}", group, lambda: g(x), calc="norm", kind=kind, rows=rows_, cols=cols,
-               dtype="bf16", mode=mode)
+        report(f"{kind} {rows_}x{cols} bf16 {mode}{' bias' if bias else ''}", group, lambda: g(x), calc="norm", kind=kind,
+               rows=rows_, cols=cols, dtype="bf16", mode=mode, bias=bias)
 
 
 def gemm_case(group, m, n, k, dtype=bf16):
@@ -322,7 +323,29 @@ def heldout4():
     prefill_case(g, 2, 2048)
 
 
-SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4}
+def heldout5():
+    """Predicted before its run (docs/device-runs/issue38-expect/run-5/predictions.md), after ATen's norm
+    kernel got its counted instructions and a graph replay its host floor and start: new shapes, none
+    run before, LayerNorm with a bias as nn.LayerNorm has."""
+    g = "heldout5"
+    norm_cases(g, "layernorm", 24576, 2048, ["eager"], bias=True)
+    norm_cases(g, "layernorm", 49152, 1536, ["eager"], bias=True)
+    norm_cases(g, "layernorm", 3072, 16384, ["eager"], bias=True)
+    norm_cases(g, "layernorm", 40960, 1024, ["eager"])
+    norm_cases(g, "rmsnorm", 12288, 3072, ["eager"])
+    chain_cases(g, "unary", ["exp", "sin"], 1 << 15, torch.float32, ["eager-graph"])
+    chain_cases(g, "binary", ["add", "mul", "add"], 1 << 13, torch.float32, ["eager-graph"])
+    chain_cases(g, "unary", ["tanh"], 1 << 20, bf16, ["eager-graph"])
+    chain_cases(g, "unary", ["silu", "neg", "exp", "cos", "abs", "relu"], 1 << 12, torch.float32, ["eager-graph"])
+    for m, n, k in ((3584, 3584, 3584), (8192, 1024, 8192), (128, 14336, 4096)):
+        gemm_case(g, m, n, k)
+    sdpa_case(g, "cudnn", 8, 16, 4096, 64)
+    sdpa_case(g, "flash", 2, 32, 8192, 128, causal=True)
+    decode_case(g, 4, 16384, {})
+
+
+SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4,
+        "heldout5": heldout5}
 
 
 def main():
