@@ -97,84 +97,79 @@ TEST_CASE("row kernels: eager norms' times on the H100 against expected_fused_ti
   CHECK(row_kernel_rate(bare) == h100.memory_bandwidth_achievable);
 }
 
-TEST_CASE("row kernels: ATen's norm kernels' warp instructions, counted from the SASS, equal ncu's on an H100 (recorded)") {
-  // tests/data/ncu/h100-37/all.raw.csv (scripts/probes/ncu37_kernels.py): F.rms_norm (weight) and
-  // F.layer_norm (weight and bias) over 16,384 x 4,096 bf16, smsp__inst_executed.sum
-  const std::string path = std::string(GPUCALC_SOURCE_DIR) + "/tests/data/ncu/h100-37/all.raw.csv";
-  std::istringstream in(testing::file_text(path));
-  std::string line;
-  std::vector<std::string> header;
-  int checked = 0;
-  while (std::getline(in, line)) {
-    if (line.empty() || line.front() != '"') continue;
-    const std::vector<std::string> cells = parse_csv_record(line, path);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    const auto cell = [&](std::string_view name) {
-      const auto at = std::find(header.begin(), header.end(), name);
-      REQUIRE(at != header.end());
-      return cells.at(static_cast<std::size_t>(at - header.begin()));
-    };
-    const std::string name = cell("Kernel Name");
-    if (name.find("vectorized_layer_norm_kernel") == std::string::npos) continue;
-    std::string grid = cell("launch__grid_size"), inst = cell("smsp__inst_executed.sum");
-    std::erase(grid, ',');
-    std::erase(inst, ',');
-    const double rows = std::stod(grid);
-    REQUIRE(rows == 16384);
-    // the template's last argument: 1 for rms_norm
-    const bool rms = name.find("float, 1>") != std::string::npos;
-    const FusionChain c = rms ? rmsnorm_chain(rows, 4096) : layernorm_chain(rows, 4096);
-    INFO(name.substr(0, 70));
-    // rms: 16,384 x (4,096 / 128 x 47 + 498) = 16,384 x 2,002; layer norm: 16,384 x (32 x 118 + 1,159) = 16,384 x 4,935
-    CHECK(c.fused.front().compute.instructions == std::stod(inst));
-    ++checked;
-  }
-  CHECK(checked == 2);
-}
-
-TEST_CASE("row kernels: ATen's norm kernels' counted instructions at six row lengths equal ncu's on an H100 (recorded)") {
-  // docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv: smsp__inst_executed.sum of F.rms_norm and
-  // F.layer_norm (a weight, no bias) over 2^26 bf16 at 1,024 to 32,768 columns. The model's LayerNorm
-  // has a bias too: per the SASS (aten-norm-sass.md) the bias adds 11 instructions a loop iteration
-  // (its loads, unpacking and add) and its branch saves 12 of the row's fixed part
-  const std::string path = std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv";
-  // ncu's metric rows (ID, ..., Kernel Name, ..., Metric Name, Metric Unit, Metric Value): by launch
-  std::map<std::string, std::map<std::string, std::string>> launches;
+/// ATen's norm launches in an ncu CSV page: the kernel, its rows (the grid) and its warp
+/// instructions (smsp__inst_executed.sum). The raw page holds a launch a record, every metric a
+/// column; the details page a metric a record (Metric Name, Metric Value).
+struct NormLaunch {
+  std::string name;
+  double rows = 0, instructions = 0;
+  bool rms = false;  // the template's last argument: 1 for rms_norm
+};
+std::vector<NormLaunch> aten_norm_launches(const std::string& path) {
+  std::map<std::string, std::map<std::string, std::string>> by_id;
   std::istringstream in(testing::file_text(path));
   std::vector<std::string> header;
   for (std::string line; std::getline(in, line);) {
     if (line.empty() || line.front() != '"') continue;
-    const std::vector<std::string> cells = parse_csv_record(line, path);
+    std::vector<std::string> cells = parse_csv_record(line, path);
     if (header.empty()) {
       header = cells;
       continue;
     }
-    const auto at = [&](std::string_view name) {
-      const auto i = std::find(header.begin(), header.end(), name);
-      REQUIRE(i != header.end());
-      return cells.at(static_cast<std::size_t>(i - header.begin()));
-    };
-    std::string value = at("Metric Value");
-    std::erase(value, ',');
-    launches[at("ID")]["name"] = at("Kernel Name");
-    launches[at("ID")][at("Metric Name")] = value;
+    REQUIRE(cells.size() == header.size());
+    std::map<std::string, std::string> record;
+    for (std::size_t i = 0; i < cells.size(); ++i) record[header[i]] = cells[i];
+    std::map<std::string, std::string>& launch = by_id[record.at("ID")];
+    if (record.count("Metric Name") != 0) {
+      launch["Kernel Name"] = record.at("Kernel Name");
+      launch[record.at("Metric Name")] = record.at("Metric Value");
+    } else {
+      launch = record;
+    }
   }
-  int checked = 0;
-  for (auto& [id, m] : launches) {
-    if (m["name"].find("vectorized_layer_norm_kernel") == std::string::npos) continue;
-    INFO(id << " " << m["name"].substr(0, 70));
-    const double rows = std::stod(m.at("launch__grid_size"));
-    const double cols = 67108864 / rows;
-    const bool rms = m["name"].find("float, 1>") != std::string::npos;
-    const double model = (rms ? rmsnorm_chain(rows, cols) : layernorm_chain(rows, cols)).fused.front().compute.instructions;
-    const double bias = rms ? 0 : rows * (11 * cols / 128 - 12);
-    CHECK(model - bias == std::stod(m.at("smsp__inst_executed.sum")));
-    ++checked;
+  const auto number = [](std::string text) {
+    std::erase(text, ',');
+    return std::stod(text);
+  };
+  std::vector<NormLaunch> out;
+  for (auto& [id, m] : by_id) {
+    const std::string& name = m["Kernel Name"];
+    if (name.find("vectorized_layer_norm_kernel") == std::string::npos) continue;
+    out.push_back({name, number(m.at("launch__grid_size")), number(m.at("smsp__inst_executed.sum")),
+                   name.find("float, 1>") != std::string::npos});
   }
-  CHECK(checked == 12);
+  return out;
+}
+
+TEST_CASE("row kernels: ATen's norm kernels' warp instructions, counted from the SASS, equal ncu's on an H100 (recorded)") {
+  // tests/data/ncu/h100-37/all.raw.csv (scripts/probes/ncu37_kernels.py): F.rms_norm (weight) and
+  // F.layer_norm (weight and bias) over 16,384 x 4,096 bf16
+  const std::vector<NormLaunch> launches = aten_norm_launches(std::string(GPUCALC_SOURCE_DIR) + "/tests/data/ncu/h100-37/all.raw.csv");
+  REQUIRE(launches.size() == 2);
+  for (const NormLaunch& k : launches) {
+    INFO(k.name.substr(0, 70));
+    REQUIRE(k.rows == 16384);
+    const FusionChain c = k.rms ? rmsnorm_chain(k.rows, 4096) : layernorm_chain(k.rows, 4096);
+    // rms: 16,384 x (4,096 / 128 x 47 + 498) = 16,384 x 2,002; layer norm: 16,384 x (32 x 118 + 1,159) = 16,384 x 4,935
+    CHECK(c.fused.front().compute.instructions == k.instructions);
+  }
+}
+
+TEST_CASE("row kernels: ATen's norm kernels' counted instructions at six row lengths equal ncu's on an H100 (recorded)") {
+  // docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv: F.rms_norm and F.layer_norm (a weight, no
+  // bias) over 2^26 bf16 at 1,024 to 32,768 columns. The model's LayerNorm has a bias too: per the
+  // SASS (aten-norm-sass.md) the bias adds 11 instructions a loop iteration (its loads, unpacking and
+  // add) and its branch saves 12 of the row's fixed part
+  const std::vector<NormLaunch> launches =
+      aten_norm_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv");
+  REQUIRE(launches.size() == 12);
+  for (const NormLaunch& k : launches) {
+    INFO(k.name.substr(0, 70) << " rows " << k.rows);
+    const double cols = 67108864 / k.rows;
+    const double model = (k.rms ? rmsnorm_chain(k.rows, cols) : layernorm_chain(k.rows, cols)).fused.front().compute.instructions;
+    const double bias = k.rms ? 0 : k.rows * (11 * cols / 128 - 12);
+    CHECK(model - bias == k.instructions);
+  }
 }
 
 TEST_CASE("row kernels: the working set and the share by hand") {
