@@ -239,8 +239,8 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
 
 /// The fused row kernel's notes: its second read and rate, its counted instructions where they
-/// bound it, and where measurement says its expected time is a floor (a partial wave, softmax's kernels). Only where the
-/// kernel's own time counts, above a launch's cost.
+/// bound it, and where measurement says its expected time is a floor (a partial wave, softmax's
+/// kernels). Only where the kernel's own time counts, above a launch's cost.
 void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
   const RowPasses& row = in.chain.fused.front().row;
   const ExpectedKernel& fused = x.fused.kernels.front();
@@ -257,9 +257,10 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
         gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
     if (fused.compute_bound && own_time_counts) {
       report.notes.push_back(
-          "expected: the row kernel's instructions are ATen's, counted from its SASS (a loop iteration of 128 elements a "
-          "warp, and each row's reductions); LayerNorm without a bias at 1,024 to 3,072 columns ran 0.84-1.02x this on an "
-          "H100 (docs/device-runs/issue38-rows): short rows issue at up to 0.86 of 4 a clock, not the chains' 0.75");
+          "expected: the row kernel's instructions bound it: ATen's, counted from its SASS (a loop iteration of 128 "
+          "elements a warp, and each row's reductions) at the chains' 0.75 of 4 a clock; LayerNorm at 1,024 to 3,072 "
+          "columns ran 0.84-1.02x this on H100s (docs/device-runs/issue38-rows, issue38-expect run 5): short rows issue "
+          "at up to 0.86");
     }
     const double slots = row_slots(row, gpu);
     if (row.rows < slots && own_time_counts) {
@@ -298,7 +299,8 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
   report.num(kExpectedSpeedup, x.speedup);
   const std::string path = launch.path == LaunchPath::given ? format_quantity(x.launch_cost, Unit::seconds) + " a kernel"
                                                             : std::string(launch_path_word(launch.path));
-  const char* how = launch.path == LaunchPath::eager ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
+  const char* how = launch.path == LaunchPath::eager
+                        ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
                     : launch.path == LaunchPath::graph
                         ? "max(graph_replay_host: the host's replay, graph_replay_start + the kernels' own times + kernels x the "
                           "path's cost a kernel)"
