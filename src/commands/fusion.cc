@@ -301,7 +301,7 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
                                                             : std::string(launch_path_word(launch.path));
   const char* how = launch.path == LaunchPath::eager
                         ? "max(host, GPU): the host's kernels x launch_overhead_eager against the kernels' own times"
-                    : launch.path == LaunchPath::graph
+                    : launch.path == LaunchPath::graph && (gpu.graph_replay_host > 0 || gpu.graph_replay_start > 0)
                         ? "max(graph_replay_host: the host's replay, graph_replay_start + the kernels' own times + kernels x the "
                           "path's cost a kernel)"
                         : "the kernels' own times + kernels x the path's cost a kernel";

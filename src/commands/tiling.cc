@@ -458,10 +458,12 @@ void add_expected_note(const TilingInput& in, const GemmExpected& g, const Launc
                                format_quantity(cost, Unit::seconds));
       break;
     case LaunchPath::graph:
-      path = fmt::format("replayed from a CUDA graph (--launch graph): + launch_overhead_graph {} + graph_replay_start {}, at "
-                         "least graph_replay_host {} (the host's replay)",
-                         format_quantity(cost, Unit::seconds), format_quantity(gpu.graph_replay_start, Unit::seconds),
-                         format_quantity(gpu.graph_replay_host, Unit::seconds));
+      path = fmt::format("replayed from a CUDA graph (--launch graph): + launch_overhead_graph {}", format_quantity(cost, Unit::seconds));
+      if (gpu.graph_replay_start > 0 || gpu.graph_replay_host > 0) {
+        path += fmt::format(" + graph_replay_start {}, at least graph_replay_host {} (the host's replay)",
+                            format_quantity(gpu.graph_replay_start, Unit::seconds),
+                            format_quantity(gpu.graph_replay_host, Unit::seconds));
+      }
       break;
     case LaunchPath::cuda:
       path = fmt::format("raw CUDA launches back to back (--launch cuda): + launch_overhead {}", format_quantity(cost, Unit::seconds));

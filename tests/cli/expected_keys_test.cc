@@ -79,6 +79,12 @@ TEST_CASE("tiling: expected_gemm_time eager by default (the host's op where the 
   // the replay's start (1.36 us) + the kernel + launch_overhead_graph (1.16 us)
   CHECK(results(graph)["expected_gemm_time"].get<double>() ==
         gpucalc::testing::approx(1.36e-6 + eager["expected_gemm_kernel_time"].get<double>() + 1.16e-6));
+  // the note names the replay's two fields where the profile has them (h100), not where it lacks them (h200)
+  for (const char* gpu : {"h100", "h200"}) {
+    const testing::Run r = testing::run_gpucalc({"tiling", "--gpu", gpu, "--m", "1024", "--n", "1024", "--k", "1024", "--launch", "graph"});
+    REQUIRE(r.exit_code == 0);
+    CHECK((r.out.find("at least graph_replay_host") != std::string::npos) == (std::string(gpu) == "h100"));
+  }
   std::vector<std::string> given = base;
   given.insert(given.end(), {"--launch", "3.6us"});
   CHECK(results(given)["expected_gemm_time"].get<double>() ==
