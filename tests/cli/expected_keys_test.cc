@@ -2,12 +2,18 @@
 // expected_time with --impl, the keys empty (null) with a note on profiles without the ceilings,
 // and bad values refused in one line.
 #include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "../approx.h"
+#include "../file_text.h"
 #include "../refusal_checks.h"
 #include "../verify_helpers.h"
 
@@ -79,12 +85,24 @@ TEST_CASE("tiling: expected_gemm_time eager by default (the host's op where the 
   // the replay's start (1.36 us) + the kernel + launch_overhead_graph (1.16 us)
   CHECK(results(graph)["expected_gemm_time"].get<double>() ==
         gpucalc::testing::approx(1.36e-6 + eager["expected_gemm_kernel_time"].get<double>() + 1.16e-6));
-  // the note names the replay's two fields where the profile has them (h100), not where it lacks them (h200)
-  for (const char* gpu : {"h100", "h200"}) {
+  // the note names the replay's two fields where the profile has them (h100, h200), not where it
+  // lacks them (the H200's profile without its two graph_replay lines)
+  std::string lacking;
+  {
+    std::istringstream lines(testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/hw/h200.toml"));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("graph_replay_", 0) != 0) lacking += line + "\n";
+    }
+  }
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("gpucalc_no_replay_" + std::to_string(::getpid()) + ".toml");
+  std::ofstream(path) << lacking;
+  for (const std::string& gpu : {std::string("h100"), std::string("h200"), path.string()}) {
     const testing::Run r = testing::run_gpucalc({"tiling", "--gpu", gpu, "--m", "1024", "--n", "1024", "--k", "1024", "--launch", "graph"});
     REQUIRE(r.exit_code == 0);
-    CHECK((r.out.find("at least graph_replay_host") != std::string::npos) == (std::string(gpu) == "h100"));
+    CHECK((r.out.find("at least graph_replay_host") != std::string::npos) == (gpu != path.string()));
   }
+  std::filesystem::remove(path);
   std::vector<std::string> given = base;
   given.insert(given.end(), {"--launch", "3.6us"});
   CHECK(results(given)["expected_gemm_time"].get<double>() ==
