@@ -240,10 +240,11 @@ void explain_pass(const char* what, const DecodeInput& in, const PassExpected& p
   const DecodeModel& m = in.model;
   report.explain.push_back(fmt::format(
       "expected {}: GEMMs {} ({} a layer x {} layers + the LM head, cuBLAS-class at tensor_achievable and "
-      "memory_read_bandwidth) + attention {} ({} kernels, {}{}) + streaming kernels {} ({} at memory_bandwidth_achievable) = {} "
-      "on the GPU",
+      "memory_read_bandwidth) + attention {} ({} kernels, {}{}) + streaming kernels {} ({} at memory_bandwidth_achievable, "
+      "{} kernels each after its first loads' latency {}) = {} on the GPU",
       what, secs(p.gemm_time), kLayerGemms, m.layers, secs(p.attention_time), m.layers, attention_impl_word(in.impl),
-      p.attention_memory_bound ? ", K and V's bytes" : ", its matmuls", secs(p.stream_time), bytes(p.stream_bytes), secs(p.busy)));
+      p.attention_memory_bound ? ", K and V's bytes" : ", its matmuls", secs(p.stream_time), bytes(p.stream_bytes),
+      format_number(p.stream_kernels), secs(kernel_start_latency(gpu)), secs(p.busy)));
   const std::string combine = l.path == LaunchPath::eager
                                   ? fmt::format("max({}, {} kernels x {}) = {}", secs(p.busy), format_number(p.kernels),
                                                 launch_words(l, gpu), secs(p.time))

@@ -306,9 +306,9 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
                           "path's cost a kernel)"
                         : "the kernels' own times + kernels x the path's cost a kernel";
   report.notes.push_back(fmt::format(
-      "expected, launched {} ({} a kernel): {}; a kernel's own time is max(bytes / memory_bandwidth_achievable {}{}, its "
-      "instructions at the SMs' pipes): unfused {}, fused {}, {}x",
-      path, format_quantity(x.launch_cost, Unit::seconds), how,
+      "expected, launched {} ({} a kernel): {}; a kernel's own time is its first loads' latency {} (latency_hbm_cycles) + "
+      "max(bytes / memory_bandwidth_achievable {}{}, its instructions at the SMs' pipes): unfused {}, fused {}, {}x",
+      path, format_quantity(x.launch_cost, Unit::seconds), how, format_quantity(kernel_start_latency(gpu), Unit::seconds),
       format_quantity(gpu.memory_bandwidth_achievable, Unit::bytes_per_second),
       is_row_kernel(in.chain) ? " (the row kernel's: its own rate, below)" : "",
       format_quantity(x.unfused.time, Unit::seconds),

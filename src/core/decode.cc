@@ -211,12 +211,15 @@ PassExpected expected_pass(const DecodeInput& in, const DecodeResult& r, const G
   if (step) layer_elements += 2 * kv * (qk + v);
   // the forward's: the embedding gather (2 t hidden) and the final norm over the last tokens (2 b hidden)
   p.stream_bytes = (layers * t * layer_elements + 2 * t * hidden + 2 * b * hidden) * e;
-  p.stream_time = expected_stream_time(gpu, p.stream_bytes);
-  p.busy = p.gemm_time + p.attention_time + p.stream_time;
   const double per_layer = in.kernels_per_layer > 0 ? static_cast<double>(in.kernels_per_layer)
                            : step                   ? static_cast<double>(kLayerKernelsDecode)
                                                     : static_cast<double>(kLayerKernelsPrefill);
   p.kernels = layers * per_layer + static_cast<double>(kForwardKernels);
+  // the streaming kernels: all but a layer's GEMMs and attention and the LM head; each starts with
+  // its first loads' latency (the GEMMs' and attention's gemm_fixed_time holds theirs)
+  p.stream_kernels = std::max(0.0, p.kernels - layers * static_cast<double>(kLayerGemms + 1) - 1);
+  p.stream_time = expected_stream_time(gpu, p.stream_bytes) + p.stream_kernels * kernel_start_latency(gpu);
+  p.busy = p.gemm_time + p.attention_time + p.stream_time;
   p.time = launched_time(p.busy, p.kernels, step ? in.step_launch : in.prefill_launch, gpu);
   return p;
 }

@@ -83,7 +83,8 @@ struct PassExpected {
   double gemm_time = 0;       // the GEMMs' own times (expected_gemm): 7 a layer and the LM head
   double attention_time = 0;  // the attention kernels' (expected_attention), one a layer
   double stream_bytes = 0;    // the streaming kernels' bytes (norms, rotary, KV-cache copies, adds, silu, mul, gather)
-  double stream_time = 0;     // those bytes at memory_bandwidth_achievable
+  double stream_kernels = 0;  // the streaming kernels: kernels less a layer's GEMMs and attention and the LM head
+  double stream_time = 0;     // those bytes at memory_bandwidth_achievable + stream_kernels x kernel_start_latency
   double busy = 0;            // the kernels' own times: the GPU with no gaps
   double kernels = 0;         // kernels the pass launches
   double time = 0;            // launched_time(busy, kernels, the pass's launch path)

@@ -203,6 +203,10 @@ AttentionForward expected_attention_forward(const Gpu& gpu, AttentionImpl impl, 
   return f;
 }
 
+double kernel_start_latency(const Gpu& gpu) {
+  return gpu.boost_clock > 0 && gpu.latency_hbm_cycles > 0 ? gpu.latency_hbm_cycles / gpu.boost_clock : 0;
+}
+
 double expected_stream_time(const Gpu& gpu, double bytes) {
   need(gpu, gpu.memory_bandwidth_achievable, "memory_bandwidth_achievable");
   return bytes / gpu.memory_bandwidth_achievable;

@@ -137,6 +137,15 @@ double attention_tile_pairs(std::int64_t seq_q, std::int64_t seq_kv, bool causal
 
 // ---- streaming (elementwise) kernels -------------------------------------------------------------
 
+/// The wait before a kernel's bytes flow [s]: its first loads' round trip to DRAM,
+/// latency_hbm_cycles / boost_clock (0 without them). A kernel launched after another cannot
+/// overlap it, so each streaming or row kernel's own time starts with it; a library GEMM's or
+/// attention kernel's measured gemm_fixed_time already holds it. With it a tiny kernel replayed
+/// from a CUDA graph costs launch_overhead_graph (an empty kernel's) + this: 0.68 + 0.34 = 1.02 us
+/// on the H200, where PyTorch's add_ on one element costs 1.05 (0.97 + 0.24 = 1.21 against 1.16 on
+/// the H100).
+double kernel_start_latency(const Gpu& gpu);
+
 /// A memory-bound kernel's own time: bytes at memory_bandwidth_achievable (what PyTorch's
 /// elementwise kernels and cudaMemcpy stream, read + write). Throws FieldError without it.
 double expected_stream_time(const Gpu& gpu, double bytes);

@@ -392,7 +392,8 @@ double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu) 
 
 namespace {
 
-/// One chain's expected times: each kernel max(bytes / memory_bandwidth_achievable, its compute),
+/// One chain's expected times: each kernel kernel_start_latency + max(bytes /
+/// memory_bandwidth_achievable, its compute),
 /// launched back to back on the path.
 ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int element_bytes, const Launch& launch,
                              const Gpu& gpu) {
@@ -405,8 +406,9 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
     e.bytes = (k.read_elements() + k.writes) * element_bytes + e.reread_bytes;
     e.memory = k.row.rows > 0 ? expected_row_kernel_time(gpu, e.bytes) : expected_stream_time(gpu, e.bytes);
     e.compute = chain_compute_time(k.compute, gpu);
-    // own time = max(memory, compute): the loads of one round overlap the instructions of another
-    e.time = std::max(e.memory, e.compute);
+    // own time = the first loads' latency + max(memory, compute): the loads of one round overlap
+    // the instructions of another
+    e.time = kernel_start_latency(gpu) + std::max(e.memory, e.compute);
     e.compute_bound = e.compute > e.memory;
     c.busy += e.time;
     c.compute_bound = c.compute_bound || e.compute_bound;

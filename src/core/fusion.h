@@ -199,7 +199,7 @@ struct ExpectedKernel {
   double reread_bytes = 0;  // of them, the second read's (row_reread_miss x the row bytes)
   double memory = 0;   // bytes / memory_bandwidth_achievable (a row kernel's: / row_kernel_rate)
   double compute = 0;  // its instructions at the SMs' pipes (chain_compute_time; 0: not counted)
-  double time = 0;     // max(memory, compute): its own time
+  double time = 0;     // kernel_start_latency + max(memory, compute): its own time
   bool compute_bound = false;
 };
 struct ExpectedChain {

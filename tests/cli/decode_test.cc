@@ -127,14 +127,16 @@ TEST_CASE("decode --launch and --kernels-per-layer: the expected step's launches
   };
   const double graph = expected({});
   CHECK(expected({"--launch", "graph"}) == graph);
-  // 849 kernels (26 a layer x 32 + 17), each 3.6 us instead of the graph's 1.16 us, and no graph
+  // 849 kernels (26 a layer x 32 + 17), each 3.6 us instead of the graph's 0.966 us, and no graph
   // replay's start (graph_replay_start 1.36 us)
-  CHECK(expected({"--launch", "3.6us"}) == gpucalc::testing::approx(graph + 849 * (3.6e-6 - 1.16e-6) - 1.36e-6).epsilon(1e-9));
-  CHECK(expected({"--launch", "cuda"}) == gpucalc::testing::approx(graph + 849 * (3.6e-6 - 1.16e-6) - 1.36e-6).epsilon(1e-9));
-  // eager: 849 ops at the host's 10.3 us (8.745 ms) outrun the kernels' own 6.46 ms
+  CHECK(expected({"--launch", "3.6us"}) == gpucalc::testing::approx(graph + 849 * (3.6e-6 - 0.966e-6) - 1.36e-6).epsilon(1e-9));
+  CHECK(expected({"--launch", "cuda"}) == gpucalc::testing::approx(graph + 849 * (3.6e-6 - 0.966e-6) - 1.36e-6).epsilon(1e-9));
+  // eager: 849 ops at the host's 10.3 us (8.745 ms) outrun the kernels' own 6.60 ms
   CHECK(expected({"--launch", "eager"}) == gpucalc::testing::approx(849 * 10.3e-6).epsilon(1e-9));
-  // 10 kernels a layer: 32 x 16 fewer launches
-  CHECK(expected({"--kernels-per-layer", "10"}) == gpucalc::testing::approx(graph - 32 * 16 * 1.16e-6).epsilon(1e-9));
+  // 10 kernels a layer: 32 x 16 fewer streaming kernels, each a launch and its first loads' latency
+  // (480 cycles at 1.98 GHz)
+  CHECK(expected({"--kernels-per-layer", "10"}) ==
+        gpucalc::testing::approx(graph - 32 * 16 * (0.966e-6 + 480 / 1.98e9)).epsilon(1e-9));
   // the prefill's default is eager, a step's a graph; --launch sets both
   const double prefill = expected({"--prefill", "2048"}, "expected_prefill_time");
   CHECK(expected({"--prefill", "2048", "--launch", "eager"}, "expected_prefill_time") == prefill);

@@ -82,9 +82,9 @@ TEST_CASE("tiling: expected_gemm_time eager by default (the host's op where the 
   std::vector<std::string> graph = base;
   graph.insert(graph.end(), {"--launch", "graph"});
   // one kernel replayed from a graph: the host's replay (graph_replay_host 4.79 us) is shorter than
-  // the replay's start (1.36 us) + the kernel + launch_overhead_graph (1.16 us)
+  // the replay's start (1.36 us) + the kernel + launch_overhead_graph (0.966 us)
   CHECK(results(graph)["expected_gemm_time"].get<double>() ==
-        gpucalc::testing::approx(1.36e-6 + eager["expected_gemm_kernel_time"].get<double>() + 1.16e-6));
+        gpucalc::testing::approx(1.36e-6 + eager["expected_gemm_kernel_time"].get<double>() + 0.966e-6));
   // the note names the replay's two fields where the profile has them (h100, h200), not where it
   // lacks them (the H200's profile without its two graph_replay lines)
   std::string lacking;

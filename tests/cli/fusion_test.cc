@@ -67,12 +67,12 @@ TEST_CASE("fusion: the model's keys, eager and graph, beside the lesson's") {
   CHECK(json_number(r.out, "unfused_time_graph") == gpucalc::testing::approx(first + 3 * later + 4 * 0.68e-6));
   CHECK(json_number(r.out, "fused_time_graph") == gpucalc::testing::approx(first + 0.68e-6));
   CHECK(json_number(r.out, "unfused_dram_bytes_model") == gpucalc::testing::approx(4 * 131072.0 - 3 * 65536.0));
-  // the h100's g: launch_overhead_graph 1.16 us (issue 38's calibration); the fused kernel's busy is
-  // the ramp 480 cycles / 1.98 GHz + 131,072 B at 3.35 TB/s
+  // the h100's g: launch_overhead_graph 0.966 us (gpucalc measure calibrate's empty kernels in a
+  // graph on an H100); the fused kernel's busy is the ramp 480 cycles / 1.98 GHz + 131,072 B at 3.35 TB/s
   const testing::Run h100 = testing::run_gpucalc({"fusion", "--ops", "4", "--n", "2^14", "--dtype", "fp32", "--format", "json"});
   REQUIRE(h100.exit_code == 0);
   CHECK(json_number(h100.out, "speedup_model") == gpucalc::testing::approx(4));
-  CHECK(json_number(h100.out, "fused_time_graph") * 1e6 == gpucalc::testing::approx((480 / 1.98e9 + 131072 / 3.35e12 + 1.16e-6) * 1e6));
+  CHECK(json_number(h100.out, "fused_time_graph") * 1e6 == gpucalc::testing::approx((480 / 1.98e9 + 131072 / 3.35e12 + 0.966e-6) * 1e6));
 }
 
 TEST_CASE("fusion: --warps-per-sm sets every kernel's bandwidth from its loads in flight") {
@@ -113,14 +113,16 @@ TEST_CASE("fusion: bad --warps-per-sm and --loads-per-warp") {
 TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_time, and a partial wave's note") {
   // rmsnorm 1024 x 24576 bf16 on the h100: rows in flight min(1024, 132 x 2048 / 128) = 1024 x
   // 49,152 bytes = 50.3 MB against C = 52,428,800 / 2: miss 1.5 - C / W = 0.979; bytes = x and w
-  // read, the output written, the second read's misses: (N + h + N + 0.979 N) x 2 at 2.825 TB/s
+  // read, the output written, the second read's misses: (N + h + N + 0.979 N) x 2 at 2.825 TB/s,
+  // after the first loads' latency (480 cycles at 1.98 GHz)
   const testing::Run r = run_gpucalc(
       {"fusion", "--preset", "rmsnorm", "--rows", "1024", "--cols", "24576", "--gpu", "h100", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const double n = 1024.0 * 24576;
   const double miss = 1.5 - 26214400.0 / (n * 2);
-  CHECK(json_number(r.out, "expected_fused_time") / (((2 + miss) * n + 24576) * 2 / 2.825e12) == gpucalc::testing::approx(1));
+  const double start = 480 / 1.98e9;
+  CHECK(json_number(r.out, "expected_fused_time") / (start + ((2 + miss) * n + 24576) * 2 / 2.825e12) == gpucalc::testing::approx(1));
   CHECK(r.out.find("so 97.92% of it (49.3 MB) crosses HBM again; its bytes move at 2.83 TB/s (row_kernel_bandwidth)") !=
         std::string::npos);
   CHECK(r.out.find("1,024 rows fill 48.48% of the GPU's 2,112 row slots") != std::string::npos);
@@ -131,7 +133,7 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   const double m = 16384.0 * 4096;
   // (x and w read, the output written) x 2 bytes at 2.825 TB/s (doctest's Approx is absolute under
   // 1: the ratio is compared)
-  CHECK(json_number(full.out, "expected_fused_time") / ((2 * m + 4096) * 2 / 2.825e12) == gpucalc::testing::approx(1));
+  CHECK(json_number(full.out, "expected_fused_time") / (start + (2 * m + 4096) * 2 / 2.825e12) == gpucalc::testing::approx(1));
   CHECK(full.out.find("so 0% of it (0 B) crosses HBM again") != std::string::npos);
   CHECK(full.out.find("row slots") == std::string::npos);
   CHECK(full.out.find("counted from its SASS") == std::string::npos);  // its bytes bound it
@@ -140,7 +142,8 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   const testing::Run short_rows = run_gpucalc(
       {"fusion", "--preset", "layernorm", "--rows", "32768", "--cols", "2048", "--gpu", "h100", "--format", "json"});
   REQUIRE(short_rows.exit_code == 0);
-  CHECK(json_number(short_rows.out, "expected_fused_time") / (32768.0 * (2048.0 / 128 * 118 + 1159) / (132 * 4 * 0.75 * 1.98e9)) ==
+  CHECK(json_number(short_rows.out, "expected_fused_time") /
+            (start + 32768.0 * (2048.0 / 128 * 118 + 1159) / (132 * 4 * 0.75 * 1.98e9)) ==
         gpucalc::testing::approx(1));
   CHECK(short_rows.out.find("counted from its SASS") != std::string::npos);
   CHECK(short_rows.out.find("ran 0.84-1.02x this on H100s") != std::string::npos);
@@ -162,14 +165,16 @@ TEST_CASE("fusion: --ops by name, the expected keys, compute-bound when fused") 
   // bytes at 2.999 TB/s (179.0 us, above its compute); the fused kernel's 50.5 warp
   // instructions per 32 elements (tanh 23.375, sigmoid 11, silu 13, the kernel's own 3.125) at 3
   // a clock (0.75 x 4) on 132 SMs at 1.98 GHz take 270.2 us against its 179.0 us of bytes:
-  // compute-bound, expected_speedup 537.1 / 270.2 = 1.99
+  // compute-bound; each kernel after its first loads' latency (0.24 us), expected_speedup 537.8 /
+  // 270.4 = 1.99
   const testing::Run r =
       run_gpucalc({"fusion", "--ops", "tanh,sigmoid,silu", "--n", "2^27", "--gpu", "h100", "--format", "json"});
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(testing::json_word(r.out, "inputs.preset") == "unary");
-  CHECK(json_number(r.out, "expected_unfused_time") * 1e6 == gpucalc::testing::approx(3 * 536870912 / 2.999e6));
-  CHECK(json_number(r.out, "expected_fused_time") * 1e6 == gpucalc::testing::approx(270.2).epsilon(0.001));
+  const double start_us = 480 / 1.98e3;
+  CHECK(json_number(r.out, "expected_unfused_time") * 1e6 == gpucalc::testing::approx(3 * (start_us + 536870912 / 2.999e6)));
+  CHECK(json_number(r.out, "expected_fused_time") * 1e6 == gpucalc::testing::approx(start_us + 270.2).epsilon(0.001));
   CHECK(json_number(r.out, "expected_speedup") == gpucalc::testing::approx(1.988).epsilon(0.002));
   // the bound keys are the lesson's: 3 kernels of 2N against 1, at the datasheet's 3.35 TB/s
   CHECK(json_number(r.out, "speedup") == gpucalc::testing::approx(3));
@@ -179,7 +184,7 @@ TEST_CASE("fusion: --ops by name, the expected keys, compute-bound when fused") 
   REQUIRE(b.exit_code == 0);
   CHECK(testing::json_word(b.out, "inputs.preset") == "binary");
   CHECK(json_number(b.out, "unfused_transfers") == 12 * 67108864.0);  // 3kN
-  CHECK(json_number(b.out, "expected_fused_time") * 1e6 == gpucalc::testing::approx(6 * 67108864 * 4 / 2.999e6));
+  CHECK(json_number(b.out, "expected_fused_time") * 1e6 == gpucalc::testing::approx(start_us + 6 * 67108864 * 4 / 2.999e6));
   // --ops by count: the same bound keys as its names, compute not counted (a note says so)
   const testing::Run c = run_gpucalc({"fusion", "--ops", "4", "--n", "2^26", "--dtype", "fp32", "--format", "json"});
   const testing::Run n = run_gpucalc({"fusion", "--ops", "sin,cos,exp,neg", "--n", "2^26", "--dtype", "fp32", "--format", "json"});
@@ -202,14 +207,15 @@ TEST_CASE("fusion: --launch eager|graph|cuda|TIME, the lesson's figure kept") {
     CHECK(json_number(r.out, "speedup") == gpucalc::testing::approx(6));
     CHECK(json_number(r.out, "unfused_time") * 1e6 == gpucalc::testing::approx(6 * 3.6));
   }
-  // the expected keys on each path, 4 tiny kernels (2^14 fp32: 0.044 us of bytes each)
-  const double bytes_us = 131072 / 2.999e6;
+  // the expected keys on each path, 4 tiny kernels (2^14 fp32: 0.044 us of bytes each, after the
+  // first loads' latency, 480 cycles at 1.98 GHz)
+  const double bytes_us = 480 / 1.98e3 + 131072 / 2.999e6;
   struct Path {
     const char* launch;
     double unfused_us;  // 4 kernels on the path
   };
   // graph: the replay's start 1.36 us + each kernel's, above the host's 4.79 us a replay
-  for (const Path& p : {Path{"eager", 4 * 10.3}, Path{"graph", 1.36 + 4 * (1.16 + bytes_us)}, Path{"cuda", 4 * (3.6 + bytes_us)},
+  for (const Path& p : {Path{"eager", 4 * 10.3}, Path{"graph", 1.36 + 4 * (0.966 + bytes_us)}, Path{"cuda", 4 * (3.6 + bytes_us)},
                         Path{"2us", 4 * (2 + bytes_us)}}) {
     INFO(p.launch);
     const testing::Run r = run_gpucalc({"fusion", "--ops", "sin,cos,exp,neg", "--n", "2^14", "--dtype", "fp32", "--launch",

@@ -57,14 +57,17 @@ TEST_CASE("decode expected: a batch-1 step by hand (Llama-2-7B, context 4096, a 
   // streaming, read + write: a layer's elements a row, 2 norms x 2 x 4096 + 2 adds x 3 x 4096 +
   // rotary 10 x (4096 + 4096) + silu 2 x 11008 + mul 3 x 11008 + the two KV-cache copies 2 x 32 x
   // 256 = 194,304; 32 layers, plus the embedding gather and the final norm (4 x 4096): 6,234,112
-  // elements x 2 B = 12,468,224 B at 2.999 TB/s = 4.157 us
+  // elements x 2 B = 12,468,224 B at 2.999 TB/s = 4.157 us; each of the streaming kernels (26 a
+  // layer less 7 GEMMs and the attention: 18, x 32, + 17 a forward less the LM head: 592) starts
+  // with its first loads' latency, 480 cycles at 1.98 GHz = 0.2424 us: 143.5 us
   CHECK(p.stream_bytes == (32.0 * 194304 + 4 * 4096) * 2);
   CHECK(p.stream_bytes == 12468224);
-  CHECK(p.stream_time == gpucalc::testing::approx(12468224 / 2.999e12).epsilon(1e-9));
-  // 26 kernels a layer and 17 a forward: 849, each 1.16 us from a graph, + the replay's start 1.36 us
+  CHECK(p.stream_kernels == 32 * 18 + 16);
+  CHECK(p.stream_time == gpucalc::testing::approx(12468224 / 2.999e12 + 592 * 480 / 1.98e9).epsilon(1e-9));
+  // 26 kernels a layer and 17 a forward: 849, each 0.966 us from a graph, + the replay's start 1.36 us
   CHECK(p.kernels == 32 * 26 + 17);
-  CHECK(p.time == gpucalc::testing::approx(p.busy + 849 * 1.16e-6 + 1.36e-6).epsilon(1e-12));
-  CHECK(p.time == gpucalc::testing::approx(5554.6e-6 + 899.9e-6 + 4.157e-6 + 984.84e-6).epsilon(1e-3));
+  CHECK(p.time == gpucalc::testing::approx(p.busy + 849 * 0.966e-6 + 1.36e-6).epsilon(1e-12));
+  CHECK(p.time == gpucalc::testing::approx(5554.6e-6 + 899.9e-6 + 4.157e-6 + 143.5e-6 + 821.5e-6).epsilon(1e-3));
   // never under the bound: 4.59 ms of weights and KV at the datasheet's 3.35 TB/s
   CHECK(p.time > r.step_time);
 }
@@ -75,11 +78,12 @@ TEST_CASE("decode expected: --launch and --kernels-per-layer change only the lau
   const PassExpected graph = decode(in, h100).step_expected;
   in.kernels_per_layer = 10;
   const PassExpected fused = decode(in, h100).step_expected;
-  CHECK(fused.busy == graph.busy);
+  // 16 fewer streaming kernels a layer: 16 x 32 fewer first loads' latencies and launches
+  CHECK(graph.busy - fused.busy == gpucalc::testing::approx(32 * 16 * 480 / 1.98e9).epsilon(1e-9));
   CHECK(fused.kernels == 32 * 10 + 17);
-  CHECK(graph.time - fused.time == gpucalc::testing::approx(32 * 16 * 1.16e-6).epsilon(1e-9));
+  CHECK(graph.time - fused.time == gpucalc::testing::approx(32 * 16 * (0.966e-6 + 480 / 1.98e9)).epsilon(1e-9));
   // eager: the host's 10.3 us an op against the GPU's time, the slower: 849 x 10.3 us = 8.745 ms,
-  // above the kernels' 6.46 ms, so the host sets it
+  // above the kernels. 6.60 ms, so the host sets it
   in.kernels_per_layer = 0;
   in.step_launch = {LaunchPath::eager, 0};
   const PassExpected eager = decode(in, h100).step_expected;

@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -90,31 +91,57 @@ TEST_CASE("launched_time: one eager matmul waits for the host below launch_overh
   const GemmExpected g = expected_gemm(h100(), 1024, 1024, 1024, "bf16");
   CHECK(g.time == gpucalc::testing::approx(2.0 * 128 * 64 * 1024 / kFullWavePerSm + 6.2e-6));
   CHECK(launched_time(g.time, 1, Launch{LaunchPath::eager, 0}, h100()) == gpucalc::testing::approx(10.3e-6));
-  // from a graph: the replay's start (1.36 us) + the kernel + 1.16 us, above the host's 4.79 us a replay
+  // from a graph: the replay's start (1.36 us) + the kernel + 0.966 us, above the host's 4.79 us a replay
   CHECK(launched_time(g.time, 1, Launch{LaunchPath::graph, 0}, h100()) ==
-        gpucalc::testing::approx(1.36e-6 + g.time + 1.16e-6));
+        gpucalc::testing::approx(1.36e-6 + g.time + 0.966e-6));
 }
 
-TEST_CASE("launched_time: graphs of tiny kernels replayed from Python against the H100 host's (recorded)") {
-  // docs/device-runs/issue38-rows/run-4-h100/host.json: graphs of 1, 4, 16 and 64 one-element add_
-  // kernels, a replay each from a Python loop. The model: max(graph_replay_host, graph_replay_start +
-  // k x (the kernel's own time + launch_overhead_graph)), a kernel's own time 0 here (its run is in
-  // launch_overhead_graph, measured the same way). graph_replay_start came from the 4, 16 and 64;
-  // graph_replay_host from the 1: within 5% of each
-  const nlohmann::json run = nlohmann::json::parse(testing::file_text(
-      std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-4-h100/host.json"));
-  int checked = 0;
-  for (const auto& r : run["rows"]) {
-    if (r.value("section", "") != "graph") continue;
-    const double k = r["kernels"];
-    INFO(k << " kernels: " << double(r["seconds"]) * 1e6 << " us");
-    CHECK(launched_time(0, k, Launch{LaunchPath::graph, 0}, h100()) == gpucalc::testing::approx(double(r["seconds"])).epsilon(0.05));
-    ++checked;
+TEST_CASE("kernel_start_latency: the first loads' round trip to DRAM, latency_hbm_cycles at the boost clock") {
+  CHECK(kernel_start_latency(h100()) == gpucalc::testing::approx(480 / 1.98e9));
+  CHECK(kernel_start_latency(load_gpu("h200")) == gpucalc::testing::approx(672 / 1.98e9));
+  // a profile without the latency: none
+  Gpu bare = h100();
+  bare.latency_hbm_cycles = 0;
+  CHECK(kernel_start_latency(bare) == 0);
+}
+
+TEST_CASE("launched_time: graphs of tiny kernels replayed from Python against two hosts' (recorded)") {
+  // Graphs of 1, 4, 16 and 64 one-element add_ kernels, a replay each from a Python loop (probe38's
+  // `host` section): an H100 host (docs/device-runs/issue38-rows/run-4-h100/host.json) and an H200
+  // host (docs/device-runs/issue38-expect/run-6/h200/host.json). The model: max(graph_replay_host,
+  // graph_replay_start + k x (the kernel's own time + launch_overhead_graph)), a one-element kernel's
+  // own time its first loads' latency (kernel_start_latency; its bytes take nothing).
+  // launch_overhead_graph is gpucalc's empty kernels in a graph (not these runs); graph_replay_start
+  // is each run's least-squares intercept over 4-64 kernels, graph_replay_host its 1. The slope, per
+  // kernel, within 5% of the runs' (64 - 16 kernels): H100 0.966 + 0.242 = 1.208 us against 1.158,
+  // H200 0.68 + 0.339 = 1.019 us against 0.994; every replay within 6% (the 4-kernel graphs: 5.6%
+  // and 5.2%, since the intercept was fitted with the runs' own slope)
+  const struct {
+    const char* file;
+    Gpu gpu;
+  } hosts[] = {{"/docs/device-runs/issue38-rows/run-4-h100/host.json", h100()},
+               {"/docs/device-runs/issue38-expect/run-6/h200/host.json", load_gpu("h200")}};
+  for (const auto& [file, gpu] : hosts) {
+    const nlohmann::json run = nlohmann::json::parse(testing::file_text(std::string(GPUCALC_SOURCE_DIR) + file));
+    std::map<int, double> seconds;
+    for (const auto& r : run["rows"]) {
+      if (r.value("section", "") == "graph") seconds[r["kernels"].get<int>()] = r["seconds"].get<double>();
+    }
+    REQUIRE(seconds.size() == 4);
+    const double own = kernel_start_latency(gpu);
+    for (const auto& [k, s] : seconds) {
+      INFO(file << ": " << k << " kernels: " << s * 1e6 << " us");
+      CHECK(launched_time(k * own, k, Launch{LaunchPath::graph, 0}, gpu) == gpucalc::testing::approx(s).epsilon(0.06));
+    }
+    const double slope = (seconds[64] - seconds[16]) / 48;
+    CHECK(gpu.launch_overhead_graph + own == gpucalc::testing::approx(slope).epsilon(0.05));
+    // the GPU's side sets the 64-kernel graph, not the host's floor
+    CHECK(launched_time(64 * own, 64, Launch{LaunchPath::graph, 0}, gpu) > gpu.graph_replay_host);
   }
-  CHECK(checked == 4);
-  // the host's floor sets the one-kernel graph; the GPU's side the 64
-  CHECK(launched_time(0, 1, Launch{LaunchPath::graph, 0}, h100()) == h100().graph_replay_host);
-  CHECK(launched_time(0, 64, Launch{LaunchPath::graph, 0}, h100()) > h100().graph_replay_host);
+  // the H100 host's floor (4.79 us) sets its one-kernel graph: the GPU's side is 1.36 + 1.21 us
+  CHECK(launched_time(kernel_start_latency(h100()), 1, Launch{LaunchPath::graph, 0}, h100()) == h100().graph_replay_host);
+  {
+  }
 }
 
 TEST_CASE("expected_gemm and expected_attention refuse a profile without the ceilings, naming the field") {
