@@ -5,7 +5,8 @@ the same numbers: `validation` (the cases the expected-time model is checked on)
 (predicted before the run and never used to choose a model). PyTorch 2.x, bf16 unless named,
 random inputs, CUDA-event medians after a warm-up (METHOD.md).
 
-Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4, heldout5;
+Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4, heldout5,
+heldout6;
 default: all).
 """
 import json
@@ -344,8 +345,35 @@ def heldout5():
     decode_case(g, 4, 16384, {})
 
 
+def heldout6():
+    """Predicted before its run (docs/device-runs/issue38-expect/run-7/predictions.md), after the H200's
+    profile took its own calibration and each streaming or row kernel its first loads' latency: new
+    shapes, none run before, on either GPU."""
+    g = "heldout6"
+    norm_cases(g, "rmsnorm", 24576, 2560, ["eager"])
+    norm_cases(g, "rmsnorm", 6144, 8192, ["eager"])
+    norm_cases(g, "layernorm", 16384, 2560, ["eager"], bias=True)
+    norm_cases(g, "layernorm", 98304, 768, ["eager"], bias=True)
+    norm_cases(g, "softmax", 16384, 2048, ["eager"])
+    chain_cases(g, "unary", ["gelu", "tanh"], 1 << 25, bf16, ["eager", "compiled"])
+    chain_cases(g, "binary", ["sub", "mul"], 1 << 26, torch.float32, ["eager", "compiled"])
+    chain_cases(g, "unary", ["exp", "neg", "sigmoid"], 1 << 13, torch.float32, ["eager-graph"])
+    chain_cases(g, "binary", ["mul", "add", "sub", "div"], 1 << 16, torch.float32, ["eager-graph"])
+    chain_cases(g, "unary", ["sin"], 1 << 18, bf16, ["eager-graph"])
+    chain_cases(g, "unary", ["relu", "exp", "tanh"], 1 << 14, torch.float32, ["eager"])
+    for m, n, k in ((5120, 5120, 5120), (1024, 28672, 4096), (2, 5120, 13824), (256, 4096, 11008), (16384, 4096, 512)):
+        gemm_case(g, m, n, k)
+    sdpa_case(g, "cudnn", 4, 40, 2048, 128, causal=True)
+    sdpa_case(g, "flash", 16, 32, 1024, 64)
+    sdpa_case(g, "cudnn", 64, 32, 2048, 128, q_len=1)
+    sdpa_case(g, "flash", 16, 32, 16384, 128, q_len=1)
+    decode_case(g, 2, 8192, {})
+    decode_case(g, 24, 3072, {})
+    prefill_case(g, 8, 512)
+
+
 SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4,
-        "heldout5": heldout5}
+        "heldout5": heldout5, "heldout6": heldout6}
 
 
 def main():
