@@ -238,6 +238,15 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
 
+/// The loaded-latency fields the profile lacks, joined with "and".
+std::string missing_loaded_fields(const Gpu& gpu) {
+  std::vector<std::string> out;
+  if (!(gpu.memory_read_bandwidth > 0)) out.emplace_back("memory_read_bandwidth");
+  if (!(gpu.latency_queue_time > 0)) out.emplace_back("latency_queue_time");
+  if (!(gpu.warp_return_bandwidth > 0)) out.emplace_back("warp_return_bandwidth");
+  return fmt::format("{}", fmt::join(out, " and "));
+}
+
 /// The fused row kernel's notes: its second read and rate, its counted instructions where they
 /// bound it, and where measurement says its expected time is a floor (a partial wave, softmax's
 /// kernels). Only where the kernel's own time counts, above a launch's cost.
@@ -263,12 +272,28 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
           "at up to 0.86");
     }
     const double slots = row_slots(row, gpu);
-    if (row.rows < slots && own_time_counts) {
+    const double last = row.rows - std::floor(row.rows / slots) * slots;
+    if (fused.wave_factor > 1 && own_time_counts) {
+      const double warps = last / gpu.sm_count * std::ceil(static_cast<double>(row.threads) / gpu.warp_size);
       report.notes.push_back(fmt::format(
-          "expected: {} {} fill {}% of the GPU's {} row slots (one partial wave): fewer bytes are in flight than that rate "
-          "was measured with, so expect the kernel slower than expected_fused_time",
-          format_number(row.rows), row.rows == 1 ? "row" : "rows", format_number(100 * row.rows / slots),
-          format_number(slots)));
+          "expected: the last wave's {} {} fill {}% of the GPU's {} row slots: {} warps an SM, each lane one load of {} in "
+          "flight, move {}% of a full wave's bytes a second (the loaded-latency model, as gpucalc little --warps-per-sm {} "
+          "--loads-per-warp 1 --bytes-per-lane {} gives it, against {} warps), so the kernel's bytes take {}x their time at "
+          "the rate",
+          format_number(last), last == 1 ? "row" : "rows", format_number(100 * last / slots), format_number(slots),
+          format_number(warps), format_quantity(4.0 * in.element_bytes, Unit::bytes),
+          format_number(100 * row_last_wave_share(row, in.element_bytes, gpu)), std::max(1.0, std::round(warps)),
+          4 * in.element_bytes,
+          format_number(slots / gpu.sm_count * std::ceil(static_cast<double>(row.threads) / gpu.warp_size)),
+          format_number(fused.wave_factor)));
+    } else if (const double most = std::ceil(row.rows / slots) * slots / row.rows; last > 0 && most > 1.05 && own_time_counts) {
+      // at most: the last wave as long as a full one, ceil(rows / slots) slots / rows
+      report.notes.push_back(fmt::format(
+          "expected: the last wave's {} {} fill {}% of the GPU's {} row slots: fewer bytes are in flight than the rate was "
+          "measured with, and {} has no {} (the loaded-latency model's) to say how many fewer, so expect the kernel up to "
+          "{}x expected_fused_time (the last wave as long as a full one)",
+          format_number(last), last == 1 ? "row" : "rows", format_number(100 * last / slots), format_number(slots), gpu.key,
+          missing_loaded_fields(gpu), format_number(most)));
     }
   }
   if (in.chain.name == "softmax" && own_time_counts) {

@@ -28,6 +28,9 @@ namespace {
 /// 32 x 4 threads a row at every row length (Nsight Compute on the H100, 1,024 to 32,768 columns:
 /// docs/device-runs/issue38-rows/run-1-h100/rowsncu.csv).
 constexpr int kAtenRowThreads = 128;
+/// Its vector: 4 elements a lane a load (vec_size, hard-coded in layer_norm_kernel.cu), one load a
+/// lane in flight (the loops are not unrolled: docs/device-runs/issue38-rows/aten-norm-sass.md).
+constexpr int kAtenRowVector = 4;
 
 /// ATen's vectorized_layer_norm_kernel's warp instructions, {instructions, fp32 (FFMA, FMUL, FADD),
 /// integer (integer, logic, IMAD: the bf16 unpacking), sfu (MUFU), 0}: PyTorch 2.11's sm_90 SASS
@@ -382,6 +385,35 @@ double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu) 
   return std::min(row.rows, row_slots(row, gpu)) * row.cols * element_bytes;
 }
 
+bool has_loaded_fields(const Gpu& gpu) {
+  return gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0 &&
+         gpu.latency_hbm_cycles > 0 && gpu.boost_clock > 0 && gpu.sm_count > 0;
+}
+
+double row_last_wave_share(const RowPasses& row, int element_bytes, const Gpu& gpu) {
+  const double slots = row_slots(row, gpu);
+  if (!(slots > 0) || !has_loaded_fields(gpu)) return 1;
+  // the last wave's rows: rows - floor(rows / slots) slots (none: whole waves)
+  const double last = row.rows - std::floor(row.rows / slots) * slots;
+  if (!(last > 0)) return 1;
+  const LoadedModel m = loaded_model(gpu);
+  const double warps_per_row = std::ceil(static_cast<double>(row.threads) / gpu.warp_size);
+  // X(W): W = rows in flight / SMs x warps a row, one load of the vector a lane
+  auto x = [&](double rows) {
+    return loaded({rows / gpu.sm_count * warps_per_row, 1, static_cast<double>(kAtenRowVector * element_bytes)}, m)
+        .achieved_bandwidth;
+  };
+  return x(last) / x(slots);
+}
+
+double row_wave_factor(const RowPasses& row, int element_bytes, const Gpu& gpu) {
+  const double slots = row_slots(row, gpu), share = row_last_wave_share(row, element_bytes, gpu);
+  if (!(slots > 0) || !(share > 0) || share >= 1) return 1;
+  // (full waves' rows + the last wave's rows / share) / rows
+  const double last = row.rows - std::floor(row.rows / slots) * slots;
+  return (row.rows - last + last / share) / row.rows;
+}
+
 double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu) {
   const double w = row_working_set(row, element_bytes, gpu);
   if (!(w > 0) || gpu.l2_size <= 0) return 0;
@@ -404,7 +436,9 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
     // bytes = (read + written elements) x element bytes + the second read's misses
     e.reread_bytes = row_reread_miss(k.row, element_bytes, gpu) * k.row.rows * k.row.cols * element_bytes;
     e.bytes = (k.read_elements() + k.writes) * element_bytes + e.reread_bytes;
-    e.memory = k.row.rows > 0 ? expected_row_kernel_time(gpu, e.bytes) : expected_stream_time(gpu, e.bytes);
+    // a row kernel's bytes at its rate, slower in a partial last wave of rows (row_wave_factor)
+    e.wave_factor = k.row.rows > 0 ? row_wave_factor(k.row, element_bytes, gpu) : 1;
+    e.memory = k.row.rows > 0 ? expected_row_kernel_time(gpu, e.bytes) * e.wave_factor : expected_stream_time(gpu, e.bytes);
     e.compute = chain_compute_time(k.compute, gpu);
     // own time = the first loads' latency + max(memory, compute): the loads of one round overlap
     // the instructions of another

@@ -87,6 +87,16 @@ double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu);
 /// The rows the GPU holds at once: SMs x the blocks of `threads` an SM holds (0 where the kernel is
 /// not a row kernel). Fewer rows than this fill one partial wave.
 double row_slots(const RowPasses& row, const Gpu& gpu);
+/// How much longer a row kernel's bytes take than at row_kernel_rate for its waves of rows (>= 1):
+/// full waves (every row slot busy, as the rate was measured) move at the rate; the last, partial
+/// wave's rows keep fewer loads in flight and move at the rate x X(W_last) / X(W_full), X the
+/// loaded-latency throughput (little.h) of W warps an SM, each lane keeping one load of ATen's
+/// vector (4 elements) in flight (its loops are not unrolled: aten-norm-sass.md). 1 where the rows
+/// fill whole waves or the profile lacks the loaded-latency fields (memory_read_bandwidth,
+/// latency_queue_time, warp_return_bandwidth).
+double row_wave_factor(const RowPasses& row, int element_bytes, const Gpu& gpu);
+/// The share X(W_last) / X(W_full) of row_wave_factor (1: whole waves, or no loaded-latency fields).
+double row_last_wave_share(const RowPasses& row, int element_bytes, const Gpu& gpu);
 
 /// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
 struct FusionChain {
@@ -197,6 +207,7 @@ FusionResult fusion(const FusionInput& input, const Gpu& gpu);
 struct ExpectedKernel {
   double bytes = 0;    // its reads and writes, and a row kernel's second read where it misses the L2
   double reread_bytes = 0;  // of them, the second read's (row_reread_miss x the row bytes)
+  double wave_factor = 1;   // a row kernel's: row_wave_factor
   double memory = 0;   // bytes / memory_bandwidth_achievable (a row kernel's: / row_kernel_rate)
   double compute = 0;  // its instructions at the SMs' pipes (chain_compute_time; 0: not counted)
   double time = 0;     // kernel_start_latency + max(memory, compute): its own time
