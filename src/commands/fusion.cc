@@ -299,8 +299,10 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
   if (in.chain.name == "softmax" && own_time_counts) {
     report.notes.push_back(
         "expected: PyTorch's softmax kernels (a warp or a block a row, the row held on chip, read once) ran 1.3-2.9x "
-        "expected_fused_time on an H100 (2^26 bf16, 1,024 to 32,768 columns, docs/device-runs/issue38-rows): their "
-        "reductions leave few bytes in flight, which the model does not count; treat it as a floor");
+        "expected_fused_time on an H100 and 3.5-4.0x on an H200 (docs/device-runs/issue38-rows, issue38-expect): their "
+        "instructions bound them (39-80 warp instructions per 32 elements, Nsight Compute; 4 of 6 widths within 11% of "
+        "that at 0.75 of 4 a clock: scripts/probes/rows_issue.py), which gpucalc does not count for softmax; treat it as a "
+        "floor");
   }
 }
 
