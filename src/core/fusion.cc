@@ -385,10 +385,14 @@ double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu) 
   return std::min(row.rows, row_slots(row, gpu)) * row.cols * element_bytes;
 }
 
+namespace {
+
 bool has_loaded_fields(const Gpu& gpu) {
   return gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0 &&
          gpu.latency_hbm_cycles > 0 && gpu.boost_clock > 0 && gpu.sm_count > 0;
 }
+
+}  // namespace
 
 double row_last_wave_share(const RowPasses& row, int element_bytes, const Gpu& gpu) {
   const double slots = row_slots(row, gpu);
@@ -425,8 +429,7 @@ double row_reread_miss(const RowPasses& row, int element_bytes, const Gpu& gpu) 
 namespace {
 
 /// One chain's expected times: each kernel kernel_start_latency + max(bytes /
-/// memory_bandwidth_achievable, its compute),
-/// launched back to back on the path.
+/// memory_bandwidth_achievable, its compute), launched back to back on the path.
 ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int element_bytes, const Launch& launch,
                              const Gpu& gpu) {
   ExpectedChain c;
