@@ -80,6 +80,9 @@ const Calculator& occupancy_command();
 const Calculator& occupancy_from_command();
 const Calculator& occupancy_cluster_command();
 const Calculator& little_command();
+/// --warps-per-sm's loaded-latency model needs the profile's fields (core/little.h
+/// missing_loaded_fields): an InputError on --gpu naming them where it lacks one.
+void require_loaded_profile(const Gpu& gpu);
 const Calculator& sectors_command();
 const Calculator& banks_command();
 const Calculator& fusion_command();

@@ -12,6 +12,7 @@
 #include "commands/commands.h"
 #include "commands/options.h"
 #include "core/elementwise_ops.h"
+#include "core/little.h"
 #include "core/error.h"
 #include "core/expected.h"
 
@@ -220,11 +221,7 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
     }
     return;
   }
-  if (!(gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0)) {
-    throw InputError("--gpu", gpu.key,
-                     "a profile with memory_read_bandwidth, latency_queue_time and warp_return_bandwidth for --warps-per-sm "
-                     "(h200, or the profile gpucalc measure calibrate writes)");
-  }
+  require_loaded_profile(gpu);
   KernelLaunch l;
   l.warps_per_sm = a.number(kWarpsPerSm);
   if (l.warps_per_sm > gpu.max_threads_per_sm / 32.0) {
@@ -237,15 +234,6 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 }
 
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
-
-/// The loaded-latency fields the profile lacks, joined with "and".
-std::string missing_loaded_fields(const Gpu& gpu) {
-  std::vector<std::string> out;
-  if (!(gpu.memory_read_bandwidth > 0)) out.emplace_back("memory_read_bandwidth");
-  if (!(gpu.latency_queue_time > 0)) out.emplace_back("latency_queue_time");
-  if (!(gpu.warp_return_bandwidth > 0)) out.emplace_back("warp_return_bandwidth");
-  return fmt::format("{}", fmt::join(out, " and "));
-}
 
 /// The fused row kernel's notes: its second read and rate, its counted instructions where they
 /// bound it, and where measurement says its expected time is a floor (a partial wave, softmax's
@@ -272,20 +260,19 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
           "at up to 0.86");
     }
     const double slots = row_slots(row, gpu);
-    const double last = row.rows - std::floor(row.rows / slots) * slots;
+    const double last = row_last_wave_rows(row, gpu);
     if (fused.wave_factor > 1 && own_time_counts) {
-      const double warps = last / gpu.sm_count * std::ceil(static_cast<double>(row.threads) / gpu.warp_size);
+      const double warps = row_warps_per_sm(row, last, gpu);
+      const int lane_bytes = row_lane_load_bytes(in.element_bytes);
       report.notes.push_back(fmt::format(
           "expected: the last wave's {} {} fill {}% of the GPU's {} row slots: {} warps an SM, each lane one load of {} in "
           "flight, move {}% of a full wave's bytes a second (the loaded-latency model, as gpucalc little --warps-per-sm {} "
           "--loads-per-warp 1 --bytes-per-lane {} gives it, against {} warps), so the kernel's bytes take {}x their time at "
           "the rate",
           format_number(last), last == 1 ? "row" : "rows", format_number(100 * last / slots), format_number(slots),
-          format_number(warps), format_quantity(4.0 * in.element_bytes, Unit::bytes),
-          format_number(100 * row_last_wave_share(row, in.element_bytes, gpu)), std::max(1.0, std::round(warps)),
-          4 * in.element_bytes,
-          format_number(slots / gpu.sm_count * std::ceil(static_cast<double>(row.threads) / gpu.warp_size)),
-          format_number(fused.wave_factor)));
+          format_number(warps), format_quantity(lane_bytes, Unit::bytes),
+          format_number(100 * row_last_wave_share(row, in.element_bytes, gpu)), std::max(1.0, std::round(warps)), lane_bytes,
+          format_number(row_warps_per_sm(row, slots, gpu)), format_number(fused.wave_factor)));
     } else if (const double most = std::ceil(row.rows / slots) * slots / row.rows; last > 0 && most > 1.05 && own_time_counts) {
       // at most: the last wave as long as a full one, ceil(rows / slots) slots / rows
       report.notes.push_back(fmt::format(
@@ -293,7 +280,7 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
           "measured with, and {} has no {} (the loaded-latency model's) to say how many fewer, so expect the kernel up to "
           "{}x expected_fused_time (the last wave as long as a full one)",
           format_number(last), last == 1 ? "row" : "rows", format_number(100 * last / slots), format_number(slots), gpu.key,
-          missing_loaded_fields(gpu), format_number(most)));
+          fmt::join(missing_loaded_fields(gpu), " and "), format_number(most)));
     }
   }
   if (in.chain.name == "softmax" && own_time_counts) {

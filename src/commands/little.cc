@@ -12,6 +12,15 @@
 #include "core/error.h"
 
 namespace gpucalc {
+
+void require_loaded_profile(const Gpu& gpu) {
+  if (!missing_loaded_fields(gpu).empty()) {
+    throw InputError("--gpu", gpu.key,
+                     "a profile with memory_read_bandwidth, latency_queue_time and warp_return_bandwidth for --warps-per-sm "
+                     "(h200, or the profile gpucalc measure calibrate writes)");
+  }
+}
+
 namespace {
 
 // The handles of the options and results, in the order the declaration below gives them (the
@@ -144,11 +153,7 @@ void datasheet_range(const Args& a, const LittleInput& in, const Gpu& gpu, Repor
 
 /// The loaded form's constants: the profile's, L0 from --latency and B from --bandwidth when given.
 LoadedModel loaded_constants(const Args& a, const Gpu& gpu) {
-  if (!(gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0)) {
-    throw InputError("--gpu", gpu.key,
-                     "a profile with memory_read_bandwidth, latency_queue_time and warp_return_bandwidth for --warps-per-sm "
-                     "(h200, or the profile gpucalc measure calibrate writes)");
-  }
+  require_loaded_profile(gpu);
   LoadedModel m = loaded_model(gpu);
   if (a.given(kLatency)) m.idle_latency = a.number(kLatency);
   if (a.has(kBandwidth)) m.read_bandwidth = a.number(kBandwidth);

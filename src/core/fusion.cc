@@ -385,36 +385,36 @@ double row_working_set(const RowPasses& row, int element_bytes, const Gpu& gpu) 
   return std::min(row.rows, row_slots(row, gpu)) * row.cols * element_bytes;
 }
 
-namespace {
-
-bool has_loaded_fields(const Gpu& gpu) {
-  return gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0 &&
-         gpu.latency_hbm_cycles > 0 && gpu.boost_clock > 0 && gpu.sm_count > 0;
+double row_last_wave_rows(const RowPasses& row, const Gpu& gpu) {
+  const double slots = row_slots(row, gpu);
+  // rows - floor(rows / slots) slots
+  return slots > 0 ? row.rows - std::floor(row.rows / slots) * slots : 0;
 }
 
-}  // namespace
+double row_warps_per_sm(const RowPasses& row, double rows, const Gpu& gpu) {
+  // W = rows / SMs x warps a row
+  return rows / gpu.sm_count * std::ceil(static_cast<double>(row.threads) / gpu.warp_size);
+}
+
+int row_lane_load_bytes(int element_bytes) { return kAtenRowVector * element_bytes; }
 
 double row_last_wave_share(const RowPasses& row, int element_bytes, const Gpu& gpu) {
-  const double slots = row_slots(row, gpu);
-  if (!(slots > 0) || !has_loaded_fields(gpu)) return 1;
-  // the last wave's rows: rows - floor(rows / slots) slots (none: whole waves)
-  const double last = row.rows - std::floor(row.rows / slots) * slots;
-  if (!(last > 0)) return 1;
+  const double last = row_last_wave_rows(row, gpu);
+  if (!(last > 0) || !missing_loaded_fields(gpu).empty()) return 1;
   const LoadedModel m = loaded_model(gpu);
-  const double warps_per_row = std::ceil(static_cast<double>(row.threads) / gpu.warp_size);
-  // X(W): W = rows in flight / SMs x warps a row, one load of the vector a lane
+  // X(W): one load of the vector a lane in flight
   auto x = [&](double rows) {
-    return loaded({rows / gpu.sm_count * warps_per_row, 1, static_cast<double>(kAtenRowVector * element_bytes)}, m)
+    return loaded({row_warps_per_sm(row, rows, gpu), 1, static_cast<double>(row_lane_load_bytes(element_bytes))}, m)
         .achieved_bandwidth;
   };
-  return x(last) / x(slots);
+  return x(last) / x(row_slots(row, gpu));
 }
 
 double row_wave_factor(const RowPasses& row, int element_bytes, const Gpu& gpu) {
-  const double slots = row_slots(row, gpu), share = row_last_wave_share(row, element_bytes, gpu);
-  if (!(slots > 0) || !(share > 0) || share >= 1) return 1;
+  const double share = row_last_wave_share(row, element_bytes, gpu);
+  if (!(share > 0) || share >= 1) return 1;
   // (full waves' rows + the last wave's rows / share) / rows
-  const double last = row.rows - std::floor(row.rows / slots) * slots;
+  const double last = row_last_wave_rows(row, gpu);
   return (row.rows - last + last / share) / row.rows;
 }
 

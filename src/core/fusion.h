@@ -97,6 +97,12 @@ double row_slots(const RowPasses& row, const Gpu& gpu);
 double row_wave_factor(const RowPasses& row, int element_bytes, const Gpu& gpu);
 /// The share X(W_last) / X(W_full) of row_wave_factor (1: whole waves, or no loaded-latency fields).
 double row_last_wave_share(const RowPasses& row, int element_bytes, const Gpu& gpu);
+/// The rows of the last, partial wave: rows - floor(rows / slots) x slots (0: whole waves).
+double row_last_wave_rows(const RowPasses& row, const Gpu& gpu);
+/// The warps an SM holds when `rows` rows of the kernel are in flight, spread over the SMs.
+double row_warps_per_sm(const RowPasses& row, double rows, const Gpu& gpu);
+/// The bytes of one lane's load in ATen's row kernel: its 4-element vector.
+int row_lane_load_bytes(int element_bytes);
 
 /// A chain: the kernels eager mode runs, and the kernel(s) that replace them.
 struct FusionChain {

@@ -49,14 +49,18 @@ double queue_wait(double rho, double s) { return s * rho / (1 - rho); }
 
 }  // namespace
 
+std::vector<const char*> missing_loaded_fields(const Gpu& gpu) {
+  std::vector<const char*> out;
+  if (!(gpu.memory_read_bandwidth > 0)) out.push_back("memory_read_bandwidth");
+  if (!(gpu.latency_queue_time > 0)) out.push_back("latency_queue_time");
+  if (!(gpu.warp_return_bandwidth > 0)) out.push_back("warp_return_bandwidth");
+  return out;
+}
+
 LoadedModel loaded_model(const Gpu& gpu) {
-  // The loaded-latency fields, which only some profiles have (measure calibrate writes them).
-  auto need = [&](double v, const char* field) {
-    if (!(v > 0)) throw FieldError("gpu", gpu.key, Rule::needs_profile).other(field).aspect("loaded");
-  };
-  need(gpu.memory_read_bandwidth, "memory_read_bandwidth");
-  need(gpu.latency_queue_time, "latency_queue_time");
-  need(gpu.warp_return_bandwidth, "warp_return_bandwidth");
+  if (const std::vector<const char*> missing = missing_loaded_fields(gpu); !missing.empty()) {
+    throw FieldError("gpu", gpu.key, Rule::needs_profile).other(missing.front()).aspect("loaded");
+  }
   return {.idle_latency = gpu.latency_hbm_cycles / gpu.boost_clock,  // L0 [s] = latency_hbm_cycles / boost clock [Hz]
           .read_bandwidth = gpu.memory_read_bandwidth,
           .queue_time = gpu.latency_queue_time,

@@ -46,8 +46,12 @@ struct LoadedModel {
   int warp_size = 32;  // lanes of a warp
 };
 
+/// The loaded-latency fields the profile lacks (memory_read_bandwidth, latency_queue_time,
+/// warp_return_bandwidth: only some profiles have them; measure calibrate writes them), in that order.
+std::vector<const char*> missing_loaded_fields(const Gpu& gpu);
+
 /// The profile's loaded-latency constants (L0 from latency_hbm_cycles at the boost clock);
-/// throws FieldError("gpu", Rule::needs_profile) naming the first such field the profile lacks.
+/// throws FieldError("gpu", Rule::needs_profile) naming the first field missing_loaded_fields gives.
 LoadedModel loaded_model(const Gpu& gpu);
 
 struct LoadInput {
