@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/fusion.h"
+#include "core/little.h"
 #include "core/matmul_l2.h"
 #include "parse/quantity.h"
 #include "core/roofline.h"
@@ -168,7 +169,7 @@ MeasureTable run_fusion_case(Context& ctx, const FusionPlan& p) {
   MeasureTable t{.key = "fusion", .title = "an elementwise chain: one kernel per op against one fused kernel"};
   const double bw = ctx.bandwidth(t);
   const double l2 = static_cast<double>(ctx.device.l2_bytes);
-  const bool loads_known = gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0;
+  const bool loads_known = missing_loaded_fields(gpu).empty();
   bool counted_any = false;
   const int sm = ctx.device.cc_major * 10 + ctx.device.cc_minor;
   std::string no_issue;

@@ -122,7 +122,7 @@ double little_predicted(const Gpu& gpu, const std::optional<LoadedModel>& model,
 
 /// The loaded-latency model of the profile, or none (a profile without its constants).
 std::optional<LoadedModel> little_model(const Gpu& gpu) {
-  if (!(gpu.memory_read_bandwidth > 0 && gpu.latency_queue_time > 0 && gpu.warp_return_bandwidth > 0)) return std::nullopt;
+  if (!missing_loaded_fields(gpu).empty()) return std::nullopt;
   return loaded_model(gpu);
 }
 
