@@ -15,6 +15,7 @@
 #include "core/little.h"
 #include "core/error.h"
 #include "core/expected.h"
+#include "core/occupancy.h"
 
 namespace gpucalc {
 namespace {
@@ -236,8 +237,7 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
 
 /// The fused row kernel's notes: its second read and rate, its counted instructions where they
-/// bound it, and where measurement says its expected time is a floor (a partial wave, softmax's
-/// kernels). Only where the kernel's own time counts, above a launch's cost.
+/// bound it, and where measurement says its expected time is a floor (a partial wave). Only where the kernel's own time counts, above a launch's cost.
 void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
   const RowPasses& row = in.chain.fused.front().row;
   const ExpectedKernel& fused = x.fused.kernels.front();
@@ -283,19 +283,39 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
           fmt::join(missing_loaded_fields(gpu), " and "), format_number(most)));
     }
   }
-  if (in.chain.name == "softmax" && own_time_counts) {
-    report.notes.push_back(
-        "expected: PyTorch's softmax kernels (a warp or a block a row, the row held on chip, read once) ran 1.3-2.9x "
-        "expected_fused_time on an H100 and 3.5-4.0x on an H200 (docs/device-runs/issue38-rows, issue38-expect): their "
-        "instructions bound them (39-80 warp instructions per 32 elements, Nsight Compute; 4 of 6 widths within 11% of "
-        "that at 0.75 of 4 a clock: scripts/probes/rows_issue.py), which gpucalc does not count for softmax; treat it as a "
-        "floor");
+}
+
+/// softmax's kernel: which of ATen's runs, how many warps an SM it holds, and what its counted
+/// instructions came to against what ran. Only where the kernel's own time counts.
+void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, const Gpu& gpu, Report& report) {
+  const ExpectedKernel& fused = x.fused.kernels.front();
+  if (!(std::max(fused.memory, fused.compute) > x.launch_cost)) return;
+  if (!(k.per_row.instructions > 0)) {
+    report.notes.push_back(fmt::format(
+        "expected: PyTorch runs {} here, two rows a warp, whose instructions gpucalc has not counted from its SASS; its "
+        "compute is the ops' per element (max, subtract, exp, add, multiply)", k.name));
+    return;
   }
+  OccupancyInput oi;
+  oi.threads = k.threads;
+  oi.registers = k.registers;
+  oi.shared_memory = k.shared_bytes;
+  const int warps = occupancy(oi, gpu).warps_per_sm;
+  report.notes.push_back(fmt::format(
+      "expected: PyTorch 2.11 runs {} here ({} threads a block, {}; {} registers a thread: {} warps an SM); its "
+      "instructions, counted from its SASS ({} warp instructions a row), take {} at the chains' 0.75 of 4 a clock. On an "
+      "H100 (Nsight Compute, 2^26 bf16 elements at 1,024 to 32,768 columns) the kernels that held 40 or 64 warps an SM "
+      "ran 1.00-1.14x this time, cunn_SoftMaxForwardReg<8> (32 warps) 1.27x and softmax_warp_forward<11> (24) 1.57x; "
+      "the H200 ran Reg<8> at 1.22x (docs/device-runs/issue38-rows/aten-softmax-sass.md){}",
+      k.name, k.threads, k.rows_per_block > 1 ? "a warp a row" : "a block a row", k.registers, warps,
+      format_number(k.per_row.instructions), format_quantity(fused.compute, Unit::seconds),
+      warps <= 32 ? ": with this few warps a scheduler issues below that share, so read the expected time as a floor" : ""));
 }
 
 /// The expected keys (core/expected.h) where the profile has the achievable ceilings; otherwise
 /// they stay empty and a note names the fields the profile lacks.
-void put_expected(const FusionInput& in, double traffic_ratio, const Launch& launch, const Gpu& gpu, Report& report) {
+void put_expected(const FusionInput& in, double traffic_ratio, const Launch& launch, const AtenSoftmaxKernel* softmax,
+                  const Gpu& gpu, Report& report) {
   if (!has_achievable(gpu) || !(gpu.boost_clock > 0)) {
     std::vector<std::string> missing;
     if (!(gpu.tensor_achievable > 0)) missing.emplace_back("tensor_achievable");
@@ -332,6 +352,7 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
                            "--ops sin,cos,exp, to count it");
   }
   put_row_kernel_notes(in, x, gpu, report);
+  if (softmax != nullptr) put_softmax_note(*softmax, x, gpu, report);
   if (x.fused.compute_bound) {
     const ExpectedKernel& f = x.fused.kernels.front();
     report.notes.push_back(fmt::format(
@@ -385,7 +406,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     explain(in, r, dtype, report);
     explain_model(r, gpu, report);
   }
-  put_expected(in, r.traffic_ratio, launch, gpu, report);
+  // softmax: the kernel ATen runs at these columns (its name and occupancy for the note)
+  const AtenSoftmaxKernel softmax = in.chain.name == "softmax" ? aten_softmax_kernel(a.number(kCols)) : AtenSoftmaxKernel{};
+  put_expected(in, r.traffic_ratio, launch, in.chain.name == "softmax" ? &softmax : nullptr, gpu, report);
 }
 
 // The derivation, the table and the notes: for people (a single call, --explain).

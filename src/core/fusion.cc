@@ -50,6 +50,50 @@ constexpr AtenRowInstructions kAtenRmsNorm{{47, 12, 24, 0, 0}, {498, 50, 198, 5,
 /// fixed 1,159.
 constexpr AtenRowInstructions kAtenLayerNorm{{118, 44, 43, 4, 0}, {1159, 344, 338, 28, 0}};
 
+/// ATen's softmax kernels' warp instructions {instructions, fp32, integer (with F2FP), sfu, 0}, and
+/// their registers a thread: PyTorch 2.11's sm_90 SASS (libtorch_cuda.so, bf16 in and out) walked
+/// along finite data's path by scripts/probes/aten_softmax_sass.py
+/// (docs/device-runs/issue38-rows/aten-softmax-sass.md, sections 3-5). Every kernel's count equals
+/// Nsight Compute's on an H100 at 1,024 to 32,768 columns (run-5-h100/rowsinst.csv).
+namespace aten_softmax {
+/// softmax_warp_forward<L> (129 to 2,048 columns): a warp a row, the row in registers, 2^L / 32
+/// slots a lane, unrolled. Load, max, exp and sum run on every slot (masked ones hold -inf); the
+/// stores on ceil(cols / 32) of them, the last slot's without its exit test.
+constexpr InstructionMix kWarpFixed{48, 14, 12, 0, 0};
+constexpr InstructionMix kWarpSlot{17, 10, 5, 1, 0};
+constexpr InstructionMix kWarpStore{21, 6, 3, 1, 0};
+constexpr InstructionMix kWarpLastStore{4, 0, 2, 0, 0};
+constexpr int kWarpRegisters[4] = {29, 32, 48, 80};  // L = 8 to 11
+/// cunn_SoftMaxForwardReg<R> (2,049 to 9,216 columns, R = ceil(cols / 1024)): a block of 1,024
+/// threads a row, R elements a thread. F_R: the row at 1024 R columns (the compiler schedules each
+/// R its own way, so a table); X_R: what a warp with no element left in its last slot skips.
+constexpr InstructionMix kRegRow[7] = {{8189, 2511, 2720, 288, 0},  {10173, 3183, 3488, 384, 0},
+                                       {12477, 3855, 4416, 480, 0}, {15069, 4527, 5600, 576, 0},
+                                       {17373, 5199, 6624, 672, 0}, {19805, 5871, 7776, 768, 0},
+                                       {22141, 6543, 8832, 864, 0}};  // R = 3 to 9
+constexpr InstructionMix kRegIdleWarp[7] = {{43, 20, 13, 3, 0}, {43, 20, 13, 3, 0}, {43, 20, 13, 3, 0},
+                                            {49, 20, 17, 3, 0}, {49, 20, 17, 3, 0}, {50, 20, 18, 3, 0},
+                                            {50, 20, 18, 3, 0}};
+constexpr int kRegRegisters[7] = {28, 30, 30, 29, 34, 37, 40};
+/// cunn_SoftMaxForwardSmem<8> (9,217 to 24,511 columns, a multiple of 8): the row cached in shared
+/// memory; three loops of 16-byte vectors, a warp trip of 256 columns each, and the fixed part.
+constexpr InstructionMix kSmemFixed{3549, 495, 1120, 0, 0};
+constexpr InstructionMix kSmemTrip{323, 168, 99, 24, 0};
+/// cunn_SoftMaxForward<8> (the rest): three passes over global memory, 8,192 columns a block trip
+/// of 16-byte vectors, then a scalar tail an element a lane. Counted for rows that start 16-byte
+/// aligned; at a column count not a multiple of 8, 7 rows in 8 also take an unaligned head, not
+/// counted (the walk gives 1.3% more at 50,257 columns).
+constexpr InstructionMix kBlockFixed{6205, 495, 2592, 64, 0};
+constexpr InstructionMix kBlockTrip{310, 168, 87, 24, 0};
+constexpr InstructionMix kBlockTailStep{55, 21, 21, 3, 0};
+constexpr int kBlockRegisters = 32;
+constexpr int kBlockThreads = 1024;
+constexpr std::int64_t kReductionBytes = 128;  // 32 floats: the block reduction's shared memory
+/// Shared memory a block may take without opting in (48 KiB), less the reduction's: 24,512 bf16.
+constexpr double kSmemMaxColumns = (49152 - kReductionBytes) / 2.0;
+constexpr InstructionMix kOne{1, 0, 0, 0, 0};
+}  // namespace aten_softmax
+
 /// The kernel's warp instructions on rows x cols: rows x (cols / 128 x an iteration's + the row's).
 InstructionMix aten_row_compute(const AtenRowInstructions& k, double rows, double cols) {
   return rows * ((cols / 128) * k.per_iteration + k.per_row);
@@ -144,12 +188,63 @@ FusionChain op_chain(const std::vector<const ElementwiseOp*>& ops, double n, boo
   return c;
 }
 
+AtenSoftmaxKernel aten_softmax_kernel(double cols) {
+  using namespace aten_softmax;
+  AtenSoftmaxKernel k;
+  if (!(cols >= 1)) return k;
+  if (cols <= 2048) {
+    // a warp a row (two at 128 columns or fewer, not counted): L = ceil(log2 cols)
+    const int l = static_cast<int>(std::ceil(std::log2(cols)));
+    k.name = fmt::format("softmax_warp_forward<{}>", l);
+    k.threads = 128;
+    if (l < 8) return k;
+    k.rows_per_block = 4;
+    k.registers = kWarpRegisters[l - 8];
+    // fixed + slots x a slot's + stored 32s x a store's, less the last slot's exit test when it stores
+    const double slots = std::ldexp(1.0, l) / 32, stores = std::ceil(cols / 32);
+    k.per_row = kWarpFixed + slots * kWarpSlot + stores * kWarpStore + (stores == slots ? -1.0 : 0.0) * kWarpLastStore;
+    return k;
+  }
+  k.threads = kBlockThreads;
+  k.shared_bytes = kReductionBytes;
+  const double r = std::ceil(cols / 1024);
+  if (r < 10) {
+    const auto i = static_cast<std::size_t>(r) - 3;
+    k.name = fmt::format("cunn_SoftMaxForwardReg<{}>", r);
+    k.registers = kRegRegisters[i];
+    // F_R - X_R x (32 - the warps with an element in the last slot) + 1 for the warp the row's end splits
+    const double last_warps = std::ceil((cols - 1024 * (r - 1)) / 32);
+    const double split = std::fmod(cols, 32) != 0 ? 1 : 0;
+    k.per_row = kRegRow[i] + (-(32 - last_warps)) * kRegIdleWarp[i] + split * kOne;
+    return k;
+  }
+  k.registers = kBlockRegisters;
+  if (cols < kSmemMaxColumns && std::fmod(cols, 8) == 0) {
+    k.name = "cunn_SoftMaxForwardSmem<8>";
+    k.shared_bytes += static_cast<std::int64_t>(cols) * 2;
+    // cols / 8 = 1024 q + rest: each warp's trips; 2 more where the last trip splits a warp
+    const double vectors = cols / 8, q = std::floor(vectors / 1024), rest = vectors - 1024 * q;
+    k.per_row = kSmemFixed + (32 * q + std::ceil(rest / 32)) * kSmemTrip + (std::fmod(rest, 32) != 0 ? 2.0 : 0.0) * kOne;
+    return k;
+  }
+  k.name = "cunn_SoftMaxForward<8>";
+  // the vector loops cover cols - last, last = cols mod 8,192 = 1024 a + b goes to the scalar tails
+  const double last = std::fmod(cols, 8192), a = std::floor(last / 1024), b = last - 1024 * a;
+  const double tail_trips = 32 * a + std::ceil(b / 32);
+  k.per_row = kBlockFixed + ((cols - last) / 256) * kBlockTrip + tail_trips * kBlockTailStep +
+              (a >= 1 ? 32 : std::ceil(b / 32)) * kOne + (std::fmod(b, 32) != 0 ? 2.0 : 0.0) * kOne;
+  return k;
+}
+
 FusionChain softmax_chain(double rows, double cols) {
   const double n = rows * cols;
   FusionChain c{"softmax", n, {}, {}};
-  const InstructionMix per_element = ops_mix({"relu", "sub", "exp", "add", "mul"});
-  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, kernel_compute(per_element, n)});
-  c.fused.push_back({"softmax", {{n, -1}}, n, {}, kernel_compute(per_element, n)});
+  const AtenSoftmaxKernel k = aten_softmax_kernel(cols);
+  // ATen's kernel's instructions a row, counted; at 128 columns or fewer, the ops' per element
+  const InstructionMix compute = k.per_row.instructions > 0 ? rows * k.per_row
+                                                            : kernel_compute(ops_mix({"relu", "sub", "exp", "add", "mul"}), n);
+  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, compute});
+  c.fused.push_back({"softmax", {{n, -1}}, n, {}, compute});
   return c;
 }
 

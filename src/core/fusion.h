@@ -136,10 +136,25 @@ FusionChain custom_chain(const std::vector<KernelPerN>& kernels, const KernelPer
 /// op's per 32 elements plus the kernel's own, elementwise_kernel_overhead, x N / 32); the fused
 /// kernel all the ops' and one kernel's own.
 FusionChain op_chain(const std::vector<const ElementwiseOp*>& ops, double n, bool binary);
+/// The kernel PyTorch 2.11 launches for torch.softmax over the last dim of rows of `cols` (its
+/// bf16 kernels on sm_90, SoftMax.cu's dispatch) and its warp instructions a row along finite
+/// data's path, counted from its SASS (docs/device-runs/issue38-rows/aten-softmax-sass.md; equal to
+/// Nsight Compute's smsp__inst_executed on an H100 at 1,024 to 32,768 columns).
+struct AtenSoftmaxKernel {
+  std::string name;               // softmax_warp_forward<L>, cunn_SoftMaxForwardReg<R>, ...Smem<8>, cunn_SoftMaxForward<8>
+  int threads = 0;                // a block
+  int rows_per_block = 1;
+  int registers = 0;              // a thread (cuobjdump -res-usage); 0: not known
+  std::int64_t shared_bytes = 0;  // a block, dynamic
+  InstructionMix per_row{};       // 0: not counted (128 columns or fewer: two rows a warp)
+};
+AtenSoftmaxKernel aten_softmax_kernel(double cols);
+
 /// PyTorch's softmax over the last dim of rows x cols (N = rows cols), eager: one kernel that
-/// reads N and writes N (a block a row: max, sum of exponentials, write; the row from shared
-/// memory or the caches after its first read); fused: the same kernel. Per element: max, subtract,
-/// exp, add, multiply (the op table's relu, sub, exp, add, mul).
+/// reads N and writes N (a warp or a block a row: max, sum of exponentials, write; the row from
+/// registers, shared memory or the caches after its first read); fused: the same kernel. Its
+/// instructions: aten_softmax_kernel's a row, or, at 128 columns or fewer, per element the op
+/// table's relu, sub, exp, add, mul.
 FusionChain softmax_chain(double rows, double cols);
 /// F.layer_norm over the last dim with a weight and a bias, eager: one kernel that reads x (N) and
 /// w and b (2h) and writes the output (N) and each row's mean and rstd (2 rows); fused: the same.

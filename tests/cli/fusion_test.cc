@@ -147,17 +147,28 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
         gpucalc::testing::approx(1));
   CHECK(short_rows.out.find("counted from its SASS") != std::string::npos);
   CHECK(short_rows.out.find("ran 0.84-1.02x this on H100s") != std::string::npos);
-  // the measured misses say so where the kernel's own time counts: softmax
+  // softmax names ATen's kernel and its occupancy where the kernel's own time counts: at 8,192
+  // columns cunn_SoftMaxForwardReg<8>, 37 registers a thread, one 1,024-thread block an SM (Nsight
+  // Compute's theoretical occupancy 50%: aten-softmax-sass.md section 2), where it issues below
+  // the share (a floor); at 16,384 cunn_SoftMaxForwardSmem<8>, two blocks (100%), no floor
   const testing::Run softmax =
       run_gpucalc({"fusion", "--preset", "softmax", "--rows", "8192", "--cols", "8192", "--gpu", "h100"});
   REQUIRE(softmax.exit_code == 0);
-  CHECK(softmax.out.find("PyTorch's softmax kernels") != std::string::npos);
+  CHECK(softmax.out.find("runs cunn_SoftMaxForwardReg<8> here") != std::string::npos);
+  CHECK(softmax.out.find("37 registers a thread: 32 warps an SM") != std::string::npos);
+  CHECK(softmax.out.find("read the expected time as a floor") != std::string::npos);
   CHECK(softmax.out.find("reads each row twice") == std::string::npos);  // it holds the row: one read
+  const testing::Run smem =
+      run_gpucalc({"fusion", "--preset", "softmax", "--rows", "4096", "--cols", "16384", "--gpu", "h100"});
+  REQUIRE(smem.exit_code == 0);
+  CHECK(smem.out.find("runs cunn_SoftMaxForwardSmem<8> here") != std::string::npos);
+  CHECK(smem.out.find("64 warps an SM") != std::string::npos);
+  CHECK(smem.out.find("as a floor") == std::string::npos);
   // a launch-bound softmax: no such note
   const testing::Run tiny =
       run_gpucalc({"fusion", "--preset", "softmax", "--rows", "8", "--cols", "64", "--gpu", "h100"});
   REQUIRE(tiny.exit_code == 0);
-  CHECK(tiny.out.find("PyTorch's softmax kernels") == std::string::npos);
+  CHECK(tiny.out.find("softmax_warp_forward") == std::string::npos);
 }
 
 TEST_CASE("fusion: --ops by name, the expected keys, compute-bound when fused") {

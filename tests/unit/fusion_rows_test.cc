@@ -98,15 +98,10 @@ TEST_CASE("row kernels: eager norms' times on the H100 against expected_fused_ti
   CHECK(row_kernel_rate(bare) == h100.memory_bandwidth_achievable);
 }
 
-/// ATen's norm launches in an ncu CSV page: the kernel, its rows (the grid) and its warp
-/// instructions (smsp__inst_executed.sum). The raw page holds a launch a record, every metric a
-/// column; the details page a metric a record (Metric Name, Metric Value).
-struct NormLaunch {
-  std::string name;
-  double rows = 0, instructions = 0;
-  bool rms = false;  // the template's last argument: 1 for rms_norm
-};
-std::vector<NormLaunch> aten_norm_launches(const std::string& path) {
+/// The launches of an ncu CSV page, each its Kernel Name and metrics by name. The raw page holds
+/// a launch a record, every metric a column; the details page a metric a record (Metric Name,
+/// Metric Value).
+std::vector<std::map<std::string, std::string>> ncu_launches(const std::string& path) {
   std::map<std::string, std::map<std::string, std::string>> by_id;
   std::istringstream in(testing::file_text(path));
   std::vector<std::string> header;
@@ -128,15 +123,28 @@ std::vector<NormLaunch> aten_norm_launches(const std::string& path) {
       launch = record;
     }
   }
-  const auto number = [](std::string text) {
-    std::erase(text, ',');
-    return std::stod(text);
-  };
+  std::vector<std::map<std::string, std::string>> out;
+  for (auto& [id, m] : by_id) out.push_back(std::move(m));
+  return out;
+}
+
+double ncu_number(std::string text) {
+  std::erase(text, ',');
+  return std::stod(text);
+}
+
+/// ATen's norm launches: the kernel, its rows (the grid) and its warp instructions (smsp__inst_executed.sum).
+struct NormLaunch {
+  std::string name;
+  double rows = 0, instructions = 0;
+  bool rms = false;  // the template's last argument: 1 for rms_norm
+};
+std::vector<NormLaunch> aten_norm_launches(const std::string& path) {
   std::vector<NormLaunch> out;
-  for (auto& [id, m] : by_id) {
+  for (auto& m : ncu_launches(path)) {
     const std::string& name = m["Kernel Name"];
     if (name.find("vectorized_layer_norm_kernel") == std::string::npos) continue;
-    out.push_back({name, number(m.at("launch__grid_size")), number(m.at("smsp__inst_executed.sum")),
+    out.push_back({name, ncu_number(m.at("launch__grid_size")), ncu_number(m.at("smsp__inst_executed.sum")),
                    name.find("float, 1>") != std::string::npos});
   }
   return out;
@@ -233,6 +241,99 @@ TEST_CASE("row kernels: a partial last wave of rows moves fewer bytes a second (
     ++checked;
   }
   CHECK(checked == 2);
+}
+
+TEST_CASE("softmax: ATen's kernel at six row lengths and its counted instructions equal ncu's on an H100 (recorded)") {
+  // docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv: torch.softmax over 2^26 bf16 at 1,024 to
+  // 32,768 columns, one launch each. The kernel gpucalc names is the one that ran (its template
+  // argument: L for the warp kernel, R for Reg), its block the launch's, and rows x its
+  // instructions a row Nsight Compute's smsp__inst_executed (aten-softmax-sass.md section 6)
+  int checked = 0;
+  for (auto& m : ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv")) {
+    const std::string& name = m["Kernel Name"];
+    const bool warp = name.find("softmax_warp_forward<") != std::string::npos;
+    if (!warp && name.find("cunn_SoftMaxForward") == std::string::npos) continue;
+    INFO(name.substr(0, 110));
+    const double grid = ncu_number(m.at("launch__grid_size"));
+    const double rows = warp ? 4 * grid : grid;  // a warp a row, 4 rows a block; else a block a row
+    const double cols = 67108864 / rows;
+    const AtenSoftmaxKernel k = aten_softmax_kernel(cols);
+    INFO("cols " << cols << ": " << k.name);
+    const std::string base = k.name.substr(0, k.name.find('<'));
+    CHECK(name.find(base + "<") != std::string::npos);
+    const std::string arg = k.name.substr(k.name.find('<') + 1, k.name.size() - k.name.find('<') - 2);
+    if (warp) CHECK(name.find("float, " + arg + ", 0, 0>") != std::string::npos);
+    if (base == "cunn_SoftMaxForwardReg") CHECK(name.find("long, " + arg + ">") != std::string::npos);
+    CHECK(k.threads == ncu_number(m.at("launch__block_size")));
+    CHECK(rows * k.per_row.instructions == ncu_number(m.at("smsp__inst_executed.sum")));
+    ++checked;
+  }
+  CHECK(checked == 6);
+}
+
+TEST_CASE("softmax: ATen's kernels at widths ncu has not seen, against the SASS walk (scripts/probes/aten_softmax_sass.py)") {
+  // python3 scripts/probes/aten_softmax_sass.py /tmp/sm.sass 3000 12000 32000 128256 walks each
+  // kernel's SASS branch by branch (aten-softmax-sass.md section 4e); gpucalc's closed forms per
+  // kernel must give the same row. At 100 columns (two rows a warp) nothing is counted.
+  struct Row {
+    double cols;
+    const char* name;
+    InstructionMix row;
+  };
+  for (const Row& r : {Row{3000, "cunn_SoftMaxForwardReg<3>", {8104, 2471, 2694, 282, 0}},
+                       Row{12000, "cunn_SoftMaxForwardSmem<8>", {18732, 8391, 5773, 1128, 0}},
+                       Row{32000, "cunn_SoftMaxForward<8>", {48757, 21495, 15816, 3064, 0}},
+                       Row{128256, "cunn_SoftMaxForward<8>", {164277, 84663, 47880, 12088, 0}}}) {
+    INFO(r.cols);
+    const AtenSoftmaxKernel k = aten_softmax_kernel(r.cols);
+    CHECK(k.name == r.name);
+    CHECK(k.per_row.instructions == r.row.instructions);
+    CHECK(k.per_row.fp32 == r.row.fp32);
+    CHECK(k.per_row.integer == r.row.integer);
+    CHECK(k.per_row.sfu == r.row.sfu);
+  }
+  const AtenSoftmaxKernel two_rows = aten_softmax_kernel(100);
+  CHECK(two_rows.name == "softmax_warp_forward<7>");
+  CHECK(two_rows.per_row.instructions == 0);
+}
+
+TEST_CASE("softmax: the kernels' durations against their counted instructions' time, as the note gives them (recorded)") {
+  // the same launches' gpu__time_duration (H100, Nsight Compute, clocks not locked) over the kernel's
+  // own expected time (its first loads' latency + its instructions at 0.75 of 4 a clock): the
+  // kernels that hold 40 or 64 warps an SM ran 1.00-1.14x it, Reg<8> (32 warps) 1.27x and
+  // softmax_warp_forward<11> (24) 1.57x, the ratios the fusion note states
+  const Gpu h100 = load_gpu("h100");
+  int checked = 0;
+  for (auto& m : ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv")) {
+    const std::string& name = m["Kernel Name"];
+    const bool warp = name.find("softmax_warp_forward<") != std::string::npos;
+    if (!warp && name.find("cunn_SoftMaxForward") == std::string::npos) continue;
+    const double rows = (warp ? 4 : 1) * ncu_number(m.at("launch__grid_size"));
+    const double cols = 67108864 / rows;
+    const FusionExpected x = expected_fusion(softmax_chain(rows, cols), 2, Launch{LaunchPath::eager, 0}, h100);
+    const double ratio = ncu_number(m.at("gpu__time_duration.sum")) * 1e-9 / x.fused.kernels.front().time;
+    INFO("cols " << cols << " ratio " << ratio);
+    CHECK(x.fused.kernels.front().compute_bound);
+    if (cols == 8192) {
+      CHECK(ratio == gpucalc::testing::approx(1.27).epsilon(0.01));
+    } else if (cols == 2048) {
+      CHECK(ratio == gpucalc::testing::approx(1.57).epsilon(0.01));
+    } else {
+      CHECK(ratio >= 0.995);
+      CHECK(ratio <= 1.145);
+    }
+    ++checked;
+  }
+  CHECK(checked == 6);
+  // the H200 (issue 38's run 6, timed by CUDA events): softmax 8192 x 8192 ran 1.22x
+  const nlohmann::json run6 = nlohmann::json::parse(
+      testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-6/h200/expect38.json"));
+  double seconds = 0;
+  for (const auto& row : run6["rows"]) {
+    if (row["case"] == "softmax 8192x8192 bf16 eager") seconds = row["seconds"].get<double>();
+  }
+  const FusionExpected h200 = expected_fusion(softmax_chain(8192, 8192), 2, Launch{LaunchPath::eager, 0}, load_gpu("h200"));
+  CHECK(seconds / h200.fused.kernels.front().time == gpucalc::testing::approx(1.22).epsilon(0.01));
 }
 
 }  // namespace
