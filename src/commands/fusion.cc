@@ -303,10 +303,10 @@ void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, const
   const int warps = occupancy(oi, gpu).warps_per_sm;
   report.notes.push_back(fmt::format(
       "expected: PyTorch 2.11 runs {} here ({} threads a block, {}; {} registers a thread: {} warps an SM); its "
-      "instructions, counted from its SASS ({} warp instructions a row), take {} at the chains' 0.75 of 4 a clock. On an "
-      "H100 (Nsight Compute, 2^26 bf16 elements at 1,024 to 32,768 columns) the kernels that held 40 or 64 warps an SM "
-      "ran 1.00-1.14x this time, cunn_SoftMaxForwardReg<8> (32 warps) 1.27x and softmax_warp_forward<11> (24) 1.57x; "
-      "the H200 ran Reg<8> at 1.22x (docs/device-runs/issue38-rows/aten-softmax-sass.md){}",
+      "instructions, counted from its SASS ({} warp instructions a row), take {} at the chains' 0.75 of 4 a clock on the "
+      "busiest SM. On an H100 (Nsight Compute, 2^26 bf16 elements at 1,024 to 32,768 columns) the kernels that held 40 or "
+      "64 warps an SM ran 0.99-1.10x this time, cunn_SoftMaxForwardReg<8> (32 warps) 1.25x and softmax_warp_forward<11> "
+      "(24) 1.55x; the H200 ran Reg<8> at 1.20x (docs/device-runs/issue38-rows/aten-softmax-sass.md){}",
       k.name, k.threads, k.rows_per_block > 1 ? "a warp a row" : "a block a row", k.registers, warps,
       format_number(k.per_row.instructions), format_quantity(fused.compute, Unit::seconds),
       warps <= 32 ? ": with this few warps a scheduler issues below that share, so read the expected time as a floor" : ""));

@@ -146,9 +146,9 @@ FusionChain rmsnorm_chain(double rows, double cols) {
   // w one value a column: every row reads it
   c.unfused.push_back({"w * (...)", {{n, 4}, {h, -1, true}}, n, {}, kernel_compute(ops_mix({"mul"}), n)});
   // fused: read x (N) and w (h), write the output (N), as PyTorch's F.rms_norm runs it: ATen's
-  // row kernel, 128 threads a row, two passes, its instructions counted
+  // row kernel, a block of 128 threads a row, two passes, its instructions counted
   c.fused.push_back({"fused rmsnorm", {{n, -1}, {h, -1, true}}, n, {}, aten_row_compute(kAtenRmsNorm, rows, cols),
-                     {rows, cols, kAtenRowThreads}});
+                     {rows, cols, kAtenRowThreads}, rows});
   return c;
 }
 
@@ -243,8 +243,10 @@ FusionChain softmax_chain(double rows, double cols) {
   // ATen's kernel's instructions a row, counted; at 128 columns or fewer, the ops' per element
   const InstructionMix compute = k.per_row.instructions > 0 ? rows * k.per_row
                                                             : kernel_compute(ops_mix({"relu", "sub", "exp", "add", "mul"}), n);
-  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, compute});
-  c.fused.push_back({"softmax", {{n, -1}}, n, {}, compute});
+  // its grid: a block of rows_per_block rows (where counted)
+  const double blocks = k.per_row.instructions > 0 ? std::ceil(rows / k.rows_per_block) : 0;
+  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, compute, {}, blocks});
+  c.fused.push_back({"softmax", {{n, -1}}, n, {}, compute, {}, blocks});
   return c;
 }
 
@@ -253,7 +255,7 @@ FusionChain layernorm_chain(double rows, double cols) {
   FusionChain c{"layernorm", n, {}, {}};
   // x (N); w and b (h each), read again by every row; the output (N), mean and rstd (a row each)
   const FusionKernel k{"layer_norm", {{n, -1}, {2 * cols, -1, true}}, n + 2 * rows, {},
-                       aten_row_compute(kAtenLayerNorm, rows, cols), {rows, cols, kAtenRowThreads}};
+                       aten_row_compute(kAtenLayerNorm, rows, cols), {rows, cols, kAtenRowThreads}, rows};
   c.unfused.push_back(k);
   c.fused.push_back(k);
   return c;
@@ -537,7 +539,10 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
     // a row kernel's bytes at its rate, slower in a partial last wave of rows (row_wave_factor)
     e.wave_factor = k.row.rows > 0 ? row_wave_factor(k.row, element_bytes, gpu) : 1;
     e.memory = k.row.rows > 0 ? expected_row_kernel_time(gpu, e.bytes) * e.wave_factor : expected_stream_time(gpu, e.bytes);
-    e.compute = chain_compute_time(k.compute, gpu);
+    // compute = the busiest SM's share: ceil(blocks / SMs) of the grid's blocks, or 1 / SMs
+    const double busiest = k.blocks > 0 && gpu.sm_count > 0
+                               ? std::ceil(k.blocks / gpu.sm_count) * gpu.sm_count / k.blocks : 1.0;
+    e.compute = chain_compute_time(busiest * k.compute, gpu);
     // own time = the first loads' latency + max(memory, compute): the loads of one round overlap
     // the instructions of another
     e.time = kernel_start_latency(gpu) + std::max(e.memory, e.compute);

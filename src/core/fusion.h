@@ -70,6 +70,8 @@ struct FusionKernel {
   KernelLaunch launch{};
   InstructionMix compute{};  // the whole kernel's warp instructions, for its expected time (0: not counted)
   RowPasses row{};           // a two-pass row kernel's shape, for its expected bytes
+  double blocks = 0;         // its grid, blocks of equal instructions: the busiest SM runs ceil(blocks / SMs)
+                             // of them (0: the instructions spread evenly over the SMs)
   double read_elements() const;
 };
 

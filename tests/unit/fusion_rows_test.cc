@@ -299,9 +299,10 @@ TEST_CASE("softmax: ATen's kernels at widths ncu has not seen, against the SASS 
 
 TEST_CASE("softmax: the kernels' durations against their counted instructions' time, as the note gives them (recorded)") {
   // the same launches' gpu__time_duration (H100, Nsight Compute, clocks not locked) over the kernel's
-  // own expected time (its first loads' latency + its instructions at 0.75 of 4 a clock): the
-  // kernels that hold 40 or 64 warps an SM ran 1.00-1.14x it, Reg<8> (32 warps) 1.27x and
-  // softmax_warp_forward<11> (24) 1.57x, the ratios the fusion note states
+  // own expected time (its first loads' latency + the busiest SM's ceil(blocks / 132) blocks'
+  // instructions at 0.75 of 4 a clock): the kernels that hold 40 or 64 warps an SM ran 0.99-1.10x
+  // it, Reg<8> (32 warps) 1.25x and softmax_warp_forward<11> (24) 1.55x, the ratios the fusion
+  // note states
   const Gpu h100 = load_gpu("h100");
   int checked = 0;
   for (auto& m : ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv")) {
@@ -315,17 +316,17 @@ TEST_CASE("softmax: the kernels' durations against their counted instructions' t
     INFO("cols " << cols << " ratio " << ratio);
     CHECK(x.fused.kernels.front().compute_bound);
     if (cols == 8192) {
-      CHECK(ratio == gpucalc::testing::approx(1.27).epsilon(0.01));
+      CHECK(ratio == gpucalc::testing::approx(1.25).epsilon(0.01));
     } else if (cols == 2048) {
-      CHECK(ratio == gpucalc::testing::approx(1.57).epsilon(0.01));
+      CHECK(ratio == gpucalc::testing::approx(1.55).epsilon(0.01));
     } else {
-      CHECK(ratio >= 0.995);
-      CHECK(ratio <= 1.145);
+      CHECK(ratio >= 0.985);
+      CHECK(ratio <= 1.105);
     }
     ++checked;
   }
   CHECK(checked == 6);
-  // the H200 (issue 38's run 6, timed by CUDA events): softmax 8192 x 8192 ran 1.22x
+  // the H200 (issue 38's run 6, timed by CUDA events): softmax 8192 x 8192 ran 1.20x
   const nlohmann::json run6 = nlohmann::json::parse(
       testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-6/h200/expect38.json"));
   double seconds = 0;
@@ -333,7 +334,7 @@ TEST_CASE("softmax: the kernels' durations against their counted instructions' t
     if (row["case"] == "softmax 8192x8192 bf16 eager") seconds = row["seconds"].get<double>();
   }
   const FusionExpected h200 = expected_fusion(softmax_chain(8192, 8192), 2, Launch{LaunchPath::eager, 0}, load_gpu("h200"));
-  CHECK(seconds / h200.fused.kernels.front().time == gpucalc::testing::approx(1.22).epsilon(0.01));
+  CHECK(seconds / h200.fused.kernels.front().time == gpucalc::testing::approx(1.20).epsilon(0.01));
 }
 
 }  // namespace
