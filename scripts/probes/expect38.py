@@ -6,8 +6,7 @@ the same numbers: `validation` (the cases the expected-time model is checked on)
 random inputs, CUDA-event medians after a warm-up (METHOD.md).
 
 Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4, heldout5,
-heldout6;
-default: all).
+heldout6, softmax7; default: all).
 """
 import json
 import statistics
@@ -372,8 +371,21 @@ def heldout6():
     prefill_case(g, 8, 512)
 
 
+# the widths whose kernels' instructions docs/device-runs/issue38-rows/aten-softmax-sass.md counted
+# from the SASS but no GPU had run: every kernel PyTorch 2.11 picks and its partial warps
+SOFTMAX_WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256)
+
+
+def softmax7():
+    """Predicted before its run (docs/device-runs/issue38-expect/run-7/predictions-softmax7.md), after
+    softmax's instructions were counted: torch.softmax over about 2^26 bf16 elements at widths no
+    GPU has run, rows a multiple of 8."""
+    for cols in SOFTMAX_WIDTHS:
+        norm_cases("softmax7", "softmax", max(8, (1 << 26) // cols // 8 * 8), cols, ["eager"])
+
+
 SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4,
-        "heldout5": heldout5, "heldout6": heldout6}
+        "heldout5": heldout5, "heldout6": heldout6, "softmax7": softmax7}
 
 
 def main():

@@ -137,13 +137,14 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   CHECK(full.out.find("so 0% of it (0 B) crosses HBM again") != std::string::npos);
   CHECK(full.out.find("row slots") == std::string::npos);
   CHECK(full.out.find("counted from its SASS") == std::string::npos);  // its bytes bound it
-  // LayerNorm's short rows: its counted instructions bound it, 32,768 x (2,048 / 128 x 118 + 1,159)
-  // warp instructions at 0.75 of 4 a clock on 132 SMs at 1.98 GHz; the note gives what ran
+  // LayerNorm's short rows: its counted instructions bound it, (2,048 / 128 x 118 + 1,159) warp
+  // instructions a row, a block a row, the busiest SM's ceil(32,768 / 132) = 249 rows at 0.75 of 4
+  // a clock at 1.98 GHz; the note gives what ran
   const testing::Run short_rows = run_gpucalc(
       {"fusion", "--preset", "layernorm", "--rows", "32768", "--cols", "2048", "--gpu", "h100", "--format", "json"});
   REQUIRE(short_rows.exit_code == 0);
   CHECK(json_number(short_rows.out, "expected_fused_time") /
-            (start + 32768.0 * (2048.0 / 128 * 118 + 1159) / (132 * 4 * 0.75 * 1.98e9)) ==
+            (start + 249 * (2048.0 / 128 * 118 + 1159) / (4 * 0.75 * 1.98e9)) ==
         gpucalc::testing::approx(1));
   CHECK(short_rows.out.find("counted from its SASS") != std::string::npos);
   CHECK(short_rows.out.find("ran 0.84-1.02x this on H100s") != std::string::npos);
