@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""torch.softmax(x, -1) on torch.randn(64, cols) bf16, one call a width inside an NVTX range "sm", for
+Nsight Compute's smsp__inst_executed of each of ATen's softmax kernels at the widths
+docs/device-runs/issue38-rows/aten-softmax-sass.md section 8 predicted (GPU machine):
+
+  ncu --clock-control none --nvtx --nvtx-include "sm/" --csv --print-units base \\
+      --metrics smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread \\
+      --log-file softmax-count.csv python3 softmax_count.py
+
+Usage: python3 softmax_count.py [COLS ...] (default: expect38.py's SOFTMAX_WIDTHS)
+"""
+import sys
+
+import torch
+
+# expect38.py's SOFTMAX_WIDTHS
+WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256)
+
+
+def main():
+    widths = [int(c) for c in sys.argv[1:]] or list(WIDTHS)
+    torch.manual_seed(0)
+    for cols in widths:
+        x = torch.randn(64, cols, device="cuda", dtype=torch.bfloat16)
+        torch.softmax(x, dim=-1)  # a first call outside the range: module loading
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push("sm")
+        torch.softmax(x, dim=-1)
+        torch.cuda.nvtx.range_pop()
+        torch.cuda.synchronize()
+        print(cols, flush=True)
+
+
+if __name__ == "__main__":
+    main()
