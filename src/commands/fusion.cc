@@ -353,8 +353,8 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
   }
   put_row_kernel_notes(in, x, gpu, report);
   if (softmax != nullptr) put_softmax_note(*softmax, x, gpu, report);
-  if (x.fused.compute_bound) {
-    const ExpectedKernel& f = x.fused.kernels.front();
+  // where the fused kernel's own time counts, above a launch's cost
+  if (const ExpectedKernel& f = x.fused.kernels.front(); x.fused.compute_bound && f.compute > x.launch_cost) {
     report.notes.push_back(fmt::format(
         "the fused kernel is compute-bound{}: its instructions take {} at the SMs' pipes against {} for its bytes, so "
         "fusing saves less than its bytes say (expected_speedup {}x against traffic_ratio {}x)",
