@@ -337,5 +337,37 @@ TEST_CASE("softmax: the kernels' durations against their counted instructions' t
   CHECK(seconds / h200.fused.kernels.front().time == gpucalc::testing::approx(1.20).epsilon(0.01));
 }
 
+TEST_CASE("softmax: gpucalc's closed forms against the SASS walk's predictions at 15 widths (aten-softmax-sass.md section 8)") {
+  // the walk (scripts/probes/aten_softmax_sass.py: each kernel's SASS branch by branch) predicted
+  // the warp instructions of torch.softmax on 64 rows at each width, committed before any run; the
+  // closed forms gpucalc carries must give the same, but at 50,257 columns (not a multiple of 8:
+  // the rows' unaligned heads, which gpucalc does not count, 1.3% in the walk)
+  const std::string md = testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-rows/aten-softmax-sass.md");
+  const std::size_t section = md.find("## 8.");
+  REQUIRE(section != std::string::npos);
+  std::istringstream in(md.substr(section));
+  int checked = 0;
+  for (std::string line; std::getline(in, line);) {
+    // | cols | kernel | predicted warp instructions (64 rows) |
+    std::vector<std::string> cells;
+    std::istringstream row(line);
+    for (std::string cell; std::getline(row, cell, '|');) cells.push_back(cell);
+    if (cells.size() != 4 || cells[1].find_first_not_of(" 0123456789") != std::string::npos) continue;
+    const double cols = std::stod(cells[1]);
+    std::string count = cells[3];
+    std::erase(count, ',');
+    const double walk = std::stod(count);
+    INFO(cols);
+    const double model = 64 * aten_softmax_kernel(cols).per_row.instructions;
+    if (cols == 50257) {
+      CHECK(model / walk == gpucalc::testing::approx(0.987).epsilon(0.002));
+    } else {
+      CHECK(model == walk);
+    }
+    ++checked;
+  }
+  CHECK(checked == 15);
+}
+
 }  // namespace
 }  // namespace gpucalc
