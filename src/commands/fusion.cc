@@ -237,7 +237,8 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
 
 /// The fused row kernel's notes: its second read and rate, its counted instructions where they
-/// bound it, and where measurement says its expected time is a floor (a partial wave). Only where the kernel's own time counts, above a launch's cost.
+/// bound it, and where measurement says its expected time is a floor (a partial wave). Only where
+/// the kernel's own time counts, above a launch's cost.
 void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
   const RowPasses& row = in.chain.fused.front().row;
   const ExpectedKernel& fused = x.fused.kernels.front();
