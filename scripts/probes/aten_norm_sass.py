@@ -12,6 +12,8 @@ To reproduce (no GPU needed):
 """
 import re, collections, sys
 
+from sass_ops import cat
+
 RMS_FN = "vectorized_layer_norm_kernelIN3c108BFloat16EfLb1EE"
 LN_FN = "vectorized_layer_norm_kernelIN3c108BFloat16EfLb0EE"
 
@@ -33,22 +35,6 @@ def load_function(path, fn):
 def opcode(txt):
     t = re.sub(r'^@!?U?P[T0-9]+\s+', '', txt)
     return t.split()[0].rstrip(';')
-
-def cat(op):
-    base = op.split('.')[0]
-    if base in ('FFMA','FMUL','FADD','FSETP','FMNMX','FCHK','FSEL','FSET'): return 'fp32'
-    if base in ('MUFU',): return 'mufu'
-    if base in ('LDG','STG'): return 'ldst_global'
-    if base in ('LDS','STS'): return 'ldst_shared'
-    if base in ('SHFL',): return 'shfl'
-    if base in ('BAR',): return 'bar'
-    if base in ('F2FP','F2F','I2FP','I2F','F2I'): return 'convert'
-    if base in ('IMAD','IADD3','LOP3','ISETP','SHF','PRMT','LEA','MOV','SEL','VIADD','PLOP3','HFMA2','IABS','IMNMX'): return 'int_alu'
-    if base.startswith('U') or base in ('S2UR',): return 'uniform'
-    if base in ('LDC',): return 'ldc_const'
-    if base in ('S2R',): return 's2r'
-    if base in ('BRA','CALL','RET','EXIT','BSSY','BSYNC','WARPSYNC'): return 'ctrl'
-    return 'other:' + base
 
 def expand(ins, ranges):
     out = []

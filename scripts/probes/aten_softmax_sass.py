@@ -49,6 +49,8 @@ import math
 import re
 import sys
 
+from sass_ops import cat
+
 FRAG = {}
 for _L in (8, 9, 10, 11):
     FRAG[f"warp{_L}"] = f"softmax_warp_forwardIN3c108BFloat16ES2_fLi{_L}ELb0ELb0EE"
@@ -93,37 +95,6 @@ def split(txt):
 
 def target(operands):
     return int(re.findall(r"0x([0-9a-f]+)", operands)[-1], 16)
-
-
-# ---- categories: aten_norm_sass.py's, plus P2R (logic) and R2UR (uniform) ----
-def cat(op):
-    base = op.split(".")[0]
-    if base in ("FFMA", "FMUL", "FADD", "FSETP", "FMNMX", "FCHK", "FSEL", "FSET"):
-        return "fp32"
-    if base == "MUFU":
-        return "mufu"
-    if base in ("LDG", "STG"):
-        return "ldst_global"
-    if base in ("LDS", "STS"):
-        return "ldst_shared"
-    if base == "SHFL":
-        return "shfl"
-    if base == "BAR":
-        return "bar"
-    if base in ("F2FP", "F2F", "I2FP", "I2F", "F2I"):
-        return "convert"
-    if base in ("IMAD", "IADD3", "LOP3", "ISETP", "SHF", "PRMT", "LEA", "MOV", "SEL", "VIADD", "PLOP3",
-                "HFMA2", "IABS", "IMNMX", "P2R"):
-        return "int_alu"
-    if base.startswith("U") or base in ("S2UR", "R2UR"):
-        return "uniform"
-    if base == "LDC":
-        return "ldc_const"
-    if base == "S2R":
-        return "s2r"
-    if base in ("BRA", "CALL", "RET", "EXIT", "BSSY", "BSYNC", "WARPSYNC"):
-        return "ctrl"
-    return "other:" + base
 
 
 def pipe(op, operands):

@@ -9,8 +9,9 @@ sm__cycles_elapsed.avg.per_second), duration / that, and DRAM's bytes. No GPU ne
 
 Usage: python3 rows_issue.py [rowsinst.csv]
 """
-import csv
 import sys
+
+import ncu_csv
 
 ISSUE = 0.75 * 4  # warp instructions a clock an SM at the chains' issue share
 SMS = 132
@@ -19,14 +20,6 @@ NAMES = ("rmsnorm", "layernorm", "softmax")
 
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv"
-    with open(path, newline="") as f:
-        lines = [line for line in f if line.startswith('"')][:100000]
-    kernels = {}
-    for r in csv.reader(lines):
-        if len(r) < 15 or r[0] == "ID":
-            continue
-        k = kernels.setdefault(r[0], {"name": r[6], "block": r[8], "grid": r[9]})
-        k[r[-3]] = float(r[-1].replace(",", "")) if r[-1] not in ("", "n/a") else 0.0
     # probe38's rowsncu order: per column count, rmsnorm, layernorm, softmax, each eager then
     # compiled where compiled (1,024, 4,096 and 16,384 columns)
     order = []
@@ -37,7 +30,7 @@ def main():
                 order.append(f"{kind} {2**26 // cols}x{cols} compiled")
     print("| case | kernel | duration (us) | warp instructions | at 0.75 of 4 a clock (us) | duration / that | DRAM bytes (MB) |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
-    for i, (kid, k) in enumerate(sorted(kernels.items(), key=lambda kv: int(kv[0]))):
+    for i, k in enumerate(ncu_csv.launches(path)):
         inst, clock = k.get("smsp__inst_executed.sum", 0), k.get("sm__cycles_elapsed.avg.per_second", 0)
         dur = k.get("gpu__time_duration.sum", 0) * 1e-9
         issue = inst / (ISSUE * SMS * clock) if clock > 0 else 0

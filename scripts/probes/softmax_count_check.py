@@ -6,26 +6,14 @@ fusion note's warp instructions a row x 64) and the SASS walk's prediction commi
 
 Usage: python3 softmax_count_check.py GPUCALC softmax-count.csv [aten-softmax-sass.md]   (a Markdown table)
 """
-import csv
 import re
 import subprocess
 import sys
 
+import ncu_csv
+
 ROWS = 64
 WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256)
-
-
-def ncu_launches(path):
-    """[(kernel name, {metric: value})] in launch order from ncu's --csv page (a metric a line)."""
-    with open(path, newline="") as f:
-        lines = [line for line in f if line.startswith('"')][:100000]
-    launches = {}
-    for r in csv.reader(lines):
-        if len(r) < 15 or r[0] == "ID":
-            continue
-        name, metrics = launches.setdefault(int(r[0]), (r[6], {}))
-        metrics[r[-3]] = float(r[-1].replace(",", "")) if r[-1] not in ("", "n/a") else 0.0
-    return [launches[k] for k in sorted(launches)]
 
 
 def predicted(md_path):
@@ -50,10 +38,11 @@ def main():
     gpucalc, path = sys.argv[1], sys.argv[2]
     md = sys.argv[3] if len(sys.argv) > 3 else "docs/device-runs/issue38-rows/aten-softmax-sass.md"
     walk = predicted(md)
-    launches = ncu_launches(path)
+    launches = ncu_csv.launches(path)
     print("| cols | kernel (ncu) | registers | ncu warp instructions | gpucalc (64 rows) | gpucalc / ncu | SASS walk (predicted) | walk / ncu |")
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for cols, (name, m) in zip(WIDTHS, launches):
+    for cols, m in zip(WIDTHS, launches):
+        name = m["name"]
         kernel, row = gpucalc_row(gpucalc, cols)
         ncu = m.get("smsp__inst_executed.sum", 0)
         short = name.split("(")[0].replace("void ", "").split("::")[-1][:60]
