@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "commands/chart.h"
 #include "commands/commands.h"
@@ -236,13 +237,16 @@ void set_loads_in_flight(const Args& a, const Gpu& gpu, FusionChain& chain) {
 
 bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.rows > 0; }
 
+/// A kernel's own time counts where it outlasts a launch's cost: max(its bytes, its compute) > the cost.
+bool outlasts_launch(const ExpectedKernel& k, double launch_cost) { return std::max(k.memory, k.compute) > launch_cost; }
+
 /// The fused row kernel's notes: its second read and rate, its counted instructions where they
 /// bound it, and where measurement says its expected time is a floor (a partial wave). Only where
 /// the kernel's own time counts, above a launch's cost.
 void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
   const RowPasses& row = in.chain.fused.front().row;
   const ExpectedKernel& fused = x.fused.kernels.front();
-  const bool own_time_counts = fused.memory > x.launch_cost;
+  const bool bytes_outlast_launch = fused.memory > x.launch_cost;
   if (is_row_kernel(in.chain)) {
     report.notes.push_back(fmt::format(
         "expected: the fused kernel reads each row twice (ATen's row kernel, {} threads a row: the statistic, then the row "
@@ -253,7 +257,7 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
         format_number(100 * row_reread_miss(row, in.element_bytes, gpu)), format_quantity(fused.reread_bytes, Unit::bytes),
         format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
         gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
-    if (fused.compute_bound && own_time_counts) {
+    if (fused.compute_bound && bytes_outlast_launch) {
       report.notes.push_back(
           "expected: the row kernel's instructions bound it: ATen's, counted from its SASS (a loop iteration of 128 "
           "elements a warp, and each row's reductions) at the chains' 0.75 of 4 a clock; LayerNorm at 1,024 to 3,072 "
@@ -262,7 +266,7 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
     }
     const double slots = row_slots(row, gpu);
     const double last = row_last_wave_rows(row, gpu);
-    if (fused.wave_factor > 1 && own_time_counts) {
+    if (fused.wave_factor > 1 && bytes_outlast_launch) {
       const double warps = row_warps_per_sm(row, last, gpu);
       const int lane_bytes = row_lane_load_bytes(in.element_bytes);
       report.notes.push_back(fmt::format(
@@ -274,7 +278,7 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
           format_number(warps), format_quantity(lane_bytes, Unit::bytes),
           format_number(100 * row_last_wave_share(row, in.element_bytes, gpu)), std::max(1.0, std::round(warps)), lane_bytes,
           format_number(row_warps_per_sm(row, slots, gpu)), format_number(fused.wave_factor)));
-    } else if (const double most = std::ceil(row.rows / slots) * slots / row.rows; last > 0 && most > 1.05 && own_time_counts) {
+    } else if (const double most = std::ceil(row.rows / slots) * slots / row.rows; last > 0 && most > 1.05 && bytes_outlast_launch) {
       // at most: the last wave as long as a full one, ceil(rows / slots) slots / rows
       report.notes.push_back(fmt::format(
           "expected: the last wave's {} {} fill {}% of the GPU's {} row slots: fewer bytes are in flight than the rate was "
@@ -290,7 +294,7 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
 /// instructions came to against what ran. Only where the kernel's own time counts.
 void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, const Gpu& gpu, Report& report) {
   const ExpectedKernel& fused = x.fused.kernels.front();
-  if (!(std::max(fused.memory, fused.compute) > x.launch_cost)) return;
+  if (!outlasts_launch(fused, x.launch_cost)) return;
   if (!(k.per_row.instructions > 0)) {
     report.notes.push_back(fmt::format(
         "expected: PyTorch runs {} here, two rows a warp, whose instructions gpucalc has not counted from its SASS; its "
@@ -315,8 +319,8 @@ void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, const
 
 /// The expected keys (core/expected.h) where the profile has the achievable ceilings; otherwise
 /// they stay empty and a note names the fields the profile lacks.
-void put_expected(const FusionInput& in, double traffic_ratio, const Launch& launch, const AtenSoftmaxKernel* softmax,
-                  const Gpu& gpu, Report& report) {
+void put_expected(const FusionInput& in, double traffic_ratio, const Launch& launch,
+                  const std::optional<AtenSoftmaxKernel>& softmax, const Gpu& gpu, Report& report) {
   if (!has_achievable(gpu) || !(gpu.boost_clock > 0)) {
     std::vector<std::string> missing;
     if (!(gpu.tensor_achievable > 0)) missing.emplace_back("tensor_achievable");
@@ -353,9 +357,8 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
                            "--ops sin,cos,exp, to count it");
   }
   put_row_kernel_notes(in, x, gpu, report);
-  if (softmax != nullptr) put_softmax_note(*softmax, x, gpu, report);
-  // where the fused kernel's own time counts, above a launch's cost
-  if (const ExpectedKernel& f = x.fused.kernels.front(); x.fused.compute_bound && f.compute > x.launch_cost) {
+  if (softmax) put_softmax_note(*softmax, x, gpu, report);
+  if (const ExpectedKernel& f = x.fused.kernels.front(); x.fused.compute_bound && outlasts_launch(f, x.launch_cost)) {
     report.notes.push_back(fmt::format(
         "the fused kernel is compute-bound{}: its instructions take {} at the SMs' pipes against {} for its bytes, so "
         "fusing saves less than its bytes say (expected_speedup {}x against traffic_ratio {}x)",
@@ -408,8 +411,9 @@ void run(const Args& a, const Gpu& gpu, Report& report) {
     explain_model(r, gpu, report);
   }
   // softmax: the kernel ATen runs at these columns (its name and occupancy for the note)
-  const AtenSoftmaxKernel softmax = in.chain.name == "softmax" ? aten_softmax_kernel(a.number(kCols)) : AtenSoftmaxKernel{};
-  put_expected(in, r.traffic_ratio, launch, in.chain.name == "softmax" ? &softmax : nullptr, gpu, report);
+  std::optional<AtenSoftmaxKernel> softmax;
+  if (in.chain.name == "softmax") softmax = aten_softmax_kernel(a.number(kCols));
+  put_expected(in, r.traffic_ratio, launch, softmax, gpu, report);
 }
 
 // The derivation, the table and the notes: for people (a single call, --explain).
