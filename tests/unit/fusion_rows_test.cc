@@ -100,9 +100,9 @@ TEST_CASE("row kernels: eager norms' times on the H100 against expected_fused_ti
 
 /// The launches of an ncu CSV page, each its Kernel Name and metrics by name. The raw page holds
 /// a launch a record, every metric a column; the details page a metric a record (Metric Name,
-/// Metric Value).
+/// Metric Value). In launch order (the IDs' numbers).
 std::vector<std::map<std::string, std::string>> ncu_launches(const std::string& path) {
-  std::map<std::string, std::map<std::string, std::string>> by_id;
+  std::map<long, std::map<std::string, std::string>> by_id;
   std::istringstream in(testing::file_text(path));
   std::vector<std::string> header;
   for (std::string line; std::getline(in, line);) {
@@ -115,7 +115,9 @@ std::vector<std::map<std::string, std::string>> ncu_launches(const std::string& 
     REQUIRE(cells.size() == header.size());
     std::map<std::string, std::string> record;
     for (std::size_t i = 0; i < cells.size(); ++i) record[header[i]] = cells[i];
-    std::map<std::string, std::string>& launch = by_id[record.at("ID")];
+    const std::string& id = record.at("ID");
+    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) continue;  // the raw page's units
+    std::map<std::string, std::string>& launch = by_id[std::stol(id)];
     if (record.count("Metric Name") != 0) {
       launch["Kernel Name"] = record.at("Kernel Name");
       launch[record.at("Metric Name")] = record.at("Metric Value");
@@ -193,6 +195,45 @@ TEST_CASE("row kernels: the working set and the share by hand") {
   CHECK(row_reread_miss({}, 2, h100) == 0);
   CHECK(row_reread_miss({4096, 1024, 128}, 2, h100) == 0);
   CHECK(row_reread_miss({4096, 65536, 128}, 2, h100) == 1);
+}
+
+TEST_CASE("softmax: the counted instructions equal ncu's at 15 widths never run before (H100, issue 38's run 7, held out)") {
+  // docs/device-runs/issue38-expect/run-7/h100/softmax-count.csv (scripts/probes/softmax_count.py:
+  // torch.softmax on 64 rows of bf16, a launch a width in this order; Nsight Compute 2026-12-07),
+  // predicted by the SASS walk and committed before the run (aten-softmax-sass.md section 8). The
+  // kernel gpucalc names ran, with its block, and its count equals smsp__inst_executed but for one
+  // warp instruction a row in cunn_SoftMaxForwardSmem<8> where the columns are not a multiple of
+  // 8,192 (12,000, 20,000, 24,504: a loop's remainder the walk does not take), and at 50,257 the
+  // rows' unaligned heads (not counted: 1.3%)
+  const double widths[] = {300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256};
+  std::vector<std::map<std::string, std::string>> launches;
+  for (auto& m : ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-7/h100/softmax-count.csv")) {
+    if (m["Kernel Name"].find("oftMax") != std::string::npos || m["Kernel Name"].find("softmax_warp_forward<") != std::string::npos)
+      launches.push_back(m);
+  }
+  REQUIRE(launches.size() == std::size(widths));
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const double cols = widths[i];
+    const AtenSoftmaxKernel k = aten_softmax_kernel(cols);
+    const std::string& name = launches[i]["Kernel Name"];
+    INFO("cols " << cols << ": " << k.name << " against " << name.substr(0, 110));
+    const std::string base = k.name.substr(0, k.name.find('<'));
+    const std::string arg = k.name.substr(k.name.find('<') + 1, k.name.size() - k.name.find('<') - 2);
+    if (base == "softmax_warp_forward") CHECK(name.find("float, " + arg + ", 0, 0>") != std::string::npos);
+    if (base == "cunn_SoftMaxForwardReg") CHECK(name.find("long, " + arg + ">") != std::string::npos);
+    if (base == "cunn_SoftMaxForwardSmem") CHECK(name.find("cunn_SoftMaxForwardSmem<") != std::string::npos);
+    if (base == "cunn_SoftMaxForward") CHECK(name.find("cunn_SoftMaxForward<") != std::string::npos);
+    CHECK(k.threads == ncu_number(launches[i].at("launch__block_size")));
+    const double ncu = ncu_number(launches[i].at("smsp__inst_executed.sum"));
+    const double model = 64 * k.per_row.instructions;
+    if (cols == 50257) {
+      CHECK(model / ncu == gpucalc::testing::approx(0.987).epsilon(0.002));
+    } else if (base == "cunn_SoftMaxForwardSmem") {
+      CHECK(ncu - model == 64);
+    } else {
+      CHECK(model == ncu);
+    }
+  }
 }
 
 }  // namespace
@@ -367,6 +408,45 @@ TEST_CASE("softmax: gpucalc's closed forms against the SASS walk's predictions a
     ++checked;
   }
   CHECK(checked == 15);
+}
+
+TEST_CASE("softmax: the counted instructions equal ncu's at 15 widths never run before (H100, issue 38's run 7, held out)") {
+  // docs/device-runs/issue38-expect/run-7/h100/softmax-count.csv (scripts/probes/softmax_count.py:
+  // torch.softmax on 64 rows of bf16, a launch a width in this order; Nsight Compute 2026-12-07),
+  // predicted by the SASS walk and committed before the run (aten-softmax-sass.md section 8). The
+  // kernel gpucalc names ran, with its block, and its count equals smsp__inst_executed but for one
+  // warp instruction a row in cunn_SoftMaxForwardSmem<8> where the columns are not a multiple of
+  // 8,192 (12,000, 20,000, 24,504: a loop's remainder the walk does not take), and at 50,257 the
+  // rows' unaligned heads (not counted: 1.3%)
+  const double widths[] = {300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256};
+  std::vector<std::map<std::string, std::string>> launches;
+  for (auto& m : ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-7/h100/softmax-count.csv")) {
+    if (m["Kernel Name"].find("oftMax") != std::string::npos || m["Kernel Name"].find("softmax_warp_forward<") != std::string::npos)
+      launches.push_back(m);
+  }
+  REQUIRE(launches.size() == std::size(widths));
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const double cols = widths[i];
+    const AtenSoftmaxKernel k = aten_softmax_kernel(cols);
+    const std::string& name = launches[i]["Kernel Name"];
+    INFO("cols " << cols << ": " << k.name << " against " << name.substr(0, 110));
+    const std::string base = k.name.substr(0, k.name.find('<'));
+    const std::string arg = k.name.substr(k.name.find('<') + 1, k.name.size() - k.name.find('<') - 2);
+    if (base == "softmax_warp_forward") CHECK(name.find("float, " + arg + ", 0, 0>") != std::string::npos);
+    if (base == "cunn_SoftMaxForwardReg") CHECK(name.find("long, " + arg + ">") != std::string::npos);
+    if (base == "cunn_SoftMaxForwardSmem") CHECK(name.find("cunn_SoftMaxForwardSmem<") != std::string::npos);
+    if (base == "cunn_SoftMaxForward") CHECK(name.find("cunn_SoftMaxForward<") != std::string::npos);
+    CHECK(k.threads == ncu_number(launches[i].at("launch__block_size")));
+    const double ncu = ncu_number(launches[i].at("smsp__inst_executed.sum"));
+    const double model = 64 * k.per_row.instructions;
+    if (cols == 50257) {
+      CHECK(model / ncu == gpucalc::testing::approx(0.987).epsilon(0.002));
+    } else if (base == "cunn_SoftMaxForwardSmem") {
+      CHECK(ncu - model == 64);
+    } else {
+      CHECK(model == ncu);
+    }
+  }
 }
 
 }  // namespace
