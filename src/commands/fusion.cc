@@ -240,24 +240,26 @@ bool is_row_kernel(const FusionChain& chain) { return chain.fused.front().row.ro
 /// A kernel's own time counts where it outlasts a launch's cost: max(its bytes, its compute) > the cost.
 bool outlasts_launch(const ExpectedKernel& k, double launch_cost) { return std::max(k.memory, k.compute) > launch_cost; }
 
-/// The fused row kernel's notes: its second read and rate, its counted instructions where they
-/// bound it, and where measurement says its expected time is a floor (a partial wave). Only where
-/// the kernel's own time counts, above a launch's cost.
-void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const Gpu& gpu, Report& report) {
+/// The fused row kernel's notes: its later reads and rate, its counted instructions where they
+/// bound it (a norm's: softmax's note is its own), and where measurement says its expected time
+/// is a floor (a partial wave). Only where the kernel's own time counts, above a launch's cost.
+void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, bool softmax, const Gpu& gpu, Report& report) {
   const RowPasses& row = in.chain.fused.front().row;
   const ExpectedKernel& fused = x.fused.kernels.front();
   const bool bytes_outlast_launch = fused.memory > x.launch_cost;
   if (is_row_kernel(in.chain)) {
     report.notes.push_back(fmt::format(
-        "expected: the fused kernel reads each row twice (ATen's row kernel, {} threads a row: the statistic, then the row "
-        "again); the second read comes from the L2 while the rows in flight fit: {} against half the L2 ({}), so {}% of it "
-        "({}) crosses HBM again; its bytes move at {} ({})",
-        row.threads, format_quantity(row_working_set(row, in.element_bytes, gpu), Unit::bytes),
+        "expected: the fused kernel reads each row {} ({}, {} threads a row: {}); the later reads come from the L2 while the "
+        "rows in flight fit: {} against half the L2 ({}), so {}% of them ({}) cross HBM again; its bytes move at {} ({})",
+        row.rereads == 1 ? "twice" : fmt::format("{} times", row.rereads + 1),
+        softmax ? "ATen's cunn_SoftMaxForward" : "ATen's row kernel", row.threads,
+        softmax ? "the max, the sum of exponentials, then the row again to write it" : "the statistic, then the row again",
+        format_quantity(row_working_set(row, in.element_bytes, gpu), Unit::bytes),
         format_quantity(static_cast<double>(gpu.l2_size) / 2, Unit::bytes),
         format_number(100 * row_reread_miss(row, in.element_bytes, gpu)), format_quantity(fused.reread_bytes, Unit::bytes),
         format_quantity(row_kernel_rate(gpu), Unit::bytes_per_second),
         gpu.row_kernel_bandwidth > 0 ? "row_kernel_bandwidth" : "memory_bandwidth_achievable: the profile has no row_kernel_bandwidth"));
-    if (fused.compute_bound && bytes_outlast_launch) {
+    if (fused.compute_bound && bytes_outlast_launch && !softmax) {
       report.notes.push_back(
           "expected: the row kernel's instructions bound it: ATen's, counted from its SASS (a loop iteration of 128 "
           "elements a warp, and each row's reductions) at the chains' 0.75 of 4 a clock; LayerNorm at 1,024 to 3,072 "
@@ -292,7 +294,7 @@ void put_row_kernel_notes(const FusionInput& in, const FusionExpected& x, const 
 
 /// softmax's kernel: which of ATen's runs, how many warps an SM it holds, and what its counted
 /// instructions came to against what ran. Only where the kernel's own time counts.
-void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, const Gpu& gpu, Report& report) {
+void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, Report& report) {
   const ExpectedKernel& fused = x.fused.kernels.front();
   if (!outlasts_launch(fused, x.launch_cost)) return;
   if (!(k.per_row.instructions > 0)) {
@@ -301,20 +303,17 @@ void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, const
         "compute is the ops' per element (max, subtract, exp, add, multiply)", k.name));
     return;
   }
-  OccupancyInput oi;
-  oi.threads = k.threads;
-  oi.registers = k.registers;
-  oi.shared_memory = k.shared_bytes;
-  const int warps = occupancy(oi, gpu).warps_per_sm;
   report.notes.push_back(fmt::format(
-      "expected: PyTorch 2.11 runs {} here ({} threads a block, {}; {} registers a thread: {} warps an SM); its "
-      "instructions, counted from its SASS ({} warp instructions a row), take {} at the chains' 0.75 of 4 a clock on the "
-      "busiest SM. On an H100 (Nsight Compute, 2^26 bf16 elements at 1,024 to 32,768 columns) the kernels that held 40 or "
-      "64 warps an SM ran 0.99-1.10x this time, cunn_SoftMaxForwardReg<8> (32 warps) 1.25x and softmax_warp_forward<11> "
-      "(24) 1.55x; the H200 ran Reg<8> at 1.20x (docs/device-runs/issue38-rows/aten-softmax-sass.md){}",
-      k.name, k.threads, k.rows_per_block > 1 ? "a warp a row" : "a block a row", k.registers, warps,
-      format_number(k.per_row.instructions), format_quantity(fused.compute, Unit::seconds),
-      warps <= 32 ? ": with this few warps a scheduler issues below that share, so read the expected time as a floor" : ""));
+      "expected: PyTorch 2.11 runs {} here ({} threads a block, {}; {} registers a thread: {} warps an SM); its"
+      " instructions, counted from its SASS ({} warp instructions a row), take {} at {} of 4 a clock: each "
+      "scheduler issues for its {} warps, a warp every {} clocks, at most the chains' {} (min({}, W / 4 / {})). On an "
+      "H100, 15 widths predicted before they ran (issue 38's run 7) took 0.85-1.12x this but cunn_SoftMaxForward<8> at "
+      "32,000 columns, 1.28x (docs/device-runs/issue38-expect)",
+      k.name, k.threads, k.rows_per_block > 1 ? "a warp a row" : "a block a row", k.registers,
+      format_number(fused.warps_per_sm), format_number(k.per_row.instructions),
+      format_quantity(fused.compute, Unit::seconds), format_number(fused.issue_share), format_number(fused.warps_per_sm / 4),
+      format_number(kWarpIssueInterval), format_number(kChainIssueAchieved), format_number(kChainIssueAchieved),
+      format_number(kWarpIssueInterval)));
 }
 
 /// The expected keys (core/expected.h) where the profile has the achievable ceilings; otherwise
@@ -356,8 +355,8 @@ void put_expected(const FusionInput& in, double traffic_ratio, const Launch& lau
     report.notes.push_back("expected: the ops' compute is not counted (ops given by count or as custom kernels): name them, "
                            "--ops sin,cos,exp, to count it");
   }
-  put_row_kernel_notes(in, x, gpu, report);
-  if (softmax) put_softmax_note(*softmax, x, gpu, report);
+  put_row_kernel_notes(in, x, softmax.has_value(), gpu, report);
+  if (softmax) put_softmax_note(*softmax, x, report);
   if (const ExpectedKernel& f = x.fused.kernels.front(); x.fused.compute_bound && outlasts_launch(f, x.launch_cost)) {
     report.notes.push_back(fmt::format(
         "the fused kernel is compute-bound{}: its instructions take {} at the SMs' pipes against {} for its bytes, so "

@@ -86,17 +86,30 @@ InstructionMix elementwise_kernel_overhead() { return {3.125, 0.25, 1.25, 0, 0};
 // sampled beside each) issued ncu's K = 16 instructions x 64 (2^26 / 2^20) at 0.749, 0.749, 0.873,
 // 0.645, 0.819 and 0.743 of 4 a clock an SM: the median, 0.75. The XU's rate needs no such share:
 // sigmoid and silu, XU-bound at 16 lanes a clock an SM, come within 4% of their times at it.
-PipeClocks chain_pipe_clocks(const InstructionMix& mix, const Gpu& gpu) {
+PipeClocks chain_pipe_clocks(const InstructionMix& mix, const Gpu& gpu, double share) {
   PipeClocks c = pipe_clocks(mix, gpu);
-  // issue [clocks] = instructions / (4 x kChainIssueAchieved)
-  c.issue = mix.instructions / (kIssuePerClock * kChainIssueAchieved);
+  // issue [clocks] = instructions / (4 x share)
+  c.issue = share > 0 ? mix.instructions / (kIssuePerClock * share) : 0;
   return busiest(c);
 }
 
-double chain_compute_time(const InstructionMix& warp_mix, const Gpu& gpu) {
+// kWarpIssueInterval: ATen's softmax kernels that hold 24 or 32 warps an SM ran their counted
+// instructions' time at 0.75 of 4 a clock x 1.55 (softmax_warp_forward<11>, 24 warps, H100) and
+// x 1.25 (cunn_SoftMaxForwardReg<8>, 32 warps, H100; Nsight Compute's gpu__time_duration,
+// docs/device-runs/issue38-rows/run-5-h100/rowsinst.csv) and x 1.20 (Reg<8>, H200, CUDA events,
+// issue38-expect/run-6/h200/expect38.json): a scheduler with W / 4 warps issued 0.75 / ratio a
+// clock, one instruction a warp every (W / 4) x ratio / 0.75 clocks: 12.4, 13.3 and 12.8; the
+// median, 12.8. Nsight Compute names it smsp__average_warp_latency_per_inst_issued.
+double resident_issue_share(double warps_per_sm) {
+  if (!(warps_per_sm > 0)) return kChainIssueAchieved;
+  // share = min(0.75, W / 4 / interval)
+  return std::min(kChainIssueAchieved, warps_per_sm / kIssuePerClock / kWarpIssueInterval);
+}
+
+double chain_compute_time(const InstructionMix& warp_mix, const Gpu& gpu, double share) {
   if (gpu.sm_count < 1 || !(gpu.boost_clock > 0)) return 0;
   // time [s] = the clocks of one SM's share of the warp instructions / boost_clock
-  return chain_pipe_clocks((1.0 / gpu.sm_count) * warp_mix, gpu).clocks / gpu.boost_clock;
+  return chain_pipe_clocks((1.0 / gpu.sm_count) * warp_mix, gpu, share).clocks / gpu.boost_clock;
 }
 
 }  // namespace gpucalc

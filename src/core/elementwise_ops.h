@@ -38,12 +38,22 @@ InstructionMix elementwise_kernel_overhead();
 /// (measured, the six issue-bound chains of the calibration: see elementwise_ops.cc).
 inline constexpr double kChainIssueAchieved = 0.75;
 
+/// A warp's mean clocks from one issued instruction to its next where few warps share a scheduler,
+/// in ATen's row kernels: 12.8 (measured: see elementwise_ops.cc).
+inline constexpr double kWarpIssueInterval = 12.8;
+
+/// The share of an SM's 4 warp instructions a clock that W resident warps sustain: each of the 4
+/// schedulers issues for its W / 4 warps, one instruction each kWarpIssueInterval clocks, at most
+/// kChainIssueAchieved: min(kChainIssueAchieved, W / 4 / kWarpIssueInterval). W 0 (not known):
+/// kChainIssueAchieved.
+double resident_issue_share(double warps_per_sm);
+
 /// The clocks an SM spends on `mix` (a kernel's warp instructions on one SM): core/pipes' clocks,
-/// the issue term at kChainIssueAchieved x 4 a clock.
-PipeClocks chain_pipe_clocks(const InstructionMix& mix, const Gpu& gpu);
+/// the issue term at `share` x 4 a clock.
+PipeClocks chain_pipe_clocks(const InstructionMix& mix, const Gpu& gpu, double share = kChainIssueAchieved);
 
 /// Seconds the GPU's SMs take to run `warp_mix`, a whole kernel's warp instructions spread evenly
-/// over the SMs: chain_pipe_clocks(mix / SMs) / boost_clock; 0 when the profile lacks a clock.
-double chain_compute_time(const InstructionMix& warp_mix, const Gpu& gpu);
+/// over the SMs: chain_pipe_clocks(mix / SMs, share) / boost_clock; 0 when the profile lacks a clock.
+double chain_compute_time(const InstructionMix& warp_mix, const Gpu& gpu, double share = kChainIssueAchieved);
 
 }  // namespace gpucalc

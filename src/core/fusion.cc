@@ -245,8 +245,12 @@ FusionChain softmax_chain(double rows, double cols) {
                                                             : kernel_compute(ops_mix({"relu", "sub", "exp", "add", "mul"}), n);
   // its grid: a block of rows_per_block rows (where counted)
   const double blocks = k.per_row.instructions > 0 ? std::ceil(rows / k.rows_per_block) : 0;
-  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, compute, {}, blocks});
-  c.fused.push_back({"softmax", {{n, -1}}, n, {}, compute, {}, blocks});
+  // cunn_SoftMaxForward keeps no copy of its row: its exp-sum and write passes read it again
+  // (aten-softmax-sass.md section 4e), from the L2 while the rows in flight fit
+  const RowPasses again = k.name == "cunn_SoftMaxForward<8>" ? RowPasses{rows, cols, k.threads, 2} : RowPasses{};
+  const BlockResources block{k.per_row.instructions > 0 ? k.threads : 0, k.registers, k.shared_bytes};
+  c.unfused.push_back({"softmax", {{n, -1}}, n, {}, compute, again, blocks, block});
+  c.fused.push_back({"softmax", {{n, -1}}, n, {}, compute, again, blocks, block});
   return c;
 }
 
@@ -533,8 +537,8 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
   c.kernels.reserve(kernels.size());
   for (const FusionKernel& k : kernels) {
     ExpectedKernel e;
-    // bytes = (read + written elements) x element bytes + the second read's misses
-    e.reread_bytes = row_reread_miss(k.row, element_bytes, gpu) * k.row.rows * k.row.cols * element_bytes;
+    // bytes = (read + written elements) x element bytes + the later reads' misses
+    e.reread_bytes = k.row.rereads * row_reread_miss(k.row, element_bytes, gpu) * k.row.rows * k.row.cols * element_bytes;
     e.bytes = (k.read_elements() + k.writes) * element_bytes + e.reread_bytes;
     // a row kernel's bytes at its rate, slower in a partial last wave of rows (row_wave_factor)
     e.wave_factor = k.row.rows > 0 ? row_wave_factor(k.row, element_bytes, gpu) : 1;
@@ -542,7 +546,17 @@ ExpectedChain expected_chain(const std::vector<FusionKernel>& kernels, int eleme
     // compute = the busiest SM's share: ceil(blocks / SMs) of the grid's blocks, or 1 / SMs
     const double busiest = k.blocks > 0 && gpu.sm_count > 0
                                ? std::ceil(k.blocks / gpu.sm_count) * gpu.sm_count / k.blocks : 1.0;
-    e.compute = chain_compute_time(busiest * k.compute, gpu);
+    // the warps its block lets an SM hold (the occupancy calculator's): the issue share of its
+    // steady state, kept for a grid of less than a wave (its few warps' latency is not modeled)
+    if (k.block.threads > 0) {
+      OccupancyInput oi;
+      oi.threads = k.block.threads;
+      oi.registers = k.block.registers;
+      oi.shared_memory = k.block.shared_bytes;
+      e.warps_per_sm = occupancy(oi, gpu).warps_per_sm;
+    }
+    e.issue_share = resident_issue_share(e.warps_per_sm);
+    e.compute = chain_compute_time(busiest * k.compute, gpu, e.issue_share);
     // own time = the first loads' latency + max(memory, compute): the loads of one round overlap
     // the instructions of another
     e.time = kernel_start_latency(gpu) + std::max(e.memory, e.compute);

@@ -54,12 +54,22 @@ struct Operand {
                            // touch it comes from the caches, so no round of loads waits on it
 };
 
-/// A row kernel that reads its row twice, a block a row: the row's statistic in one pass, then
-/// the row again to normalize it (ATen's layer norm and RMSNorm kernels). rows 0: not one.
+/// A row kernel that reads its row again, a block a row: the row's statistic in one pass, then
+/// the row again to normalize it (ATen's layer norm and RMSNorm kernels: once again; ATen's
+/// cunn_SoftMaxForward: the max, the sum of exponentials, then the row again to write it: twice
+/// again). rows 0: not one.
 struct RowPasses {
   double rows = 0;
   double cols = 0;   // elements a row
   int threads = 0;   // a row's block
+  int rereads = 1;   // the passes after the first that read the row again
+};
+
+/// A block's resources, for the warps an SM holds (threads 0: not known).
+struct BlockResources {
+  int threads = 0;
+  int registers = 0;              // a thread
+  std::int64_t shared_bytes = 0;  // a block, dynamic
 };
 
 /// One kernel: the operands it reads and the elements it writes.
@@ -72,10 +82,12 @@ struct FusionKernel {
   RowPasses row{};           // a two-pass row kernel's shape, for its expected bytes
   double blocks = 0;         // its grid, blocks of equal instructions: the busiest SM runs ceil(blocks / SMs)
                              // of them (0: the instructions spread evenly over the SMs)
+  BlockResources block{};    // its block, for the warps an SM holds and so its issue share (threads 0: the
+                             // chains' share, kChainIssueAchieved)
   double read_elements() const;
 };
 
-/// The share of a two-pass row kernel's second read that misses the L2 and crosses HBM again.
+/// The share of a row kernel's second read (and any later) that misses the L2 and crosses HBM again.
 /// Between a line's two reads, the other rows in flight bring in about W = rows in flight x row
 /// bytes of new lines (their first reads, then their writes), with rows in flight = SMs x the
 /// blocks an SM holds (max_threads_per_sm / threads, at most max_blocks_per_sm), at most all rows.
@@ -229,10 +241,12 @@ FusionResult fusion(const FusionInput& input, const Gpu& gpu);
 /// ceilings, the chain launched on a path.
 struct ExpectedKernel {
   double bytes = 0;    // its reads and writes, and a row kernel's second read where it misses the L2
-  double reread_bytes = 0;  // of them, the second read's (row_reread_miss x the row bytes)
+  double reread_bytes = 0;  // of them, the later reads' (rereads x row_reread_miss x the row bytes)
   double wave_factor = 1;   // a row kernel's: row_wave_factor
   double memory = 0;   // bytes / memory_bandwidth_achievable (a row kernel's: / row_kernel_rate)
   double compute = 0;  // its instructions at the SMs' pipes (chain_compute_time; 0: not counted)
+  double warps_per_sm = 0;  // the warps its block lets an SM hold (0: its block not known)
+  double issue_share = 0;   // of 4 a clock an SM, its instructions' (resident_issue_share)
   double time = 0;     // kernel_start_latency + max(memory, compute): its own time
   bool compute_bound = false;
 };

@@ -123,7 +123,7 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   const double miss = 1.5 - 26214400.0 / (n * 2);
   const double start = 480 / 1.98e9;
   CHECK(json_number(r.out, "expected_fused_time") / (start + ((2 + miss) * n + 24576) * 2 / 2.825e12) == gpucalc::testing::approx(1));
-  CHECK(r.out.find("so 97.92% of it (49.3 MB) crosses HBM again; its bytes move at 2.83 TB/s (row_kernel_bandwidth)") !=
+  CHECK(r.out.find("so 97.92% of them (49.3 MB) cross HBM again; its bytes move at 2.83 TB/s (row_kernel_bandwidth)") !=
         std::string::npos);
   CHECK(r.out.find("1,024 rows fill 48.48% of the GPU's 2,112 row slots") != std::string::npos);
   // 16384 rows fill the slots; 17.3 MB of rows in flight fit half the L2: one read, no partial wave
@@ -134,7 +134,7 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   // (x and w read, the output written) x 2 bytes at 2.825 TB/s (doctest's Approx is absolute under
   // 1: the ratio is compared)
   CHECK(json_number(full.out, "expected_fused_time") / (start + (2 * m + 4096) * 2 / 2.825e12) == gpucalc::testing::approx(1));
-  CHECK(full.out.find("so 0% of it (0 B) crosses HBM again") != std::string::npos);
+  CHECK(full.out.find("so 0% of them (0 B) cross HBM again") != std::string::npos);
   CHECK(full.out.find("row slots") == std::string::npos);
   CHECK(full.out.find("counted from its SASS") == std::string::npos);  // its bytes bound it
   // LayerNorm's short rows: its counted instructions bound it, (2,048 / 128 x 118 + 1,159) warp
@@ -150,21 +150,41 @@ TEST_CASE("fusion: a row kernel's second read and its rate in expected_fused_tim
   CHECK(short_rows.out.find("ran 0.84-1.02x this on H100s") != std::string::npos);
   // softmax names ATen's kernel and its occupancy where the kernel's own time counts: at 8,192
   // columns cunn_SoftMaxForwardReg<8>, 37 registers a thread, one 1,024-thread block an SM (Nsight
-  // Compute's theoretical occupancy 50%: aten-softmax-sass.md section 2), where it issues below
-  // the share (a floor); at 16,384 cunn_SoftMaxForwardSmem<8>, two blocks (100%), no floor
+  // Compute's theoretical occupancy 50%: aten-softmax-sass.md section 2), whose 8 warps a scheduler
+  // issue 8 / 12.8 = 0.625 a clock; at 16,384 cunn_SoftMaxForwardSmem<8>, two blocks (100%): 16
+  // warps a scheduler, the chains' 0.75
   const testing::Run softmax =
       run_gpucalc({"fusion", "--preset", "softmax", "--rows", "8192", "--cols", "8192", "--gpu", "h100"});
   REQUIRE(softmax.exit_code == 0);
   CHECK(softmax.out.find("runs cunn_SoftMaxForwardReg<8> here") != std::string::npos);
   CHECK(softmax.out.find("37 registers a thread: 32 warps an SM") != std::string::npos);
-  CHECK(softmax.out.find("read the expected time as a floor") != std::string::npos);
+  CHECK(softmax.out.find("at 0.625 of 4 a clock: each scheduler issues for its 8 warps") != std::string::npos);
   CHECK(softmax.out.find("reads each row twice") == std::string::npos);  // it holds the row: one read
+  // cunn_SoftMaxForward<8> (24,512 columns or more) keeps no copy of the row: it reads it 3 times.
+  // 1328 x 50,257 bf16 on the h100: rows in flight 132 x 2 = 264 x 100,514 bytes = 26.5 MB against
+  // C = 52,428,800 / 2: miss 1.5 - C / W = 0.512 of each later read; bytes (2N + 2 x 0.512 N) x 2
+  // at 2.825 TB/s after the first loads' 480 cycles at 1.98 GHz (the issue, 111 us, is below)
+  const testing::Run block =
+      run_gpucalc({"fusion", "--preset", "softmax", "--rows", "1328", "--cols", "50257", "--gpu", "h100", "--format", "json"});
+  REQUIRE(block.exit_code == 0);
+  const double nb = 1328.0 * 50257;
+  const double block_miss = 1.5 - 26214400.0 / (264 * 50257.0 * 2);
+  CHECK(json_number(block.out, "expected_fused_time") / (start + (2 + 2 * block_miss) * nb * 2 / 2.825e12) ==
+        gpucalc::testing::approx(1));
+  CHECK(block.out.find("reads each row 3 times (ATen's cunn_SoftMaxForward, 1024 threads a row") != std::string::npos);
+  CHECK(block.out.find("so 51.21% of them") != std::string::npos);
+  // 128,256 columns: 67.7 MB in flight, every later read crosses HBM: 4N x 2 bytes
+  const testing::Run wide =
+      run_gpucalc({"fusion", "--preset", "softmax", "--rows", "520", "--cols", "128256", "--gpu", "h100", "--format", "json"});
+  REQUIRE(wide.exit_code == 0);
+  CHECK(json_number(wide.out, "expected_fused_time") / (start + 4 * 520.0 * 128256 * 2 / 2.825e12) ==
+        gpucalc::testing::approx(1));
   const testing::Run smem =
       run_gpucalc({"fusion", "--preset", "softmax", "--rows", "4096", "--cols", "16384", "--gpu", "h100"});
   REQUIRE(smem.exit_code == 0);
   CHECK(smem.out.find("runs cunn_SoftMaxForwardSmem<8> here") != std::string::npos);
   CHECK(smem.out.find("64 warps an SM") != std::string::npos);
-  CHECK(smem.out.find("as a floor") == std::string::npos);
+  CHECK(smem.out.find("at 0.75 of 4 a clock: each scheduler issues for its 16 warps") != std::string::npos);
   // a launch-bound softmax: no such note
   const testing::Run tiny =
       run_gpucalc({"fusion", "--preset", "softmax", "--rows", "8", "--cols", "64", "--gpu", "h100"});
