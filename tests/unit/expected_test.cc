@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -105,22 +106,27 @@ TEST_CASE("kernel_start_latency: the first loads' round trip to DRAM, latency_hb
   CHECK(kernel_start_latency(bare) == 0);
 }
 
-TEST_CASE("launched_time: graphs of tiny kernels replayed from Python against two hosts' (recorded)") {
+TEST_CASE("launched_time: graphs of tiny kernels replayed from Python against four hosts' (recorded)") {
   // Graphs of 1, 4, 16 and 64 one-element add_ kernels, a replay each from a Python loop (probe38's
-  // `host` section): an H100 host (docs/device-runs/issue38-rows/run-4-h100/host.json) and an H200
-  // host (docs/device-runs/issue38-expect/run-6/h200/host.json). The model: max(graph_replay_host,
-  // graph_replay_start + k x (the kernel's own time + launch_overhead_graph)), a one-element kernel's
-  // own time its first loads' latency (kernel_start_latency; its bytes take nothing).
-  // launch_overhead_graph is gpucalc's empty kernels in a graph (not these runs); graph_replay_start
-  // is each run's least-squares intercept over 4-64 kernels, graph_replay_host its 1. The slope, per
-  // kernel, within 5% of the runs' (64 - 16 kernels): H100 0.966 + 0.242 = 1.208 us against 1.158,
-  // H200 0.68 + 0.339 = 1.019 us against 0.994; every replay within 6% (the 4-kernel graphs: 5.6%
-  // and 5.2%, since the intercept was fitted with the runs' own slope)
+  // `host` section): three H100 hosts (docs/device-runs/issue38-rows/run-4-h100/host.json,
+  // issue38-expect/run-5/h100 and run-7/h100) and an H200 host (issue38-expect/run-6/h200). The
+  // model: max(graph_replay_host, graph_replay_start + k x (the kernel's own time +
+  // launch_overhead_graph)), a one-element kernel's own time its first loads' latency
+  // (kernel_start_latency; its bytes take nothing). launch_overhead_graph is gpucalc's empty kernels
+  // in a graph (not these runs); graph_replay_start is the first run's least-squares intercept over
+  // 4-64 kernels. The slope, per kernel, within 5% of each run's (64 - 16 kernels): H100 0.966 +
+  // 0.242 = 1.208 us against 1.158, H200 0.68 + 0.339 = 1.019 us against 0.994; every graph of 4 or
+  // more kernels within 6% on every host (the GPU's side). A graph of one kernel is the host's:
+  // the H100's graph_replay_host is the median of its three hosts' (4.79, 2.83, 2.74 us), each of
+  // which lies within 0.96-1.7x it; the H200's one-kernel graph, 0.96x its GPU's side
   const struct {
     const char* file;
     Gpu gpu;
   } hosts[] = {{"/docs/device-runs/issue38-rows/run-4-h100/host.json", h100()},
+               {"/docs/device-runs/issue38-expect/run-5/h100/host.json", h100()},
+               {"/docs/device-runs/issue38-expect/run-7/h100/host.json", h100()},
                {"/docs/device-runs/issue38-expect/run-6/h200/host.json", load_gpu("h200")}};
+  std::vector<double> h100_one;
   for (const auto& [file, gpu] : hosts) {
     const nlohmann::json run = nlohmann::json::parse(testing::file_text(std::string(GPUCALC_SOURCE_DIR) + file));
     std::map<int, double> seconds;
@@ -131,17 +137,24 @@ TEST_CASE("launched_time: graphs of tiny kernels replayed from Python against tw
     const double own = kernel_start_latency(gpu);
     for (const auto& [k, s] : seconds) {
       INFO(file << ": " << k << " kernels: " << s * 1e6 << " us");
-      CHECK(launched_time(k * own, k, Launch{LaunchPath::graph, 0}, gpu) == gpucalc::testing::approx(s).epsilon(0.06));
+      const double model = launched_time(k * own, k, Launch{LaunchPath::graph, 0}, gpu);
+      if (k > 1) {
+        CHECK(model == gpucalc::testing::approx(s).epsilon(0.06));
+      } else {
+        if (gpu.key == "h100") CHECK(model == gpu.graph_replay_host);  // the host's floor sets it
+        CHECK(s / model >= 0.95);
+        CHECK(s / model <= 1.7);
+      }
     }
+    if (gpu.key == "h100") h100_one.push_back(seconds[1]);
     const double slope = (seconds[64] - seconds[16]) / 48;
     CHECK(gpu.launch_overhead_graph + own == gpucalc::testing::approx(slope).epsilon(0.05));
     // the GPU's side sets the 64-kernel graph, not the host's floor
     CHECK(launched_time(64 * own, 64, Launch{LaunchPath::graph, 0}, gpu) > gpu.graph_replay_host);
   }
-  // the H100 host's floor (4.79 us) sets its one-kernel graph: the GPU's side is 1.36 + 1.21 us
-  CHECK(launched_time(kernel_start_latency(h100()), 1, Launch{LaunchPath::graph, 0}, h100()) == h100().graph_replay_host);
-  {
-  }
+  REQUIRE(h100_one.size() == 3);
+  std::sort(h100_one.begin(), h100_one.end());
+  CHECK(h100().graph_replay_host == gpucalc::testing::approx(h100_one[1]).epsilon(0.005));
 }
 
 TEST_CASE("expected_gemm and expected_attention refuse a profile without the ceilings, naming the field") {
