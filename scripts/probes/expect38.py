@@ -6,7 +6,7 @@ the same numbers: `validation` (the cases the expected-time model is checked on)
 random inputs, CUDA-event medians after a warm-up (METHOD.md).
 
 Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4, heldout5,
-heldout6, softmax7; default: all).
+heldout6, softmax7, heldout8; default: all).
 """
 import json
 import statistics
@@ -384,8 +384,30 @@ def softmax7():
         norm_cases("softmax7", "softmax", max(8, (1 << 26) // cols // 8 * 8), cols, ["eager"])
 
 
+def heldout8():
+    """Predicted before its run (docs/device-runs/issue38-expect/run-8/predictions.md), after the
+    warps' issue share, cunn_SoftMaxForward's three reads and the H100's median graph_replay_host:
+    new shapes, none run before, on either GPU."""
+    g = "heldout8"
+    for rows_, cols in ((24576, 1792), (65536, 640), (8192, 6144), (12288, 5120), (4096, 8000), (4096, 16000),
+                        (1024, 65536), (768, 100000), (2048, 40000), (256, 32768)):
+        norm_cases(g, "softmax", rows_, cols, ["eager"])
+    norm_cases(g, "rmsnorm", 32768, 2048, ["eager"])
+    norm_cases(g, "layernorm", 8192, 5120, ["eager"], bias=True)
+    chain_cases(g, "unary", ["relu"], 1 << 12, torch.float32, ["eager-graph"])
+    chain_cases(g, "unary", ["exp"], 1 << 16, bf16, ["eager-graph"])
+    chain_cases(g, "binary", ["add", "mul"], 1 << 12, torch.float32, ["eager-graph"])
+    chain_cases(g, "unary", ["silu", "exp"], 1 << 26, bf16, ["eager", "compiled"])
+    for m, n, k in ((2048, 11008, 4096), (8192, 8192, 1024), (64, 8192, 8192), (3072, 3072, 12288)):
+        gemm_case(g, m, n, k)
+    sdpa_case(g, "cudnn", 8, 32, 1024, 128)
+    sdpa_case(g, "flash", 4, 16, 4096, 128, causal=True)
+    sdpa_case(g, "cudnn", 16, 32, 8192, 128, q_len=1)
+    decode_case(g, 8, 4096, {})
+
+
 SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4,
-        "heldout5": heldout5, "heldout6": heldout6, "softmax7": softmax7}
+        "heldout5": heldout5, "heldout6": heldout6, "softmax7": softmax7, "heldout8": heldout8}
 
 
 def main():

@@ -7,7 +7,7 @@ docs/device-runs/issue38-rows/aten-softmax-sass.md section 8 predicted (GPU mach
       --metrics smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread \\
       --log-file softmax-count.csv python3 softmax_count.py
 
-Usage: python3 softmax_count.py [COLS ...] (default: expect38.py's SOFTMAX_WIDTHS)
+Usage: python3 softmax_count.py [COLS | ROWSxCOLS ...] (default: expect38.py's SOFTMAX_WIDTHS, 64 rows each)
 """
 import sys
 
@@ -18,17 +18,17 @@ WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 245
 
 
 def main():
-    widths = [int(c) for c in sys.argv[1:]] or list(WIDTHS)
+    shapes = [tuple(int(v) for v in a.split("x")) if "x" in a else (64, int(a)) for a in sys.argv[1:][:64]]
     torch.manual_seed(0)
-    for cols in widths:
-        x = torch.randn(64, cols, device="cuda", dtype=torch.bfloat16)
+    for rows, cols in shapes or [(64, c) for c in WIDTHS]:
+        x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
         torch.softmax(x, dim=-1)  # a first call outside the range: module loading
         torch.cuda.synchronize()
         torch.cuda.nvtx.range_push("sm")
         torch.softmax(x, dim=-1)
         torch.cuda.nvtx.range_pop()
         torch.cuda.synchronize()
-        print(cols, flush=True)
+        print(rows, cols, flush=True)
 
 
 if __name__ == "__main__":
