@@ -307,8 +307,8 @@ void put_softmax_note(const AtenSoftmaxKernel& k, const FusionExpected& x, Repor
       "expected: PyTorch 2.11 runs {} here ({} threads a block, {}; {} registers a thread: {} warps an SM); its"
       " instructions, counted from its SASS ({} warp instructions a row), take {} at {} of 4 a clock: each "
       "scheduler issues for its {} warps, a warp every {} clocks, at most the chains' {} (min({}, W / 4 / {})). On an "
-      "H100, 15 widths predicted before they ran (issue 38's run 7) took 0.85-1.12x this but cunn_SoftMaxForward<8> at "
-      "32,000 columns, 1.28x (docs/device-runs/issue38-expect)",
+      "H100 and an H200 (issue 38's runs 7 and 8: 25 widths, 10 of them held out) softmax took 0.81-1.12x this, but "
+      "cunn_SoftMaxForward<8> where its instructions bound it 1.16-1.28x (its loads' waits; docs/device-runs/issue38-expect)",
       k.name, k.threads, k.rows_per_block > 1 ? "a warp a row" : "a block a row", k.registers,
       format_number(fused.warps_per_sm), format_number(k.per_row.instructions),
       format_quantity(fused.compute, Unit::seconds), format_number(fused.issue_share), format_number(fused.warps_per_sm / 4),

@@ -378,6 +378,81 @@ TEST_CASE("softmax: set softmax7's times on an H100 against expected_fused_time 
   CHECK(checked == 15);
 }
 
+TEST_CASE("softmax: held-out set 8 and set softmax7 on an H200 against expected_fused_time (issue 38's run 8)") {
+  // docs/device-runs/issue38-expect/run-8/h200/expect38.json (CUDA events): set 8's ten softmaxes,
+  // predicted before the run with this model, and softmax7's fifteen, the widths it was chosen from
+  // on an H100. Within 15% (30% under 50 us) but the named misses: cunn_SoftMaxForward<8> where its
+  // compute bounds it (its schedulers issue about 0.66, not 0.75: long-scoreboard waits) and
+  // softmax_warp_forward<11> at 1,500 columns (masked lanes issue without waiting)
+  const nlohmann::json run8 = nlohmann::json::parse(
+      testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-8/h200/expect38.json"));
+  const Gpu h200 = load_gpu("h200");
+  const std::map<double, double> misses = {{40000, 1.162}, {32000, 1.217}, {1500, 0.806}};
+  int checked = 0;
+  for (const auto& row : run8["rows"]) {
+    if (row["kind"] != "softmax" || (row["set"] != "heldout8" && row["set"] != "softmax7")) continue;
+    const double rows = row["rows"].get<double>();
+    const double cols = row["cols"].get<double>();
+    const double seconds = row["seconds"].get<double>();
+    const double ratio = seconds / expected_fusion(softmax_chain(rows, cols), 2, Launch{LaunchPath::eager, 0}, h200).fused.time;
+    INFO(row["set"].get<std::string>() << " " << rows << " x " << cols << ": ratio " << ratio);
+    if (misses.count(cols) != 0) {
+      CHECK(ratio == gpucalc::testing::approx(misses.at(cols)).epsilon(0.01));
+    } else {
+      CHECK(ratio == gpucalc::testing::approx(1).epsilon(seconds >= 50e-6 ? 0.15 : 0.30));
+    }
+    ++checked;
+  }
+  CHECK(checked == 25);
+}
+
+TEST_CASE("softmax: Nsight Compute's issue interval and cunn_SoftMaxForward's DRAM reads on an H200 (issue 38's run 8)") {
+  // docs/device-runs/issue38-expect/run-8/h200/softmax-issue.csv: torch.softmax at 16 full shapes,
+  // a launch each in this order (scripts/probes/softmax_count.py ROWSxCOLS), ncu flushing the L2
+  // before each. The kernels at 32 warps an SM (Reg<7>, Reg<9>, Reg<8>) issue an instruction a warp
+  // every kWarpIssueInterval clocks (12.0-12.7, the SM's active cycles); softmax_warp_forward<11>
+  // (24 warps) every 9.1-10.0. cunn_SoftMaxForward's DRAM reads: one read of the rows where gpucalc's
+  // later reads all hit the L2 (32,000 and 40,000 columns), three at 128,256; between, gpucalc's
+  // clamp(1.5 - C / W) counts more than crossed (a three-pass row's lines come back sooner)
+  const struct {
+    double rows, cols;
+  } shapes[] = {{24576, 1792}, {44736, 1500}, {16384, 2048}, {9584, 7000}, {7456, 9000}, {4096, 8000},
+                {8192, 6144},  {65536, 640},  {12288, 5120}, {4096, 16000}, {2096, 32000}, {1328, 50257},
+                {520, 128256}, {1024, 65536}, {768, 100000}, {2048, 40000}};
+  std::vector<std::map<std::string, std::string>> launches;
+  for (auto& m : ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-8/h200/softmax-issue.csv")) {
+    if (m["Kernel Name"].find("oftMax") != std::string::npos || m["Kernel Name"].find("softmax_warp_forward<") != std::string::npos)
+      launches.push_back(m);
+  }
+  REQUIRE(launches.size() == std::size(shapes));
+  const Gpu h200 = load_gpu("h200");
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    const auto [rows, cols] = shapes[i];
+    const AtenSoftmaxKernel k = aten_softmax_kernel(cols);
+    const ExpectedKernel e = expected_fusion(softmax_chain(rows, cols), 2, Launch{LaunchPath::eager, 0}, h200).fused.kernels.front();
+    const double interval = ncu_number(launches[i].at("smsp__average_warp_latency_per_inst_issued.ratio"));
+    const double dram = ncu_number(launches[i].at("dram__bytes_read.sum"));
+    const double row_bytes = rows * cols * 2;
+    INFO(rows << " x " << cols << " " << k.name << ": interval " << interval << ", DRAM reads " << dram / row_bytes << " rows");
+    CHECK(launches[i]["Kernel Name"].find(k.name.substr(0, k.name.find('<')) + "<") != std::string::npos);
+    if (e.warps_per_sm == 32) {
+      CHECK(interval == gpucalc::testing::approx(kWarpIssueInterval).epsilon(0.07));
+    } else if (e.warps_per_sm == 24) {
+      CHECK(interval > 9);
+      CHECK(interval < 10.1);
+    }
+    if (k.name == "cunn_SoftMaxForward<8>") {
+      const double model = row_bytes + e.reread_bytes;
+      if (e.reread_bytes == 0 || cols == 128256) {
+        CHECK(dram / model == gpucalc::testing::approx(1).epsilon(0.05));
+      } else {
+        CHECK(dram < model);
+        CHECK(dram / model > 0.6);
+      }
+    }
+  }
+}
+
 TEST_CASE("softmax: gpucalc's closed forms against the SASS walk's predictions at 15 widths (aten-softmax-sass.md section 8)") {
   // the walk (scripts/probes/aten_softmax_sass.py: each kernel's SASS branch by branch) predicted
   // the warp instructions of torch.softmax on 64 rows at each width, committed before any run; the
