@@ -53,10 +53,13 @@ void need(const Gpu& gpu, double value, const char* field) {
 }
 
 // The output tiles a library GEMM runs: cuBLAS's and CUTLASS's Hopper kernels tile large problems
-// 128x128 to 256x128 (two consumer warpgroups of wgmma, M 64 each), the tiles that reach the
-// calibrated rate. The 64-wide tiles feed twice the operand bytes a FLOP from L2 and shared memory
-// and do not; the library takes them only to spread a problem too small to fill the SMs once.
-constexpr int kLargeTiles[][2] = {{256, 128}, {128, 256}, {128, 128}};
+// 128x128 to 320x128 (two consumer warpgroups of wgmma), the tiles that reach the calibrated rate:
+// cuBLAS's nvjet kernels on an H200 ran 192x192 (3072^3, 6144^3, 1536 x 14336 x 4096), 320x128
+// (5120^3, 8192^3) and 256x128 (4096^3 and the rest), as Nsight Compute names them
+// (docs/device-runs/issue38-gemm). The 64-wide tiles feed twice the operand bytes a FLOP from L2
+// and shared memory and do not; the library takes them only to spread a problem too small to fill
+// the SMs once.
+constexpr int kLargeTiles[][2] = {{256, 128}, {128, 256}, {192, 192}, {320, 128}, {128, 128}};
 constexpr int kSmallTiles[][2] = {{128, 64}, {64, 128}, {64, 64}};
 
 // The square shape at which tensor_achievable was measured: scripts/probes/calibrate_torch.py times
