@@ -6,7 +6,7 @@ the same numbers: `validation` (the cases the expected-time model is checked on)
 random inputs, CUDA-event medians after a warm-up (METHOD.md).
 
 Usage: python3 expect38.py OUT.json [SET ...] (SET: validation, heldout, heldout2, heldout3, heldout4, heldout5,
-heldout6, softmax7, heldout8; default: all).
+heldout6, softmax7, heldout8, heldout9; default: all).
 """
 import json
 import statistics
@@ -406,8 +406,25 @@ def heldout8():
     decode_case(g, 8, 4096, {})
 
 
+def heldout9():
+    """Predicted before its run (docs/device-runs/issue38-expect/run-9/predictions.md), after
+    expected_gemm took cuBLAS's 192x192 and 320x128 tiles: new shapes, none run before, on either GPU."""
+    g = "heldout9"
+    for m, n, k in ((3072, 6144, 4096), (4608, 4608, 4608), (9216, 4096, 2048), (6144, 3072, 8192), (2304, 2304, 9216),
+                    (7168, 7168, 2048)):
+        gemm_case(g, m, n, k)
+    for rows_, cols in ((32768, 1280), (6144, 7500), (1536, 60000), (12000, 3000)):
+        norm_cases(g, "softmax", rows_, cols, ["eager"])
+    norm_cases(g, "rmsnorm", 12288, 5120, ["eager"])
+    norm_cases(g, "layernorm", 49152, 1536, ["eager"], bias=True)
+    chain_cases(g, "binary", ["add", "mul"], 1 << 25, bf16, ["eager", "compiled"])
+    sdpa_case(g, "cudnn", 2, 32, 4096, 128, causal=True)
+    sdpa_case(g, "flash", 8, 16, 2048, 64)
+    decode_case(g, 16, 2048, {})
+
+
 SETS = {"validation": validation, "heldout": heldout, "heldout2": heldout2, "heldout3": heldout3, "heldout4": heldout4,
-        "heldout5": heldout5, "heldout6": heldout6, "softmax7": softmax7, "heldout8": heldout8}
+        "heldout5": heldout5, "heldout6": heldout6, "softmax7": softmax7, "heldout8": heldout8, "heldout9": heldout9}
 
 
 def main():
