@@ -109,6 +109,23 @@ TEST_CASE("expected_gemm: the tile cuBLAS ran at 18 shapes does no less padded w
   }
 }
 
+TEST_CASE("expected_gemm: held-out set 9's six GEMMs on an H100, predicted before they ran (issue 38's run 9)") {
+  // docs/device-runs/issue38-expect/run-9/h100/expect38.json: torch.matmul bf16 (CUDA events),
+  // shapes no GPU had run, predicted with the tiles of issue38-gemm: 0.86-1.05x expected_gemm
+  const nlohmann::json run9 = nlohmann::json::parse(
+      testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-expect/run-9/h100/expect38.json"));
+  int checked = 0;
+  for (const auto& row : run9["rows"]) {
+    if (row["set"] != "heldout9" || row["calc"] != "tiling") continue;
+    const GemmExpected g = expected_gemm(h100(), row["m"].get<double>(), row["n"].get<double>(), row["k"].get<double>(), "bf16");
+    const double ratio = row["seconds"].get<double>() / g.time;
+    INFO(row["case"].get<std::string>() << ": " << g.tile_m << "x" << g.tile_n << ", ratio " << ratio);
+    CHECK(ratio == gpucalc::testing::approx(1).epsilon(0.15));
+    ++checked;
+  }
+  CHECK(checked == 6);
+}
+
 TEST_CASE("expected_gemm: a GEMV's bytes at memory_read_bandwidth, small tiles only to fill the SMs") {
   // 1 x 11008 x 4096: 128x128 tiles give 86 tiles in one wave on 132 SMs, so the 64-wide tiles are
   // tried: 64x128 is 86 tiles, 1 wave of 67.1 MFLOP (12.4 us); 64x64 ties at 2 waves of half. The
