@@ -12,14 +12,13 @@
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "../file_text.h"
+#include "../ncu_csv_launches.h"
 #include "core/error.h"
 #include "core/tiling.h"
 #include "engine/profiles.h"
-#include "parse/csv.h"
 
 namespace gpucalc {
 namespace {
@@ -71,21 +70,9 @@ TEST_CASE("expected_gemm: the tile cuBLAS ran at 18 shapes does no less padded w
                               {16384, 4096, 512},  {12288, 4096, 1024}, {8192, 1024, 8192},  {1024, 28672, 4096},
                               {256, 4096, 11008},  {3584, 3584, 3584},  {2048, 2048, 8192},  {1024, 1024, 1024},
                               {8192, 8192, 1024},  {4096, 4096, 14336}};
-  std::istringstream in(testing::file_text(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-gemm/h200/gemm-kernels.csv"));
   std::vector<std::string> names;  // the GEMM kernels, in launch order
-  std::vector<std::string> header;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.front() != '"') continue;
-    const std::vector<std::string> cells = parse_csv_record(line, "gemm-kernels.csv");
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    REQUIRE(cells.size() == header.size());
-    std::map<std::string, std::string> r;
-    for (std::size_t i = 0; i < cells.size(); ++i) r[header[i]] = cells[i];
-    if (r.at("Metric Name") == "launch__grid_size" && r.at("Kernel Name").find("splitKreduce") == std::string::npos)
-      names.push_back(r.at("Kernel Name"));
+  for (auto& m : testing::ncu_launches(std::string(GPUCALC_SOURCE_DIR) + "/docs/device-runs/issue38-gemm/h200/gemm-kernels.csv")) {
+    if (m["Kernel Name"].find("splitKreduce") == std::string::npos) names.push_back(m["Kernel Name"]);
   }
   REQUIRE(names.size() == std::size(shapes));
   const Gpu h200 = load_gpu("h200");

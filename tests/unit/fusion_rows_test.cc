@@ -19,8 +19,8 @@
 #include "core/little.h"
 #include "core/ncu_report.h"
 #include "engine/profiles.h"
-#include "parse/csv.h"
 #include "../file_text.h"
+#include "../ncu_csv_launches.h"
 
 namespace gpucalc {
 namespace {
@@ -99,42 +99,8 @@ TEST_CASE("row kernels: eager norms' times on the H100 against expected_fused_ti
   CHECK(row_kernel_rate(bare) == h100.memory_bandwidth_achievable);
 }
 
-/// The launches of an ncu CSV page, each its Kernel Name and metrics by name. The raw page holds
-/// a launch a record, every metric a column; the details page a metric a record (Metric Name,
-/// Metric Value). In launch order (the IDs' numbers).
-std::vector<std::map<std::string, std::string>> ncu_launches(const std::string& path) {
-  std::map<long, std::map<std::string, std::string>> by_id;
-  std::istringstream in(testing::file_text(path));
-  std::vector<std::string> header;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty() || line.front() != '"') continue;
-    std::vector<std::string> cells = parse_csv_record(line, path);
-    if (header.empty()) {
-      header = cells;
-      continue;
-    }
-    REQUIRE(cells.size() == header.size());
-    std::map<std::string, std::string> record;
-    for (std::size_t i = 0; i < cells.size(); ++i) record[header[i]] = cells[i];
-    const std::string& id = record.at("ID");
-    if (id.empty() || id.find_first_not_of("0123456789") != std::string::npos) continue;  // the raw page's units
-    std::map<std::string, std::string>& launch = by_id[std::stol(id)];
-    if (record.count("Metric Name") != 0) {
-      launch["Kernel Name"] = record.at("Kernel Name");
-      launch[record.at("Metric Name")] = record.at("Metric Value");
-    } else {
-      launch = record;
-    }
-  }
-  std::vector<std::map<std::string, std::string>> out;
-  for (auto& [id, m] : by_id) out.push_back(std::move(m));
-  return out;
-}
-
-double ncu_number(std::string text) {
-  std::erase(text, ',');
-  return std::stod(text);
-}
+using testing::ncu_launches;
+using testing::ncu_number;
 
 /// ATen's norm launches: the kernel, its rows (the grid) and its warp instructions (smsp__inst_executed.sum).
 struct NormLaunch {
