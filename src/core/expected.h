@@ -65,10 +65,10 @@ struct GemmExpected {
 /// A library GEMM's time for `dtype` on `unit`. The rate is tensor_achievable (bf16, the profile)
 /// times the dtype's peak over bf16's (CUDA cores: the same fraction of their peak). The schedule is
 /// the output tile that finishes in the fewest tile-times (the wave quantization `waves --gemm`
-/// shows): 128x128, 128x256, 256x128, 192x192 or 320x128, the tiles cuBLAS runs large problems with, and 64x64, 64x128
-/// or 128x64 only where the large tiles leave SMs idle in their one wave; a full wave runs
-/// at the rate over the calibration shape's own wave efficiency (tensor_achievable was measured
-/// with that shape's idle last wave in it). The bytes, A, B and C once each (`bytes`, or at the
+/// shows): 128x128, 128x256, 256x128, 192x192 or 320x128, the tiles cuBLAS runs large problems
+/// with, and 64x64, 64x128 or 128x64 only where the large tiles leave SMs idle in their one wave; a
+/// full wave runs at the rate over the calibration shape's own wave efficiency (tensor_achievable
+/// was measured with that shape's idle last wave in it). The bytes, A, B and C once each (`bytes`, or at the
 /// dtype's size when 0), stream at memory_read_bandwidth; the kernel's time is the larger of the two
 /// plus gemm_fixed_time. Throws FieldError for a profile without the ceilings or a dtype without a peak.
 GemmExpected expected_gemm(const Gpu& gpu, double m, double n, double k, const std::string& dtype,
