@@ -228,6 +228,7 @@ AtenSoftmaxKernel aten_softmax_kernel(double cols) {
     return k;
   }
   k.name = "cunn_SoftMaxForward<8>";
+  k.rereads = 2;  // aten-softmax-sass.md section 4e: the max, the exp-sum and the write pass each read the row
   // the vector loops cover cols - last, last = cols mod 8,192 = 1024 a + b goes to the scalar tails
   const double last = std::fmod(cols, 8192), a = std::floor(last / 1024), b = last - 1024 * a;
   const double tail_trips = 32 * a + std::ceil(b / 32);
@@ -245,9 +246,8 @@ FusionChain softmax_chain(double rows, double cols) {
                                                             : kernel_compute(ops_mix({"relu", "sub", "exp", "add", "mul"}), n);
   // its grid: a block of rows_per_block rows (where counted)
   const double blocks = k.per_row.instructions > 0 ? std::ceil(rows / k.rows_per_block) : 0;
-  // cunn_SoftMaxForward keeps no copy of its row: its exp-sum and write passes read it again
-  // (aten-softmax-sass.md section 4e), from the L2 while the rows in flight fit
-  const RowPasses again = k.name == "cunn_SoftMaxForward<8>" ? RowPasses{rows, cols, k.threads, 2} : RowPasses{};
+  // a kernel that reads its row again reads it from the L2 while the rows in flight fit
+  const RowPasses again = k.rereads > 0 ? RowPasses{rows, cols, k.threads, k.rereads} : RowPasses{};
   const BlockResources block{k.per_row.instructions > 0 ? k.threads : 0, k.registers, k.shared_bytes};
   c.unfused.push_back({"softmax", {{n, -1}}, n, {}, compute, again, blocks, block});
   c.fused.push_back({"softmax", {{n, -1}}, n, {}, compute, again, blocks, block});

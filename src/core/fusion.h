@@ -161,6 +161,9 @@ struct AtenSoftmaxKernel {
   int registers = 0;              // a thread (cuobjdump -res-usage); 0: not known
   std::int64_t shared_bytes = 0;  // a block, dynamic
   InstructionMix per_row{};       // 0: not counted (128 columns or fewer: two rows a warp)
+  int rereads = 0;                // passes that read the row again from global memory: 2 for
+                                  // cunn_SoftMaxForward, which keeps no copy of it (its exp-sum and
+                                  // write passes); 0 where registers or shared memory hold it
 };
 AtenSoftmaxKernel aten_softmax_kernel(double cols);
 
