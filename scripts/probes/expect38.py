@@ -16,6 +16,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from softmax_widths import SOFTMAX_WIDTHS
+
 dev = "cuda"
 bf16 = torch.bfloat16
 torch.manual_seed(0)
@@ -371,9 +373,7 @@ def heldout6():
     prefill_case(g, 8, 512)
 
 
-# the widths whose kernels' instructions docs/device-runs/issue38-rows/aten-softmax-sass.md counted
-# from the SASS but no GPU had run: every kernel PyTorch 2.11 picks and its partial warps
-SOFTMAX_WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256)
+
 
 
 def softmax7():

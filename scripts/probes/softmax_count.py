@@ -7,20 +7,19 @@ docs/device-runs/issue38-rows/aten-softmax-sass.md section 8 predicted (GPU mach
       --metrics smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread \\
       --log-file softmax-count.csv python3 softmax_count.py
 
-Usage: python3 softmax_count.py [COLS | ROWSxCOLS ...] (default: expect38.py's SOFTMAX_WIDTHS, 64 rows each)
+Usage: python3 softmax_count.py [COLS | ROWSxCOLS ...] (default: softmax_widths.py's, 64 rows each)
 """
 import sys
 
 import torch
 
-# expect38.py's SOFTMAX_WIDTHS
-WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256)
+from softmax_widths import SOFTMAX_WIDTHS
 
 
 def main():
     shapes = [tuple(int(v) for v in a.split("x")) if "x" in a else (64, int(a)) for a in sys.argv[1:][:64]]
     torch.manual_seed(0)
-    for rows, cols in shapes or [(64, c) for c in WIDTHS]:
+    for rows, cols in shapes or [(64, c) for c in SOFTMAX_WIDTHS]:
         x = torch.randn(rows, cols, device="cuda", dtype=torch.bfloat16)
         torch.softmax(x, dim=-1)  # a first call outside the range: module loading
         torch.cuda.synchronize()

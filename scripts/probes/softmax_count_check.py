@@ -11,9 +11,9 @@ import subprocess
 import sys
 
 import ncu_csv
+from softmax_widths import SOFTMAX_WIDTHS
 
 ROWS = 64
-WIDTHS = (300, 1000, 1500, 3000, 4100, 5000, 7000, 9000, 9216, 12000, 20000, 24504, 32000, 50257, 128256)
 
 
 def predicted(md_path):
@@ -41,7 +41,7 @@ def main():
     launches = ncu_csv.launches(path)
     print("| cols | kernel (ncu) | registers | ncu warp instructions | gpucalc (64 rows) | gpucalc / ncu | SASS walk (predicted) | walk / ncu |")
     print("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for cols, m in zip(WIDTHS, launches):
+    for cols, m in zip(SOFTMAX_WIDTHS, launches):
         name = m["name"]
         kernel, row = gpucalc_row(gpucalc, cols)
         ncu = m.get("smsp__inst_executed.sum", 0)
